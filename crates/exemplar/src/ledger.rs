@@ -1,0 +1,300 @@
+//! The audit ledger: a SHA-256 hash chain over the tool runs on the page.
+//!
+//! Each entry is `{seq, time, tool, args, dataset_sha256, engine_version, result_sha256,
+//! prev_hash, hash}`:
+//! - `seq` counts from 1; `time` is the caller's timestamp text (ISO 8601 on the page);
+//! - `args` are the tool arguments as given;
+//! - `dataset_sha256` is [`crate::tools::dataset_sha256_for`] of the arguments (the frozen
+//!   dataset's hash, or the hash of the canonical JSON of `records`);
+//! - `result_sha256` is the SHA-256 of the canonical JSON ([`crate::canonical`]) of the result;
+//! - `prev_hash` is the previous entry's `hash`; the first entry's is 64 zeros.
+//!
+//! `hash` is the lower-case hex SHA-256 of the canonical JSON of the entry without `hash`:
+//! the object `{seq, time, tool, args, dataset_sha256, engine_version, result_sha256,
+//! prev_hash}`, written compactly with the keys of every object (the entry and everything in
+//! `args`) sorted by their UTF-8 bytes. For example the first entry hashes the text
+//! `{"args":{},"dataset_sha256":"…","engine_version":"…","prev_hash":"000…0","result_sha256":"…","seq":1,"time":"…","tool":"get_dataset"}`.
+//!
+//! Only tool runs are appended; scores never enter the ledger.
+
+use crate::canonical;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::fmt;
+
+/// `prev_hash` of the first entry.
+pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// One ledger entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub seq: u64,
+    pub time: String,
+    pub tool: String,
+    pub args: Value,
+    pub dataset_sha256: String,
+    pub engine_version: String,
+    pub result_sha256: String,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+impl Entry {
+    /// The hash this entry should carry: SHA-256 of the canonical JSON of every field but `hash`.
+    pub fn compute_hash(&self) -> String {
+        canonical::sha256_hex(&json!({
+            "seq": self.seq,
+            "time": self.time,
+            "tool": self.tool,
+            "args": self.args,
+            "dataset_sha256": self.dataset_sha256,
+            "engine_version": self.engine_version,
+            "result_sha256": self.result_sha256,
+            "prev_hash": self.prev_hash,
+        }))
+    }
+}
+
+/// Where and why a chain does not verify. `seq` is the first broken entry's position
+/// (1-based), or `None` when the ledger text itself cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerError {
+    pub seq: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for LedgerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.seq {
+            Some(seq) => write!(f, "entry {seq}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for LedgerError {}
+
+/// An append-only chain of entries.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ledger {
+    entries: Vec<Entry>,
+}
+
+impl Ledger {
+    pub fn new() -> Self {
+        Ledger::default()
+    }
+
+    /// Appends the run of `tool` with `args` that produced `result` at `time`.
+    pub fn append(&mut self, time: &str, tool: &str, args: Value, result: &Value) -> Entry {
+        let mut entry = Entry {
+            seq: self.entries.len() as u64 + 1,
+            time: time.to_string(),
+            tool: tool.to_string(),
+            dataset_sha256: crate::tools::dataset_sha256_for(&args),
+            args,
+            engine_version: crate::ENGINE_VERSION.to_string(),
+            result_sha256: canonical::sha256_hex(result),
+            prev_hash: self
+                .entries
+                .last()
+                .map_or(GENESIS_HASH.to_string(), |e| e.hash.clone()),
+            hash: String::new(),
+        };
+        entry.hash = entry.compute_hash();
+        self.entries.push(entry.clone());
+        entry
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries as a JSON array (the export format, readable by [`verify_json`]).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(&self.entries).expect("entries serialize")
+    }
+
+    pub fn verify(&self) -> Result<(), LedgerError> {
+        verify(&self.entries)
+    }
+}
+
+/// Checks the chain: `seq` runs 1, 2, …; each `prev_hash` is the previous `hash` (64 zeros
+/// first); each `hash` is the entry's own. Reports the first entry that breaks.
+pub fn verify(entries: &[Entry]) -> Result<(), LedgerError> {
+    let mut prev = GENESIS_HASH;
+    for (i, entry) in entries.iter().enumerate() {
+        let position = i as u64 + 1;
+        let broken = |message: String| {
+            Err(LedgerError {
+                seq: Some(position),
+                message,
+            })
+        };
+        if entry.seq != position {
+            return broken(format!(
+                "seq is {} where {position} was expected",
+                entry.seq
+            ));
+        }
+        if entry.prev_hash != prev {
+            return broken("prev_hash is not the previous entry's hash".to_string());
+        }
+        if entry.hash != entry.compute_hash() {
+            return broken("hash does not match the entry's contents".to_string());
+        }
+        prev = &entry.hash;
+    }
+    Ok(())
+}
+
+/// Reads an exported ledger (a JSON array of entries) and verifies it; returns its length.
+pub fn verify_json(text: &str) -> Result<usize, LedgerError> {
+    let entries: Vec<Entry> = serde_json::from_str(text).map_err(|e| LedgerError {
+        seq: None,
+        message: format!("the ledger is not a JSON array of entries: {e}"),
+    })?;
+    verify(&entries)?;
+    Ok(entries.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn three() -> Ledger {
+        let mut ledger = Ledger::new();
+        ledger.append(
+            "2026-09-04T10:00:00Z",
+            "get_dataset",
+            json!({}),
+            &json!({"k": 19}),
+        );
+        ledger.append(
+            "2026-09-04T10:00:01Z",
+            "fit_random_effects",
+            json!({"method": "REML", "level": 0.95}),
+            &json!({"estimate": 0.5}),
+        );
+        ledger.append(
+            "2026-09-04T10:00:02Z",
+            "refit_excluding",
+            json!({"exclude": ["s04"], "records": [{"id": "a", "yi": 1, "vi": 0.1}]}),
+            &json!({"estimate": 0.25}),
+        );
+        ledger
+    }
+
+    #[test]
+    fn three_appends_verify() {
+        let ledger = three();
+        assert_eq!(ledger.len(), 3);
+        ledger.verify().unwrap();
+        let e = ledger.entries();
+        assert_eq!(e[0].prev_hash, GENESIS_HASH);
+        assert_eq!(e[1].prev_hash, e[0].hash);
+        assert_eq!(e[2].prev_hash, e[1].hash);
+        assert_eq!(e.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(e[0].dataset_sha256, crate::dataset::sha256());
+        assert_ne!(e[2].dataset_sha256, crate::dataset::sha256());
+        assert_eq!(e[0].engine_version, crate::ENGINE_VERSION);
+        assert_eq!(e[0].result_sha256, crate::sha256_hex(br#"{"k":19}"#));
+        assert!(e.iter().all(|e| e.hash.len() == 64));
+        assert_eq!(verify_json(&ledger.to_json().to_string()), Ok(3));
+        verify(&[]).unwrap();
+    }
+
+    #[test]
+    fn the_hash_is_of_the_documented_canonical_text() {
+        let ledger = three();
+        let first = &ledger.entries()[0];
+        let text = format!(
+            r#"{{"args":{{}},"dataset_sha256":"{}","engine_version":"{}","prev_hash":"{GENESIS_HASH}","result_sha256":"{}","seq":1,"time":"2026-09-04T10:00:00Z","tool":"get_dataset"}}"#,
+            first.dataset_sha256, first.engine_version, first.result_sha256
+        );
+        assert_eq!(first.hash, crate::sha256_hex(text.as_bytes()));
+    }
+
+    #[test]
+    fn the_hash_ignores_key_order_in_args() {
+        let mut a = Ledger::new();
+        let mut b = Ledger::new();
+        let x = a.append(
+            "t",
+            "fit_random_effects",
+            json!({"method": "DL", "level": 0.9}),
+            &json!(1),
+        );
+        let args: Value = serde_json::from_str(r#"{"level": 0.9, "method": "DL"}"#).unwrap();
+        let y = b.append("t", "fit_random_effects", args, &json!(1));
+        assert_eq!(x.hash, y.hash);
+    }
+
+    fn broken_at(entries: &[Entry]) -> Option<u64> {
+        verify(entries).unwrap_err().seq
+    }
+
+    #[test]
+    fn tampering_is_reported_at_the_first_broken_entry() {
+        let ledger = three();
+        let mut e = ledger.entries().to_vec();
+        e[1].args = json!({"method": "DL", "level": 0.95});
+        assert_eq!(broken_at(&e), Some(2));
+
+        let mut e = ledger.entries().to_vec();
+        e[2].result_sha256 = crate::sha256_hex(b"something else");
+        let error = verify(&e).unwrap_err();
+        assert_eq!(error.seq, Some(3));
+        assert_eq!(
+            error.to_string(),
+            "entry 3: hash does not match the entry's contents"
+        );
+
+        let mut e = ledger.entries().to_vec();
+        e[1].prev_hash = GENESIS_HASH.to_string();
+        e[1].hash = e[1].compute_hash();
+        assert_eq!(broken_at(&e), Some(2));
+
+        // Re-hashing a tampered entry breaks the link to the next one.
+        let mut e = ledger.entries().to_vec();
+        e[0].time = "2020-01-01T00:00:00Z".into();
+        e[0].hash = e[0].compute_hash();
+        let error = verify(&e).unwrap_err();
+        assert_eq!(
+            (error.seq, error.message.as_str()),
+            (Some(2), "prev_hash is not the previous entry's hash")
+        );
+
+        let mut e = ledger.entries().to_vec();
+        e.remove(1);
+        assert_eq!(broken_at(&e), Some(2));
+        let mut e = ledger.entries().to_vec();
+        e.swap(0, 1);
+        assert_eq!(broken_at(&e), Some(1));
+    }
+
+    #[test]
+    fn exported_json_round_trips_and_bad_text_is_reported() {
+        let ledger = three();
+        let text = serde_json::to_string_pretty(&ledger.to_json()).unwrap();
+        assert_eq!(verify_json(&text), Ok(3));
+        let tampered = text.replacen("\"s04\"", "\"s05\"", 1);
+        assert_eq!(verify_json(&tampered).unwrap_err().seq, Some(3));
+        let error = verify_json("{\"not\": \"a ledger\"}").unwrap_err();
+        assert_eq!(error.seq, None);
+        assert!(error
+            .message
+            .starts_with("the ledger is not a JSON array of entries"));
+        assert_eq!(verify_json("[]"), Ok(0));
+    }
+}

@@ -1,0 +1,62 @@
+//! The benchmark built on the `meta-analysis` engine.
+//!
+//! - [`dataset`]: the frozen dataset (metadat's `dat.raudenbush1985`), embedded byte for byte.
+//! - [`protocol`]: baseline version, the common prompt, the answer shape, the registered rule
+//!   and the reference answer computed by the engine.
+//! - [`schema`]: a validator for the plain JSON Schema subset of the tool inputs.
+//! - [`tools`]: the agent tool definitions (the one source the page registers as WebMCP tools),
+//!   validated against their own schemas, and the JSON dispatch [`tools::call`].
+//! - [`scorer`]: scores a raw pasted answer against the reference answer, field by field.
+//! - [`ledger`]: the audit ledger's SHA-256 hash chain over tool runs.
+//! - [`canonical`]: the canonical JSON form hashed by the ledger.
+//!
+//! Dependencies point one way: `meta-analysis` ← `exemplar` ← the CLI and the wasm crate.
+//! Nothing here does I/O.
+
+pub mod canonical;
+pub mod dataset;
+pub mod ledger;
+pub mod protocol;
+pub mod schema;
+pub mod scorer;
+pub mod tools;
+
+use sha2::{Digest, Sha256};
+
+/// The engine version (`meta-analysis`'s package version), recorded with every result.
+pub const ENGINE_VERSION: &str = meta_analysis::VERSION;
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The methods context (`docs/METHODS.md`), one source for the page and the PDF.
+pub fn methods_markdown() -> &'static str {
+    include_str!("../../../docs/METHODS.md")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_hex_matches_known_vectors() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn methods_text_is_embedded() {
+        assert!(methods_markdown().trim_start().starts_with('#'));
+    }
+}

@@ -1,0 +1,36 @@
+//! Exact random-effects meta-analysis.
+//!
+//! Records `(id, yi, vi)` in, fitted models out. No I/O, no JSON, no wasm:
+//! every convention is documented in `docs/METHODS.md`.
+//!
+//! ```
+//! use meta_analysis::{fit, FitOptions, Record};
+//! let records = vec![
+//!     Record::new("a", 0.1, 0.01),
+//!     Record::new("b", 0.3, 0.02),
+//!     Record::new("c", -0.1, 0.03),
+//! ];
+//! let model = fit(&records, &FitOptions::default()).unwrap();
+//! assert_eq!(model.k, 3);
+//! assert!(model.ci_lower < model.estimate && model.estimate < model.ci_upper);
+//! ```
+
+pub mod distributions;
+mod egger;
+mod error;
+mod estimators;
+mod leave_one_out;
+mod model;
+mod records;
+pub mod solver;
+mod weighted;
+
+pub use egger::{egger_test, EggerResult, EggerVariant};
+pub use error::MetaError;
+pub use estimators::Method;
+pub use leave_one_out::{leave_one_out, LeaveOneOut};
+pub use model::{fit, refit_excluding, Fit, FitOptions, Test};
+pub use records::{Record, MAX_RECORDS};
+
+/// The engine version, reported with every result.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

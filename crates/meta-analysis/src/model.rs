@@ -1,0 +1,227 @@
+//! The random-effects model yi = μ + ui + εi, ui ~ N(0, τ²), εi ~ N(0, vi):
+//! pooled estimate, its inference, heterogeneity statistics and prediction interval.
+
+use crate::distributions::{
+    chi2_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
+};
+use crate::estimators::{estimate_tau2, Method};
+use crate::records::{validate, without, Data, Record};
+use crate::weighted::{Design, Wls};
+use crate::MetaError;
+
+/// How the pooled estimate is tested and its intervals are built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Test {
+    /// Standard normal (Wald) inference: metafor's `test = "z"`.
+    #[default]
+    Z,
+    /// Knapp–Hartung: t with k − 1 df and an adjusted standard error (metafor's `test = "knha"`).
+    Knha,
+}
+
+impl Test {
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Z => "z",
+            Test::Knha => "knha",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Test> {
+        match name {
+            "z" => Some(Test::Z),
+            "knha" => Some(Test::Knha),
+            _ => None,
+        }
+    }
+}
+
+/// Options of one fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitOptions {
+    pub method: Method,
+    /// Confidence level of the CI and the prediction interval, strictly between 0 and 1.
+    pub level: f64,
+    pub test: Test,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            method: Method::Reml,
+            level: 0.95,
+            test: Test::Z,
+        }
+    }
+}
+
+/// A fitted random-effects (or equal-effects) model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fit {
+    pub method: Method,
+    pub test: Test,
+    pub level: f64,
+    /// Number of records in the fit.
+    pub k: usize,
+    /// Pooled estimate μ̂.
+    pub estimate: f64,
+    /// Standard error of μ̂ (Knapp–Hartung adjusted under `Test::Knha`).
+    pub se: f64,
+    /// Test statistic: z under `Test::Z`, t under `Test::Knha`.
+    pub statistic: f64,
+    /// Degrees of freedom of the t statistic (`Test::Knha` only).
+    pub df: Option<f64>,
+    /// Two-sided p value of μ = 0.
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    pub tau2: f64,
+    pub tau: f64,
+    /// Standard error of τ̂² where the estimator defines one (not for PM, not for EE).
+    pub se_tau2: Option<f64>,
+    /// Cochran's Q with inverse-variance (τ² = 0) weights.
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
+    /// I² in percent.
+    pub i2: f64,
+    pub h2: f64,
+    pub pi_lower: f64,
+    pub pi_upper: f64,
+    /// Iterations used by an iterative estimator (REML, ML, PM); `None` for closed forms.
+    pub iterations: Option<usize>,
+}
+
+/// Fits the model to `records` (at least 2).
+pub fn fit(records: &[Record], options: &FitOptions) -> Result<Fit, MetaError> {
+    let data = validate(records, 2, "a meta-analysis")?;
+    fit_data(&data, options)
+}
+
+/// Fits the model to `records` without the ids in `exclude` (each must exist; at least 2 must remain).
+pub fn refit_excluding(
+    records: &[Record],
+    exclude: &[String],
+    options: &FitOptions,
+) -> Result<Fit, MetaError> {
+    validate(records, 2, "a meta-analysis")?;
+    let kept = without(records, exclude, 2)?;
+    fit(&kept, options)
+}
+
+/// Fits the intercept-only model to validated data.
+///
+/// With wᵢ = 1/(vᵢ + τ̂²): μ̂ = Σwᵢyᵢ / Σwᵢ, Var(μ̂) = 1/Σwᵢ. Under Knapp–Hartung the
+/// variance is multiplied by s² = Σwᵢ(yᵢ − μ̂)² / (k − 1) (metafor 3.8, no truncation)
+/// and t(k − 1) replaces the normal for the p value, CI and prediction interval.
+pub(crate) fn fit_data(data: &Data, options: &FitOptions) -> Result<Fit, MetaError> {
+    let level = options.level;
+    if !(level > 0.0 && level < 1.0) {
+        return Err(MetaError::InvalidLevel { level });
+    }
+    let k = data.k();
+    let x = Design::intercept(k);
+    let tau2 = estimate_tau2(options.method, &data.yi, &data.vi, &x)?;
+    let re = Wls::random_effects(&data.yi, &data.vi, &x, tau2.tau2).ok_or(singular())?;
+    let estimate = re.beta[0];
+    let mut variance = re.a.get(0, 0);
+
+    let df_resid = (k - 1) as f64;
+    let alpha = 1.0 - level;
+    let (statistic, df, p, crit) = match options.test {
+        Test::Z => {
+            let se = variance.sqrt();
+            let z = estimate / se;
+            (
+                z,
+                None,
+                normal_two_sided_p(z),
+                normal_quantile(1.0 - alpha / 2.0),
+            )
+        }
+        Test::Knha => {
+            variance *= re.rss() / df_resid;
+            let t = estimate / variance.sqrt();
+            (
+                t,
+                Some(df_resid),
+                t_two_sided_p(t, df_resid),
+                t_quantile(1.0 - alpha / 2.0, df_resid),
+            )
+        }
+    };
+    let se = variance.sqrt();
+    if !(se > 0.0 && se.is_finite()) {
+        return Err(MetaError::Undefined {
+            reason: "the standard error of the estimate is zero or not finite, so no test or \
+                     interval is defined (under Knapp–Hartung this happens when all yi are equal)"
+                .into(),
+        });
+    }
+
+    let heterogeneity = Heterogeneity::of(data, &x, options.method, tau2.tau2)?;
+    let pi_half = crit * (variance + tau2.tau2).sqrt();
+    Ok(Fit {
+        method: options.method,
+        test: options.test,
+        level,
+        k,
+        estimate,
+        se,
+        statistic,
+        df,
+        p,
+        ci_lower: estimate - crit * se,
+        ci_upper: estimate + crit * se,
+        tau2: tau2.tau2,
+        tau: tau2.tau2.sqrt(),
+        se_tau2: tau2.se,
+        q: heterogeneity.q,
+        q_df: k - 1,
+        q_p: chi2_sf(heterogeneity.q, df_resid),
+        i2: heterogeneity.i2,
+        h2: heterogeneity.h2,
+        pi_lower: estimate - pi_half,
+        pi_upper: estimate + pi_half,
+        iterations: tau2.iterations,
+    })
+}
+
+fn singular() -> MetaError {
+    MetaError::Undefined {
+        reason: "the model cannot be fitted: its design matrix is singular".into(),
+    }
+}
+
+/// Cochran's Q and metafor's I² and H².
+struct Heterogeneity {
+    q: f64,
+    i2: f64,
+    h2: f64,
+}
+
+impl Heterogeneity {
+    /// Q = Σ (1/vᵢ)(yᵢ − μ̂_EE)². For τ² estimators, with the typical within-study
+    /// variance s² = (k − p) / tr(P₀) (= (k−1)Σw / ((Σw)² − Σw²) when p = 1, w = 1/v):
+    /// I² = 100·τ̂²/(τ̂² + s²), H² = (τ̂² + s²)/s² (Higgins & Thompson 2002, as in metafor).
+    /// For the equal-effects model: I² = 100·max(0, (Q − (k−p))/Q), H² = Q/(k − p).
+    fn of(data: &Data, x: &Design, method: Method, tau2: f64) -> Result<Self, MetaError> {
+        let fe = Wls::random_effects(&data.yi, &data.vi, x, 0.0).ok_or(singular())?;
+        let q = fe.rss();
+        let kp = (data.k() - x.p()) as f64;
+        if method == Method::Ee {
+            let i2 = if q > 0.0 {
+                100.0 * ((q - kp) / q).max(0.0)
+            } else {
+                0.0
+            };
+            return Ok(Heterogeneity { q, i2, h2: q / kp });
+        }
+        let s2 = kp / fe.trace_p();
+        Ok(Heterogeneity {
+            q,
+            i2: 100.0 * tau2 / (tau2 + s2),
+            h2: (tau2 + s2) / s2,
+        })
+    }
+}

@@ -1,0 +1,375 @@
+//! Weighted least squares for a small design X (k × p, p ≤ a handful of
+//! columns) and the traces of the projection matrix the estimators need.
+//!
+//! With weights W = diag(w), A = (X'WX)⁻¹, β̂ = A X'W y, r = y − Xβ̂ and
+//! P = W − W X A X' W, every quantity is a sum over k records plus p × p
+//! algebra, writing G(d) = X' diag(d) X:
+//!
+//! - y'Py = Σ wᵢ rᵢ²,  y'PPy = Σ wᵢ² rᵢ²
+//! - u'Pu = Σ wᵢ uᵢ² − (X'Wu)' A (X'Wu)
+//! - tr(P) = Σ wᵢ − tr(A G(w²))
+//! - tr(PP) = Σ wᵢ² − 2 tr(A G(w³)) + tr(A G(w²) A G(w²))
+//!
+//! so one evaluation costs O(k p²) time and O(k) memory, never a k × k matrix.
+
+/// The columns of the design matrix X, each of length k.
+#[derive(Debug, Clone)]
+pub(crate) struct Design {
+    pub columns: Vec<Vec<f64>>,
+}
+
+impl Design {
+    /// The intercept-only design: one column of ones.
+    pub fn intercept(k: usize) -> Self {
+        Design {
+            columns: vec![vec![1.0; k]],
+        }
+    }
+
+    /// An intercept and one moderator.
+    pub fn intercept_and(x: Vec<f64>) -> Self {
+        Design {
+            columns: vec![vec![1.0; x.len()], x],
+        }
+    }
+
+    pub fn p(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// G(d) = X' diag(d) X.
+    pub fn gram(&self, d: &[f64]) -> Matrix {
+        let p = self.p();
+        let mut g = Matrix::zeros(p);
+        for a in 0..p {
+            for b in a..p {
+                let s: f64 = self.columns[a]
+                    .iter()
+                    .zip(&self.columns[b])
+                    .zip(d)
+                    .map(|((xa, xb), di)| xa * xb * di)
+                    .sum();
+                g.set(a, b, s);
+                g.set(b, a, s);
+            }
+        }
+        g
+    }
+
+    /// X' v.
+    pub fn cross(&self, v: &[f64]) -> Vec<f64> {
+        self.columns
+            .iter()
+            .map(|c| c.iter().zip(v).map(|(x, vi)| x * vi).sum())
+            .collect()
+    }
+
+    /// X β.
+    pub fn times(&self, beta: &[f64], i: usize) -> f64 {
+        self.columns.iter().zip(beta).map(|(c, b)| c[i] * b).sum()
+    }
+}
+
+/// A small dense symmetric matrix, row-major.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Matrix {
+    pub n: usize,
+    pub a: Vec<f64>,
+}
+
+impl Matrix {
+    pub fn zeros(n: usize) -> Self {
+        Matrix {
+            n,
+            a: vec![0.0; n * n],
+        }
+    }
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.a[i * self.n + j]
+    }
+    pub fn set(&mut self, i: usize, j: usize, v: f64) {
+        self.a[i * self.n + j] = v;
+    }
+
+    /// The inverse by Gauss–Jordan elimination with partial pivoting; `None` when singular.
+    pub fn inverse(&self) -> Option<Matrix> {
+        let n = self.n;
+        let mut m = self.clone();
+        let mut inv = Matrix::zeros(n);
+        for i in 0..n {
+            inv.set(i, i, 1.0);
+        }
+        let scale = self.a.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        for col in 0..n {
+            let pivot = (col..n)
+                .max_by(|&x, &y| m.get(x, col).abs().total_cmp(&m.get(y, col).abs()))
+                .unwrap_or(col);
+            let pv = m.get(pivot, col);
+            if !(pv.abs() > 1e-13 * scale) {
+                return None;
+            }
+            for j in 0..n {
+                let (t1, t2) = (m.get(col, j), m.get(pivot, j));
+                m.set(col, j, t2);
+                m.set(pivot, j, t1);
+                let (t1, t2) = (inv.get(col, j), inv.get(pivot, j));
+                inv.set(col, j, t2);
+                inv.set(pivot, j, t1);
+            }
+            for j in 0..n {
+                m.set(col, j, m.get(col, j) / pv);
+                inv.set(col, j, inv.get(col, j) / pv);
+            }
+            for row in 0..n {
+                if row != col {
+                    let f = m.get(row, col);
+                    for j in 0..n {
+                        m.set(row, j, m.get(row, j) - f * m.get(col, j));
+                        inv.set(row, j, inv.get(row, j) - f * inv.get(col, j));
+                    }
+                }
+            }
+        }
+        Some(inv)
+    }
+
+    /// The determinant by Gaussian elimination with partial pivoting.
+    pub fn det(&self) -> f64 {
+        let n = self.n;
+        let mut m = self.clone();
+        let mut det = 1.0;
+        for col in 0..n {
+            let pivot = (col..n)
+                .max_by(|&x, &y| m.get(x, col).abs().total_cmp(&m.get(y, col).abs()))
+                .unwrap_or(col);
+            if pivot != col {
+                det = -det;
+                for j in 0..n {
+                    let (t1, t2) = (m.get(col, j), m.get(pivot, j));
+                    m.set(col, j, t2);
+                    m.set(pivot, j, t1);
+                }
+            }
+            let pv = m.get(col, col);
+            det *= pv;
+            if pv == 0.0 {
+                return 0.0;
+            }
+            for row in col + 1..n {
+                let f = m.get(row, col) / pv;
+                for j in col..n {
+                    m.set(row, j, m.get(row, j) - f * m.get(col, j));
+                }
+            }
+        }
+        det
+    }
+
+    pub fn mul(&self, other: &Matrix) -> Matrix {
+        let n = self.n;
+        let mut out = Matrix::zeros(n);
+        for i in 0..n {
+            for j in 0..n {
+                out.set(i, j, (0..n).map(|l| self.get(i, l) * other.get(l, j)).sum());
+            }
+        }
+        out
+    }
+
+    pub fn trace(&self) -> f64 {
+        (0..self.n).map(|i| self.get(i, i)).sum()
+    }
+
+    /// v' M v.
+    pub fn quad(&self, v: &[f64]) -> f64 {
+        let n = self.n;
+        (0..n)
+            .map(|i| (0..n).map(|j| v[i] * self.get(i, j) * v[j]).sum::<f64>())
+            .sum()
+    }
+
+    pub fn times_vec(&self, v: &[f64]) -> Vec<f64> {
+        (0..self.n)
+            .map(|i| (0..self.n).map(|j| self.get(i, j) * v[j]).sum())
+            .collect()
+    }
+}
+
+/// A weighted least-squares fit of y on X with weights w.
+#[derive(Debug, Clone)]
+pub(crate) struct Wls<'a> {
+    pub x: &'a Design,
+    pub w: Vec<f64>,
+    /// A = (X'WX)⁻¹, the covariance of β̂ when w are inverse variances.
+    pub a: Matrix,
+    pub beta: Vec<f64>,
+    /// r = y − Xβ̂.
+    pub r: Vec<f64>,
+}
+
+impl<'a> Wls<'a> {
+    /// `None` when X'WX is singular.
+    pub fn new(y: &[f64], x: &'a Design, w: Vec<f64>) -> Option<Self> {
+        let a = x.gram(&w).inverse()?;
+        let wy: Vec<f64> = w.iter().zip(y).map(|(wi, yi)| wi * yi).collect();
+        let beta = a.times_vec(&x.cross(&wy));
+        let r = y
+            .iter()
+            .enumerate()
+            .map(|(i, yi)| yi - x.times(&beta, i))
+            .collect();
+        Some(Wls { x, w, a, beta, r })
+    }
+
+    /// With weights 1/(vᵢ + τ²).
+    pub fn random_effects(y: &[f64], v: &[f64], x: &'a Design, tau2: f64) -> Option<Self> {
+        Self::new(y, x, v.iter().map(|vi| 1.0 / (vi + tau2)).collect())
+    }
+
+    fn weights_pow(&self, e: i32) -> Vec<f64> {
+        self.w.iter().map(|w| w.powi(e)).collect()
+    }
+
+    /// y'Py = Σ wᵢ rᵢ² (the Q statistic when w = 1/vᵢ).
+    pub fn rss(&self) -> f64 {
+        self.w.iter().zip(&self.r).map(|(w, r)| w * r * r).sum()
+    }
+
+    /// log det(X'WX) = −log det(A).
+    pub fn log_det_xwx(&self) -> f64 {
+        -self.a.det().ln()
+    }
+
+    /// y'PPy = Σ wᵢ² rᵢ².
+    pub fn ypp_y(&self) -> f64 {
+        self.w.iter().zip(&self.r).map(|(w, r)| w * w * r * r).sum()
+    }
+
+    /// y'PPPy = u'Pu with u = Py = W r.
+    pub fn yppp_y(&self) -> f64 {
+        let u: Vec<f64> = self.w.iter().zip(&self.r).map(|(w, r)| w * r).collect();
+        let wu: Vec<f64> = self.w.iter().zip(&u).map(|(w, u)| w * u).collect();
+        let uwu: f64 = u.iter().zip(&wu).map(|(u, wu)| u * wu).sum();
+        uwu - self.a.quad(&self.x.cross(&wu))
+    }
+
+    /// tr(P) = Σ wᵢ − tr(A G(w²)).
+    pub fn trace_p(&self) -> f64 {
+        let sw: f64 = self.w.iter().sum();
+        sw - self.a.mul(&self.x.gram(&self.weights_pow(2))).trace()
+    }
+
+    /// tr(PP) = Σ wᵢ² − 2 tr(A G(w³)) + tr(A G(w²) A G(w²)).
+    pub fn trace_pp(&self) -> f64 {
+        let sw2: f64 = self.w.iter().map(|w| w * w).sum();
+        let ag2 = self.a.mul(&self.x.gram(&self.weights_pow(2)));
+        sw2 - 2.0 * self.a.mul(&self.x.gram(&self.weights_pow(3))).trace() + ag2.mul(&ag2).trace()
+    }
+
+    /// tr(PV) = Σ wᵢvᵢ − tr(A G(w²v)).
+    pub fn trace_pv(&self, v: &[f64]) -> f64 {
+        let swv: f64 = self.w.iter().zip(v).map(|(w, v)| w * v).sum();
+        let d: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| w * w * v).collect();
+        swv - self.a.mul(&self.x.gram(&d)).trace()
+    }
+
+    /// tr(PVPV) = Σ (wᵢvᵢ)² − 2 tr(A G(w³v²)) + tr(A G(w²v) A G(w²v)).
+    pub fn trace_pvpv(&self, v: &[f64]) -> f64 {
+        let s: f64 = self.w.iter().zip(v).map(|(w, v)| (w * v).powi(2)).sum();
+        let d3: Vec<f64> = self
+            .w
+            .iter()
+            .zip(v)
+            .map(|(w, v)| w.powi(3) * v * v)
+            .collect();
+        let d2: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| w * w * v).collect();
+        let ag = self.a.mul(&self.x.gram(&d2));
+        s - 2.0 * self.a.mul(&self.x.gram(&d3)).trace() + ag.mul(&ag).trace()
+    }
+
+    /// tr(PVP) = tr(PPV) = Σ wᵢ²vᵢ − 2 tr(A G(w³v)) + tr(A G(w²) A G(w²v)).
+    pub fn trace_pvp(&self, v: &[f64]) -> f64 {
+        let s: f64 = self.w.iter().zip(v).map(|(w, v)| w * w * v).sum();
+        let d3: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| w.powi(3) * v).collect();
+        let d2v: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| w * w * v).collect();
+        let ag2 = self.a.mul(&self.x.gram(&self.weights_pow(2)));
+        let ag2v = self.a.mul(&self.x.gram(&d2v));
+        s - 2.0 * self.a.mul(&self.x.gram(&d3)).trace() + ag2.mul(&ag2v).trace()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same traces from the explicit k × k matrix P.
+    fn explicit_p(x: &Design, w: &[f64]) -> Vec<Vec<f64>> {
+        let k = w.len();
+        let a = x.gram(w).inverse().unwrap();
+        let mut p = vec![vec![0.0; k]; k];
+        for i in 0..k {
+            for j in 0..k {
+                let xi: Vec<f64> = x.columns.iter().map(|c| c[i]).collect();
+                let xj: Vec<f64> = x.columns.iter().map(|c| c[j]).collect();
+                let h: f64 = (0..x.p())
+                    .map(|a1| {
+                        (0..x.p())
+                            .map(|b| xi[a1] * a.get(a1, b) * xj[b])
+                            .sum::<f64>()
+                    })
+                    .sum();
+                p[i][j] = if i == j { w[i] } else { 0.0 } - w[i] * h * w[j];
+            }
+        }
+        p
+    }
+
+    fn matmul(a: &[Vec<f64>], b: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let k = a.len();
+        (0..k)
+            .map(|i| {
+                (0..k)
+                    .map(|j| (0..k).map(|l| a[i][l] * b[l][j]).sum())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn traces_match_the_explicit_projection() {
+        let y = [0.3, -0.1, 0.5, 0.2, 0.9];
+        let v = [0.04, 0.01, 0.09, 0.02, 0.05];
+        let x = Design::intercept_and(v.iter().map(|v: &f64| v.sqrt()).collect());
+        let tau2 = 0.03;
+        let fit = Wls::random_effects(&y, &v, &x, tau2).unwrap();
+        let p = explicit_p(&x, &fit.w);
+        let vd: Vec<Vec<f64>> = (0..5)
+            .map(|i| (0..5).map(|j| if i == j { v[i] } else { 0.0 }).collect())
+            .collect();
+        let tr = |m: &Vec<Vec<f64>>| (0..5).map(|i| m[i][i]).sum::<f64>();
+        let pp = matmul(&p, &p);
+        let pv = matmul(&p, &vd);
+        let close =
+            |a: f64, b: f64| assert!((a - b).abs() < 1e-10 * b.abs().max(1.0), "{a} vs {b}");
+        close(fit.trace_p(), tr(&p));
+        close(fit.trace_pp(), tr(&pp));
+        close(fit.trace_pv(&v), tr(&pv));
+        close(fit.trace_pvpv(&v), tr(&matmul(&pv, &pv)));
+        close(fit.trace_pvp(&v), tr(&matmul(&pv, &p)));
+        let py: Vec<f64> = (0..5)
+            .map(|i| (0..5).map(|j| p[i][j] * y[j]).sum())
+            .collect();
+        let ppy: Vec<f64> = (0..5)
+            .map(|i| (0..5).map(|j| p[i][j] * py[j]).sum())
+            .collect();
+        close(fit.rss(), y.iter().zip(&py).map(|(a, b)| a * b).sum());
+        close(fit.ypp_y(), py.iter().map(|a| a * a).sum());
+        close(fit.yppp_y(), py.iter().zip(&ppy).map(|(a, b)| a * b).sum());
+    }
+
+    #[test]
+    fn singular_design_is_refused() {
+        let x = Design::intercept_and(vec![2.0, 2.0, 2.0]);
+        assert!(Wls::new(&[1.0, 2.0, 3.0], &x, vec![1.0; 3]).is_none());
+    }
+}

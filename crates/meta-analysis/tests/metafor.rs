@@ -1,0 +1,284 @@
+//! Agreement with R's metafor 3.8-1 run with a tight convergence threshold
+//! (fixtures: `tests/fixtures/metafor.json`, made by `tests/oracle/metafor_fixtures.R`).
+
+use meta_analysis::{
+    egger_test, fit, leave_one_out, EggerVariant, FitOptions, Method, Record, Test,
+};
+use serde_json::Value;
+
+const TOL: f64 = 1e-9;
+
+fn fixtures() -> Value {
+    serde_json::from_str(include_str!("fixtures/metafor.json")).expect("fixture JSON")
+}
+
+fn records(ds: &Value) -> Vec<Record> {
+    let ids = ds["ids"].as_array().unwrap();
+    let yi = ds["yi"].as_array().unwrap();
+    let vi = ds["vi"].as_array().unwrap();
+    (0..ids.len())
+        .map(|i| {
+            Record::new(
+                ids[i].as_str().unwrap(),
+                yi[i].as_f64().unwrap(),
+                vi[i].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// |ours − metafor| ≤ 1e-9 · max(1, |metafor|).
+fn agree(what: &str, ours: f64, theirs: &Value, failures: &mut Vec<String>) {
+    let Some(theirs) = theirs.as_f64() else {
+        failures.push(format!("{what}: metafor has {theirs}, we have {ours}"));
+        return;
+    };
+    if !((ours - theirs).abs() <= TOL * theirs.abs().max(1.0)) {
+        failures.push(format!("{what}: ours {ours:.17e}, metafor {theirs:.17e}"));
+    }
+}
+
+#[test]
+fn every_estimator_and_test_agrees_with_metafor() {
+    let all = fixtures();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for ds in all["datasets"].as_array().unwrap() {
+        let name = ds["name"].as_str().unwrap();
+        let recs = records(ds);
+        for f in ds["fits"].as_array().unwrap() {
+            let method = Method::parse(f["method"].as_str().unwrap()).unwrap();
+            let test = Test::parse(f["test"].as_str().unwrap()).unwrap();
+            let level = f["level"].as_f64().unwrap();
+            let ours = fit(
+                &recs,
+                &FitOptions {
+                    method,
+                    test,
+                    level,
+                },
+            )
+            .unwrap();
+            let at =
+                |field: &str| format!("{name} {} {} {level} {field}", method.name(), test.name());
+            assert_eq!(ours.k as u64, f["k"].as_u64().unwrap());
+            agree(&at("tau2"), ours.tau2, &f["tau2"], &mut failures);
+            match ours.se_tau2 {
+                Some(se) => agree(&at("se_tau2"), se, &f["se_tau2"], &mut failures),
+                None => {
+                    if !f["se_tau2"].is_null() {
+                        failures.push(format!(
+                            "{}: we give none, metafor {}",
+                            at("se_tau2"),
+                            f["se_tau2"]
+                        ));
+                    }
+                }
+            }
+            agree(
+                &at("estimate"),
+                ours.estimate,
+                &f["estimate"],
+                &mut failures,
+            );
+            agree(&at("se"), ours.se, &f["se"], &mut failures);
+            agree(&at("statistic"), ours.statistic, &f["zval"], &mut failures);
+            agree(&at("p"), ours.p, &f["pval"], &mut failures);
+            agree(&at("ci_lower"), ours.ci_lower, &f["ci_lb"], &mut failures);
+            agree(&at("ci_upper"), ours.ci_upper, &f["ci_ub"], &mut failures);
+            agree(&at("pi_lower"), ours.pi_lower, &f["pi_lb"], &mut failures);
+            agree(&at("pi_upper"), ours.pi_upper, &f["pi_ub"], &mut failures);
+            agree(&at("Q"), ours.q, &f["QE"], &mut failures);
+            agree(&at("Q p"), ours.q_p, &f["QEp"], &mut failures);
+            agree(&at("I2"), ours.i2, &f["I2"], &mut failures);
+            agree(&at("H2"), ours.h2, &f["H2"], &mut failures);
+            match ours.df {
+                Some(df) => agree(&at("df"), df, &f["ddf"], &mut failures),
+                None => assert!(f["ddf"].is_null(), "{}", at("ddf")),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 14 * 14, "only {checked} fits checked");
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn both_egger_variants_agree_with_metafor() {
+    let all = fixtures();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for ds in all["datasets"].as_array().unwrap() {
+        let name = ds["name"].as_str().unwrap();
+        let recs = records(ds);
+        for (variant, key) in [
+            (EggerVariant::Classic, "classic"),
+            (EggerVariant::Rma, "rma"),
+        ] {
+            let expected = &ds["egger"][key];
+            let ours = egger_test(&recs, variant);
+            if expected.is_null() {
+                assert!(
+                    ours.is_err(),
+                    "{name} {key}: metafor has no test, we gave {ours:?}"
+                );
+                continue;
+            }
+            let ours = ours.unwrap();
+            let at = |field: &str| format!("{name} egger {key} {field}");
+            agree(
+                &at("statistic"),
+                ours.statistic,
+                &expected["zval"],
+                &mut failures,
+            );
+            agree(&at("p"), ours.p, &expected["pval"], &mut failures);
+            match variant {
+                EggerVariant::Classic => {
+                    agree(
+                        &at("intercept"),
+                        ours.coefficient,
+                        &expected["intercept"],
+                        &mut failures,
+                    );
+                    agree(&at("se"), ours.se, &expected["intercept_se"], &mut failures);
+                    agree(&at("df"), ours.df.unwrap(), &expected["dfs"], &mut failures);
+                }
+                EggerVariant::Rma => {
+                    agree(
+                        &at("coefficient"),
+                        ours.coefficient,
+                        &expected["coef_sei"],
+                        &mut failures,
+                    );
+                    agree(&at("se"), ours.se, &expected["se_sei"], &mut failures);
+                    agree(
+                        &at("tau2"),
+                        ours.tau2.unwrap(),
+                        &expected["tau2"],
+                        &mut failures,
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} tests checked");
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn leave_one_out_agrees_with_metafor() {
+    let all = fixtures();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for ds in all["datasets"].as_array().unwrap() {
+        let name = ds["name"].as_str().unwrap();
+        let recs = records(ds);
+        for (method, key) in [(Method::Reml, "REML"), (Method::Ee, "EE")] {
+            let expected = &ds["leave1out"][key];
+            if expected.is_null() {
+                continue;
+            }
+            let ours = leave_one_out(
+                &recs,
+                &FitOptions {
+                    method,
+                    ..FitOptions::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(ours.len(), recs.len());
+            for (i, row) in ours.iter().enumerate() {
+                assert_eq!(row.id, recs[i].id);
+                let at = |field: &str| format!("{name} leave1out {key} without {} {field}", row.id);
+                agree(
+                    &at("estimate"),
+                    row.fit.estimate,
+                    &expected["estimate"][i],
+                    &mut failures,
+                );
+                agree(&at("se"), row.fit.se, &expected["se"][i], &mut failures);
+                agree(
+                    &at("z"),
+                    row.fit.statistic,
+                    &expected["zval"][i],
+                    &mut failures,
+                );
+                agree(&at("p"), row.fit.p, &expected["pval"][i], &mut failures);
+                agree(
+                    &at("ci_lower"),
+                    row.fit.ci_lower,
+                    &expected["ci_lb"][i],
+                    &mut failures,
+                );
+                agree(
+                    &at("ci_upper"),
+                    row.fit.ci_upper,
+                    &expected["ci_ub"][i],
+                    &mut failures,
+                );
+                agree(&at("Q"), row.fit.q, &expected["QE"][i], &mut failures);
+                agree(&at("I2"), row.fit.i2, &expected["I2"][i], &mut failures);
+                agree(&at("H2"), row.fit.h2, &expected["H2"][i], &mut failures);
+                if !expected["tau2"].is_null() {
+                    agree(
+                        &at("tau2"),
+                        row.fit.tau2,
+                        &expected["tau2"][i],
+                        &mut failures,
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 300, "only {checked} rows checked");
+    assert!(
+        failures.is_empty(),
+        "{} disagreements:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// metafor's printed output for this dataset (Viechtbauer's documentation), to the printed digits.
+#[test]
+fn published_metafor_numbers_for_raudenbush1985() {
+    let all = fixtures();
+    let recs = records(&all["datasets"][0]);
+    let reml = fit(&recs, &FitOptions::default()).unwrap();
+    let near = |x: f64, printed: f64, digits: i32| (x - printed).abs() <= 0.5 * 10f64.powi(-digits);
+    assert!(near(reml.tau2, 0.0188, 4));
+    assert!(near(reml.estimate, 0.0837, 4));
+    assert!(near(reml.se, 0.0516, 4));
+    assert!(near(reml.statistic, 1.6208, 4));
+    assert!(near(reml.ci_lower, -0.0175, 4));
+    assert!(near(reml.ci_upper, 0.1849, 4));
+    assert!(near(reml.q, 35.8295, 4));
+    let by = |method| {
+        fit(
+            &recs,
+            &FitOptions {
+                method,
+                ..FitOptions::default()
+            },
+        )
+        .unwrap()
+        .estimate
+    };
+    assert!(near(by(Method::Ee), 0.0604, 4));
+    assert!(near(by(Method::Ml), 0.0777, 4));
+    assert!(near(by(Method::Dl), 0.0893, 4));
+    assert!(near(by(Method::He), 0.1143, 4));
+}

@@ -1,0 +1,73 @@
+//! `cargo xtask …`: every project chore as one Rust program.
+//!
+//! - `build`: the wasm package in `www/pkg` and the methods fragment in
+//!   `www/generated`, installing missing tools first.
+//! - `serve`: build, then serve the page on 127.0.0.1.
+//! - `test`: build, then run every suite and print one summary line each.
+
+mod build;
+mod serve;
+mod suites;
+mod toolchain;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
+
+#[derive(Parser)]
+#[command(about = "Build, serve and test the living-evidence exemplar page")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the wasm package and the methods fragment into www/.
+    Build,
+    /// Build, then serve the page at http://127.0.0.1:PORT.
+    Serve {
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+    },
+    /// Install what is missing, build, and run every test suite.
+    Test,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    let outcome = match cli.command {
+        Command::Build => toolchain::ensure_build_tools(&root).and_then(|()| build::build(&root)),
+        Command::Serve { port } => toolchain::ensure_build_tools(&root)
+            .and_then(|()| build::build(&root))
+            .and_then(|()| serve::serve_forever(&root, port)),
+        Command::Test => suites::run_all(&root),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("xtask: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: two levels above this crate's manifest.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/xtask sits two levels below the workspace root")
+        .to_path_buf()
+}
+
+/// The cargo target directory, honouring `CARGO_TARGET_DIR`.
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}

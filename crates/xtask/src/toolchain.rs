@@ -1,0 +1,199 @@
+//! Installs what a fresh machine lacks, and says so.
+//!
+//! The measured recipes and their traps are in `../shared/TOOLCHAIN.md`:
+//! `cargo install wasm-bindgen-cli` must not use `--locked`, and wasm-opt
+//! comes from npm `binaryen` because Debian's build yields modules Chromium
+//! rejects.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::Result;
+
+pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// Runs a command with inherited stdio, echoing it first; a non-zero exit is
+/// an error naming the command.
+pub fn run(cmd: &mut Command) -> Result<()> {
+    let shown = describe(cmd);
+    println!("$ {shown}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not start `{shown}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{shown}` failed ({status})").into())
+    }
+}
+
+/// Runs a command and returns its trimmed stdout, or `None` when it cannot
+/// start or fails.
+pub fn output(cmd: &mut Command) -> Option<String> {
+    let out = cmd.output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+pub fn describe(cmd: &Command) -> String {
+    let mut parts = vec![cmd.get_program().to_string_lossy().into_owned()];
+    parts.extend(cmd.get_args().map(|a| a.to_string_lossy().into_owned()));
+    parts.join(" ")
+}
+
+/// `cargo`, the same one that runs xtask.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+pub fn npm_bin(root: &Path, name: &str) -> PathBuf {
+    root.join("node_modules").join(".bin").join(name)
+}
+
+/// Everything `build` and `serve` need: the wasm target, the wasm-bindgen CLI
+/// matching the crate, and the npm packages of the committed lock file.
+pub fn ensure_build_tools(root: &Path) -> Result<()> {
+    put_cargo_bin_on_path();
+    ensure_wasm_target()?;
+    ensure_wasm_bindgen_cli(root)?;
+    ensure_npm_packages(root)
+}
+
+/// `cargo install` puts binaries in `$CARGO_HOME/bin`, which a fresh shell may
+/// not have on PATH; children inherit the amended PATH.
+fn put_cargo_bin_on_path() {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(bin) = cargo_home.map(|h| h.join("bin")) else {
+        return;
+    };
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|p| p == bin) {
+        return;
+    }
+    let mut joined = OsString::from(bin.as_os_str());
+    joined.push(":");
+    joined.push(&path);
+    std::env::set_var("PATH", joined);
+}
+
+fn ensure_wasm_target() -> Result<()> {
+    let Some(installed) = output(Command::new("rustup").args(["target", "list", "--installed"]))
+    else {
+        println!("rustup not found: assuming the toolchain already has {WASM_TARGET}");
+        return Ok(());
+    };
+    if installed.lines().any(|l| l.trim() == WASM_TARGET) {
+        return Ok(());
+    }
+    println!("installing the {WASM_TARGET} target because it is missing");
+    run(Command::new("rustup").args(["target", "add", WASM_TARGET]))
+}
+
+/// The version of the `wasm-bindgen` crate in Cargo.lock: the CLI must match
+/// it exactly or the generated glue will not load the module.
+pub fn locked_wasm_bindgen_version(root: &Path) -> Result<String> {
+    let lock = std::fs::read_to_string(root.join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"wasm-bindgen\"" {
+            if let Some(version) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = \""))
+                .and_then(|v| v.strip_suffix('"'))
+            {
+                return Ok(version.to_string());
+            }
+        }
+    }
+    Err("Cargo.lock has no wasm-bindgen package; is crates/exemplar-wasm in the workspace?".into())
+}
+
+fn ensure_wasm_bindgen_cli(root: &Path) -> Result<()> {
+    let wanted = locked_wasm_bindgen_version(root)?;
+    let have = output(Command::new("wasm-bindgen").arg("--version"));
+    let have_version = have
+        .as_deref()
+        .and_then(|s| s.split_whitespace().nth(1))
+        .map(str::to_string);
+    let runner_present =
+        output(Command::new("wasm-bindgen-test-runner").arg("--version")).is_some();
+    if have_version.as_deref() == Some(wanted.as_str()) && runner_present {
+        return Ok(());
+    }
+    match have_version {
+        Some(v) => println!(
+            "installing wasm-bindgen-cli {wanted} because the installed CLI is {v}, \
+             not the version of the wasm-bindgen crate in Cargo.lock"
+        ),
+        None => println!("installing wasm-bindgen-cli {wanted} because it is missing"),
+    }
+    // No `--locked`: one of its locked dependency versions is not on the
+    // registry (TOOLCHAIN.md).
+    run(cargo().args([
+        "install",
+        "wasm-bindgen-cli",
+        "--version",
+        &wanted,
+        "--no-default-features",
+        "--force",
+    ]))
+}
+
+fn ensure_npm_packages(root: &Path) -> Result<()> {
+    let node = output(Command::new("node").arg("--version")).ok_or(
+        "node is not installed: install Node.js 20 or newer (it runs wasm-opt and the browser tests)",
+    )?;
+    let major: u32 = node
+        .trim_start_matches('v')
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    if major < 20 {
+        return Err(
+            format!("node {node} is too old: playwright-core needs Node.js 20 or newer").into(),
+        );
+    }
+    let needed = [
+        npm_bin(root, "wasm-opt"),
+        root.join("node_modules/playwright-core"),
+    ];
+    let lock = root.join("package-lock.json");
+    let installed_lock = root.join("node_modules/.package-lock.json");
+    let stale = match (modified(&lock), modified(&installed_lock)) {
+        (Some(want), Some(have)) => want > have,
+        _ => true,
+    };
+    if needed.iter().all(|p| p.exists()) && !stale {
+        return Ok(());
+    }
+    println!("installing npm packages from package-lock.json because node_modules is missing or older than the lock file");
+    run(Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(root))
+}
+
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Debian's Chromium and its driver, for the browser suites.
+pub fn ensure_browser() -> Result<()> {
+    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+        return Ok(());
+    }
+    println!(
+        "installing chromium and chromium-driver because {CHROMIUM} or {CHROMEDRIVER} is missing"
+    );
+    run(Command::new("apt-get").arg("update"))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "chromium", "chromium-driver"])
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+}

@@ -1,0 +1,125 @@
+// Shared set-up for the browser end-to-end tests: Debian's Chromium through
+// playwright-core, the page served by `cargo xtask test` (BASE_URL), and the
+// `exemplar` command as the independent source of tool names and reference
+// numbers.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8000').replace(/\/$/, '');
+export const ORIGIN = new URL(BASE_URL).origin;
+export const ARTIFACTS = process.env.ARTIFACTS_DIR ?? join(process.cwd(), 'artifacts');
+mkdirSync(ARTIFACTS, { recursive: true });
+
+// Flags measured to work headless as root (../shared/TOOLCHAIN.md).
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function launch({ webmcp }) {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: webmcp ? [...FLAGS, '--enable-features=WebMCP'] : FLAGS,
+  });
+}
+
+/**
+ * A fresh context and page, recording every request and every page error,
+ * with the page loaded and booted.
+ */
+export async function openPage(browser, { viewport } = {}) {
+  const context = await browser.newContext({ viewport: viewport ?? { width: 1280, height: 900 }, acceptDownloads: true });
+  const requests = [];
+  const errors = [];
+  context.on('request', (request) => requests.push(request.url()));
+  const page = await context.newPage();
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+  });
+  await load(page);
+  return { context, page, requests, errors };
+}
+
+export async function load(page, how = 'goto') {
+  if (how === 'reload') await page.reload();
+  else await page.goto(`${BASE_URL}/`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 20000 });
+}
+
+function exemplar(...args) {
+  const bin = process.env.EXEMPLAR_BIN;
+  const [cmd, argv] = bin ? [bin, args] : ['cargo', ['run', '-q', '-p', 'exemplar-cli', '--', ...args]];
+  return execFileSync(cmd, argv, { encoding: 'utf8' });
+}
+
+/** The reference answer, from the engine through the CLI. */
+export const reference = () => JSON.parse(exemplar('reference'));
+
+/** The tool names the CLI knows, in order. */
+export const cliToolNames = () => JSON.parse(exemplar('tools')).map((t) => t.name);
+
+/** Calls a tool the way an agent bridge does: discover, then executeTool. */
+export async function agentCall(page, name, input) {
+  const text = await page.evaluate(
+    async ([toolName, toolInput]) => {
+      const tools = await document.modelContext.getTools();
+      const tool = tools.find((t) => t.name === toolName);
+      if (!tool) throw new Error(`no tool ${toolName}`);
+      return document.modelContext.executeTool(tool, toolInput);
+    },
+    [name, input],
+  );
+  return JSON.parse(text);
+}
+
+/** The answer an agent builds from the three tool results. */
+export function answerFrom(fit, refit, egger) {
+  const pick = (r) => ({ k: r.k, estimate: r.estimate, ci_lower: r.ci_lower, ci_upper: r.ci_upper, p: r.p });
+  return {
+    overall: pick(fit),
+    exclude_s04: { ...pick(refit), excluded: refit.excluded },
+    bias: { egger_p: egger.egger_p, rule_outcome: egger.rule_outcome },
+  };
+}
+
+export async function scoreAnswer(page, condition, text) {
+  await page.fill(`#answer-${condition}`, text);
+  await page.click(`#score-${condition}`);
+  return (await page.textContent(`#result-${condition} .verdict`)).trim();
+}
+
+/** The failing rows of a score report table: their field paths. */
+export function failingFields(page, condition) {
+  return page.$$eval(`#result-${condition} table.report tbody tr`, (rows) =>
+    rows.filter((r) => r.cells[4].textContent.trim() !== 'pass').map((r) => r.cells[0].textContent.trim()),
+  );
+}
+
+/** Exports the audit ledger through its button and returns the entries. */
+export async function exportedLedger(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#ledger-export')]);
+  const stream = await download.createReadStream();
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function storageIsEmpty(page, context) {
+  const inPage = await page.evaluate(async () => ({
+    localStorage: localStorage.length,
+    sessionStorage: sessionStorage.length,
+    indexedDB: (await indexedDB.databases()).length,
+    cacheStorage: (await caches.keys()).length,
+    cookie: document.cookie,
+  }));
+  return { ...inPage, cookies: (await context.cookies()).length };
+}

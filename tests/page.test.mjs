@@ -1,0 +1,149 @@
+// People: the page as loaded, the scoring fields, privacy, the ledger, and
+// phone width.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ARTIFACTS,
+  ORIGIN,
+  failingFields,
+  launch,
+  load,
+  openPage,
+  reference,
+  scoreAnswer,
+  storageIsEmpty,
+} from './helpers.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch({ webmcp: false });
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('the page as loaded holds none of the reference numbers', async () => {
+  const { page, context, errors } = await openPage(browser);
+  const ref = reference();
+  const numbers = [
+    ...['estimate', 'ci_lower', 'ci_upper', 'p'].flatMap((f) => [ref.overall[f], ref.exclude_s04[f]]),
+    ref.bias.egger_p,
+  ];
+  // The input data may contain a short string by coincidence (a variance
+  // 0.0841 contains "0.084"); such a string shows nothing about a result.
+  const csv = readFileSync(join(process.cwd(), 'crates/exemplar/data/dat.raudenbush1985.csv'), 'utf8');
+  const html = await page.content();
+  const text = await page.evaluate(() => document.body.innerText);
+  for (const n of numbers) {
+    for (const digits of [3, 4, 5]) {
+      const s = n.toFixed(digits);
+      if (digits < 5 && csv.includes(s)) continue;
+      assert.ok(!html.includes(s), `page HTML contains ${s} (reference ${n})`);
+      assert.ok(!text.includes(s), `page text contains ${s} (reference ${n})`);
+    }
+  }
+  // The page still shows what it must.
+  assert.match(text, /No runs recorded\./);
+  assert.match(text, /dat\.raudenbush1985/);
+  assert.match(text, /18 experiments/);
+  assert.equal(await page.$$eval('#data-table tbody tr', (rows) => rows.length), 19);
+  assert.match(await page.textContent('#dataset-check'), /verified/);
+  assert.match(await page.textContent('#prompt'), /^Using only the supplied evidence artifact/);
+  assert.match(await page.textContent('#artifact-body'), /PDF/);
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
+test('invalid JSON is a parse failure; a wrong number fails only its field', async () => {
+  const { page, context } = await openPage(browser);
+  const invalid = await scoreAnswer(page, 'pdf', '{"overall": {"k": 19,');
+  assert.match(invalid, /^Parse failure: /);
+  assert.doesNotMatch(await page.textContent('#result-pdf'), /\/13/);
+
+  const prose = await scoreAnswer(page, 'pdf', 'Here is my answer: {"overall": {}}');
+  assert.match(prose, /^Parse failure: /);
+
+  const answer = reference();
+  answer.overall.estimate += 0.01;
+  assert.equal(await scoreAnswer(page, 'pdf', JSON.stringify(answer)), '12/13');
+  assert.deepEqual(await failingFields(page, 'pdf'), ['overall.estimate']);
+
+  answer.overall.estimate -= 0.01;
+  answer.overall.k = '19';
+  assert.equal(await scoreAnswer(page, 'webmcp', JSON.stringify(answer)), '12/13');
+  assert.deepEqual(await failingFields(page, 'webmcp'), ['overall.k']);
+
+  // Pasted text is shown as text, never parsed as HTML.
+  await scoreAnswer(page, 'pdf', '<img src=x onerror="window.__pwned=1">');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.$$eval('#result-pdf img', (n) => n.length), 0);
+  await context.close();
+});
+
+test('nothing leaves the origin or is stored; a reload forgets the scores; the ledger holds no score', async () => {
+  const { page, context, requests, errors } = await openPage(browser);
+  // Keyboard only: type the answer, Tab to the button, press Enter.
+  await page.focus('#answer-webmcp');
+  await page.keyboard.insertText(JSON.stringify(reference()));
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'score-webmcp');
+  await page.keyboard.press('Enter');
+  assert.equal((await page.textContent('#result-webmcp .verdict')).trim(), '13/13');
+  await scoreAnswer(page, 'pdf', 'not json');
+  assert.equal(await page.$$eval('#visit-scores tbody tr', (rows) => rows.length), 2);
+
+  // Scores never enter the ledger.
+  assert.match(await page.textContent('#ledger-status'), /No tool runs yet/);
+  assert.equal(await page.isDisabled('#ledger-export'), true);
+
+  assert.deepEqual(await storageIsEmpty(page, context), {
+    localStorage: 0,
+    sessionStorage: 0,
+    indexedDB: 0,
+    cacheStorage: 0,
+    cookie: '',
+    cookies: 0,
+  });
+
+  await load(page, 'reload');
+  assert.equal(await page.$$eval('#visit-scores tbody tr', (rows) => rows.length), 0);
+  assert.match(await page.textContent('#visit-scores'), /No answers scored/);
+  assert.equal(await page.inputValue('#answer-webmcp'), '');
+
+  const foreign = requests.filter((u) => !u.startsWith(`${ORIGIN}/`) && !u.startsWith('blob:'));
+  assert.deepEqual(foreign, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the CSP header is served, .wasm is application/wasm, and only the page is exposed', async () => {
+  const { page, context } = await openPage(browser);
+  const get = (path) => page.evaluate(async (p) => {
+    const r = await fetch(p);
+    return { status: r.status, type: r.headers.get('content-type'), csp: r.headers.get('content-security-policy') };
+  }, path);
+  const index = await get('/');
+  assert.equal(index.status, 200);
+  assert.match(index.csp, /default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'/);
+  assert.equal((await get('/www/pkg/exemplar_wasm_bg.wasm')).type, 'application/wasm');
+  for (const path of ['/Cargo.toml', '/crates/exemplar/src/lib.rs', '/.git/HEAD', '/www/', '/target/']) {
+    assert.equal((await get(path)).status, 404, path);
+  }
+  await context.close();
+});
+
+test('phone width: no horizontal overflow, with results shown', async () => {
+  const { page, context, errors } = await openPage(browser, { viewport: { width: 390, height: 844 } });
+  await page.fill('#tool-fit_random_effects input[name="level"]', '0.9');
+  await page.click('#tool-fit_random_effects button[type="submit"]');
+  await page.waitForSelector('#tool-fit_random_effects pre.result:not(:empty)');
+  await scoreAnswer(page, 'pdf', JSON.stringify(reference()));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+  await page.screenshot({ path: join(ARTIFACTS, 'page-phone.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,129 @@
+// Agents: the tools as an agent discovers and calls them, natively and
+// through the page's fallback.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import {
+  ARTIFACTS,
+  ORIGIN,
+  agentCall,
+  answerFrom,
+  cliToolNames,
+  exportedLedger,
+  failingFields,
+  launch,
+  openPage,
+  scoreAnswer,
+} from './helpers.mjs';
+
+test('native WebMCP: an agent discovers the tools, calls fit, refit and Egger, and scores 13/13', async () => {
+  const browser = await launch({ webmcp: true });
+  try {
+    const { page, requests, errors } = await openPage(browser);
+    assert.equal(await page.getAttribute('#webmcp-status', 'data-mode'), 'native');
+
+    const expected = cliToolNames();
+    const discovered = await page.evaluate(async () => (await document.modelContext.getTools()).map((t) => t.name));
+    assert.deepEqual(discovered, expected, 'document.modelContext.getTools() lists the Rust tools');
+    const viaPlaywright = (await page.webmcp.tools()).map((t) => t.name);
+    assert.deepEqual(viaPlaywright, expected, 'page.webmcp.tools() lists the Rust tools');
+
+    const tools = await page.evaluate(async () => document.modelContext.getTools());
+    for (const t of tools) {
+      assert.ok(t.description && t.description.length > 40, `${t.name} has a description for agents`);
+      assert.equal(t.inputSchema.type, 'object', `${t.name} has an object input schema`);
+      assert.equal(t.annotations.readOnlyHint, true, `${t.name} is marked read-only`);
+    }
+
+    const fit = await page.webmcp.callTool('fit_random_effects', {});
+    assert.ok(!fit.isError, JSON.stringify(fit));
+    const refit = await agentCall(page, 'refit_excluding', { exclude: ['s04'] });
+    assert.ok(!refit.isError, JSON.stringify(refit));
+    const egger = await agentCall(page, 'egger_test', {});
+    assert.ok(!egger.isError, JSON.stringify(egger));
+    // The text content carries the same result as the structured content.
+    assert.deepEqual(JSON.parse(refit.content[0].text), refit.structuredContent);
+
+    const answer = answerFrom(fit.structuredContent, refit.structuredContent, egger.structuredContent);
+    assert.equal(answer.overall.k, 19);
+    assert.equal(answer.exclude_s04.k, 18);
+    assert.equal(await scoreAnswer(page, 'webmcp', JSON.stringify(answer, null, 2)), '13/13');
+    assert.deepEqual(await failingFields(page, 'webmcp'), []);
+
+    // A bad argument is a structured tool error, not a thrown UnknownError.
+    const bad = await agentCall(page, 'refit_excluding', { exclude: ['s99'] });
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /s99/);
+
+    // The ledger holds the four tool runs, verified, and no score.
+    assert.match(await page.textContent('#ledger-status'), /Chain verified in this browser: 4 entries/);
+    const ledger = JSON.parse(await exportedLedger(page));
+    assert.deepEqual(
+      ledger.map((e) => e.tool),
+      ['fit_random_effects', 'refit_excluding', 'egger_test', 'refit_excluding'],
+    );
+    assert.ok(ledger.every((e) => expected.includes(e.tool)), 'only tool runs enter the ledger');
+    const rechecked = await page.evaluate(async (json) => {
+      const wasm = await import('/www/pkg/exemplar_wasm.js');
+      return JSON.parse(wasm.Ledger.verifyJson(json));
+    }, JSON.stringify(ledger));
+    assert.equal(rechecked.ok, true, JSON.stringify(rechecked));
+    assert.equal(rechecked.length, 4);
+
+    await page.screenshot({ path: join(ARTIFACTS, 'page-native-webmcp.png'), fullPage: true });
+    assert.deepEqual(requests.filter((u) => !u.startsWith(`${ORIGIN}/`) && !u.startsWith('blob:')), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('without WebMCP: the fallback registers the same tools, and they run', async () => {
+  const browser = await launch({ webmcp: false });
+  try {
+    const { page, errors } = await openPage(browser);
+    assert.equal(await page.getAttribute('#webmcp-status', 'data-mode'), 'fallback');
+    assert.match(await page.textContent('#webmcp-status'), /fallback/i);
+
+    const expected = cliToolNames();
+    const discovered = await page.evaluate(async () => (await document.modelContext.getTools()).map((t) => t.name));
+    assert.deepEqual(discovered, expected);
+
+    // executeTool takes an input object or a JSON string, and a tool name or object.
+    const fit = await agentCall(page, 'fit_random_effects', '{}');
+    assert.equal(fit.structuredContent.k, 19);
+    const refit = await agentCall(page, 'refit_excluding', { exclude: ['s04'] });
+    assert.equal(refit.structuredContent.k, 18);
+    const byName = JSON.parse(await page.evaluate(() => document.modelContext.executeTool('egger_test', {})));
+    assert.ok(['passed', 'failed', 'inconclusive'].includes(byName.structuredContent.rule_outcome));
+    for (const name of expected) {
+      const out = await agentCall(page, name, name === 'refit_excluding' ? { exclude: ['s01'] } : {});
+      assert.ok(!out.isError, `${name}: ${JSON.stringify(out)}`);
+    }
+    // Duplicate registration rejects, as natively.
+    const duplicate = await page.evaluate(async () => {
+      try {
+        await document.modelContext.registerTool({ name: 'get_dataset', description: 'x', execute: () => ({}) });
+        return 'registered';
+      } catch (err) {
+        return err.name;
+      }
+    });
+    assert.equal(duplicate, 'InvalidStateError');
+
+    // A person runs the same tool through its form.
+    await page.fill('#tool-refit_excluding input[name="exclude"]', 's04');
+    await page.click('#tool-refit_excluding button[type="submit"]');
+    const shown = JSON.parse(await page.textContent('#tool-refit_excluding pre.result'));
+    assert.equal(shown.k, 18);
+    assert.deepEqual(shown.excluded, ['s04']);
+    const ledgerText = await page.textContent('#ledger-table');
+    assert.match(ledgerText, /person \(form\)/);
+    assert.match(ledgerText, /agent \(WebMCP\)/);
+    assert.match(await page.textContent('#ledger-status'), /Chain verified/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,228 @@
+// The exemplar page. Everything it knows about the benchmark (dataset,
+// prompt, tools, scorer, ledger) comes from the wasm package built from
+// crates/exemplar-wasm; this module only lays it out and wires events.
+
+import init, {
+  metadata,
+  datasetCsv,
+  datasetJson,
+  toolDefinitions,
+  callTool,
+  score,
+  sha256Hex,
+  Ledger,
+} from './pkg/exemplar_wasm.js';
+import { el, fill, byId, table, scroller, downloadLink, pretty } from './dom.js';
+import { registerTools } from './webmcp.js';
+import { toolForm } from './forms.js';
+import { setUpScoring } from './scoring.js';
+import { createLedgerView } from './ledger.js';
+
+function setText(id, text) {
+  const node = byId(id);
+  node.textContent = text;
+  node.classList.remove('pending');
+}
+
+function renderHeader(meta) {
+  setText('baseline-version', meta.baseline_version);
+  setText('dataset-name', meta.dataset_name);
+  if (meta.dataset_description) byId('dataset-description').textContent = `: ${meta.dataset_description}`;
+  setText('dataset-sha256', meta.dataset_sha256);
+  setText('engine-version', meta.engine_version);
+  // The CSV the page offers must be the bytes the hash names.
+  const actual = sha256Hex(new TextEncoder().encode(datasetCsv()));
+  const check = byId('dataset-check');
+  if (actual === meta.dataset_sha256) {
+    check.className = 'badge ok';
+    check.textContent = 'verified in this browser';
+  } else {
+    check.className = 'badge alarm';
+    check.setAttribute('role', 'alert');
+    check.textContent = `MISMATCH: the embedded CSV hashes to ${actual}`;
+  }
+}
+
+function renderData(meta) {
+  const rows = JSON.parse(datasetJson());
+  const columns = rows.length ? Object.keys(rows[0]) : [];
+  const stem = `dataset-${meta.baseline_version}`;
+  fill(
+    byId('data-downloads'),
+    downloadLink('Download CSV', `${stem}.csv`, datasetCsv(), 'text/csv'),
+    ' ',
+    downloadLink('Download JSON', `${stem}.json`, pretty(datasetJson()), 'application/json'),
+  );
+  fill(
+    byId('data-table'),
+    scroller(
+      table(
+        columns,
+        rows.map((row) => columns.map((c) => String(row[c] ?? ''))),
+        { caption: `${rows.length} effect-size records`, className: 'data' },
+      ),
+      'The dataset',
+    ),
+  );
+}
+
+async function renderMethods() {
+  const target = byId('methods-body');
+  try {
+    const response = await fetch('www/generated/methods.html');
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    // Our own build output (docs/METHODS.md through pulldown-cmark), not
+    // pasted or computed text: the one place HTML is inserted as HTML.
+    target.innerHTML = await response.text();
+  } catch (err) {
+    fill(target, el('p', { class: 'status alarm', text: `The methods could not be loaded (${err.message}). Run cargo xtask build.` }));
+  }
+}
+
+async function renderArtifacts(meta) {
+  const target = byId('artifact-body');
+  if (!meta.pdf_sha256) {
+    fill(
+      target,
+      el('p', {
+        text:
+          'The frozen PDF has not been generated yet. When it exists, this section links to ' +
+          `${meta.pdf_path} with its SHA-256, and the page hashes the file in this browser to check it.`,
+      }),
+    );
+    return;
+  }
+  const status = el('p', { class: 'status', role: 'status', text: 'Verifying…' });
+  fill(
+    target,
+    el('p', {}, el('a', { href: meta.pdf_path, text: meta.pdf_path }), ' (the PDF condition\'s evidence artifact)'),
+    el('p', {}, 'Expected SHA-256: ', el('code', { class: 'hash', text: meta.pdf_sha256 })),
+    status,
+  );
+  try {
+    const response = await fetch(meta.pdf_path, { cache: 'no-store' });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const actual = sha256Hex(new Uint8Array(await response.arrayBuffer()));
+    if (actual === meta.pdf_sha256) {
+      status.className = 'status ok';
+      status.textContent = 'Verified: the served file hashes to the expected SHA-256 in this browser.';
+    } else {
+      status.className = 'status alarm';
+      status.setAttribute('role', 'alert');
+      status.textContent = `MISMATCH: the served file hashes to ${actual}. It is not the frozen artifact.`;
+    }
+  } catch (err) {
+    status.className = 'status alarm';
+    status.setAttribute('role', 'alert');
+    status.textContent = `The PDF could not be fetched for verification (${err.message}).`;
+  }
+}
+
+async function renderTools(ledgerView) {
+  const definitions = JSON.parse(toolDefinitions());
+
+  // One entry point for agents and people alike: every run is ledgered.
+  const run = async (name, argsJson, via) => {
+    const outcome = JSON.parse(callTool(name, argsJson));
+    // The ledger records what was asked even when it was not JSON (the tool
+    // then answered with an error): such arguments go in as a JSON string.
+    let ledgerArgs = argsJson;
+    try {
+      JSON.parse(argsJson);
+    } catch {
+      ledgerArgs = JSON.stringify(argsJson);
+    }
+    ledgerView.append(name, ledgerArgs, JSON.stringify('ok' in outcome ? outcome.ok : outcome), via);
+    return outcome;
+  };
+
+  const registration = await registerTools(definitions, run);
+  const status = byId('webmcp-status');
+  const label = { native: 'Native WebMCP', fallback: 'Fallback', none: 'Not registered' }[registration.mode];
+  status.className = `status ${registration.mode === 'none' ? 'alarm' : 'ok'}`;
+  status.dataset.mode = registration.mode;
+  fill(
+    status,
+    el('strong', { text: `${label}: ` }),
+    registration.reason,
+    registration.registered.length
+      ? ` Registered ${registration.registered.length} of ${definitions.length} tools.`
+      : '',
+    registration.failed.map((f) => ` ${f.name} was not registered (${f.reason}).`),
+  );
+
+  fill(
+    byId('tool-list'),
+    definitions.map((def) =>
+      el(
+        'article',
+        { class: 'tool', id: `tool-${def.name}`, 'aria-labelledby': `tool-${def.name}-title` },
+        el('h3', { id: `tool-${def.name}-title` }, el('code', { text: def.name }), def.title ? ` · ${def.title}` : ''),
+        el('p', { class: 'description', text: def.description }),
+        el(
+          'details',
+          {},
+          el('summary', { text: 'Input schema' }),
+          el('pre', { class: 'schema', tabindex: '0', text: JSON.stringify(def.inputSchema, null, 2) }),
+        ),
+        toolForm(def, async (argsJson) => {
+          const outcome = await run(def.name, argsJson, 'person (form)');
+          return 'ok' in outcome
+            ? { text: JSON.stringify(outcome.ok, null, 2), isError: false }
+            : { text: `Error ${outcome.error.code}: ${outcome.error.message}`, isError: true };
+        }),
+      ),
+    ),
+  );
+}
+
+function renderProtocol(meta) {
+  byId('prompt').textContent = meta.prompt;
+  const copyStatus = byId('copy-status');
+  byId('copy-prompt').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(meta.prompt);
+      copyStatus.textContent = 'Copied.';
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(byId('prompt'));
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      copyStatus.textContent = 'Copying is blocked here; the prompt is selected, press Ctrl+C (or ⌘C).';
+    }
+  });
+  setUpScoring({
+    score,
+    visitTarget: byId('visit-scores'),
+    panels: ['pdf', 'webmcp'].map((key) => ({
+      condition: key === 'pdf' ? 'PDF' : 'WebMCP',
+      textarea: byId(`answer-${key}`),
+      button: byId(`score-${key}`),
+      result: byId(`result-${key}`),
+    })),
+  });
+}
+
+async function boot() {
+  await init();
+  const meta = JSON.parse(metadata());
+  renderHeader(meta);
+  renderData(meta);
+  renderProtocol(meta);
+  const ledgerView = createLedgerView({
+    Ledger,
+    tableTarget: byId('ledger-table'),
+    statusTarget: byId('ledger-status'),
+    exportButton: byId('ledger-export'),
+  });
+  await Promise.all([renderMethods(), renderArtifacts(meta), renderTools(ledgerView)]);
+  document.documentElement.dataset.ready = 'true';
+}
+
+boot().catch((err) => {
+  const banner = byId('boot-error');
+  banner.hidden = false;
+  banner.textContent = `The page could not start: ${err && err.message ? err.message : err}`;
+  console.error(err);
+});

@@ -1,0 +1,150 @@
+// A form per tool, generated from its JSON Schema. The form only gathers
+// what a person typed; the wasm side validates it against the same schema.
+
+import { el } from './dom.js';
+
+let uid = 0;
+
+function typeOf(schema) {
+  const t = schema.type;
+  return Array.isArray(t) ? t.find((x) => x !== 'null') : t;
+}
+
+/**
+ * One input per property. Returns `{ fieldset, read }`, where read() gives
+ * the arguments object (empty optional fields left out) or throws an Error
+ * naming the field a person must fix.
+ */
+function field(name, schema, required) {
+  const id = `f${++uid}-${name}`;
+  const hintId = `${id}-hint`;
+  const type = typeOf(schema);
+  const itemType = type === 'array' ? typeOf(schema.items ?? {}) : undefined;
+  const hints = [];
+  if (schema.description) hints.push(schema.description);
+  let input;
+  let parse;
+
+  if (Array.isArray(schema.enum)) {
+    input = el(
+      'select',
+      { id, name, 'aria-describedby': hintId },
+      required ? null : el('option', { value: '', text: '(default)' }),
+      schema.enum.map((v) => el('option', { value: JSON.stringify(v), text: String(v) })),
+    );
+    parse = (raw) => JSON.parse(raw);
+  } else if (type === 'number' || type === 'integer') {
+    input = el('input', {
+      id,
+      name,
+      type: 'text',
+      inputmode: 'decimal',
+      autocomplete: 'off',
+      'aria-describedby': hintId,
+    });
+    const bounds = [];
+    if (schema.minimum !== undefined) bounds.push(`minimum ${schema.minimum}`);
+    if (schema.maximum !== undefined) bounds.push(`maximum ${schema.maximum}`);
+    if (bounds.length) hints.push(`A ${type}, ${bounds.join(', ')}.`);
+    parse = (raw) => {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new Error(`${name}: "${raw}" is not a number`);
+      return n;
+    };
+  } else if (type === 'boolean') {
+    input = el(
+      'select',
+      { id, name, 'aria-describedby': hintId },
+      required ? null : el('option', { value: '', text: '(default)' }),
+      el('option', { value: 'true', text: 'true' }),
+      el('option', { value: 'false', text: 'false' }),
+    );
+    parse = (raw) => raw === 'true';
+  } else if (type === 'array' && (itemType === 'string' || itemType === 'number' || itemType === 'integer')) {
+    input = el('input', { id, name, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': hintId });
+    hints.push('Comma-separated, e.g. s04, s05.');
+    parse = (raw) =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')
+        .map((s) => (itemType === 'string' ? s : Number(s)));
+  } else if (type === 'string') {
+    input = el('input', { id, name, type: 'text', autocomplete: 'off', 'aria-describedby': hintId });
+    parse = (raw) => raw;
+  } else {
+    input = el('textarea', { id, name, rows: '4', spellcheck: 'false', 'aria-describedby': hintId });
+    hints.push('JSON.');
+    parse = (raw) => {
+      try {
+        return JSON.parse(raw);
+      } catch (err) {
+        throw new Error(`${name}: not valid JSON (${err.message})`);
+      }
+    };
+  }
+
+  const wrapper = el(
+    'div',
+    { class: 'field' },
+    el('label', { for: id }, el('code', { text: name }), required ? ' (required)' : ' (optional)'),
+    input,
+    el('p', { class: 'hint', id: hintId, text: hints.join(' ') }),
+  );
+  const read = () => {
+    const raw = input.value.trim();
+    if (raw === '') {
+      if (required) throw new Error(`${name} is required`);
+      return undefined;
+    }
+    return parse(raw);
+  };
+  return { wrapper, read, name };
+}
+
+/**
+ * A form for one tool definition. `onRun(argsJson)` is awaited on submit and
+ * resolves to the text to show as the result.
+ */
+export function toolForm(def, onRun) {
+  const schema = def.inputSchema ?? {};
+  const props = schema.properties ?? {};
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(props).map(([name, s]) => field(name, s, required.has(name)));
+  const outputId = `out${++uid}`;
+  const output = el('pre', { class: 'result', id: outputId, 'aria-live': 'polite', tabindex: '0' });
+  const button = el('button', { type: 'submit', text: `Run ${def.name}` });
+  const form = el(
+    'form',
+    { class: 'tool-form', 'aria-label': `Run ${def.name}` },
+    fields.length
+      ? fields.map((f) => f.wrapper)
+      : el('p', { class: 'hint', text: 'This tool takes no arguments.' }),
+    el('div', { class: 'actions' }, button),
+    el('p', { class: 'output-label', text: 'Result' }),
+    output,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const args = {};
+    try {
+      for (const f of fields) {
+        const value = f.read();
+        if (value !== undefined) args[f.name] = value;
+      }
+    } catch (err) {
+      output.textContent = `Not run: ${err.message}`;
+      output.classList.add('error');
+      return;
+    }
+    button.disabled = true;
+    try {
+      const { text, isError } = await onRun(JSON.stringify(args));
+      output.textContent = text;
+      output.classList.toggle('error', isError);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}

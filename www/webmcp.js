@@ -1,0 +1,132 @@
+// Registers the Rust tool definitions as WebMCP tools. Nothing here names,
+// describes or validates a tool: definitions come from toolDefinitions() and
+// every call goes to callTool() in wasm, which validates against the schema.
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * A small stand-in for the WebMCP API where the browser has none, so that
+ * MCP-B-style bridges and scripts still discover and run the tools. It keeps
+ * the native semantics: registerTool(tool, {signal}) returns a promise and
+ * rejects duplicates and bad names, aborting the signal removes the tool,
+ * getTools() resolves to descriptions like Chromium's, and
+ * executeTool(tool or name, input) accepts an input object or a JSON string
+ * and resolves to the JSON string of what execute returned.
+ */
+function installFallback() {
+  const tools = new Map();
+  const describe = (t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema ?? { type: 'object' },
+    annotations: t.annotations,
+    origin: location.origin,
+  });
+  const modelContext = {
+    registerTool(tool, { signal } = {}) {
+      if (!tool || typeof tool.name !== 'string' || !NAME.test(tool.name)) {
+        return Promise.reject(new TypeError(`invalid tool name: ${tool && tool.name}`));
+      }
+      if (typeof tool.execute !== 'function') {
+        return Promise.reject(new TypeError(`tool ${tool.name} has no execute function`));
+      }
+      if (tools.has(tool.name)) {
+        return Promise.reject(new DOMException(`duplicate tool name: ${tool.name}`, 'InvalidStateError'));
+      }
+      if (signal?.aborted) return Promise.resolve();
+      tools.set(tool.name, tool);
+      signal?.addEventListener('abort', () => tools.delete(tool.name), { once: true });
+      return Promise.resolve();
+    },
+    getTools() {
+      return Promise.resolve([...tools.values()].map(describe));
+    },
+    async executeTool(nameOrTool, input) {
+      const name = typeof nameOrTool === 'string' ? nameOrTool : nameOrTool?.name;
+      const tool = tools.get(name);
+      if (!tool) throw new DOMException(`no tool named ${name}`, 'NotFoundError');
+      let args = input ?? {};
+      if (typeof args === 'string') args = args.trim() === '' ? {} : JSON.parse(args);
+      return JSON.stringify(await tool.execute(args));
+    },
+  };
+  Object.defineProperty(document, 'modelContext', { value: modelContext, configurable: true });
+  if (!('modelContext' in navigator)) {
+    Object.defineProperty(navigator, 'modelContext', { value: modelContext, configurable: true });
+  }
+  return modelContext;
+}
+
+/**
+ * Registers every definition. `run(name, argsJson)` performs the call and
+ * resolves to `{ ok }` or `{ error: {code, message} }`.
+ * Resolves to `{ mode, reason, registered: [names], failed: [{name, reason}] }`.
+ */
+export async function registerTools(definitions, run) {
+  let api;
+  let mode;
+  let reason;
+  if (document.modelContext && typeof document.modelContext.registerTool === 'function') {
+    api = document.modelContext;
+    mode = 'native';
+    reason = 'This browser provides WebMCP (document.modelContext); the tools are registered with it.';
+  } else if (navigator.modelContext && typeof navigator.modelContext.registerTool === 'function') {
+    api = navigator.modelContext;
+    mode = 'native';
+    reason = 'This browser provides WebMCP as navigator.modelContext only; the tools are registered with it.';
+  } else {
+    try {
+      api = installFallback();
+      mode = 'fallback';
+      reason =
+        'This browser has no WebMCP API, so the page installed a small fallback at ' +
+        'document.modelContext (registerTool, getTools, executeTool) for MCP-B-style bridges.';
+    } catch (err) {
+      return { mode: 'none', reason: `No WebMCP API, and the fallback could not be installed: ${err.message}`, registered: [], failed: [] };
+    }
+  }
+
+  const controller = new AbortController();
+  const registered = [];
+  const failed = [];
+  for (const def of definitions) {
+    const tool = {
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      inputSchema: def.inputSchema,
+      annotations: { ...def.annotations, title: def.title },
+      execute: (input) => execute(def.name, input, run),
+    };
+    try {
+      await api.registerTool(tool, { signal: controller.signal });
+      registered.push(def.name);
+    } catch (err) {
+      failed.push({ name: def.name, reason: `${err.name}: ${err.message}` });
+    }
+  }
+  if (registered.length === 0 && mode !== 'none') {
+    mode = 'none';
+    reason = `${reason} Every registration failed.`;
+  }
+  return { mode, reason, registered, failed, controller };
+}
+
+/** A tool's execute: never throws (a throw reaches the agent as a bare UnknownError). */
+async function execute(name, input, run) {
+  try {
+    const argsJson = typeof input === 'string' ? input : JSON.stringify(input ?? {});
+    const outcome = await run(name, argsJson, 'agent (WebMCP)');
+    if ('ok' in outcome) {
+      return {
+        content: [{ type: 'text', text: JSON.stringify(outcome.ok) }],
+        structuredContent: outcome.ok,
+      };
+    }
+    const { code, message } = outcome.error;
+    return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };
+  } catch (err) {
+    return { isError: true, content: [{ type: 'text', text: `internal error: ${err.message}` }] };
+  }
+}
