@@ -1,0 +1,184 @@
+//! The `exemplar` command as a user runs it: the built binary, its stdout, stderr and exit code.
+
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let input = stdin.unwrap_or_default().to_vec();
+    let mut pipe = child.stdin.take().unwrap();
+    // The command may stop reading early (bounded input): ignore a broken pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+fn stdout_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited normally")
+}
+
+#[test]
+fn reference_prints_the_reference_answer() {
+    let out = run(&["reference"], None);
+    assert_eq!(code(&out), 0);
+    let answer = stdout_json(&out);
+    assert_eq!(
+        answer,
+        serde_json::to_value(exemplar::protocol::reference_answer()).unwrap()
+    );
+    assert_eq!(answer["overall"]["k"], 19);
+    assert_eq!(answer["exclude_s04"]["k"], 18);
+    assert_eq!(answer["exclude_s04"]["excluded"], json!(["s04"]));
+    assert_eq!(answer["bias"]["rule_outcome"], "inconclusive");
+}
+
+#[test]
+fn tools_prints_the_definitions() {
+    let out = run(&["tools"], None);
+    assert_eq!(code(&out), 0);
+    let tools = stdout_json(&out);
+    assert_eq!(tools, exemplar::tools::definitions_json());
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, exemplar::tools::TOOL_NAMES);
+}
+
+#[test]
+fn call_prints_the_result_and_exits_0() {
+    let out = run(&["call", "fit_random_effects"], None);
+    assert_eq!(code(&out), 0);
+    let native = exemplar::tools::call("fit_random_effects", &json!({})).unwrap();
+    assert_eq!(stdout_json(&out), native);
+
+    let out = run(
+        &["call", "refit_excluding", r#"{"exclude": ["s04"]}"#],
+        None,
+    );
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout_json(&out)["k"], 18);
+
+    let out = run(&["call", "egger_test", "-"], Some(br#"{"variant": "rma"}"#));
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout_json(&out)["variant"], "rma");
+
+    let out = run(&["call", "get_dataset", "-"], Some(b""));
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout_json(&out)["records"].as_array().unwrap().len(), 19);
+}
+
+#[test]
+fn a_tool_error_is_json_on_stdout_with_exit_1() {
+    let out = run(
+        &["call", "refit_excluding", r#"{"exclude": ["s99"]}"#],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    let error = stdout_json(&out);
+    assert_eq!(error["error"]["code"], "unknown_record");
+    assert!(error["error"]["message"].as_str().unwrap().contains("s99"));
+
+    let out = run(&["call", "no_such_tool"], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout_json(&out)["error"]["code"], "unknown_tool");
+
+    let out = run(
+        &["call", "fit_random_effects", "-"],
+        Some(br#"{"level": "high"}"#),
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout_json(&out)["error"]["code"], "wrong_type");
+}
+
+#[test]
+fn usage_errors_go_to_stderr_with_exit_2() {
+    let out = run(&["call", "fit_random_effects", "{not json"], None);
+    assert_eq!(code(&out), 2);
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"));
+
+    let out = run(&["call", "fit_random_effects", r#"{"level": 1e999}"#], None);
+    assert_eq!(code(&out), 2);
+
+    let out = run(&["call"], None);
+    assert_eq!(code(&out), 2);
+    let out = run(&["frobnicate"], None);
+    assert_eq!(code(&out), 2);
+    let out = run(&[], None);
+    assert_eq!(code(&out), 2);
+
+    let out = run(&["score", "/nonexistent/answer.json"], None);
+    assert_eq!(code(&out), 2);
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/answer.json"));
+}
+
+#[test]
+fn score_reads_a_file_or_stdin() {
+    let reference = serde_json::to_string_pretty(&exemplar::protocol::reference_answer()).unwrap();
+    let dir = std::env::temp_dir().join(format!("exemplar-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("answer.json");
+    std::fs::write(&file, &reference).unwrap();
+    let out = run(&["score", file.to_str().unwrap()], None);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code(&out), 0);
+    let report = stdout_json(&out);
+    assert_eq!(
+        (report["parsed"].clone(), report["passed"].clone()),
+        (json!(true), json!(13))
+    );
+    assert_eq!(report["total"], 13);
+    assert_eq!(report["fields"].as_array().unwrap().len(), 13);
+
+    for args in [&["score", "-"][..], &["score"][..]] {
+        let out = run(args, Some(reference.as_bytes()));
+        assert_eq!(code(&out), 0);
+        assert_eq!(stdout_json(&out)["passed"], 13);
+    }
+}
+
+#[test]
+fn a_parse_failure_is_reported_with_exit_0() {
+    let out = run(&["score", "-"], Some(b"```json\n{}\n```"));
+    assert_eq!(code(&out), 0);
+    let report = stdout_json(&out);
+    assert_eq!(report["parsed"], false);
+    assert_eq!(report["passed"], Value::Null);
+    assert!(report["parse_error"]
+        .as_str()
+        .unwrap()
+        .contains("code fence"));
+}
+
+#[test]
+fn oversized_input_is_bounded() {
+    let huge = vec![b' '; 8 * 1024 * 1024];
+    let out = run(&["score", "-"], Some(&huge));
+    assert_eq!(code(&out), 0);
+    let report = stdout_json(&out);
+    assert_eq!(report["parsed"], false);
+    assert!(report["parse_error"].as_str().unwrap().contains("64 KiB"));
+}

@@ -1,0 +1,32 @@
+//! A subset of the wasm API checks in headless Chromium (the page's real host).
+
+mod common;
+
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn metadata_describes_the_frozen_artifacts() {
+    common::metadata_describes_the_frozen_artifacts();
+}
+
+#[wasm_bindgen_test]
+fn every_tool_matches_native() {
+    common::every_tool_matches_native();
+}
+
+#[wasm_bindgen_test]
+fn tool_results_score_13_of_13() {
+    common::tool_results_score_13_of_13();
+}
+
+#[wasm_bindgen_test]
+fn scorer_matches_native() {
+    common::scorer_matches_native();
+}
+
+#[wasm_bindgen_test]
+fn ledger_chain() {
+    common::ledger_chain();
+}

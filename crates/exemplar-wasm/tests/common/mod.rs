@@ -1,0 +1,203 @@
+//! Checks shared by the Node (`api.rs`) and browser (`browser.rs`) wasm tests. Each calls the
+//! public wasm API exactly as the page does (JSON text in, JSON text out) and compares with
+//! the `exemplar` crate called directly.
+#![allow(dead_code)]
+
+use exemplar_wasm as api;
+use serde_json::{json, Value};
+
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+pub fn metadata_describes_the_frozen_artifacts() {
+    let m = parse(&api::metadata());
+    assert_eq!(m, exemplar::protocol::metadata());
+    assert_eq!(m["baseline_version"], exemplar::protocol::BASELINE_VERSION);
+    assert_eq!(m["dataset_name"], "dat.raudenbush1985");
+    assert_eq!(m["dataset_sha256"], exemplar::dataset::sha256());
+    assert_eq!(m["engine_version"], exemplar::ENGINE_VERSION);
+    assert_eq!(m["prompt"], exemplar::protocol::PROMPT);
+    assert_eq!(m["pdf_sha256"], Value::Null);
+    assert_eq!(m["pdf_path"], "benchmark-baseline.pdf");
+    assert!(m["dataset_description"]
+        .as_str()
+        .unwrap()
+        .contains("19 effect-size records"));
+}
+
+pub fn dataset_csv_and_json() {
+    let csv = api::dataset_csv();
+    assert_eq!(csv, exemplar::dataset::CSV);
+    assert_eq!(api::sha256_hex(csv.as_bytes()), exemplar::dataset::sha256());
+    let json = parse(&api::dataset_json());
+    assert_eq!(json, exemplar::dataset::to_json());
+    assert_eq!(json["records"].as_array().unwrap().len(), 19);
+    assert_eq!(json["records"][3]["author"], "Pellegrini & Hicks");
+}
+
+pub fn tool_definitions_match_native() {
+    let tools = parse(&api::tool_definitions());
+    assert_eq!(tools, exemplar::tools::definitions_json());
+    for tool in tools.as_array().unwrap() {
+        assert_eq!(tool["annotations"], json!({"readOnlyHint": true}));
+        assert!(tool["title"].is_string() && tool["description"].is_string());
+        assert_eq!(tool["inputSchema"]["type"], "object");
+    }
+}
+
+/// Every tool, with defaults and with options, gives `{"ok": native result}`.
+pub fn every_tool_matches_native() {
+    let records = r#"[{"id":"a","yi":0.1,"vi":0.01},{"id":"b","yi":0.3,"vi":0.02},{"id":"c","yi":-0.1,"vi":0.04}]"#;
+    let cases = [
+        ("get_dataset", "{}".to_string()),
+        ("fit_random_effects", "{}".to_string()),
+        ("fit_random_effects", "".to_string()),
+        (
+            "fit_random_effects",
+            r#"{"method":"DL","level":0.9,"test":"knha"}"#.to_string(),
+        ),
+        ("fit_random_effects", format!(r#"{{"records":{records}}}"#)),
+        ("refit_excluding", r#"{"exclude":["s04"]}"#.to_string()),
+        (
+            "refit_excluding",
+            format!(r#"{{"exclude":["c"],"records":{records}}}"#),
+        ),
+        ("egger_test", "{}".to_string()),
+        (
+            "egger_test",
+            r#"{"variant":"rma","exclude":["s04"]}"#.to_string(),
+        ),
+        ("leave_one_out", r#"{"method":"PM"}"#.to_string()),
+    ];
+    for (name, args) in cases {
+        let got = parse(&api::call_tool(name, &args));
+        let args: Value = if args.is_empty() {
+            json!({})
+        } else {
+            parse(&args)
+        };
+        let native = exemplar::tools::call(name, &args).unwrap();
+        assert_eq!(got, json!({"ok": native}), "{name} {args}");
+    }
+}
+
+/// The reference task results from the tools score 13/13 through the wasm scorer.
+pub fn tool_results_score_13_of_13() {
+    let ok = |name: &str, args: &str| parse(&api::call_tool(name, args))["ok"].clone();
+    let fit = ok("fit_random_effects", r#"{"method":"REML"}"#);
+    let refit = ok("refit_excluding", r#"{"exclude":["s04"]}"#);
+    let egger = ok("egger_test", r#"{"variant":"classic"}"#);
+    let pick = |v: &Value, keys: &[&str]| -> Value {
+        keys.iter()
+            .map(|k| (k.to_string(), v[*k].clone()))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    let answer = json!({
+        "overall": pick(&fit, &["k", "estimate", "ci_lower", "ci_upper", "p"]),
+        "exclude_s04": pick(&refit, &["k", "estimate", "ci_lower", "ci_upper", "p", "excluded"]),
+        "bias": pick(&egger, &["egger_p", "rule_outcome"]),
+    });
+    let report = parse(&api::score(&answer.to_string()));
+    assert_eq!(report["passed"], 13, "{report}");
+}
+
+pub fn tool_errors_are_json_never_throws() {
+    let error =
+        |name: &str, args: &str| parse(&api::call_tool(name, args))["error"]["code"].clone();
+    assert_eq!(error("fit_random_effects", "{bad json"), "invalid_json");
+    assert_eq!(
+        error("fit_random_effects", r#"{"level":1e999}"#),
+        "invalid_json"
+    );
+    assert_eq!(error("nope", "{}"), "unknown_tool");
+    assert_eq!(
+        error("fit_random_effects", r#"{"x":1}"#),
+        "unknown_property"
+    );
+    assert_eq!(
+        error("fit_random_effects", r#"{"level":"0.9"}"#),
+        "wrong_type"
+    );
+    assert_eq!(error("refit_excluding", "{}"), "invalid_arguments");
+    assert_eq!(
+        error("refit_excluding", r#"{"exclude":["s99"]}"#),
+        "unknown_record"
+    );
+    let dup = r#"{"records":[{"id":"a","yi":0,"vi":1},{"id":"a","yi":1,"vi":1}]}"#;
+    assert_eq!(error("fit_random_effects", dup), "invalid_records");
+    let equal = r#"{"records":[{"id":"a","yi":0,"vi":1},{"id":"b","yi":1,"vi":1},{"id":"c","yi":3,"vi":1}]}"#;
+    assert_eq!(error("egger_test", equal), "analysis_failed");
+    let message = parse(&api::call_tool("refit_excluding", "{}"));
+    assert_eq!(message, exemplar::tools::call_json("refit_excluding", "{}"));
+}
+
+pub fn scorer_matches_native() {
+    let reference = serde_json::to_string(&exemplar::protocol::reference_answer()).unwrap();
+    let too_long = " ".repeat(exemplar::scorer::MAX_ANSWER_BYTES + 1);
+    let wrong_k = reference.replacen("\"k\":19", "\"k\":\"19\"", 1);
+    let fenced = format!("```json\n{reference}\n```");
+    let cases = [
+        reference.as_str(),
+        "",
+        "[]",
+        fenced.as_str(),
+        wrong_k.as_str(),
+        too_long.as_str(),
+        "{}",
+    ];
+    for raw in cases {
+        let got = parse(&api::score(raw));
+        assert_eq!(got, exemplar::scorer::score(raw).to_json(), "{raw:.40}");
+    }
+    assert_eq!(parse(&api::score(&reference))["passed"], 13);
+    assert_eq!(parse(&api::score(&fenced))["parsed"], false);
+    assert_eq!(parse(&api::score(&wrong_k))["passed"], 12);
+}
+
+pub fn sha256_hex_matches_native() {
+    assert_eq!(api::sha256_hex(b"abc"), exemplar::sha256_hex(b"abc"));
+    assert_eq!(api::sha256_hex(&[]), exemplar::sha256_hex(&[]));
+}
+
+/// The page's ledger: append tool runs, verify, export, re-verify, detect tampering.
+pub fn ledger_chain() {
+    let mut ledger = api::Ledger::new();
+    assert_eq!(parse(&ledger.verify()), json!({"ok": true, "length": 0}));
+    let mut native = exemplar::ledger::Ledger::new();
+    let runs = [
+        ("fit_random_effects", "{}"),
+        ("refit_excluding", r#"{"exclude":["s04"]}"#),
+        ("egger_test", r#"{"variant":"classic"}"#),
+    ];
+    for (i, (tool, args)) in runs.iter().enumerate() {
+        let result = parse(&api::call_tool(tool, args))["ok"].to_string();
+        let time = format!("2026-09-04T10:00:0{i}Z");
+        let entry = parse(&ledger.append(tool, args, &result, &time).unwrap());
+        let expected = native.append(&time, tool, parse(args), &parse(&result));
+        assert_eq!(entry, serde_json::to_value(&expected).unwrap());
+        assert_eq!(entry["seq"], i + 1);
+        assert_eq!(entry["dataset_sha256"], exemplar::dataset::sha256());
+    }
+    assert_eq!(parse(&ledger.verify()), json!({"ok": true, "length": 3}));
+    let exported = ledger.entries_json();
+    assert_eq!(parse(&exported), native.to_json());
+    assert_eq!(
+        parse(&api::Ledger::verify_json(&exported)),
+        json!({"ok": true, "length": 3})
+    );
+
+    let tampered = exported.replacen("s04", "s05", 1);
+    let report = parse(&api::Ledger::verify_json(&tampered));
+    assert_eq!(
+        (report["ok"].clone(), report["seq"].clone()),
+        (json!(false), json!(2))
+    );
+    assert!(report["message"].is_string());
+    let report = parse(&api::Ledger::verify_json("not json"));
+    assert_eq!(
+        (report["ok"].clone(), report["seq"].clone()),
+        (json!(false), Value::Null)
+    );
+}
