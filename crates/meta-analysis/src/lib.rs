@@ -21,6 +21,7 @@ mod error;
 mod estimators;
 mod leave_one_out;
 mod model;
+mod proportion;
 mod records;
 pub mod solver;
 mod weighted;
@@ -30,6 +31,7 @@ pub use error::MetaError;
 pub use estimators::Method;
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
 pub use model::{fit, refit_excluding, Fit, FitOptions, Test};
+pub use proportion::wilson_interval;
 pub use records::{Record, MAX_RECORDS};
 
 /// The engine version, reported with every result.

@@ -1,0 +1,49 @@
+//! The released baselines: each frozen version with the SHA-256 of its PDF.
+//!
+//! Frozen means versioned: changing the PDF's bytes without adding a row here
+//! fails the PDF crate's tests. The last row is the current baseline.
+
+/// One released baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Baseline {
+    pub version: &'static str,
+    /// Lower-case hex SHA-256 of `benchmark-baseline.pdf` for this version.
+    pub pdf_sha256: &'static str,
+}
+
+/// Every released baseline, oldest first.
+pub const RELEASED: &[Baseline] = &[Baseline {
+    version: crate::protocol::BASELINE_VERSION,
+    pdf_sha256: "0000000000000000000000000000000000000000000000000000000000000000",
+}];
+
+/// The current baseline (the last released).
+pub fn current() -> Baseline {
+    RELEASED[RELEASED.len() - 1]
+}
+
+/// The released baseline of `version`, if any.
+pub fn find(version: &str) -> Option<Baseline> {
+    RELEASED.iter().copied().find(|b| b.version == version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn current_is_the_protocol_version() {
+        assert_eq!(current().version, crate::protocol::BASELINE_VERSION);
+        assert_eq!(find(crate::protocol::BASELINE_VERSION), Some(current()));
+        assert_eq!(find("1999-01-01.v0"), None);
+    }
+
+    #[test]
+    fn versions_are_unique_and_hashes_are_hex() {
+        for (i, b) in RELEASED.iter().enumerate() {
+            assert!(RELEASED[..i].iter().all(|o| o.version != b.version));
+            assert_eq!(b.pdf_sha256.len(), 64);
+            assert!(b.pdf_sha256.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        }
+    }
+}
