@@ -40,6 +40,13 @@ enum Command {
         /// File holding the answer, or - for stdin (default -).
         input: Option<String>,
     },
+    /// Write the frozen evidence artifact, the PDF of the data and methods (exit 1 if it
+    /// cannot be rendered).
+    Pdf {
+        /// Output file, or - for stdout.
+        #[arg(long, default_value = protocol::PDF_PATH)]
+        out: String,
+    },
 }
 
 /// A usage error: reported on stderr with exit code 2.
@@ -103,6 +110,21 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                 }
             };
             print(&scorer::score_bytes(&bytes).to_json())?;
+        }
+        Command::Pdf { out } => {
+            let bytes = match exemplar_pdf::render() {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    eprintln!("exemplar: cannot render the PDF: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            let written = if out == "-" {
+                std::io::stdout().lock().write_all(&bytes)
+            } else {
+                std::fs::write(&out, &bytes)
+            };
+            written.map_err(|e| Usage(format!("cannot write {out}: {e}")))?;
         }
     }
     Ok(ExitCode::SUCCESS)

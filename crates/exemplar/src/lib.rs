@@ -13,10 +13,12 @@
 //! Dependencies point one way: `meta-analysis` ← `exemplar` ← the CLI and the wasm crate.
 //! Nothing here does I/O.
 
+pub mod baselines;
 pub mod canonical;
 pub mod dataset;
 pub mod ledger;
 pub mod protocol;
+pub mod runs;
 pub mod schema;
 pub mod scorer;
 pub mod tools;

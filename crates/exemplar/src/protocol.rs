@@ -140,8 +140,8 @@ pub fn reference_answer() -> Answer {
     }
 }
 
-/// What the page shows in its header: versions, dataset identity, prompt, the PDF artifact.
-/// `pdf_sha256` stays null until the PDF exists.
+/// What the page shows in its header: versions, dataset identity, prompt, the PDF artifact
+/// with the SHA-256 of the current released baseline.
 pub fn metadata() -> Value {
     json!({
         "baseline_version": BASELINE_VERSION,
@@ -151,7 +151,7 @@ pub fn metadata() -> Value {
         "engine_version": crate::ENGINE_VERSION,
         "prompt": PROMPT,
         "rule": RULE_TEXT,
-        "pdf_sha256": null,
+        "pdf_sha256": crate::baselines::current().pdf_sha256,
         "pdf_path": PDF_PATH,
     })
 }
@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(m["baseline_version"], BASELINE_VERSION);
         assert_eq!(m["dataset_sha256"], crate::dataset::sha256());
         assert_eq!(m["prompt"], PROMPT);
-        assert_eq!(m["pdf_sha256"], Value::Null);
+        assert_eq!(m["pdf_sha256"], crate::baselines::current().pdf_sha256);
         assert_eq!(m["pdf_path"], PDF_PATH);
     }
 }

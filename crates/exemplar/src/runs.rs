@@ -134,7 +134,8 @@ impl std::error::Error for RecordError {}
 
 fn valid_pair_id(p: &str) -> bool {
     (1..=64).contains(&p.len())
-        && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 fn valid_date(d: &str) -> bool {
@@ -142,7 +143,9 @@ fn valid_date(d: &str) -> bool {
     b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
-        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
         && (1..=12).contains(&d[5..7].parse::<u32>().unwrap_or(0))
         && (1..=31).contains(&d[8..10].parse::<u32>().unwrap_or(0))
 }
@@ -209,7 +212,9 @@ pub fn check(files: &[(String, String)]) -> CheckReport {
         let record: RunRecord = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
-                report.errors.push(format!("{name}: not a valid run record: {e}"));
+                report
+                    .errors
+                    .push(format!("{name}: not a valid run record: {e}"));
                 continue;
             }
         };
@@ -221,7 +226,9 @@ pub fn check(files: &[(String, String)]) -> CheckReport {
             continue;
         }
         if !ids.insert(record.run_id.clone()) {
-            report.errors.push(format!("{name}: run id {:?} is used twice", record.run_id));
+            report
+                .errors
+                .push(format!("{name}: run id {:?} is used twice", record.run_id));
             continue;
         }
         report.runs.push(record);
@@ -315,9 +322,14 @@ fn group_pairs(runs: &[RunRecord]) -> BTreeMap<String, Vec<&RunRecord>> {
 
 /// How many complete pairs ran pdf first, and how many webmcp first.
 fn first_condition_counts(pairs: &BTreeMap<String, Vec<&RunRecord>>) -> (usize, usize) {
-    let firsts = pairs.values().filter(|runs| runs.len() == 2).filter_map(|runs| {
-        runs.iter().find(|r| r.order == Order::First).map(|r| r.condition)
-    });
+    let firsts = pairs
+        .values()
+        .filter(|runs| runs.len() == 2)
+        .filter_map(|runs| {
+            runs.iter()
+                .find(|r| r.order == Order::First)
+                .map(|r| r.condition)
+        });
     firsts.fold((0, 0), |(p, w), c| match c {
         Condition::Pdf => (p + 1, w),
         Condition::Webmcp => (p, w + 1),
@@ -401,8 +413,12 @@ pub fn summarize(runs: &[RunRecord]) -> Summary {
             notes: Vec::new(),
         };
     }
-    let cost_comparable = runs.iter().all(|r| r.latency_ms.is_some() && r.tokens.is_some())
-        && Condition::BOTH.iter().all(|c| runs.iter().any(|r| r.condition == *c));
+    let cost_comparable = runs
+        .iter()
+        .all(|r| r.latency_ms.is_some() && r.tokens.is_some())
+        && Condition::BOTH
+            .iter()
+            .all(|c| runs.iter().any(|r| r.condition == *c));
     let conditions: Vec<ConditionSummary> = Condition::BOTH
         .iter()
         .map(|&c| summarize_condition(c, runs, cost_comparable))
@@ -432,8 +448,14 @@ pub fn summarize(runs: &[RunRecord]) -> Summary {
                 differences.iter().map(|(_, d)| *d as f64).sum::<f64>() / differences.len() as f64
             }),
             differences,
-            only_webmcp_fully_correct: complete.iter().filter(|(_, p, w)| full(w) && !full(p)).count(),
-            only_pdf_fully_correct: complete.iter().filter(|(_, p, w)| full(p) && !full(w)).count(),
+            only_webmcp_fully_correct: complete
+                .iter()
+                .filter(|(_, p, w)| full(w) && !full(p))
+                .count(),
+            only_pdf_fully_correct: complete
+                .iter()
+                .filter(|(_, p, w)| full(p) && !full(w))
+                .count(),
             pdf_first,
             webmcp_first,
             order_alternated: pdf_first.abs_diff(webmcp_first) <= 1,
@@ -462,7 +484,10 @@ fn summarize_condition(c: Condition, runs: &[RunRecord], cost: bool) -> Conditio
     let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.condition == c).collect();
     let reports: Vec<ScoreReport> = mine.iter().filter_map(|r| report_of(r)).collect();
     let parsed = reports.len();
-    let fully = reports.iter().filter(|r| r.passed == Some(FIELD_COUNT)).count();
+    let fully = reports
+        .iter()
+        .filter(|r| r.passed == Some(FIELD_COUNT))
+        .count();
     let n = mine.len();
     let mean = |f: &dyn Fn(&RunRecord) -> Option<u64>| -> Option<f64> {
         (cost && n > 0).then(|| mine.iter().filter_map(|r| f(r)).sum::<u64>() as f64 / n as f64)
@@ -476,7 +501,11 @@ fn summarize_condition(c: Condition, runs: &[RunRecord], cost: bool) -> Conditio
         runs: n,
         parse_failures: n - parsed,
         mean_fields_correct: (parsed > 0).then(|| {
-            reports.iter().map(|r| r.passed.unwrap_or(0) as f64).sum::<f64>() / parsed as f64
+            reports
+                .iter()
+                .map(|r| r.passed.unwrap_or(0) as f64)
+                .sum::<f64>()
+                / parsed as f64
         }),
         fully_correct: fully,
         fully_correct_rate: (n > 0).then(|| fully as f64 / n as f64),
@@ -532,7 +561,10 @@ mod tests {
     }
 
     fn file(r: &RunRecord) -> (String, String) {
-        (format!("{}.json", r.run_id), serde_json::to_string_pretty(r).unwrap())
+        (
+            format!("{}.json", r.run_id),
+            serde_json::to_string_pretty(r).unwrap(),
+        )
     }
 
     /// Three pairs: p1 (pdf first; pdf 12/13, webmcp 13/13), p2 (webmcp first; pdf parse
@@ -581,7 +613,11 @@ mod tests {
         let half = (z2.sqrt() / (1.0 + z2 / n)) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
         let (lo, hi) = pdf.fully_correct_wilson95.unwrap();
         assert!((lo - (centre - half)).abs() < 1e-15 && (hi - (centre + half)).abs() < 1e-15);
-        let k_field = pdf.field_accuracy.iter().find(|f| f.path == "overall.k").unwrap();
+        let k_field = pdf
+            .field_accuracy
+            .iter()
+            .find(|f| f.path == "overall.k")
+            .unwrap();
         assert_eq!((k_field.correct, k_field.of), (1, 2));
         let web = &s.conditions[1];
         assert_eq!((web.runs, web.parse_failures, web.fully_correct), (3, 0, 3));
@@ -591,7 +627,13 @@ mod tests {
         // p1: 13 − 12 = 1; p2 excluded (pdf did not parse); p3: 0.
         assert_eq!(paired.differences, vec![("p1".into(), 1), ("p3".into(), 0)]);
         assert_eq!(paired.mean_difference, Some(0.5));
-        assert_eq!((paired.only_webmcp_fully_correct, paired.only_pdf_fully_correct), (2, 0));
+        assert_eq!(
+            (
+                paired.only_webmcp_fully_correct,
+                paired.only_pdf_fully_correct
+            ),
+            (2, 0)
+        );
         assert_eq!((paired.pdf_first, paired.webmcp_first), (2, 1));
         assert!(paired.order_alternated);
         assert!(!s.cost_comparable);
@@ -627,7 +669,11 @@ mod tests {
         runs[0].score["passed"] = json!(13);
         let report = check(&runs.iter().map(file).collect::<Vec<_>>());
         assert!(!report.ok());
-        assert!(report.errors[0].starts_with("p1-pdf.json: the stored score differs"), "{:?}", report.errors);
+        assert!(
+            report.errors[0].starts_with("p1-pdf.json: the stored score differs"),
+            "{:?}",
+            report.errors
+        );
     }
 
     #[test]
@@ -635,9 +681,17 @@ mod tests {
         let mut runs = fixture();
         runs[1].pdf_sha256 = "f".repeat(64);
         runs[2].baseline_version = "1999-01-01.v9".into();
-        let errors = check(&runs.iter().map(file).collect::<Vec<_>>()).errors.join("\n");
-        assert!(errors.contains("p1-webmcp.json: pdf_sha256 ffff"), "{errors}");
-        assert!(errors.contains("\"1999-01-01.v9\" is not a released baseline"), "{errors}");
+        let errors = check(&runs.iter().map(file).collect::<Vec<_>>())
+            .errors
+            .join("\n");
+        assert!(
+            errors.contains("p1-webmcp.json: pdf_sha256 ffff"),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("\"1999-01-01.v9\" is not a released baseline"),
+            "{errors}"
+        );
     }
 
     #[test]
@@ -666,22 +720,40 @@ mod tests {
     fn malformed_files_and_duplicates_are_named() {
         let mut files: Vec<_> = fixture().iter().map(file).collect();
         files.push(("broken.json".into(), "{ not json".into()));
-        files.push(("extra.json".into(), r#"{"schema":"exemplar-run/1","surprise":1}"#.into()));
+        files.push((
+            "extra.json".into(),
+            r#"{"schema":"exemplar-run/1","surprise":1}"#.into(),
+        ));
         let dup = files[0].1.clone();
         files.push(("copy.json".into(), dup));
         let errors = check(&files).errors.join("\n");
-        assert!(errors.contains("broken.json: not a valid run record"), "{errors}");
-        assert!(errors.contains("extra.json: not a valid run record"), "{errors}");
-        assert!(errors.contains("copy.json: run id \"p1-pdf\" is used twice"), "{errors}");
+        assert!(
+            errors.contains("broken.json: not a valid run record"),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("extra.json: not a valid run record"),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("copy.json: run id \"p1-pdf\" is used twice"),
+            "{errors}"
+        );
     }
 
     #[test]
     fn record_inputs_are_validated() {
         let mut bad = input("p 1", Condition::Pdf, Order::First);
-        assert!(matches!(make_record(bad.clone(), "{}"), Err(RecordError::BadPairId(_))));
+        assert!(matches!(
+            make_record(bad.clone(), "{}"),
+            Err(RecordError::BadPairId(_))
+        ));
         bad.pair = "p1".into();
         bad.date = "30/11/2026".into();
-        assert!(matches!(make_record(bad.clone(), "{}"), Err(RecordError::BadDate(_))));
+        assert!(matches!(
+            make_record(bad.clone(), "{}"),
+            Err(RecordError::BadDate(_))
+        ));
         bad.date = "2026-11-30".into();
         bad.model = " ".into();
         assert_eq!(make_record(bad, "{}"), Err(RecordError::EmptyModel));

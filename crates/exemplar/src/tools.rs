@@ -19,6 +19,10 @@ use std::fmt;
 /// keeps a page responsive).
 pub const MAX_TOOL_RECORDS: usize = 100_000;
 
+/// The most records `leave_one_out` accepts: it refits k times, so its cost grows as k²
+/// (2,000 records take about 2 s natively).
+pub const MAX_LEAVE_ONE_OUT_RECORDS: usize = 2_000;
+
 /// Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -36,7 +40,8 @@ pub enum ErrorCode {
     WrongType,
     /// An id in `exclude` is not among the records.
     UnknownRecord,
-    /// More than [`MAX_TOOL_RECORDS`] records.
+    /// More than [`MAX_TOOL_RECORDS`] records ([`MAX_LEAVE_ONE_OUT_RECORDS`] for
+    /// `leave_one_out`).
     TooManyRecords,
     /// The records cannot be analysed: empty or duplicate ids, vi ≤ 0, too few records.
     InvalidRecords,
@@ -188,10 +193,10 @@ fn test_schema() -> Value {
     })
 }
 
-fn records_schema() -> Value {
+fn records_schema(max: usize) -> Value {
     json!({
         "type": "array",
-        "description": format!("Optional records to analyse instead of the frozen dataset: objects {{id, yi, vi}} with unique non-empty ids, yi the effect size and vi > 0 its sampling variance; at most {MAX_TOOL_RECORDS} records."),
+        "description": format!("Optional records to analyse instead of the frozen dataset: objects {{id, yi, vi}} with unique non-empty ids, yi the effect size and vi > 0 its sampling variance; at most {max} records."),
         "items": {
             "type": "object",
             "properties": {
@@ -227,7 +232,7 @@ fn fit_fields() -> &'static str {
 p (two-sided test of estimate = 0), ci_lower and ci_upper (confidence interval at `level`), \
 tau2, tau, se_tau2 (null where the estimator defines none), q, q_df and q_p (Cochran's Q test \
 of heterogeneity), i2 (percent), h2, pi_lower and pi_upper (prediction interval), iterations \
-(null for closed-form estimators), method, test, level and dataset"
+(null for closed-form estimators), method, test and level"
 }
 
 /// Every tool definition, in [`TOOL_NAMES`] order.
@@ -259,7 +264,8 @@ version and the provenance. Takes no arguments.",
             title: "Fit a random-effects meta-analysis",
             description: format!(
                 "Fits a random-effects meta-analysis (an equal-effects model with method EE). \
-Defaults: method REML, level 0.95, test z. Returns {}. {DATA_NOTE} {CONVENTIONS}",
+Defaults: method REML, level 0.95, test z. Returns {}, and dataset. {DATA_NOTE} \
+{CONVENTIONS}",
                 fit_fields()
             ),
             input_schema: object_schema(
@@ -267,7 +273,7 @@ Defaults: method REML, level 0.95, test z. Returns {}. {DATA_NOTE} {CONVENTIONS}
                     "method": method_schema(),
                     "level": level_schema(),
                     "test": test_schema(),
-                    "records": records_schema()
+                    "records": records_schema(MAX_TOOL_RECORDS)
                 }),
                 &[],
             ),
@@ -279,8 +285,8 @@ Defaults: method REML, level 0.95, test z. Returns {}. {DATA_NOTE} {CONVENTIONS}
             description: format!(
                 "Refits the random-effects model without the records whose ids are listed in \
 `exclude` (at least one id; each must exist; at least 2 records must remain). Defaults: method \
-REML, level 0.95, test z. Returns `excluded` (the ids left out) and {}; k counts the remaining \
-records. {DATA_NOTE} {CONVENTIONS}",
+REML, level 0.95, test z. Returns `excluded` (the ids left out), {}, and dataset; k counts \
+the remaining records. {DATA_NOTE} {CONVENTIONS}",
                 fit_fields()
             ),
             input_schema: object_schema(
@@ -289,7 +295,7 @@ records. {DATA_NOTE} {CONVENTIONS}",
                     "method": method_schema(),
                     "level": level_schema(),
                     "test": test_schema(),
-                    "records": records_schema()
+                    "records": records_schema(MAX_TOOL_RECORDS)
                 }),
                 &["exclude"],
             ),
@@ -318,7 +324,7 @@ all equal. `exclude` optionally drops records first. {DATA_NOTE}"
                         "description": "\"classic\" (default, registered): OLS t test of the intercept; \"rma\": metafor's default z test of the slope on sqrt(vi)."
                     },
                     "exclude": exclude_schema("Optional ids of records to leave out before the test (distinct, each must exist)."),
-                    "records": records_schema()
+                    "records": records_schema(MAX_TOOL_RECORDS)
                 }),
                 &[],
             ),
@@ -329,13 +335,14 @@ all equal. `exclude` optionally drops records first. {DATA_NOTE}"
             title: "Leave-one-out sensitivity analysis",
             description: format!(
                 "Leave-one-out sensitivity analysis: refits the random-effects model once \
-without each record in turn (level 0.95, test z). Default method REML. Returns method, k (all \
-records) and `results`: one entry per record, in record order, with `omitted` (its id) and \
-the fit fields of fit_random_effects ({}). {DATA_NOTE} {CONVENTIONS}",
+without each record in turn (level 0.95, test z; at most {MAX_LEAVE_ONE_OUT_RECORDS} \
+records). Default method REML. Returns method, test, level, k (all records), dataset and \
+`results`: one entry per record, in record order, with `omitted` (its id) and the fit fields \
+of fit_random_effects ({}). {DATA_NOTE} {CONVENTIONS}",
                 fit_fields()
             ),
             input_schema: object_schema(
-                json!({"method": method_schema(), "records": records_schema()}),
+                json!({"method": method_schema(), "records": records_schema(MAX_LEAVE_ONE_OUT_RECORDS)}),
                 &[],
             ),
             annotations: annotations(),
@@ -388,11 +395,16 @@ pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
     let args = if args.is_null() { &empty } else { args };
     // Checked before the schema walk so that an oversized list is refused without a pass over it.
     if let Some(records) = args.get("records").and_then(Value::as_array) {
-        if records.len() > MAX_TOOL_RECORDS {
+        let max = if name == "leave_one_out" {
+            MAX_LEAVE_ONE_OUT_RECORDS
+        } else {
+            MAX_TOOL_RECORDS
+        };
+        if records.len() > max {
             return Err(ToolError::new(
                 ErrorCode::TooManyRecords,
                 format!(
-                    "too many records: {} given, at most {MAX_TOOL_RECORDS} are accepted",
+                    "too many records: {} given, at most {max} are accepted by {name}",
                     records.len()
                 ),
             ));
@@ -957,7 +969,17 @@ mod tests {
             .collect();
         let (c, m) = code("fit_random_effects", json!({"records": many}));
         assert_eq!(c, "too_many_records");
-        assert!(m.contains("100001 given, at most 100000"), "{m}");
+        assert!(
+            m.contains("100001 given, at most 100000 are accepted by fit_random_effects"),
+            "{m}"
+        );
+        let many: Vec<Value> = (0..=MAX_LEAVE_ONE_OUT_RECORDS)
+            .map(|i| json!({"id": i.to_string(), "yi": 0, "vi": 1}))
+            .collect();
+        assert_eq!(
+            code("leave_one_out", json!({"records": many})).0,
+            "too_many_records"
+        );
         let dup = json!([{"id": "a", "yi": 0.1, "vi": 0.1}, {"id": "a", "yi": 0.2, "vi": 0.1}]);
         assert_eq!(
             code("fit_random_effects", json!({"records": dup})).0,

@@ -18,7 +18,7 @@ pub fn metadata_describes_the_frozen_artifacts() {
     assert_eq!(m["dataset_sha256"], exemplar::dataset::sha256());
     assert_eq!(m["engine_version"], exemplar::ENGINE_VERSION);
     assert_eq!(m["prompt"], exemplar::protocol::PROMPT);
-    assert_eq!(m["pdf_sha256"], Value::Null);
+    assert_eq!(m["pdf_sha256"], exemplar::baselines::current().pdf_sha256);
     assert_eq!(m["pdf_path"], "benchmark-baseline.pdf");
     assert!(m["dataset_description"]
         .as_str()

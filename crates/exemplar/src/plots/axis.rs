@@ -1,0 +1,81 @@
+//! Axes: a baseline, tick marks, tick labels and a title.
+
+use super::scale::{Linear, Ticks};
+use super::svg::{px, Writer};
+use super::INK;
+
+const TICK: f64 = 5.0;
+
+/// A horizontal axis along `y`, ticks pointing down.
+pub(super) fn bottom(w: &mut Writer, scale: &Linear, ticks: &Ticks, y: f64, title: &str) {
+    let (r0, r1) = scale.range;
+    w.open("g", &[("class", "axis x-axis")]);
+    line(w, (r0, y), (r1, y));
+    for &v in &ticks.values {
+        let x = scale.map(v);
+        line(w, (x, y), (x, y + TICK));
+        w.text(
+            "text",
+            &[("x", &px(x)), ("y", &px(y + TICK + 12.0)), ("text-anchor", "middle")],
+            &ticks.label(v),
+        );
+    }
+    w.text(
+        "text",
+        &[
+            ("class", "axis-title"),
+            ("x", &px((r0 + r1) / 2.0)),
+            ("y", &px(y + TICK + 29.0)),
+            ("text-anchor", "middle"),
+        ],
+        title,
+    );
+    w.close("g");
+}
+
+/// A vertical axis along `x`, ticks pointing left, title turned a quarter left.
+pub(super) fn left(w: &mut Writer, scale: &Linear, ticks: &Ticks, x: f64, title: &str) {
+    let (r0, r1) = scale.range;
+    w.open("g", &[("class", "axis y-axis")]);
+    line(w, (x, r0), (x, r1));
+    for &v in &ticks.values {
+        let y = scale.map(v);
+        line(w, (x - TICK, y), (x, y));
+        w.text(
+            "text",
+            &[
+                ("x", &px(x - TICK - 3.0)),
+                ("y", &px(y + 4.0)),
+                ("text-anchor", "end"),
+            ],
+            &ticks.label(v),
+        );
+    }
+    let (tx, ty) = (x - 44.0, (r0 + r1) / 2.0);
+    let rotate = format!("rotate(-90 {} {})", px(tx), px(ty));
+    w.text(
+        "text",
+        &[
+            ("class", "axis-title"),
+            ("x", &px(tx)),
+            ("y", &px(ty)),
+            ("text-anchor", "middle"),
+            ("transform", &rotate),
+        ],
+        title,
+    );
+    w.close("g");
+}
+
+fn line(w: &mut Writer, (x1, y1): (f64, f64), (x2, y2): (f64, f64)) {
+    w.empty(
+        "line",
+        &[
+            ("x1", &px(x1)),
+            ("y1", &px(y1)),
+            ("x2", &px(x2)),
+            ("y2", &px(y2)),
+            ("stroke", INK),
+        ],
+    );
+}

@@ -1,0 +1,292 @@
+//! Forest and funnel plots as standalone SVG documents.
+//!
+//! Pure functions of plain inputs: [`forest`] and [`funnel`] take records, the ids shown as
+//! excluded, and (optionally) what the engine computed, and return the SVG text together with
+//! the numbers drawn ([`PlotOutput::numbers`]), so an agent can show the picture and a person
+//! can check it. Nothing here computes a statistic beyond per-record intervals and weights:
+//! the pooled estimate, its intervals and the Egger line come from the caller, so a plot drawn
+//! before any fit shows no pooled result.
+//!
+//! Output is deterministic (coordinates with two decimals, fixed number formats, ids derived
+//! from the content), scales with its container (`viewBox`, `width="100%"`), carries
+//! `<title>`/`<desc>` for screen readers, and encodes nothing by colour alone: excluded records
+//! are also hollow, dashed and labelled "(excluded)". All text is escaped.
+//!
+//! The golden files in `crates/exemplar/tests/golden/` pin the SVG text for the frozen
+//! dataset; regenerate them after a deliberate change with `UPDATE_GOLDEN=1 cargo test -p
+//! exemplar --test plots`.
+
+mod axis;
+mod forest;
+mod funnel;
+pub mod scale;
+pub mod svg;
+
+pub use forest::{forest, ForestInput, MAX_FOREST_RECORDS};
+pub use funnel::{funnel, EggerLine, FunnelInput, MAX_FUNNEL_RECORDS};
+
+use meta_analysis::Record;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::fmt;
+
+/// A rendered plot: the SVG document and the numbers it draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlotOutput {
+    pub svg: String,
+    /// The values drawn and their pixel positions (as written in the SVG), so every mark can
+    /// be checked against the data without parsing the SVG.
+    pub numbers: Value,
+}
+
+/// Why a plot could not be drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlotError {
+    /// No records were given.
+    NoRecords,
+    /// More records than the plot draws legibly.
+    TooManyRecords {
+        plot: &'static str,
+        max: usize,
+        got: usize,
+    },
+    /// A record's id is empty (or only white space).
+    EmptyId { index: usize },
+    /// Two records share an id.
+    DuplicateId { id: String },
+    /// A record's `yi` or `vi` is NaN or infinite.
+    NonFinite { id: String, field: &'static str },
+    /// A record's `vi` is zero or negative.
+    NonPositiveVariance { id: String, vi: f64 },
+    /// An id listed as excluded is not among the records.
+    UnknownExcluded { id: String },
+    /// A number passed in for drawing (the fit, the pooled estimate, the Egger line) is NaN or
+    /// infinite.
+    NonFiniteInput { what: &'static str },
+    /// The fit does not belong to the records left after the exclusions.
+    FitMismatch { fit_k: usize, included: usize },
+}
+
+impl fmt::Display for PlotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlotError::NoRecords => write!(f, "a plot needs at least one record, but none were given"),
+            PlotError::TooManyRecords { plot, max, got } => write!(
+                f,
+                "a {plot} plot draws at most {max} records, but {got} were given"
+            ),
+            PlotError::EmptyId { index } => {
+                write!(f, "record {index} (counting from 0) has an empty id")
+            }
+            PlotError::DuplicateId { id } => write!(f, "two records have the id {id:?}"),
+            PlotError::NonFinite { id, field } => {
+                write!(f, "record {id:?} has a {field} that is not a finite number")
+            }
+            PlotError::NonPositiveVariance { id, vi } => write!(
+                f,
+                "record {id:?} has vi = {vi}, but a sampling variance must be greater than 0"
+            ),
+            PlotError::UnknownExcluded { id } => write!(
+                f,
+                "the excluded id {id:?} is not among the records"
+            ),
+            PlotError::NonFiniteInput { what } => {
+                write!(f, "cannot draw {what}: it is not a finite number")
+            }
+            PlotError::FitMismatch { fit_k, included } => write!(
+                f,
+                "the fit has k = {fit_k}, but {included} records remain after the exclusions; \
+                 pass the fit of exactly the records not excluded"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PlotError {}
+
+/// Checks the records and exclusions; returns, per record, whether it is excluded.
+fn validate(
+    records: &[Record],
+    excluded: &[String],
+    plot: &'static str,
+    max: usize,
+) -> Result<Vec<bool>, PlotError> {
+    if records.is_empty() {
+        return Err(PlotError::NoRecords);
+    }
+    if records.len() > max {
+        return Err(PlotError::TooManyRecords {
+            plot,
+            max,
+            got: records.len(),
+        });
+    }
+    let mut ids = HashSet::with_capacity(records.len());
+    for (index, r) in records.iter().enumerate() {
+        if r.id.trim().is_empty() {
+            return Err(PlotError::EmptyId { index });
+        }
+        if !ids.insert(r.id.as_str()) {
+            return Err(PlotError::DuplicateId { id: r.id.clone() });
+        }
+        for (field, value) in [("yi", r.yi), ("vi", r.vi)] {
+            if !value.is_finite() {
+                return Err(PlotError::NonFinite {
+                    id: r.id.clone(),
+                    field,
+                });
+            }
+        }
+        if r.vi <= 0.0 {
+            return Err(PlotError::NonPositiveVariance {
+                id: r.id.clone(),
+                vi: r.vi,
+            });
+        }
+    }
+    if let Some(id) = excluded.iter().find(|id| !ids.contains(id.as_str())) {
+        return Err(PlotError::UnknownExcluded { id: id.clone() });
+    }
+    Ok(records
+        .iter()
+        .map(|r| excluded.iter().any(|e| *e == r.id))
+        .collect())
+}
+
+fn finite(value: f64, what: &'static str) -> Result<f64, PlotError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(PlotError::NonFiniteInput { what })
+    }
+}
+
+/// Shown instead of an over-long id; the full id stays in the row's `data-id` and tooltip.
+fn short_label(id: &str, max_chars: usize) -> String {
+    if id.chars().count() <= max_chars {
+        id.to_string()
+    } else {
+        let mut s: String = id.chars().take(max_chars - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// "p = 0.0123" or "p < 0.0001".
+fn p_text(p: f64) -> String {
+    if p < 0.0001 {
+        "p < 0.0001".to_string()
+    } else {
+        format!("p = {}", svg::fixed(p, 4))
+    }
+}
+
+/// Ids unique to the content, so several plots can share one page without their
+/// `aria-labelledby` targets colliding.
+fn element_ids(kind: &str, title: &str, numbers: &Value) -> (String, String) {
+    let hash = crate::sha256_hex(format!("{kind}\n{title}\n{numbers}").as_bytes());
+    let base = format!("{kind}-plot-{}", &hash[..10]);
+    (format!("{base}-title"), format!("{base}-desc"))
+}
+
+/// The root element, its accessible name and description, and a white background (for dark
+/// page themes and print).
+fn open_document(
+    w: &mut svg::Writer,
+    kind: &str,
+    size: (f64, f64),
+    title: &str,
+    desc: &str,
+    numbers: &Value,
+) {
+    let (width, height) = size;
+    let (title_id, desc_id) = element_ids(kind, title, numbers);
+    let view_box = format!("0 0 {} {}", svg::px(width), svg::px(height));
+    let style = format!("max-width: {}px; height: auto", svg::fixed(width, 0));
+    let class = format!("exemplar-plot exemplar-{kind}");
+    w.open(
+        "svg",
+        &[
+            ("xmlns", "http://www.w3.org/2000/svg"),
+            ("viewBox", &view_box),
+            ("width", "100%"),
+            ("style", &style),
+            ("role", "img"),
+            ("aria-labelledby", &title_id),
+            ("aria-describedby", &desc_id),
+            ("class", &class),
+            ("data-plot", kind),
+            ("font-family", FONT),
+            ("font-size", "12"),
+            ("fill", INK),
+        ],
+    );
+    w.text("title", &[("id", &title_id)], title);
+    w.text("desc", &[("id", &desc_id)], desc);
+    w.empty(
+        "rect",
+        &[
+            ("width", &svg::px(width)),
+            ("height", &svg::px(height)),
+            ("fill", "#ffffff"),
+        ],
+    );
+}
+
+const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
+/// Text and marks of included records.
+const INK: &str = "#000000";
+/// Excluded records (contrast 4.5:1 on white) and reference lines.
+const GREY: &str = "#6b6b6b";
+/// Light fills (the funnel region); never the only cue.
+const FILL: &str = "#ececec";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: &str, yi: f64, vi: f64) -> Record {
+        Record::new(id, yi, vi)
+    }
+
+    #[test]
+    fn validation_names_the_offending_record() {
+        let ok = [rec("a", 0.1, 0.01), rec("b", 0.2, 0.02)];
+        assert_eq!(validate(&ok, &["b".into()], "forest", 10), Ok(vec![false, true]));
+        assert_eq!(validate(&[], &[], "forest", 10), Err(PlotError::NoRecords));
+        let err = validate(&ok, &[], "forest", 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a forest plot draws at most 1 records, but 2 were given"
+        );
+        assert_eq!(
+            validate(&ok, &["zz".into()], "funnel", 10),
+            Err(PlotError::UnknownExcluded { id: "zz".into() })
+        );
+        let bad = [rec("a", f64::NAN, 0.01)];
+        assert_eq!(
+            validate(&bad, &[], "funnel", 10).unwrap_err().to_string(),
+            "record \"a\" has a yi that is not a finite number"
+        );
+        let bad = [rec("a", 0.1, 0.0)];
+        assert!(matches!(
+            validate(&bad, &[], "funnel", 10),
+            Err(PlotError::NonPositiveVariance { .. })
+        ));
+        let bad = [rec("a", 0.1, 0.1), rec("a", 0.2, 0.1)];
+        assert!(matches!(
+            validate(&bad, &[], "funnel", 10),
+            Err(PlotError::DuplicateId { .. })
+        ));
+        let bad = [rec(" ", 0.1, 0.1)];
+        assert_eq!(validate(&bad, &[], "funnel", 10), Err(PlotError::EmptyId { index: 0 }));
+    }
+
+    #[test]
+    fn long_labels_are_shortened_and_p_values_have_a_floor() {
+        assert_eq!(short_label("s01", 5), "s01");
+        assert_eq!(short_label("abcdefgh", 5), "abcd…");
+        assert_eq!(p_text(0.04123), "p = 0.0412");
+        assert_eq!(p_text(1e-7), "p < 0.0001");
+    }
+}
