@@ -84,7 +84,7 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
     let df = (k - 2) as f64;
     let sigma2 = ols.rss() / df;
     let se = (sigma2 * ols.a.get(0, 0)).sqrt();
-    if !(se > 0.0) {
+    if se.is_nan() || se <= 0.0 {
         return Err(MetaError::Undefined {
             reason: "Egger's test is undefined: the regression fits the points exactly, so the \
                      intercept has no standard error"

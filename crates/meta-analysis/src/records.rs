@@ -90,8 +90,8 @@ pub(crate) fn validate(
 }
 
 /// The records left after removing `exclude` (each id must exist; order is kept).
-pub(crate) fn without<'a>(
-    records: &'a [Record],
+pub(crate) fn without(
+    records: &[Record],
     exclude: &[String],
     needed: usize,
 ) -> Result<Vec<Record>, MetaError> {

@@ -105,7 +105,7 @@ impl Matrix {
                 .max_by(|&x, &y| m.get(x, col).abs().total_cmp(&m.get(y, col).abs()))
                 .unwrap_or(col);
             let pv = m.get(pivot, col);
-            if !(pv.abs() > 1e-13 * scale) {
+            if pv.is_nan() || pv.abs() <= 1e-13 * scale {
                 return None;
             }
             for j in 0..n {
