@@ -33,7 +33,8 @@ fn agree(what: &str, ours: f64, theirs: &Value, failures: &mut Vec<String>) {
         failures.push(format!("{what}: metafor has {theirs}, we have {ours}"));
         return;
     };
-    if !((ours - theirs).abs() <= TOL * theirs.abs().max(1.0)) {
+    let err = (ours - theirs).abs();
+    if err.is_nan() || err > TOL * theirs.abs().max(1.0) {
         failures.push(format!("{what}: ours {ours:.17e}, metafor {theirs:.17e}"));
     }
 }
