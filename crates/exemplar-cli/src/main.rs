@@ -1,7 +1,8 @@
 //! The `exemplar` command: the reference answer, the tool definitions, tool calls exactly as
-//! the page runs them, and scoring of pasted answers.
+//! the page runs them, scoring of pasted answers, the frozen PDF, and recorded A/B runs.
 
 use clap::{Parser, Subcommand};
+use exemplar::runs::{self, Condition, Order, RunInput};
 use exemplar::{protocol, scorer, tools};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -46,6 +47,61 @@ enum Command {
         /// Output file, or - for stdout.
         #[arg(long, default_value = protocol::PDF_PATH)]
         out: String,
+    },
+    /// Score an agent's raw answer and write it as a run record (runs/<pair>-<condition>.json).
+    Record {
+        /// pdf or webmcp.
+        #[arg(long, value_parser = ["pdf", "webmcp"])]
+        condition: String,
+        /// Replicate pair id (letters, digits, - and _).
+        #[arg(long)]
+        pair: String,
+        /// first or second within the pair.
+        #[arg(long, value_parser = ["first", "second"])]
+        order: String,
+        /// The agent model, as the host names it.
+        #[arg(long)]
+        model: String,
+        #[arg(long, default_value = "")]
+        settings: String,
+        #[arg(long, default_value = "")]
+        host: String,
+        /// Only when the host measures it comparably; never inferred.
+        #[arg(long)]
+        latency_ms: Option<u64>,
+        /// Only when the host reports it comparably; never inferred.
+        #[arg(long)]
+        tokens: Option<u64>,
+        /// The run's date, YYYY-MM-DD (default: today, UTC).
+        #[arg(long)]
+        date: Option<String>,
+        /// Folder of run records.
+        #[arg(long, default_value = "runs")]
+        dir: String,
+        /// Replace an existing record of the same pair and condition.
+        #[arg(long)]
+        force: bool,
+        /// File holding the agent's raw answer, or - for stdin.
+        answer_file: String,
+    },
+    /// Check or summarise the recorded runs.
+    Runs {
+        #[command(subcommand)]
+        command: RunsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum RunsCommand {
+    /// Validate every record in the folder (exit 1 on an error; warnings do not fail).
+    Check {
+        #[arg(long, default_value = "runs")]
+        dir: String,
+    },
+    /// Print the Living Evidence summary of the folder's records as JSON.
+    Summary {
+        #[arg(long, default_value = "runs")]
+        dir: String,
     },
 }
 
@@ -126,8 +182,150 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             };
             written.map_err(|e| Usage(format!("cannot write {out}: {e}")))?;
         }
+        Command::Record {
+            condition,
+            pair,
+            order,
+            model,
+            settings,
+            host,
+            latency_ms,
+            tokens,
+            date,
+            dir,
+            force,
+            answer_file,
+        } => {
+            let answer = read_answer(&answer_file)?;
+            let input = RunInput {
+                date: date.unwrap_or_else(today_utc),
+                condition: Condition::parse(&condition).expect("clap checks the value"),
+                pair,
+                order: Order::parse(&order).expect("clap checks the value"),
+                model,
+                settings,
+                host,
+                latency_ms,
+                tokens,
+            };
+            let record = runs::make_record(input, &answer).map_err(|e| Usage(e.to_string()))?;
+            let path = std::path::Path::new(&dir).join(format!("{}.json", record.run_id));
+            if path.exists() && !force {
+                return Err(Usage(format!(
+                    "{} exists; a pair holds one run per condition (use --force to replace it)",
+                    path.display()
+                )));
+            }
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| Usage(format!("cannot create {dir}: {e}")))?;
+            let text = serde_json::to_string_pretty(&record).expect("records serialize") + "\n";
+            std::fs::write(&path, text)
+                .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?;
+            eprintln!("exemplar: wrote {}", path.display());
+            print(&record.score)?;
+        }
+        Command::Runs { command } => match command {
+            RunsCommand::Check { dir } => {
+                let files = read_run_files(&dir)?;
+                let report = runs::check(&files);
+                for w in &report.warnings {
+                    eprintln!("warning: {w}");
+                }
+                for e in &report.errors {
+                    eprintln!("error: {e}");
+                }
+                eprintln!(
+                    "{} record files checked: {} errors, {} warnings",
+                    files.len(),
+                    report.errors.len(),
+                    report.warnings.len()
+                );
+                print(&serde_json::to_value(&report).expect("reports serialize"))?;
+                if !report.ok() {
+                    return Ok(ExitCode::from(1));
+                }
+            }
+            RunsCommand::Summary { dir } => {
+                let report = runs::check(&read_run_files(&dir)?);
+                if !report.ok() {
+                    for e in &report.errors {
+                        eprintln!("error: {e}");
+                    }
+                    eprintln!("exemplar: fix the records first (exemplar runs check)");
+                    return Ok(ExitCode::from(1));
+                }
+                print(&runs::summarize(&report.runs).to_json())?;
+            }
+        },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The answer text: bounded like `exemplar score`, and UTF-8.
+fn read_answer(path: &str) -> Result<String, Usage> {
+    let limit = scorer::MAX_ANSWER_BYTES as u64 + 1;
+    let bytes = if path == "-" {
+        read_bounded(std::io::stdin().lock(), limit, "stdin")?
+    } else {
+        let file =
+            std::fs::File::open(path).map_err(|e| Usage(format!("cannot read {path}: {e}")))?;
+        read_bounded(file, limit, path)?
+    };
+    if bytes.len() as u64 >= limit {
+        return Err(Usage(format!(
+            "{path} is longer than {} bytes; record only the agent's answer",
+            scorer::MAX_ANSWER_BYTES
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| Usage(format!("{path} is not UTF-8 text")))
+}
+
+/// Every `*.json` file in `dir` (sorted by name), as (name, text). A missing folder is empty.
+fn read_run_files(dir: &str) -> Result<Vec<(String, String)>, Usage> {
+    const MAX_RECORD_BYTES: u64 = 1024 * 1024;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Usage(format!("cannot read {dir}: {e}"))),
+    };
+    let mut paths: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let file = std::fs::File::open(&p)
+                .map_err(|e| Usage(format!("cannot read {}: {e}", p.display())))?;
+            let bytes = read_bounded(file, MAX_RECORD_BYTES, &name)?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Usage(format!("{} is not UTF-8 text", p.display())))?;
+            Ok((name, text))
+        })
+        .collect()
+}
+
+/// Today's date in UTC as YYYY-MM-DD (civil-from-days, Hinnant's algorithm).
+fn today_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// Reads at most `limit` bytes.

@@ -182,3 +182,144 @@ fn oversized_input_is_bounded() {
     assert_eq!(report["parsed"], false);
     assert!(report["parse_error"].as_str().unwrap().contains("64 KiB"));
 }
+
+/// A fresh folder under the target directory for one test's run records.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("exemplar-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn record_then_check_then_summarise() {
+    let dir = temp_dir("runs");
+    let runs = dir.join("runs");
+    let runs = runs.to_str().unwrap();
+    let reference = run(&["reference"], None).stdout;
+    let record = |condition: &str, order: &str, answer: &[u8]| {
+        run(
+            &[
+                "record",
+                "--condition",
+                condition,
+                "--pair",
+                "p1",
+                "--order",
+                order,
+                "--model",
+                "model-x",
+                "--date",
+                "2026-11-30",
+                "--dir",
+                runs,
+                "-",
+            ],
+            Some(answer),
+        )
+    };
+    let out = record("pdf", "first", b"not json");
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout_json(&out)["parsed"], false);
+    let out = record("webmcp", "second", &reference);
+    assert_eq!(stdout_json(&out)["passed"], 13);
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("runs/p1-webmcp.json")).unwrap()).unwrap();
+    assert_eq!(written["condition"], "webmcp");
+    assert_eq!(
+        written["answer"],
+        String::from_utf8(reference.clone()).unwrap()
+    );
+
+    // Recording the same pair and condition again is refused without --force.
+    let again = record("pdf", "first", b"{}");
+    assert_eq!(code(&again), 2);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+
+    let check = run(&["runs", "check", "--dir", runs], None);
+    assert_eq!(
+        code(&check),
+        0,
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let summary = stdout_json(&run(&["runs", "summary", "--dir", runs], None));
+    assert_eq!(summary["total_runs"], 2);
+    assert_eq!(summary["conditions"][0]["parse_failures"], 1);
+    assert_eq!(summary["conditions"][1]["fully_correct"], 1);
+    assert_eq!(summary["paired"]["complete_pairs"], 1);
+
+    // An edited score is caught, and the summary refuses to run on a bad set.
+    let path = dir.join("runs/p1-webmcp.json");
+    let mut edited = written.clone();
+    edited["score"]["passed"] = json!(12);
+    std::fs::write(&path, edited.to_string()).unwrap();
+    let check = run(&["runs", "check", "--dir", runs], None);
+    assert_eq!(code(&check), 1);
+    assert!(
+        String::from_utf8_lossy(&check.stderr).contains("p1-webmcp.json: the stored score differs")
+    );
+    assert_eq!(code(&run(&["runs", "summary", "--dir", runs], None)), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn no_runs_summarise_as_no_runs_recorded() {
+    let dir = temp_dir("empty");
+    let summary = stdout_json(&run(
+        &["runs", "summary", "--dir", dir.to_str().unwrap()],
+        None,
+    ));
+    assert_eq!(summary["empty_message"], "No runs recorded.");
+    assert_eq!(summary["total_runs"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn record_refuses_bad_inputs_with_exit_2() {
+    let dir = temp_dir("bad");
+    let runs = dir.join("runs");
+    let runs = runs.to_str().unwrap();
+    let out = run(
+        &[
+            "record",
+            "--condition",
+            "pdf",
+            "--pair",
+            "p 1",
+            "--order",
+            "first",
+            "--model",
+            "m",
+            "--dir",
+            runs,
+            "-",
+        ],
+        Some(b"{}"),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pair id"));
+    let out = run(
+        &[
+            "record",
+            "--condition",
+            "paper",
+            "--pair",
+            "p1",
+            "--order",
+            "first",
+            "--model",
+            "m",
+            "--dir",
+            runs,
+            "-",
+        ],
+        Some(b"{}"),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        !dir.join("runs").exists(),
+        "nothing is written on a refused record"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
