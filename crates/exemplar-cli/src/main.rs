@@ -86,6 +86,15 @@ enum Command {
         /// File holding the agent's raw answer, or - for stdin.
         answer_file: String,
     },
+    /// Print a plot as SVG: `exemplar plot forest|funnel [ARGS_JSON | -] > plot.svg`. The
+    /// arguments are those of the forest_plot and funnel_plot tools; a tool error is JSON on
+    /// stdout with exit 1, as with `call`.
+    Plot {
+        #[arg(value_parser = ["forest", "funnel"])]
+        kind: String,
+        /// Arguments as JSON text, or - to read them from stdin (default {}).
+        args: Option<String>,
+    },
     /// Check or summarise the recorded runs.
     Runs {
         #[command(subcommand)]
@@ -137,17 +146,27 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             print(&serde_json::to_value(protocol::reference_answer()).expect("serializes"))?;
         }
         Command::Tools => print(&tools::definitions_json())?,
-        Command::Call { tool, args } => {
-            let text = match args.as_deref() {
-                None => String::new(),
-                Some("-") => {
-                    let bytes = read_bounded(std::io::stdin().lock(), MAX_ARGS_BYTES, "stdin")?;
-                    String::from_utf8(bytes)
-                        .map_err(|_| Usage("the arguments on stdin are not UTF-8 text".into()))?
+        Command::Plot { kind, args } => {
+            let args = read_args(args.as_deref())?;
+            match tools::call(&format!("{kind}_plot"), &args) {
+                Ok(result) => {
+                    let svg = result["svg"].as_str().unwrap_or_default();
+                    let mut out = std::io::stdout().lock();
+                    match writeln!(out, "{svg}") {
+                        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                            return Err(Usage(format!("cannot write to stdout: {e}")))
+                        }
+                        _ => {}
+                    }
                 }
-                Some(text) => text.to_string(),
-            };
-            let args = tools::parse_args(&text).map_err(|e| Usage(e.message))?;
+                Err(error) => {
+                    print(&error.to_json())?;
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        Command::Call { tool, args } => {
+            let args = read_args(args.as_deref())?;
             match tools::call(&tool, &args) {
                 Ok(result) => print(&result)?,
                 Err(error) => {
@@ -261,6 +280,20 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Tool arguments from the command line, or from stdin with `-` (none means {}).
+fn read_args(args: Option<&str>) -> Result<Value, Usage> {
+    let text = match args {
+        None => String::new(),
+        Some("-") => {
+            let bytes = read_bounded(std::io::stdin().lock(), MAX_ARGS_BYTES, "stdin")?;
+            String::from_utf8(bytes)
+                .map_err(|_| Usage("the arguments on stdin are not UTF-8 text".into()))?
+        }
+        Some(text) => text.to_string(),
+    };
+    tools::parse_args(&text).map_err(|e| Usage(e.message))
 }
 
 /// The answer text: bounded like `exemplar score`, and UTF-8.

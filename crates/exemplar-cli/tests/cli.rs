@@ -323,3 +323,23 @@ fn record_refuses_bad_inputs_with_exit_2() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn plot_prints_svg_and_reports_tool_errors() {
+    let out = run(&["plot", "forest", r#"{"exclude":["s04"]}"#], None);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+        "{}",
+        &svg[..80]
+    );
+    assert!(svg.contains("(excluded)"));
+    let out = run(&["plot", "funnel", "-"], Some(b"{}"));
+    assert_eq!(code(&out), 0);
+    assert!(String::from_utf8(out.stdout).unwrap().contains("Egger"));
+    let out = run(&["plot", "funnel", r#"{"exclude":["nope"]}"#], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout_json(&out)["error"]["code"], "unknown_record");
+    assert_eq!(code(&run(&["plot", "pie"], None)), 2);
+}

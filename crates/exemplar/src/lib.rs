@@ -17,6 +17,7 @@ pub mod baselines;
 pub mod canonical;
 pub mod dataset;
 pub mod ledger;
+pub mod plots;
 pub mod protocol;
 pub mod runs;
 pub mod schema;

@@ -10,7 +10,7 @@
 use crate::protocol::{rule, RULE_TEXT};
 use crate::schema::{self, ViolationKind};
 use crate::{canonical, dataset};
-use meta_analysis::{EggerVariant, Fit, FitOptions, MetaError, Method, Record, Test};
+use meta_analysis::{EggerResult, EggerVariant, Fit, FitOptions, MetaError, Method, Record, Test};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::fmt;
@@ -149,12 +149,14 @@ pub struct ToolDefinition {
 }
 
 /// The tool names, in the order the page lists them.
-pub const TOOL_NAMES: [&str; 5] = [
+pub const TOOL_NAMES: [&str; 7] = [
     "get_dataset",
     "fit_random_effects",
     "refit_excluding",
     "egger_test",
     "leave_one_out",
+    "forest_plot",
+    "funnel_plot",
 ];
 
 const CONVENTIONS: &str = "Conventions: tau^2 is solved to the estimator's exact root \
@@ -347,6 +349,46 @@ of fit_random_effects ({}). {DATA_NOTE} {CONVENTIONS}",
             ),
             annotations: annotations(),
         },
+        ToolDefinition {
+            name: "forest_plot",
+            title: "Forest plot (SVG)",
+            description: format!(
+                "Draws a forest plot as SVG: one row per record (label, yi, its 95% CI, a square sized by its weight in the fit), the pooled diamond (estimate and CI), the prediction interval and the model's label (method, k, tau^2). Records in `exclude` are drawn grey, marked \"(excluded)\" and left out of the fit, exactly as refit_excluding does. Same arguments as fit_random_effects plus `exclude`. Returns svg (the SVG text), numbers (every number drawn, with pixel positions, so it can be checked), and fit (the fit fields of fit_random_effects, with excluded). At most {} records. {DATA_NOTE}",
+                crate::plots::MAX_FOREST_RECORDS
+            ),
+            input_schema: object_schema(
+                json!({
+                    "exclude": exclude_schema("Optional ids of records to leave out of the fit (drawn greyed)."),
+                    "method": method_schema(),
+                    "level": level_schema(),
+                    "test": test_schema(),
+                    "records": records_schema(crate::plots::MAX_FOREST_RECORDS)
+                }),
+                &[],
+            ),
+            annotations: annotations(),
+        },
+        ToolDefinition {
+            name: "funnel_plot",
+            title: "Funnel plot with Egger's line (SVG)",
+            description: format!(
+                "Draws a funnel plot as SVG: yi against its standard error sqrt(vi) (axis inverted, most precise at the top), the pseudo 95% confidence funnel around the pooled REML estimate, and the regression line of Egger's test with its p value and rule outcome. Same arguments as egger_test. Returns svg, numbers (every number drawn, with pixel positions), fit (the pooled fit the funnel is centred on) and egger (the egger_test result). At most {} records. {DATA_NOTE}",
+                crate::plots::MAX_FUNNEL_RECORDS
+            ),
+            input_schema: object_schema(
+                json!({
+                    "variant": {
+                        "type": "string",
+                        "enum": ["classic", "rma"],
+                        "description": "Egger variant whose line is drawn: \"classic\" (default, registered) or \"rma\"."
+                    },
+                    "exclude": exclude_schema("Optional ids of records to leave out (drawn greyed)."),
+                    "records": records_schema(crate::plots::MAX_FUNNEL_RECORDS)
+                }),
+                &[],
+            ),
+            annotations: annotations(),
+        },
     ]
 }
 
@@ -395,10 +437,11 @@ pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
     let args = if args.is_null() { &empty } else { args };
     // Checked before the schema walk so that an oversized list is refused without a pass over it.
     if let Some(records) = args.get("records").and_then(Value::as_array) {
-        let max = if name == "leave_one_out" {
-            MAX_LEAVE_ONE_OUT_RECORDS
-        } else {
-            MAX_TOOL_RECORDS
+        let max = match name {
+            "leave_one_out" => MAX_LEAVE_ONE_OUT_RECORDS,
+            "forest_plot" => crate::plots::MAX_FOREST_RECORDS,
+            "funnel_plot" => crate::plots::MAX_FUNNEL_RECORDS,
+            _ => MAX_TOOL_RECORDS,
         };
         if records.len() > max {
             return Err(ToolError::new(
@@ -417,6 +460,8 @@ pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
         "refit_excluding" => refit_excluding(args),
         "egger_test" => egger(args),
         "leave_one_out" => leave_one_out(args),
+        "forest_plot" => forest_plot(args),
+        "funnel_plot" => funnel_plot(args),
         _ => unreachable!("every defined tool is dispatched"),
     }
 }
@@ -572,19 +617,94 @@ fn refit_excluding(args: &Value) -> Result<Value, ToolError> {
         ));
     }
     let fit = meta_analysis::refit_excluding(&records, &excluded, &options)?;
+    Ok(Value::Object(refit_json(&fit, &excluded, args)))
+}
+
+/// The fit fields with `excluded` after `k`, and the dataset.
+fn refit_json(fit: &Fit, excluded: &[String], args: &Value) -> Map<String, Value> {
     let mut out = Map::new();
-    for (key, value) in fit_fields_json(&fit) {
+    for (key, value) in fit_fields_json(fit) {
         out.insert(key.clone(), value);
         if key == "k" {
             out.insert("excluded".into(), json!(excluded));
         }
     }
     out.insert("dataset".into(), dataset_info(args));
-    Ok(Value::Object(out))
+    out
 }
 
-fn egger(args: &Value) -> Result<Value, ToolError> {
+/// The axis label of both plots.
+const EFFECT_LABEL: &str = "Standardized mean difference (yi)";
+
+fn plot_error(e: crate::plots::PlotError) -> ToolError {
+    ToolError::new(ErrorCode::InvalidRecords, e.to_string())
+}
+
+fn forest_plot(args: &Value) -> Result<Value, ToolError> {
     let records = records(args);
+    let options = options(args)?;
+    let excluded = exclusions(args, &records)?;
+    let fit = meta_analysis::refit_excluding(&records, &excluded, &options)?;
+    let title = match args.get("records") {
+        Some(_) => "Forest plot of the given records".to_string(),
+        None => format!("Forest plot of {}", dataset::NAME),
+    };
+    let plot = crate::plots::forest(&crate::plots::ForestInput {
+        records: &records,
+        excluded: &excluded,
+        fit: Some(&fit),
+        title: &title,
+        x_label: EFFECT_LABEL,
+    })
+    .map_err(plot_error)?;
+    Ok(json!({
+        "svg": plot.svg,
+        "numbers": plot.numbers,
+        "fit": refit_json(&fit, &excluded, args),
+    }))
+}
+
+fn funnel_plot(args: &Value) -> Result<Value, ToolError> {
+    let records = records(args);
+    let excluded = exclusions(args, &records)?;
+    let (variant, kept) = egger_inputs(args, &records, &excluded)?;
+    let test = meta_analysis::egger_test(&kept, variant)?;
+    let fit = meta_analysis::fit(&kept, &FitOptions::default())?;
+    let (a, b) = test.funnel_line();
+    let outcome = rule(test.p).name();
+    let title = match args.get("records") {
+        Some(_) => "Funnel plot of the given records".to_string(),
+        None => format!("Funnel plot of {}", dataset::NAME),
+    };
+    let plot = crate::plots::funnel(&crate::plots::FunnelInput {
+        records: &records,
+        excluded: &excluded,
+        pooled: Some(fit.estimate),
+        egger: Some(crate::plots::EggerLine {
+            variant: variant.name(),
+            intercept_b0: b,
+            slope_b1: a,
+            p: test.p,
+            rule_outcome: outcome,
+        }),
+        title: &title,
+        x_label: EFFECT_LABEL,
+    })
+    .map_err(plot_error)?;
+    Ok(json!({
+        "svg": plot.svg,
+        "numbers": plot.numbers,
+        "fit": refit_json(&fit, &excluded, args),
+        "egger": egger_json(&test, &excluded, args),
+    }))
+}
+
+/// The Egger variant named in `args` and the records left after `excluded`.
+fn egger_inputs(
+    args: &Value,
+    records: &[Record],
+    excluded: &[String],
+) -> Result<(EggerVariant, Vec<Record>), ToolError> {
     let variant = match args.get("variant").and_then(Value::as_str) {
         Some(name) => EggerVariant::parse(name).ok_or_else(|| {
             ToolError::new(
@@ -594,17 +714,29 @@ fn egger(args: &Value) -> Result<Value, ToolError> {
         })?,
         None => EggerVariant::Classic,
     };
-    let excluded = exclusions(args, &records)?;
-    let kept: Vec<Record> = records
-        .into_iter()
+    let kept = records
+        .iter()
         .filter(|r| !excluded.contains(&r.id))
+        .cloned()
         .collect();
+    Ok((variant, kept))
+}
+
+fn egger(args: &Value) -> Result<Value, ToolError> {
+    let records = records(args);
+    let excluded = exclusions(args, &records)?;
+    let (variant, kept) = egger_inputs(args, &records, &excluded)?;
     let result = meta_analysis::egger_test(&kept, variant)?;
+    Ok(egger_json(&result, &excluded, args))
+}
+
+fn egger_json(result: &EggerResult, excluded: &[String], args: &Value) -> Value {
+    let variant = result.variant;
     let (statistic_name, coefficient_name) = match variant {
         EggerVariant::Classic => ("t", "intercept"),
         EggerVariant::Rma => ("z", "slope on sqrt(vi)"),
     };
-    Ok(json!({
+    json!({
         "variant": result.variant.name(),
         "k": result.k,
         "excluded": excluded,
@@ -619,7 +751,7 @@ fn egger(args: &Value) -> Result<Value, ToolError> {
         "rule": RULE_TEXT,
         "rule_outcome": rule(result.p),
         "dataset": dataset_info(args),
-    }))
+    })
 }
 
 fn leave_one_out(args: &Value) -> Result<Value, ToolError> {
@@ -660,6 +792,35 @@ mod tests {
     fn code(name: &str, args: Value) -> (&'static str, String) {
         let e = call(name, &args).expect_err("an error");
         (e.code.as_str(), e.message)
+    }
+
+    #[test]
+    fn plot_tools_draw_what_the_analysis_tools_compute() {
+        let forest = ok("forest_plot", json!({"exclude": ["s04"]}));
+        let refit = ok("refit_excluding", json!({"exclude": ["s04"]}));
+        assert_eq!(forest["fit"], refit);
+        assert!(forest["svg"].as_str().unwrap().starts_with("<svg"));
+        assert_eq!(forest["numbers"]["rows"].as_array().unwrap().len(), 19);
+        assert_eq!(forest["numbers"]["pooled"]["estimate"], refit["estimate"]);
+
+        let funnel = ok("funnel_plot", json!({}));
+        let egger = ok("egger_test", json!({}));
+        assert_eq!(funnel["egger"], egger);
+        assert_eq!(funnel["numbers"]["egger"]["p"], egger["egger_p"]);
+        assert_eq!(funnel["numbers"]["egger"]["rule_outcome"], egger["rule_outcome"]);
+        assert_eq!(funnel["fit"]["estimate"], ok("fit_random_effects", json!({}))["estimate"]);
+        // The classic line drawn is yi = b1 + b0·se, with b0 the tested intercept.
+        assert_eq!(funnel["numbers"]["egger"]["intercept_b0"], egger["coefficient"]);
+    }
+
+    #[test]
+    fn plot_tools_refuse_bad_input() {
+        assert_eq!(code("forest_plot", json!({"exclude": ["zz"]})).0, "unknown_record");
+        assert_eq!(code("funnel_plot", json!({"variant": "lm"})).0, "invalid_arguments");
+        let many: Vec<Value> = (0..crate::plots::MAX_FOREST_RECORDS + 1)
+            .map(|i| json!({"id": format!("r{i}"), "yi": 0.1, "vi": 0.01}))
+            .collect();
+        assert_eq!(code("forest_plot", json!({"records": many})).0, "too_many_records");
     }
 
     #[test]

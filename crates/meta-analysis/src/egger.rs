@@ -49,8 +49,24 @@ pub struct EggerResult {
     /// Classic: the intercept of the standardized regression; rma: the slope on √vᵢ.
     pub coefficient: f64,
     pub se: f64,
+    /// Both fitted coefficients: classic [b₀, b₁] of yᵢ/√vᵢ = b₀ + b₁/√vᵢ;
+    /// rma [β₀, β₁] of yᵢ = β₀ + β₁√vᵢ.
+    pub coefficients: [f64; 2],
     /// τ̂² of the meta-regression (rma only).
     pub tau2: Option<f64>,
+}
+
+impl EggerResult {
+    /// The fitted line in funnel-plot coordinates, yᵢ = a + b·√vᵢ, as (a, b): for the
+    /// classic test, dividing its regression through by 1/√vᵢ gives a = b₁, b = b₀;
+    /// for rma, a = β₀, b = β₁.
+    pub fn funnel_line(&self) -> (f64, f64) {
+        let [c0, c1] = self.coefficients;
+        match self.variant {
+            EggerVariant::Classic => (c1, c0),
+            EggerVariant::Rma => (c0, c1),
+        }
+    }
 }
 
 /// Runs Egger's test on at least 3 records whose √vᵢ are not all equal.
@@ -100,6 +116,7 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
         p: t_two_sided_p(t, df),
         coefficient: ols.beta[0],
         se,
+        coefficients: [ols.beta[0], ols.beta[1]],
         tau2: None,
     })
 }
@@ -122,6 +139,7 @@ fn rma(yi: &[f64], vi: &[f64], sei: Vec<f64>, k: usize) -> Result<EggerResult, M
         p: normal_two_sided_p(z),
         coefficient: fit.beta[1],
         se,
+        coefficients: [fit.beta[0], fit.beta[1]],
         tau2: Some(tau2.tau2),
     })
 }

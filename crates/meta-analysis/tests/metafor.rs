@@ -149,6 +149,19 @@ fn both_egger_variants_agree_with_metafor() {
                     );
                     agree(&at("se"), ours.se, &expected["intercept_se"], &mut failures);
                     agree(&at("df"), ours.df.unwrap(), &expected["dfs"], &mut failures);
+                    agree(
+                        &at("slope"),
+                        ours.coefficients[1],
+                        &expected["slope"],
+                        &mut failures,
+                    );
+                    // metafor's limit estimate is the funnel line at √vi = 0.
+                    agree(
+                        &at("limit"),
+                        ours.funnel_line().0,
+                        &expected["limit_est"],
+                        &mut failures,
+                    );
                 }
                 EggerVariant::Rma => {
                     agree(

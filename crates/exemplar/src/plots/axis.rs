@@ -16,7 +16,11 @@ pub(super) fn bottom(w: &mut Writer, scale: &Linear, ticks: &Ticks, y: f64, titl
         line(w, (x, y), (x, y + TICK));
         w.text(
             "text",
-            &[("x", &px(x)), ("y", &px(y + TICK + 12.0)), ("text-anchor", "middle")],
+            &[
+                ("x", &px(x)),
+                ("y", &px(y + TICK + 12.0)),
+                ("text-anchor", "middle"),
+            ],
             &ticks.label(v),
         );
     }

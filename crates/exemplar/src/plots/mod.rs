@@ -70,7 +70,9 @@ pub enum PlotError {
 impl fmt::Display for PlotError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PlotError::NoRecords => write!(f, "a plot needs at least one record, but none were given"),
+            PlotError::NoRecords => {
+                write!(f, "a plot needs at least one record, but none were given")
+            }
             PlotError::TooManyRecords { plot, max, got } => write!(
                 f,
                 "a {plot} plot draws at most {max} records, but {got} were given"
@@ -86,10 +88,9 @@ impl fmt::Display for PlotError {
                 f,
                 "record {id:?} has vi = {vi}, but a sampling variance must be greater than 0"
             ),
-            PlotError::UnknownExcluded { id } => write!(
-                f,
-                "the excluded id {id:?} is not among the records"
-            ),
+            PlotError::UnknownExcluded { id } => {
+                write!(f, "the excluded id {id:?} is not among the records")
+            }
             PlotError::NonFiniteInput { what } => {
                 write!(f, "cannot draw {what}: it is not a finite number")
             }
@@ -147,10 +148,7 @@ fn validate(
     if let Some(id) = excluded.iter().find(|id| !ids.contains(id.as_str())) {
         return Err(PlotError::UnknownExcluded { id: id.clone() });
     }
-    Ok(records
-        .iter()
-        .map(|r| excluded.iter().any(|e| *e == r.id))
-        .collect())
+    Ok(records.iter().map(|r| excluded.contains(&r.id)).collect())
 }
 
 fn finite(value: f64, what: &'static str) -> Result<f64, PlotError> {
@@ -252,7 +250,10 @@ mod tests {
     #[test]
     fn validation_names_the_offending_record() {
         let ok = [rec("a", 0.1, 0.01), rec("b", 0.2, 0.02)];
-        assert_eq!(validate(&ok, &["b".into()], "forest", 10), Ok(vec![false, true]));
+        assert_eq!(
+            validate(&ok, &["b".into()], "forest", 10),
+            Ok(vec![false, true])
+        );
         assert_eq!(validate(&[], &[], "forest", 10), Err(PlotError::NoRecords));
         let err = validate(&ok, &[], "forest", 1).unwrap_err();
         assert_eq!(
@@ -279,7 +280,10 @@ mod tests {
             Err(PlotError::DuplicateId { .. })
         ));
         let bad = [rec(" ", 0.1, 0.1)];
-        assert_eq!(validate(&bad, &[], "funnel", 10), Err(PlotError::EmptyId { index: 0 }));
+        assert_eq!(
+            validate(&bad, &[], "funnel", 10),
+            Err(PlotError::EmptyId { index: 0 })
+        );
     }
 
     #[test]

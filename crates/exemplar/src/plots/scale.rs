@@ -140,7 +140,8 @@ mod tests {
         assert_eq!(s(1.0, 10), (1, -1));
         assert_eq!(s(2.3, 5), (5, -1));
         assert_eq!(s(1000.0, 1), (1, 3));
-        assert_eq!(s(7.0, 1), (1, 1));
+        assert_eq!(s(7.0, 1), (5, 0));
+        assert_eq!(s(7.5, 1), (1, 1));
         assert_eq!(s(0.003, 6), (5, -4));
     }
 

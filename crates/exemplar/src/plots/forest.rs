@@ -1,0 +1,686 @@
+//! The forest plot: one row per record, the pooled diamond and the prediction interval.
+
+use super::scale::{nice, Linear};
+use super::svg::{fixed, px, px_value, Writer};
+use super::{axis, finite, open_document, short_label, validate, PlotError, PlotOutput, GREY, INK};
+use meta_analysis::distributions::normal_quantile;
+use meta_analysis::{Fit, Method, Record, Test};
+use serde_json::{json, Value};
+
+/// The most records a forest plot draws (one 18-pixel row each).
+pub const MAX_FOREST_RECORDS: usize = 2000;
+
+/// What a forest plot shows.
+#[derive(Debug, Clone, Copy)]
+pub struct ForestInput<'a> {
+    /// All records, in the order the rows are drawn (excluded ones included).
+    pub records: &'a [Record],
+    /// Ids of records left out of the fit: drawn grey, dashed and hollow, labelled
+    /// "(excluded)", without a weight, and named in a note.
+    pub excluded: &'a [String],
+    /// The fit of the records not excluded; `None` draws the records only (no weights, no
+    /// diamond), as before any analysis has been asked for.
+    pub fit: Option<&'a Fit>,
+    pub title: &'a str,
+    /// The effect measure, written under the x axis (e.g. "Standardized mean difference").
+    pub x_label: &'a str,
+}
+
+const WIDTH: f64 = 640.0;
+const LABEL_X: f64 = 12.0;
+const PLOT_X0: f64 = 150.0;
+const PLOT_X1: f64 = 410.0;
+const ESTIMATE_X: f64 = 560.0;
+const WEIGHT_X: f64 = 628.0;
+const HEADER_Y: f64 = 54.0;
+const FIRST_ROW_Y: f64 = 76.0;
+const ROW_HEIGHT: f64 = 18.0;
+/// Side of the square of the record with the largest weight; others scale by area.
+const MAX_SIDE: f64 = 14.0;
+const MIN_SIDE: f64 = 4.0;
+/// Side of every square when there is no fit (and so no weights).
+const PLAIN_SIDE: f64 = 7.0;
+const DIAMOND_HALF_HEIGHT: f64 = 7.0;
+const LABEL_CHARS: usize = 18;
+const NOTE_CHARS: usize = 96;
+
+struct Row<'r> {
+    record: &'r Record,
+    excluded: bool,
+    ci: (f64, f64),
+    weight_percent: Option<f64>,
+    side: f64,
+    y: f64,
+}
+
+/// Draws a forest plot. The per-record intervals are yᵢ ± z·√vᵢ at the fit's level (95% without
+/// a fit); weights are wᵢ = 1/(vᵢ + τ̂²) as a percentage of their sum over the records not
+/// excluded.
+pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
+    let is_excluded = validate(input.records, input.excluded, "forest", MAX_FOREST_RECORDS)?;
+    let included = is_excluded.iter().filter(|e| !**e).count();
+    let pooled = match input.fit {
+        Some(fit) => Some(Pooled::of(fit, included)?),
+        None => None,
+    };
+    let level = input.fit.map_or(0.95, |f| f.level);
+    let z = normal_quantile(1.0 - (1.0 - level) / 2.0);
+
+    let tau2 = pooled.as_ref().map(|p| p.fit.tau2);
+    let weight = |r: &Record| tau2.map(|t| 1.0 / (r.vi + t));
+    let total: f64 = input
+        .records
+        .iter()
+        .zip(&is_excluded)
+        .filter(|(_, e)| !**e)
+        .filter_map(|(r, _)| weight(r))
+        .sum();
+    let max_weight = input
+        .records
+        .iter()
+        .zip(&is_excluded)
+        .filter(|(_, e)| !**e)
+        .filter_map(|(r, _)| weight(r))
+        .fold(0.0, f64::max);
+    let rows: Vec<Row> = input
+        .records
+        .iter()
+        .zip(&is_excluded)
+        .enumerate()
+        .map(|(i, (record, &excluded))| {
+            let half = z * record.vi.sqrt();
+            let w = if excluded { None } else { weight(record) };
+            Row {
+                record,
+                excluded,
+                ci: (record.yi - half, record.yi + half),
+                weight_percent: w.map(|w| 100.0 * w / total),
+                side: w.map_or(PLAIN_SIDE, |w| {
+                    (MAX_SIDE * (w / max_weight).sqrt()).max(MIN_SIDE)
+                }),
+                y: FIRST_ROW_Y + i as f64 * ROW_HEIGHT,
+            }
+        })
+        .collect();
+
+    // The x domain covers every interval drawn and the line of no effect.
+    let mut lo = 0.0f64;
+    let mut hi = 0.0f64;
+    for row in &rows {
+        lo = lo.min(row.ci.0);
+        hi = hi.max(row.ci.1);
+    }
+    if let Some(p) = &pooled {
+        lo = lo.min(p.fit.ci_lower).min(p.fit.pi_lower);
+        hi = hi.max(p.fit.ci_upper).max(p.fit.pi_upper);
+    }
+    let ticks = nice(lo, hi, 5);
+    let domain = (ticks.values[0], ticks.values[ticks.values.len() - 1]);
+    let x = Linear::new(domain, (PLOT_X0, PLOT_X1));
+
+    let last_row_y = FIRST_ROW_Y + (rows.len() - 1) as f64 * ROW_HEIGHT;
+    let separator_y = last_row_y + 12.0;
+    let diamond_y = separator_y + 16.0;
+    let pi_y = diamond_y + ROW_HEIGHT;
+    let axis_y = match &pooled {
+        Some(p) if p.shows_pi() => pi_y + 14.0,
+        Some(_) => diamond_y + 14.0,
+        None => separator_y,
+    };
+    let notes = notes(input, &pooled, level);
+    let notes_y = axis_y + 58.0;
+    let height = notes_y + (notes.len() as f64 - 1.0).max(0.0) * 15.0 + 14.0;
+
+    let numbers = numbers(&rows, &pooled, &x, &ticks.values, level, input.excluded);
+    let desc = description(input, &rows, &pooled, level);
+
+    let mut w = Writer::default();
+    open_document(
+        &mut w,
+        "forest",
+        (WIDTH, height),
+        input.title,
+        &desc,
+        &numbers,
+    );
+    w.text(
+        "text",
+        &[
+            ("class", "plot-title"),
+            ("x", &px(LABEL_X)),
+            ("y", "24.00"),
+            ("font-size", "15"),
+            ("font-weight", "bold"),
+        ],
+        input.title,
+    );
+    header(&mut w, level);
+
+    let plot_area = [
+        ("class", "plot-area"),
+        ("data-x-domain", &format!("{} {}", domain.0, domain.1)),
+        ("data-x-range", &format!("{} {}", px(PLOT_X0), px(PLOT_X1))),
+    ];
+    w.open("g", &plot_area);
+    if domain.0 < 0.0 && domain.1 > 0.0 {
+        w.empty(
+            "line",
+            &[
+                ("class", "null-line"),
+                ("x1", &px(x.map(0.0))),
+                ("y1", &px(HEADER_Y + 8.0)),
+                ("x2", &px(x.map(0.0))),
+                ("y2", &px(axis_y)),
+                ("stroke", GREY),
+                ("stroke-dasharray", "2 3"),
+            ],
+        );
+    }
+    for row in &rows {
+        draw_row(&mut w, row, &x, level);
+    }
+    if let Some(p) = &pooled {
+        w.empty(
+            "line",
+            &[
+                ("x1", &px(LABEL_X)),
+                ("y1", &px(separator_y)),
+                ("x2", &px(WEIGHT_X)),
+                ("y2", &px(separator_y)),
+                ("stroke", INK),
+                ("stroke-width", "0.5"),
+            ],
+        );
+        draw_pooled(&mut w, p, &x, diamond_y, pi_y, level);
+    }
+    w.close("g");
+    axis::bottom(&mut w, &x, &ticks, axis_y, input.x_label);
+    w.open("g", &[("class", "notes"), ("font-size", "11")]);
+    for (i, note) in notes.iter().enumerate() {
+        w.text(
+            "text",
+            &[("x", &px(LABEL_X)), ("y", &px(notes_y + i as f64 * 15.0))],
+            note,
+        );
+    }
+    w.close("g");
+    w.close("svg");
+    Ok(PlotOutput {
+        svg: w.finish(),
+        numbers,
+    })
+}
+
+/// The fit, checked for drawing.
+struct Pooled<'a> {
+    fit: &'a Fit,
+}
+
+impl<'a> Pooled<'a> {
+    fn of(fit: &'a Fit, included: usize) -> Result<Self, PlotError> {
+        if fit.k != included {
+            return Err(PlotError::FitMismatch {
+                fit_k: fit.k,
+                included,
+            });
+        }
+        finite(fit.estimate, "the pooled estimate")?;
+        finite(fit.ci_lower, "the lower confidence limit")?;
+        finite(fit.ci_upper, "the upper confidence limit")?;
+        finite(fit.pi_lower, "the lower prediction limit")?;
+        finite(fit.pi_upper, "the upper prediction limit")?;
+        finite(fit.tau2, "tau²")?;
+        finite(fit.level, "the confidence level")?;
+        Ok(Pooled { fit })
+    }
+
+    /// A prediction interval belongs to a random-effects model.
+    fn shows_pi(&self) -> bool {
+        self.fit.method != Method::Ee
+    }
+
+    fn short_name(&self) -> String {
+        match self.fit.method {
+            Method::Ee => "EE model".into(),
+            m => format!("RE model ({})", m.name()),
+        }
+    }
+
+    fn long_name(&self) -> String {
+        match self.fit.method {
+            Method::Ee => "Equal-effects model".into(),
+            m => format!("Random-effects model ({})", m.name()),
+        }
+    }
+}
+
+fn percent(level: f64) -> String {
+    let p = 100.0 * level;
+    if (p - p.round()).abs() < 1e-9 {
+        fixed(p, 0)
+    } else {
+        fixed(p, 1)
+    }
+}
+
+fn interval_text(estimate: f64, (lo, hi): (f64, f64)) -> String {
+    format!(
+        "{} [{}, {}]",
+        fixed(estimate, 2),
+        fixed(lo, 2),
+        fixed(hi, 2)
+    )
+}
+
+fn header(w: &mut Writer, level: f64) {
+    w.open("g", &[("class", "header"), ("font-weight", "bold")]);
+    w.text(
+        "text",
+        &[("x", &px(LABEL_X)), ("y", &px(HEADER_Y))],
+        "Record",
+    );
+    w.text(
+        "text",
+        &[
+            ("x", &px(ESTIMATE_X)),
+            ("y", &px(HEADER_Y)),
+            ("text-anchor", "end"),
+        ],
+        &format!("Estimate [{}% CI]", percent(level)),
+    );
+    w.text(
+        "text",
+        &[
+            ("x", &px(WEIGHT_X)),
+            ("y", &px(HEADER_Y)),
+            ("text-anchor", "end"),
+        ],
+        "Weight",
+    );
+    w.close("g");
+    w.empty(
+        "line",
+        &[
+            ("x1", &px(LABEL_X)),
+            ("y1", &px(HEADER_Y + 7.0)),
+            ("x2", &px(WEIGHT_X)),
+            ("y2", &px(HEADER_Y + 7.0)),
+            ("stroke", INK),
+            ("stroke-width", "0.5"),
+        ],
+    );
+}
+
+fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) {
+    let r = row.record;
+    let ink = if row.excluded { GREY } else { INK };
+    let weight_text = row
+        .weight_percent
+        .map_or(String::new(), |p| format!("{}%", fixed(p, 1)));
+    let note = if row.excluded {
+        " (excluded)".to_string()
+    } else if weight_text.is_empty() {
+        String::new()
+    } else {
+        format!(", weight {weight_text}")
+    };
+    let tooltip = format!(
+        "{}: yi = {}, {}% CI [{}, {}]{note}",
+        r.id,
+        fixed(r.yi, 2),
+        percent(level),
+        fixed(row.ci.0, 2),
+        fixed(row.ci.1, 2),
+    );
+    w.open(
+        "g",
+        &[
+            ("class", "row"),
+            ("data-id", &r.id),
+            ("data-excluded", if row.excluded { "true" } else { "false" }),
+            ("fill", ink),
+        ],
+    );
+    w.text("title", &[], &tooltip);
+    let label = if row.excluded {
+        format!("{} (excluded)", short_label(&r.id, LABEL_CHARS - 11))
+    } else {
+        short_label(&r.id, LABEL_CHARS)
+    };
+    let y = px(row.y + 4.0);
+    w.text("text", &[("x", &px(LABEL_X)), ("y", &y)], &label);
+    let (x1, x2, cy) = (px(x.map(row.ci.0)), px(x.map(row.ci.1)), px(row.y));
+    let mut line = vec![
+        ("class", "ci"),
+        ("x1", x1.as_str()),
+        ("y1", cy.as_str()),
+        ("x2", x2.as_str()),
+        ("y2", cy.as_str()),
+        ("stroke", ink),
+    ];
+    if row.excluded {
+        line.push(("stroke-dasharray", "4 2"));
+    }
+    w.empty("line", &line);
+    let half = row.side / 2.0;
+    let (fill, stroke) = if row.excluded {
+        ("#ffffff", ink)
+    } else {
+        (INK, "none")
+    };
+    w.empty(
+        "rect",
+        &[
+            ("class", "point"),
+            ("x", &px(x.map(r.yi) - half)),
+            ("y", &px(row.y - half)),
+            ("width", &px(row.side)),
+            ("height", &px(row.side)),
+            ("fill", fill),
+            ("stroke", stroke),
+        ],
+    );
+    w.text(
+        "text",
+        &[("x", &px(ESTIMATE_X)), ("y", &y), ("text-anchor", "end")],
+        &interval_text(r.yi, row.ci),
+    );
+    w.text(
+        "text",
+        &[("x", &px(WEIGHT_X)), ("y", &y), ("text-anchor", "end")],
+        if row.excluded { "–" } else { &weight_text },
+    );
+    w.close("g");
+}
+
+fn draw_pooled(w: &mut Writer, p: &Pooled, x: &Linear, diamond_y: f64, pi_y: f64, level: f64) {
+    let f = p.fit;
+    let (lo, mid, hi) = (x.map(f.ci_lower), x.map(f.estimate), x.map(f.ci_upper));
+    let points = format!(
+        "{},{} {},{} {},{} {},{}",
+        px(lo),
+        px(diamond_y),
+        px(mid),
+        px(diamond_y - DIAMOND_HALF_HEIGHT),
+        px(hi),
+        px(diamond_y),
+        px(mid),
+        px(diamond_y + DIAMOND_HALF_HEIGHT)
+    );
+    let y = px(diamond_y + 4.0);
+    w.open("g", &[("class", "pooled"), ("font-weight", "bold")]);
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "Pooled estimate ({}, k = {}): {}",
+            p.short_name(),
+            f.k,
+            interval_text(f.estimate, (f.ci_lower, f.ci_upper))
+        ),
+    );
+    w.text("text", &[("x", &px(LABEL_X)), ("y", &y)], &p.short_name());
+    w.empty(
+        "polygon",
+        &[("class", "diamond"), ("points", &points), ("fill", INK)],
+    );
+    w.text(
+        "text",
+        &[("x", &px(ESTIMATE_X)), ("y", &y), ("text-anchor", "end")],
+        &interval_text(f.estimate, (f.ci_lower, f.ci_upper)),
+    );
+    w.text(
+        "text",
+        &[("x", &px(WEIGHT_X)), ("y", &y), ("text-anchor", "end")],
+        "100%",
+    );
+    w.close("g");
+    if !p.shows_pi() {
+        return;
+    }
+    let (a, b) = (x.map(f.pi_lower), x.map(f.pi_upper));
+    let y = px(pi_y + 4.0);
+    w.open("g", &[("class", "prediction-interval")]);
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "{}% prediction interval [{}, {}]",
+            percent(level),
+            fixed(f.pi_lower, 2),
+            fixed(f.pi_upper, 2)
+        ),
+    );
+    w.text(
+        "text",
+        &[("x", &px(LABEL_X)), ("y", &y)],
+        "Prediction interval",
+    );
+    w.empty(
+        "rect",
+        &[
+            ("x", &px(a)),
+            ("y", &px(pi_y - 1.5)),
+            ("width", &px(b - a)),
+            ("height", "3.00"),
+            ("fill", INK),
+        ],
+    );
+    for end in [a, b] {
+        w.empty(
+            "line",
+            &[
+                ("x1", &px(end)),
+                ("y1", &px(pi_y - 5.0)),
+                ("x2", &px(end)),
+                ("y2", &px(pi_y + 5.0)),
+                ("stroke", INK),
+            ],
+        );
+    }
+    w.text(
+        "text",
+        &[("x", &px(ESTIMATE_X)), ("y", &y), ("text-anchor", "end")],
+        &format!("[{}, {}]", fixed(f.pi_lower, 2), fixed(f.pi_upper, 2)),
+    );
+    w.close("g");
+}
+
+/// The lines under the axis: the model, heterogeneity, how rows were computed, exclusions.
+fn notes(input: &ForestInput, pooled: &Option<Pooled>, level: f64) -> Vec<String> {
+    let mut notes = Vec::new();
+    match pooled {
+        Some(p) => {
+            let f = p.fit;
+            notes.push(format!(
+                "{}, {}: k = {}, τ² = {} (τ = {}), I² = {}%",
+                p.long_name(),
+                match f.test {
+                    Test::Z => "z test",
+                    Test::Knha => "Knapp–Hartung test",
+                },
+                f.k,
+                fixed(f.tau2, 4),
+                fixed(f.tau, 4),
+                fixed(f.i2, 1)
+            ));
+            notes.push(format!(
+                "Rows: yi ± {}·√vi ({}% CI); weights 1/(vi + τ²) as % of the total.",
+                fixed(normal_quantile(1.0 - (1.0 - level) / 2.0), 2),
+                percent(level)
+            ));
+        }
+        None => {
+            notes.push("No model fitted: no pooled estimate or weights are drawn.".into());
+            notes.push("Rows: yi ± 1.96·√vi (95% CI).".into());
+        }
+    }
+    if !input.excluded.is_empty() {
+        let lead = if pooled.is_some() {
+            "Excluded from the fit (grey, dashed, hollow, no weight): "
+        } else {
+            "Marked excluded (grey, dashed, hollow): "
+        };
+        let ids: Vec<String> = input
+            .records
+            .iter()
+            .filter(|r| input.excluded.contains(&r.id))
+            .map(|r| short_label(&r.id, 40))
+            .collect();
+        notes.extend(wrap(lead, &ids, NOTE_CHARS));
+    }
+    notes
+}
+
+/// `lead` followed by the items, comma-separated, broken into lines of about `width` chars.
+fn wrap(lead: &str, items: &[String], width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = lead.to_string();
+    let mut fresh = true;
+    for (i, item) in items.iter().enumerate() {
+        let piece = if i + 1 < items.len() {
+            format!("{item},")
+        } else {
+            format!("{item}.")
+        };
+        if !fresh && line.chars().count() + 1 + piece.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        line.push_str(&piece);
+        fresh = false;
+    }
+    lines.push(line);
+    lines
+}
+
+fn description(input: &ForestInput, rows: &[Row], pooled: &Option<Pooled>, level: f64) -> String {
+    let mut d = format!(
+        "Forest plot of {} records: each record's observed effect yi with its {}% confidence \
+         interval{}.",
+        rows.len(),
+        percent(level),
+        if pooled.is_some() {
+            " and its weight in the fit"
+        } else {
+            ""
+        }
+    );
+    if !input.excluded.is_empty() {
+        d.push_str(&format!(" Excluded: {}.", input.excluded.join(", ")));
+    }
+    match pooled {
+        Some(p) => {
+            let f = p.fit;
+            d.push_str(&format!(
+                " Pooled estimate, {}, k = {}: {}, {}% CI {} to {}",
+                p.long_name(),
+                f.k,
+                fixed(f.estimate, 2),
+                percent(level),
+                fixed(f.ci_lower, 2),
+                fixed(f.ci_upper, 2)
+            ));
+            if p.shows_pi() {
+                d.push_str(&format!(
+                    "; {}% prediction interval {} to {}",
+                    percent(level),
+                    fixed(f.pi_lower, 2),
+                    fixed(f.pi_upper, 2)
+                ));
+            }
+            d.push_str(&format!("; τ² = {}.", fixed(f.tau2, 4)));
+        }
+        None => d.push_str(" No pooled estimate is drawn."),
+    }
+    d
+}
+
+fn numbers(
+    rows: &[Row],
+    pooled: &Option<Pooled>,
+    x: &Linear,
+    ticks: &[f64],
+    level: f64,
+    excluded: &[String],
+) -> Value {
+    let rows: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            json!({
+                "id": row.record.id,
+                "yi": row.record.yi,
+                "vi": row.record.vi,
+                "ci_lower": row.ci.0,
+                "ci_upper": row.ci.1,
+                "excluded": row.excluded,
+                "weight_percent": row.weight_percent,
+                "y": px_value(row.y),
+                "x": {
+                    "yi": px_value(x.map(row.record.yi)),
+                    "ci_lower": px_value(x.map(row.ci.0)),
+                    "ci_upper": px_value(x.map(row.ci.1)),
+                },
+            })
+        })
+        .collect();
+    let pooled = pooled.as_ref().map(|p| {
+        let f = p.fit;
+        let mut v = json!({
+            "model": p.long_name(),
+            "method": f.method.name(),
+            "k": f.k,
+            "estimate": f.estimate,
+            "ci_lower": f.ci_lower,
+            "ci_upper": f.ci_upper,
+            "tau2": f.tau2,
+            "x": {
+                "estimate": px_value(x.map(f.estimate)),
+                "ci_lower": px_value(x.map(f.ci_lower)),
+                "ci_upper": px_value(x.map(f.ci_upper)),
+            },
+        });
+        if p.shows_pi() {
+            v["pi_lower"] = json!(f.pi_lower);
+            v["pi_upper"] = json!(f.pi_upper);
+            v["x"]["pi_lower"] = json!(px_value(x.map(f.pi_lower)));
+            v["x"]["pi_upper"] = json!(px_value(x.map(f.pi_upper)));
+        }
+        v
+    });
+    json!({
+        "plot": "forest",
+        "level": level,
+        "x_axis": {
+            "domain": [x.domain.0, x.domain.1],
+            "range": [x.range.0, x.range.1],
+            "ticks": ticks,
+        },
+        "rows": rows,
+        "excluded": excluded,
+        "pooled": pooled,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_wrap_long_exclusion_lists() {
+        let ids: Vec<String> = (0..40).map(|i| format!("record-{i:03}")).collect();
+        let lines = wrap("Excluded: ", &ids, 60);
+        assert!(lines.len() > 1);
+        assert!(lines.iter().all(|l| l.chars().count() <= 60));
+        assert!(lines.last().unwrap().ends_with("record-039."));
+    }
+
+    #[test]
+    fn percent_drops_needless_decimals() {
+        assert_eq!(percent(0.95), "95");
+        assert_eq!(percent(0.975), "97.5");
+    }
+}

@@ -1,0 +1,565 @@
+//! The funnel plot: yi against its standard error (0 at the top), the pseudo 95% confidence
+//! funnel around a pooled estimate, and Egger's regression line.
+
+use super::scale::{nice, Linear};
+use super::svg::{fixed, px, px_value, Writer};
+use super::{
+    axis, finite, open_document, p_text, short_label, validate, PlotError, PlotOutput, FILL, GREY,
+    INK,
+};
+use meta_analysis::distributions::normal_quantile;
+use meta_analysis::Record;
+use serde_json::{json, Value};
+
+/// The most records a funnel plot draws.
+pub const MAX_FUNNEL_RECORDS: usize = 10_000;
+
+/// Egger's regression, as a line in the funnel's (yi, SE) coordinates.
+///
+/// The classic test fits yᵢ/SEᵢ = b₀ + b₁·(1/SEᵢ) by OLS (Egger et al. 1997); multiplying by
+/// SEᵢ gives yᵢ = b₁ + b₀·SEᵢ, a straight line in the funnel: b₁ is where it meets SE = 0 and
+/// the asymmetry term b₀ is its slope per unit of SE. (For the "rma" variant,
+/// yᵢ = β₀ + β₁·SEᵢ: pass `intercept_b0 = β₁` and `slope_b1 = β₀`.)
+#[derive(Debug, Clone, Copy)]
+pub struct EggerLine<'a> {
+    /// The variant's name, for the label ("classic").
+    pub variant: &'a str,
+    /// b₀, the intercept of the standardized regression (the test's coefficient).
+    pub intercept_b0: f64,
+    /// b₁, the slope of the standardized regression on precision.
+    pub slope_b1: f64,
+    /// The test's two-sided p value.
+    pub p: f64,
+    /// The registered rule's outcome for `p` ("passed", "failed" or "inconclusive").
+    pub rule_outcome: &'a str,
+}
+
+/// What a funnel plot shows.
+#[derive(Debug, Clone, Copy)]
+pub struct FunnelInput<'a> {
+    /// All records (excluded ones are drawn hollow, grey and labelled).
+    pub records: &'a [Record],
+    /// Ids left out of the analysis the pooled estimate and Egger line come from.
+    pub excluded: &'a [String],
+    /// The pooled estimate the pseudo 95% funnel is centred on; `None` draws the points only
+    /// (as before any fit: no pooled result is shown).
+    pub pooled: Option<f64>,
+    /// Egger's regression line with its p value and rule outcome, after the test has been run.
+    pub egger: Option<EggerLine<'a>>,
+    pub title: &'a str,
+    /// The effect measure, written under the x axis.
+    pub x_label: &'a str,
+}
+
+const WIDTH: f64 = 640.0;
+const PLOT_X0: f64 = 76.0;
+const PLOT_X1: f64 = 616.0;
+const PLOT_Y0: f64 = 48.0;
+const PLOT_Y1: f64 = 368.0;
+const RADIUS: f64 = 3.5;
+const LEGEND_Y: f64 = PLOT_Y1 + 60.0;
+const LEGEND_STEP: f64 = 17.0;
+const LISTED_IDS: usize = 12;
+
+/// Draws a funnel plot.
+pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
+    let is_excluded = validate(input.records, input.excluded, "funnel", MAX_FUNNEL_RECORDS)?;
+    if let Some(p) = input.pooled {
+        finite(p, "the pooled estimate")?;
+    }
+    if let Some(e) = &input.egger {
+        finite(e.intercept_b0, "Egger's intercept b0")?;
+        finite(e.slope_b1, "Egger's slope b1")?;
+        if !(0.0..=1.0).contains(&e.p) {
+            return Err(PlotError::NonFiniteInput {
+                what: "Egger's p value (it must lie in [0, 1])",
+            });
+        }
+    }
+    let z = normal_quantile(0.975);
+    let se: Vec<f64> = input.records.iter().map(|r| r.vi.sqrt()).collect();
+
+    // 2% room so no point sits on the frame.
+    let y_ticks = nice(0.0, 1.02 * se.iter().copied().fold(0.0, f64::max), 5);
+    let se_max = y_ticks.values[y_ticks.values.len() - 1];
+    let y = Linear::new((0.0, se_max), (PLOT_Y0, PLOT_Y1));
+
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for r in input.records {
+        lo = lo.min(r.yi);
+        hi = hi.max(r.yi);
+    }
+    if let Some(p) = input.pooled {
+        lo = lo.min(p - z * se_max);
+        hi = hi.max(p + z * se_max);
+    }
+    let pad = 0.02 * (hi - lo);
+    let x_ticks = nice(lo - pad, hi + pad, 6);
+    let domain = (x_ticks.values[0], x_ticks.values[x_ticks.values.len() - 1]);
+    let x = Linear::new(domain, (PLOT_X0, PLOT_X1));
+    let egger_segment = input.egger.as_ref().and_then(|e| clip(e, domain, se_max));
+
+    let legend = legend(input, &is_excluded, z);
+    let height = LEGEND_Y + (legend.len() as f64 - 1.0) * LEGEND_STEP + 16.0;
+    let numbers = numbers(
+        input,
+        &is_excluded,
+        &se,
+        &x,
+        &y,
+        z,
+        egger_segment,
+        &x_ticks.values,
+        &y_ticks.values,
+    );
+    let desc = description(input, z);
+
+    let mut w = Writer::default();
+    open_document(
+        &mut w,
+        "funnel",
+        (WIDTH, height),
+        input.title,
+        &desc,
+        &numbers,
+    );
+    w.text(
+        "text",
+        &[
+            ("class", "plot-title"),
+            ("x", "12.00"),
+            ("y", "24.00"),
+            ("font-size", "15"),
+            ("font-weight", "bold"),
+        ],
+        input.title,
+    );
+    let x_attr = format!("{} {}", domain.0, domain.1);
+    let y_attr = format!("0 {se_max}");
+    w.open(
+        "g",
+        &[
+            ("class", "plot-area"),
+            ("data-x-domain", &x_attr),
+            ("data-x-range", &format!("{} {}", px(PLOT_X0), px(PLOT_X1))),
+            ("data-y-domain", &y_attr),
+            ("data-y-range", &format!("{} {}", px(PLOT_Y0), px(PLOT_Y1))),
+        ],
+    );
+    w.empty(
+        "rect",
+        &[
+            ("x", &px(PLOT_X0)),
+            ("y", &px(PLOT_Y0)),
+            ("width", &px(PLOT_X1 - PLOT_X0)),
+            ("height", &px(PLOT_Y1 - PLOT_Y0)),
+            ("fill", "none"),
+            ("stroke", INK),
+        ],
+    );
+    if let Some(p) = input.pooled {
+        draw_funnel(&mut w, p, z, se_max, &x, &y);
+    }
+    if let (Some(e), Some(seg)) = (&input.egger, egger_segment) {
+        let title = format!(
+            "Egger's regression line: yi = {} + {}·SE; {}, rule outcome: {}",
+            fixed(e.slope_b1, 3),
+            fixed(e.intercept_b0, 3),
+            p_text(e.p),
+            e.rule_outcome
+        );
+        w.open("g", &[("class", "egger-line")]);
+        w.text("title", &[], &title);
+        egger_stroke(
+            &mut w,
+            (x.map(seg.0 .1), y.map(seg.0 .0)),
+            (x.map(seg.1 .1), y.map(seg.1 .0)),
+        );
+        w.close("g");
+    }
+    for ((r, &excluded), s) in input.records.iter().zip(&is_excluded).zip(&se) {
+        draw_point(&mut w, r, *s, excluded, &x, &y);
+    }
+    w.close("g");
+    axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, input.x_label);
+    axis::left(&mut w, &y, &y_ticks, PLOT_X0, "Standard error (√vi)");
+    draw_legend(&mut w, &legend);
+    w.close("svg");
+    Ok(PlotOutput {
+        svg: w.finish(),
+        numbers,
+    })
+}
+
+/// The part of the line yi = b₁ + b₀·SE, SE ∈ [0, se_max], inside the x domain, as
+/// ((se, yi), (se, yi)) from the top down; `None` when it misses the plot.
+#[allow(clippy::type_complexity)]
+fn clip(e: &EggerLine, (d0, d1): (f64, f64), se_max: f64) -> Option<((f64, f64), (f64, f64))> {
+    let at = |s: f64| e.slope_b1 + e.intercept_b0 * s;
+    let (mut s0, mut s1) = (0.0f64, se_max);
+    if e.intercept_b0 == 0.0 {
+        if !(d0..=d1).contains(&e.slope_b1) {
+            return None;
+        }
+    } else {
+        let a = (d0 - e.slope_b1) / e.intercept_b0;
+        let b = (d1 - e.slope_b1) / e.intercept_b0;
+        s0 = s0.max(a.min(b));
+        s1 = s1.min(a.max(b));
+        if s0 >= s1 {
+            return None;
+        }
+    }
+    Some(((s0, at(s0)), (s1, at(s1))))
+}
+
+fn draw_funnel(w: &mut Writer, pooled: f64, z: f64, se_max: f64, x: &Linear, y: &Linear) {
+    let top = (px(x.map(pooled)), px(y.map(0.0)));
+    let left = (px(x.map(pooled - z * se_max)), px(y.map(se_max)));
+    let right = (px(x.map(pooled + z * se_max)), px(y.map(se_max)));
+    w.open("g", &[("class", "funnel")]);
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "Pseudo 95% confidence limits around the pooled estimate {}: pooled ± {}·SE",
+            fixed(pooled, 2),
+            fixed(z, 2)
+        ),
+    );
+    let points = format!(
+        "{},{} {},{} {},{}",
+        top.0, top.1, right.0, right.1, left.0, left.1
+    );
+    w.empty("polygon", &[("points", &points), ("fill", FILL)]);
+    for end in [&left, &right] {
+        w.empty(
+            "line",
+            &[
+                ("class", "funnel-limit"),
+                ("x1", &top.0),
+                ("y1", &top.1),
+                ("x2", &end.0),
+                ("y2", &end.1),
+                ("stroke", INK),
+                ("stroke-dasharray", "5 3"),
+            ],
+        );
+    }
+    w.empty(
+        "line",
+        &[
+            ("class", "pooled-line"),
+            ("x1", &top.0),
+            ("y1", &top.1),
+            ("x2", &top.0),
+            ("y2", &left.1),
+            ("stroke", INK),
+        ],
+    );
+    w.close("g");
+}
+
+fn egger_stroke(w: &mut Writer, (x1, y1): (f64, f64), (x2, y2): (f64, f64)) {
+    w.empty(
+        "line",
+        &[
+            ("x1", &px(x1)),
+            ("y1", &px(y1)),
+            ("x2", &px(x2)),
+            ("y2", &px(y2)),
+            ("stroke", INK),
+            ("stroke-width", "2"),
+            ("stroke-dasharray", "9 3 2 3"),
+        ],
+    );
+}
+
+fn draw_point(w: &mut Writer, r: &Record, se: f64, excluded: bool, x: &Linear, y: &Linear) {
+    let (cx, cy) = (x.map(r.yi), y.map(se));
+    let attrs = [
+        ("class", "point"),
+        ("data-id", r.id.as_str()),
+        ("data-excluded", if excluded { "true" } else { "false" }),
+        ("cx", &px(cx)),
+        ("cy", &px(cy)),
+        ("r", &px(RADIUS)),
+        ("fill", if excluded { "#ffffff" } else { INK }),
+        ("stroke", if excluded { GREY } else { INK }),
+        ("stroke-width", if excluded { "1.5" } else { "1" }),
+    ];
+    w.open("circle", &attrs);
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "{}: yi = {}, SE = {}{}",
+            r.id,
+            fixed(r.yi, 2),
+            fixed(se, 3),
+            if excluded { " (excluded)" } else { "" }
+        ),
+    );
+    w.close("circle");
+    if excluded {
+        // The label goes on the side with more room, so it stays inside the plot.
+        let (lx, anchor) = if cx > (PLOT_X0 + PLOT_X1) / 2.0 {
+            (cx - RADIUS - 3.0, "end")
+        } else {
+            (cx + RADIUS + 3.0, "start")
+        };
+        w.text(
+            "text",
+            &[
+                ("class", "point-label"),
+                ("x", &px(lx)),
+                ("text-anchor", anchor),
+                ("y", &px(cy + 4.0)),
+                ("fill", GREY),
+                ("font-size", "11"),
+            ],
+            &format!("{} (excluded)", short_label(&r.id, 16)),
+        );
+    }
+}
+
+/// A legend entry: which sample to draw and its text.
+enum Sample {
+    Point { excluded: bool },
+    Pooled,
+    Limits,
+    Egger,
+}
+
+fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, String)> {
+    let included = is_excluded.iter().filter(|e| !**e).count();
+    let mut items = Vec::new();
+    if input.excluded.is_empty() {
+        items.push((
+            Sample::Point { excluded: false },
+            format!("Record (k = {included})"),
+        ));
+    } else {
+        items.push((
+            Sample::Point { excluded: false },
+            format!("Included record (k = {included})"),
+        ));
+        let ids: Vec<String> = input
+            .records
+            .iter()
+            .zip(is_excluded)
+            .filter(|(_, e)| **e)
+            .map(|(r, _)| short_label(&r.id, 24))
+            .collect();
+        let mut listed = ids
+            .iter()
+            .take(LISTED_IDS)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if ids.len() > LISTED_IDS {
+            listed.push_str(&format!(" and {} more", ids.len() - LISTED_IDS));
+        }
+        items.push((
+            Sample::Point { excluded: true },
+            format!("Excluded record: {listed}"),
+        ));
+    }
+    if let Some(p) = input.pooled {
+        items.push((Sample::Pooled, format!("Pooled estimate {}", fixed(p, 2))));
+        items.push((
+            Sample::Limits,
+            format!("Pseudo 95% confidence limits: pooled ± {}·SE", fixed(z, 2)),
+        ));
+    }
+    if let Some(e) = &input.egger {
+        items.push((
+            Sample::Egger,
+            format!(
+                "Egger's regression ({}): yi = {} + {}·SE; {}, rule outcome: {}",
+                e.variant,
+                fixed(e.slope_b1, 3),
+                fixed(e.intercept_b0, 3),
+                p_text(e.p),
+                e.rule_outcome
+            ),
+        ));
+    }
+    items
+}
+
+fn draw_legend(w: &mut Writer, items: &[(Sample, String)]) {
+    const SAMPLE_X0: f64 = 20.0;
+    const SAMPLE_X1: f64 = 46.0;
+    w.open("g", &[("class", "legend"), ("font-size", "11")]);
+    for (i, (sample, text)) in items.iter().enumerate() {
+        let y = LEGEND_Y + i as f64 * LEGEND_STEP;
+        let mid = (SAMPLE_X0 + SAMPLE_X1) / 2.0;
+        match sample {
+            Sample::Point { excluded } => w.empty(
+                "circle",
+                &[
+                    ("cx", &px(mid)),
+                    ("cy", &px(y - 4.0)),
+                    ("r", &px(RADIUS)),
+                    ("fill", if *excluded { "#ffffff" } else { INK }),
+                    ("stroke", if *excluded { GREY } else { INK }),
+                    ("stroke-width", if *excluded { "1.5" } else { "1" }),
+                ],
+            ),
+            Sample::Pooled | Sample::Limits => {
+                let (x1, x2, ly) = (px(SAMPLE_X0), px(SAMPLE_X1), px(y - 4.0));
+                let mut attrs = vec![
+                    ("x1", x1.as_str()),
+                    ("y1", ly.as_str()),
+                    ("x2", x2.as_str()),
+                    ("y2", ly.as_str()),
+                    ("stroke", INK),
+                ];
+                if matches!(sample, Sample::Limits) {
+                    attrs.push(("stroke-dasharray", "5 3"));
+                }
+                w.empty("line", &attrs);
+            }
+            Sample::Egger => egger_stroke(w, (SAMPLE_X0, y - 4.0), (SAMPLE_X1, y - 4.0)),
+        }
+        w.text("text", &[("x", &px(SAMPLE_X1 + 8.0)), ("y", &px(y))], text);
+    }
+    w.close("g");
+}
+
+fn description(input: &FunnelInput, z: f64) -> String {
+    let mut d = format!(
+        "Funnel plot of {} records: each record's observed effect yi (horizontal) against its \
+         standard error √vi (vertical, 0 at the top).",
+        input.records.len()
+    );
+    if !input.excluded.is_empty() {
+        d.push_str(&format!(" Excluded: {}.", input.excluded.join(", ")));
+    }
+    match input.pooled {
+        Some(p) => d.push_str(&format!(
+            " Pseudo 95% confidence limits (pooled ± {}·SE) around the pooled estimate {}.",
+            fixed(z, 2),
+            fixed(p, 2)
+        )),
+        None => d.push_str(" No pooled estimate is drawn."),
+    }
+    if let Some(e) = &input.egger {
+        d.push_str(&format!(
+            " Egger's regression line ({}): yi = {} + {}·SE; {}, rule outcome: {}.",
+            e.variant,
+            fixed(e.slope_b1, 3),
+            fixed(e.intercept_b0, 3),
+            p_text(e.p),
+            e.rule_outcome
+        ));
+    }
+    d
+}
+
+#[allow(clippy::too_many_arguments)]
+fn numbers(
+    input: &FunnelInput,
+    is_excluded: &[bool],
+    se: &[f64],
+    x: &Linear,
+    y: &Linear,
+    z: f64,
+    egger_segment: Option<((f64, f64), (f64, f64))>,
+    x_ticks: &[f64],
+    y_ticks: &[f64],
+) -> Value {
+    let points: Vec<Value> = input
+        .records
+        .iter()
+        .zip(is_excluded)
+        .zip(se)
+        .map(|((r, e), s)| {
+            json!({
+                "id": r.id,
+                "yi": r.yi,
+                "se": s,
+                "excluded": e,
+                "x": px_value(x.map(r.yi)),
+                "y": px_value(y.map(*s)),
+            })
+        })
+        .collect();
+    let se_max = y.domain.1;
+    let pooled = input.pooled.map(|p| {
+        json!({
+            "estimate": p,
+            "z": z,
+            "x": px_value(x.map(p)),
+            "funnel_at_se_max": {
+                "se": se_max,
+                "lower": p - z * se_max,
+                "upper": p + z * se_max,
+                "x_lower": px_value(x.map(p - z * se_max)),
+                "x_upper": px_value(x.map(p + z * se_max)),
+                "y": px_value(y.map(se_max)),
+            },
+        })
+    });
+    let end = |(s, yi): (f64, f64)| json!({ "se": s, "yi": yi, "x": px_value(x.map(yi)), "y": px_value(y.map(s)) });
+    let egger = input.egger.as_ref().map(|e| {
+        json!({
+            "variant": e.variant,
+            "intercept_b0": e.intercept_b0,
+            "slope_b1": e.slope_b1,
+            "p": e.p,
+            "rule_outcome": e.rule_outcome,
+            "line": egger_segment.map(|(a, b)| json!({ "from": end(a), "to": end(b) })),
+        })
+    });
+    json!({
+        "plot": "funnel",
+        "x_axis": {
+            "domain": [x.domain.0, x.domain.1],
+            "range": [x.range.0, x.range.1],
+            "ticks": x_ticks,
+        },
+        "y_axis": {
+            "quantity": "standard error",
+            "domain": [y.domain.0, y.domain.1],
+            "range": [y.range.0, y.range.1],
+            "ticks": y_ticks,
+        },
+        "points": points,
+        "excluded": input.excluded,
+        "pooled": pooled,
+        "egger": egger,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(b0: f64, b1: f64) -> EggerLine<'static> {
+        EggerLine {
+            variant: "classic",
+            intercept_b0: b0,
+            slope_b1: b1,
+            p: 0.5,
+            rule_outcome: "passed",
+        }
+    }
+
+    #[test]
+    fn egger_line_is_clipped_to_the_plot() {
+        // yi = 0.1 + 2·SE over SE ∈ [0, 0.4], x ∈ [-1, 0.5]: leaves the plot at SE = 0.2.
+        let ((s0, y0), (s1, y1)) = clip(&line(2.0, 0.1), (-1.0, 0.5), 0.4).unwrap();
+        assert_eq!((s0, y0), (0.0, 0.1));
+        assert!((s1 - 0.2).abs() < 1e-12 && (y1 - 0.5).abs() < 1e-12);
+        // Vertical lines stay whole when inside, vanish when outside.
+        assert_eq!(
+            clip(&line(0.0, 0.1), (-1.0, 0.5), 0.4),
+            Some(((0.0, 0.1), (0.4, 0.1)))
+        );
+        assert_eq!(clip(&line(0.0, 3.0), (-1.0, 0.5), 0.4), None);
+        assert_eq!(clip(&line(1.0, 3.0), (-1.0, 0.5), 0.4), None);
+    }
+}

@@ -1,0 +1,461 @@
+//! The forest and funnel plots: well-formed SVG whose marks map back to the data, and golden
+//! files of the SVG text for the frozen dataset.
+//!
+//! After a deliberate change to the plots, regenerate the golden files with
+//! `UPDATE_GOLDEN=1 cargo test -p exemplar --test plots` and review the diff.
+
+use exemplar::dataset;
+use exemplar::plots::{
+    forest, funnel, EggerLine, ForestInput, FunnelInput, PlotError, PlotOutput, MAX_FOREST_RECORDS,
+};
+use exemplar::protocol::{protocol_options, rule, EXCLUDED_RECORD};
+use meta_analysis::{egger_test, fit, refit_excluding, EggerVariant, Fit, Record};
+use roxmltree::{Document, Node};
+use std::path::PathBuf;
+
+const X_LABEL: &str = "Standardized mean difference (yi)";
+
+fn full_fit(records: &[Record]) -> Fit {
+    fit(records, &protocol_options()).unwrap()
+}
+
+fn excluded() -> Vec<String> {
+    vec![EXCLUDED_RECORD.to_string()]
+}
+
+fn forest_of(records: &[Record], excluded: &[String], fit: Option<&Fit>) -> PlotOutput {
+    forest(&ForestInput {
+        records,
+        excluded,
+        fit,
+        title: "Forest plot: dat.raudenbush1985",
+        x_label: X_LABEL,
+    })
+    .unwrap()
+}
+
+/// b₀ and b₁ of the classic Egger regression yᵢ/SEᵢ = b₀ + b₁/SEᵢ, by closed-form OLS (the
+/// engine returns only b₀; this test data checks against it).
+fn egger_coefficients(records: &[Record]) -> (f64, f64) {
+    let x: Vec<f64> = records.iter().map(|r| 1.0 / r.vi.sqrt()).collect();
+    let z: Vec<f64> = records.iter().map(|r| r.yi / r.vi.sqrt()).collect();
+    let n = x.len() as f64;
+    let (mx, mz) = (x.iter().sum::<f64>() / n, z.iter().sum::<f64>() / n);
+    let sxz: f64 = x.iter().zip(&z).map(|(a, b)| (a - mx) * (b - mz)).sum();
+    let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
+    let b1 = sxz / sxx;
+    (mz - b1 * mx, b1)
+}
+
+fn funnel_with_egger(records: &[Record]) -> PlotOutput {
+    let egger = egger_test(records, EggerVariant::Classic).unwrap();
+    let (b0, b1) = egger_coefficients(records);
+    assert!(
+        (b0 - egger.coefficient).abs() < 1e-9,
+        "the test's OLS matches the engine's b0"
+    );
+    let pooled = full_fit(records).estimate;
+    funnel(&FunnelInput {
+        records,
+        excluded: &[],
+        pooled: Some(pooled),
+        egger: Some(EggerLine {
+            variant: "classic",
+            intercept_b0: b0,
+            slope_b1: b1,
+            p: egger.p,
+            rule_outcome: rule(egger.p).name(),
+        }),
+        title: "Funnel plot: dat.raudenbush1985",
+        x_label: X_LABEL,
+    })
+    .unwrap()
+}
+
+fn funnel_plain(records: &[Record], excluded: &[String]) -> PlotOutput {
+    funnel(&FunnelInput {
+        records,
+        excluded,
+        pooled: None,
+        egger: None,
+        title: "Funnel plot: dat.raudenbush1985",
+        x_label: X_LABEL,
+    })
+    .unwrap()
+}
+
+fn has_class(node: &Node, class: &str) -> bool {
+    node.attribute("class")
+        .is_some_and(|c| c.split_whitespace().any(|c| c == class))
+}
+
+fn find_all<'a, 'i>(doc: &'a Document<'i>, name: &str, class: &str) -> Vec<Node<'a, 'i>> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name(name) && has_class(n, class))
+        .collect()
+}
+
+fn pair(node: &Node, attribute: &str) -> (f64, f64) {
+    let v: Vec<f64> = node
+        .attribute(attribute)
+        .unwrap()
+        .split(' ')
+        .map(|s| s.parse().unwrap())
+        .collect();
+    (v[0], v[1])
+}
+
+/// Inverts the linear map the plot area declares: pixel → data.
+fn inverse(area: &Node, axis: &str) -> impl Fn(f64) -> f64 {
+    let (d0, d1) = pair(area, &format!("data-{axis}-domain"));
+    let (r0, r1) = pair(area, &format!("data-{axis}-range"));
+    move |px| d0 + (px - r0) / (r1 - r0) * (d1 - d0)
+}
+
+/// Data units per pixel along an axis.
+fn unit_per_pixel(area: &Node, axis: &str) -> f64 {
+    let (d0, d1) = pair(area, &format!("data-{axis}-domain"));
+    let (r0, r1) = pair(area, &format!("data-{axis}-range"));
+    ((d1 - d0) / (r1 - r0)).abs()
+}
+
+fn num(node: &Node, attribute: &str) -> f64 {
+    node.attribute(attribute).unwrap().parse().unwrap()
+}
+
+/// Well-formed, accessible and scalable: parses as XML, names itself through `<title>` and
+/// `<desc>`, and has a viewBox with a fluid width.
+fn check_document(svg: &str) {
+    let doc = Document::parse(svg).expect("the SVG is well-formed XML");
+    let root = doc.root_element();
+    assert!(root.has_tag_name(("http://www.w3.org/2000/svg", "svg")));
+    assert_eq!(root.attribute("role"), Some("img"));
+    assert_eq!(root.attribute("width"), Some("100%"));
+    assert!(root.attribute("viewBox").is_some());
+    for (attribute, tag) in [("aria-labelledby", "title"), ("aria-describedby", "desc")] {
+        let id = root.attribute(attribute).unwrap();
+        let target = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("{attribute} points at an element"));
+        assert!(target.has_tag_name(tag));
+        assert!(!target.text().unwrap_or("").trim().is_empty());
+    }
+}
+
+#[test]
+fn every_plot_is_well_formed_accessible_svg() {
+    let records = dataset::records();
+    let all = full_fit(&records);
+    let without = refit_excluding(&records, &excluded(), &protocol_options()).unwrap();
+    check_document(&forest_of(&records, &[], Some(&all)).svg);
+    check_document(&forest_of(&records, &excluded(), Some(&without)).svg);
+    check_document(&forest_of(&records, &[], None).svg);
+    check_document(&funnel_with_egger(&records).svg);
+    check_document(&funnel_plain(&records, &excluded()).svg);
+}
+
+#[test]
+fn forest_has_one_row_per_record_and_marks_exclusions() {
+    let records = dataset::records();
+    let without = refit_excluding(&records, &excluded(), &protocol_options()).unwrap();
+    let out = forest_of(&records, &excluded(), Some(&without));
+    let doc = Document::parse(&out.svg).unwrap();
+    let rows = find_all(&doc, "g", "row");
+    assert_eq!(rows.len(), records.len());
+    let included: Vec<_> = rows
+        .iter()
+        .filter(|r| r.attribute("data-excluded") == Some("false"))
+        .collect();
+    assert_eq!(included.len(), without.k);
+    let excluded_row = rows
+        .iter()
+        .find(|r| r.attribute("data-id") == Some(EXCLUDED_RECORD))
+        .unwrap();
+    assert_eq!(excluded_row.attribute("data-excluded"), Some("true"));
+    let label = excluded_row
+        .children()
+        .find(|n| n.has_tag_name("text"))
+        .unwrap();
+    assert_eq!(label.text(), Some("s04 (excluded)"), "not by colour alone");
+    // Weights: percentages of the included records sum to 100; the excluded row has none.
+    let weights: Vec<_> = out.numbers["rows"].as_array().unwrap().iter().collect();
+    let total: f64 = weights
+        .iter()
+        .filter_map(|r| r["weight_percent"].as_f64())
+        .sum();
+    assert!((total - 100.0).abs() < 1e-9);
+    assert!(weights[3]["weight_percent"].is_null());
+}
+
+#[test]
+fn diamond_centre_and_ends_map_back_to_the_estimate_and_interval() {
+    let records = dataset::records();
+    let all = full_fit(&records);
+    let without = refit_excluding(&records, &excluded(), &protocol_options()).unwrap();
+    for (excl, fit) in [(vec![], &all), (excluded(), &without)] {
+        let out = forest_of(&records, &excl, Some(fit));
+        let doc = Document::parse(&out.svg).unwrap();
+        let area = find_all(&doc, "g", "plot-area")[0];
+        let to_data = inverse(&area, "x");
+        let pixel = unit_per_pixel(&area, "x");
+        let diamonds = find_all(&doc, "polygon", "diamond");
+        assert_eq!(diamonds.len(), 1);
+        let xs: Vec<f64> = diamonds[0]
+            .attribute("points")
+            .unwrap()
+            .split(' ')
+            .map(|p| p.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        // Points: left end, top (centre), right end, bottom (centre).
+        let near = |px: f64, value: f64| (to_data(px) - value).abs() <= pixel;
+        assert!(near(xs[0], fit.ci_lower));
+        assert!(near(xs[1], fit.estimate) && near(xs[3], fit.estimate));
+        assert!(near(xs[2], fit.ci_upper));
+        assert_eq!(out.numbers["pooled"]["k"], fit.k);
+    }
+}
+
+#[test]
+fn forest_rows_map_back_to_yi_and_their_intervals() {
+    let records = dataset::records();
+    let out = forest_of(&records, &[], Some(&full_fit(&records)));
+    let doc = Document::parse(&out.svg).unwrap();
+    let area = find_all(&doc, "g", "plot-area")[0];
+    let to_data = inverse(&area, "x");
+    let pixel = unit_per_pixel(&area, "x");
+    for (row, record) in find_all(&doc, "g", "row").iter().zip(&records) {
+        assert_eq!(row.attribute("data-id"), Some(record.id.as_str()));
+        let square = row.children().find(|n| has_class(n, "point")).unwrap();
+        let centre = num(&square, "x") + num(&square, "width") / 2.0;
+        assert!((to_data(centre) - record.yi).abs() <= pixel);
+        let ci = row.children().find(|n| has_class(n, "ci")).unwrap();
+        let half = 1.959963984540054 * record.vi.sqrt();
+        assert!((to_data(num(&ci, "x1")) - (record.yi - half)).abs() <= pixel);
+        assert!((to_data(num(&ci, "x2")) - (record.yi + half)).abs() <= pixel);
+    }
+}
+
+#[test]
+fn funnel_points_map_back_to_yi_and_standard_error() {
+    let records = dataset::records();
+    let out = funnel_with_egger(&records);
+    let doc = Document::parse(&out.svg).unwrap();
+    let area = find_all(&doc, "g", "plot-area")[0];
+    let (to_yi, to_se) = (inverse(&area, "x"), inverse(&area, "y"));
+    let (px_yi, px_se) = (unit_per_pixel(&area, "x"), unit_per_pixel(&area, "y"));
+    let points = find_all(&doc, "circle", "point");
+    assert_eq!(points.len(), records.len());
+    for (point, record) in points.iter().zip(&records) {
+        assert_eq!(point.attribute("data-id"), Some(record.id.as_str()));
+        assert!((to_yi(num(point, "cx")) - record.yi).abs() <= px_yi);
+        assert!((to_se(num(point, "cy")) - record.vi.sqrt()).abs() <= px_se);
+    }
+    // The y axis is inverted: SE 0 at the top.
+    let (top, bottom) = pair(&area, "data-y-range");
+    assert!(top < bottom);
+    assert_eq!(pair(&area, "data-y-domain").0, 0.0);
+}
+
+#[test]
+fn egger_line_follows_yi_equals_b1_plus_b0_times_se() {
+    let records = dataset::records();
+    let (b0, b1) = egger_coefficients(&records);
+    let out = funnel_with_egger(&records);
+    let doc = Document::parse(&out.svg).unwrap();
+    let area = find_all(&doc, "g", "plot-area")[0];
+    let (to_yi, to_se) = (inverse(&area, "x"), inverse(&area, "y"));
+    let line = doc
+        .descendants()
+        .find(|n| has_class(n, "egger-line"))
+        .unwrap()
+        .children()
+        .find(|n| n.has_tag_name("line"))
+        .unwrap();
+    let tolerance = unit_per_pixel(&area, "x") * 2.0;
+    for end in ["1", "2"] {
+        let yi = to_yi(num(&line, &format!("x{end}")));
+        let se = to_se(num(&line, &format!("y{end}")));
+        assert!((yi - (b1 + b0 * se)).abs() <= tolerance);
+    }
+    let egger = &out.numbers["egger"];
+    assert_eq!(
+        egger["rule_outcome"],
+        rule(egger["p"].as_f64().unwrap()).name()
+    );
+    assert!(out.svg.contains("rule outcome: "));
+}
+
+#[test]
+fn nothing_pooled_is_drawn_before_a_fit() {
+    let records = dataset::records();
+    let out = forest_of(&records, &[], None);
+    let doc = Document::parse(&out.svg).unwrap();
+    assert!(find_all(&doc, "polygon", "diamond").is_empty());
+    assert!(out.numbers["pooled"].is_null());
+    assert!(out.numbers["rows"][0]["weight_percent"].is_null());
+    let out = funnel_plain(&records, &[]);
+    let doc = Document::parse(&out.svg).unwrap();
+    assert!(doc
+        .descendants()
+        .all(|n| !has_class(&n, "funnel") && !has_class(&n, "egger-line")));
+    assert!(out.numbers["pooled"].is_null() && out.numbers["egger"].is_null());
+}
+
+#[test]
+fn hostile_ids_are_escaped() {
+    let id = "<script>alert(\"x\")</script>&'\u{1}";
+    let records = vec![
+        Record::new(id, 0.1, 0.01),
+        Record::new("b", 0.3, 0.04),
+        Record::new("c", -0.1, 0.02),
+    ];
+    let fitted = full_fit(&records);
+    for svg in [
+        forest_of(&records, &[], Some(&fitted)).svg,
+        funnel_plain(&records, &[id.to_string()]).svg,
+    ] {
+        let doc = Document::parse(&svg).expect("well-formed despite the id");
+        assert!(!svg.contains("<script"));
+        assert!(doc.descendants().all(|n| !n.has_tag_name("script")));
+        assert!(doc
+            .descendants()
+            .any(|n| n.attribute("data-id") == Some("<script>alert(\"x\")</script>&'\u{FFFD}")));
+    }
+}
+
+#[test]
+fn bad_input_is_refused_with_a_clear_error() {
+    let many: Vec<Record> = (0..=MAX_FOREST_RECORDS)
+        .map(|i| Record::new(format!("r{i}"), 0.0, 0.1))
+        .collect();
+    let input = ForestInput {
+        records: &many,
+        excluded: &[],
+        fit: None,
+        title: "t",
+        x_label: "x",
+    };
+    let err = forest(&input).unwrap_err();
+    assert!(matches!(err, PlotError::TooManyRecords { got: 2001, .. }));
+    assert_eq!(
+        err.to_string(),
+        "a forest plot draws at most 2000 records, but 2001 were given"
+    );
+
+    let records = dataset::records();
+    let all = full_fit(&records);
+    let input = ForestInput {
+        records: &records,
+        excluded: &excluded(),
+        fit: Some(&all),
+        title: "t",
+        x_label: "x",
+    };
+    assert_eq!(
+        forest(&input).unwrap_err(),
+        PlotError::FitMismatch {
+            fit_k: 19,
+            included: 18
+        }
+    );
+    let nan = [Record::new("a", f64::NAN, 0.1)];
+    assert!(matches!(
+        funnel(&FunnelInput {
+            records: &nan,
+            excluded: &[],
+            pooled: None,
+            egger: None,
+            title: "t",
+            x_label: "x",
+        }),
+        Err(PlotError::NonFinite { field: "yi", .. })
+    ));
+    let err = funnel(&FunnelInput {
+        records: &records,
+        excluded: &[],
+        pooled: Some(f64::INFINITY),
+        egger: None,
+        title: "t",
+        x_label: "x",
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot draw the pooled estimate: it is not a finite number"
+    );
+}
+
+#[test]
+fn output_is_deterministic() {
+    let records = dataset::records();
+    assert_eq!(funnel_with_egger(&records), funnel_with_egger(&records));
+}
+
+fn golden(name: &str, actual: &str) {
+    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "golden", name]
+        .iter()
+        .collect();
+    if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "{} is missing; create it with UPDATE_GOLDEN=1 cargo test -p exemplar --test plots",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{name} differs from the golden file; if the change is deliberate, regenerate with \
+         UPDATE_GOLDEN=1 cargo test -p exemplar --test plots and review the diff"
+    );
+}
+
+#[test]
+fn golden_forest_reml() {
+    let records = dataset::records();
+    golden(
+        "forest_reml.svg",
+        &forest_of(&records, &[], Some(&full_fit(&records))).svg,
+    );
+}
+
+#[test]
+fn golden_forest_excluding_s04() {
+    let records = dataset::records();
+    let without = refit_excluding(&records, &excluded(), &protocol_options()).unwrap();
+    golden(
+        "forest_exclude_s04.svg",
+        &forest_of(&records, &excluded(), Some(&without)).svg,
+    );
+}
+
+#[test]
+fn golden_funnel_egger() {
+    let records = dataset::records();
+    golden("funnel_egger.svg", &funnel_with_egger(&records).svg);
+}
+
+#[test]
+fn golden_funnel_before_any_fit() {
+    let records = dataset::records();
+    golden("funnel_records.svg", &funnel_plain(&records, &[]).svg);
+}
+
+#[test]
+fn golden_funnel_excluding_s04() {
+    let records = dataset::records();
+    let without = refit_excluding(&records, &excluded(), &protocol_options()).unwrap();
+    let out = funnel(&FunnelInput {
+        records: &records,
+        excluded: &excluded(),
+        pooled: Some(without.estimate),
+        egger: None,
+        title: "Funnel plot: dat.raudenbush1985 without s04",
+        x_label: X_LABEL,
+    })
+    .unwrap();
+    golden("funnel_exclude_s04.svg", &out.svg);
+}
