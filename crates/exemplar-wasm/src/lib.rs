@@ -44,6 +44,20 @@ pub fn call_tool(name: &str, args_json: &str) -> String {
     tools::call_json(name, args_json).to_string()
 }
 
+/// The plot that goes with a tool's result (same arguments): `{"tool": name, "ok": result}`,
+/// `{"tool": name, "error": {...}}`, or `null` when the tool has none. Never throws.
+#[wasm_bindgen(js_name = companionPlot)]
+pub fn companion_plot(name: &str, args_json: &str) -> String {
+    match tools::companion_plot(name) {
+        Some(plot) => {
+            let mut out = tools::call_json(plot, args_json);
+            out["tool"] = json!(plot);
+            out.to_string()
+        }
+        None => Value::Null.to_string(),
+    }
+}
+
 /// Scores a raw pasted answer; returns the report JSON.
 #[wasm_bindgen]
 pub fn score(raw: &str) -> String {

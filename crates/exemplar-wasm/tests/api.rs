@@ -59,3 +59,8 @@ fn ledger_append_rejects_non_json() {
     assert!(ledger.append("fit_random_effects", "{}", "", "t").is_err());
     assert_eq!(ledger.entries_json(), "[]");
 }
+
+#[wasm_bindgen_test]
+fn companion_plots_match_native() {
+    common::companion_plots_match_native();
+}

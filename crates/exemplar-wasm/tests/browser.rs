@@ -30,3 +30,8 @@ fn scorer_matches_native() {
 fn ledger_chain() {
     common::ledger_chain();
 }
+
+#[wasm_bindgen_test]
+fn companion_plots_match_native() {
+    common::companion_plots_match_native();
+}

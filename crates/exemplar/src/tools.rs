@@ -397,6 +397,16 @@ pub fn definitions_json() -> Value {
     serde_json::to_value(definitions()).expect("definitions serialize")
 }
 
+/// The plot that goes with a tool's result, called with the same arguments: a fit or
+/// refit is drawn as a forest plot, Egger's test as a funnel plot.
+pub fn companion_plot(name: &str) -> Option<&'static str> {
+    match name {
+        "fit_random_effects" | "refit_excluding" => Some("forest_plot"),
+        "egger_test" => Some("funnel_plot"),
+        _ => None,
+    }
+}
+
 /// Parses a JSON arguments text; empty text means no arguments.
 pub fn parse_args(args_json: &str) -> Result<Value, ToolError> {
     if args_json.trim().is_empty() {
@@ -807,20 +817,63 @@ mod tests {
         let egger = ok("egger_test", json!({}));
         assert_eq!(funnel["egger"], egger);
         assert_eq!(funnel["numbers"]["egger"]["p"], egger["egger_p"]);
-        assert_eq!(funnel["numbers"]["egger"]["rule_outcome"], egger["rule_outcome"]);
-        assert_eq!(funnel["fit"]["estimate"], ok("fit_random_effects", json!({}))["estimate"]);
+        assert_eq!(
+            funnel["numbers"]["egger"]["rule_outcome"],
+            egger["rule_outcome"]
+        );
+        assert_eq!(
+            funnel["fit"]["estimate"],
+            ok("fit_random_effects", json!({}))["estimate"]
+        );
         // The classic line drawn is yi = b1 + b0·se, with b0 the tested intercept.
-        assert_eq!(funnel["numbers"]["egger"]["intercept_b0"], egger["coefficient"]);
+        assert_eq!(
+            funnel["numbers"]["egger"]["intercept_b0"],
+            egger["coefficient"]
+        );
+    }
+
+    #[test]
+    fn every_companion_plot_accepts_its_tools_arguments() {
+        let cases = [
+            (
+                "fit_random_effects",
+                json!({"method": "DL", "level": 0.9, "test": "knha"}),
+            ),
+            (
+                "refit_excluding",
+                json!({"exclude": ["s04"], "method": "PM"}),
+            ),
+            ("egger_test", json!({"variant": "rma", "exclude": ["s01"]})),
+        ];
+        for (name, args) in cases {
+            let plot = companion_plot(name).unwrap();
+            ok(name, args.clone());
+            assert!(
+                ok(plot, args)["svg"].as_str().unwrap().starts_with("<svg"),
+                "{plot}"
+            );
+        }
+        assert_eq!(companion_plot("get_dataset"), None);
+        assert_eq!(companion_plot("forest_plot"), None);
     }
 
     #[test]
     fn plot_tools_refuse_bad_input() {
-        assert_eq!(code("forest_plot", json!({"exclude": ["zz"]})).0, "unknown_record");
-        assert_eq!(code("funnel_plot", json!({"variant": "lm"})).0, "invalid_arguments");
+        assert_eq!(
+            code("forest_plot", json!({"exclude": ["zz"]})).0,
+            "unknown_record"
+        );
+        assert_eq!(
+            code("funnel_plot", json!({"variant": "lm"})).0,
+            "invalid_arguments"
+        );
         let many: Vec<Value> = (0..crate::plots::MAX_FOREST_RECORDS + 1)
             .map(|i| json!({"id": format!("r{i}"), "yi": 0.1, "vi": 0.01}))
             .collect();
-        assert_eq!(code("forest_plot", json!({"records": many})).0, "too_many_records");
+        assert_eq!(
+            code("forest_plot", json!({"records": many})).0,
+            "too_many_records"
+        );
     }
 
     #[test]

@@ -69,6 +69,8 @@ pub fn every_tool_matches_native() {
             r#"{"variant":"rma","exclude":["s04"]}"#.to_string(),
         ),
         ("leave_one_out", r#"{"method":"PM"}"#.to_string()),
+        ("forest_plot", r#"{"exclude":["s04"]}"#.to_string()),
+        ("funnel_plot", r#"{"variant":"rma"}"#.to_string()),
     ];
     for (name, args) in cases {
         let got = parse(&api::call_tool(name, &args));
@@ -200,4 +202,27 @@ pub fn ledger_chain() {
         (report["ok"].clone(), report["seq"].clone()),
         (json!(false), Value::Null)
     );
+}
+
+/// After a fit, refit or Egger run the page draws the plot that goes with it.
+pub fn companion_plots_match_native() {
+    for (name, plot) in [
+        ("fit_random_effects", "forest_plot"),
+        ("refit_excluding", "forest_plot"),
+        ("egger_test", "funnel_plot"),
+    ] {
+        let args = r#"{"exclude":["s04"]}"#;
+        let got = parse(&api::companion_plot(name, args));
+        let native = exemplar::tools::call(plot, &parse(args)).unwrap();
+        assert_eq!(got, json!({"ok": native, "tool": plot}), "{name}");
+    }
+    assert_eq!(
+        parse(&api::companion_plot("get_dataset", "{}")),
+        Value::Null
+    );
+    let bad = parse(&api::companion_plot(
+        "egger_test",
+        r#"{"exclude":["nope"]}"#,
+    ));
+    assert_eq!(bad["error"]["code"], "unknown_record");
 }
