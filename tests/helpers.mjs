@@ -52,7 +52,9 @@ export async function openPage(browser, { viewport } = {}) {
 export async function load(page, how = 'goto') {
   if (how === 'reload') await page.reload();
   else await page.goto(`${BASE_URL}/`);
-  await page.waitForSelector('html[data-ready="true"]', { timeout: 20000 });
+  await page.waitForSelector('html[data-ready="true"], #boot-error:not([hidden])', { state: 'attached', timeout: 20000 });
+  const bootError = await page.$eval('#boot-error', (n) => (n.hidden ? null : n.textContent));
+  if (bootError) throw new Error(bootError);
 }
 
 function exemplar(...args) {

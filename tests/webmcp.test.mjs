@@ -25,9 +25,9 @@ test('native WebMCP: an agent discovers the tools, calls fit, refit and Egger, a
 
     const expected = cliToolNames();
     const discovered = await page.evaluate(async () => (await document.modelContext.getTools()).map((t) => t.name));
-    assert.deepEqual(discovered, expected, 'document.modelContext.getTools() lists the Rust tools');
+    assert.deepEqual([...discovered].sort(), [...expected].sort(), 'document.modelContext.getTools() lists the Rust tools');
     const viaPlaywright = (await page.webmcp.tools()).map((t) => t.name);
-    assert.deepEqual(viaPlaywright, expected, 'page.webmcp.tools() lists the Rust tools');
+    assert.deepEqual([...viaPlaywright].sort(), [...expected].sort(), 'page.webmcp.tools() lists the Rust tools');
 
     const tools = await page.evaluate(async () => document.modelContext.getTools());
     for (const t of tools) {

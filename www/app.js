@@ -27,7 +27,7 @@ function setText(id, text) {
 function renderHeader(meta) {
   setText('baseline-version', meta.baseline_version);
   setText('dataset-name', meta.dataset_name);
-  if (meta.dataset_description) byId('dataset-description').textContent = `: ${meta.dataset_description}`;
+  if (meta.dataset_description) byId('dataset-description').textContent = meta.dataset_description;
   setText('dataset-sha256', meta.dataset_sha256);
   setText('engine-version', meta.engine_version);
   // The CSV the page offers must be the bytes the hash names.
@@ -44,9 +44,11 @@ function renderHeader(meta) {
 }
 
 function renderData(meta) {
-  const rows = JSON.parse(datasetJson());
-  const columns = rows.length ? Object.keys(rows[0]) : [];
+  const dataset = JSON.parse(datasetJson());
+  const columns = dataset.columns.map((c) => c.name);
   const stem = `dataset-${meta.baseline_version}`;
+  const first = dataset.records[0] ?? {};
+  const numeric = new Set(columns.flatMap((c, i) => (typeof first[c] === 'number' ? [i] : [])));
   fill(
     byId('data-downloads'),
     downloadLink('Download CSV', `${stem}.csv`, datasetCsv(), 'text/csv'),
@@ -58,10 +60,15 @@ function renderData(meta) {
     scroller(
       table(
         columns,
-        rows.map((row) => columns.map((c) => String(row[c] ?? ''))),
-        { caption: `${rows.length} effect-size records`, className: 'data' },
+        dataset.records.map((row) => columns.map((c) => String(row[c] ?? ''))),
+        { caption: `${dataset.records.length} effect-size records`, className: 'data', numeric },
       ),
       'The dataset',
+    ),
+    el(
+      'dl',
+      { class: 'columns' },
+      dataset.columns.map((c) => [el('dt', {}, el('code', { text: c.name })), el('dd', { text: c.description })]),
     ),
   );
 }

@@ -20,7 +20,7 @@ export function el(tag, props = {}, ...children) {
 }
 
 function append(node, children) {
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -39,14 +39,18 @@ export function byId(id) {
   return node;
 }
 
-/** A table from column names and rows of cell values (strings or nodes). */
-export function table(columns, rows, { caption, className } = {}) {
+/**
+ * A table from column names and rows of cell values (strings or nodes);
+ * `numeric` holds the indexes of right-aligned columns.
+ */
+export function table(columns, rows, { caption, className, numeric = new Set() } = {}) {
+  const cls = (i) => (numeric.has(i) ? 'num' : undefined);
   return el(
     'table',
     { class: className },
     caption ? el('caption', { text: caption }) : null,
-    el('thead', {}, el('tr', {}, columns.map((c) => el('th', { scope: 'col', text: c })))),
-    el('tbody', {}, rows.map((row) => el('tr', {}, row.map((cell) => el('td', {}, cell ?? ''))))),
+    el('thead', {}, el('tr', {}, columns.map((c, i) => el('th', { scope: 'col', class: cls(i), text: c })))),
+    el('tbody', {}, rows.map((row) => el('tr', {}, row.map((cell, i) => el('td', { class: cls(i) }, cell ?? ''))))),
   );
 }
 

@@ -81,21 +81,40 @@ fn render_methods(root: &Path) -> Result<()> {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH;
     let mut fragment = String::with_capacity(markdown.len() * 2);
-    // The page's section heading is an h2, so the document's h1 becomes h3.
-    let events = Parser::new_ext(&markdown, options).map(|event| match event {
-        Event::Start(Tag::Heading {
-            level,
-            id,
-            classes,
-            attrs,
-        }) => Event::Start(Tag::Heading {
-            level: demote(level),
-            id,
-            classes,
-            attrs,
-        }),
-        Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(demote(level))),
-        other => other,
+    // The page's section heading ("Methods", an h2) replaces the document's
+    // title, and the document's sections nest below it.
+    let mut in_title = false;
+    let mut seen_content = false;
+    let events = Parser::new_ext(&markdown, options).filter_map(|event| {
+        let first = !seen_content;
+        seen_content = true;
+        match event {
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H1,
+                ..
+            }) if first => {
+                in_title = true;
+                None
+            }
+            Event::End(TagEnd::Heading(HeadingLevel::H1)) if in_title => {
+                in_title = false;
+                None
+            }
+            _ if in_title => None,
+            Event::Start(Tag::Heading {
+                level,
+                id,
+                classes,
+                attrs,
+            }) => Some(Event::Start(Tag::Heading {
+                level: demote(level),
+                id,
+                classes,
+                attrs,
+            })),
+            Event::End(TagEnd::Heading(level)) => Some(Event::End(TagEnd::Heading(demote(level)))),
+            other => Some(other),
+        }
     });
     html::push_html(&mut fragment, events);
     let out_dir = root.join("www").join("generated");
@@ -106,5 +125,5 @@ fn render_methods(root: &Path) -> Result<()> {
 }
 
 fn demote(level: HeadingLevel) -> HeadingLevel {
-    HeadingLevel::try_from((level as usize + 2).min(6)).unwrap_or(HeadingLevel::H6)
+    HeadingLevel::try_from((level as usize + 1).min(6)).unwrap_or(HeadingLevel::H6)
 }

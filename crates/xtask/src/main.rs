@@ -4,10 +4,14 @@
 //!   `www/generated`, installing missing tools first.
 //! - `serve`: build, then serve the page on 127.0.0.1.
 //! - `test`: build, then run every suite and print one summary line each.
+//! - `pdf`: regenerate the frozen `benchmark-baseline.pdf` at the repository root.
 
 mod build;
+mod pdf;
 mod serve;
 mod suites;
+#[cfg(test)]
+mod tidy;
 mod toolchain;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +39,8 @@ enum Command {
     },
     /// Install what is missing, build, and run every test suite.
     Test,
+    /// Regenerate benchmark-baseline.pdf at the repository root.
+    Pdf,
 }
 
 fn main() -> ExitCode {
@@ -46,6 +52,7 @@ fn main() -> ExitCode {
             .and_then(|()| build::build(&root))
             .and_then(|()| serve::serve_forever(&root, port)),
         Command::Test => suites::run_all(&root),
+        Command::Pdf => pdf::regenerate(&root),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,355 @@
+//! Figures 4–6, measured by other programs on the same records: the wasm
+//! package under Node, the page in Chromium, R metafor and PyMARE. Each is
+//! skipped with a note when its program is missing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::generate;
+use crate::report::{Report, Target};
+
+pub fn run(report: &mut Report, root: &Path) {
+    let scripts = root.join("crates").join("bench").join("scripts");
+    let pkg = root.join("www").join("pkg");
+    let have_pkg = pkg.join("exemplar_wasm_bg.wasm").is_file();
+    let have_node = works("node", &["--version"]);
+    if !have_node {
+        report.note("node is not installed: no wasm or page figures");
+    } else if !have_pkg {
+        report.note("www/pkg is missing (run `cargo xtask build`): no wasm or page figures");
+    } else {
+        wasm_under_node(report, root, &scripts, &pkg);
+        page(report, root, &scripts);
+    }
+    let data = match write_data() {
+        Ok(dir) => dir,
+        Err(e) => {
+            report.note(format!("cannot write the records for R and Python: {e}"));
+            return;
+        }
+    };
+    metafor(report, &scripts, &data);
+    pymare(report, &scripts, &data);
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+fn wasm_under_node(report: &mut Report, root: &Path, scripts: &Path, pkg: &Path) {
+    eprintln!("bench: wasm under Node");
+    let script = scripts.join("wasm-node.mjs");
+    let out = match json_line(
+        Command::new("node")
+            .arg(script)
+            .arg(pkg)
+            .arg("1500")
+            .current_dir(root),
+    ) {
+        Ok(v) => v,
+        Err(e) => return report.note(format!("wasm under Node failed: {e}")),
+    };
+    let wasm_us = out["median_ns"].as_f64().unwrap_or(f64::NAN) / 1e3;
+    report.add(
+        "wasm_tool_median_us",
+        "fit_random_effects tool, wasm under Node, median",
+        wasm_us,
+        "µs",
+    );
+    if let Some(native_us) = report.value("tool_native_median_us") {
+        report.add_target(
+            "wasm_over_native_ratio",
+            "  wasm / native, same tool call",
+            wasm_us / native_us,
+            "×",
+            Target::AtMost(2.0),
+        );
+    }
+}
+
+fn page(report: &mut Report, root: &Path, scripts: &Path) {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !Path::new(&chromium).is_file() {
+        return report.note(format!("{chromium} is missing: no page figures"));
+    }
+    if !root.join("node_modules").join("playwright-core").is_dir() {
+        return report
+            .note("node_modules/playwright-core is missing (npm install): no page figures");
+    }
+    eprintln!("bench: the page in Chromium (20 navigations, 200 tool calls)");
+    let out = match json_line(
+        Command::new("node")
+            .arg(scripts.join("page.mjs"))
+            .args([root.as_os_str(), "20".as_ref(), "200".as_ref()])
+            .env("CHROMIUM", &chromium)
+            .current_dir(root),
+    ) {
+        Ok(v) => v,
+        Err(e) => return report.note(format!("the page benchmark failed: {e}")),
+    };
+    let f = |key: &str| out[key].as_f64().unwrap_or(f64::NAN);
+    let kb = |key: &str| f(key) / 1000.0;
+    report.add_target(
+        "page_wasm_gzip_kb",
+        "page: wasm, gzip",
+        kb("wasm_gzip"),
+        "KB",
+        Target::AtMost(80.0),
+    );
+    report.add("page_wasm_raw_kb", "page: wasm, raw", kb("wasm_raw"), "KB");
+    report.add_target(
+        "page_assets_gzip_kb",
+        "page: all assets on load, gzip",
+        kb("assets_gzip"),
+        "KB",
+        Target::AtMost(150.0),
+    );
+    report.add(
+        "page_assets_raw_kb",
+        "page: all assets on load, raw",
+        kb("assets_raw"),
+        "KB",
+    );
+    if f("pdf_raw") > 0.0 {
+        report.add(
+            "page_pdf_raw_kb",
+            "  plus the frozen PDF it fetches to verify, raw",
+            kb("pdf_raw"),
+            "KB",
+        );
+    }
+    report.add_target(
+        "page_tools_registered_ms",
+        "page: navigation start to tools registered, median",
+        f("tools_ms_median"),
+        "ms",
+        Target::AtMost(150.0),
+    );
+    report.add(
+        "page_document_loaded_ms",
+        "  of which until index.html arrived",
+        f("document_end_ms_median"),
+        "ms",
+    );
+    report.add(
+        "page_wasm_requested_ms",
+        "  of which until the wasm was requested",
+        f("wasm_start_ms_median"),
+        "ms",
+    );
+    report.add(
+        "page_wasm_loaded_ms",
+        "  of which until the wasm had arrived",
+        f("wasm_end_ms_median"),
+        "ms",
+    );
+    report.add(
+        "page_revisit_tools_registered_ms",
+        "page: the same on a second navigation in the same tab, median",
+        f("revisit_tools_ms_median"),
+        "ms",
+    );
+    report.add(
+        "page_ready_ms",
+        "page: navigation start to data-ready, median",
+        f("ready_ms_median"),
+        "ms",
+    );
+    report.add_target(
+        "page_execute_tool_ms",
+        "page: executeTool(fit_random_effects) round trip, median of 200",
+        f("call_ms_median"),
+        "ms",
+        Target::AtMost(2.0),
+    );
+    report.add(
+        "page_execute_tool_first10_ms",
+        "  calls 6 to 15 (ledger of 6 to 15 entries), median",
+        f("call_ms_first10_median"),
+        "ms",
+    );
+    report.add(
+        "page_execute_tool_last10_ms",
+        "  last 10 calls (ledger of ~200 entries), median",
+        f("call_ms_last10_median"),
+        "ms",
+    );
+    report.add(
+        "page_call_tool_direct_ms",
+        "  the wasm callTool alone in the page, median",
+        f("direct_call_ms_median"),
+        "ms",
+    );
+    if out["mode"] != "native" {
+        report.note(format!(
+            "the page registered its tools in mode {} (not native WebMCP)",
+            out["mode"]
+        ));
+    }
+    if let Some(missing) = out["not_found"].as_array().filter(|m| !m.is_empty()) {
+        let missing: Vec<&str> = missing.iter().filter_map(Value::as_str).collect();
+        report.note(format!(
+            "the page requested files the server does not have: {}",
+            missing.join(", ")
+        ));
+    }
+}
+
+fn metafor(report: &mut Report, scripts: &Path, data: &Path) {
+    if !works("Rscript", &["--version"]) {
+        return report.note("Rscript is not installed: no metafor figures");
+    }
+    eprintln!("bench: metafor (about 5 s)");
+    let out = match key_values(
+        Command::new("Rscript")
+            .arg(scripts.join("metafor.R"))
+            .arg(data.join("k19.csv"))
+            .arg(data.join("k1000.csv")),
+    ) {
+        Ok(kv) => kv,
+        Err(e) => return report.note(format!("metafor failed: {e}")),
+    };
+    if let Some(reason) = out.get("absent") {
+        return report.note(format!("{reason}: no metafor figures"));
+    }
+    let version = out.get("version").cloned().unwrap_or_default();
+    let num = |k: &str| {
+        out.get(k)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    let ours_k19 = report.value("reml_k19_median_us").unwrap_or(f64::NAN);
+    let ours_loo = report.value("loo_k19_median_us").unwrap_or(f64::NAN);
+    let ours_k1000 = report.value("reml_k1000_ms").unwrap_or(f64::NAN);
+    let rma = num("rma_k19_ms");
+    report.add(
+        "metafor_rma_k19_ms",
+        format!("metafor {version} rma(REML), 19 records"),
+        rma,
+        "ms",
+    );
+    report.add_target(
+        "metafor_over_ours_k19",
+        "  metafor / ours",
+        rma * 1e3 / ours_k19,
+        "×",
+        Target::AtLeast(1000.0),
+    );
+    let loo = num("leave1out_k19_ms");
+    report.add(
+        "metafor_leave1out_k19_ms",
+        "metafor leave1out, 19 records",
+        loo,
+        "ms",
+    );
+    report.add(
+        "metafor_over_ours_loo_k19",
+        "  metafor / ours",
+        loo * 1e3 / ours_loo,
+        "×",
+    );
+    let big = num("rma_k1000_ms");
+    report.add(
+        "metafor_rma_k1000_ms",
+        "metafor rma(REML), k = 1000 (one fit)",
+        big,
+        "ms",
+    );
+    report.add(
+        "metafor_over_ours_k1000",
+        "  metafor / ours",
+        big / ours_k1000,
+        "×",
+    );
+}
+
+fn pymare(report: &mut Report, scripts: &Path, data: &Path) {
+    let python = std::env::var("BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    if !works(&python, &["--version"]) {
+        return report.note(format!("{python} is not installed: no PyMARE figures"));
+    }
+    eprintln!("bench: PyMARE");
+    let out = match key_values(
+        Command::new(&python)
+            .arg(scripts.join("pymare_bench.py"))
+            .arg(data.join("k19.csv")),
+    ) {
+        Ok(kv) => kv,
+        Err(e) => return report.note(format!("PyMARE failed: {e}")),
+    };
+    if let Some(reason) = out.get("absent") {
+        return report.note(format!(
+            "{reason}: no PyMARE figures (set BENCH_PYTHON to a Python that has it)"
+        ));
+    }
+    let version = out.get("version").cloned().unwrap_or_default();
+    let ms = out
+        .get("fit_k19_ms")
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    report.add(
+        "pymare_k19_ms",
+        format!("PyMARE {version} meta_regression(REML), 19 records"),
+        ms,
+        "ms",
+    );
+    report.add_target(
+        "pymare_over_ours_k19",
+        "  PyMARE / ours",
+        ms * 1e3 / report.value("reml_k19_median_us").unwrap_or(f64::NAN),
+        "×",
+        Target::AtLeast(1000.0),
+    );
+}
+
+/// The 19 frozen records and 1000 generated ones as `id,yi,vi` CSV in a fresh temporary directory.
+fn write_data() -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(
+        dir.join("k19.csv"),
+        generate::csv(&exemplar::dataset::records()),
+    )?;
+    std::fs::write(
+        dir.join("k1000.csv"),
+        generate::csv(&generate::records(1000)),
+    )?;
+    Ok(dir)
+}
+
+fn works(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn stdout_of(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        return Err(format!(
+            "{} ({})",
+            out.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The last stdout line, parsed as JSON.
+fn json_line(cmd: &mut Command) -> Result<Value, String> {
+    let text = stdout_of(cmd)?;
+    let line = text.lines().last().ok_or("no output")?;
+    serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))
+}
+
+/// `key value` lines (the value is the rest of the line).
+fn key_values(cmd: &mut Command) -> Result<HashMap<String, String>, String> {
+    Ok(stdout_of(cmd)?
+        .lines()
+        .filter_map(|l| l.trim().split_once(' '))
+        .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+        .collect())
+}

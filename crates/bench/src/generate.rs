@@ -1,0 +1,82 @@
+//! Deterministic synthetic records for the large-k figures.
+//!
+//! vᵢ ~ U[0.01, 0.2] and yᵢ ~ N(0.1, vᵢ + 0.05) (so τ² = 0.05), from a
+//! xorshift64* stream: the same records on every machine and every run.
+
+use meta_analysis::Record;
+
+/// Marsaglia's xorshift64* (Vigna 2016): small, fast, and good enough for test data.
+pub struct XorShift(u64);
+
+impl XorShift {
+    pub fn new(seed: u64) -> Self {
+        XorShift(seed.max(1))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform on [0, 1) with 53 random bits.
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Standard normal by Box–Muller (one of the pair; the bench does not need speed here).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.uniform(); // (0, 1]: ln is finite
+        let u2 = self.uniform();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+}
+
+/// `k` records with ids `r0000000`, `r0000001`, … (8 bytes each up to k = 10⁷).
+pub fn records(k: usize) -> Vec<Record> {
+    let mut rng = XorShift::new(0x5EED_0000_0000_0000 ^ k as u64);
+    let mut out = Vec::with_capacity(k);
+    for i in 0..k {
+        let vi = 0.01 + 0.19 * rng.uniform();
+        let yi = 0.1 + (vi + 0.05).sqrt() * rng.normal();
+        out.push(Record::new(format!("r{i:07}"), yi, vi));
+    }
+    out
+}
+
+/// The bytes of the input arrays: 8 for yᵢ, 8 for vᵢ and the id's UTF-8 bytes per record.
+pub fn input_bytes(records: &[Record]) -> usize {
+    records.iter().map(|r| 16 + r.id.len()).sum()
+}
+
+/// `id,yi,vi` CSV text; Rust's shortest round-trip formatting keeps every value exact.
+pub fn csv(records: &[Record]) -> String {
+    let mut out = String::from("id,yi,vi\n");
+    for r in records {
+        out.push_str(&format!("{},{},{}\n", r.id, r.yi, r.vi));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_and_in_range() {
+        let a = records(1000);
+        assert_eq!(a, records(1000));
+        assert!(a.iter().all(|r| (0.01..0.2).contains(&r.vi)));
+        let mean = a.iter().map(|r| r.yi).sum::<f64>() / 1000.0;
+        assert!((mean - 0.1).abs() < 0.05, "{mean}");
+        assert_eq!(input_bytes(&a), 1000 * 24);
+    }
+
+    #[test]
+    fn reml_recovers_the_generating_tau2() {
+        let fit = meta_analysis::fit(&records(20_000), &Default::default()).unwrap();
+        assert!((fit.tau2 - 0.05).abs() < 0.005, "{}", fit.tau2);
+        assert!((fit.estimate - 0.1).abs() < 0.01, "{}", fit.estimate);
+    }
+}

@@ -1,0 +1,156 @@
+//! `cargo xtask bench [--json]`, which runs `cargo run --release -p bench -- [--json]`:
+//! every figure of issue 7 in one run, with its target beside it.
+//!
+//! - Native (this process): REML at k = 19 and at k = 10⁴…10⁶, leave-one-out,
+//!   the tool path; peak memory in a child (`bench peak-memory K`).
+//! - Node: the shipped wasm (`www/pkg`) calling the same tool
+//!   (`scripts/wasm-node.mjs`).
+//! - Chromium: the page served from the repository, bytes, time to tools
+//!   registered, `executeTool` round trip (`scripts/page.mjs`).
+//! - R metafor and PyMARE on the same records, when installed
+//!   (`scripts/metafor.R`, `scripts/pymare.py`).
+//!
+//! Progress goes to stderr; stdout is the table, or with `--json` one JSON object.
+//! `--native-only` skips Node, Chromium, R and Python.
+
+mod external;
+mod generate;
+mod harness;
+mod memory;
+mod native;
+mod proposal;
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use serde_json::{json, Map, Value};
+
+use report::Report;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("peak-memory") {
+        let k = args.get(1).and_then(|k| k.parse().ok());
+        let outcome = k
+            .ok_or_else(|| "usage: bench peak-memory K".to_string())
+            .and_then(memory::child_main);
+        return match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench peak-memory: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let mut json_out = false;
+    let mut native_only = false;
+    for arg in &args {
+        match arg.as_str() {
+            "--json" => json_out = true,
+            "--native-only" => native_only = true,
+            "-h" | "--help" => {
+                println!("usage: bench [--json] [--native-only]");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!(
+                    "bench: unknown argument {other:?} (usage: bench [--json] [--native-only])"
+                );
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if cfg!(debug_assertions) {
+        eprintln!("bench: WARNING: a debug build; run with --release for meaningful figures");
+    }
+    let root = workspace_root();
+    let mut report = Report {
+        machine: machine(&root),
+        ..Report::default()
+    };
+    native::run(&mut report);
+    if !native_only {
+        external::run(&mut report, &root);
+    }
+    // Other work on the machine inflates every time here: say how busy it was.
+    report
+        .machine
+        .insert("loadavg_at_end".into(), json!(loadavg()));
+    if json_out {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.to_table());
+    }
+    ExitCode::SUCCESS
+}
+
+/// Two levels above this crate's manifest.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/bench sits two levels below the workspace root")
+        .to_path_buf()
+}
+
+/// Commit, core count, CPU, date and engine version: where the figures come from.
+fn machine(root: &Path) -> Map<String, Value> {
+    let commit = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| {
+        c.lines().find_map(|l| {
+            l.strip_prefix("model name")?
+                .split_once(':')
+                .map(|(_, m)| m.trim().to_string())
+        })
+    });
+    let mut m = Map::new();
+    m.insert("commit".into(), json!(commit));
+    m.insert("nproc".into(), json!(nproc));
+    m.insert("cpu".into(), json!(cpu));
+    m.insert("date".into(), json!(utc_now()));
+    m.insert("engine_version".into(), json!(meta_analysis::VERSION));
+    m.insert("loadavg_at_start".into(), json!(loadavg()));
+    m
+}
+
+/// The 1-, 5- and 15-minute load averages from /proc/loadavg.
+fn loadavg() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    Some(
+        text.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, Hinnant's algorithm).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}

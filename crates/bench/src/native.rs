@@ -1,0 +1,283 @@
+//! Figures 1–3: the engine natively (REML at k = 19 and at large k, its peak
+//! memory, leave-one-out), plus the tool path the wasm figure is compared with
+//! and the diagnostics that say where the time goes.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use meta_analysis::{fit, leave_one_out, FitOptions, Method, Record};
+
+use crate::harness::time;
+use crate::report::{Report, Target};
+use crate::{generate, memory, proposal};
+
+const LARGE: [(usize, &str); 3] = [(10_000, "10^4"), (100_000, "10^5"), (1_000_000, "10^6")];
+
+pub fn run(report: &mut Report) {
+    let reml = FitOptions::default();
+    let ee = FitOptions {
+        method: Method::Ee,
+        ..FitOptions::default()
+    };
+    let frozen = exemplar::dataset::records();
+    eprintln!("bench: REML, 19 records");
+    let t = time(Duration::from_millis(1500), 20, || {
+        fit(black_box(&frozen), &reml)
+    });
+    let model = fit(&frozen, &reml).expect("the frozen records fit");
+    report.add_target(
+        "reml_k19_median_us",
+        "REML fit, 19 records, median",
+        t.median_us(),
+        "µs",
+        Target::AtMost(2.0),
+    );
+    report.add(
+        "reml_k19_fits_per_s",
+        "REML fits per second, 19 records",
+        1e9 / t.median_ns,
+        "fits/s",
+    );
+    report.add(
+        "reml_k19_iterations",
+        "REML Newton iterations, 19 records",
+        model.iterations.unwrap_or(0) as f64,
+        "",
+    );
+    let t = time(Duration::from_millis(500), 20, || {
+        fit(black_box(&frozen), &ee)
+    });
+    report.add(
+        "ee_k19_median_us",
+        "  of which without τ² (EE fit: validation, Q, inference)",
+        t.median_us(),
+        "µs",
+    );
+    let (y, v): (Vec<f64>, Vec<f64>) = frozen.iter().map(|r| (r.yi, r.vi)).unzip();
+    let t = time(Duration::from_millis(500), 20, || {
+        proposal::reml_tau2(black_box(&y), black_box(&v))
+    });
+    report.add(
+        "proposal_tau2_k19_median_us",
+        "  τ² solve, two passes, no allocation, DL start (proposal)",
+        t.median_us(),
+        "µs",
+    );
+    let t = time(Duration::from_millis(800), 20, || {
+        exemplar::tools::call_json(black_box("fit_random_effects"), black_box("{}")).to_string()
+    });
+    report.add(
+        "tool_native_median_us",
+        "fit_random_effects tool, JSON in/out, native, median",
+        t.median_us(),
+        "µs",
+    );
+
+    for (k, name) in LARGE {
+        eprintln!("bench: REML, k = {name}");
+        let records = generate::records(k);
+        let budget = Duration::from_millis(if k >= 1_000_000 { 3000 } else { 1000 });
+        let t = time(budget, 5, || fit(black_box(&records), &reml));
+        let (key, label) = match k {
+            10_000 => ("reml_k1e4_ms", "REML fit, k = 10^4"),
+            100_000 => ("reml_k1e5_ms", "REML fit, k = 10^5"),
+            _ => ("reml_k1e6_ms", "REML fit, k = 10^6"),
+        };
+        if k == 1_000_000 {
+            report.add_target(key, label, t.median_ms(), "ms", Target::AtMost(50.0));
+            large_k_diagnostics(report, &records, t.median_ms());
+        } else {
+            report.add(key, label, t.median_ms(), "ms");
+        }
+        match memory::measure(k) {
+            Ok(peak) => add_peak(report, k, peak),
+            Err(e) => report.note(format!("peak memory at k = {name} not measured: {e}")),
+        }
+    }
+
+    eprintln!("bench: leave-one-out");
+    let t = time(Duration::from_millis(1000), 20, || {
+        leave_one_out(black_box(&frozen), &reml)
+    });
+    report.add_target(
+        "loo_k19_median_us",
+        "leave-one-out, 19 records, median",
+        t.median_us(),
+        "µs",
+        Target::AtMost(50.0),
+    );
+    let records = generate::records(10_000);
+    // One call: today it is 10⁴ fits of 10⁴ records, tens of seconds.
+    let start = Instant::now();
+    black_box(leave_one_out(black_box(&records), &reml).ok());
+    report.add(
+        "loo_k1e4_ms",
+        "leave-one-out, k = 10^4 (10^4 refits, one run)",
+        start.elapsed().as_secs_f64() * 1e3,
+        "ms",
+    );
+
+    let records = generate::records(1000);
+    let t = time(Duration::from_millis(500), 5, || {
+        fit(black_box(&records), &reml)
+    });
+    report.add("reml_k1000_ms", "REML fit, k = 1000", t.median_ms(), "ms");
+}
+
+/// Where the time of a k = 10⁶ fit goes: validation's id set, the rest of an
+/// iteration-free fit, and the τ² solve as the allocation-free proposal does it.
+fn large_k_diagnostics(report: &mut Report, records: &[Record], reml_ms: f64) {
+    let ee = FitOptions {
+        method: Method::Ee,
+        ..FitOptions::default()
+    };
+    let budget = Duration::from_millis(1500);
+    let t = time(budget, 5, || fit(black_box(records), &ee));
+    report.add(
+        "ee_k1e6_ms",
+        "  of which without τ² (EE fit), k = 10^6",
+        t.median_ms(),
+        "ms",
+    );
+    // The same set the engine's `records::validate` builds to reject duplicate ids.
+    let t = time(budget, 5, || {
+        let mut seen = HashSet::with_capacity(records.len());
+        records.iter().all(|r| seen.insert(r.id.as_str()))
+    });
+    report.add(
+        "id_set_k1e6_ms",
+        "  of which the duplicate-id HashSet, k = 10^6",
+        t.median_ms(),
+        "ms",
+    );
+    let t = time(budget, 5, || {
+        let mut seen: HashSet<&str, BuildHasherDefault<FxHasher>> =
+            HashSet::with_capacity_and_hasher(records.len(), Default::default());
+        records.iter().all(|r| seen.insert(r.id.as_str()))
+    });
+    report.add(
+        "id_set_fx_k1e6_ms",
+        "  the same set with an Fx hash (proposal)",
+        t.median_ms(),
+        "ms",
+    );
+    report.add(
+        "tau2_solve_k1e6_ms",
+        "  of which the τ² solve (REML − EE), k = 10^6",
+        reml_ms - report.value("ee_k1e6_ms").unwrap_or(f64::NAN),
+        "ms",
+    );
+    let y: Vec<f64> = records.iter().map(|r| r.yi).collect();
+    let v: Vec<f64> = records.iter().map(|r| r.vi).collect();
+    let t = time(budget, 5, || {
+        proposal::reml_tau2(black_box(&y), black_box(&v))
+    });
+    report.add(
+        "proposal_tau2_solve_k1e6_ms",
+        "  τ² solve, two passes, no allocation, DL start (proposal)",
+        t.median_ms(),
+        "ms",
+    );
+    report.add(
+        "proposal_k1e6_iterations",
+        "  its Newton iterations",
+        proposal::reml_tau2(&y, &v).1 as f64,
+        "",
+    );
+    let iterations = fit(records, &FitOptions::default())
+        .ok()
+        .and_then(|f| f.iterations)
+        .unwrap_or(0);
+    report.add(
+        "reml_k1e6_iterations",
+        "REML Newton iterations, k = 10^6",
+        iterations as f64,
+        "",
+    );
+}
+
+fn add_peak(report: &mut Report, k: usize, peak: memory::Peak) {
+    let ratio = peak.peak_bytes / peak.input_bytes;
+    let mb = |b: f64| b / 1e6;
+    match k {
+        10_000 => report.add(
+            "peak_k1e4_ratio",
+            "peak memory / input bytes, k = 10^4",
+            ratio,
+            "×",
+        ),
+        100_000 => report.add(
+            "peak_k1e5_ratio",
+            "peak memory / input bytes, k = 10^5",
+            ratio,
+            "×",
+        ),
+        _ => {
+            report.add_target(
+                "peak_k1e6_ratio",
+                "peak memory / input bytes, k = 10^6",
+                ratio,
+                "×",
+                Target::AtMost(3.0),
+            );
+            report.add(
+                "input_k1e6_mb",
+                "  input bytes k·(16 + 8-byte id), k = 10^6",
+                mb(peak.input_bytes),
+                "MB",
+            );
+            report.add(
+                "peak_k1e6_mb",
+                "  peak above baseline, k = 10^6",
+                mb(peak.peak_bytes),
+                "MB",
+            );
+            report.add(
+                "records_k1e6_mb",
+                "  of which the Vec<Record> input itself",
+                mb(peak.records_bytes),
+                "MB",
+            );
+            report.add(
+                "engine_k1e6_mb",
+                "  of which the engine's working memory",
+                mb(peak.engine_bytes),
+                "MB",
+            );
+        }
+    }
+}
+
+/// rustc's FxHash (Firefox's): a multiply and a rotate per word, no HashDoS defence,
+/// which ids the user supplies to their own analysis do not need.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.add(u64::from(b));
+    }
+    /// The rotation (as in rustc-hash 2) brings the well-mixed high bits down to the
+    /// low bits hashbrown indexes by; without it ids differing only in their last
+    /// bytes all land in one bucket.
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
