@@ -9,6 +9,7 @@
 
 use crate::solver::{newton_bracketed, SolveError};
 use crate::weighted::{Design, Wls};
+
 use crate::MetaError;
 
 /// A τ² estimator.
@@ -90,8 +91,8 @@ pub(crate) fn estimate_tau2(
         Method::Dl => dersimonian_laird(y, v, x).ok_or_else(singular),
         Method::He => hedges(y, v, x).ok_or_else(singular),
         Method::Sj => sidik_jonkman(y, v, x).ok_or_else(singular),
-        Method::Reml => likelihood_root(method, y, v, x, reml_score),
-        Method::Ml => likelihood_root(method, y, v, x, ml_score),
+        Method::Reml => likelihood_root(method, y, v, x, reml_score, reml_se),
+        Method::Ml => likelihood_root(method, y, v, x, ml_score, ml_se),
         Method::Pm => paule_mandel(y, v, x),
     }
 }
@@ -149,79 +150,167 @@ fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Option<Tau2> {
     })
 }
 
+/// The quantities of the estimating equations at one τ², with wᵢ = 1/(vᵢ + τ²):
+/// y'Py, y'PPy, y'PPPy, tr(P), tr(PP), Σwᵢ and Σwᵢ², and the first coefficient β̂₀
+/// with its variance [(X'WX)⁻¹]₀₀.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Moments {
+    pub beta0: f64,
+    pub var_beta0: f64,
+    pub ypy: f64,
+    yppy: f64,
+    ypppy: f64,
+    pub tr_p: f64,
+    tr_pp: f64,
+    sw: f64,
+    sw2: f64,
+    log_det_xwx: f64,
+}
+
+impl Moments {
+    /// `None` when X'WX is singular.
+    pub fn at(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Option<Moments> {
+        if x.is_intercept() {
+            return Some(Moments::intercept(y, v, tau2));
+        }
+        let fit = Wls::random_effects(y, v, x, tau2)?;
+        Some(Moments {
+            beta0: fit.beta[0],
+            var_beta0: fit.a.get(0, 0),
+            ypy: fit.rss(),
+            yppy: fit.ypp_y(),
+            ypppy: fit.yppp_y(),
+            tr_p: fit.trace_p(),
+            tr_pp: fit.trace_pp(),
+            sw: fit.w.iter().sum(),
+            sw2: fit.w.iter().map(|w| w * w).sum(),
+            log_det_xwx: fit.log_det_xwx(),
+        })
+    }
+
+    /// For X = 1 every quantity is a power sum, computed in two passes without allocating
+    /// (r = y − μ̂, μ̂ = Σwy/Σw): tr P = Σw − Σw²/Σw, tr PP = Σw² − 2Σw³/Σw + (Σw²/Σw)²,
+    /// y'Py = Σwr², y'PPy = Σw²r², y'PPPy = Σw³r² − (Σw²r)²/Σw.
+    fn intercept(y: &[f64], v: &[f64], tau2: f64) -> Moments {
+        let (mut sw, mut swy, mut sw2, mut sw3) = (0.0, 0.0, 0.0, 0.0);
+        for (yi, vi) in y.iter().zip(v) {
+            let w = 1.0 / (vi + tau2);
+            let w2 = w * w;
+            sw += w;
+            swy += w * yi;
+            sw2 += w2;
+            sw3 += w2 * w;
+        }
+        let mu = swy / sw;
+        let (mut swr2, mut sw2r, mut sw2r2, mut sw3r2) = (0.0, 0.0, 0.0, 0.0);
+        for (yi, vi) in y.iter().zip(v) {
+            let w = 1.0 / (vi + tau2);
+            let r = yi - mu;
+            let wr2 = w * r * r;
+            swr2 += wr2;
+            sw2r += w * w * r;
+            sw2r2 += w * wr2;
+            sw3r2 += w * w * wr2;
+        }
+        let h = sw2 / sw;
+        Moments {
+            beta0: mu,
+            var_beta0: 1.0 / sw,
+            ypy: swr2,
+            yppy: sw2r2,
+            ypppy: sw3r2 - sw2r * sw2r / sw,
+            tr_p: sw - h,
+            tr_pp: sw2 - 2.0 * sw3 / sw + h * h,
+            sw,
+            sw2,
+            log_det_xwx: sw.ln(),
+        }
+    }
+}
+
+/// The (restricted) log-likelihood up to a constant that does not depend on τ²,
+/// −½[Σ log(1 + τ²/vᵢ) + y'Py] (REML adds −½ log det X'WX). Needed only at τ² = 0
+/// and at the root, to compare the two.
+fn log_likelihood(method: Method, v: &[f64], m: &Moments, tau2: f64) -> f64 {
+    let reml_term = if method == Method::Reml { m.log_det_xwx } else { 0.0 };
+    -0.5 * (sum_log_1p(v, tau2) + reml_term + m.ypy)
+}
+
+/// Σ log(1 + τ²/vᵢ), taking one logarithm per block of factors: each factor lies in
+/// [1, ∞), and a block's product is logged before it can exceed 1e150.
+fn sum_log_1p(v: &[f64], tau2: f64) -> f64 {
+    if tau2 == 0.0 {
+        return 0.0;
+    }
+    let (mut sum, mut product) = (0.0, 1.0f64);
+    for vi in v {
+        let ratio = tau2 / vi;
+        if ratio > 1e150 {
+            // log(1 + r) = log τ² − log vᵢ to double precision, even where r overflows.
+            sum += tau2.ln() - vi.ln();
+            continue;
+        }
+        if product > 1e150 {
+            sum += product.ln();
+            product = 1.0;
+        }
+        product *= 1.0 + ratio;
+    }
+    sum + product.ln()
+}
+
 /// REML estimating equation (Viechtbauer 2005, eq. 8):
 /// U(τ²) = ½ [y'PPy − tr(P)], with U'(τ²) = ½ [tr(PP) − 2 y'PPPy].
 /// SE: √(2 / tr(PP)) at the estimate (inverse Fisher information).
-fn reml_score(fit: &Wls) -> Score {
-    let tr_pp = fit.trace_pp();
-    Score {
-        u: 0.5 * (fit.ypp_y() - fit.trace_p()),
-        slope: 0.5 * (tr_pp - 2.0 * fit.yppp_y()),
-        se: (2.0 / tr_pp).sqrt(),
-        log_lik: -0.5 * (log_det_v(fit) + fit.log_det_xwx() + fit.rss()),
-    }
+fn reml_score(m: &Moments) -> (f64, f64) {
+    (0.5 * (m.yppy - m.tr_p), 0.5 * (m.tr_pp - 2.0 * m.ypppy))
+}
+
+fn reml_se(m: &Moments) -> f64 {
+    (2.0 / m.tr_pp).sqrt()
 }
 
 /// ML estimating equation (Viechtbauer 2005, eq. 6):
 /// U(τ²) = ½ [Σ wᵢ² rᵢ² − Σ wᵢ], with U'(τ²) = ½ [Σ wᵢ² − 2 y'PPPy].
 /// SE: √(2 / Σ wᵢ²) at the estimate.
-fn ml_score(fit: &Wls) -> Score {
-    let sw: f64 = fit.w.iter().sum();
-    let sw2: f64 = fit.w.iter().map(|w| w * w).sum();
-    Score {
-        u: 0.5 * (fit.ypp_y() - sw),
-        slope: 0.5 * (sw2 - 2.0 * fit.yppp_y()),
-        se: (2.0 / sw2).sqrt(),
-        log_lik: -0.5 * (log_det_v(fit) + fit.rss()),
+fn ml_score(m: &Moments) -> (f64, f64) {
+    (0.5 * (m.yppy - m.sw), 0.5 * (m.sw2 - 2.0 * m.ypppy))
+}
+
+fn ml_se(m: &Moments) -> f64 {
+    (2.0 / m.sw2).sqrt()
+}
+
+fn singular_design() -> MetaError {
+    MetaError::Undefined {
+        reason: "the model cannot be fitted: its design matrix is singular".into(),
     }
 }
 
-/// Σ log(vᵢ + τ²) = −Σ log wᵢ.
-fn log_det_v(fit: &Wls) -> f64 {
-    -fit.w.iter().map(|w| w.ln()).sum::<f64>()
-}
-
-/// A likelihood's estimating equation U(τ²), its derivative, the SE of τ̂² if this
-/// were the root, and the log-likelihood up to a constant.
-struct Score {
-    u: f64,
-    slope: f64,
-    se: f64,
-    log_lik: f64,
-}
-
 /// Maximizes a (restricted) likelihood over τ² ≥ 0: τ̂² = 0 when U(0) ≤ 0;
-/// otherwise the root of U bracketed between 0 and the first doubling of an upper
-/// bound with U < 0, unless the likelihood at τ² = 0 is higher still (a bimodal
+/// otherwise the root of U in a bracket from 0 to an upper bound where U < 0 (see
+/// [`upper_bracket`]), unless the likelihood at τ² = 0 is higher still (a bimodal
 /// likelihood; metafor makes the same check).
 fn likelihood_root(
     method: Method,
     y: &[f64],
     v: &[f64],
     x: &Design,
-    score: fn(&Wls) -> Score,
+    score: fn(&Moments) -> (f64, f64),
+    se: fn(&Moments) -> f64,
 ) -> Result<Tau2, MetaError> {
-    let at = |tau2: f64| -> Result<Score, MetaError> {
-        let fit = Wls::random_effects(y, v, x, tau2).ok_or_else(|| MetaError::Undefined {
-            reason: "the model cannot be fitted: its design matrix is singular".into(),
-        })?;
-        Ok(score(&fit))
-    };
+    let at = |tau2: f64| Moments::at(y, v, x, tau2).ok_or_else(singular_design);
     let zero = at(0.0)?;
-    if zero.u <= 0.0 {
+    if score(&zero).0 <= 0.0 {
         return Ok(Tau2 {
             tau2: 0.0,
-            se: Some(zero.se),
+            se: Some(se(&zero)),
             iterations: Some(0),
         });
     }
-    let hi = upper_bracket(method, y, |t| at(t).map(|s| s.u))?;
+    let hi = upper_bracket(method, y, x, &zero, |t| at(t).map(|m| score(&m).0))?;
     let root = newton_bracketed(
-        |t| {
-            at(t)
-                .map(|s| (s.u, s.slope))
-                .unwrap_or((f64::NAN, f64::NAN))
-        },
+        |t| at(t).map(|m| score(&m)).unwrap_or((f64::NAN, f64::NAN)),
         0.0,
         hi,
         REL_TOL,
@@ -229,68 +318,74 @@ fn likelihood_root(
     )
     .map_err(|e| not_converged(method, e))?;
     let there = at(root.x)?;
-    if zero.log_lik > there.log_lik {
+    if log_likelihood(method, v, &zero, 0.0) > log_likelihood(method, v, &there, root.x) {
         return Ok(Tau2 {
             tau2: 0.0,
-            se: Some(zero.se),
+            se: Some(se(&zero)),
             iterations: Some(root.iterations),
         });
     }
     Ok(Tau2 {
         tau2: root.x,
-        se: Some(there.se),
+        se: Some(se(&there)),
         iterations: Some(root.iterations),
     })
 }
 
 /// Paule–Mandel: the τ² ≥ 0 at which the generalized Q, y'Py = Σ wᵢ rᵢ², equals k − p;
-/// τ̂² = 0 when Q(0) ≤ k − p. Q is decreasing in τ² with dQ/dτ² = −Σ wᵢ² rᵢ².
+/// τ̂² = 0 when Q(0) ≤ k − p. Q is decreasing in τ² with dQ/dτ² = −y'PPy.
 /// SE (metafor's, shared with its EB estimator): √(2k² / (k − p)) / Σ wᵢ at the estimate.
 fn paule_mandel(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
     let kp = (y.len() - x.p()) as f64;
-    let at = |tau2: f64| -> (f64, f64) {
-        match Wls::random_effects(y, v, x, tau2) {
-            Some(fit) => (fit.rss() - kp, -fit.ypp_y()),
-            None => (f64::NAN, f64::NAN),
-        }
-    };
-    let (f0, _) = at(0.0);
-    if f0.is_nan() {
-        return Err(MetaError::Undefined {
-            reason: "the model cannot be fitted: its design matrix is singular".into(),
-        });
-    }
     let k = y.len() as f64;
-    let se = |tau2: f64| {
-        let sw: f64 = v.iter().map(|vi| 1.0 / (vi + tau2)).sum();
-        (2.0 * k * k / kp).sqrt() / sw
-    };
-    if f0 <= 0.0 {
+    let at = |tau2: f64| Moments::at(y, v, x, tau2).ok_or_else(singular_design);
+    let equation = |m: &Moments| (m.ypy - kp, -m.yppy);
+    let se = |m: &Moments| (2.0 * k * k / kp).sqrt() / m.sw;
+    let zero = at(0.0)?;
+    if equation(&zero).0 <= 0.0 {
         return Ok(Tau2 {
             tau2: 0.0,
-            se: Some(se(0.0)),
+            se: Some(se(&zero)),
             iterations: Some(0),
         });
     }
-    let hi = upper_bracket(Method::Pm, y, |t| Ok(at(t).0))?;
-    let root = newton_bracketed(at, 0.0, hi, REL_TOL, MAX_ITER)
-        .map_err(|e| not_converged(Method::Pm, e))?;
+    let hi = upper_bracket(Method::Pm, y, x, &zero, |t| at(t).map(|m| equation(&m).0))?;
+    let root = newton_bracketed(
+        |t| at(t).map(|m| equation(&m)).unwrap_or((f64::NAN, f64::NAN)),
+        0.0,
+        hi,
+        REL_TOL,
+        MAX_ITER,
+    )
+    .map_err(|e| not_converged(Method::Pm, e))?;
     Ok(Tau2 {
         tau2: root.x,
-        se: Some(se(root.x)),
+        se: Some(se(&at(root.x)?)),
         iterations: Some(root.iterations),
     })
 }
 
-/// The first of s, 2s, 4s, … (s from the spread of y) at which the equation is negative.
+/// An upper end of the bracket: twice the DerSimonian–Laird estimate (so that the
+/// solver's first iterate, the bracket's midpoint, is that estimate), or Σ(yᵢ − ȳ)²/k when
+/// DL is 0, doubled until the equation is negative there. `zero` holds the moments at
+/// τ² = 0, from which DL = (Q − (k − p)) / tr(P₀).
 fn upper_bracket(
     method: Method,
     y: &[f64],
+    x: &Design,
+    zero: &Moments,
     f: impl Fn(f64) -> Result<f64, MetaError>,
 ) -> Result<f64, MetaError> {
+    let dl = (zero.ypy - (y.len() - x.p()) as f64) / zero.tr_p;
     let mean = y.iter().sum::<f64>() / y.len() as f64;
-    let spread = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>();
-    let mut hi = if spread > 0.0 { spread } else { 1.0 };
+    let spread = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>() / y.len() as f64;
+    let mut hi = if dl > 0.0 {
+        2.0 * dl
+    } else if spread > 0.0 {
+        spread
+    } else {
+        1.0
+    };
     for _ in 0..2100 {
         let value = f(hi)?;
         if value < 0.0 {
@@ -333,7 +428,7 @@ mod tests {
     fn homogeneous_data_give_zero_for_every_estimator() {
         let y = [0.1, 0.1, 0.1, 0.1];
         let v = [0.01, 0.02, 0.03, 0.04];
-        let x = Design::intercept(4);
+        let x = Design::intercept();
         for m in Method::ALL {
             assert_eq!(
                 estimate_tau2(m, &y, &v, &x).unwrap().tau2,
@@ -345,13 +440,47 @@ mod tests {
     }
 
     #[test]
+    fn power_sums_agree_with_the_general_projection() {
+        let y = [0.5, -0.3, 0.9, 0.1, 1.4];
+        let v = [0.04, 0.02, 0.08, 0.03, 0.05];
+        let x = Design::intercept();
+        for tau2 in [0.0, 0.013, 0.7] {
+            let fast = Moments::intercept(&y, &v, tau2);
+            let fit = Wls::random_effects(&y, &v, &x, tau2).unwrap();
+            let pairs = [
+                (fast.beta0, fit.beta[0]),
+                (fast.var_beta0, fit.a.get(0, 0)),
+                (fast.ypy, fit.rss()),
+                (fast.yppy, fit.ypp_y()),
+                (fast.ypppy, fit.yppp_y()),
+                (fast.tr_p, fit.trace_p()),
+                (fast.tr_pp, fit.trace_pp()),
+                (fast.log_det_xwx, fit.log_det_xwx()),
+            ];
+            for (i, (a, b)) in pairs.into_iter().enumerate() {
+                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{i}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn blocked_log_sum_equals_the_plain_sum() {
+        let v = [1e-300, 0.04, 3.0, 1e-9, 0.5];
+        for tau2 in [0.0f64, 1e-6, 0.3, 1e200] {
+            let plain: f64 = v.iter().map(|vi| (tau2 + vi).ln() - vi.ln()).sum();
+            let blocked = sum_log_1p(&v, tau2);
+            assert!((blocked - plain).abs() <= 1e-13 * plain.abs().max(1.0), "{tau2}");
+        }
+    }
+
+    #[test]
     fn reml_solves_its_score_equation() {
         let y = [0.5, -0.3, 0.9, 0.1, 1.4];
         let v = [0.04, 0.02, 0.08, 0.03, 0.05];
-        let x = Design::intercept(5);
+        let x = Design::intercept();
         let est = estimate_tau2(Method::Reml, &y, &v, &x).unwrap();
         assert!(est.tau2 > 0.0);
-        let u = reml_score(&Wls::random_effects(&y, &v, &x, est.tau2).unwrap()).u;
+        let (u, _) = reml_score(&Moments::at(&y, &v, &x, est.tau2).unwrap());
         assert!(u.abs() < 1e-9, "score at the root: {u}");
     }
 }

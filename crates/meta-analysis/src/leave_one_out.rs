@@ -33,7 +33,7 @@ pub fn leave_one_out(
         }
         out.push(LeaveOneOut {
             id: record.id.clone(),
-            fit: fit_data(&rest, options)?,
+            fit: fit_data(&rest.yi, &rest.vi, options)?,
         });
     }
     Ok(out)

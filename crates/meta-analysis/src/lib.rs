@@ -30,7 +30,7 @@ pub use egger::{egger_test, EggerResult, EggerVariant};
 pub use error::MetaError;
 pub use estimators::Method;
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
-pub use model::{fit, refit_excluding, Fit, FitOptions, Test};
+pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test};
 pub use proportion::wilson_interval;
 pub use records::{Record, MAX_RECORDS};
 

@@ -4,9 +4,9 @@
 use crate::distributions::{
     chi2_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
 };
-use crate::estimators::{estimate_tau2, Method};
-use crate::records::{validate, without, Data, Record};
-use crate::weighted::{Design, Wls};
+use crate::estimators::{estimate_tau2, Method, Moments};
+use crate::records::{validate, validate_columns, without, Record};
+use crate::weighted::Design;
 use crate::MetaError;
 
 /// How the pooled estimate is tested and its intervals are built.
@@ -95,7 +95,14 @@ pub struct Fit {
 /// Fits the model to `records` (at least 2).
 pub fn fit(records: &[Record], options: &FitOptions) -> Result<Fit, MetaError> {
     let data = validate(records, 2, "a meta-analysis")?;
-    fit_data(&data, options)
+    fit_data(&data.yi, &data.vi, options)
+}
+
+/// Fits the model to columns of effects `yi` and variances `vi` (records without ids, for
+/// large k: no id check, no copy). The same checks as [`fit`] name a record by its position.
+pub fn fit_columns(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<Fit, MetaError> {
+    validate_columns(yi, vi, 2, "a meta-analysis")?;
+    fit_data(yi, vi, options)
 }
 
 /// Fits the model to `records` without the ids in `exclude` (each must exist; at least 2 must remain).
@@ -114,17 +121,17 @@ pub fn refit_excluding(
 /// With wᵢ = 1/(vᵢ + τ̂²): μ̂ = Σwᵢyᵢ / Σwᵢ, Var(μ̂) = 1/Σwᵢ. Under Knapp–Hartung the
 /// variance is multiplied by s² = Σwᵢ(yᵢ − μ̂)² / (k − 1) (metafor 3.8, no truncation)
 /// and t(k − 1) replaces the normal for the p value, CI and prediction interval.
-pub(crate) fn fit_data(data: &Data, options: &FitOptions) -> Result<Fit, MetaError> {
+pub(crate) fn fit_data(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<Fit, MetaError> {
     let level = options.level;
     if !(level > 0.0 && level < 1.0) {
         return Err(MetaError::InvalidLevel { level });
     }
-    let k = data.k();
-    let x = Design::intercept(k);
-    let tau2 = estimate_tau2(options.method, &data.yi, &data.vi, &x)?;
-    let re = Wls::random_effects(&data.yi, &data.vi, &x, tau2.tau2).ok_or(singular())?;
-    let estimate = re.beta[0];
-    let mut variance = re.a.get(0, 0);
+    let k = yi.len();
+    let x = Design::intercept();
+    let tau2 = estimate_tau2(options.method, yi, vi, &x)?;
+    let re = Moments::at(yi, vi, &x, tau2.tau2).ok_or(singular())?;
+    let estimate = re.beta0;
+    let mut variance = re.var_beta0;
 
     let df_resid = (k - 1) as f64;
     let alpha = 1.0 - level;
@@ -140,7 +147,7 @@ pub(crate) fn fit_data(data: &Data, options: &FitOptions) -> Result<Fit, MetaErr
             )
         }
         Test::Knha => {
-            variance *= re.rss() / df_resid;
+            variance *= re.ypy / df_resid;
             let t = estimate / variance.sqrt();
             (
                 t,
@@ -159,7 +166,7 @@ pub(crate) fn fit_data(data: &Data, options: &FitOptions) -> Result<Fit, MetaErr
         });
     }
 
-    let heterogeneity = Heterogeneity::of(data, &x, options.method, tau2.tau2)?;
+    let heterogeneity = Heterogeneity::of(yi, vi, &x, options.method, tau2.tau2)?;
     let pi_half = crit * (variance + tau2.tau2).sqrt();
     Ok(Fit {
         method: options.method,
@@ -205,10 +212,16 @@ impl Heterogeneity {
     /// variance s² = (k − p) / tr(P₀) (= (k−1)Σw / ((Σw)² − Σw²) when p = 1, w = 1/v):
     /// I² = 100·τ̂²/(τ̂² + s²), H² = (τ̂² + s²)/s² (Higgins & Thompson 2002, as in metafor).
     /// For the equal-effects model: I² = 100·max(0, (Q − (k−p))/Q), H² = Q/(k − p).
-    fn of(data: &Data, x: &Design, method: Method, tau2: f64) -> Result<Self, MetaError> {
-        let fe = Wls::random_effects(&data.yi, &data.vi, x, 0.0).ok_or(singular())?;
-        let q = fe.rss();
-        let kp = (data.k() - x.p()) as f64;
+    fn of(
+        yi: &[f64],
+        vi: &[f64],
+        x: &Design,
+        method: Method,
+        tau2: f64,
+    ) -> Result<Self, MetaError> {
+        let fe = Moments::at(yi, vi, x, 0.0).ok_or(singular())?;
+        let q = fe.ypy;
+        let kp = (yi.len() - x.p()) as f64;
         if method == Method::Ee {
             let i2 = if q > 0.0 {
                 100.0 * ((q - kp) / q).max(0.0)
@@ -217,7 +230,7 @@ impl Heterogeneity {
             };
             return Ok(Heterogeneity { q, i2, h2: q / kp });
         }
-        let s2 = kp / fe.trace_p();
+        let s2 = kp / fe.tr_p;
         Ok(Heterogeneity {
             q,
             i2: 100.0 * tau2 / (tau2 + s2),

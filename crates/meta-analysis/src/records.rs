@@ -1,7 +1,6 @@
 //! Effect-size records and their validation.
 
 use crate::MetaError;
-use std::collections::HashSet;
 
 /// The largest number of records one analysis accepts (10⁷: about 240 MB of input).
 pub const MAX_RECORDS: usize = 10_000_000;
@@ -49,13 +48,9 @@ pub(crate) fn validate(
             got: records.len(),
         });
     }
-    let mut seen = HashSet::with_capacity(records.len());
     for (index, r) in records.iter().enumerate() {
         if r.id.trim().is_empty() {
             return Err(MetaError::EmptyId { index });
-        }
-        if !seen.insert(r.id.as_str()) {
-            return Err(MetaError::DuplicateId { id: r.id.clone() });
         }
         if !r.yi.is_finite() {
             return Err(MetaError::NonFinite {
@@ -76,6 +71,14 @@ pub(crate) fn validate(
             });
         }
     }
+    // Sorting, not hashing: O(k log k) whatever the ids, and no hash-flooding worst case.
+    let mut ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(MetaError::DuplicateId {
+            id: pair[0].to_string(),
+        });
+    }
     if records.len() < needed {
         return Err(MetaError::TooFewRecords {
             needed,
@@ -87,6 +90,57 @@ pub(crate) fn validate(
         yi: records.iter().map(|r| r.yi).collect(),
         vi: records.iter().map(|r| r.vi).collect(),
     })
+}
+
+/// Checks columns of values (finite, vi > 0, equal lengths), then the count; a record is
+/// named by its position ("#1", "#2", …).
+pub(crate) fn validate_columns(
+    yi: &[f64],
+    vi: &[f64],
+    needed: usize,
+    analysis: &'static str,
+) -> Result<(), MetaError> {
+    if yi.len() != vi.len() {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "yi has {} values but vi has {}; they must pair up",
+                yi.len(),
+                vi.len()
+            ),
+        });
+    }
+    if yi.len() > MAX_RECORDS {
+        return Err(MetaError::TooManyRecords {
+            max: MAX_RECORDS,
+            got: yi.len(),
+        });
+    }
+    for (index, (y, v)) in yi.iter().zip(vi).enumerate() {
+        let id = || format!("#{}", index + 1);
+        if !y.is_finite() {
+            return Err(MetaError::NonFinite {
+                id: id(),
+                field: "yi",
+            });
+        }
+        if !v.is_finite() {
+            return Err(MetaError::NonFinite {
+                id: id(),
+                field: "vi",
+            });
+        }
+        if *v <= 0.0 {
+            return Err(MetaError::NonPositiveVariance { id: id(), vi: *v });
+        }
+    }
+    if yi.len() < needed {
+        return Err(MetaError::TooFewRecords {
+            needed,
+            got: yi.len(),
+            analysis,
+        });
+    }
+    Ok(())
 }
 
 /// The records left after removing `exclude` (each id must exist; order is kept).
@@ -169,6 +223,24 @@ mod tests {
             e.to_string(),
             "a fit needs at least 2 records, but 1 was given"
         );
+    }
+
+    #[test]
+    fn columns_are_checked_like_records() {
+        assert!(validate_columns(&[0.1, 0.2], &[0.01, 0.02], 2, "a fit").is_ok());
+        let e = validate_columns(&[0.1, 0.2], &[0.01, 0.0], 2, "a fit").unwrap_err();
+        assert_eq!(
+            e,
+            MetaError::NonPositiveVariance {
+                id: "#2".into(),
+                vi: 0.0
+            }
+        );
+        assert!(validate_columns(&[0.1], &[0.01, 0.02], 2, "a fit").is_err());
+        assert!(matches!(
+            validate_columns(&[f64::NAN, 0.2], &[0.01, 0.02], 2, "a fit"),
+            Err(MetaError::NonFinite { field: "yi", .. })
+        ));
     }
 
     #[test]

@@ -12,29 +12,54 @@
 //!
 //! so one evaluation costs O(k p²) time and O(k) memory, never a k × k matrix.
 
-/// The columns of the design matrix X, each of length k.
+/// The design matrix X: a column of ones (implicit, never stored) followed by
+/// moderator columns of length k.
 #[derive(Debug, Clone)]
 pub(crate) struct Design {
-    pub columns: Vec<Vec<f64>>,
+    moderators: Vec<Vec<f64>>,
 }
 
 impl Design {
     /// The intercept-only design: one column of ones.
-    pub fn intercept(k: usize) -> Self {
+    pub fn intercept() -> Self {
         Design {
-            columns: vec![vec![1.0; k]],
+            moderators: Vec::new(),
         }
     }
 
     /// An intercept and one moderator.
     pub fn intercept_and(x: Vec<f64>) -> Self {
         Design {
-            columns: vec![vec![1.0; x.len()], x],
+            moderators: vec![x],
         }
     }
 
+    /// Whether X is the single column of ones (then the estimators use power sums).
+    pub fn is_intercept(&self) -> bool {
+        self.moderators.is_empty()
+    }
+
     pub fn p(&self) -> usize {
-        self.columns.len()
+        1 + self.moderators.len()
+    }
+
+    /// Column `a` of X; `None` for the column of ones.
+    fn column(&self, a: usize) -> Option<&[f64]> {
+        a.checked_sub(1).map(|m| self.moderators[m].as_slice())
+    }
+
+    /// Σᵢ x_{ia} x_{ib} dᵢ.
+    fn weighted_product(&self, a: usize, b: usize, d: &[f64]) -> f64 {
+        match (self.column(a), self.column(b)) {
+            (None, None) => d.iter().sum(),
+            (Some(c), None) | (None, Some(c)) => c.iter().zip(d).map(|(x, di)| x * di).sum(),
+            (Some(ca), Some(cb)) => ca
+                .iter()
+                .zip(cb)
+                .zip(d)
+                .map(|((xa, xb), di)| xa * xb * di)
+                .sum(),
+        }
     }
 
     /// G(d) = X' diag(d) X.
@@ -43,12 +68,7 @@ impl Design {
         let mut g = Matrix::zeros(p);
         for a in 0..p {
             for b in a..p {
-                let s: f64 = self.columns[a]
-                    .iter()
-                    .zip(&self.columns[b])
-                    .zip(d)
-                    .map(|((xa, xb), di)| xa * xb * di)
-                    .sum();
+                let s = self.weighted_product(a, b, d);
                 g.set(a, b, s);
                 g.set(b, a, s);
             }
@@ -58,15 +78,26 @@ impl Design {
 
     /// X' v.
     pub fn cross(&self, v: &[f64]) -> Vec<f64> {
-        self.columns
-            .iter()
-            .map(|c| c.iter().zip(v).map(|(x, vi)| x * vi).sum())
+        (0..self.p())
+            .map(|a| self.weighted_product(a, 0, v))
             .collect()
     }
 
-    /// X β.
+    /// (X β)ᵢ.
     pub fn times(&self, beta: &[f64], i: usize) -> f64 {
-        self.columns.iter().zip(beta).map(|(c, b)| c[i] * b).sum()
+        beta[0]
+            + self
+                .moderators
+                .iter()
+                .zip(&beta[1..])
+                .map(|(c, b)| c[i] * b)
+                .sum::<f64>()
+    }
+
+    /// x_{ia}.
+    #[cfg(test)]
+    pub fn value(&self, a: usize, i: usize) -> f64 {
+        self.column(a).map_or(1.0, |c| c[i])
     }
 }
 
@@ -309,8 +340,8 @@ mod tests {
         let mut p = vec![vec![0.0; k]; k];
         for i in 0..k {
             for j in 0..k {
-                let xi: Vec<f64> = x.columns.iter().map(|c| c[i]).collect();
-                let xj: Vec<f64> = x.columns.iter().map(|c| c[j]).collect();
+                let xi: Vec<f64> = (0..x.p()).map(|a| x.value(a, i)).collect();
+                let xj: Vec<f64> = (0..x.p()).map(|a| x.value(a, j)).collect();
                 let h: f64 = (0..x.p())
                     .map(|a1| {
                         (0..x.p())

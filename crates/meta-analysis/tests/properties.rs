@@ -105,3 +105,15 @@ proptest! {
         let _ = egger_test(&data, EggerVariant::Rma);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn fit_columns_equals_fit(data in dataset(), m in method()) {
+        let opts = FitOptions { method: m, ..FitOptions::default() };
+        let yi: Vec<f64> = data.iter().map(|r| r.yi).collect();
+        let vi: Vec<f64> = data.iter().map(|r| r.vi).collect();
+        prop_assert_eq!(meta_analysis::fit_columns(&yi, &vi, &opts).unwrap(), fit(&data, &opts).unwrap());
+    }
+}
