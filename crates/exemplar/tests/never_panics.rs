@@ -1,0 +1,72 @@
+//! Whatever an agent or a person sends, the tools and the scorer answer with a result or a
+//! typed error; they never panic.
+
+use exemplar::{scorer, tools};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// Arbitrary JSON values, biased towards the shapes the tools expect.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("JSON numbers are finite", |x| x.is_finite())
+            .prop_map(Value::from),
+        (-5i64..40).prop_map(Value::from),
+        prop::sample::select(vec![
+            "s04", "s01", "", "REML", "PM", "knha", "z", "rma", "classic", "x"
+        ])
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 40, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+            prop::collection::btree_map(
+                prop::sample::select(vec![
+                    "method", "level", "test", "records", "exclude", "variant", "id", "yi", "vi",
+                    "extra",
+                ])
+                .prop_map(String::from),
+                inner,
+                0..5
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn tools_never_panic(args in json_value(), which in 0usize..tools::TOOL_NAMES.len()) {
+        let name = tools::TOOL_NAMES[which];
+        match tools::call(name, &args) {
+            Ok(result) => prop_assert!(result.is_object()),
+            Err(e) => prop_assert!(!e.message.is_empty()),
+        }
+    }
+
+    #[test]
+    fn custom_records_never_panic(
+        rows in prop::collection::vec((-1e6f64..1e6, -1.0f64..1e6, "[a-d]{0,2}"), 0..8),
+        which in 0usize..tools::TOOL_NAMES.len(),
+    ) {
+        let records: Vec<Value> =
+            rows.into_iter().map(|(yi, vi, id)| json!({"id": id, "yi": yi, "vi": vi})).collect();
+        let _ = tools::call(tools::TOOL_NAMES[which], &json!({"records": records}));
+    }
+
+    #[test]
+    fn the_scorer_never_panics(text in ".{0,300}") {
+        let report = scorer::score(&text);
+        prop_assert!(report.parsed || report.parse_error.is_some());
+    }
+
+    #[test]
+    fn the_scorer_never_panics_on_json(answer in json_value()) {
+        let report = scorer::score(&answer.to_string());
+        prop_assert_eq!(report.total, 13);
+    }
+}
