@@ -4,6 +4,9 @@
 //! `cargo install wasm-bindgen-cli` must not use `--locked`, and wasm-opt
 //! comes from npm `binaryen` because Debian's build yields modules Chromium
 //! rejects.
+//!
+//! Progress goes to stderr, so that a command's own stdout (`cargo xtask bench
+//! --json`) stays clean.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -19,7 +22,7 @@ pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// an error naming the command.
 pub fn run(cmd: &mut Command) -> Result<()> {
     let shown = describe(cmd);
-    println!("$ {shown}");
+    eprintln!("$ {shown}");
     let status = cmd
         .status()
         .map_err(|e| format!("could not start `{shown}`: {e}"))?;
@@ -85,13 +88,13 @@ fn put_cargo_bin_on_path() {
 fn ensure_wasm_target() -> Result<()> {
     let Some(installed) = output(Command::new("rustup").args(["target", "list", "--installed"]))
     else {
-        println!("rustup not found: assuming the toolchain already has {WASM_TARGET}");
+        eprintln!("rustup not found: assuming the toolchain already has {WASM_TARGET}");
         return Ok(());
     };
     if installed.lines().any(|l| l.trim() == WASM_TARGET) {
         return Ok(());
     }
-    println!("installing the {WASM_TARGET} target because it is missing");
+    eprintln!("installing the {WASM_TARGET} target because it is missing");
     run(Command::new("rustup").args(["target", "add", WASM_TARGET]))
 }
 
@@ -128,11 +131,11 @@ fn ensure_wasm_bindgen_cli(root: &Path) -> Result<()> {
         return Ok(());
     }
     match have_version {
-        Some(v) => println!(
+        Some(v) => eprintln!(
             "installing wasm-bindgen-cli {wanted} because the installed CLI is {v}, \
              not the version of the wasm-bindgen crate in Cargo.lock"
         ),
-        None => println!("installing wasm-bindgen-cli {wanted} because it is missing"),
+        None => eprintln!("installing wasm-bindgen-cli {wanted} because it is missing"),
     }
     // No `--locked`: one of its locked dependency versions is not on the
     // registry (TOOLCHAIN.md).
@@ -174,9 +177,10 @@ fn ensure_npm_packages(root: &Path) -> Result<()> {
     if needed.iter().all(|p| p.exists()) && !stale {
         return Ok(());
     }
-    println!("installing npm packages from package-lock.json because node_modules is missing or older than the lock file");
+    eprintln!("installing npm packages from package-lock.json because node_modules is missing or older than the lock file");
     run(Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund"])
+        .stdout(std::process::Stdio::from(std::io::stderr()))
         .current_dir(root))
 }
 
@@ -184,16 +188,35 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// Debian's Chromium and its driver, for the browser suites.
+/// Debian's packages the test suites need: Chromium and its driver (browser suites),
+/// poppler-utils (pdftotext, pdftoppm) and qpdf (the PDF's tests).
 pub fn ensure_browser() -> Result<()> {
-    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+    let needed = [
+        (CHROMIUM, "chromium"),
+        (CHROMEDRIVER, "chromium-driver"),
+        ("/usr/bin/pdftotext", "poppler-utils"),
+        ("/usr/bin/pdftoppm", "poppler-utils"),
+        ("/usr/bin/qpdf", "qpdf"),
+    ];
+    let mut missing: Vec<&str> = needed
+        .iter()
+        .filter(|(path, _)| !Path::new(path).exists())
+        .map(|(_, package)| *package)
+        .collect();
+    missing.dedup();
+    if missing.is_empty() {
         return Ok(());
     }
-    println!(
-        "installing chromium and chromium-driver because {CHROMIUM} or {CHROMEDRIVER} is missing"
+    eprintln!(
+        "installing {} with apt-get because they are missing",
+        missing.join(" ")
     );
-    run(Command::new("apt-get").arg("update"))?;
     run(Command::new("apt-get")
-        .args(["install", "-y", "chromium", "chromium-driver"])
+        .arg("update")
+        .stdout(std::process::Stdio::from(std::io::stderr())))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y"])
+        .args(&missing)
+        .stdout(std::process::Stdio::from(std::io::stderr()))
         .env("DEBIAN_FRONTEND", "noninteractive"))
 }
