@@ -57,10 +57,11 @@ export async function load(page, how = 'goto') {
   if (bootError) throw new Error(bootError);
 }
 
-function exemplar(...args) {
+/** Runs the `exemplar` command (EXEMPLAR_BIN, or through cargo) and returns its stdout. */
+export function exemplar(...args) {
   const bin = process.env.EXEMPLAR_BIN;
   const [cmd, argv] = bin ? [bin, args] : ['cargo', ['run', '-q', '-p', 'exemplar-cli', '--', ...args]];
-  return execFileSync(cmd, argv, { encoding: 'utf8' });
+  return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** The reference answer, from the engine through the CLI. */
@@ -104,6 +105,24 @@ export function failingFields(page, condition) {
   return page.$$eval(`#result-${condition} table.report tbody tr`, (rows) =>
     rows.filter((r) => r.cells[4].textContent.trim() !== 'pass').map((r) => r.cells[0].textContent.trim()),
   );
+}
+
+/**
+ * Waits until the ledger's status says its chain of `n` entries verified (the
+ * page verifies shortly after a run, not during it) and returns the text.
+ */
+export async function ledgerVerified(page, n) {
+  await page.waitForFunction(
+    (want) => document.getElementById('ledger-status').dataset.verifiedLength === String(want),
+    n,
+    { timeout: 5000 },
+  );
+  return page.textContent('#ledger-status');
+}
+
+/** Waits for the plot drawn beside a tool's result and returns its <svg> handle. */
+export async function plotOf(page, toolName) {
+  return page.waitForSelector(`#tool-${toolName} figure.plot svg`, { timeout: 5000 });
 }
 
 /** Exports the audit ledger through its button and returns the entries. */

@@ -45,18 +45,38 @@ test('the page as loaded holds none of the reference numbers', async () => {
       assert.ok(!text.includes(s), `page text contains ${s} (reference ${n})`);
     }
   }
-  // The page still shows what it must.
-  assert.match(text, /No runs recorded\./);
+  // As loaded: no plot, so no pooled diamond and no Egger line.
+  assert.equal(await page.$$eval('figure.plot, svg .diamond, svg .egger-line', (n) => n.length), 0);
+  // The page still shows what it must; with no records, Living Evidence says
+  // exactly this and nothing else.
+  assert.equal((await page.textContent('#evidence-body')).trim(), 'No runs recorded.');
+  assert.equal(await page.$$eval('#evidence-body > *', (n) => n.length), 1);
   assert.match(text, /dat\.raudenbush1985/);
   assert.match(text, /18 experiments/);
   assert.equal(await page.$$eval('#data-table tbody tr', (rows) => rows.length), 19);
   assert.match(await page.textContent('#dataset-check'), /verified/);
   assert.match(await page.textContent('#prompt'), /^Using only the supplied evidence artifact/);
-  // Until the PDF exists the page says so; once it does, the page hashes it.
-  const artifact = await page.textContent('#artifact-body');
-  if (!/has not been generated yet/.test(artifact)) assert.match(artifact, /Verified: the served file hashes/);
+  // The page hashes the frozen PDF in this browser against its baseline.
+  assert.match(await page.textContent('#artifact-body .status.ok'), /Verified: the served file hashes to the expected SHA-256/);
   await context.close();
   assert.deepEqual(errors, []);
+});
+
+test('a tampered PDF served in place of the frozen one shows a loud mismatch', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.route('**/benchmark-baseline.pdf', async (route) => {
+    const response = await route.fetch();
+    const body = Buffer.from(await response.body());
+    // One changed byte inside the document, as an edit would leave.
+    body[Math.floor(body.length / 2)] ^= 0x01;
+    await route.fulfill({ response, body });
+  });
+  await load(page);
+  const status = await page.waitForSelector('#artifact-body .status.alarm[role="alert"]');
+  assert.match(await status.textContent(), /^MISMATCH: the served file hashes to [0-9a-f]{64}\. It is not the frozen artifact\.$/);
+  assert.equal(await page.$$eval('#artifact-body .status.ok', (n) => n.length), 0);
+  await context.close();
 });
 
 test('invalid JSON is a parse failure; a wrong number fails only its field', async () => {
@@ -142,6 +162,8 @@ test('phone width: no horizontal overflow, with results shown', async () => {
   await page.fill('#tool-fit_random_effects input[name="level"]', '0.9');
   await page.click('#tool-fit_random_effects button[type="submit"]');
   await page.waitForSelector('#tool-fit_random_effects pre.result:not(:empty)');
+  // The forest plot drawn beside the result scrolls inside itself, not the page.
+  await page.waitForSelector('#tool-fit_random_effects figure.plot svg');
   await scoreAnswer(page, 'pdf', JSON.stringify(reference()));
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);

@@ -13,7 +13,9 @@ import {
   exportedLedger,
   failingFields,
   launch,
+  ledgerVerified,
   openPage,
+  plotOf,
   scoreAnswer,
 } from './helpers.mjs';
 
@@ -45,6 +47,21 @@ test('native WebMCP: an agent discovers the tools, calls fit, refit and Egger, a
     // The text content carries the same result as the structured content.
     assert.deepEqual(JSON.parse(refit.content[0].text), refit.structuredContent);
 
+    // Each fit, refit and Egger run gets its plot beside its result: a forest
+    // plot with one row per record, a funnel plot with Egger's line.
+    const forest = await plotOf(page, 'fit_random_effects');
+    assert.equal(await forest.evaluate((svg) => svg.querySelectorAll('g.row[data-id]').length), 19);
+    assert.equal(await forest.evaluate((svg) => svg.querySelectorAll('.diamond').length), 1);
+    const refitForest = await plotOf(page, 'refit_excluding');
+    assert.match(await refitForest.evaluate((svg) => svg.textContent), /excluded/);
+    const funnel = await plotOf(page, 'egger_test');
+    assert.equal(await funnel.evaluate((svg) => svg.querySelectorAll('g.egger-line').length), 1);
+    assert.equal(await funnel.evaluate((svg) => svg.querySelectorAll('[data-id]').length), 19);
+    // The agent's result is shown beside it, as a person's would be.
+    assert.equal(JSON.parse(await page.textContent('#tool-egger_test pre.result')).egger_p, egger.structuredContent.egger_p);
+    await (await page.$('#tool-fit_random_effects figure.plot')).screenshot({ path: join(ARTIFACTS, 'plot-forest.png') });
+    await (await page.$('#tool-egger_test figure.plot')).screenshot({ path: join(ARTIFACTS, 'plot-funnel.png') });
+
     const answer = answerFrom(fit.structuredContent, refit.structuredContent, egger.structuredContent);
     assert.equal(answer.overall.k, 19);
     assert.equal(answer.exclude_s04.k, 18);
@@ -55,9 +72,12 @@ test('native WebMCP: an agent discovers the tools, calls fit, refit and Egger, a
     const bad = await agentCall(page, 'refit_excluding', { exclude: ['s99'] });
     assert.equal(bad.isError, true);
     assert.match(bad.content[0].text, /s99/);
+    // A failed run leaves no plot from an earlier run beside its error.
+    await page.waitForFunction(() => !document.querySelector('#tool-refit_excluding figure.plot'), null, { timeout: 5000 });
 
-    // The ledger holds the four tool runs, verified, and no score.
-    assert.match(await page.textContent('#ledger-status'), /Chain verified in this browser: 4 entries/);
+    // The ledger holds the four tool runs (a plot drawn for a result is not
+    // a run of its own), verified, and no score.
+    assert.match(await ledgerVerified(page, 4), /Chain verified in this browser: 4 entries/);
     const ledger = JSON.parse(await exportedLedger(page));
     assert.deepEqual(
       ledger.map((e) => e.tool),
@@ -118,10 +138,21 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     const shown = JSON.parse(await page.textContent('#tool-refit_excluding pre.result'));
     assert.equal(shown.k, 18);
     assert.deepEqual(shown.excluded, ['s04']);
+    // A person's run gets its plot too.
+    const forest = await plotOf(page, 'refit_excluding');
+    assert.equal(await forest.evaluate((svg) => svg.querySelectorAll('g.row[data-id]').length), 19);
     const ledgerText = await page.textContent('#ledger-table');
     assert.match(ledgerText, /person \(form\)/);
     assert.match(ledgerText, /agent \(WebMCP\)/);
-    assert.match(await page.textContent('#ledger-status'), /Chain verified/);
+    const runs = await page.$$eval('#ledger-table tbody tr', (rows) => rows.length);
+    assert.match(await ledgerVerified(page, runs), /Chain verified/);
+
+    // A burst of calls: one row each, and the chain verifies once it settles.
+    await page.evaluate(async () => {
+      for (let i = 0; i < 40; i += 1) await document.modelContext.executeTool('get_dataset', {});
+    });
+    assert.equal(await page.$$eval('#ledger-table tbody tr', (rows) => rows.length), runs + 40);
+    assert.match(await ledgerVerified(page, runs + 40), new RegExp(`Chain verified in this browser: ${runs + 40} entries`));
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

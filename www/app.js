@@ -8,6 +8,7 @@ import init, {
   datasetJson,
   toolDefinitions,
   callTool,
+  companionPlot,
   score,
   sha256Hex,
   Ledger,
@@ -17,6 +18,8 @@ import { registerTools } from './webmcp.js';
 import { toolForm } from './forms.js';
 import { setUpScoring } from './scoring.js';
 import { createLedgerView } from './ledger.js';
+import { createPlotter } from './plots.js';
+import { loadEvidence } from './evidence.js';
 
 function setText(id, text) {
   const node = byId(id);
@@ -125,11 +128,15 @@ async function renderArtifacts(meta) {
   }
 }
 
-async function renderTools(ledgerView) {
-  const definitions = JSON.parse(toolDefinitions());
+const toolArticleId = (name) => `tool-${name}`;
 
-  // One entry point for agents and people alike: every run is ledgered.
-  const run = async (name, argsJson, via) => {
+/**
+ * One entry point for agents and people alike: every run is ledgered, and a
+ * successful run of a tool with a companion plot gets that plot drawn beside
+ * its result.
+ */
+function makeRunner(ledgerView, plotter) {
+  return async (name, argsJson, via) => {
     const outcome = JSON.parse(callTool(name, argsJson));
     // The ledger records what was asked even when it was not JSON (the tool
     // then answered with an error): such arguments go in as a JSON string.
@@ -140,10 +147,36 @@ async function renderTools(ledgerView) {
       ledgerArgs = JSON.stringify(argsJson);
     }
     ledgerView.append(name, ledgerArgs, JSON.stringify('ok' in outcome ? outcome.ok : outcome), via);
+    if ('ok' in outcome) plotter.schedule(name, argsJson, via);
+    else plotter.clear(name);
     return outcome;
   };
+}
 
-  const registration = await registerTools(definitions, run);
+function resultText(outcome) {
+  return 'ok' in outcome
+    ? { text: JSON.stringify(outcome.ok, null, 2), isError: false }
+    : { text: `Error ${outcome.error.code}: ${outcome.error.message}`, isError: true };
+}
+
+/** The tool's result area says who ran it last. */
+function labelResult(name, via) {
+  const output = document.getElementById(toolArticleId(name))?.querySelector('pre.result');
+  const labelNode = output?.previousElementSibling;
+  if (labelNode?.classList.contains('output-label')) labelNode.textContent = `Result (run by ${via})`;
+  return output;
+}
+
+/** Shows an agent's run in the tool's own result area, as a person's run is. */
+function showAgentResult(name, outcome, via) {
+  const output = labelResult(name, via);
+  if (!output) return;
+  const { text, isError } = resultText(outcome);
+  output.textContent = text;
+  output.classList.toggle('error', isError);
+}
+
+function renderRegistration(registration, count) {
   const status = byId('webmcp-status');
   const label = { native: 'Native WebMCP', fallback: 'Fallback', none: 'Not registered' }[registration.mode];
   status.className = `status ${registration.mode === 'none' ? 'alarm' : 'ok'}`;
@@ -152,18 +185,18 @@ async function renderTools(ledgerView) {
     status,
     el('strong', { text: `${label}: ` }),
     registration.reason,
-    registration.registered.length
-      ? ` Registered ${registration.registered.length} of ${definitions.length} tools.`
-      : '',
+    registration.registered.length ? ` Registered ${registration.registered.length} of ${count} tools.` : '',
     registration.failed.map((f) => ` ${f.name} was not registered (${f.reason}).`),
   );
+}
 
+function renderToolList(definitions, run) {
   fill(
     byId('tool-list'),
     definitions.map((def) =>
       el(
         'article',
-        { class: 'tool', id: `tool-${def.name}`, 'aria-labelledby': `tool-${def.name}-title` },
+        { class: 'tool', id: toolArticleId(def.name), 'aria-labelledby': `tool-${def.name}-title` },
         el('h3', { id: `tool-${def.name}-title` }, el('code', { text: def.name }), def.title ? ` · ${def.title}` : ''),
         el('p', { class: 'description', text: def.description }),
         el(
@@ -173,11 +206,12 @@ async function renderTools(ledgerView) {
           el('pre', { class: 'schema', tabindex: '0', text: JSON.stringify(def.inputSchema, null, 2) }),
         ),
         toolForm(def, async (argsJson) => {
-          const outcome = await run(def.name, argsJson, 'person (form)');
-          return 'ok' in outcome
-            ? { text: JSON.stringify(outcome.ok, null, 2), isError: false }
-            : { text: `Error ${outcome.error.code}: ${outcome.error.message}`, isError: true };
+          const via = 'person (form)';
+          const outcome = await run(def.name, argsJson, via);
+          labelResult(def.name, via);
+          return resultText(outcome);
         }),
+        el('div', { class: 'plot-slot' }),
       ),
     ),
   );
@@ -213,17 +247,37 @@ function renderProtocol(meta) {
 
 async function boot() {
   await init();
+  performance.mark('wasm-initialized');
   const meta = JSON.parse(metadata());
-  renderHeader(meta);
-  renderData(meta);
-  renderProtocol(meta);
+  const definitions = JSON.parse(toolDefinitions());
   const ledgerView = createLedgerView({
     Ledger,
     tableTarget: byId('ledger-table'),
     statusTarget: byId('ledger-status'),
     exportButton: byId('ledger-export'),
   });
-  await Promise.all([renderMethods(), renderArtifacts(meta), renderTools(ledgerView)]);
+  const plotter = createPlotter({
+    companionPlot,
+    slotFor: (name) => document.getElementById(toolArticleId(name))?.querySelector('.plot-slot') ?? null,
+  });
+  const run = makeRunner(ledgerView, plotter);
+  const agentRun = async (name, argsJson, via) => {
+    const outcome = await run(name, argsJson, via);
+    showAgentResult(name, outcome, via);
+    return outcome;
+  };
+
+  // Agents first: the tools are registered before any other section renders.
+  const registration = await registerTools(definitions, agentRun);
+  document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
+  performance.mark('tools-registered');
+
+  renderRegistration(registration, definitions.length);
+  renderToolList(definitions, run);
+  renderHeader(meta);
+  renderData(meta);
+  renderProtocol(meta);
+  await Promise.all([loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
   document.documentElement.dataset.ready = 'true';
 }
 

@@ -90,22 +90,30 @@ export async function registerTools(definitions, run) {
   const controller = new AbortController();
   const registered = [];
   const failed = [];
-  for (const def of definitions) {
-    const tool = {
-      name: def.name,
-      title: def.title,
-      description: def.description,
-      inputSchema: def.inputSchema,
-      annotations: { ...def.annotations, title: def.title },
-      execute: (input) => execute(def.name, input, run),
-    };
-    try {
-      await api.registerTool(tool, { signal: controller.signal });
-      registered.push(def.name);
-    } catch (err) {
-      failed.push({ name: def.name, reason: `${err.name}: ${err.message}` });
-    }
-  }
+  // All at once, in definition order: one registration need not wait for the
+  // previous one's round trip through the browser.
+  const outcomes = await Promise.allSettled(
+    definitions.map((def) => {
+      const tool = {
+        name: def.name,
+        title: def.title,
+        description: def.description,
+        inputSchema: def.inputSchema,
+        annotations: { ...def.annotations, title: def.title },
+        execute: (input) => execute(def.name, input, run),
+      };
+      try {
+        return api.registerTool(tool, { signal: controller.signal });
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }),
+  );
+  outcomes.forEach((outcome, i) => {
+    const { name } = definitions[i];
+    if (outcome.status === 'fulfilled') registered.push(name);
+    else failed.push({ name, reason: `${outcome.reason?.name}: ${outcome.reason?.message}` });
+  });
   if (registered.length === 0 && mode !== 'none') {
     mode = 'none';
     reason = `${reason} Every registration failed.`;

@@ -315,34 +315,9 @@ fn read_answer(path: &str) -> Result<String, Usage> {
     String::from_utf8(bytes).map_err(|_| Usage(format!("{path} is not UTF-8 text")))
 }
 
-/// Every `*.json` file in `dir` (sorted by name), as (name, text). A missing folder is empty.
+/// The folder's records, read by the function `cargo xtask build` also uses.
 fn read_run_files(dir: &str) -> Result<Vec<(String, String)>, Usage> {
-    const MAX_RECORD_BYTES: u64 = 1024 * 1024;
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Usage(format!("cannot read {dir}: {e}"))),
-    };
-    let mut paths: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let file = std::fs::File::open(&p)
-                .map_err(|e| Usage(format!("cannot read {}: {e}", p.display())))?;
-            let bytes = read_bounded(file, MAX_RECORD_BYTES, &name)?;
-            let text = String::from_utf8(bytes)
-                .map_err(|_| Usage(format!("{} is not UTF-8 text", p.display())))?;
-            Ok((name, text))
-        })
-        .collect()
+    exemplar_cli::read_run_files(std::path::Path::new(dir)).map_err(Usage)
 }
 
 /// Today's date in UTC as YYYY-MM-DD (civil-from-days, Hinnant's algorithm).

@@ -229,10 +229,11 @@ fn judge(got: &Value, expected: &Value, tolerance: Option<f64>) -> Result<String
         (Some(tolerance), Some(g), Some(e)) => {
             let off = (g - e).abs();
             if off <= tolerance {
-                Ok(format!("within tolerance {tolerance} (off by {off:.3e})"))
+                Ok(format!("within {tolerance} (off by {})", distance(off)))
             } else {
                 Err(format!(
-                    "off by {off:.3e}, more than the tolerance {tolerance}"
+                    "off by {}, more than the tolerance {tolerance}",
+                    distance(off)
                 ))
             }
         }
@@ -240,6 +241,16 @@ fn judge(got: &Value, expected: &Value, tolerance: Option<f64>) -> Result<String
         (None, Some(g), Some(e)) if g == e => Ok("exact match".into()),
         (None, _, _) if got == expected => Ok("exact match".into()),
         _ => Err(format!("expected exactly {expected}, got {got}")),
+    }
+}
+
+/// How far a number is from the expected one, as a person reads it: `0` when
+/// equal, otherwise two significant digits (`1.2e-7`).
+fn distance(off: f64) -> String {
+    if off == 0.0 {
+        "0".into()
+    } else {
+        format!("{off:.1e}")
     }
 }
 
@@ -364,6 +375,17 @@ mod tests {
         let slot = answer.pointer_mut("/bias/egger_p").unwrap();
         *slot = json!(slot.as_f64().unwrap() - 0.0000049);
         assert_eq!(score(&answer.to_string()).passed, Some(13));
+    }
+
+    #[test]
+    fn reasons_say_how_far_off_a_number_is() {
+        let exact = score(&reference_text());
+        let p = exact.fields.iter().find(|f| f.path == "overall.p").unwrap();
+        assert_eq!(p.reason, "within 0.0005 (off by 0)");
+        let close = judge(&json!(0.10000012), &json!(0.1), Some(0.0005)).unwrap();
+        assert_eq!(close, "within 0.0005 (off by 1.2e-7)");
+        let far = judge(&json!(0.2), &json!(0.1), Some(0.0005)).unwrap_err();
+        assert_eq!(far, "off by 1.0e-1, more than the tolerance 0.0005");
     }
 
     #[test]

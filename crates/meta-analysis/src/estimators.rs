@@ -232,7 +232,11 @@ impl Moments {
 /// −½[Σ log(1 + τ²/vᵢ) + y'Py] (REML adds −½ log det X'WX). Needed only at τ² = 0
 /// and at the root, to compare the two.
 fn log_likelihood(method: Method, v: &[f64], m: &Moments, tau2: f64) -> f64 {
-    let reml_term = if method == Method::Reml { m.log_det_xwx } else { 0.0 };
+    let reml_term = if method == Method::Reml {
+        m.log_det_xwx
+    } else {
+        0.0
+    };
     -0.5 * (sum_log_1p(v, tau2) + reml_term + m.ypy)
 }
 
@@ -469,7 +473,10 @@ mod tests {
         for tau2 in [0.0f64, 1e-6, 0.3, 1e200] {
             let plain: f64 = v.iter().map(|vi| (tau2 + vi).ln() - vi.ln()).sum();
             let blocked = sum_log_1p(&v, tau2);
-            assert!((blocked - plain).abs() <= 1e-13 * plain.abs().max(1.0), "{tau2}");
+            assert!(
+                (blocked - plain).abs() <= 1e-13 * plain.abs().max(1.0),
+                "{tau2}"
+            );
         }
     }
 

@@ -4,6 +4,8 @@
 //!   `wasm-bindgen --target web`, shrunk by `wasm-opt -Oz`.
 //! - `www/generated/methods.html`: `docs/METHODS.md` as an HTML fragment, so
 //!   the page carries the methods from their one source.
+//! - `www/generated/runs-summary.json`: the Living Evidence summary of the
+//!   records in `runs/`, checked first exactly as `exemplar runs check` does.
 
 use std::path::Path;
 use std::process::Command;
@@ -28,8 +30,41 @@ const WASM_FEATURES: &[&str] = &[
 ];
 
 pub fn build(root: &Path) -> Result<()> {
+    // The records first: an invalid record fails the build in seconds, not after the wasm.
+    summarize_runs(root)?;
     build_wasm(root)?;
     render_methods(root)
+}
+
+/// Checks `runs/*.json` and writes the summary the page renders. The build fails on any
+/// error `exemplar runs check` would report, with the same messages.
+pub fn summarize_runs(root: &Path) -> Result<()> {
+    let dir = root.join("runs");
+    let files = exemplar_cli::read_run_files(&dir)?;
+    let report = exemplar::runs::check(&files);
+    for w in &report.warnings {
+        eprintln!("warning: runs/: {w}");
+    }
+    if !report.ok() {
+        let errors: Vec<String> = report.errors.iter().map(|e| format!("  {e}")).collect();
+        return Err(format!(
+            "runs/ holds invalid records (exemplar runs check):\n{}",
+            errors.join("\n")
+        )
+        .into());
+    }
+    let summary = exemplar::runs::summarize(&report.runs).to_json();
+    let out_dir = root.join("www").join("generated");
+    std::fs::create_dir_all(&out_dir)?;
+    std::fs::write(
+        out_dir.join("runs-summary.json"),
+        serde_json::to_string_pretty(&summary)? + "\n",
+    )?;
+    eprintln!(
+        "www/generated/runs-summary.json: {} run records from runs/",
+        report.runs.len()
+    );
+    Ok(())
 }
 
 fn build_wasm(root: &Path) -> Result<()> {
@@ -64,7 +99,7 @@ fn build_wasm(root: &Path) -> Result<()> {
         .arg("-o")
         .arg(&bg))?;
     let after = std::fs::metadata(&bg)?.len();
-    println!(
+    eprintln!(
         "www/pkg/exemplar_wasm_bg.wasm: {:.1} KB after wasm-opt -Oz ({:.1} KB before)",
         after as f64 / 1000.0,
         before as f64 / 1000.0
@@ -120,10 +155,44 @@ fn render_methods(root: &Path) -> Result<()> {
     let out_dir = root.join("www").join("generated");
     std::fs::create_dir_all(&out_dir)?;
     std::fs::write(out_dir.join("methods.html"), fragment)?;
-    println!("www/generated/methods.html: rendered from docs/METHODS.md");
+    eprintln!("www/generated/methods.html: rendered from docs/METHODS.md");
     Ok(())
 }
 
 fn demote(level: HeadingLevel) -> HeadingLevel {
     HeadingLevel::try_from((level as usize + 1).min(6)).unwrap_or(HeadingLevel::H6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch_root(name: &str) -> std::path::PathBuf {
+        let root = crate::target_dir(&crate::workspace_root())
+            .join("xtask-tests")
+            .join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("runs")).unwrap();
+        root
+    }
+
+    #[test]
+    fn no_records_summarise_as_no_runs_recorded() {
+        let root = scratch_root("empty-runs");
+        summarize_runs(&root).unwrap();
+        let text = std::fs::read_to_string(root.join("www/generated/runs-summary.json")).unwrap();
+        let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(summary["empty_message"], "No runs recorded.");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn an_invalid_record_fails_the_build_with_the_check_message() {
+        let root = scratch_root("bad-runs");
+        std::fs::write(root.join("runs/p1-pdf.json"), "{}").unwrap();
+        let err = summarize_runs(&root).unwrap_err().to_string();
+        assert!(err.contains("p1-pdf.json: not a valid run record"), "{err}");
+        assert!(!root.join("www/generated/runs-summary.json").exists());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

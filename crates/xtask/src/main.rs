@@ -5,6 +5,8 @@
 //! - `serve`: build, then serve the page on 127.0.0.1.
 //! - `test`: build, then run every suite and print one summary line each.
 //! - `pdf`: regenerate the frozen `benchmark-baseline.pdf` at the repository root.
+//! - `golden`: regenerate the plots' SVG golden files after a deliberate change.
+//! - `bench`: build, then run the benchmarks of issue 7 (`crates/bench`).
 
 mod build;
 mod pdf;
@@ -41,6 +43,13 @@ enum Command {
     Test,
     /// Regenerate benchmark-baseline.pdf at the repository root.
     Pdf,
+    /// Regenerate the forest and funnel plots' SVG golden files (review the diff).
+    Golden,
+    /// Build, then run every benchmark and print a table (one JSON object with --json).
+    Bench {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -53,6 +62,11 @@ fn main() -> ExitCode {
             .and_then(|()| serve::serve_forever(&root, port)),
         Command::Test => suites::run_all(&root),
         Command::Pdf => pdf::regenerate(&root),
+        Command::Golden => golden(&root),
+        Command::Bench { json } => toolchain::ensure_build_tools(&root)
+            .and_then(|()| toolchain::ensure_browser())
+            .and_then(|()| build::build(&root))
+            .and_then(|()| bench(&root, json)),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -61,6 +75,29 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `UPDATE_GOLDEN=1 cargo test -p exemplar --test plots`: the plot tests write their
+/// golden files instead of comparing with them.
+fn golden(root: &Path) -> Result<()> {
+    toolchain::run(
+        toolchain::cargo()
+            .args(["test", "-p", "exemplar", "--test", "plots"])
+            .env("UPDATE_GOLDEN", "1")
+            .current_dir(root),
+    )?;
+    println!("regenerated crates/exemplar/tests/golden/: review the diff before committing");
+    Ok(())
+}
+
+/// The benchmarks, with the page just built: `cargo run --release -p bench -- [--json]`.
+fn bench(root: &Path, json: bool) -> Result<()> {
+    let mut cmd = toolchain::cargo();
+    cmd.args(["run", "--release", "-p", "bench", "--"]);
+    if json {
+        cmd.arg("--json");
+    }
+    toolchain::run(cmd.current_dir(root))
 }
 
 /// The workspace root: two levels above this crate's manifest.

@@ -2,7 +2,8 @@
 //!
 //! The invariants: tool names, descriptions and schemas live only in Rust;
 //! the page has no inline script, style or handler; text reaches the DOM as
-//! text, with one reviewed exception (the methods fragment we build).
+//! text, with two reviewed exceptions: the methods fragment we build, inserted
+//! as HTML, and the plots' SVG from Rust, parsed as XML (DOMParser).
 
 use std::path::{Path, PathBuf};
 
@@ -96,6 +97,12 @@ fn html_is_inserted_only_for_the_built_methods_fragment() {
         ] {
             assert!(!text.contains(sink), "{} uses {sink}", path.display());
         }
+        // Our own Rust-built SVG is parsed as XML, in one place.
+        assert!(
+            !text.contains("DOMParser") || path.ends_with("www/plots.js"),
+            "{} uses DOMParser; only www/plots.js parses (our own) SVG",
+            path.display()
+        );
         let inner = text.matches("innerHTML").count();
         let allowed = usize::from(path.ends_with("www/app.js"));
         assert_eq!(
@@ -105,4 +112,32 @@ fn html_is_inserted_only_for_the_built_methods_fragment() {
             path.display()
         );
     }
+}
+
+/// Every module of the page is preloaded from index.html, so the browser
+/// fetches the whole graph (and the wasm) at once instead of one import
+/// level at a time.
+#[test]
+fn every_page_module_is_preloaded() {
+    let root = crate::workspace_root();
+    let html = std::fs::read_to_string(root.join("index.html")).unwrap();
+    let mut modules: Vec<String> = std::fs::read_dir(root.join("www"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "js"))
+        .map(|p| format!("www/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    modules.push("www/pkg/exemplar_wasm.js".into());
+    for module in modules {
+        assert!(
+            html.contains(&format!("<link rel=\"modulepreload\" href=\"{module}\">")),
+            "index.html does not modulepreload {module}"
+        );
+    }
+    assert!(
+        html.contains(
+            "<link rel=\"preload\" href=\"www/pkg/exemplar_wasm_bg.wasm\" as=\"fetch\" crossorigin>"
+        ),
+        "index.html does not preload the wasm (as=fetch, crossorigin, as wasm-bindgen fetches it)"
+    );
 }
