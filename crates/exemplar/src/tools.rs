@@ -13,7 +13,9 @@ use crate::{canonical, dataset};
 use meta_analysis::{EggerResult, EggerVariant, Fit, FitOptions, MetaError, Method, Record, Test};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// The most records a tool accepts in `records` (the engine's own limit is far larger; this
 /// keeps a page responsive).
@@ -239,6 +241,17 @@ of heterogeneity), i2 (percent), h2, pi_lower and pi_upper (prediction interval)
 
 /// Every tool definition, in [`TOOL_NAMES`] order.
 pub fn definitions() -> Vec<ToolDefinition> {
+    cached_definitions().to_vec()
+}
+
+/// The definitions, built once: the descriptions and schemas are constant, and building
+/// them (formatting, JSON schema trees) cost more than a whole fit on every call.
+fn cached_definitions() -> &'static [ToolDefinition] {
+    static DEFINITIONS: OnceLock<Vec<ToolDefinition>> = OnceLock::new();
+    DEFINITIONS.get_or_init(build_definitions)
+}
+
+fn build_definitions() -> Vec<ToolDefinition> {
     let annotations = || Annotations {
         read_only_hint: true,
     };
@@ -394,7 +407,7 @@ of fit_random_effects ({}). {DATA_NOTE} {CONVENTIONS}",
 
 /// The tool definitions as a JSON array (what the page registers).
 pub fn definitions_json() -> Value {
-    serde_json::to_value(definitions()).expect("definitions serialize")
+    serde_json::to_value(cached_definitions()).expect("definitions serialize")
 }
 
 /// The plot that goes with a tool's result, called with the same arguments: a fit or
@@ -431,8 +444,8 @@ pub fn call_json(name: &str, args_json: &str) -> Value {
 
 /// Runs tool `name` with `args` (`null` counts as `{}`), exactly as the page does.
 pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
-    let definition = definitions()
-        .into_iter()
+    let definition = cached_definitions()
+        .iter()
         .find(|d| d.name == name)
         .ok_or_else(|| {
             ToolError::new(
@@ -465,7 +478,7 @@ pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
     }
     schema::validate(&definition.input_schema, args)?;
     match name {
-        "get_dataset" => Ok(dataset::to_json()),
+        "get_dataset" => Ok(dataset_json().clone()),
         "fit_random_effects" => fit_random_effects(args),
         "refit_excluding" => refit_excluding(args),
         "egger_test" => egger(args),
@@ -474,6 +487,12 @@ pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
         "funnel_plot" => funnel_plot(args),
         _ => unreachable!("every defined tool is dispatched"),
     }
+}
+
+/// `get_dataset`'s result, built once: the dataset is frozen.
+fn dataset_json() -> &'static Value {
+    static DATASET: OnceLock<Value> = OnceLock::new();
+    DATASET.get_or_init(dataset::to_json)
 }
 
 /// The data a call analyses: the frozen dataset's hash, or the hash of the canonical JSON of
@@ -495,20 +514,25 @@ fn dataset_info(args: &Value) -> Value {
     }
 }
 
-fn records(args: &Value) -> Vec<Record> {
+/// The `records` argument, or the frozen dataset (built once and borrowed, not copied on
+/// every call).
+fn records(args: &Value) -> Cow<'static, [Record]> {
+    static FROZEN: OnceLock<Vec<Record>> = OnceLock::new();
     match args.get("records").and_then(Value::as_array) {
         // The schema has checked each item's shape and types.
-        Some(items) => items
-            .iter()
-            .map(|r| {
-                Record::new(
-                    r["id"].as_str().unwrap_or_default(),
-                    r["yi"].as_f64().unwrap_or(f64::NAN),
-                    r["vi"].as_f64().unwrap_or(f64::NAN),
-                )
-            })
-            .collect(),
-        None => dataset::records(),
+        Some(items) => Cow::Owned(
+            items
+                .iter()
+                .map(|r| {
+                    Record::new(
+                        r["id"].as_str().unwrap_or_default(),
+                        r["yi"].as_f64().unwrap_or(f64::NAN),
+                        r["vi"].as_f64().unwrap_or(f64::NAN),
+                    )
+                })
+                .collect(),
+        ),
+        None => Cow::Borrowed(FROZEN.get_or_init(dataset::records)),
     }
 }
 
@@ -574,9 +598,13 @@ fn exclusions(args: &Value, records: &[Record]) -> Result<Vec<String>, ToolError
     Ok(ids)
 }
 
+/// The most fields a fit result carries (22 with test "knha", and `excluded` and `dataset`).
+const FIT_FIELDS_CAPACITY: usize = 24;
+
 /// The fields of one fit, in reading order.
 fn fit_fields_json(fit: &Fit) -> Map<String, Value> {
-    let mut out = Map::new();
+    // Room for these fields plus `excluded`, `dataset` or `omitted`: no regrowth.
+    let mut out = Map::with_capacity(FIT_FIELDS_CAPACITY);
     out.insert("method".into(), json!(fit.method.name()));
     out.insert("test".into(), json!(fit.test.name()));
     out.insert("level".into(), json!(fit.level));
@@ -632,10 +660,11 @@ fn refit_excluding(args: &Value) -> Result<Value, ToolError> {
 
 /// The fit fields with `excluded` after `k`, and the dataset.
 fn refit_json(fit: &Fit, excluded: &[String], args: &Value) -> Map<String, Value> {
-    let mut out = Map::new();
+    let mut out = Map::with_capacity(FIT_FIELDS_CAPACITY);
     for (key, value) in fit_fields_json(fit) {
-        out.insert(key.clone(), value);
-        if key == "k" {
+        let after_k = key == "k";
+        out.insert(key, value);
+        if after_k {
             out.insert("excluded".into(), json!(excluded));
         }
     }
@@ -774,7 +803,7 @@ fn leave_one_out(args: &Value) -> Result<Value, ToolError> {
     let results: Vec<Value> = rows
         .iter()
         .map(|row| {
-            let mut out = Map::new();
+            let mut out = Map::with_capacity(FIT_FIELDS_CAPACITY);
             out.insert("omitted".into(), json!(row.id));
             out.extend(fit_fields_json(&row.fit));
             Value::Object(out)
