@@ -35,19 +35,22 @@ impl XorShift {
 
 /// `k` records with ids `r0000000`, `r0000001`, … (8 bytes each up to k = 10⁷).
 pub fn records(k: usize) -> Vec<Record> {
-    let mut rng = XorShift::new(0x5EED_0000_0000_0000 ^ k as u64);
-    let mut out = Vec::with_capacity(k);
-    for i in 0..k {
-        let vi = 0.01 + 0.19 * rng.uniform();
-        let yi = 0.1 + (vi + 0.05).sqrt() * rng.normal();
-        out.push(Record::new(format!("r{i:07}"), yi, vi));
-    }
-    out
+    let (yi, vi) = columns(k);
+    (0..k)
+        .map(|i| Record::new(format!("r{i:07}"), yi[i], vi[i]))
+        .collect()
 }
 
-/// The bytes of the input arrays: 8 for yᵢ, 8 for vᵢ and the id's UTF-8 bytes per record.
-pub fn input_bytes(records: &[Record]) -> usize {
-    records.iter().map(|r| 16 + r.id.len()).sum()
+/// The same data as [`records`] as two arrays: vᵢ ~ U(0.01, 0.2), yᵢ ~ N(0.1, vᵢ + 0.05).
+pub fn columns(k: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = XorShift::new(0x5EED_0000_0000_0000 ^ k as u64);
+    let (mut yi, mut vi) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    for _ in 0..k {
+        let v = 0.01 + 0.19 * rng.uniform();
+        yi.push(0.1 + (v + 0.05).sqrt() * rng.normal());
+        vi.push(v);
+    }
+    (yi, vi)
 }
 
 /// `id,yi,vi` CSV text; Rust's shortest round-trip formatting keeps every value exact.
@@ -70,7 +73,8 @@ mod tests {
         assert!(a.iter().all(|r| (0.01..0.2).contains(&r.vi)));
         let mean = a.iter().map(|r| r.yi).sum::<f64>() / 1000.0;
         assert!((mean - 0.1).abs() < 0.05, "{mean}");
-        assert_eq!(input_bytes(&a), 1000 * 24);
+        let (yi, vi) = columns(1000);
+        assert!(a.iter().zip(yi.iter().zip(&vi)).all(|(r, (y, v))| r.yi == *y && r.vi == *v));
     }
 
     #[test]

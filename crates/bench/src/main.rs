@@ -18,7 +18,6 @@ mod generate;
 mod harness;
 mod memory;
 mod native;
-mod proposal;
 mod report;
 
 use std::path::{Path, PathBuf};

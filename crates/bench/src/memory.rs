@@ -3,7 +3,7 @@
 //!
 //! The child (`bench peak-memory K`) reads `VmHWM` (peak resident set) from
 //! `/proc/self/status` before building the input (the baseline), builds the
-//! records, resets the peak where the kernel allows (`5` into
+//! yi and vi arrays, resets the peak where the kernel allows (`5` into
 //! `/proc/self/clear_refs`), fits, and reads `VmHWM` again.
 
 use std::process::Command;
@@ -25,18 +25,18 @@ pub fn status_kib(field: &str) -> Option<u64> {
 pub fn child_main(k: usize) -> Result<(), String> {
     let unavailable = || "/proc/self/status has no VmHWM/VmRSS (not Linux?)".to_string();
     let baseline_hwm = status_kib("VmHWM").ok_or_else(unavailable)?;
-    let records = generate::records(k);
+    let (yi, vi) = generate::columns(k);
     let input_rss = status_kib("VmRSS").ok_or_else(unavailable)?;
     let input_hwm = status_kib("VmHWM").ok_or_else(unavailable)?;
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
-    let fit = meta_analysis::fit(std::hint::black_box(&records), &Default::default())
+    let fit = meta_analysis::fit_columns(std::hint::black_box(&yi), &vi, &Default::default())
         .map_err(|e| e.to_string())?;
     let end_hwm = status_kib("VmHWM").ok_or_else(unavailable)?;
     println!(
         "{}",
         json!({
             "k": k,
-            "input_bytes": generate::input_bytes(&records),
+            "input_bytes": 16 * k,
             "baseline_hwm_kib": baseline_hwm,
             "input_rss_kib": input_rss,
             "input_hwm_kib": input_hwm,
@@ -51,11 +51,11 @@ pub fn child_main(k: usize) -> Result<(), String> {
 /// What one child measured, in bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct Peak {
-    /// k · (16 + id bytes).
+    /// 16·k: the yi and vi arrays.
     pub input_bytes: f64,
-    /// Peak resident set above the baseline: the records as `Vec<Record>` plus the fit.
+    /// Peak resident set above the baseline: the arrays plus the fit.
     pub peak_bytes: f64,
-    /// The records as `Vec<Record>` (resident after building them).
+    /// The arrays (resident after building them).
     pub records_bytes: f64,
     /// Peak during the fit above the resident records: the engine's own working memory.
     pub engine_bytes: f64,

@@ -2,16 +2,14 @@
 //! memory, leave-one-out), plus the tool path the wasm figure is compared with
 //! and the diagnostics that say where the time goes.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use meta_analysis::{fit, leave_one_out, FitOptions, Method, Record};
+use meta_analysis::{fit, fit_columns, leave_one_out, FitOptions, Method, Record};
 
 use crate::harness::time;
 use crate::report::{Report, Target};
-use crate::{generate, memory, proposal};
+use crate::{generate, memory};
 
 const LARGE: [(usize, &str); 3] = [(10_000, "10^4"), (100_000, "10^5"), (1_000_000, "10^6")];
 
@@ -55,16 +53,6 @@ pub fn run(report: &mut Report) {
         t.median_us(),
         "µs",
     );
-    let (y, v): (Vec<f64>, Vec<f64>) = frozen.iter().map(|r| (r.yi, r.vi)).unzip();
-    let t = time(Duration::from_millis(500), 20, || {
-        proposal::reml_tau2(black_box(&y), black_box(&v))
-    });
-    report.add(
-        "proposal_tau2_k19_median_us",
-        "  τ² solve, two passes, no allocation, DL start (proposal)",
-        t.median_us(),
-        "µs",
-    );
     let t = time(Duration::from_millis(800), 20, || {
         // What the wasm `callTool` does: dispatch, then the result as compact JSON text.
         serde_json::to_string(&exemplar::tools::call_json(
@@ -82,16 +70,20 @@ pub fn run(report: &mut Report) {
     for (k, name) in LARGE {
         eprintln!("bench: REML, k = {name}");
         let records = generate::records(k);
+        let (yi, vi) = generate::columns(k);
         let budget = Duration::from_millis(if k >= 1_000_000 { 3000 } else { 1000 });
-        let t = time(budget, 5, || fit(black_box(&records), &reml));
+        // The input arrays yi and vi (`fit_columns`): the figure the target is about.
+        let t = time(budget, 5, || {
+            fit_columns(black_box(&yi), black_box(&vi), &reml)
+        });
         let (key, label) = match k {
-            10_000 => ("reml_k1e4_ms", "REML fit, k = 10^4"),
-            100_000 => ("reml_k1e5_ms", "REML fit, k = 10^5"),
-            _ => ("reml_k1e6_ms", "REML fit, k = 10^6"),
+            10_000 => ("reml_k1e4_ms", "REML fit, k = 10^4 (yi, vi arrays)"),
+            100_000 => ("reml_k1e5_ms", "REML fit, k = 10^5 (yi, vi arrays)"),
+            _ => ("reml_k1e6_ms", "REML fit, k = 10^6 (yi, vi arrays)"),
         };
         if k == 1_000_000 {
             report.add_target(key, label, t.median_ms(), "ms", Target::AtMost(50.0));
-            large_k_diagnostics(report, &records, t.median_ms());
+            large_k_diagnostics(report, &records, &yi, &vi);
         } else {
             report.add(key, label, t.median_ms(), "ms");
         }
@@ -130,67 +122,31 @@ pub fn run(report: &mut Report) {
     report.add("reml_k1000_ms", "REML fit, k = 1000", t.median_ms(), "ms");
 }
 
-/// Where the time of a k = 10⁶ fit goes: validation's id set, the rest of an
-/// iteration-free fit, and the τ² solve as the allocation-free proposal does it.
-fn large_k_diagnostics(report: &mut Report, records: &[Record], reml_ms: f64) {
+/// Where the time of a k = 10⁶ fit goes: the same fit from `Vec<Record>` (ids checked
+/// for duplicates by sorting), a fit without τ² (EE), and the Newton iterations.
+fn large_k_diagnostics(report: &mut Report, records: &[Record], yi: &[f64], vi: &[f64]) {
     let ee = FitOptions {
         method: Method::Ee,
         ..FitOptions::default()
     };
     let budget = Duration::from_millis(1500);
-    let t = time(budget, 5, || fit(black_box(records), &ee));
+    let t = time(budget, 5, || {
+        fit(black_box(records), &FitOptions::default())
+    });
+    report.add(
+        "reml_records_k1e6_ms",
+        "  the same fit from records with ids (duplicate-id check included)",
+        t.median_ms(),
+        "ms",
+    );
+    let t = time(budget, 5, || fit_columns(black_box(yi), black_box(vi), &ee));
     report.add(
         "ee_k1e6_ms",
         "  of which without τ² (EE fit), k = 10^6",
         t.median_ms(),
         "ms",
     );
-    // The same set the engine's `records::validate` builds to reject duplicate ids.
-    let t = time(budget, 5, || {
-        let mut seen = HashSet::with_capacity(records.len());
-        records.iter().all(|r| seen.insert(r.id.as_str()))
-    });
-    report.add(
-        "id_set_k1e6_ms",
-        "  of which the duplicate-id HashSet, k = 10^6",
-        t.median_ms(),
-        "ms",
-    );
-    let t = time(budget, 5, || {
-        let mut seen: HashSet<&str, BuildHasherDefault<FxHasher>> =
-            HashSet::with_capacity_and_hasher(records.len(), Default::default());
-        records.iter().all(|r| seen.insert(r.id.as_str()))
-    });
-    report.add(
-        "id_set_fx_k1e6_ms",
-        "  the same set with an Fx hash (proposal)",
-        t.median_ms(),
-        "ms",
-    );
-    report.add(
-        "tau2_solve_k1e6_ms",
-        "  of which the τ² solve (REML − EE), k = 10^6",
-        reml_ms - report.value("ee_k1e6_ms").unwrap_or(f64::NAN),
-        "ms",
-    );
-    let y: Vec<f64> = records.iter().map(|r| r.yi).collect();
-    let v: Vec<f64> = records.iter().map(|r| r.vi).collect();
-    let t = time(budget, 5, || {
-        proposal::reml_tau2(black_box(&y), black_box(&v))
-    });
-    report.add(
-        "proposal_tau2_solve_k1e6_ms",
-        "  τ² solve, two passes, no allocation, DL start (proposal)",
-        t.median_ms(),
-        "ms",
-    );
-    report.add(
-        "proposal_k1e6_iterations",
-        "  its Newton iterations",
-        proposal::reml_tau2(&y, &v).1 as f64,
-        "",
-    );
-    let iterations = fit(records, &FitOptions::default())
+    let iterations = fit_columns(yi, vi, &FitOptions::default())
         .ok()
         .and_then(|f| f.iterations)
         .unwrap_or(0);
@@ -228,7 +184,7 @@ fn add_peak(report: &mut Report, k: usize, peak: memory::Peak) {
             );
             report.add(
                 "input_k1e6_mb",
-                "  input bytes k·(16 + 8-byte id), k = 10^6",
+                "  input bytes: the yi and vi arrays, 16·k",
                 mb(peak.input_bytes),
                 "MB",
             );
@@ -240,7 +196,7 @@ fn add_peak(report: &mut Report, k: usize, peak: memory::Peak) {
             );
             report.add(
                 "records_k1e6_mb",
-                "  of which the Vec<Record> input itself",
+                "  of which the input arrays themselves",
                 mb(peak.records_bytes),
                 "MB",
             );
@@ -251,37 +207,5 @@ fn add_peak(report: &mut Report, k: usize, peak: memory::Peak) {
                 "MB",
             );
         }
-    }
-}
-
-/// rustc's FxHash (Firefox's): a multiply and a rotate per word, no HashDoS defence,
-/// which ids the user supplies to their own analysis do not need.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, b: u8) {
-        self.add(u64::from(b));
-    }
-    /// The rotation (as in rustc-hash 2) brings the well-mixed high bits down to the
-    /// low bits hashbrown indexes by; without it ids differing only in their last
-    /// bytes all land in one bucket.
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
