@@ -74,7 +74,10 @@ mod tests {
         let mean = a.iter().map(|r| r.yi).sum::<f64>() / 1000.0;
         assert!((mean - 0.1).abs() < 0.05, "{mean}");
         let (yi, vi) = columns(1000);
-        assert!(a.iter().zip(yi.iter().zip(&vi)).all(|(r, (y, v))| r.yi == *y && r.vi == *v));
+        assert!(a
+            .iter()
+            .zip(yi.iter().zip(&vi))
+            .all(|(r, (y, v))| r.yi == *y && r.vi == *v));
     }
 
     #[test]
