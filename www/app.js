@@ -15,11 +15,17 @@ import init, {
 } from './pkg/exemplar_wasm.js';
 import { el, fill, byId, table, scroller, downloadLink, pretty } from './dom.js';
 import { registerTools } from './webmcp.js';
-import { toolForm } from './forms.js';
-import { setUpScoring } from './scoring.js';
-import { createLedgerView } from './ledger.js';
-import { createPlotter } from './plots.js';
-import { loadEvidence } from './evidence.js';
+
+// Only what registering the tools needs is imported statically: the page's
+// other modules (preloaded by index.html all the same) are not waited for
+// before the tools are registered.
+const later = Promise.all([
+  import('./forms.js'),
+  import('./scoring.js'),
+  import('./ledger.js'),
+  import('./plots.js'),
+  import('./evidence.js'),
+]).then(([forms, scoring, ledger, plots, evidence]) => ({ ...forms, ...scoring, ...ledger, ...plots, ...evidence }));
 
 function setText(id, text) {
   const node = byId(id);
@@ -135,8 +141,18 @@ const toolArticleId = (name) => `tool-${name}`;
  * successful run of a tool with a companion plot gets that plot drawn beside
  * its result.
  */
-function makeRunner(ledgerView, plotter) {
+function makeRunner(views) {
+  let ready = null;
+  views.then(
+    (v) => {
+      ready = v;
+    },
+    () => {},
+  );
   return async (name, argsJson, via) => {
+    // The ledger and plot views exist before the first run can be recorded:
+    // a run that comes in while the page is still starting waits for them.
+    const { ledgerView, plotter } = ready ?? (await views);
     const outcome = JSON.parse(callTool(name, argsJson));
     // The ledger records what was asked even when it was not JSON (the tool
     // then answered with an error): such arguments go in as a JSON string.
@@ -190,7 +206,7 @@ function renderRegistration(registration, count) {
   );
 }
 
-function renderToolList(definitions, run) {
+function renderToolList(definitions, run, toolForm) {
   fill(
     byId('tool-list'),
     definitions.map((def) =>
@@ -217,7 +233,7 @@ function renderToolList(definitions, run) {
   );
 }
 
-function renderProtocol(meta) {
+function renderProtocol(meta, setUpScoring) {
   byId('prompt').textContent = meta.prompt;
   const copyStatus = byId('copy-status');
   byId('copy-prompt').addEventListener('click', async () => {
@@ -248,36 +264,43 @@ function renderProtocol(meta) {
 async function boot() {
   await init();
   performance.mark('wasm-initialized');
-  const meta = JSON.parse(metadata());
   const definitions = JSON.parse(toolDefinitions());
-  const ledgerView = createLedgerView({
-    Ledger,
-    tableTarget: byId('ledger-table'),
-    statusTarget: byId('ledger-status'),
-    exportButton: byId('ledger-export'),
-  });
-  const plotter = createPlotter({
-    companionPlot,
-    slotFor: (name) => document.getElementById(toolArticleId(name))?.querySelector('.plot-slot') ?? null,
-  });
-  const run = makeRunner(ledgerView, plotter);
+  // The ledger and plot views are made once their modules are in, which the
+  // registration below does not wait for.
+  const views = later.then(({ createLedgerView, createPlotter }) => ({
+    ledgerView: createLedgerView({
+      Ledger,
+      tableTarget: byId('ledger-table'),
+      statusTarget: byId('ledger-status'),
+      exportButton: byId('ledger-export'),
+    }),
+    plotter: createPlotter({
+      companionPlot,
+      slotFor: (name) => document.getElementById(toolArticleId(name))?.querySelector('.plot-slot') ?? null,
+    }),
+  }));
+  const run = makeRunner(views);
   const agentRun = async (name, argsJson, via) => {
     const outcome = await run(name, argsJson, via);
     showAgentResult(name, outcome, via);
     return outcome;
   };
 
-  // Agents first: the tools are registered before any other section renders.
+  // Agents first: the tools are registered before any other section renders
+  // (the other modules load meanwhile; the metadata is parsed afterwards).
   const registration = await registerTools(definitions, agentRun);
   document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
   performance.mark('tools-registered');
 
   renderRegistration(registration, definitions.length);
-  renderToolList(definitions, run);
+  const modules = await later;
+  await views;
+  const meta = JSON.parse(metadata());
+  renderToolList(definitions, run, modules.toolForm);
   renderHeader(meta);
   renderData(meta);
-  renderProtocol(meta);
-  await Promise.all([loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
+  renderProtocol(meta, modules.setUpScoring);
+  await Promise.all([modules.loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
   document.documentElement.dataset.ready = 'true';
 }
 
