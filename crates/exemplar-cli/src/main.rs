@@ -320,22 +320,10 @@ fn read_run_files(dir: &str) -> Result<Vec<(String, String)>, Usage> {
     exemplar_cli::read_run_files(std::path::Path::new(dir)).map_err(Usage)
 }
 
-/// Today's date in UTC as YYYY-MM-DD (civil-from-days, Hinnant's algorithm).
+/// Today's date in UTC as YYYY-MM-DD.
 fn today_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    now[..10].to_string()
 }
 
 /// Reads at most `limit` bytes.
