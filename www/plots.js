@@ -3,9 +3,8 @@
 // plot with the same arguments and draws its SVG beside the tool's result.
 //
 // The SVG is our own Rust output (exemplar::plots), never pasted text. It is
-// parsed as XML with DOMParser and imported as nodes; the root's style
-// attribute is moved to the CSSOM, which the page's CSP (no 'unsafe-inline')
-// allows where a style attribute is refused.
+// parsed as XML with DOMParser and imported as nodes. It carries no style
+// attribute (the page's CSP has no 'unsafe-inline'); the page's CSS sizes it.
 //
 // Drawing is presentation, not analysis: it is not a ledger entry (the run it
 // illustrates is), and it happens shortly after the run, once per burst of
@@ -17,19 +16,12 @@ const DRAW_DELAY_MS = 30;
 
 /** Parses SVG text into a node of this document, or throws. */
 export function svgNode(svgText) {
-  // The root's style attribute is taken out before parsing: even an inert
-  // parsed document applies the page's CSP to it (and reports a violation).
-  const headEnd = svgText.indexOf('>');
-  const style = /\sstyle="([^"]*)"/.exec(svgText.slice(0, headEnd));
-  const text = style ? svgText.slice(0, style.index) + svgText.slice(style.index + style[0].length) : svgText;
-  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
   const root = doc.documentElement;
   if (root.localName !== 'svg' || doc.getElementsByTagName('parsererror').length > 0) {
     throw new Error('the plot is not well-formed SVG');
   }
-  const node = document.importNode(root, true);
-  if (style) node.style.cssText = style[1];
-  return node;
+  return document.importNode(root, true);
 }
 
 /**

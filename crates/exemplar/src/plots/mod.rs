@@ -200,7 +200,6 @@ fn open_document(
     let (width, height) = size;
     let (title_id, desc_id) = element_ids(kind, title, numbers);
     let view_box = format!("0 0 {} {}", svg::px(width), svg::px(height));
-    let style = format!("max-width: {}px; height: auto", svg::fixed(width, 0));
     let class = format!("exemplar-plot exemplar-{kind}");
     w.open(
         "svg",
@@ -208,7 +207,6 @@ fn open_document(
             ("xmlns", "http://www.w3.org/2000/svg"),
             ("viewBox", &view_box),
             ("width", "100%"),
-            ("style", &style),
             ("role", "img"),
             ("aria-labelledby", &title_id),
             ("aria-describedby", &desc_id),
