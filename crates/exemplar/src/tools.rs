@@ -675,6 +675,14 @@ fn refit_json(fit: &Fit, excluded: &[String], args: &Value) -> Map<String, Value
 /// The axis label of both plots.
 const EFFECT_LABEL: &str = "Standardized mean difference (yi)";
 
+/// "<Kind> plot of dat.raudenbush1985", or "… of the given records" with custom `records`.
+fn plot_title(kind: &str, args: &Value) -> String {
+    match args.get("records") {
+        Some(_) => format!("{kind} plot of the given records"),
+        None => format!("{kind} plot of {}", dataset::NAME),
+    }
+}
+
 fn plot_error(e: crate::plots::PlotError) -> ToolError {
     ToolError::new(ErrorCode::InvalidRecords, e.to_string())
 }
@@ -684,10 +692,7 @@ fn forest_plot(args: &Value) -> Result<Value, ToolError> {
     let options = options(args)?;
     let excluded = exclusions(args, &records)?;
     let fit = meta_analysis::refit_excluding(&records, &excluded, &options)?;
-    let title = match args.get("records") {
-        Some(_) => "Forest plot of the given records".to_string(),
-        None => format!("Forest plot of {}", dataset::NAME),
-    };
+    let title = plot_title("Forest", args);
     let plot = crate::plots::forest(&crate::plots::ForestInput {
         records: &records,
         excluded: &excluded,
@@ -711,10 +716,7 @@ fn funnel_plot(args: &Value) -> Result<Value, ToolError> {
     let fit = meta_analysis::fit(&kept, &FitOptions::default())?;
     let (a, b) = test.funnel_line();
     let outcome = rule(test.p).name();
-    let title = match args.get("records") {
-        Some(_) => "Funnel plot of the given records".to_string(),
-        None => format!("Funnel plot of {}", dataset::NAME),
-    };
+    let title = plot_title("Funnel", args);
     let plot = crate::plots::funnel(&crate::plots::FunnelInput {
         records: &records,
         excluded: &excluded,
