@@ -4,7 +4,7 @@
 
 use meta_analysis::Record;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::OnceLock;
 
 /// The dataset's name in metadat.
@@ -50,6 +50,7 @@ pub const COLUMN_DESCRIPTIONS: [(&str, &str); 10] = [
 
 /// One row of the dataset with all its columns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 pub struct Row {
     pub id: String,
     pub author: String,
@@ -83,21 +84,50 @@ pub fn sha256() -> &'static str {
     HASH.get_or_init(|| crate::sha256_hex(CSV.as_bytes()))
 }
 
-/// The dataset as JSON: name, hash, baseline version, provenance, columns and all rows.
-pub fn to_json() -> Value {
-    let columns: Vec<Value> = COLUMN_DESCRIPTIONS
-        .iter()
-        .map(|(name, description)| json!({"name": name, "description": description}))
-        .collect();
-    json!({
-        "name": NAME,
-        "sha256": sha256(),
-        "baseline_version": crate::protocol::BASELINE_VERSION,
-        "description": DESCRIPTION,
-        "columns": columns,
-        "k": rows().len(),
-        "records": rows(),
+/// One column's name and meaning.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct Column {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// The dataset as `get_dataset` returns it: name, hash, baseline version, provenance,
+/// columns and all rows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct DatasetView {
+    pub name: &'static str,
+    /// SHA-256 of the exact CSV bytes.
+    pub sha256: &'static str,
+    pub baseline_version: &'static str,
+    pub description: &'static str,
+    pub columns: Vec<Column>,
+    /// Number of records.
+    pub k: usize,
+    pub records: &'static [Row],
+}
+
+/// The dataset view, built once.
+pub fn view() -> &'static DatasetView {
+    static VIEW: OnceLock<DatasetView> = OnceLock::new();
+    VIEW.get_or_init(|| DatasetView {
+        name: NAME,
+        sha256: sha256(),
+        baseline_version: crate::baselines::BASELINE_VERSION,
+        description: DESCRIPTION,
+        columns: COLUMN_DESCRIPTIONS
+            .iter()
+            .map(|&(name, description)| Column { name, description })
+            .collect(),
+        k: rows().len(),
+        records: rows(),
     })
+}
+
+/// The dataset view as JSON.
+pub fn to_json() -> Value {
+    serde_json::to_value(view()).expect("the dataset serializes")
 }
 
 /// Parses CSV text with the header [`COLUMNS`] (RFC 4180 quoting; `\n` or `\r\n` line ends).

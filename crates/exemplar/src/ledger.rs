@@ -1,19 +1,21 @@
 //! The audit ledger: a SHA-256 hash chain over the tool runs on the page.
 //!
-//! Each entry is `{seq, time, tool, args, dataset_sha256, engine_version, result_sha256,
-//! prev_hash, hash}`:
+//! Each entry is `{seq, time, tool, status, args, dataset_sha256, engine_version,
+//! result_sha256, prev_hash, hash}`:
 //! - `seq` counts from 1; `time` is the caller's timestamp text (ISO 8601 on the page);
-//! - `args` are the tool arguments as given;
-//! - `dataset_sha256` is [`crate::tools::dataset_sha256_for`] of the arguments (the frozen
-//!   dataset's hash, or the hash of the canonical JSON of `records`);
+//! - `status` is how the run ended: `ok`, `error` (the tool refused it), `internal_error`
+//!   (the engine failed; on the page, a trap of the WebAssembly instance) or `cancelled`;
+//! - `args` are the tool arguments as given (arguments that are not JSON as one string);
+//! - `dataset_sha256` is the data the run was about: the frozen dataset's hash, or the hash
+//!   of the canonical JSON of `records`;
 //! - `result_sha256` is the SHA-256 of the canonical JSON ([`crate::canonical`]) of the result;
 //! - `prev_hash` is the previous entry's `hash`; the first entry's is 64 zeros.
 //!
 //! `hash` is the lower-case hex SHA-256 of the canonical JSON of the entry without `hash`:
-//! the object `{seq, time, tool, args, dataset_sha256, engine_version, result_sha256,
+//! the object `{seq, time, tool, status, args, dataset_sha256, engine_version, result_sha256,
 //! prev_hash}`, written compactly with the keys of every object (the entry and everything in
 //! `args`) sorted by their UTF-8 bytes. For example the first entry hashes the text
-//! `{"args":{},"dataset_sha256":"…","engine_version":"…","prev_hash":"000…0","result_sha256":"…","seq":1,"time":"…","tool":"get_dataset"}`.
+//! `{"args":{},"dataset_sha256":"…","engine_version":"…","prev_hash":"000…0","result_sha256":"…","seq":1,"status":"ok","time":"…","tool":"get_dataset"}`.
 //!
 //! Only tool runs are appended; scores never enter the ledger.
 
@@ -25,6 +27,20 @@ use std::fmt;
 /// `prev_hash` of the first entry.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The tool returned a result.
+    Ok,
+    /// The tool refused the call with an error (bad arguments, unanalysable records).
+    Error,
+    /// The engine failed unexpectedly (on the page: the WebAssembly instance trapped).
+    InternalError,
+    /// The caller cancelled the run before it finished.
+    Cancelled,
+}
+
 /// One ledger entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -32,6 +48,7 @@ pub struct Entry {
     pub seq: u64,
     pub time: String,
     pub tool: String,
+    pub status: Status,
     pub args: Value,
     pub dataset_sha256: String,
     pub engine_version: String,
@@ -47,6 +64,7 @@ impl Entry {
             "seq": self.seq,
             "time": self.time,
             "tool": self.tool,
+            "status": self.status,
             "args": self.args,
             "dataset_sha256": self.dataset_sha256,
             "engine_version": self.engine_version,
@@ -75,6 +93,18 @@ impl fmt::Display for LedgerError {
 
 impl std::error::Error for LedgerError {}
 
+/// What one run adds to the ledger.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    pub time: &'a str,
+    pub tool: &'a str,
+    pub status: Status,
+    pub args: &'a Value,
+    pub dataset_sha256: &'a str,
+    /// The result, or `{"error": …}` for a run that did not return one.
+    pub result: &'a Value,
+}
+
 /// An append-only chain of entries.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ledger {
@@ -86,16 +116,24 @@ impl Ledger {
         Ledger::default()
     }
 
-    /// Appends the run of `tool` with `args` that produced `result` at `time`.
-    pub fn append(&mut self, time: &str, tool: &str, args: Value, result: &Value) -> Entry {
+    /// A ledger continuing `entries`, which must verify (the page rebuilds its ledger this way
+    /// after a trap discarded the WebAssembly instance that held it).
+    pub fn from_entries(entries: Vec<Entry>) -> Result<Self, LedgerError> {
+        verify(&entries)?;
+        Ok(Ledger { entries })
+    }
+
+    /// Appends `run`, chained to the last entry.
+    pub fn append(&mut self, run: Run) -> Entry {
         let mut entry = Entry {
             seq: self.entries.len() as u64 + 1,
-            time: time.to_string(),
-            tool: tool.to_string(),
-            dataset_sha256: crate::tools::dataset_sha256_for(&args),
-            args,
+            time: run.time.to_string(),
+            tool: run.tool.to_string(),
+            status: run.status,
+            args: run.args.clone(),
+            dataset_sha256: run.dataset_sha256.to_string(),
             engine_version: crate::ENGINE_VERSION.to_string(),
-            result_sha256: canonical::sha256_hex(result),
+            result_sha256: canonical::sha256_hex(run.result),
             prev_hash: self
                 .entries
                 .last()
@@ -172,26 +210,30 @@ pub fn verify_json(text: &str) -> Result<usize, LedgerError> {
 mod tests {
     use super::*;
 
+    /// A successful run of the frozen dataset (or of `records`, when the arguments hold some).
+    fn ok_run<'a>(time: &'a str, tool: &'a str, args: &'a Value, result: &'a Value) -> Run<'a> {
+        Run {
+            time,
+            tool,
+            status: Status::Ok,
+            args,
+            dataset_sha256: match args.get("records") {
+                Some(records) => leak(canonical::sha256_hex(records)),
+                None => crate::dataset::sha256(),
+            },
+            result,
+        }
+    }
+
+    fn leak(text: String) -> &'static str {
+        Box::leak(text.into_boxed_str())
+    }
+
     fn three() -> Ledger {
         let mut ledger = Ledger::new();
-        ledger.append(
-            "2026-09-04T10:00:00Z",
-            "get_dataset",
-            json!({}),
-            &json!({"k": 19}),
-        );
-        ledger.append(
-            "2026-09-04T10:00:01Z",
-            "fit_random_effects",
-            json!({"method": "REML", "level": 0.95}),
-            &json!({"estimate": 0.5}),
-        );
-        ledger.append(
-            "2026-09-04T10:00:02Z",
-            "refit_excluding",
-            json!({"exclude": ["s04"], "records": [{"id": "a", "yi": 1, "vi": 0.1}]}),
-            &json!({"estimate": 0.25}),
-        );
+        ledger.append(ok_run("2026-09-04T10:00:00Z", "get_dataset", &json!({}), &json!({"k": 19})));
+        ledger.append(ok_run("2026-09-04T10:00:01Z", "fit_random_effects", &json!({"method": "REML", "level": 0.95}), &json!({"estimate": 0.5})));
+        ledger.append(ok_run("2026-09-04T10:00:02Z", "refit_excluding", &json!({"exclude": ["s04"], "records": [{"id": "a", "yi": 1, "vi": 0.1}]}), &json!({"estimate": 0.25})));
         ledger
     }
 
@@ -219,7 +261,7 @@ mod tests {
         let ledger = three();
         let first = &ledger.entries()[0];
         let text = format!(
-            r#"{{"args":{{}},"dataset_sha256":"{}","engine_version":"{}","prev_hash":"{GENESIS_HASH}","result_sha256":"{}","seq":1,"time":"2026-09-04T10:00:00Z","tool":"get_dataset"}}"#,
+            r#"{{"args":{{}},"dataset_sha256":"{}","engine_version":"{}","prev_hash":"{GENESIS_HASH}","result_sha256":"{}","seq":1,"status":"ok","time":"2026-09-04T10:00:00Z","tool":"get_dataset"}}"#,
             first.dataset_sha256, first.engine_version, first.result_sha256
         );
         assert_eq!(first.hash, crate::sha256_hex(text.as_bytes()));
@@ -229,14 +271,9 @@ mod tests {
     fn the_hash_ignores_key_order_in_args() {
         let mut a = Ledger::new();
         let mut b = Ledger::new();
-        let x = a.append(
-            "t",
-            "fit_random_effects",
-            json!({"method": "DL", "level": 0.9}),
-            &json!(1),
-        );
+        let x = a.append(ok_run("t", "fit_random_effects", &json!({"method": "DL", "level": 0.9}), &json!(1)));
         let args: Value = serde_json::from_str(r#"{"level": 0.9, "method": "DL"}"#).unwrap();
-        let y = b.append("t", "fit_random_effects", args, &json!(1));
+        let y = b.append(ok_run("t", "fit_random_effects", &args, &json!(1)));
         assert_eq!(x.hash, y.hash);
     }
 

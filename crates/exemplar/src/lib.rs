@@ -8,6 +8,8 @@
 //!   validated against their own schemas, and the JSON dispatch [`tools::call`].
 //! - [`scorer`]: scores a raw pasted answer against the reference answer, field by field.
 //! - [`ledger`]: the audit ledger's SHA-256 hash chain over tool runs.
+//! - [`session`]: one visit's tool runs, each answered and ledgered in one call.
+//! - [`page`]: the page's metadata (header facts, conditions, scored fields).
 //! - [`canonical`]: the canonical JSON form hashed by the ledger.
 //!
 //! Dependencies point one way: `meta-analysis` ← `exemplar` ← the CLI and the wasm crate.
@@ -17,11 +19,13 @@ pub mod baselines;
 pub mod canonical;
 pub mod dataset;
 pub mod ledger;
+pub mod page;
 pub mod plots;
 pub mod protocol;
 pub mod runs;
 pub mod schema;
 pub mod scorer;
+pub mod session;
 pub mod tools;
 
 use sha2::{Digest, Sha256};

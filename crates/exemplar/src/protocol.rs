@@ -3,10 +3,8 @@
 
 use meta_analysis::{egger_test, fit, refit_excluding, EggerVariant, FitOptions, Method, Test};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
-/// The version of this frozen baseline (prompt, dataset, rule, scorer).
-pub const BASELINE_VERSION: &str = "2026-09-04.v1";
+pub use crate::baselines::BASELINE_VERSION;
 
 /// The answer shape, exactly as the prompt's last line gives it.
 pub const ANSWER_SHAPE: &str = r#"{"overall":{"k":0,"estimate":0,"ci_lower":0,"ci_upper":0,"p":0},"exclude_s04":{"k":0,"estimate":0,"ci_lower":0,"ci_upper":0,"p":0,"excluded":["s04"]},"bias":{"egger_p":0,"rule_outcome":"passed|failed|inconclusive"}}"#;
@@ -34,6 +32,7 @@ pub const PDF_PATH: &str = "benchmark-baseline.pdf";
 
 /// The outcome of the registered rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RuleOutcome {
     Passed,
@@ -140,25 +139,10 @@ pub fn reference_answer() -> Answer {
     }
 }
 
-/// What the page shows in its header: versions, dataset identity, prompt, the PDF artifact
-/// with the SHA-256 of the current released baseline.
-pub fn metadata() -> Value {
-    json!({
-        "baseline_version": BASELINE_VERSION,
-        "dataset_name": crate::dataset::NAME,
-        "dataset_description": crate::dataset::DESCRIPTION,
-        "dataset_sha256": crate::dataset::sha256(),
-        "engine_version": crate::ENGINE_VERSION,
-        "prompt": PROMPT,
-        "rule": RULE_TEXT,
-        "pdf_sha256": crate::baselines::current().pdf_sha256,
-        "pdf_path": PDF_PATH,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn prompt_bytes_are_frozen() {
@@ -226,13 +210,4 @@ mod tests {
         assert_eq!(a.bias.rule_outcome, RuleOutcome::Inconclusive);
     }
 
-    #[test]
-    fn metadata_names_the_frozen_artifacts() {
-        let m = metadata();
-        assert_eq!(m["baseline_version"], BASELINE_VERSION);
-        assert_eq!(m["dataset_sha256"], crate::dataset::sha256());
-        assert_eq!(m["prompt"], PROMPT);
-        assert_eq!(m["pdf_sha256"], crate::baselines::current().pdf_sha256);
-        assert_eq!(m["pdf_path"], PDF_PATH);
-    }
 }

@@ -1,6 +1,6 @@
 //! A validator for the plain JSON Schema subset the tool definitions use.
 //!
-//! Keywords: `type`, `properties`, `required`, `enum`, `items`, `minimum`, `maximum`,
+//! Keywords: `type` (one type, or an array of types for a nullable value), `properties`, `required`, `enum`, `items`, `minimum`, `maximum`,
 //! `description`, `additionalProperties` (a boolean). No `$ref`, no `format`. The tool
 //! arguments are checked by walking the very schema JSON the page registers, so the schema
 //! and the validation cannot drift apart.
@@ -117,19 +117,27 @@ fn violation(kind: ViolationKind, path: &str, message: String) -> Violation {
 }
 
 fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
-    if let Some(ty) = schema.get("type").and_then(Value::as_str) {
-        if !has_type(value, ty) {
-            let got = if value.is_number() {
-                "a number"
-            } else {
-                &with_article(type_of(value))
-            };
-            return Err(violation(
-                ViolationKind::WrongType,
-                path,
-                format!("{} must be {}, got {got}", describe(path), with_article(ty)),
-            ));
-        }
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(ty)) => vec![ty.as_str()],
+        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if !types.is_empty() && !types.iter().any(|ty| has_type(value, ty)) {
+        let got = if value.is_number() {
+            "a number"
+        } else {
+            &with_article(type_of(value))
+        };
+        let expected: Vec<String> = types.iter().map(|ty| with_article(ty)).collect();
+        return Err(violation(
+            ViolationKind::WrongType,
+            path,
+            format!(
+                "{} must be {}, got {got}",
+                describe(path),
+                expected.join(" or ")
+            ),
+        ));
     }
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
         if !allowed.contains(value) {
@@ -229,12 +237,20 @@ fn subset(schema: &Value, at: &str) -> Result<(), String> {
         .ok_or(format!("{at}: a schema must be an object"))?;
     for (key, value) in object {
         let ok = match key.as_str() {
-            "type" => value.as_str().is_some_and(|t| {
-                [
-                    "null", "boolean", "number", "integer", "string", "array", "object",
-                ]
-                .contains(&t)
-            }),
+            "type" => {
+                let known = |t: &Value| {
+                    t.as_str().is_some_and(|t| {
+                        [
+                            "null", "boolean", "number", "integer", "string", "array", "object",
+                        ]
+                        .contains(&t)
+                    })
+                };
+                match value {
+                    Value::Array(list) => !list.is_empty() && list.iter().all(known),
+                    one => known(one),
+                }
+            }
             "description" => value.is_string(),
             "minimum" | "maximum" => value.is_number(),
             "additionalProperties" => value.is_boolean(),

@@ -40,8 +40,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn tools_never_panic(args in json_value(), which in 0usize..tools::TOOL_NAMES.len()) {
-        let name = tools::TOOL_NAMES[which];
+    fn tools_never_panic(args in json_value(), which in 0usize..tools::REGISTRY.len()) {
+        let name = tools::REGISTRY[which].name;
         match tools::call(name, &args) {
             Ok(result) => prop_assert!(result.is_object()),
             Err(e) => prop_assert!(!e.message.is_empty()),
@@ -51,11 +51,11 @@ proptest! {
     #[test]
     fn custom_records_never_panic(
         rows in prop::collection::vec((-1e6f64..1e6, -1.0f64..1e6, "[a-d]{0,2}"), 0..8),
-        which in 0usize..tools::TOOL_NAMES.len(),
+        which in 0usize..tools::REGISTRY.len(),
     ) {
         let records: Vec<Value> =
             rows.into_iter().map(|(yi, vi, id)| json!({"id": id, "yi": yi, "vi": vi})).collect();
-        let _ = tools::call(tools::TOOL_NAMES[which], &json!({"records": records}));
+        let _ = tools::call(tools::REGISTRY[which].name, &json!({"records": records}));
     }
 
     #[test]

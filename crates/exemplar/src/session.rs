@@ -1,0 +1,323 @@
+//! One visit of the page: every tool run goes through [`Session::run`], which runs the tool,
+//! appends the run to the visit's audit ledger and says how the outcome reads, in one call.
+//!
+//! The page's JavaScript decides nothing here: how arguments that are not JSON are recorded,
+//! how an error reads, what an agent receives and which plot goes with a result all come
+//! from this module.
+
+use crate::ledger::{self, Entry, Ledger, LedgerError, Run, Status};
+use crate::tools::{self, ErrorCode, ToolError};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// One text item of a tool response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextContent {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub text: String,
+}
+
+/// What a WebMCP `execute` (or an MCP `tools/call`) returns: the result as text and as
+/// structured content, or `isError` with the error's text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolResponse {
+    pub content: Vec<TextContent>,
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+impl ToolResponse {
+    /// The response to an outcome: the result's JSON, or `code: message`.
+    pub fn of(result: &Result<Value, ToolError>) -> Self {
+        match result {
+            Ok(value) => ToolResponse {
+                content: vec![TextContent {
+                    kind: "text",
+                    text: value.to_string(),
+                }],
+                structured_content: Some(value.clone()),
+                is_error: false,
+            },
+            Err(error) => ToolResponse {
+                content: vec![TextContent {
+                    kind: "text",
+                    text: error.to_string(),
+                }],
+                structured_content: None,
+                is_error: true,
+            },
+        }
+    }
+}
+
+/// The report of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The result, when the tool returned one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ok: Option<Value>,
+    /// The error, when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+    /// What the agent receives.
+    pub response: ToolResponse,
+    /// The ledger entry of the run.
+    pub entry: Entry,
+    /// The plot to draw beside a successful result (same arguments), if the tool has one.
+    pub plot: Option<&'static str>,
+}
+
+/// Why a run did not finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interruption {
+    /// The engine stopped unexpectedly (a trap of the WebAssembly instance).
+    InternalError,
+    /// The caller aborted the run.
+    Cancelled,
+}
+
+/// The visit's tool runs and their ledger.
+#[derive(Debug, Default)]
+pub struct Session {
+    ledger: Ledger,
+}
+
+/// The arguments as the ledger records them: the JSON value, or the text itself as one
+/// string when it is not (strict) JSON.
+fn recorded_args(args_text: &str) -> (Result<Value, ToolError>, Value) {
+    match tools::parse_args(args_text) {
+        Ok(args) => (Ok(args.clone()), args),
+        Err(error) => (Err(error), Value::String(args_text.to_string())),
+    }
+}
+
+impl Session {
+    pub fn new() -> Self {
+        Session::default()
+    }
+
+    /// A session continuing an exported ledger (a JSON array of entries that verifies).
+    pub fn restore(entries_json: &str) -> Result<Self, LedgerError> {
+        let entries: Vec<Entry> = serde_json::from_str(entries_json).map_err(|e| LedgerError {
+            seq: None,
+            message: format!("the ledger is not a JSON array of entries: {e}"),
+        })?;
+        Ok(Session {
+            ledger: Ledger::from_entries(entries)?,
+        })
+    }
+
+    /// Runs `tool` with the arguments text `args_text` (empty means `{}`) at `time`, and
+    /// ledgers the run, failed or not.
+    pub fn run(&mut self, tool: &str, args_text: &str, time: &str) -> RunReport {
+        let (parsed, recorded) = recorded_args(args_text);
+        let (result, dataset_sha256) = match parsed {
+            Ok(args) => {
+                let outcome = tools::run(tool, &args);
+                (outcome.result, outcome.dataset_sha256)
+            }
+            Err(error) => (Err(error), crate::dataset::sha256().to_string()),
+        };
+        let status = if result.is_ok() {
+            Status::Ok
+        } else {
+            Status::Error
+        };
+        self.report(tool, time, status, &recorded, &dataset_sha256, result)
+    }
+
+    /// Ledgers a run of `tool` that did not finish, and says so to the caller.
+    pub fn record_interruption(
+        &mut self,
+        tool: &str,
+        args_text: &str,
+        time: &str,
+        why: Interruption,
+    ) -> RunReport {
+        let (parsed, recorded) = recorded_args(args_text);
+        let dataset_sha256 = match &parsed {
+            Ok(args) => tools::dataset_sha256_for(args),
+            Err(_) => crate::dataset::sha256().to_string(),
+        };
+        let (status, error) = match why {
+            Interruption::InternalError => (
+                Status::InternalError,
+                ToolError::new(
+                    ErrorCode::InternalError,
+                    format!(
+                        "internal error in tool {tool}: the engine stopped unexpectedly and was \
+restarted; this call has no result, later calls work as before"
+                    ),
+                ),
+            ),
+            Interruption::Cancelled => (
+                Status::Cancelled,
+                ToolError::new(
+                    ErrorCode::Cancelled,
+                    format!("the call of {tool} was cancelled before it finished"),
+                ),
+            ),
+        };
+        self.report(tool, time, status, &recorded, &dataset_sha256, Err(error))
+    }
+
+    fn report(
+        &mut self,
+        tool: &str,
+        time: &str,
+        status: Status,
+        args: &Value,
+        dataset_sha256: &str,
+        result: Result<Value, ToolError>,
+    ) -> RunReport {
+        let ledgered = match &result {
+            Ok(value) => value.clone(),
+            Err(error) => error.to_json(),
+        };
+        let entry = self.ledger.append(Run {
+            time,
+            tool,
+            status,
+            args,
+            dataset_sha256,
+            result: &ledgered,
+        });
+        let response = ToolResponse::of(&result);
+        let plot = match result {
+            Ok(_) => tools::companion_plot(tool),
+            Err(_) => None,
+        };
+        let (ok, error) = match result {
+            Ok(value) => (Some(value), None),
+            Err(error) => (None, Some(error)),
+        };
+        RunReport {
+            ok,
+            error,
+            response,
+            entry,
+            plot,
+        }
+    }
+
+    /// The plot drawn beside `tool`'s result with the same arguments: `{"tool", "ok"}` or
+    /// `{"tool", "error"}`; `None` when the tool has no companion plot. Not ledgered: it
+    /// draws a run that is.
+    pub fn companion_plot(&self, tool: &str, args_text: &str) -> Option<Value> {
+        let plot = tools::companion_plot(tool)?;
+        let mut out = tools::call_json(plot, args_text);
+        out["tool"] = json!(plot);
+        Some(out)
+    }
+
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// Verifies the chain: its length, or where it breaks.
+    pub fn verify(&self) -> Result<usize, LedgerError> {
+        self.ledger.verify().map(|()| self.ledger.len())
+    }
+}
+
+/// Verifies an exported ledger; its length.
+pub fn verify_exported(entries_json: &str) -> Result<usize, LedgerError> {
+    ledger::verify_json(entries_json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: &str = "2026-12-02T10:00:00Z";
+
+    #[test]
+    fn a_run_is_answered_and_ledgered_in_one_call() {
+        let mut session = Session::new();
+        let report = session.run("fit_random_effects", "{}", T);
+        let ok = report.ok.clone().unwrap();
+        assert_eq!(ok["k"], 19);
+        assert_eq!(report.response.structured_content.as_ref(), Some(&ok));
+        assert_eq!(report.response.content[0].text, ok.to_string());
+        assert!(!report.response.is_error);
+        assert_eq!(report.entry.seq, 1);
+        assert_eq!(report.entry.status, Status::Ok);
+        assert_eq!(report.entry.dataset_sha256, crate::dataset::sha256());
+        assert_eq!(report.plot, Some("forest_plot"));
+        assert_eq!(session.verify(), Ok(1));
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json.get("error").is_none());
+        assert_eq!(json["response"].get("isError"), None);
+    }
+
+    #[test]
+    fn an_error_reads_code_colon_message_and_is_ledgered() {
+        let mut session = Session::new();
+        let report = session.run("refit_excluding", r#"{"exclude":["s99"]}"#, T);
+        assert_eq!(report.error.as_ref().unwrap().code, ErrorCode::UnknownRecord);
+        assert!(report.response.is_error);
+        assert!(report.response.content[0]
+            .text
+            .starts_with("unknown_record: there is no record with id \"s99\""));
+        assert_eq!(report.entry.status, Status::Error);
+        assert_eq!(report.plot, None);
+        assert_eq!(session.verify(), Ok(1));
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_are_recorded_as_text() {
+        let mut session = Session::new();
+        for text in ["{bad", r#"{"id":"\ud800"}"#, r#"{"method":"DL","method":"REML"}"#] {
+            let report = session.run("fit_random_effects", text, T);
+            assert_eq!(report.error.unwrap().code, ErrorCode::InvalidJson, "{text}");
+            assert_eq!(report.entry.args, Value::String(text.to_string()));
+            assert_eq!(report.entry.status, Status::Error);
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let report = session.run("fit_random_effects", &deep, T);
+        assert_eq!(report.error.unwrap().code, ErrorCode::InvalidJson);
+        assert_eq!(session.verify(), Ok(4));
+    }
+
+    #[test]
+    fn interruptions_are_ledgered_and_the_session_restores_from_its_export() {
+        let mut session = Session::new();
+        session.run("get_dataset", "", T);
+        let trap = session.record_interruption(
+            "forest_plot",
+            r#"{"exclude":["s04"]}"#,
+            T,
+            Interruption::InternalError,
+        );
+        assert_eq!(trap.entry.status, Status::InternalError);
+        assert!(trap.response.is_error);
+        assert!(trap.response.content[0]
+            .text
+            .starts_with("internal_error: internal error in tool forest_plot"));
+        let exported = session.ledger().to_json().to_string();
+        let mut restored = Session::restore(&exported).unwrap();
+        let cancelled =
+            restored.record_interruption("leave_one_out", "{}", T, Interruption::Cancelled);
+        assert_eq!(cancelled.entry.seq, 3);
+        assert_eq!(cancelled.entry.prev_hash, trap.entry.hash);
+        assert_eq!(cancelled.entry.status, Status::Cancelled);
+        assert!(cancelled.response.content[0].text.contains("cancelled"));
+        assert_eq!(restored.verify(), Ok(3));
+
+        let tampered = exported.replacen("forest_plot", "funnel_plot", 1);
+        assert_eq!(Session::restore(&tampered).unwrap_err().seq, Some(2));
+        assert_eq!(Session::restore("nope").unwrap_err().seq, None);
+    }
+
+    #[test]
+    fn companion_plots_follow_the_registry() {
+        let session = Session::new();
+        let plot = session.companion_plot("egger_test", "{}").unwrap();
+        assert_eq!(plot["tool"], "funnel_plot");
+        assert!(plot["ok"]["svg"].as_str().unwrap().starts_with("<svg"));
+        assert_eq!(session.companion_plot("get_dataset", "{}"), None);
+    }
+}

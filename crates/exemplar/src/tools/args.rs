@@ -1,0 +1,93 @@
+//! The tools' arguments as typed values, read once after the schema check.
+//!
+//! The input schema has already refused unknown properties, wrong types and values outside
+//! an `enum`, so these only carry what the handlers use. `records` is read separately, into
+//! the call's [`super::DataSource`].
+
+use super::{ErrorCode, ToolError};
+use meta_analysis::{EggerVariant, FitOptions, Method, Test};
+use serde::{Deserialize, Deserializer};
+
+fn parsed<'de, D, T>(
+    deserializer: D,
+    what: &str,
+    parse: fn(&str) -> Option<T>,
+) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let name = String::deserialize(deserializer)?;
+    parse(&name)
+        .map(Some)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown {what} {name:?}")))
+}
+
+fn method<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Method>, D::Error> {
+    parsed(d, "method", Method::parse)
+}
+
+fn test<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Test>, D::Error> {
+    parsed(d, "test", Test::parse)
+}
+
+fn variant<'de, D: Deserializer<'de>>(d: D) -> Result<Option<EggerVariant>, D::Error> {
+    parsed(d, "variant", EggerVariant::parse)
+}
+
+/// `method`, `level` and `test` of a fit.
+#[derive(Debug, Default, Deserialize)]
+pub struct FitArgs {
+    #[serde(default, deserialize_with = "method")]
+    pub method: Option<Method>,
+    pub level: Option<f64>,
+    #[serde(default, deserialize_with = "test")]
+    pub test: Option<Test>,
+}
+
+impl FitArgs {
+    /// The fit options, defaults filled in (REML, 0.95, z); a level of 0 or 1 is refused.
+    pub fn options(&self) -> Result<FitOptions, ToolError> {
+        let defaults = FitOptions::default();
+        let level = self.level.unwrap_or(defaults.level);
+        if !(level > 0.0 && level < 1.0) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
+            ));
+        }
+        Ok(FitOptions {
+            method: self.method.unwrap_or(defaults.method),
+            level,
+            test: self.test.unwrap_or(defaults.test),
+        })
+    }
+}
+
+/// A fit of the records left after `exclude` (required and non-empty for `refit_excluding`).
+#[derive(Debug, Deserialize)]
+pub struct ExcludeFitArgs {
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub fit: FitArgs,
+}
+
+/// Egger's test (and the funnel plot): `variant` and `exclude`.
+#[derive(Debug, Deserialize)]
+pub struct EggerArgs {
+    #[serde(default, deserialize_with = "variant")]
+    pub variant: Option<EggerVariant>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `leave_one_out`: only the estimator.
+#[derive(Debug, Deserialize)]
+pub struct MethodArgs {
+    #[serde(default, deserialize_with = "method")]
+    pub method: Option<Method>,
+}
+
+/// A tool that takes no arguments.
+#[derive(Debug, Deserialize)]
+pub struct NoArgs {}

@@ -1,0 +1,127 @@
+//! Why a tool call was refused: a stable code and a message a person (or agent) understands.
+
+use crate::schema::{self, ViolationKind};
+use meta_analysis::MetaError;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::fmt;
+
+/// Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// No tool has this name.
+    UnknownTool,
+    /// The arguments text is not JSON, or is ambiguous JSON (a repeated key).
+    InvalidJson,
+    /// A required property is missing, a value is outside its enum or range, or the
+    /// arguments are inconsistent (an empty or repeated `exclude`, a level of 0 or 1).
+    InvalidArguments,
+    /// A property the schema does not declare.
+    UnknownProperty,
+    /// A value of the wrong JSON type (a string where a number belongs, ...).
+    WrongType,
+    /// An id in `exclude` is not among the records.
+    UnknownRecord,
+    /// More records than the tool accepts ([`super::Tool::max_records`]).
+    TooManyRecords,
+    /// The records cannot be analysed: empty or duplicate ids, vi ≤ 0, too few records.
+    InvalidRecords,
+    /// The analysis is undefined for these records (e.g. Egger's test with all vi equal).
+    AnalysisFailed,
+    /// An iterative estimator did not reach its root.
+    NotConverged,
+    /// The engine failed unexpectedly (on the page: its WebAssembly instance trapped and
+    /// was replaced).
+    InternalError,
+    /// The caller cancelled the call before it finished.
+    Cancelled,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::UnknownTool => "unknown_tool",
+            ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::InvalidArguments => "invalid_arguments",
+            ErrorCode::UnknownProperty => "unknown_property",
+            ErrorCode::WrongType => "wrong_type",
+            ErrorCode::UnknownRecord => "unknown_record",
+            ErrorCode::TooManyRecords => "too_many_records",
+            ErrorCode::InvalidRecords => "invalid_records",
+            ErrorCode::AnalysisFailed => "analysis_failed",
+            ErrorCode::NotConverged => "not_converged",
+            ErrorCode::InternalError => "internal_error",
+            ErrorCode::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A refused tool call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `{"error": {"code": ..., "message": ...}}`
+    pub fn to_json(&self) -> Value {
+        json!({"error": self})
+    }
+}
+
+impl fmt::Display for ToolError {
+    /// `code: message`, as the page and an agent read it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<MetaError> for ToolError {
+    fn from(error: MetaError) -> Self {
+        let code = match error {
+            MetaError::TooManyRecords { .. } => ErrorCode::TooManyRecords,
+            MetaError::UnknownId { .. } => ErrorCode::UnknownRecord,
+            MetaError::ExcludesTooMany { .. } | MetaError::InvalidLevel { .. } => {
+                ErrorCode::InvalidArguments
+            }
+            MetaError::NotConverged { .. } => ErrorCode::NotConverged,
+            MetaError::Undefined { .. } => ErrorCode::AnalysisFailed,
+            MetaError::TooFewRecords { .. }
+            | MetaError::EmptyId { .. }
+            | MetaError::DuplicateId { .. }
+            | MetaError::NonFinite { .. }
+            | MetaError::NonPositiveVariance { .. } => ErrorCode::InvalidRecords,
+        };
+        ToolError::new(code, error.to_string())
+    }
+}
+
+impl From<schema::Violation> for ToolError {
+    fn from(violation: schema::Violation) -> Self {
+        let code = match violation.kind {
+            ViolationKind::UnknownProperty => ErrorCode::UnknownProperty,
+            ViolationKind::WrongType => ErrorCode::WrongType,
+            ViolationKind::Missing | ViolationKind::NotInEnum | ViolationKind::OutOfRange => {
+                ErrorCode::InvalidArguments
+            }
+        };
+        ToolError::new(code, violation.message)
+    }
+}
+
+impl From<crate::plots::PlotError> for ToolError {
+    fn from(error: crate::plots::PlotError) -> Self {
+        ToolError::new(ErrorCode::InvalidRecords, error.to_string())
+    }
+}

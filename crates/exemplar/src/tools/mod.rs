@@ -1,0 +1,1105 @@
+//! The agent tools: one registry ([`REGISTRY`]) from which the names, the definitions the
+//! page registers, the dispatch, the record caps and the companion plots all follow.
+//!
+//! Adding a tool is one [`Tool`] entry in [`REGISTRY`] plus its argument type (read once,
+//! after the input schema check, in [`args`]), its result type (`Serialize`, and
+//! `JsonSchema` for the output schema) and its handler. Result field names match the answer
+//! shape where they overlap (`k`, `estimate`, `ci_lower`, `ci_upper`, `p`, `excluded`,
+//! `egger_p`, `rule_outcome`).
+
+mod args;
+mod data;
+mod dataset_tool;
+mod egger;
+mod error;
+mod fit;
+mod plot;
+mod schemas;
+
+pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
+pub use error::{ErrorCode, ToolError};
+
+use crate::protocol::RULE_TEXT;
+use crate::schema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::sync::OnceLock;
+
+/// The most records a tool accepts in `records` (the engine's own limit is far larger; this
+/// keeps a page responsive).
+pub const MAX_TOOL_RECORDS: usize = 100_000;
+
+/// The most records `leave_one_out` accepts: it refits k times, so its cost grows as k²
+/// (2,000 records take about 2 s natively).
+pub const MAX_LEAVE_ONE_OUT_RECORDS: usize = 2_000;
+
+/// Everything about one tool.
+pub struct Tool {
+    /// 1–128 characters of `[A-Za-z0-9_.-]`, unique.
+    pub name: &'static str,
+    pub title: &'static str,
+    /// The most records its `records` argument may hold.
+    pub max_records: usize,
+    /// The plot drawn beside its result, called with the same arguments.
+    pub companion: Option<&'static Tool>,
+    /// Whether its result can carry text a caller supplied (record ids): WebMCP's
+    /// `untrustedContentHint`.
+    pub echoes_caller_text: bool,
+    description: fn() -> String,
+    input_schema: fn() -> Value,
+    output_schema: fn() -> Value,
+    handler: fn(&Value, &DataSource) -> Result<Value, ToolError>,
+}
+
+impl Tool {
+    /// Runs the tool on already validated `args` and the call's data.
+    fn run(&self, args: &Value, data: &DataSource) -> Result<Value, ToolError> {
+        (self.handler)(args, data)
+    }
+}
+
+/// A handler with typed arguments and result, erased to the registry's signature.
+fn handle<A: DeserializeOwned, R: Serialize>(
+    handler: fn(A, &DataSource) -> Result<R, ToolError>,
+    args: &Value,
+    data: &DataSource,
+) -> Result<Value, ToolError> {
+    let args = A::deserialize(args)
+        .map_err(|e| ToolError::new(ErrorCode::InvalidArguments, e.to_string()))?;
+    let result = handler(args, data)?;
+    Ok(serde_json::to_value(result).expect("tool results serialize"))
+}
+
+/// Declares a tool's handler: `erase!(function)` is the registry's `fn(&Value, &DataSource)`.
+macro_rules! erase {
+    ($handler:path) => {{
+        fn erased(args: &Value, data: &DataSource) -> Result<Value, ToolError> {
+            handle($handler, args, data)
+        }
+        erased
+    }};
+}
+
+pub static GET_DATASET: Tool = Tool {
+    name: "get_dataset",
+    title: "Get the frozen dataset",
+    max_records: 0,
+    companion: None,
+    echoes_caller_text: false,
+    description: dataset_tool::description,
+    input_schema: || schemas::object(json!({}), &[]),
+    output_schema: schemas::output_of::<crate::dataset::DatasetView>,
+    handler: erase!(dataset_tool::get_dataset),
+};
+
+pub static FIT_RANDOM_EFFECTS: Tool = Tool {
+    name: "fit_random_effects",
+    title: "Fit a random-effects meta-analysis",
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(&FOREST_PLOT),
+    echoes_caller_text: false,
+    description: || {
+        format!(
+            "Fits a random-effects meta-analysis (an equal-effects model with method EE). \
+Defaults: method REML, level 0.95, test z. Returns {}, and dataset. {} {}",
+            schemas::FIT_FIELDS,
+            schemas::DATA_NOTE,
+            schemas::CONVENTIONS
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({
+                "method": schemas::method(),
+                "level": schemas::level(),
+                "test": schemas::test(),
+                "records": schemas::records(MAX_TOOL_RECORDS)
+            }),
+            &[],
+        )
+    },
+    output_schema: schemas::output_of::<fit::FitResult>,
+    handler: erase!(fit::fit_random_effects),
+};
+
+pub static REFIT_EXCLUDING: Tool = Tool {
+    name: "refit_excluding",
+    title: "Refit without some records",
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(&FOREST_PLOT),
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Refits the random-effects model without the records whose ids are listed in \
+`exclude` (at least one id; each must exist; at least 2 records must remain). Defaults: method \
+REML, level 0.95, test z. Returns `excluded` (the ids left out), {}, and dataset; k counts \
+the remaining records. {} {}",
+            schemas::FIT_FIELDS,
+            schemas::DATA_NOTE,
+            schemas::CONVENTIONS
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({
+                "exclude": schemas::exclude("Ids of the records to leave out: a non-empty list of distinct ids, e.g. [\"s04\"]."),
+                "method": schemas::method(),
+                "level": schemas::level(),
+                "test": schemas::test(),
+                "records": schemas::records(MAX_TOOL_RECORDS)
+            }),
+            &["exclude"],
+        )
+    },
+    output_schema: schemas::output_of::<fit::RefitResult>,
+    handler: erase!(fit::refit_excluding),
+};
+
+pub static EGGER_TEST: Tool = Tool {
+    name: "egger_test",
+    title: "Egger's regression test",
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(&FUNNEL_PLOT),
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Egger's regression test for funnel-plot asymmetry. Variant \"classic\" (default \
+and the registered variant; Egger et al. 1997): ordinary least squares of yi/sqrt(vi) on \
+1/sqrt(vi), two-sided t test of the intercept with k-2 df, identical to metafor's \
+regtest(model = \"lm\"). Variant \"rma\" (metafor's regtest default): REML meta-regression on \
+sqrt(vi), z test of that slope. Returns egger_p (the two-sided p value), statistic and \
+statistic_name (\"t\" or \"z\"), df (k-2 for classic, null for rma), coefficient and \
+coefficient_name (\"intercept\" or \"slope on sqrt(vi)\"), se, tau2 (rma only, else null), k, \
+excluded, rule (the registered rule: {RULE_TEXT}) and rule_outcome (that rule applied to \
+egger_p: \"passed\", \"failed\" or \"inconclusive\"). Needs at least 3 records whose vi are not \
+all equal. `exclude` optionally drops records first. {}",
+            schemas::DATA_NOTE
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({
+                "variant": schemas::variant("\"classic\" (default, registered): OLS t test of the intercept; \"rma\": metafor's default z test of the slope on sqrt(vi)."),
+                "exclude": schemas::exclude("Optional ids of records to leave out before the test (distinct, each must exist)."),
+                "records": schemas::records(MAX_TOOL_RECORDS)
+            }),
+            &[],
+        )
+    },
+    output_schema: schemas::output_of::<egger::EggerTestResult>,
+    handler: erase!(egger::egger_test),
+};
+
+pub static LEAVE_ONE_OUT: Tool = Tool {
+    name: "leave_one_out",
+    title: "Leave-one-out sensitivity analysis",
+    max_records: MAX_LEAVE_ONE_OUT_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Leave-one-out sensitivity analysis: refits the random-effects model once \
+without each record in turn (level 0.95, test z; at most {MAX_LEAVE_ONE_OUT_RECORDS} \
+records). Default method REML. Returns method, test, level, k (all records), dataset and \
+`results`: one entry per record, in record order, with `omitted` (its id) and the fit fields \
+of {} ({}). {} {}",
+            FIT_RANDOM_EFFECTS.name,
+            schemas::FIT_FIELDS,
+            schemas::DATA_NOTE,
+            schemas::CONVENTIONS
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({"method": schemas::method(), "records": schemas::records(MAX_LEAVE_ONE_OUT_RECORDS)}),
+            &[],
+        )
+    },
+    output_schema: schemas::output_of::<fit::LeaveOneOutResult>,
+    handler: erase!(fit::leave_one_out),
+};
+
+pub static FOREST_PLOT: Tool = Tool {
+    name: "forest_plot",
+    title: "Forest plot (SVG)",
+    max_records: crate::plots::MAX_FOREST_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Draws a forest plot as SVG: one row per record (label, yi, its 95% CI, a square sized by its weight in the fit), the pooled diamond (estimate and CI), the prediction interval and the model's label (method, k, tau^2). Records in `exclude` are drawn grey, marked \"(excluded)\" and left out of the fit, exactly as {refit} does. Same arguments as {fit} plus `exclude`. Returns svg (the SVG text), numbers (every number drawn, with pixel positions, so it can be checked), and fit (the fit fields of {fit}, with excluded). At most {} records. {}",
+            crate::plots::MAX_FOREST_RECORDS,
+            schemas::DATA_NOTE,
+            refit = REFIT_EXCLUDING.name,
+            fit = FIT_RANDOM_EFFECTS.name,
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({
+                "exclude": schemas::exclude("Optional ids of records to leave out of the fit (drawn greyed)."),
+                "method": schemas::method(),
+                "level": schemas::level(),
+                "test": schemas::test(),
+                "records": schemas::records(crate::plots::MAX_FOREST_RECORDS)
+            }),
+            &[],
+        )
+    },
+    output_schema: schemas::output_of::<plot::ForestPlotResult>,
+    handler: erase!(plot::forest_plot),
+};
+
+pub static FUNNEL_PLOT: Tool = Tool {
+    name: "funnel_plot",
+    title: "Funnel plot with Egger's line (SVG)",
+    max_records: crate::plots::MAX_FUNNEL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Draws a funnel plot as SVG: yi against its standard error sqrt(vi) (axis inverted, most precise at the top), the pseudo 95% confidence funnel around the pooled REML estimate, and the regression line of Egger's test with its p value and rule outcome. Same arguments as {egger}. Returns svg, numbers (every number drawn, with pixel positions), fit (the pooled fit the funnel is centred on) and egger (the {egger} result). At most {} records. {}",
+            crate::plots::MAX_FUNNEL_RECORDS,
+            schemas::DATA_NOTE,
+            egger = EGGER_TEST.name,
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({
+                "variant": schemas::variant("Egger variant whose line is drawn: \"classic\" (default, registered) or \"rma\"."),
+                "exclude": schemas::exclude("Optional ids of records to leave out (drawn greyed)."),
+                "records": schemas::records(crate::plots::MAX_FUNNEL_RECORDS)
+            }),
+            &[],
+        )
+    },
+    output_schema: schemas::output_of::<plot::FunnelPlotResult>,
+    handler: erase!(plot::funnel_plot),
+};
+
+/// Every tool, in the order the page lists them.
+pub static REGISTRY: [&Tool; 7] = [
+    &GET_DATASET,
+    &FIT_RANDOM_EFFECTS,
+    &REFIT_EXCLUDING,
+    &EGGER_TEST,
+    &LEAVE_ONE_OUT,
+    &FOREST_PLOT,
+    &FUNNEL_PLOT,
+];
+
+/// The tool named `name`.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    REGISTRY.iter().copied().find(|tool| tool.name == name)
+}
+
+/// The tool names, in registry order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    REGISTRY.iter().map(|tool| tool.name)
+}
+
+/// `annotations` of a tool definition: only the hints WebMCP specifies. Every tool reads
+/// and computes, and changes nothing (`readOnlyHint`). `untrustedContentHint` marks a result
+/// that can carry text a caller supplied: the record ids that refits, tests, leave-one-out
+/// and the plots' SVG labels echo.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Annotations {
+    #[serde(rename = "readOnlyHint")]
+    pub read_only_hint: bool,
+    #[serde(rename = "untrustedContentHint")]
+    pub untrusted_content_hint: bool,
+}
+
+/// One tool as the page registers it and `exemplar tools` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDefinition {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: String,
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
+    /// Absent from the page's wasm build, which registers the definitions written by the
+    /// native build instead.
+    #[serde(rename = "outputSchema", skip_serializing_if = "Value::is_null")]
+    pub output_schema: Value,
+    pub annotations: Annotations,
+}
+
+impl Tool {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: self.name,
+            title: self.title,
+            description: (self.description)(),
+            input_schema: (self.input_schema)(),
+            output_schema: (self.output_schema)(),
+            annotations: Annotations {
+                read_only_hint: true,
+                untrusted_content_hint: self.echoes_caller_text,
+            },
+        }
+    }
+}
+
+/// Every tool definition, in registry order.
+pub fn definitions() -> Vec<ToolDefinition> {
+    cached_definitions().to_vec()
+}
+
+/// The definitions, built once: the descriptions and schemas are constant, and building
+/// them (formatting, JSON schema trees) cost more than a whole fit on every call.
+fn cached_definitions() -> &'static [ToolDefinition] {
+    static DEFINITIONS: OnceLock<Vec<ToolDefinition>> = OnceLock::new();
+    DEFINITIONS.get_or_init(|| REGISTRY.iter().map(|tool| tool.definition()).collect())
+}
+
+/// The tool definitions as a JSON array (what the page registers).
+pub fn definitions_json() -> Value {
+    serde_json::to_value(cached_definitions()).expect("definitions serialize")
+}
+
+/// The name of the plot drawn beside `name`'s result, if any.
+pub fn companion_plot(name: &str) -> Option<&'static str> {
+    find(name)?.companion.map(|plot| plot.name)
+}
+
+/// Parses a JSON arguments text; empty text means no arguments. Ambiguous JSON (a key
+/// repeated in one object) is refused like malformed JSON.
+pub fn parse_args(args_json: &str) -> Result<Value, ToolError> {
+    if args_json.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    serde_json::from_str(args_json).map_err(|e| {
+        ToolError::new(
+            ErrorCode::InvalidJson,
+            format!("the arguments are not valid JSON: {e}"),
+        )
+    })
+}
+
+/// The outcome of one call and the data it was about (what the ledger records).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub result: Result<Value, ToolError>,
+    /// The frozen dataset's hash, or the hash of the canonical JSON of `records`.
+    pub dataset_sha256: String,
+}
+
+/// Runs a tool from a JSON arguments text and wraps the outcome as the page receives it:
+/// `{"ok": <result>}` or `{"error": {"code", "message"}}`. Never fails.
+pub fn call_json(name: &str, args_json: &str) -> Value {
+    match parse_args(args_json).and_then(|args| call(name, &args)) {
+        Ok(result) => json!({"ok": result}),
+        Err(error) => error.to_json(),
+    }
+}
+
+/// Runs tool `name` with `args` (`null` counts as `{}`), exactly as the page does.
+pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
+    run(name, args).result
+}
+
+/// Runs tool `name` with `args` and says which data it analysed.
+pub fn run(name: &str, args: &Value) -> Outcome {
+    let empty = Value::Object(Map::new());
+    let args = if args.is_null() { &empty } else { args };
+    let mut dataset_sha256 = None;
+    let result = dispatch(name, args, &mut dataset_sha256);
+    Outcome {
+        result,
+        dataset_sha256: dataset_sha256.unwrap_or_else(|| dataset_sha256_for(args)),
+    }
+}
+
+fn dispatch(
+    name: &str,
+    args: &Value,
+    dataset_sha256: &mut Option<String>,
+) -> Result<Value, ToolError> {
+    let tool = find(name).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::UnknownTool,
+            format!(
+                "unknown tool {name:?}; the tools are {}",
+                names().collect::<Vec<_>>().join(", ")
+            ),
+        )
+    })?;
+    // Checked before the schema walk so that an oversized list is refused without a pass over it.
+    if let Some(records) = args.get("records").and_then(Value::as_array) {
+        if records.len() > tool.max_records {
+            return Err(ToolError::new(
+                ErrorCode::TooManyRecords,
+                format!(
+                    "too many records: {} given, at most {} are accepted by {name}",
+                    records.len(),
+                    tool.max_records
+                ),
+            ));
+        }
+    }
+    schema::validate(&cached_definitions_of(tool).input_schema, args)?;
+    let data = DataSource::from_args(args)?;
+    *dataset_sha256 = Some(data.info().sha256.clone());
+    tool.run(args, &data)
+}
+
+fn cached_definitions_of(tool: &Tool) -> &'static ToolDefinition {
+    let position = REGISTRY
+        .iter()
+        .position(|t| std::ptr::eq(*t, tool))
+        .expect("every tool is in the registry");
+    &cached_definitions()[position]
+}
+
+/// The data a call analyses: the frozen dataset's hash, or the hash of the canonical JSON of
+/// the `records` argument (whatever it holds).
+pub fn dataset_sha256_for(args: &Value) -> String {
+    match args.get("records") {
+        Some(records) => crate::canonical::sha256_hex(records),
+        None => crate::dataset::sha256().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::reference_answer;
+    use crate::{canonical, dataset};
+    use meta_analysis::{Method, MetaError};
+
+    fn ok(name: &str, args: Value) -> Value {
+        call(name, &args).unwrap_or_else(|e| panic!("{name} {args}: {e}"))
+    }
+
+    fn code(name: &str, args: Value) -> (&'static str, String) {
+        let e = call(name, &args).expect_err("an error");
+        (e.code.as_str(), e.message)
+    }
+
+    #[test]
+    fn plot_tools_draw_what_the_analysis_tools_compute() {
+        let forest = ok("forest_plot", json!({"exclude": ["s04"]}));
+        let refit = ok("refit_excluding", json!({"exclude": ["s04"]}));
+        assert_eq!(forest["fit"], refit);
+        assert!(forest["svg"].as_str().unwrap().starts_with("<svg"));
+        assert_eq!(forest["numbers"]["rows"].as_array().unwrap().len(), 19);
+        assert_eq!(forest["numbers"]["pooled"]["estimate"], refit["estimate"]);
+
+        let funnel = ok("funnel_plot", json!({}));
+        let egger = ok("egger_test", json!({}));
+        assert_eq!(funnel["egger"], egger);
+        assert_eq!(funnel["numbers"]["egger"]["p"], egger["egger_p"]);
+        assert_eq!(
+            funnel["numbers"]["egger"]["rule_outcome"],
+            egger["rule_outcome"]
+        );
+        assert_eq!(
+            funnel["fit"]["estimate"],
+            ok("fit_random_effects", json!({}))["estimate"]
+        );
+        // The classic line drawn is yi = b1 + b0·se, with b0 the tested intercept.
+        assert_eq!(
+            funnel["numbers"]["egger"]["intercept_b0"],
+            egger["coefficient"]
+        );
+    }
+
+    #[test]
+    fn every_companion_plot_accepts_its_tools_arguments() {
+        let cases = [
+            (
+                "fit_random_effects",
+                json!({"method": "DL", "level": 0.9, "test": "knha"}),
+            ),
+            (
+                "refit_excluding",
+                json!({"exclude": ["s04"], "method": "PM"}),
+            ),
+            ("egger_test", json!({"variant": "rma", "exclude": ["s01"]})),
+        ];
+        for (name, args) in cases {
+            let plot = companion_plot(name).unwrap();
+            ok(name, args.clone());
+            assert!(
+                ok(plot, args)["svg"].as_str().unwrap().starts_with("<svg"),
+                "{plot}"
+            );
+        }
+        assert_eq!(companion_plot("get_dataset"), None);
+        assert_eq!(companion_plot("forest_plot"), None);
+    }
+
+    #[test]
+    fn plot_tools_refuse_bad_input() {
+        assert_eq!(
+            code("forest_plot", json!({"exclude": ["zz"]})).0,
+            "unknown_record"
+        );
+        assert_eq!(
+            code("funnel_plot", json!({"variant": "lm"})).0,
+            "invalid_arguments"
+        );
+        let many: Vec<Value> = (0..crate::plots::MAX_FOREST_RECORDS + 1)
+            .map(|i| json!({"id": format!("r{i}"), "yi": 0.1, "vi": 0.01}))
+            .collect();
+        assert_eq!(
+            code("forest_plot", json!({"records": many})).0,
+            "too_many_records"
+        );
+    }
+
+    #[test]
+    fn definitions_are_well_formed() {
+        let definitions = definitions();
+        let listed: Vec<&str> = definitions.iter().map(|d| d.name).collect();
+        assert_eq!(listed, names().collect::<Vec<_>>());
+        for d in &definitions {
+            assert!(d.name.len() <= 128);
+            assert!(d
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)));
+            assert!(!d.title.is_empty());
+            assert!(d.description.len() > 80, "{}", d.name);
+            assert!(d.annotations.read_only_hint);
+            schema::check_plain_subset(&d.input_schema)
+                .unwrap_or_else(|e| panic!("{}: {e}", d.name));
+            assert_eq!(d.input_schema["type"], "object");
+            assert_eq!(d.input_schema["additionalProperties"], false);
+        }
+        let json = definitions_json();
+        assert_eq!(
+            json[0]["annotations"],
+            json!({"readOnlyHint": true, "untrustedContentHint": false})
+        );
+        assert_eq!(
+            json[2]["annotations"],
+            json!({"readOnlyHint": true, "untrustedContentHint": true})
+        );
+        assert_eq!(json[2]["inputSchema"]["required"], json!(["exclude"]));
+        let keys: Vec<&str> = json[1]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations"
+            ]
+        );
+        let methods = &json[1]["inputSchema"]["properties"]["method"]["enum"];
+        assert_eq!(
+            methods,
+            &json!(["REML", "ML", "DL", "HE", "SJ", "PM", "EE"])
+        );
+    }
+
+    #[test]
+    fn definitions_carry_no_reference_numbers() {
+        let text = format!("{}{}", definitions_json(), serde_json::to_value(crate::page::metadata()).unwrap());
+        let a = reference_answer();
+        for x in [
+            a.overall.estimate,
+            a.overall.ci_lower,
+            a.overall.ci_upper,
+            a.overall.p,
+            a.exclude_s04.estimate,
+            a.exclude_s04.ci_lower,
+            a.exclude_s04.ci_upper,
+            a.exclude_s04.p,
+            a.bias.egger_p,
+        ] {
+            for digits in [3, 4, 5] {
+                let shown = format!("{:.*}", digits, x.abs());
+                assert!(
+                    !text.contains(&shown[1..]),
+                    "{shown} appears in the definitions"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_tool_runs_with_defaults() {
+        for name in [
+            "get_dataset",
+            "fit_random_effects",
+            "egger_test",
+            "leave_one_out",
+        ] {
+            let with_null = ok(name, Value::Null);
+            assert_eq!(with_null, ok(name, json!({})), "{name}");
+        }
+        let refit = ok("refit_excluding", json!({"exclude": ["s04"]}));
+        assert_eq!(refit["k"], 18);
+    }
+
+    #[test]
+    fn overlapping_fields_equal_the_reference_answer() {
+        let a = reference_answer();
+        let fit = ok("fit_random_effects", json!({}));
+        assert_eq!(fit["k"], json!(a.overall.k));
+        assert_eq!(fit["estimate"], json!(a.overall.estimate));
+        assert_eq!(fit["ci_lower"], json!(a.overall.ci_lower));
+        assert_eq!(fit["ci_upper"], json!(a.overall.ci_upper));
+        assert_eq!(fit["p"], json!(a.overall.p));
+        assert_eq!(
+            (fit["method"].as_str(), fit["test"].as_str()),
+            (Some("REML"), Some("z"))
+        );
+        assert_eq!(fit["level"], 0.95);
+        assert_eq!(
+            fit["dataset"],
+            json!({"name": dataset::NAME, "sha256": dataset::sha256()})
+        );
+        assert!(fit["z"].is_number() && fit.get("t").is_none());
+
+        let refit = ok("refit_excluding", json!({"exclude": ["s04"]}));
+        let x = &a.exclude_s04;
+        assert_eq!(refit["k"], json!(x.k));
+        assert_eq!(refit["excluded"], json!(x.excluded));
+        assert_eq!(refit["estimate"], json!(x.estimate));
+        assert_eq!(refit["ci_lower"], json!(x.ci_lower));
+        assert_eq!(refit["ci_upper"], json!(x.ci_upper));
+        assert_eq!(refit["p"], json!(x.p));
+
+        let egger = ok("egger_test", json!({}));
+        assert_eq!(egger["egger_p"], json!(a.bias.egger_p));
+        assert_eq!(egger["rule_outcome"], json!(a.bias.rule_outcome));
+        assert_eq!(egger["rule"], RULE_TEXT);
+        assert_eq!(
+            (egger["variant"].as_str(), egger["statistic_name"].as_str()),
+            (Some("classic"), Some("t"))
+        );
+        assert_eq!(egger["df"], 17.0);
+        assert_eq!(egger["excluded"], json!([]));
+
+        // An answer assembled from the tool results scores 13/13.
+        let answer = json!({
+            "overall": {"k": fit["k"], "estimate": fit["estimate"], "ci_lower": fit["ci_lower"], "ci_upper": fit["ci_upper"], "p": fit["p"]},
+            "exclude_s04": {"k": refit["k"], "estimate": refit["estimate"], "ci_lower": refit["ci_lower"], "ci_upper": refit["ci_upper"], "p": refit["p"], "excluded": refit["excluded"]},
+            "bias": {"egger_p": egger["egger_p"], "rule_outcome": egger["rule_outcome"]}
+        });
+        assert_eq!(crate::scorer::score(&answer.to_string()).passed, Some(13));
+    }
+
+    #[test]
+    fn leave_one_out_agrees_with_refit_excluding() {
+        let loo = ok("leave_one_out", json!({}));
+        let results = loo["results"].as_array().unwrap();
+        assert_eq!(results.len(), 19);
+        assert_eq!(loo["k"], 19);
+        assert_eq!(results[3]["omitted"], "s04");
+        let refit = ok("refit_excluding", json!({"exclude": ["s04"]}));
+        for key in ["k", "estimate", "ci_lower", "ci_upper", "p", "tau2"] {
+            assert_eq!(results[3][key], refit[key], "{key}");
+        }
+        let dl = ok("leave_one_out", json!({"method": "DL"}));
+        assert_eq!(dl["method"], "DL");
+        assert_eq!(dl["results"][0]["method"], "DL");
+    }
+
+    #[test]
+    fn options_are_passed_to_the_engine() {
+        for method in Method::ALL {
+            let fit = ok("fit_random_effects", json!({"method": method.name()}));
+            assert_eq!(fit["method"], method.name());
+            assert_eq!(fit["k"], 19);
+        }
+        let ee = ok("fit_random_effects", json!({"method": "EE"}));
+        assert_eq!(ee["tau2"], 0.0);
+        let knha = ok("fit_random_effects", json!({"test": "knha", "level": 0.9}));
+        assert!(knha["t"].is_number() && knha.get("z").is_none());
+        assert_eq!(knha["df"], 18.0);
+        assert_eq!(
+            (knha["test"].as_str(), knha["level"].as_f64()),
+            (Some("knha"), Some(0.9))
+        );
+        let rma = ok("egger_test", json!({"variant": "rma"}));
+        assert_eq!(
+            (rma["statistic_name"].as_str(), rma["df"].is_null()),
+            (Some("z"), true)
+        );
+        assert!(rma["tau2"].is_number());
+        let without = ok("egger_test", json!({"exclude": ["s04", "s05"]}));
+        assert_eq!(
+            (without["k"].as_u64(), without["excluded"].clone()),
+            (Some(17), json!(["s04", "s05"]))
+        );
+    }
+
+    #[test]
+    fn records_replace_the_frozen_dataset() {
+        let frozen: Vec<Value> = dataset::records()
+            .iter()
+            .map(|r| json!({"id": r.id, "yi": r.yi, "vi": r.vi}))
+            .collect();
+        let custom = ok("fit_random_effects", json!({"records": frozen}));
+        let default = ok("fit_random_effects", json!({}));
+        assert_eq!(custom["estimate"], default["estimate"]);
+        assert_eq!(custom["dataset"]["name"], "custom records");
+        assert_eq!(
+            custom["dataset"]["sha256"],
+            json!(canonical::sha256_hex(&json!(frozen)))
+        );
+        let three = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.01},
+            {"id": "b", "yi": 0.3, "vi": 0.02},
+            {"id": "c", "yi": -0.1, "vi": 0.04}
+        ]);
+        let fit = ok("fit_random_effects", json!({"records": three}));
+        assert_eq!(fit["k"], 3);
+        let refit = ok(
+            "refit_excluding",
+            json!({"exclude": ["c"], "records": three}),
+        );
+        assert_eq!(
+            (refit["k"].as_u64(), refit["excluded"].clone()),
+            (Some(2), json!(["c"]))
+        );
+        assert_eq!(ok("egger_test", json!({"records": three}))["k"], 3);
+        assert_eq!(
+            ok("leave_one_out", json!({"records": three}))["results"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+        assert_eq!(
+            code(
+                "refit_excluding",
+                json!({"exclude": ["s04"], "records": three})
+            )
+            .0,
+            "unknown_record"
+        );
+        assert_eq!(
+            dataset_sha256_for(&json!({"records": three})),
+            canonical::sha256_hex(&three)
+        );
+        assert_eq!(dataset_sha256_for(&json!({})), dataset::sha256());
+    }
+
+    #[test]
+    fn each_error_code() {
+        let (c, m) = code("no_such_tool", json!({}));
+        assert_eq!(c, "unknown_tool");
+        assert!(m.contains("fit_random_effects"), "{m}");
+        assert_eq!(
+            code("fit_random_effects", json!({"metod": "REML"})).0,
+            "unknown_property"
+        );
+        assert_eq!(code("get_dataset", json!({"x": 1})).0, "unknown_property");
+        assert_eq!(
+            code(
+                "fit_random_effects",
+                json!({"records": [{"id": "a", "yi": 1, "vi": 1, "n": 3}]})
+            )
+            .0,
+            "unknown_property"
+        );
+        assert_eq!(
+            code("fit_random_effects", json!({"level": "0.9"})).0,
+            "wrong_type"
+        );
+        assert_eq!(code("fit_random_effects", json!([])).0, "wrong_type");
+        assert_eq!(code("fit_random_effects", json!("REML")).0, "wrong_type");
+        assert_eq!(
+            code("refit_excluding", json!({"exclude": "s04"})).0,
+            "wrong_type"
+        );
+        assert_eq!(
+            code(
+                "fit_random_effects",
+                json!({"records": [{"id": "a", "yi": "1", "vi": 1}]})
+            ),
+            (
+                "wrong_type",
+                "records[0].yi must be a number, got a string".to_string()
+            )
+        );
+        assert_eq!(
+            code("fit_random_effects", json!({"method": "reml"})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("fit_random_effects", json!({"level": 1.5})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("fit_random_effects", json!({"level": 1})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("fit_random_effects", json!({"level": 0})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("refit_excluding", json!({})),
+            ("invalid_arguments", "exclude is required".to_string())
+        );
+        assert_eq!(
+            code("refit_excluding", json!({"exclude": []})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("refit_excluding", json!({"exclude": ["s04", "s04"]})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("egger_test", json!({"variant": "lm"})).0,
+            "invalid_arguments"
+        );
+        let (c, m) = code("refit_excluding", json!({"exclude": ["s99"]}));
+        assert_eq!(c, "unknown_record");
+        assert!(m.contains("\"s99\""), "{m}");
+        assert_eq!(
+            code("egger_test", json!({"exclude": ["x"]})).0,
+            "unknown_record"
+        );
+        let many: Vec<Value> = (0..=MAX_TOOL_RECORDS)
+            .map(|i| json!({"id": i.to_string(), "yi": 0, "vi": 1}))
+            .collect();
+        let (c, m) = code("fit_random_effects", json!({"records": many}));
+        assert_eq!(c, "too_many_records");
+        assert!(
+            m.contains("100001 given, at most 100000 are accepted by fit_random_effects"),
+            "{m}"
+        );
+        let many: Vec<Value> = (0..=MAX_LEAVE_ONE_OUT_RECORDS)
+            .map(|i| json!({"id": i.to_string(), "yi": 0, "vi": 1}))
+            .collect();
+        assert_eq!(
+            code("leave_one_out", json!({"records": many})).0,
+            "too_many_records"
+        );
+        let dup = json!([{"id": "a", "yi": 0.1, "vi": 0.1}, {"id": "a", "yi": 0.2, "vi": 0.1}]);
+        assert_eq!(
+            code("fit_random_effects", json!({"records": dup})).0,
+            "invalid_records"
+        );
+        let bad_vi = json!([{"id": "a", "yi": 0.1, "vi": 0.1}, {"id": "b", "yi": 0.2, "vi": 0}]);
+        assert_eq!(
+            code("fit_random_effects", json!({"records": bad_vi})).0,
+            "invalid_records"
+        );
+        let one = json!([{"id": "a", "yi": 0.1, "vi": 0.1}]);
+        assert_eq!(
+            code("fit_random_effects", json!({"records": one})).0,
+            "invalid_records"
+        );
+        let empty_id = json!([{"id": "", "yi": 0.1, "vi": 0.1}, {"id": "b", "yi": 0.2, "vi": 0.1}]);
+        assert_eq!(
+            code("fit_random_effects", json!({"records": empty_id})).0,
+            "invalid_records"
+        );
+        let all = json!({"exclude": ["a", "b"], "records": [{"id": "a", "yi": 0.1, "vi": 0.1}, {"id": "b", "yi": 0.2, "vi": 0.1}, {"id": "c", "yi": 0.2, "vi": 0.1}]});
+        assert_eq!(code("refit_excluding", all).0, "invalid_arguments");
+        let equal_vi = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.1},
+            {"id": "b", "yi": 0.2, "vi": 0.1},
+            {"id": "c", "yi": 0.4, "vi": 0.1}
+        ]);
+        assert_eq!(
+            code("egger_test", json!({"records": equal_vi})).0,
+            "analysis_failed"
+        );
+        let not_converged = ToolError::from(MetaError::NotConverged {
+            method: "REML",
+            iterations: 1000,
+        });
+        assert_eq!(not_converged.code.as_str(), "not_converged");
+        let json = not_converged.to_json();
+        assert_eq!(json["error"]["code"], "not_converged");
+        assert!(json["error"]["message"].as_str().unwrap().contains("REML"));
+    }
+
+    #[test]
+    fn json_text_entry_point() {
+        assert_eq!(
+            call_json("fit_random_effects", "")
+                .get("ok")
+                .map(|r| &r["k"]),
+            Some(&json!(19))
+        );
+        assert_eq!(call_json("fit_random_effects", " null ")["ok"]["k"], 19);
+        assert_eq!(call_json("get_dataset", "{}")["ok"]["k"], 19);
+        let bad = call_json("fit_random_effects", "{method: REML}");
+        assert_eq!(bad["error"]["code"], "invalid_json");
+        // JSON has no NaN or infinity; an overflowing literal is refused as it is parsed.
+        let huge = call_json(
+            "fit_random_effects",
+            r#"{"records": [{"id": "a", "yi": 1e999, "vi": 1}]}"#,
+        );
+        assert_eq!(huge["error"]["code"], "invalid_json", "{huge}");
+        assert_eq!(call_json("nope", "{}")["error"]["code"], "unknown_tool");
+        let error = call_json("refit_excluding", "{}");
+        assert_eq!(
+            error,
+            json!({"error": {"code": "invalid_arguments", "message": "exclude is required"}})
+        );
+    }
+
+    /// Every tool's every kind of result, for the output-schema check: the frozen data,
+    /// custom records, and each option.
+    fn sample_calls() -> Vec<(&'static str, Value)> {
+        let three = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.01},
+            {"id": "b", "yi": 0.3, "vi": 0.02},
+            {"id": "c", "yi": -0.1, "vi": 0.04},
+            {"id": "d", "yi": 0.5, "vi": 0.03}
+        ]);
+        let mut calls = vec![("get_dataset", json!({}))];
+        for method in Method::ALL {
+            for test in ["z", "knha"] {
+                let options = json!({"method": method.name(), "test": test, "level": 0.9});
+                calls.push(("fit_random_effects", options.clone()));
+                let mut refit = options.clone();
+                refit["exclude"] = json!(["s04"]);
+                calls.push(("refit_excluding", refit.clone()));
+                calls.push(("forest_plot", refit));
+                let mut custom = options;
+                custom["records"] = three.clone();
+                calls.push(("fit_random_effects", custom));
+            }
+            calls.push(("leave_one_out", json!({"method": method.name()})));
+        }
+        for variant in ["classic", "rma"] {
+            calls.push(("egger_test", json!({"variant": variant})));
+            calls.push(("egger_test", json!({"variant": variant, "exclude": ["s04"]})));
+            calls.push(("egger_test", json!({"variant": variant, "records": three})));
+            calls.push(("funnel_plot", json!({"variant": variant, "exclude": ["s05"]})));
+        }
+        calls.push(("leave_one_out", json!({"records": three})));
+        calls.push(("forest_plot", json!({"records": three, "exclude": ["a"]})));
+        calls.push(("funnel_plot", json!({"records": three})));
+        calls
+    }
+
+    #[test]
+    fn every_result_validates_against_its_output_schema() {
+        let definitions = definitions();
+        for (name, args) in sample_calls() {
+            let definition = definitions.iter().find(|d| d.name == name).unwrap();
+            let result = ok(name, args.clone());
+            schema::validate(&definition.output_schema, &result)
+                .unwrap_or_else(|v| panic!("{name} {args}: {} ({})", v.message, v.path));
+        }
+        for tool in REGISTRY {
+            assert!(
+                sample_calls().iter().any(|(name, _)| *name == tool.name),
+                "{} has no sample call",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn output_schemas_are_plain_closed_objects_that_catch_a_wrong_result() {
+        for d in definitions() {
+            let schema = &d.output_schema;
+            assert_eq!(schema["type"], "object", "{}", d.name);
+            schema::check_plain_subset(schema).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+            assert_eq!(schema["additionalProperties"], false, "{}", d.name);
+            assert!(!schema.to_string().contains("$ref"));
+        }
+        let fit = definitions()[1].output_schema.clone();
+        assert_eq!(fit["properties"]["se_tau2"]["type"], json!(["number", "null"]));
+        assert_eq!(fit["properties"]["z"]["type"], "number");
+        let required: Vec<&str> = fit["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert!(required.contains(&"estimate") && !required.contains(&"t"));
+        let mut result = ok("fit_random_effects", json!({}));
+        result["estimate"] = Value::Null;
+        assert!(schema::validate(&fit, &result).is_err());
+        let mut result = ok("fit_random_effects", json!({}));
+        result["extra"] = json!(1);
+        assert!(schema::validate(&fit, &result).is_err());
+        let egger = &definitions()[3].output_schema;
+        assert_eq!(
+            egger["properties"]["rule_outcome"]["enum"],
+            json!(["passed", "failed", "inconclusive"])
+        );
+    }
+
+    #[test]
+    fn result_fields_keep_their_order() {
+        let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+        assert_eq!(
+            keys(&ok("fit_random_effects", json!({}))),
+            [
+                "method", "test", "level", "k", "estimate", "se", "z", "p", "ci_lower",
+                "ci_upper", "tau2", "tau", "se_tau2", "q", "q_df", "q_p", "i2", "h2",
+                "pi_lower", "pi_upper", "iterations", "dataset"
+            ]
+        );
+        assert_eq!(
+            keys(&ok("refit_excluding", json!({"exclude": ["s04"], "test": "knha"})))[..8],
+            ["method", "test", "level", "k", "excluded", "estimate", "se", "t"]
+        );
+        assert_eq!(
+            keys(&ok("egger_test", json!({}))),
+            [
+                "variant", "k", "excluded", "egger_p", "statistic_name", "statistic", "df",
+                "coefficient_name", "coefficient", "se", "tau2", "rule", "rule_outcome",
+                "dataset"
+            ]
+        );
+        let loo = ok("leave_one_out", json!({}));
+        assert_eq!(
+            keys(&loo),
+            ["method", "test", "level", "k", "results", "dataset"]
+        );
+        assert_eq!(keys(&loo["results"][0])[..3], ["omitted", "method", "test"]);
+        assert_eq!(keys(&ok("funnel_plot", json!({}))), ["svg", "numbers", "fit", "egger"]);
+    }
+
+    #[test]
+    fn each_tool_name_is_written_once_outside_tests() {
+        let source = include_str!("mod.rs");
+        let code = &source[..source.find("#[cfg(test)]").unwrap()];
+        let others = [
+            include_str!("fit.rs"),
+            include_str!("egger.rs"),
+            include_str!("plot.rs"),
+            include_str!("dataset_tool.rs"),
+            include_str!("args.rs"),
+            include_str!("data.rs"),
+            include_str!("schemas.rs"),
+            include_str!("../session.rs").split("#[cfg(test)]").next().unwrap(),
+        ];
+        for name in names() {
+            let quoted = format!("\"{name}\"");
+            let count: usize = std::iter::once(code)
+                .chain(others)
+                .map(|text| text.matches(&quoted).count())
+                .sum();
+            assert_eq!(count, 1, "{name} is written as a string {count} times");
+            // Nor inside prose: descriptions name other tools through their entries.
+            let in_prose: usize = std::iter::once(code)
+                .chain(others)
+                .map(|text| {
+                    [" ", ".", ",", ")"]
+                        .iter()
+                        .map(|after| text.matches(&format!(" {name}{after}")).count())
+                        .sum::<usize>()
+                })
+                .sum();
+            assert_eq!(in_prose, 0, "{name} appears in prose");
+        }
+    }
+}

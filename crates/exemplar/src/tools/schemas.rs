@@ -1,0 +1,182 @@
+//! The JSON Schemas of the tools: the input schemas' shared parts, written once, and the
+//! output schemas, derived from the result types.
+//!
+//! Both use the plain subset [`crate::schema`] validates (no `$ref`, no `format`), so an
+//! agent or a client can read them without a full JSON Schema implementation.
+
+use meta_analysis::Method;
+use serde_json::{json, Value};
+
+pub(super) const CONVENTIONS: &str = "Conventions: tau^2 is solved to the estimator's exact root \
+(relative change <= 1e-12), not metafor's default stopping threshold; p values are two-sided; \
+with test \"z\" the confidence and prediction intervals use the standard normal quantile, with \
+test \"knha\" (Knapp-Hartung) the t quantile with k-1 df; I^2 and H^2 follow metafor \
+(typical within-study variance). The page's Methods section states every formula.";
+
+pub(super) const DATA_NOTE: &str = "Uses the frozen dataset dat.raudenbush1985 (19 records s01-s19) \
+unless `records` is given. `dataset` in the result names the data used: the frozen dataset's \
+SHA-256, or \"custom records\" with the SHA-256 of their canonical JSON.";
+
+/// What a fit result holds, for the descriptions of the tools that return one.
+pub(super) const FIT_FIELDS: &str = "k (records fitted), estimate (pooled effect), se, z (or t \
+and df with test \"knha\"), p (two-sided test of estimate = 0), ci_lower and ci_upper \
+(confidence interval at `level`), tau2, tau, se_tau2 (null where the estimator defines none), \
+q, q_df and q_p (Cochran's Q test of heterogeneity), i2 (percent), h2, pi_lower and pi_upper \
+(prediction interval), iterations (null for closed-form estimators), method, test and level";
+
+pub(super) fn method() -> Value {
+    let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+    json!({
+        "type": "string",
+        "enum": names,
+        "description": "tau^2 estimator: REML (default, restricted maximum likelihood), ML, DL (DerSimonian-Laird), HE (Hedges), SJ (Sidik-Jonkman), PM (Paule-Mandel) or EE (equal effects, tau^2 = 0)."
+    })
+}
+
+pub(super) fn level() -> Value {
+    json!({
+        "type": "number",
+        "minimum": 0,
+        "maximum": 1,
+        "description": "Confidence level of the CI and the prediction interval, strictly between 0 and 1 (default 0.95)."
+    })
+}
+
+pub(super) fn test() -> Value {
+    json!({
+        "type": "string",
+        "enum": ["z", "knha"],
+        "description": "Inference for the pooled estimate: \"z\" (default, normal) or \"knha\" (Knapp-Hartung t test with k-1 df)."
+    })
+}
+
+pub(super) fn variant(description: &str) -> Value {
+    json!({"type": "string", "enum": ["classic", "rma"], "description": description})
+}
+
+pub(super) fn records(max: usize) -> Value {
+    json!({
+        "type": "array",
+        "description": format!("Optional records to analyse instead of the frozen dataset: objects {{id, yi, vi}} with unique non-empty ids, yi the effect size and vi > 0 its sampling variance; at most {max} records."),
+        "items": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "description": "Unique record id."},
+                "yi": {"type": "number", "description": "Observed effect size."},
+                "vi": {"type": "number", "description": "Sampling variance of yi, greater than 0."}
+            },
+            "required": ["id", "yi", "vi"],
+            "additionalProperties": false
+        }
+    })
+}
+
+pub(super) fn exclude(description: &str) -> Value {
+    json!({"type": "array", "items": {"type": "string"}, "description": description})
+}
+
+/// `{"type": "object", "properties": …, "required": …, "additionalProperties": false}`
+pub(super) fn object(properties: Value, required: &[&str]) -> Value {
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema["additionalProperties"] = json!(false);
+    schema
+}
+
+/// The output schema of result type `T`, derived by schemars with every subschema inlined
+/// and reduced to the plain subset ([`plain`]).
+#[cfg(feature = "schemas")]
+pub(super) fn output_of<T: schemars::JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    plain(&mut schema);
+    schema
+}
+
+/// Without the `schemas` feature (the page's wasm) no output schema is built: the page
+/// registers the definitions that `cargo xtask build` wrote from the native registry.
+#[cfg(not(feature = "schemas"))]
+pub(super) fn output_of<T>() -> Value {
+    Value::Null
+}
+
+/// Reduces a schemars schema to the plain subset: drops annotations outside it (`$schema`,
+/// `title`, `format`, numeric bounds of integer types), turns `const` and `oneOf` lists of
+/// constants into `enum`, an `anyOf` of a schema and null into a nullable type, the `true`
+/// schema into `{}`, and closes every object that lists its properties
+/// (`additionalProperties: false`), so that a result with an undeclared field fails.
+#[cfg(feature = "schemas")]
+fn plain(schema: &mut Value) {
+    if schema == &Value::Bool(true) {
+        *schema = json!({});
+        return;
+    }
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(constant) = object.remove("const") {
+        object.insert("enum".into(), json!([constant]));
+    }
+    for key in ["oneOf", "anyOf"] {
+        let Some(Value::Array(choices)) = object.remove(key) else {
+            continue;
+        };
+        let constants: Option<Vec<Value>> = choices
+            .iter()
+            .map(|c| c.get("const").or_else(|| c.get("enum")?.get(0)).cloned())
+            .collect();
+        if let Some(constants) = constants {
+            object.insert("enum".into(), Value::Array(constants));
+            if let Some(ty) = choices[0].get("type") {
+                object.insert("type".into(), ty.clone());
+            }
+            continue;
+        }
+        let (nulls, others): (Vec<Value>, Vec<Value>) = choices
+            .into_iter()
+            .partition(|c| c.get("type") == Some(&json!("null")));
+        if let ([_], [other]) = (nulls.as_slice(), others.as_slice()) {
+            for (k, v) in other.as_object().into_iter().flatten() {
+                object.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            if let Some(Value::String(ty)) = object.get("type").cloned() {
+                object.insert("type".into(), json!([ty, "null"]));
+            }
+        }
+    }
+    object.retain(|key, _| {
+        matches!(
+            key.as_str(),
+            "type"
+                | "properties"
+                | "required"
+                | "items"
+                | "enum"
+                | "description"
+                | "additionalProperties"
+        )
+    });
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for sub in properties.values_mut() {
+            plain(sub);
+        }
+        object
+            .entry("additionalProperties")
+            .or_insert(Value::Bool(false));
+    }
+    if let Some(items) = object.get_mut("items") {
+        plain(items);
+    }
+    if let Some(extra) = object.get_mut("additionalProperties") {
+        if !extra.is_boolean() {
+            *extra = Value::Bool(true);
+        }
+    }
+}
