@@ -7,6 +7,7 @@
 //! - [`tools`]: the agent tool definitions (the one source the page registers as WebMCP tools),
 //!   validated against their own schemas, and the JSON dispatch [`tools::call`].
 //! - [`scorer`]: scores a raw pasted answer against the reference answer, field by field.
+//! - [`strict_json`]: JSON parsing as serde_json's, except that a duplicate key is an error.
 //! - [`ledger`]: the audit ledger's SHA-256 hash chain over tool runs.
 //! - [`session`]: one visit's tool runs, each answered and ledgered in one call.
 //! - [`page`]: the page's metadata (header facts, conditions, scored fields).
@@ -26,6 +27,7 @@ pub mod runs;
 pub mod schema;
 pub mod scorer;
 pub mod session;
+pub mod strict_json;
 pub mod tools;
 
 use sha2::{Digest, Sha256};

@@ -1,12 +1,14 @@
 //! Scores a raw pasted answer against the reference answer, field by field.
 //!
 //! The input is the raw text: after trimming surrounding white space it must be exactly one
-//! JSON object, or the report is a parse failure with a reason (not a score of 0). Thirteen
+//! JSON object with no key twice in one object ([`crate::strict_json`]), or the report is a
+//! parse failure with a reason (not a score of 0); a leading byte order mark is ignored. Thirteen
 //! fields are checked; `k`, `excluded` and `rule_outcome` must match exactly, the other
 //! numbers within an absolute tolerance ([`TOLERANCE`], [`EGGER_P_TOLERANCE`] for `egger_p`).
 //! A missing field, a wrong type or an out-of-tolerance value fails that field alone.
 
 use crate::protocol::{reference_answer, Answer};
+use crate::strict_json::{self, StrictJsonError};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -92,8 +94,12 @@ pub fn score(raw: &str) -> ScoreReport {
 }
 
 /// Exactly one JSON object after trimming, or the reason it is not.
+///
+/// A leading byte order mark is dropped: editors on Windows add one, and it cannot change what
+/// the answer means (RFC 8259 lets parsers ignore it). A key twice in one object is refused,
+/// since which one counts would decide the score.
 fn parse(raw: &str) -> Result<Value, String> {
-    let text = raw.trim();
+    let text = raw.strip_prefix('\u{FEFF}').unwrap_or(raw).trim();
     if text.is_empty() {
         return Err("the answer is empty; expected exactly one JSON object".into());
     }
@@ -101,6 +107,13 @@ fn parse(raw: &str) -> Result<Value, String> {
         return Err(
             "the answer is wrapped in a Markdown code fence; expected exactly one JSON \
 object and nothing around it"
+                .into(),
+        );
+    }
+    if text.starts_with('\u{FEFF}') {
+        return Err(
+            "the answer has a byte order mark (BOM, U+FEFF) after other text or white space; \
+a BOM is accepted only as the very first character"
                 .into(),
         );
     }
@@ -114,13 +127,13 @@ object and nothing around it"
             "the answer starts with {what}; expected exactly one JSON object and no prose"
         ));
     }
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-    let value = match stream.next() {
-        Some(Ok(value)) => value,
-        Some(Err(e)) => return Err(format!("the answer is not valid JSON: {e}")),
-        None => return Err("the answer is empty; expected exactly one JSON object".into()),
-    };
-    let rest = text[stream.byte_offset()..].trim_start();
+    let (value, end) = strict_json::parse_first(text).map_err(|e| match e {
+        StrictJsonError::DuplicateKey { .. } => {
+            format!("the answer is ambiguous: {e}; each key may appear only once in an object")
+        }
+        _ => format!("the answer is not valid JSON: {e}"),
+    })?;
+    let rest = text[end..].trim_start();
     if !rest.is_empty() {
         let what = if rest.starts_with('{') {
             "a second JSON value"
@@ -487,6 +500,57 @@ mod tests {
             .parse_error
             .unwrap()
             .contains("UTF-8"));
+    }
+
+    /// The reference answer with a second `overall` object, before or after the real one.
+    fn with_two_overalls(second_first: bool) -> String {
+        let reference = reference_json();
+        let real = reference["overall"].to_string();
+        let mut wrong = reference["overall"].clone();
+        wrong["estimate"] = json!(wrong["estimate"].as_f64().unwrap() + 1.0);
+        let (first, second) = if second_first {
+            (wrong.to_string(), real)
+        } else {
+            (real, wrong.to_string())
+        };
+        format!(
+            "{{\"overall\":{first},\"exclude_s04\":{},\"bias\":{},\"overall\":{second}}}",
+            reference["exclude_s04"], reference["bias"]
+        )
+    }
+
+    #[test]
+    fn a_duplicate_key_is_a_parse_failure_naming_it_in_either_order() {
+        for second_first in [false, true] {
+            let text = with_two_overalls(second_first);
+            let report = score(&text);
+            assert!(!report.parsed, "{report:?}");
+            assert_eq!(report.passed, None);
+            let reason = report.parse_error.unwrap();
+            assert!(
+                reason.contains("duplicate key \"overall\" at line 1 column"),
+                "{reason}"
+            );
+            assert!(reason.contains("only once"), "{reason}");
+        }
+        let nested = reference_text().replacen("\"k\":19", "\"k\":19,\"k\":20", 1);
+        let reason = score(&nested).parse_error.unwrap();
+        assert!(reason.contains("duplicate key \"k\""), "{reason}");
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_accepted() {
+        let text = format!("\u{FEFF}{}", reference_text());
+        assert_eq!(score(&text).passed, Some(13));
+        let bytes = [b"\xEF\xBB\xBF".as_slice(), reference_text().as_bytes()].concat();
+        assert_eq!(score_bytes(&bytes).passed, Some(13));
+        // A BOM anywhere else is named, not called "text".
+        let late = format!("\n\u{FEFF}{}", reference_text());
+        let reason = score(&late).parse_error.unwrap();
+        assert!(reason.contains("byte order mark (BOM, U+FEFF)"), "{reason}");
+        let twice = format!("\u{FEFF}\u{FEFF}{}", reference_text());
+        let reason = score(&twice).parse_error.unwrap();
+        assert!(reason.contains("byte order mark (BOM, U+FEFF)"), "{reason}");
     }
 
     #[test]

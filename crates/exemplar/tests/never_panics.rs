@@ -1,7 +1,7 @@
 //! Whatever an agent or a person sends, the tools and the scorer answer with a result or a
 //! typed error; they never panic.
 
-use exemplar::{scorer, tools};
+use exemplar::{scorer, strict_json, tools};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -62,6 +62,13 @@ proptest! {
     fn the_scorer_never_panics(text in ".{0,300}") {
         let report = scorer::score(&text);
         prop_assert!(report.parsed || report.parse_error.is_some());
+    }
+
+    #[test]
+    fn strict_json_never_panics(text in prop_oneof![".{0,300}", "[\\[\\]{}\",:0-9a-z\\\\ .eE+-]{0,300}"]) {
+        if let Err(e) = strict_json::parse(&text) {
+            prop_assert!(!e.to_string().is_empty());
+        }
     }
 
     #[test]

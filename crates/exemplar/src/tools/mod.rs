@@ -371,7 +371,7 @@ pub fn parse_args(args_json: &str) -> Result<Value, ToolError> {
     if args_json.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    serde_json::from_str(args_json).map_err(|e| {
+    crate::strict_json::parse(args_json).map_err(|e| {
         ToolError::new(
             ErrorCode::InvalidJson,
             format!("the arguments are not valid JSON: {e}"),
