@@ -2,7 +2,7 @@
 //!
 //! - `build`: the wasm package in `www/pkg` and the methods fragment in
 //!   `www/generated`, installing missing tools first.
-//! - `serve`: build, then serve the page on 127.0.0.1.
+//! - `serve`: build, then serve the page on 127.0.0.1 (`--allow-host` adds `Host` names).
 //! - `test`: build, then run every suite and print one summary line each.
 //! - `pdf`: regenerate the frozen `benchmark-baseline.pdf` at the repository root.
 //! - `golden`: regenerate the plots' SVG golden files after a deliberate change.
@@ -38,6 +38,10 @@ enum Command {
     Serve {
         #[arg(long, default_value_t = 8000)]
         port: u16,
+        /// Also answer to requests for HOST (a name or IP address without a
+        /// port), besides 127.0.0.1, localhost and [::1]. Repeatable.
+        #[arg(long = "allow-host", value_name = "HOST")]
+        allow_host: Vec<serve::AllowedHost>,
     },
     /// Install what is missing, build, and run every test suite.
     Test,
@@ -57,9 +61,9 @@ fn main() -> ExitCode {
     let root = workspace_root();
     let outcome = match cli.command {
         Command::Build => toolchain::ensure_build_tools(&root).and_then(|()| build::build(&root)),
-        Command::Serve { port } => toolchain::ensure_build_tools(&root)
+        Command::Serve { port, allow_host } => toolchain::ensure_build_tools(&root)
             .and_then(|()| build::build(&root))
-            .and_then(|()| serve::serve_forever(&root, port)),
+            .and_then(|()| serve::serve_forever(&root, port, &allow_host)),
         Command::Test => suites::run_all(&root),
         Command::Pdf => pdf::regenerate(&root),
         Command::Golden => golden(&root),
@@ -114,4 +118,39 @@ pub fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serve_takes_repeated_allow_host() {
+        let cli = Cli::try_parse_from([
+            "xtask",
+            "serve",
+            "--allow-host",
+            "exemplar.test",
+            "--allow-host",
+            "[fd00::7]",
+        ])
+        .unwrap();
+        let Command::Serve { port, allow_host } = cli.command else {
+            panic!("not serve");
+        };
+        assert_eq!(port, 8000);
+        let expected: Vec<serve::AllowedHost> = ["exemplar.test", "[fd00::7]"]
+            .iter()
+            .map(|h| h.parse().unwrap())
+            .collect();
+        assert_eq!(allow_host, expected);
+    }
+
+    #[test]
+    fn serve_refuses_an_allow_host_with_a_port() {
+        let err = Cli::try_parse_from(["xtask", "serve", "--allow-host", "exemplar.test:80"])
+            .err()
+            .expect("a port is refused");
+        assert!(err.to_string().contains("has a port"), "{err}");
+    }
 }

@@ -154,7 +154,7 @@ fn end_to_end(root: &Path) -> Result<()> {
         .current_dir(root))?;
     let exemplar = crate::target_dir(root).join("debug").join("exemplar");
     let server = serve::spawn_background(root)?;
-    println!("test server at {}", server.url);
+    println!("test server at {}", server.url());
 
     let mut tests: Vec<PathBuf> = std::fs::read_dir(root.join("tests"))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -166,7 +166,7 @@ fn end_to_end(root: &Path) -> Result<()> {
         .arg("--test")
         .arg("--test-concurrency=1")
         .args(&tests)
-        .env("BASE_URL", &server.url)
+        .env("BASE_URL", server.url())
         .env("EXEMPLAR_BIN", &exemplar)
         .env("ARTIFACTS_DIR", root.join("artifacts"))
         .current_dir(root))
