@@ -1,6 +1,7 @@
 //! The `exemplar` command: the reference answer, the tool definitions, tool calls exactly as
 //! the page runs them, scoring of pasted answers, the frozen PDF, and recorded A/B runs.
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use exemplar::runs::{self, Condition, Order, RunInput};
 use exemplar::{protocol, scorer, tools};
@@ -52,15 +53,17 @@ enum Command {
     },
     /// Score an agent's raw answer and write it as a run record (runs/<pair>-<condition>.json).
     Record {
-        /// pdf or webmcp.
-        #[arg(long, value_parser = ["pdf", "webmcp"])]
-        condition: String,
+        /// Which condition the run had.
+        #[arg(long, value_parser = PossibleValuesParser::new(Condition::BOTH.map(Condition::name))
+            .try_map(|s| s.parse::<Condition>()))]
+        condition: Condition,
         /// Replicate pair id (letters, digits, - and _).
         #[arg(long)]
         pair: String,
-        /// first or second within the pair.
-        #[arg(long, value_parser = ["first", "second"])]
-        order: String,
+        /// Which session of the pair this was.
+        #[arg(long, value_parser = PossibleValuesParser::new(Order::BOTH.map(Order::name))
+            .try_map(|s| s.parse::<Order>()))]
+        order: Order,
         /// The agent model, as the host names it.
         #[arg(long)]
         model: String,
@@ -74,7 +77,7 @@ enum Command {
         /// Only when the host reports it comparably; never inferred.
         #[arg(long)]
         tokens: Option<u64>,
-        /// The run's date, YYYY-MM-DD (default: today, UTC).
+        /// The run's date, YYYY-MM-DD, a real calendar date (default: today, UTC).
         #[arg(long)]
         date: Option<String>,
         /// Folder of run records.
@@ -147,8 +150,8 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
         }
         Command::Tools => print(&tools::definitions_json())?,
         Command::Plot { kind, args } => {
-            let args = read_args(args.as_deref())?;
-            match tools::call(&format!("{kind}_plot"), &args) {
+            let args = read_args_text(args.as_deref())?;
+            match tools::parse_args(&args).and_then(|a| tools::call(&format!("{kind}_plot"), &a)) {
                 Ok(result) => {
                     let svg = result["svg"].as_str().unwrap_or_default();
                     let mut out = std::io::stdout().lock();
@@ -166,8 +169,9 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             }
         }
         Command::Call { tool, args } => {
-            let args = read_args(args.as_deref())?;
-            match tools::call(&tool, &args) {
+            // Malformed JSON is the page's invalid_json error (exit 1), not a usage error.
+            let args = read_args_text(args.as_deref())?;
+            match tools::parse_args(&args).and_then(|a| tools::call(&tool, &a)) {
                 Ok(result) => print(&result)?,
                 Err(error) => {
                     print(&error.to_json())?;
@@ -220,9 +224,9 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             let answer = read_answer(&answer_file)?;
             let input = RunInput {
                 date: date.unwrap_or_else(today_utc),
-                condition: Condition::parse(&condition).expect("clap checks the value"),
+                condition,
                 pair,
-                order: Order::parse(&order).expect("clap checks the value"),
+                order,
                 model,
                 settings,
                 host,
@@ -230,25 +234,20 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                 tokens,
             };
             let record = runs::make_record(input, &answer).map_err(|e| Usage(e.to_string()))?;
-            let path = std::path::Path::new(&dir).join(format!("{}.json", record.run_id));
-            if path.exists() && !force {
-                return Err(Usage(format!(
-                    "{} exists; a pair holds one run per condition (use --force to replace it)",
-                    path.display()
-                )));
-            }
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| Usage(format!("cannot create {dir}: {e}")))?;
             let text = serde_json::to_string_pretty(&record).expect("records serialize") + "\n";
-            std::fs::write(&path, text)
-                .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?;
+            let path = exemplar_cli::write_record(
+                std::path::Path::new(&dir),
+                &record.file_name(),
+                &text,
+                force,
+            )
+            .map_err(|e| Usage(e.to_string()))?;
             eprintln!("exemplar: wrote {}", path.display());
-            print(&record.score)?;
+            print(&record.score.to_json())?;
         }
         Command::Runs { command } => match command {
             RunsCommand::Check { dir } => {
-                let files = read_run_files(&dir)?;
-                let report = runs::check(&files);
+                let exemplar_cli::FolderCheck { entries, report } = check_run_folder(&dir)?;
                 for w in &report.warnings {
                     eprintln!("warning: {w}");
                 }
@@ -256,8 +255,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                     eprintln!("error: {e}");
                 }
                 eprintln!(
-                    "{} record files checked: {} errors, {} warnings",
-                    files.len(),
+                    "{entries} record files checked: {} errors, {} warnings",
                     report.errors.len(),
                     report.warnings.len()
                 );
@@ -267,7 +265,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                 }
             }
             RunsCommand::Summary { dir } => {
-                let report = runs::check(&read_run_files(&dir)?);
+                let report = check_run_folder(&dir)?.report;
                 if !report.ok() {
                     for e in &report.errors {
                         eprintln!("error: {e}");
@@ -282,18 +280,18 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Tool arguments from the command line, or from stdin with `-` (none means {}).
-fn read_args(args: Option<&str>) -> Result<Value, Usage> {
-    let text = match args {
-        None => String::new(),
+/// The tool arguments' text from the command line, or from stdin with `-` (none means
+/// empty, which `tools::parse_args` takes as {}).
+fn read_args_text(args: Option<&str>) -> Result<String, Usage> {
+    match args {
+        None => Ok(String::new()),
         Some("-") => {
             let bytes = read_bounded(std::io::stdin().lock(), MAX_ARGS_BYTES, "stdin")?;
             String::from_utf8(bytes)
-                .map_err(|_| Usage("the arguments on stdin are not UTF-8 text".into()))?
+                .map_err(|_| Usage("the arguments on stdin are not UTF-8 text".into()))
         }
-        Some(text) => text.to_string(),
-    };
-    tools::parse_args(&text).map_err(|e| Usage(e.message))
+        Some(text) => Ok(text.to_string()),
+    }
 }
 
 /// The answer text: bounded like `exemplar score`, and UTF-8.
@@ -315,9 +313,9 @@ fn read_answer(path: &str) -> Result<String, Usage> {
     String::from_utf8(bytes).map_err(|_| Usage(format!("{path} is not UTF-8 text")))
 }
 
-/// The folder's records, read by the function `cargo xtask build` also uses.
-fn read_run_files(dir: &str) -> Result<Vec<(String, String)>, Usage> {
-    exemplar_cli::read_run_files(std::path::Path::new(dir)).map_err(Usage)
+/// The folder's records read and checked by the function `cargo xtask build` also uses.
+fn check_run_folder(dir: &str) -> Result<exemplar_cli::FolderCheck, Usage> {
+    exemplar_cli::check_run_folder(std::path::Path::new(dir)).map_err(Usage)
 }
 
 /// Today's date in UTC as YYYY-MM-DD.

@@ -114,14 +114,8 @@ fn a_tool_error_is_json_on_stdout_with_exit_1() {
 
 #[test]
 fn usage_errors_go_to_stderr_with_exit_2() {
-    let out = run(&["call", "fit_random_effects", "{not json"], None);
-    assert_eq!(code(&out), 2);
-    assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid JSON"));
-
-    let out = run(&["call", "fit_random_effects", r#"{"level": 1e999}"#], None);
-    assert_eq!(code(&out), 2);
-
+    // Malformed JSON arguments are a tool error, as on the page: see
+    // malformed_call_arguments_are_the_pages_error_json_with_exit_1.
     let out = run(&["call"], None);
     assert_eq!(code(&out), 2);
     let out = run(&["frobnicate"], None);
@@ -342,4 +336,269 @@ fn plot_prints_svg_and_reports_tool_errors() {
     assert_eq!(code(&out), 1);
     assert_eq!(stdout_json(&out)["error"]["code"], "unknown_record");
     assert_eq!(code(&run(&["plot", "pie"], None)), 2);
+}
+
+/// Runs the command with no stdin and kills it after `seconds`: a hang fails the test
+/// instead of hanging it.
+fn run_bounded(args: &[&str], seconds: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(seconds) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("exemplar {} hung for {seconds} s", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn record_args<'a>(runs: &'a str, pair: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "record",
+        "--condition",
+        "pdf",
+        "--pair",
+        pair,
+        "--order",
+        "first",
+        "--model",
+        "model-x",
+        "--date",
+        "2026-11-30",
+        "--dir",
+        runs,
+    ];
+    args.extend_from_slice(extra);
+    args.push("-");
+    args
+}
+
+#[test]
+fn malformed_call_arguments_are_the_pages_error_json_with_exit_1() {
+    for args in ["{bad", r#"{"level": 1e999}"#] {
+        let out = run(&["call", "fit_random_effects", args], None);
+        assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stderr));
+        // Exactly what the page receives for the same text.
+        assert_eq!(
+            stdout_json(&out),
+            exemplar::tools::call_json("fit_random_effects", args)
+        );
+        assert_eq!(stdout_json(&out)["error"]["code"], "invalid_json");
+    }
+    let out = run(&["call", "egger_test", "-"], Some(b"{variant: rma}"));
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout_json(&out)["error"]["code"], "invalid_json");
+    let out = run(&["plot", "forest", "{"], None);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout_json(&out)["error"]["code"], "invalid_json");
+}
+
+#[test]
+fn record_refuses_an_impossible_date() {
+    let dir = temp_dir("bad-date");
+    let runs = dir.join("runs");
+    let runs = runs.to_str().unwrap();
+    for date in ["2026-02-31", "2025-02-29", "2026-04-31", "2026-13-01"] {
+        let mut args = record_args(runs, "p1", &[]);
+        let at = args.iter().position(|a| *a == "2026-11-30").unwrap();
+        args[at] = date;
+        let out = run(&args, Some(b"{}"));
+        assert_eq!(code(&out), 2, "{date} was accepted");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(date),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(!dir.join("runs").exists());
+    let mut args = record_args(runs, "p1", &[]);
+    let at = args.iter().position(|a| *a == "2026-11-30").unwrap();
+    args[at] = "2028-02-29";
+    assert_eq!(code(&run(&args, Some(b"{}"))), 0, "a leap day is a date");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn record_never_writes_through_a_symlink() {
+    use std::os::unix::fs::symlink;
+    let dir = temp_dir("symlink-record");
+    let runs = dir.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    let runs_str = runs.to_str().unwrap();
+
+    // A dangling symlink: its target outside runs/ is not created.
+    let outside = dir.join("outside.json");
+    symlink(&outside, runs.join("p02-pdf.json")).unwrap();
+    let out = run(&record_args(runs_str, "p02", &[]), Some(b"{}"));
+    assert_eq!(code(&out), 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("symbolic link"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!outside.exists(), "the symlink's target was created");
+    let out = run(&record_args(runs_str, "p02", &["--force"]), Some(b"{}"));
+    assert_eq!(code(&out), 2);
+    assert!(!outside.exists(), "the symlink's target was created");
+
+    // --force does not overwrite a file elsewhere through a symlink.
+    let precious = dir.join("precious.txt");
+    std::fs::write(&precious, "keep me").unwrap();
+    symlink(&precious, runs.join("p03-pdf.json")).unwrap();
+    let out = run(&record_args(runs_str, "p03", &["--force"]), Some(b"{}"));
+    assert_eq!(code(&out), 2);
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
+    assert!(std::fs::symlink_metadata(runs.join("p03-pdf.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn record_with_force_replaces_the_record_and_leaves_no_temporary_file() {
+    let dir = temp_dir("force");
+    let runs = dir.join("runs");
+    let runs_str = runs.to_str().unwrap();
+    assert_eq!(
+        code(&run(&record_args(runs_str, "p1", &[]), Some(b"{}"))),
+        0
+    );
+    let reference = run(&["reference"], None).stdout;
+    let out = run(&record_args(runs_str, "p1", &["--force"]), Some(&reference));
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(runs.join("p1-pdf.json")).unwrap()).unwrap();
+    assert_eq!(written["score"]["passed"], 13);
+    let names: Vec<_> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["p1-pdf.json"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A folder with one good pair (p1) for the `runs check` tests to spoil.
+fn good_pair(name: &str) -> std::path::PathBuf {
+    let dir = temp_dir(name);
+    let runs = dir.join("runs");
+    let runs_str = runs.to_str().unwrap();
+    let out = run(&record_args(runs_str, "p1", &[]), Some(b"{}"));
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let mut args = record_args(runs_str, "p1", &[]);
+    args[2] = "webmcp";
+    args[6] = "second";
+    assert_eq!(code(&run(&args, Some(b"{}"))), 0);
+    // A broken record after every odd file in name order, to show the check goes on.
+    std::fs::write(runs.join("zz-broken.json"), "{").unwrap();
+    runs
+}
+
+/// `runs check` on the folder: exit 1, stderr naming every bad file, and the broken record
+/// after them still reported.
+fn check_reports(runs: &std::path::Path, expected: &[&str]) {
+    let out = run_bounded(&["runs", "check", "--dir", runs.to_str().unwrap()], 20);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), 1, "{stderr}");
+    for e in expected {
+        assert!(stderr.contains(e), "missing {e:?} in:\n{stderr}");
+    }
+    assert!(
+        stderr.contains("zz-broken.json: not a valid run record"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("p1-pdf.json"), "{stderr}");
+    let out = run_bounded(&["runs", "summary", "--dir", runs.to_str().unwrap()], 20);
+    assert_eq!(code(&out), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn runs_check_never_opens_a_fifo() {
+    let runs = good_pair("fifo");
+    let fifo = runs.join("a-fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    check_reports(&runs, &["a-fifo.json: not a regular file"]);
+    let _ = std::fs::remove_dir_all(runs.parent().unwrap());
+}
+
+#[cfg(unix)]
+#[test]
+fn runs_check_refuses_symlinks_and_goes_on() {
+    use std::os::unix::fs::symlink;
+    let runs = good_pair("symlinks");
+    // A record outside the folder, valid in itself, reached through a symlink.
+    let outside = runs.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::copy(runs.join("p1-pdf.json"), outside.join("p1-pdf.json")).unwrap();
+    std::fs::rename(runs.join("p1-pdf.json"), outside.join("moved.json")).unwrap();
+    symlink(outside.join("moved.json"), runs.join("p1-pdf.json")).unwrap();
+    symlink(runs.join("nowhere"), runs.join("dangling.json")).unwrap();
+    let out = run_bounded(&["runs", "check", "--dir", runs.to_str().unwrap()], 20);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), 1, "{stderr}");
+    for e in [
+        "p1-pdf.json: a symbolic link",
+        "dangling.json: a symbolic link",
+        "zz-broken.json: not a valid run record",
+    ] {
+        assert!(stderr.contains(e), "missing {e:?} in:\n{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(runs.parent().unwrap());
+}
+
+#[test]
+fn runs_check_reports_a_directory_and_goes_on() {
+    let runs = good_pair("directory");
+    std::fs::create_dir_all(runs.join("a-folder.json")).unwrap();
+    check_reports(&runs, &["a-folder.json: not a regular file"]);
+    let _ = std::fs::remove_dir_all(runs.parent().unwrap());
+}
+
+#[test]
+fn runs_check_reports_non_utf8_text_and_goes_on() {
+    let runs = good_pair("non-utf8");
+    std::fs::write(runs.join("latin1.json"), b"{\"model\": \"caf\xe9\"}").unwrap();
+    check_reports(&runs, &["latin1.json: not UTF-8 text"]);
+    let _ = std::fs::remove_dir_all(runs.parent().unwrap());
+}
+
+#[test]
+fn runs_check_says_too_large_plainly() {
+    let runs = good_pair("too-large");
+    let mut big = b"{\"answer\": \"".to_vec();
+    big.resize(1024 * 1024 + 10, b'x');
+    big.extend_from_slice(b"\"}");
+    std::fs::write(runs.join("big.json"), &big).unwrap();
+    check_reports(&runs, &["big.json: too large"]);
+    let out = run_bounded(&["runs", "check", "--dir", runs.to_str().unwrap()], 20);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.lines().find(|l| l.contains("big.json")).unwrap();
+    assert!(!line.contains("column"), "{line}");
+    let _ = std::fs::remove_dir_all(runs.parent().unwrap());
+}
+
+#[test]
+fn runs_check_wants_the_file_named_for_its_run_id() {
+    let runs = good_pair("renamed");
+    std::fs::remove_file(runs.join("zz-broken.json")).unwrap();
+    std::fs::rename(runs.join("p1-webmcp.json"), runs.join("renamed.json")).unwrap();
+    let out = run(&["runs", "check", "--dir", runs.to_str().unwrap()], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), 1, "{stderr}");
+    assert!(
+        stderr.contains("renamed.json: the file name must be \"p1-webmcp.json\""),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(runs.parent().unwrap());
 }

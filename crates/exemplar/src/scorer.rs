@@ -25,7 +25,7 @@ pub const TOLERANCE: f64 = 0.0005;
 pub const EGGER_P_TOLERANCE: f64 = 0.000005;
 
 /// The outcome of one field.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct FieldResult {
     /// Where the field is in the answer, e.g. `overall.k`.
     pub path: String,
@@ -40,7 +40,7 @@ pub struct FieldResult {
 
 /// A score report. A parse failure has `parsed: false`, a `parse_error`, no `passed` count
 /// and no fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct ScoreReport {
     pub parsed: bool,
     pub parse_error: Option<String>,

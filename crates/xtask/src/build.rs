@@ -40,8 +40,7 @@ pub fn build(root: &Path) -> Result<()> {
 /// error `exemplar runs check` would report, with the same messages.
 pub fn summarize_runs(root: &Path) -> Result<()> {
     let dir = root.join("runs");
-    let files = exemplar_cli::read_run_files(&dir)?;
-    let report = exemplar::runs::check(&files);
+    let report = exemplar_cli::check_run_folder(&dir)?.report;
     for w in &report.warnings {
         eprintln!("warning: runs/: {w}");
     }
@@ -193,6 +192,17 @@ mod tests {
         let err = summarize_runs(&root).unwrap_err().to_string();
         assert!(err.contains("p1-pdf.json: not a valid run record"), "{err}");
         assert!(!root.join("www/generated/runs-summary.json").exists());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn an_unreadable_entry_fails_the_build_and_the_rest_are_still_checked() {
+        let root = scratch_root("unreadable-runs");
+        std::fs::create_dir(root.join("runs/a-folder.json")).unwrap();
+        std::fs::write(root.join("runs/p1-pdf.json"), "{}").unwrap();
+        let err = summarize_runs(&root).unwrap_err().to_string();
+        assert!(err.contains("a-folder.json: not a regular file"), "{err}");
+        assert!(err.contains("p1-pdf.json: not a valid run record"), "{err}");
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
