@@ -1,16 +1,20 @@
 //! The page's WebAssembly surface: thin wrappers over the `exemplar` crate.
 //!
 //! Every function takes and returns JSON text (or plain strings and bytes), calls `exemplar`
-//! and serializes the outcome. There is no statistics or protocol logic here.
+//! and serializes the outcome. There is no statistics, protocol or page policy here: how a
+//! run is answered and ledgered is [`exemplar::session`]'s. The tool definitions are not
+//! exported: the page registers `www/generated/tools.json`, which `cargo xtask build`
+//! writes from the same registry, before this module has loaded.
 
-use exemplar::{dataset, ledger, protocol, scorer, tools};
+use exemplar::session::{self, Interruption};
+use exemplar::{dataset, ledger, page, scorer, tools};
+use serde::Serialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-/// Compact JSON text of `value`, as `Value`'s `Display` writes it but straight into a byte
-/// buffer: the `fmt::Write` route costs about a tenth of a tool call.
-fn text(value: &Value) -> String {
-    serde_json::to_string(value).expect("a serde_json::Value serializes")
+/// Compact JSON text of `value`.
+fn text<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).expect("exemplar's results serialize")
 }
 
 /// Installs a panic hook so that a panic is reported readably on the console.
@@ -19,11 +23,10 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// `{baseline_version, dataset_name, dataset_description, dataset_sha256, engine_version,
-/// prompt, rule, pdf_sha256, pdf_path}`
+/// The page's metadata: versions, dataset identity, prompt, PDF, conditions, scored fields.
 #[wasm_bindgen]
 pub fn metadata() -> String {
-    text(&protocol::metadata())
+    text(&page::metadata())
 }
 
 /// The frozen dataset's CSV, byte for byte.
@@ -35,33 +38,14 @@ pub fn dataset_csv() -> String {
 /// The frozen dataset as JSON (all rows with all columns, hash, provenance).
 #[wasm_bindgen(js_name = datasetJson)]
 pub fn dataset_json() -> String {
-    text(&dataset::to_json())
+    text(dataset::view())
 }
 
-/// The tool definitions: `[{name, title, description, inputSchema, annotations}]`.
-#[wasm_bindgen(js_name = toolDefinitions)]
-pub fn tool_definitions() -> String {
-    text(&tools::definitions_json())
-}
-
-/// Runs a tool: `{"ok": result}` or `{"error": {"code", "message"}}`. Never throws.
+/// Runs a tool without ledgering it: `{"ok": result}` or `{"error": {"code", "message"}}`.
+/// Never throws.
 #[wasm_bindgen(js_name = callTool)]
 pub fn call_tool(name: &str, args_json: &str) -> String {
     text(&tools::call_json(name, args_json))
-}
-
-/// The plot that goes with a tool's result (same arguments): `{"tool": name, "ok": result}`,
-/// `{"tool": name, "error": {...}}`, or `null` when the tool has none. Never throws.
-#[wasm_bindgen(js_name = companionPlot)]
-pub fn companion_plot(name: &str, args_json: &str) -> String {
-    match tools::companion_plot(name) {
-        Some(plot) => {
-            let mut out = tools::call_json(plot, args_json);
-            out["tool"] = json!(plot);
-            text(&out)
-        }
-        None => text(&Value::Null),
-    }
 }
 
 /// Scores a raw pasted answer; returns the report JSON.
@@ -76,6 +60,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     exemplar::sha256_hex(bytes)
 }
 
+/// Panics, so that the page's recovery from a trapped instance can be tested end to end.
+/// No tool reaches it; the page calls it only when a test asks it to.
+#[wasm_bindgen(js_name = trapForTest)]
+pub fn trap_for_test() {
+    panic!("trapForTest: a deliberate panic to test the page's recovery");
+}
+
 fn verification(outcome: Result<usize, ledger::LedgerError>) -> String {
     text(&match outcome {
         Ok(length) => json!({"ok": true, "length": length}),
@@ -83,54 +74,72 @@ fn verification(outcome: Result<usize, ledger::LedgerError>) -> String {
     })
 }
 
-/// The audit ledger of this visit (in memory only).
+/// This visit's tool runs and their audit ledger (in memory only).
 #[wasm_bindgen]
 #[derive(Default)]
-pub struct Ledger {
-    inner: ledger::Ledger,
+pub struct Session {
+    inner: session::Session,
 }
 
 #[wasm_bindgen]
-impl Ledger {
+impl Session {
     #[wasm_bindgen(constructor)]
-    pub fn new() -> Ledger {
-        Ledger::default()
+    pub fn new() -> Session {
+        Session::default()
     }
 
-    /// Appends a tool run and returns the new entry as JSON. Throws if `args_json` or
-    /// `result_json` is not JSON.
-    pub fn append(
+    /// A session continuing an exported ledger (after a trap discarded the instance that
+    /// held it). Throws if the entries do not verify.
+    pub fn restore(entries_json: &str) -> Result<Session, JsError> {
+        session::Session::restore(entries_json)
+            .map(|inner| Session { inner })
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Runs a tool and ledgers the run: `{ok | error, response, entry, plot}`.
+    pub fn run(&mut self, tool: &str, args_json: &str, time_iso: &str) -> String {
+        text(&self.inner.run(tool, args_json, time_iso))
+    }
+
+    /// Ledgers a run that trapped the previous instance (`internal_error`) or was aborted
+    /// (`cancelled`); returns the report as [`Session::run`] does.
+    #[wasm_bindgen(js_name = recordInterruption)]
+    pub fn record_interruption(
         &mut self,
         tool: &str,
         args_json: &str,
-        result_json: &str,
         time_iso: &str,
-    ) -> Result<String, JsError> {
-        let parse = |what: &str, text: &str| {
-            serde_json::from_str::<Value>(text)
-                .map_err(|e| JsError::new(&format!("ledger append: {what} is not JSON: {e}")))
+        cancelled: bool,
+    ) -> String {
+        let why = if cancelled {
+            Interruption::Cancelled
+        } else {
+            Interruption::InternalError
         };
-        let args = parse("args", args_json)?;
-        let result = parse("result", result_json)?;
-        let entry = self.inner.append(time_iso, tool, args, &result);
-        Ok(serde_json::to_string(&entry).expect("an entry serializes"))
+        text(&self.inner.record_interruption(tool, args_json, time_iso, why))
+    }
+
+    /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`.
+    #[wasm_bindgen(js_name = companionPlot)]
+    pub fn companion_plot(&self, tool: &str, args_json: &str) -> String {
+        text(&self.inner.companion_plot(tool, args_json).unwrap_or(Value::Null))
     }
 
     /// All entries as a JSON array (the export format).
     #[wasm_bindgen(js_name = entriesJson)]
     pub fn entries_json(&self) -> String {
-        text(&self.inner.to_json())
+        text(self.inner.ledger().entries())
     }
 
     /// `{"ok": true, "length": n}` or `{"ok": false, "seq": n, "message": "..."}`.
     pub fn verify(&self) -> String {
-        verification(self.inner.verify().map(|()| self.inner.len()))
+        verification(self.inner.verify())
     }
 
-    /// Verifies an exported ledger; as [`Ledger::verify`], with `seq: null` when the text is
-    /// not a JSON array of entries.
+    /// Verifies an exported ledger; as [`Session::verify`], with `seq: null` when the text
+    /// is not a JSON array of entries.
     #[wasm_bindgen(js_name = verifyJson)]
     pub fn verify_json(entries_json: &str) -> String {
-        verification(ledger::verify_json(entries_json))
+        verification(session::verify_exported(entries_json))
     }
 }

@@ -15,11 +15,6 @@ fn dataset_csv_and_json() {
 }
 
 #[wasm_bindgen_test]
-fn tool_definitions_match_native() {
-    common::tool_definitions_match_native();
-}
-
-#[wasm_bindgen_test]
 fn every_tool_matches_native() {
     common::every_tool_matches_native();
 }
@@ -45,19 +40,25 @@ fn sha256_hex_matches_native() {
 }
 
 #[wasm_bindgen_test]
-fn ledger_chain() {
-    common::ledger_chain();
+fn session_runs_and_ledger() {
+    common::session_runs_and_ledger();
 }
 
-/// A ledger append with arguments that are not JSON throws a JS error.
+/// Arguments JavaScript accepts but strict JSON refuses (a lone surrogate, a repeated key,
+/// nesting past the limit) are an `invalid_json` error, ledgered with the text as given;
+/// nothing throws.
 #[wasm_bindgen_test]
-fn ledger_append_rejects_non_json() {
-    let mut ledger = exemplar_wasm::Ledger::new();
-    assert!(ledger
-        .append("fit_random_effects", "{oops", "{}", "t")
-        .is_err());
-    assert!(ledger.append("fit_random_effects", "{}", "", "t").is_err());
-    assert_eq!(ledger.entries_json(), "[]");
+fn arguments_that_are_not_strict_json_are_ledgered_errors() {
+    let mut session = exemplar_wasm::Session::new();
+    let deep = format!("{{\"records\":{}{}}}", "[".repeat(200), "]".repeat(200));
+    for args in [r#"{"method":"\ud800"}"#, r#"{"method":"DL","method":"REML"}"#, &deep] {
+        let report: serde_json::Value =
+            serde_json::from_str(&session.run("fit_random_effects", args, "t")).unwrap();
+        assert_eq!(report["error"]["code"], "invalid_json", "{args:.60}");
+        assert_eq!(report["entry"]["args"], serde_json::json!(args));
+        assert_eq!(report["entry"]["status"], "error");
+    }
+    assert!(session.verify().contains("\"length\":3"));
 }
 
 #[wasm_bindgen_test]

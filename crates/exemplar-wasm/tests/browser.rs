@@ -27,8 +27,8 @@ fn scorer_matches_native() {
 }
 
 #[wasm_bindgen_test]
-fn ledger_chain() {
-    common::ledger_chain();
+fn session_runs_and_ledger() {
+    common::session_runs_and_ledger();
 }
 
 #[wasm_bindgen_test]

@@ -2,29 +2,18 @@
 //! protocol and their labels, and the count of scored fields. The page renders these
 //! values; it decides none of them.
 
+use crate::runs::Condition;
 use crate::{baselines, dataset, protocol, scorer};
 use serde::Serialize;
 
-/// One condition of the A/B protocol.
+/// One condition of the A/B protocol, as the page shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Condition {
+pub struct ConditionLabel {
     /// The key used in run records and the page's element ids (`pdf`, `webmcp`).
     pub key: &'static str,
     /// How the page names it.
     pub label: &'static str,
 }
-
-/// The two conditions, in the order the page shows them.
-pub const CONDITIONS: [Condition; 2] = [
-    Condition {
-        key: "pdf",
-        label: "PDF",
-    },
-    Condition {
-        key: "webmcp",
-        label: "WebMCP",
-    },
-];
 
 /// The page's metadata.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,7 +28,7 @@ pub struct PageMetadata {
     /// SHA-256 of the current released baseline's PDF.
     pub pdf_sha256: &'static str,
     pub pdf_path: &'static str,
-    pub conditions: [Condition; 2],
+    pub conditions: [ConditionLabel; 2],
     /// How many fields the scorer checks.
     pub scored_fields: usize,
 }
@@ -56,7 +45,10 @@ pub fn metadata() -> PageMetadata {
         rule: protocol::RULE_TEXT,
         pdf_sha256: baselines::current().pdf_sha256,
         pdf_path: protocol::PDF_PATH,
-        conditions: CONDITIONS,
+        conditions: Condition::BOTH.map(|c| ConditionLabel {
+            key: c.name(),
+            label: c.label(),
+        }),
         scored_fields: scorer::FIELD_COUNT,
     }
 }

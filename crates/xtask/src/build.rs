@@ -32,6 +32,7 @@ const WASM_FEATURES: &[&str] = &[
 pub fn build(root: &Path) -> Result<()> {
     // The records first: an invalid record fails the build in seconds, not after the wasm.
     summarize_runs(root)?;
+    write_tool_definitions(root)?;
     build_wasm(root)?;
     render_methods(root)
 }
@@ -66,6 +67,25 @@ pub fn summarize_runs(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Where the page reads the tool definitions it registers before the wasm has loaded.
+pub const TOOL_DEFINITIONS: &str = "www/generated/tools.json";
+
+/// The tool definitions as the page registers them, written from the Rust registry
+/// (`exemplar tools` prints the same JSON). Committed, and checked current by a tidy test.
+pub fn tool_definitions_text() -> String {
+    serde_json::to_string_pretty(&exemplar::tools::definitions_json())
+        .expect("definitions serialize")
+        + "\n"
+}
+
+fn write_tool_definitions(root: &Path) -> Result<()> {
+    let path = root.join(TOOL_DEFINITIONS);
+    std::fs::create_dir_all(path.parent().expect("a folder"))?;
+    std::fs::write(&path, tool_definitions_text())?;
+    eprintln!("{TOOL_DEFINITIONS}: written from the tool registry");
+    Ok(())
+}
+
 fn build_wasm(root: &Path) -> Result<()> {
     run(cargo()
         .args([
@@ -86,7 +106,7 @@ fn build_wasm(root: &Path) -> Result<()> {
         std::fs::remove_dir_all(&out_dir)?;
     }
     run(Command::new("wasm-bindgen")
-        .args(["--target", "web", "--no-typescript", "--out-dir"])
+        .args(["--target", "web", "--out-dir"])
         .arg(&out_dir)
         .arg(&wasm))?;
     let bg = out_dir.join("exemplar_wasm_bg.wasm");

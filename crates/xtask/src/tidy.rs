@@ -32,7 +32,7 @@ fn the_page_restates_no_tool_definition() {
         for def in exemplar::tools::definitions() {
             assert!(
                 !text.contains(def.name),
-                "{} names the tool {}: register what toolDefinitions() returns instead",
+                "{} names the tool {}: register what www/generated/tools.json holds instead",
                 path.display(),
                 def.name
             );
@@ -43,6 +43,20 @@ fn the_page_restates_no_tool_definition() {
             );
         }
     }
+}
+
+/// The definitions the page registers before its wasm loads are the registry's, byte for
+/// byte: `cargo xtask build` writes them, and this fails when they have drifted.
+#[test]
+fn the_generated_tool_definitions_are_current() {
+    let root = crate::workspace_root();
+    let path = root.join(crate::build::TOOL_DEFINITIONS);
+    let written = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        written == crate::build::tool_definitions_text(),
+        "{} is not the registry's definitions: run cargo xtask build and commit it",
+        path.display()
+    );
 }
 
 #[test]

@@ -12,7 +12,9 @@ fn parse(text: &str) -> Value {
 
 pub fn metadata_describes_the_frozen_artifacts() {
     let m = parse(&api::metadata());
-    assert_eq!(m, exemplar::protocol::metadata());
+    assert_eq!(m, serde_json::to_value(exemplar::page::metadata()).unwrap());
+    assert_eq!(m["scored_fields"], 13);
+    assert_eq!(m["conditions"][0], json!({"key": "pdf", "label": "PDF"}));
     assert_eq!(m["baseline_version"], exemplar::protocol::BASELINE_VERSION);
     assert_eq!(m["dataset_name"], "dat.raudenbush1985");
     assert_eq!(m["dataset_sha256"], exemplar::dataset::sha256());
@@ -32,18 +34,12 @@ pub fn dataset_csv_and_json() {
     assert_eq!(api::sha256_hex(csv.as_bytes()), exemplar::dataset::sha256());
     let json = parse(&api::dataset_json());
     assert_eq!(json, exemplar::dataset::to_json());
+    assert_eq!(
+        json,
+        exemplar::tools::call("get_dataset", &json!({})).unwrap()
+    );
     assert_eq!(json["records"].as_array().unwrap().len(), 19);
     assert_eq!(json["records"][3]["author"], "Pellegrini & Hicks");
-}
-
-pub fn tool_definitions_match_native() {
-    let tools = parse(&api::tool_definitions());
-    assert_eq!(tools, exemplar::tools::definitions_json());
-    for tool in tools.as_array().unwrap() {
-        assert_eq!(tool["annotations"], json!({"readOnlyHint": true}));
-        assert!(tool["title"].is_string() && tool["description"].is_string());
-        assert_eq!(tool["inputSchema"]["type"], "object");
-    }
 }
 
 /// Every tool, with defaults and with options, gives `{"ok": native result}`.
@@ -163,41 +159,47 @@ pub fn sha256_hex_matches_native() {
     assert_eq!(api::sha256_hex(&[]), exemplar::sha256_hex(&[]));
 }
 
-/// The page's ledger: append tool runs, verify, export, re-verify, detect tampering.
-pub fn ledger_chain() {
-    let mut ledger = api::Ledger::new();
-    assert_eq!(parse(&ledger.verify()), json!({"ok": true, "length": 0}));
-    let mut native = exemplar::ledger::Ledger::new();
+/// The page's session: runs answered and ledgered in one call, as native; export, restore,
+/// verify, detect tampering.
+pub fn session_runs_and_ledger() {
+    let mut session = api::Session::new();
+    assert_eq!(parse(&session.verify()), json!({"ok": true, "length": 0}));
+    let mut native = exemplar::session::Session::new();
     let runs = [
         ("fit_random_effects", "{}"),
         ("refit_excluding", r#"{"exclude":["s04"]}"#),
         ("egger_test", r#"{"variant":"classic"}"#),
+        ("refit_excluding", r#"{"exclude":["s99"]}"#),
+        ("fit_random_effects", "{bad"),
     ];
     for (i, (tool, args)) in runs.iter().enumerate() {
-        let result = parse(&api::call_tool(tool, args))["ok"].to_string();
         let time = format!("2026-09-04T10:00:0{i}Z");
-        let entry = parse(&ledger.append(tool, args, &result, &time).unwrap());
-        let expected = native.append(&time, tool, parse(args), &parse(&result));
-        assert_eq!(entry, serde_json::to_value(&expected).unwrap());
-        assert_eq!(entry["seq"], i + 1);
-        assert_eq!(entry["dataset_sha256"], exemplar::dataset::sha256());
+        let report = parse(&session.run(tool, args, &time));
+        let expected = native.run(tool, args, &time);
+        assert_eq!(report, serde_json::to_value(&expected).unwrap());
+        assert_eq!(report["entry"]["seq"], i + 1);
     }
-    assert_eq!(parse(&ledger.verify()), json!({"ok": true, "length": 3}));
-    let exported = ledger.entries_json();
-    assert_eq!(parse(&exported), native.to_json());
+    assert_eq!(parse(&session.verify()), json!({"ok": true, "length": 5}));
+    let exported = session.entries_json();
+    assert_eq!(parse(&exported), native.ledger().to_json());
     assert_eq!(
-        parse(&api::Ledger::verify_json(&exported)),
-        json!({"ok": true, "length": 3})
+        parse(&api::Session::verify_json(&exported)),
+        json!({"ok": true, "length": 5})
     );
+    let mut restored = api::Session::restore(&exported).unwrap();
+    let trap = parse(&restored.record_interruption("forest_plot", "{}", "t", false));
+    assert_eq!(trap["entry"]["status"], "internal_error");
+    assert_eq!(trap["response"]["isError"], true);
+    assert_eq!(parse(&restored.verify()), json!({"ok": true, "length": 6}));
 
     let tampered = exported.replacen("s04", "s05", 1);
-    let report = parse(&api::Ledger::verify_json(&tampered));
+    let report = parse(&api::Session::verify_json(&tampered));
     assert_eq!(
         (report["ok"].clone(), report["seq"].clone()),
         (json!(false), json!(2))
     );
     assert!(report["message"].is_string());
-    let report = parse(&api::Ledger::verify_json("not json"));
+    let report = parse(&api::Session::verify_json("not json"));
     assert_eq!(
         (report["ok"].clone(), report["seq"].clone()),
         (json!(false), Value::Null)
@@ -212,15 +214,15 @@ pub fn companion_plots_match_native() {
         ("egger_test", "funnel_plot"),
     ] {
         let args = r#"{"exclude":["s04"]}"#;
-        let got = parse(&api::companion_plot(name, args));
+        let got = parse(&api::Session::new().companion_plot(name, args));
         let native = exemplar::tools::call(plot, &parse(args)).unwrap();
         assert_eq!(got, json!({"ok": native, "tool": plot}), "{name}");
     }
     assert_eq!(
-        parse(&api::companion_plot("get_dataset", "{}")),
+        parse(&api::Session::new().companion_plot("get_dataset", "{}")),
         Value::Null
     );
-    let bad = parse(&api::companion_plot(
+    let bad = parse(&api::Session::new().companion_plot(
         "egger_test",
         r#"{"exclude":["nope"]}"#,
     ));

@@ -41,6 +41,14 @@ impl Condition {
             Condition::Webmcp => "webmcp",
         }
     }
+
+    /// How the page and the summary name it for a reader.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Condition::Pdf => "PDF",
+            Condition::Webmcp => "WebMCP",
+        }
+    }
 }
 
 /// Which of a replicate pair's two sessions ran first. Spelled as [`Order::name`] everywhere.

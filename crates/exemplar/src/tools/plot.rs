@@ -10,7 +10,7 @@ use crate::plots::{self, EggerLine, ForestInput, FunnelInput};
 use crate::protocol::rule;
 use meta_analysis::FitOptions;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The axis label of both plots.
 const EFFECT_LABEL: &str = "Standardized mean difference (yi)";
@@ -22,7 +22,7 @@ pub struct ForestPlotResult {
     /// The SVG document.
     pub svg: String,
     /// Every number drawn, with its pixel position.
-    #[cfg_attr(feature = "schemas", schemars(with = "Map<String, Value>"))]
+    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
     pub numbers: Value,
     /// The fit drawn, with the ids left out (a refit result).
     pub fit: RefitResult,
@@ -35,7 +35,7 @@ pub struct FunnelPlotResult {
     /// The SVG document.
     pub svg: String,
     /// Every number drawn, with its pixel position.
-    #[cfg_attr(feature = "schemas", schemars(with = "Map<String, Value>"))]
+    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
     pub numbers: Value,
     /// The pooled REML fit the funnel is centred on.
     pub fit: RefitResult,
