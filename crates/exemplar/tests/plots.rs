@@ -9,7 +9,8 @@ use exemplar::plots::{
     forest, funnel, EggerLine, ForestInput, FunnelInput, PlotError, PlotOutput, MAX_FOREST_RECORDS,
 };
 use exemplar::protocol::{protocol_options, rule, EXCLUDED_RECORD};
-use meta_analysis::{egger_test, fit, refit_excluding, EggerVariant, Fit, Record};
+use meta_analysis::{egger_test, fit, refit_excluding, EggerVariant, Fit, Method, Record, Test};
+use proptest::prelude::*;
 use roxmltree::{Document, Node};
 use std::path::PathBuf;
 
@@ -458,4 +459,326 @@ fn golden_funnel_excluding_s04() {
     })
     .unwrap();
     golden("funnel_exclude_s04.svg", &out.svg);
+}
+
+// Issue 10: extreme but valid numbers give a clear error (or a plot), never a panic.
+
+/// The records of the issue: three ordinary ones and two at ±`big`.
+fn extreme_args(big: f64) -> serde_json::Value {
+    serde_json::json!({
+        "records": [
+            {"id": "a", "yi": 0.1, "vi": 0.01},
+            {"id": "b", "yi": 0.3, "vi": 0.02},
+            {"id": "c", "yi": 0.2, "vi": 0.03},
+            {"id": "big", "yi": big, "vi": 1},
+            {"id": "small", "yi": -big, "vi": 1},
+        ],
+        "exclude": ["big", "small"],
+    })
+}
+
+/// What the tool (and `exemplar plot`, which calls it) answers: an SVG that parses, or an
+/// error a person can read.
+fn plot_tool(name: &str, args: &serde_json::Value) -> Result<String, String> {
+    match exemplar::tools::call(name, args) {
+        Ok(result) => {
+            let svg = result["svg"].as_str().expect("a plot result has svg");
+            Document::parse(svg).expect("the SVG is well-formed");
+            Ok(svg.to_string())
+        }
+        Err(e) => Err(e.message),
+    }
+}
+
+fn assert_too_wide(tool: &str, args: &serde_json::Value) {
+    let err = plot_tool(tool, args).unwrap_err();
+    assert!(
+        err.starts_with("the values span more than can be drawn: "),
+        "{tool}: {err}"
+    );
+}
+
+#[test]
+fn forest_of_records_at_plus_minus_1e308_is_a_clear_error() {
+    assert_too_wide("forest_plot", &extreme_args(1e308));
+}
+
+#[test]
+fn funnel_of_records_at_plus_minus_1e308_is_a_clear_error() {
+    assert_too_wide("funnel_plot", &extreme_args(1e308));
+}
+
+#[test]
+fn forest_of_records_at_plus_minus_9e307_is_a_clear_error() {
+    assert_too_wide("forest_plot", &extreme_args(9e307));
+}
+
+#[test]
+fn funnel_of_records_at_plus_minus_9e307_is_a_clear_error() {
+    assert_too_wide("funnel_plot", &extreme_args(9e307));
+}
+
+#[test]
+fn equal_effects_forest_of_two_records_at_plus_minus_1e308_is_a_clear_error() {
+    let args = serde_json::json!({
+        "method": "EE",
+        "records": [{"id": "up", "yi": 1e308, "vi": 1}, {"id": "down", "yi": -1e308, "vi": 1}],
+    });
+    assert_too_wide("forest_plot", &args);
+}
+
+/// Finite values from the edges of the doubles: ±f64::MAX, ±1e308, subnormals, the smallest
+/// normal, zero, ordinary values and anything finite.
+fn extreme_value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(f64::MAX),
+        Just(-f64::MAX),
+        Just(1e308),
+        Just(-1e308),
+        Just(9e307),
+        Just(-9e307),
+        Just(f64::MIN_POSITIVE),
+        Just(-f64::MIN_POSITIVE),
+        Just(5e-324),
+        Just(-5e-324),
+        Just(0.0),
+        (1u64..1 << 52).prop_map(f64::from_bits),
+        -10.0f64..10.0,
+        any::<f64>().prop_filter("finite", |x| x.is_finite()),
+    ]
+}
+
+/// Positive finite variances from subnormal to f64::MAX.
+fn extreme_variance() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(5e-324),
+        Just(1e-308),
+        Just(f64::MIN_POSITIVE),
+        Just(1e308),
+        Just(f64::MAX),
+        (1u64..1 << 52).prop_map(f64::from_bits),
+        1e-4f64..1.0,
+        any::<f64>().prop_filter("positive finite", |x| x.is_finite() && *x > 0.0),
+    ]
+}
+
+/// A fit with arbitrary finite numbers, as a caller other than the engine might pass.
+fn extreme_fit(k: usize, numbers: [f64; 6], method: Method) -> Fit {
+    let [estimate, ci_lower, ci_upper, pi_lower, pi_upper, tau2] = numbers;
+    Fit {
+        method,
+        test: Test::Z,
+        level: 0.95,
+        k,
+        estimate,
+        se: 1.0,
+        statistic: 0.0,
+        df: None,
+        p: 0.5,
+        ci_lower,
+        ci_upper,
+        tau2: tau2.abs(),
+        tau: tau2.abs().sqrt(),
+        se_tau2: None,
+        q: 0.0,
+        q_df: k.saturating_sub(1),
+        q_p: 1.0,
+        i2: 0.0,
+        h2: 1.0,
+        pi_lower,
+        pi_upper,
+        iterations: None,
+    }
+}
+
+/// A plot is either SVG that parses with no non-finite number in it, or an error with a
+/// message.
+fn drawn_or_refused(result: Result<PlotOutput, PlotError>) -> Result<(), TestCaseError> {
+    match result {
+        Ok(out) => {
+            let doc = Document::parse(&out.svg)
+                .map_err(|e| TestCaseError::fail(format!("ill-formed SVG: {e}")))?;
+            for node in doc.descendants() {
+                for a in node.attributes() {
+                    prop_assert!(
+                        !a.value().contains("NaN") && !a.value().contains("inf"),
+                        "{}=\"{}\"",
+                        a.name(),
+                        a.value()
+                    );
+                }
+            }
+        }
+        Err(e) => prop_assert!(!e.to_string().is_empty()),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn extreme_finite_values_are_drawn_or_refused_never_a_panic(
+        rows in prop::collection::vec((extreme_value(), extreme_variance(), any::<bool>()), 1..7),
+        fit_numbers in prop::array::uniform6(extreme_value()),
+        which_fit in 0usize..4,
+        pooled in prop::option::of(extreme_value()),
+        egger in prop::option::of((extreme_value(), extreme_value(), 0.0f64..=1.0)),
+    ) {
+        let records: Vec<Record> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (yi, vi, _))| Record::new(format!("r{i}"), *yi, *vi))
+            .collect();
+        let excluded: Vec<String> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, e))| *e)
+            .map(|(i, _)| format!("r{i}"))
+            .collect();
+        let kept: Vec<Record> =
+            records.iter().filter(|r| !excluded.contains(&r.id)).cloned().collect();
+        // No fit; the engine's fit where it has one; arbitrary numbers (random and equal
+        // effects).
+        let fitted = match which_fit {
+            1 => fit(&kept, &protocol_options()).ok(),
+            2 => Some(extreme_fit(kept.len(), fit_numbers, Method::Reml)),
+            3 => Some(extreme_fit(kept.len(), fit_numbers, Method::Ee)),
+            _ => None,
+        };
+        drawn_or_refused(forest(&ForestInput {
+            records: &records,
+            excluded: &excluded,
+            fit: fitted.as_ref(),
+            title: "t",
+            x_label: "x",
+        }))?;
+        let egger = egger.map(|(b0, b1, p)| EggerLine {
+            variant: "classic",
+            intercept_b0: b0,
+            slope_b1: b1,
+            p,
+            rule_outcome: "passed",
+        });
+        drawn_or_refused(funnel(&FunnelInput {
+            records: &records,
+            excluded: &excluded,
+            pooled,
+            egger,
+            title: "t",
+            x_label: "x",
+        }))?;
+    }
+}
+
+#[test]
+fn a_single_record_at_f64_max_is_a_clear_error() {
+    // The forest's axis runs from 0 to f64::MAX, and whole tick steps reach past it.
+    let records = [Record::new("top", f64::MAX, 5e-324)];
+    let err = forest(&ForestInput {
+        records: &records,
+        excluded: &[],
+        fit: None,
+        title: "t",
+        x_label: "x",
+    })
+    .unwrap_err();
+    assert!(matches!(err, PlotError::SpanTooWide { .. }), "{err}");
+}
+
+#[test]
+fn subnormal_variances_get_finite_weights() {
+    // 1/5e-324 is infinite; the weights are scaled by a power of two before they are summed.
+    let records = [
+        Record::new("a", 0.1, 5e-324),
+        Record::new("b", 0.2, 1e-308),
+        Record::new("c", 0.3, 0.5),
+    ];
+    let fitted = Fit {
+        tau2: 0.0,
+        tau: 0.0,
+        ..full_fit(&dataset::records())
+    };
+    let fitted = Fit { k: 3, ..fitted };
+    let out = forest(&ForestInput {
+        records: &records,
+        excluded: &[],
+        fit: Some(&fitted),
+        title: "t",
+        x_label: "x",
+    })
+    .unwrap();
+    assert!(!out.svg.contains("NaN") && !out.svg.contains("inf"));
+    let weights: Vec<f64> = out.numbers["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["weight_percent"].as_f64().unwrap())
+        .collect();
+    // 5e-324 against 1e-308 and 0.5: nearly all the weight, the rest tiny but finite.
+    assert!((weights[0] - 100.0).abs() < 1e-9, "{weights:?}");
+    assert!(weights[1] > 0.0 && weights[1] < 1e-10 && weights[2] >= 0.0);
+    assert!((weights.iter().sum::<f64>() - 100.0).abs() < 1e-9);
+}
+
+#[test]
+fn very_small_standard_errors_get_no_negative_ticks() {
+    let records = [Record::new("a", 0.1, 1e-40), Record::new("b", 0.2, 4e-40)];
+    let out = funnel_plain(&records, &[]);
+    let ticks = out.numbers["y_axis"]["ticks"].as_array().unwrap();
+    assert_eq!(ticks[0], 0.0);
+    assert!(ticks.iter().all(|t| t.as_f64().unwrap() >= 0.0));
+}
+
+/// Every U+202E RIGHT-TO-LEFT OVERRIDE in the text sits inside a bidirectional isolate
+/// (U+2066–U+2068 … U+2069), and every isolate is closed: the override cannot reach the
+/// words around the id.
+fn overrides_are_isolated(text: &str) -> bool {
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '\u{2066}'..='\u{2068}' => depth += 1,
+            '\u{2069}' if depth == 0 => return false,
+            '\u{2069}' => depth -= 1,
+            '\u{202E}' if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+#[test]
+fn a_right_to_left_override_in_an_id_is_isolated() {
+    let id = "ev\u{202E}il";
+    let records = vec![
+        Record::new(id, 0.1, 0.01),
+        Record::new("b", 0.3, 0.04),
+        Record::new("c", -0.1, 0.02),
+        Record::new("d", 0.2, 0.03),
+    ];
+    let excluded = vec![id.to_string()];
+    let fitted = full_fit(&records[1..]);
+    for svg in [
+        forest_of(&records, &excluded, Some(&fitted)).svg,
+        funnel_plain(&records, &excluded).svg,
+    ] {
+        let doc = Document::parse(&svg).unwrap();
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.is_text())
+            .filter_map(|n| n.text())
+            .filter(|t| t.contains('\u{202E}'))
+            .collect();
+        // The label, the tooltip, the notes or legend and the description all name the id.
+        assert!(texts.len() >= 4, "{texts:?}");
+        for text in texts {
+            assert!(overrides_are_isolated(text), "not isolated: {text:?}");
+        }
+        // The label: the isolated id, then " (excluded)" outside the isolate.
+        assert!(svg.contains(">\u{2068}ev\u{202E}il\u{2069} (excluded)</text>"));
+        // The id itself is kept as it is for scripts.
+        assert!(doc
+            .descendants()
+            .any(|n| n.attribute("data-id") == Some(id)));
+    }
 }

@@ -1,18 +1,24 @@
 //! Axes: a baseline, tick marks, tick labels and a title.
 
-use super::scale::{Linear, Ticks};
+use super::scale::{Linear, ScaleError, Ticks};
 use super::svg::{px, Writer};
 use super::INK;
 
 const TICK: f64 = 5.0;
 
 /// A horizontal axis along `y`, ticks pointing down.
-pub(super) fn bottom(w: &mut Writer, scale: &Linear, ticks: &Ticks, y: f64, title: &str) {
+pub(super) fn bottom(
+    w: &mut Writer,
+    scale: &Linear,
+    ticks: &Ticks,
+    y: f64,
+    title: &str,
+) -> Result<(), ScaleError> {
     let (r0, r1) = scale.range;
     w.open("g", &[("class", "axis x-axis")]);
     line(w, (r0, y), (r1, y));
     for &v in &ticks.values {
-        let x = scale.map(v);
+        let x = scale.map(v)?;
         line(w, (x, y), (x, y + TICK));
         w.text(
             "text",
@@ -35,15 +41,22 @@ pub(super) fn bottom(w: &mut Writer, scale: &Linear, ticks: &Ticks, y: f64, titl
         title,
     );
     w.close("g");
+    Ok(())
 }
 
 /// A vertical axis along `x`, ticks pointing left, title turned a quarter left.
-pub(super) fn left(w: &mut Writer, scale: &Linear, ticks: &Ticks, x: f64, title: &str) {
+pub(super) fn left(
+    w: &mut Writer,
+    scale: &Linear,
+    ticks: &Ticks,
+    x: f64,
+    title: &str,
+) -> Result<(), ScaleError> {
     let (r0, r1) = scale.range;
     w.open("g", &[("class", "axis y-axis")]);
     line(w, (x, r0), (x, r1));
     for &v in &ticks.values {
-        let y = scale.map(v);
+        let y = scale.map(v)?;
         line(w, (x - TICK, y), (x, y));
         w.text(
             "text",
@@ -69,6 +82,7 @@ pub(super) fn left(w: &mut Writer, scale: &Linear, ticks: &Ticks, x: f64, title:
         title,
     );
     w.close("g");
+    Ok(())
 }
 
 fn line(w: &mut Writer, (x1, y1): (f64, f64), (x2, y2): (f64, f64)) {

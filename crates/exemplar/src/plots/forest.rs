@@ -1,8 +1,10 @@
 //! The forest plot: one row per record, the pooled diamond and the prediction interval.
 
-use super::scale::{nice, Linear};
+use super::scale::{nice, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
-use super::{axis, finite, open_document, short_label, validate, PlotError, PlotOutput, GREY, INK};
+use super::{
+    axis, finite, id_label, id_text, open_document, validate, PlotError, PlotOutput, GREY, INK,
+};
 use meta_analysis::distributions::normal_quantile;
 use meta_analysis::{Fit, Method, Record, Test};
 use serde_json::{json, Value};
@@ -64,10 +66,16 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         None => None,
     };
     let level = input.fit.map_or(0.95, |f| f.level);
-    let z = normal_quantile(1.0 - (1.0 - level) / 2.0);
+    let z = finite(
+        normal_quantile(1.0 - (1.0 - level) / 2.0),
+        "the intervals at this confidence level",
+    )?;
 
-    let tau2 = pooled.as_ref().map(|p| p.fit.tau2);
-    let weight = |r: &Record| tau2.map(|t| 1.0 / (r.vi + t));
+    let weights = match &pooled {
+        Some(p) => Some(Weights::new(input.records, &is_excluded, p.fit.tau2)?),
+        None => None,
+    };
+    let weight = |r: &Record| weights.as_ref().map(|w| w.weight(r));
     let total: f64 = input
         .records
         .iter()
@@ -114,9 +122,9 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         lo = lo.min(p.fit.ci_lower).min(p.fit.pi_lower);
         hi = hi.max(p.fit.ci_upper).max(p.fit.pi_upper);
     }
-    let ticks = nice(lo, hi, 5);
-    let domain = (ticks.values[0], ticks.values[ticks.values.len() - 1]);
-    let x = Linear::new(domain, (PLOT_X0, PLOT_X1));
+    let ticks = nice(lo, hi, 5)?;
+    let domain = ticks.domain();
+    let x = Linear::new(domain, (PLOT_X0, PLOT_X1))?;
 
     let last_row_y = FIRST_ROW_Y + (rows.len() - 1) as f64 * ROW_HEIGHT;
     let separator_y = last_row_y + 12.0;
@@ -131,7 +139,7 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     let notes_y = axis_y + 58.0;
     let height = notes_y + (notes.len() as f64 - 1.0).max(0.0) * 15.0 + 14.0;
 
-    let numbers = numbers(&rows, &pooled, &x, &ticks.values, level, input.excluded);
+    let numbers = numbers(&rows, &pooled, &x, &ticks.values, level, input.excluded)?;
     let desc = description(input, &rows, &pooled, level);
 
     let mut w = Writer::default();
@@ -167,9 +175,9 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
             "line",
             &[
                 ("class", "null-line"),
-                ("x1", &px(x.map(0.0))),
+                ("x1", &px(x.map(0.0)?)),
                 ("y1", &px(HEADER_Y + 8.0)),
-                ("x2", &px(x.map(0.0))),
+                ("x2", &px(x.map(0.0)?)),
                 ("y2", &px(axis_y)),
                 ("stroke", GREY),
                 ("stroke-dasharray", "2 3"),
@@ -177,7 +185,7 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         );
     }
     for row in &rows {
-        draw_row(&mut w, row, &x, level);
+        draw_row(&mut w, row, &x, level)?;
     }
     if let Some(p) = &pooled {
         w.empty(
@@ -191,10 +199,10 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
                 ("stroke-width", "0.5"),
             ],
         );
-        draw_pooled(&mut w, p, &x, diamond_y, pi_y, level);
+        draw_pooled(&mut w, p, &x, diamond_y, pi_y, level)?;
     }
     w.close("g");
-    axis::bottom(&mut w, &x, &ticks, axis_y, input.x_label);
+    axis::bottom(&mut w, &x, &ticks, axis_y, input.x_label)?;
     w.open("g", &[("class", "notes"), ("font-size", "11")]);
     for (i, note) in notes.iter().enumerate() {
         w.text(
@@ -231,6 +239,16 @@ impl<'a> Pooled<'a> {
         finite(fit.pi_upper, "the upper prediction limit")?;
         finite(fit.tau2, "tau²")?;
         finite(fit.level, "the confidence level")?;
+        if fit.tau2 < 0.0 {
+            return Err(PlotError::NonFiniteInput {
+                what: "tau² (it must be 0 or more)",
+            });
+        }
+        if !(fit.level > 0.0 && fit.level < 1.0) {
+            return Err(PlotError::NonFiniteInput {
+                what: "the confidence level (it must lie strictly between 0 and 1)",
+            });
+        }
         Ok(Pooled { fit })
     }
 
@@ -251,6 +269,44 @@ impl<'a> Pooled<'a> {
             Method::Ee => "Equal-effects model".into(),
             m => format!("Random-effects model ({})", m.name()),
         }
+    }
+}
+
+/// The weights 1/(vᵢ + τ̂²), all multiplied by one power of two so that the largest lies in
+/// (0.5, 2]: percentages and relative sizes are unchanged (the scaling is exact), but a tiny
+/// vᵢ can no longer make a weight, or their sum, infinite.
+struct Weights {
+    tau2: f64,
+    scale: f64,
+}
+
+impl Weights {
+    fn new(records: &[Record], is_excluded: &[bool], tau2: f64) -> Result<Self, PlotError> {
+        let denominators: Vec<f64> = records
+            .iter()
+            .zip(is_excluded)
+            .filter(|(_, e)| !**e)
+            .map(|(r, _)| r.vi + tau2)
+            .collect();
+        if denominators.is_empty() {
+            return Ok(Weights { tau2, scale: 1.0 });
+        }
+        let smallest = denominators.iter().copied().fold(f64::INFINITY, f64::min);
+        if !smallest.is_finite() {
+            return Err(PlotError::Overflow {
+                what: "the weights' denominators vi + τ²",
+            });
+        }
+        // The binary exponent of the smallest denominator, kept among the normal doubles so
+        // 2^exponent is exact.
+        let exponent = ((smallest.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+        let exponent = exponent.clamp(-1022, 1023);
+        let scale = f64::from_bits(((exponent + 1023) as u64) << 52);
+        Ok(Weights { tau2, scale })
+    }
+
+    fn weight(&self, r: &Record) -> f64 {
+        self.scale / (r.vi + self.tau2)
     }
 }
 
@@ -311,7 +367,7 @@ fn header(w: &mut Writer, level: f64) {
     );
 }
 
-fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) {
+fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) -> Result<(), ScaleError> {
     let r = row.record;
     let ink = if row.excluded { GREY } else { INK };
     let weight_text = row
@@ -326,7 +382,7 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) {
     };
     let tooltip = format!(
         "{}: yi = {}, {}% CI [{}, {}]{note}",
-        r.id,
+        id_text(&r.id),
         fixed(r.yi, 2),
         percent(level),
         fixed(row.ci.0, 2),
@@ -343,13 +399,13 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) {
     );
     w.text("title", &[], &tooltip);
     let label = if row.excluded {
-        format!("{} (excluded)", short_label(&r.id, LABEL_CHARS - 11))
+        format!("{} (excluded)", id_label(&r.id, LABEL_CHARS - 11))
     } else {
-        short_label(&r.id, LABEL_CHARS)
+        id_label(&r.id, LABEL_CHARS)
     };
     let y = px(row.y + 4.0);
     w.text("text", &[("x", &px(LABEL_X)), ("y", &y)], &label);
-    let (x1, x2, cy) = (px(x.map(row.ci.0)), px(x.map(row.ci.1)), px(row.y));
+    let (x1, x2, cy) = (px(x.map(row.ci.0)?), px(x.map(row.ci.1)?), px(row.y));
     let mut line = vec![
         ("class", "ci"),
         ("x1", x1.as_str()),
@@ -372,7 +428,7 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) {
         "rect",
         &[
             ("class", "point"),
-            ("x", &px(x.map(r.yi) - half)),
+            ("x", &px(x.map(r.yi)? - half)),
             ("y", &px(row.y - half)),
             ("width", &px(row.side)),
             ("height", &px(row.side)),
@@ -391,11 +447,19 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) {
         if row.excluded { "–" } else { &weight_text },
     );
     w.close("g");
+    Ok(())
 }
 
-fn draw_pooled(w: &mut Writer, p: &Pooled, x: &Linear, diamond_y: f64, pi_y: f64, level: f64) {
+fn draw_pooled(
+    w: &mut Writer,
+    p: &Pooled,
+    x: &Linear,
+    diamond_y: f64,
+    pi_y: f64,
+    level: f64,
+) -> Result<(), ScaleError> {
     let f = p.fit;
-    let (lo, mid, hi) = (x.map(f.ci_lower), x.map(f.estimate), x.map(f.ci_upper));
+    let (lo, mid, hi) = (x.map(f.ci_lower)?, x.map(f.estimate)?, x.map(f.ci_upper)?);
     let points = format!(
         "{},{} {},{} {},{} {},{}",
         px(lo),
@@ -436,9 +500,9 @@ fn draw_pooled(w: &mut Writer, p: &Pooled, x: &Linear, diamond_y: f64, pi_y: f64
     );
     w.close("g");
     if !p.shows_pi() {
-        return;
+        return Ok(());
     }
-    let (a, b) = (x.map(f.pi_lower), x.map(f.pi_upper));
+    let (a, b) = (x.map(f.pi_lower)?, x.map(f.pi_upper)?);
     let y = px(pi_y + 4.0);
     w.open("g", &[("class", "prediction-interval")]);
     w.text(
@@ -484,6 +548,7 @@ fn draw_pooled(w: &mut Writer, p: &Pooled, x: &Linear, diamond_y: f64, pi_y: f64
         &format!("[{}, {}]", fixed(f.pi_lower, 2), fixed(f.pi_upper, 2)),
     );
     w.close("g");
+    Ok(())
 }
 
 /// The lines under the axis: the model, heterogeneity, how rows were computed, exclusions.
@@ -525,7 +590,7 @@ fn notes(input: &ForestInput, pooled: &Option<Pooled>, level: f64) -> Vec<String
             .records
             .iter()
             .filter(|r| input.excluded.contains(&r.id))
-            .map(|r| short_label(&r.id, 40))
+            .map(|r| id_label(&r.id, 40))
             .collect();
         notes.extend(wrap(lead, &ids, NOTE_CHARS));
     }
@@ -570,7 +635,8 @@ fn description(input: &ForestInput, rows: &[Row], pooled: &Option<Pooled>, level
         }
     );
     if !input.excluded.is_empty() {
-        d.push_str(&format!(" Excluded: {}.", input.excluded.join(", ")));
+        let ids: Vec<String> = input.excluded.iter().map(|id| id_text(id)).collect();
+        d.push_str(&format!(" Excluded: {}.", ids.join(", ")));
     }
     match pooled {
         Some(p) => {
@@ -606,11 +672,12 @@ fn numbers(
     ticks: &[f64],
     level: f64,
     excluded: &[String],
-) -> Value {
-    let rows: Vec<Value> = rows
+) -> Result<Value, ScaleError> {
+    let at = |v: f64| x.map(v).map(px_value);
+    let rows = rows
         .iter()
         .map(|row| {
-            json!({
+            Ok(json!({
                 "id": row.record.id,
                 "yi": row.record.yi,
                 "vi": row.record.vi,
@@ -620,13 +687,13 @@ fn numbers(
                 "weight_percent": row.weight_percent,
                 "y": px_value(row.y),
                 "x": {
-                    "yi": px_value(x.map(row.record.yi)),
-                    "ci_lower": px_value(x.map(row.ci.0)),
-                    "ci_upper": px_value(x.map(row.ci.1)),
+                    "yi": at(row.record.yi)?,
+                    "ci_lower": at(row.ci.0)?,
+                    "ci_upper": at(row.ci.1)?,
                 },
-            })
+            }))
         })
-        .collect();
+        .collect::<Result<Vec<Value>, ScaleError>>()?;
     let pooled = pooled.as_ref().map(|p| {
         let f = p.fit;
         let mut v = json!({
@@ -638,20 +705,21 @@ fn numbers(
             "ci_upper": f.ci_upper,
             "tau2": f.tau2,
             "x": {
-                "estimate": px_value(x.map(f.estimate)),
-                "ci_lower": px_value(x.map(f.ci_lower)),
-                "ci_upper": px_value(x.map(f.ci_upper)),
+                "estimate": at(f.estimate)?,
+                "ci_lower": at(f.ci_lower)?,
+                "ci_upper": at(f.ci_upper)?,
             },
         });
         if p.shows_pi() {
             v["pi_lower"] = json!(f.pi_lower);
             v["pi_upper"] = json!(f.pi_upper);
-            v["x"]["pi_lower"] = json!(px_value(x.map(f.pi_lower)));
-            v["x"]["pi_upper"] = json!(px_value(x.map(f.pi_upper)));
+            v["x"]["pi_lower"] = json!(at(f.pi_lower)?);
+            v["x"]["pi_upper"] = json!(at(f.pi_upper)?);
         }
-        v
+        Ok(v)
     });
-    json!({
+    let pooled = pooled.transpose()?;
+    Ok(json!({
         "plot": "forest",
         "level": level,
         "x_axis": {
@@ -662,7 +730,7 @@ fn numbers(
         "rows": rows,
         "excluded": excluded,
         "pooled": pooled,
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The funnel plot: yi against its standard error (0 at the top), the pseudo 95% confidence
 //! funnel around a pooled estimate, and Egger's regression line.
 
-use super::scale::{nice, Linear};
+use super::scale::{nice, span, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
-    axis, finite, open_document, p_text, short_label, validate, PlotError, PlotOutput, FILL, GREY,
-    INK,
+    axis, finite, id_label, id_text, open_document, p_text, validate, PlotError, PlotOutput, FILL,
+    GREY, INK,
 };
 use meta_analysis::distributions::normal_quantile;
 use meta_analysis::Record;
@@ -80,9 +80,11 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
     let se: Vec<f64> = input.records.iter().map(|r| r.vi.sqrt()).collect();
 
     // 2% room so no point sits on the frame.
-    let y_ticks = nice(0.0, 1.02 * se.iter().copied().fold(0.0, f64::max), 5);
-    let se_max = y_ticks.values[y_ticks.values.len() - 1];
-    let y = Linear::new((0.0, se_max), (PLOT_Y0, PLOT_Y1));
+    let mut y_ticks = nice(0.0, 1.02 * se.iter().copied().fold(0.0, f64::max), 5)?;
+    // Standard errors so small that the axis was widened around 0 get no negative ticks.
+    y_ticks.values.retain(|v| *v >= 0.0);
+    let se_max = y_ticks.domain().1;
+    let y = Linear::new((0.0, se_max), (PLOT_Y0, PLOT_Y1))?;
 
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
@@ -94,10 +96,12 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         lo = lo.min(p - z * se_max);
         hi = hi.max(p + z * se_max);
     }
-    let pad = 0.02 * (hi - lo);
-    let x_ticks = nice(lo - pad, hi + pad, 6);
-    let domain = (x_ticks.values[0], x_ticks.values[x_ticks.values.len() - 1]);
-    let x = Linear::new(domain, (PLOT_X0, PLOT_X1));
+    // The error names the data's extent, not the padded one.
+    let too_wide = ScaleError::Span { lo, hi };
+    let pad = 0.02 * span(lo, hi)?;
+    let x_ticks = nice(lo - pad, hi + pad, 6).map_err(|_| too_wide)?;
+    let domain = x_ticks.domain();
+    let x = Linear::new(domain, (PLOT_X0, PLOT_X1))?;
     let egger_segment = input.egger.as_ref().and_then(|e| clip(e, domain, se_max));
 
     let legend = legend(input, &is_excluded, z);
@@ -112,7 +116,7 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         egger_segment,
         &x_ticks.values,
         &y_ticks.values,
-    );
+    )?;
     let desc = description(input, z);
 
     let mut w = Writer::default();
@@ -159,7 +163,7 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         ],
     );
     if let Some(p) = input.pooled {
-        draw_funnel(&mut w, p, z, se_max, &x, &y);
+        draw_funnel(&mut w, p, z, se_max, &x, &y)?;
     }
     if let (Some(e), Some(seg)) = (&input.egger, egger_segment) {
         let title = format!(
@@ -173,17 +177,17 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         w.text("title", &[], &title);
         egger_stroke(
             &mut w,
-            (x.map(seg.0 .1), y.map(seg.0 .0)),
-            (x.map(seg.1 .1), y.map(seg.1 .0)),
+            (x.map(seg.0 .1)?, y.map(seg.0 .0)?),
+            (x.map(seg.1 .1)?, y.map(seg.1 .0)?),
         );
         w.close("g");
     }
     for ((r, &excluded), s) in input.records.iter().zip(&is_excluded).zip(&se) {
-        draw_point(&mut w, r, *s, excluded, &x, &y);
+        draw_point(&mut w, r, *s, excluded, &x, &y)?;
     }
     w.close("g");
-    axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, input.x_label);
-    axis::left(&mut w, &y, &y_ticks, PLOT_X0, "Standard error (√vi)");
+    axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, input.x_label)?;
+    axis::left(&mut w, &y, &y_ticks, PLOT_X0, "Standard error (√vi)")?;
     draw_legend(&mut w, &legend);
     w.close("svg");
     Ok(PlotOutput {
@@ -193,10 +197,15 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
 }
 
 /// The part of the line yi = b₁ + b₀·SE, SE ∈ [0, se_max], inside the x domain, as
-/// ((se, yi), (se, yi)) from the top down; `None` when it misses the plot.
+/// ((se, yi), (se, yi)) from the top down; `None` when it misses the plot. The ends are kept
+/// inside the domain: rounding (or a slope so steep that b₀·SE overflows) cannot push them
+/// off the plot.
 #[allow(clippy::type_complexity)]
 fn clip(e: &EggerLine, (d0, d1): (f64, f64), se_max: f64) -> Option<((f64, f64), (f64, f64))> {
-    let at = |s: f64| e.slope_b1 + e.intercept_b0 * s;
+    let at = |s: f64| {
+        // b₁ is finite and s ∈ [0, se_max], so only b₀·SE can overflow (to ±∞, never NaN).
+        (e.slope_b1 + e.intercept_b0 * s).max(d0).min(d1)
+    };
     let (mut s0, mut s1) = (0.0f64, se_max);
     if e.intercept_b0 == 0.0 {
         if !(d0..=d1).contains(&e.slope_b1) {
@@ -214,10 +223,17 @@ fn clip(e: &EggerLine, (d0, d1): (f64, f64), se_max: f64) -> Option<((f64, f64),
     Some(((s0, at(s0)), (s1, at(s1))))
 }
 
-fn draw_funnel(w: &mut Writer, pooled: f64, z: f64, se_max: f64, x: &Linear, y: &Linear) {
-    let top = (px(x.map(pooled)), px(y.map(0.0)));
-    let left = (px(x.map(pooled - z * se_max)), px(y.map(se_max)));
-    let right = (px(x.map(pooled + z * se_max)), px(y.map(se_max)));
+fn draw_funnel(
+    w: &mut Writer,
+    pooled: f64,
+    z: f64,
+    se_max: f64,
+    x: &Linear,
+    y: &Linear,
+) -> Result<(), ScaleError> {
+    let top = (px(x.map(pooled)?), px(y.map(0.0)?));
+    let left = (px(x.map(pooled - z * se_max)?), px(y.map(se_max)?));
+    let right = (px(x.map(pooled + z * se_max)?), px(y.map(se_max)?));
     w.open("g", &[("class", "funnel")]);
     w.text(
         "title",
@@ -259,6 +275,7 @@ fn draw_funnel(w: &mut Writer, pooled: f64, z: f64, se_max: f64, x: &Linear, y: 
         ],
     );
     w.close("g");
+    Ok(())
 }
 
 fn egger_stroke(w: &mut Writer, (x1, y1): (f64, f64), (x2, y2): (f64, f64)) {
@@ -276,8 +293,15 @@ fn egger_stroke(w: &mut Writer, (x1, y1): (f64, f64), (x2, y2): (f64, f64)) {
     );
 }
 
-fn draw_point(w: &mut Writer, r: &Record, se: f64, excluded: bool, x: &Linear, y: &Linear) {
-    let (cx, cy) = (x.map(r.yi), y.map(se));
+fn draw_point(
+    w: &mut Writer,
+    r: &Record,
+    se: f64,
+    excluded: bool,
+    x: &Linear,
+    y: &Linear,
+) -> Result<(), ScaleError> {
+    let (cx, cy) = (x.map(r.yi)?, y.map(se)?);
     let attrs = [
         ("class", "point"),
         ("data-id", r.id.as_str()),
@@ -295,7 +319,7 @@ fn draw_point(w: &mut Writer, r: &Record, se: f64, excluded: bool, x: &Linear, y
         &[],
         &format!(
             "{}: yi = {}, SE = {}{}",
-            r.id,
+            id_text(&r.id),
             fixed(r.yi, 2),
             fixed(se, 3),
             if excluded { " (excluded)" } else { "" }
@@ -319,9 +343,10 @@ fn draw_point(w: &mut Writer, r: &Record, se: f64, excluded: bool, x: &Linear, y
                 ("fill", GREY),
                 ("font-size", "11"),
             ],
-            &format!("{} (excluded)", short_label(&r.id, 16)),
+            &format!("{} (excluded)", id_label(&r.id, 16)),
         );
     }
+    Ok(())
 }
 
 /// A legend entry: which sample to draw and its text.
@@ -350,7 +375,7 @@ fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, Str
             .iter()
             .zip(is_excluded)
             .filter(|(_, e)| **e)
-            .map(|(r, _)| short_label(&r.id, 24))
+            .map(|(r, _)| id_label(&r.id, 24))
             .collect();
         let mut listed = ids
             .iter()
@@ -436,7 +461,8 @@ fn description(input: &FunnelInput, z: f64) -> String {
         input.records.len()
     );
     if !input.excluded.is_empty() {
-        d.push_str(&format!(" Excluded: {}.", input.excluded.join(", ")));
+        let ids: Vec<String> = input.excluded.iter().map(|id| id_text(id)).collect();
+        d.push_str(&format!(" Excluded: {}.", ids.join(", ")));
     }
     match input.pooled {
         Some(p) => d.push_str(&format!(
@@ -470,40 +496,51 @@ fn numbers(
     egger_segment: Option<((f64, f64), (f64, f64))>,
     x_ticks: &[f64],
     y_ticks: &[f64],
-) -> Value {
-    let points: Vec<Value> = input
+) -> Result<Value, ScaleError> {
+    let at_x = |v: f64| x.map(v).map(px_value);
+    let at_y = |v: f64| y.map(v).map(px_value);
+    let points = input
         .records
         .iter()
         .zip(is_excluded)
         .zip(se)
         .map(|((r, e), s)| {
-            json!({
+            Ok(json!({
                 "id": r.id,
                 "yi": r.yi,
                 "se": s,
                 "excluded": e,
-                "x": px_value(x.map(r.yi)),
-                "y": px_value(y.map(*s)),
-            })
+                "x": at_x(r.yi)?,
+                "y": at_y(*s)?,
+            }))
         })
-        .collect();
+        .collect::<Result<Vec<Value>, ScaleError>>()?;
     let se_max = y.domain.1;
-    let pooled = input.pooled.map(|p| {
-        json!({
-            "estimate": p,
-            "z": z,
-            "x": px_value(x.map(p)),
-            "funnel_at_se_max": {
-                "se": se_max,
-                "lower": p - z * se_max,
-                "upper": p + z * se_max,
-                "x_lower": px_value(x.map(p - z * se_max)),
-                "x_upper": px_value(x.map(p + z * se_max)),
-                "y": px_value(y.map(se_max)),
-            },
+    let pooled = input
+        .pooled
+        .map(|p| {
+            Ok::<_, ScaleError>(json!({
+                "estimate": p,
+                "z": z,
+                "x": at_x(p)?,
+                "funnel_at_se_max": {
+                    "se": se_max,
+                    "lower": p - z * se_max,
+                    "upper": p + z * se_max,
+                    "x_lower": at_x(p - z * se_max)?,
+                    "x_upper": at_x(p + z * se_max)?,
+                    "y": at_y(se_max)?,
+                },
+            }))
         })
-    });
-    let end = |(s, yi): (f64, f64)| json!({ "se": s, "yi": yi, "x": px_value(x.map(yi)), "y": px_value(y.map(s)) });
+        .transpose()?;
+    let end = |(s, yi): (f64, f64)| -> Result<Value, ScaleError> {
+        Ok(json!({ "se": s, "yi": yi, "x": at_x(yi)?, "y": at_y(s)? }))
+    };
+    let line = match egger_segment {
+        Some((a, b)) => Some(json!({ "from": end(a)?, "to": end(b)? })),
+        None => None,
+    };
     let egger = input.egger.as_ref().map(|e| {
         json!({
             "variant": e.variant,
@@ -511,10 +548,10 @@ fn numbers(
             "slope_b1": e.slope_b1,
             "p": e.p,
             "rule_outcome": e.rule_outcome,
-            "line": egger_segment.map(|(a, b)| json!({ "from": end(a), "to": end(b) })),
+            "line": line,
         })
     });
-    json!({
+    Ok(json!({
         "plot": "funnel",
         "x_axis": {
             "domain": [x.domain.0, x.domain.1],
@@ -531,7 +568,7 @@ fn numbers(
         "excluded": input.excluded,
         "pooled": pooled,
         "egger": egger,
-    })
+    }))
 }
 
 #[cfg(test)]

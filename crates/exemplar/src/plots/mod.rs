@@ -10,7 +10,12 @@
 //! Output is deterministic (coordinates with two decimals, fixed number formats, ids derived
 //! from the content), scales with its container (`viewBox`, `width="100%"`), carries
 //! `<title>`/`<desc>` for screen readers, and encodes nothing by colour alone: excluded records
-//! are also hollow, dashed and labelled "(excluded)". All text is escaped.
+//! are also hollow, dashed and labelled "(excluded)". All text is escaped, and every id in
+//! text is a bidirectional isolate ([`svg::isolate`]), so an id cannot reorder its neighbours.
+//!
+//! Every number on the way to a pixel is checked: values too far apart to share one axis (a
+//! span, tick or position beyond the largest double) give [`PlotError::SpanTooWide`], never
+//! an infinity, a panic or an unbounded list of ticks.
 //!
 //! The golden files in `crates/exemplar/tests/golden/` pin the SVG text for the frozen
 //! dataset; regenerate them after a deliberate change with `UPDATE_GOLDEN=1 cargo test -p
@@ -26,6 +31,7 @@ pub use forest::{forest, ForestInput, MAX_FOREST_RECORDS};
 pub use funnel::{funnel, EggerLine, FunnelInput, MAX_FUNNEL_RECORDS};
 
 use meta_analysis::Record;
+use scale::ScaleError;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::fmt;
@@ -65,6 +71,22 @@ pub enum PlotError {
     NonFiniteInput { what: &'static str },
     /// The fit does not belong to the records left after the exclusions.
     FitMismatch { fit_k: usize, included: usize },
+    /// The values from `lo` to `hi` cannot share one axis: its span, widened to whole tick
+    /// steps, or the positions along it exceed the largest floating-point number.
+    SpanTooWide { lo: f64, hi: f64 },
+    /// The position of `value` on the plot is not a finite number.
+    Unplaceable { value: f64 },
+    /// A quantity needed for drawing exceeds the largest floating-point number.
+    Overflow { what: &'static str },
+}
+
+impl From<ScaleError> for PlotError {
+    fn from(e: ScaleError) -> Self {
+        match e {
+            ScaleError::Span { lo, hi } => PlotError::SpanTooWide { lo, hi },
+            ScaleError::Position { value } => PlotError::Unplaceable { value },
+        }
+    }
 }
 
 impl fmt::Display for PlotError {
@@ -98,6 +120,24 @@ impl fmt::Display for PlotError {
                 f,
                 "the fit has k = {fit_k}, but {included} records remain after the exclusions; \
                  pass the fit of exactly the records not excluded"
+            ),
+            PlotError::SpanTooWide { lo, hi } => write!(
+                f,
+                "the values span more than can be drawn: an axis from {} to {}, widened to \
+                 whole tick steps, would span more than the largest floating-point number \
+                 (about 1.8e308); remove or rescale the extreme records",
+                number(*lo),
+                number(*hi)
+            ),
+            PlotError::Unplaceable { value } => write!(
+                f,
+                "cannot draw the value {}: its position on the plot is not a finite number",
+                number(*value)
+            ),
+            PlotError::Overflow { what } => write!(
+                f,
+                "cannot compute {what}: it exceeds the largest floating-point number (about \
+                 1.8e308)"
             ),
         }
     }
@@ -159,14 +199,30 @@ fn finite(value: f64, what: &'static str) -> Result<f64, PlotError> {
     }
 }
 
-/// Shown instead of an over-long id; the full id stays in the row's `data-id` and tooltip.
-fn short_label(id: &str, max_chars: usize) -> String {
-    if id.chars().count() <= max_chars {
-        id.to_string()
+/// A number in an error message: plain when short, in scientific notation when it would be a
+/// long run of digits (1e308, not 309 characters).
+fn number(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e9).contains(&x.abs()) {
+        format!("{x}")
     } else {
-        let mut s: String = id.chars().take(max_chars - 1).collect();
-        s.push('…');
-        s
+        format!("{x:e}")
+    }
+}
+
+/// A record's id as written in text: isolated (see [`svg::isolate`]) so its characters cannot
+/// reorder the words around it.
+fn id_text(id: &str) -> String {
+    svg::isolate(id)
+}
+
+/// A record's id as a label, at most `max_chars` characters (the last one "…") and isolated;
+/// the full id stays in the row's `data-id` and tooltip.
+fn id_label(id: &str, max_chars: usize) -> String {
+    if id.chars().count() <= max_chars {
+        svg::isolate(id)
+    } else {
+        let shown: String = id.chars().take(max_chars - 1).collect();
+        format!("{}…", svg::isolate(&shown))
     }
 }
 
@@ -285,9 +341,28 @@ mod tests {
     }
 
     #[test]
+    fn undrawable_values_are_named_in_short_numbers() {
+        let err = PlotError::from(ScaleError::Span {
+            lo: -1e308,
+            hi: 9e307,
+        });
+        assert!(err.to_string().starts_with(
+            "the values span more than can be drawn: an axis from -1e308 to 9e307, widened"
+        ));
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(-f64::MAX), "-1.7976931348623157e308");
+        assert_eq!(number(5e-324), "5e-324");
+    }
+
+    #[test]
     fn long_labels_are_shortened_and_p_values_have_a_floor() {
-        assert_eq!(short_label("s01", 5), "s01");
-        assert_eq!(short_label("abcdefgh", 5), "abcd…");
+        assert_eq!(id_label("s01", 5), "s01");
+        assert_eq!(id_label("abcdefgh", 5), "abcd…");
+        assert_eq!(
+            id_label("a\u{202E}bcdefgh", 3),
+            "\u{2068}a\u{202E}\u{2069}…"
+        );
+        assert_eq!(id_text("\u{5D0}\u{5D1}"), "\u{2068}\u{5D0}\u{5D1}\u{2069}");
         assert_eq!(p_text(0.04123), "p = 0.0412");
         assert_eq!(p_text(1e-7), "p < 0.0001");
     }

@@ -23,6 +23,50 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE.
+const FSI: char = '\u{2068}';
+const PDI: char = '\u{2069}';
+
+/// `s` as a bidirectional isolate (Unicode Bidirectional Algorithm, UAX #9): wrapped in FSI …
+/// PDI, so that a U+202E RIGHT-TO-LEFT OVERRIDE, a right-to-left letter or any other
+/// directional character in it orders only `s` itself, never the text around it. The closing
+/// PDI also ends every embedding or override `s` opened. Isolate controls inside `s` are
+/// balanced first (a stray PDI dropped, an unclosed isolate closed), so `s` cannot end the
+/// isolate early. Only ASCII strings are returned as they are: ASCII holds no right-to-left
+/// letter and no directional control, so it cannot reorder anything.
+///
+/// Isolating characters rather than a `unicode-bidi="isolate"` attribute: they act wherever
+/// the text goes, also in `<title>` tooltips and the accessible name and description, which
+/// no SVG attribute reaches, and Chromium (like every UAX #9 implementation since Unicode 6.3)
+/// honours them in SVG text.
+pub fn isolate(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push(FSI);
+    let mut open = 0usize;
+    for c in s.chars() {
+        match c {
+            // LEFT-TO-RIGHT, RIGHT-TO-LEFT and FIRST STRONG ISOLATE.
+            '\u{2066}' | '\u{2067}' | FSI => {
+                open += 1;
+                out.push(c);
+            }
+            PDI if open == 0 => {}
+            PDI => {
+                open -= 1;
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    for _ in 0..=open {
+        out.push(PDI);
+    }
+    out
+}
+
 /// `x` with a fixed number of decimals, without a negative zero ("-0.00" → "0.00").
 pub fn fixed(x: f64, decimals: usize) -> String {
     let s = format!("{x:.decimals$}");
@@ -106,6 +150,23 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&apos;\u{FFFD}\u{FFFD}"
         );
         assert_eq!(escape("τ² = 0.1\n"), "τ² = 0.1\n");
+    }
+
+    #[test]
+    fn isolates_all_but_ascii_and_balances_isolates() {
+        assert_eq!(isolate("s04"), "s04");
+        assert_eq!(isolate("a\u{202E}b"), "\u{2068}a\u{202E}b\u{2069}");
+        // A stray PDI would close the isolate early and let the override after it out.
+        assert_eq!(isolate("x\u{2069}\u{202E}y"), "\u{2068}x\u{202E}y\u{2069}");
+        // An unclosed isolate inside is closed before the outer one.
+        assert_eq!(
+            isolate("\u{2067}\u{5D0}"),
+            "\u{2068}\u{2067}\u{5D0}\u{2069}\u{2069}"
+        );
+        assert_eq!(
+            isolate("\u{2066}a\u{2069}b\u{2069}"),
+            "\u{2068}\u{2066}a\u{2069}b\u{2069}"
+        );
     }
 
     #[test]
