@@ -1,20 +1,17 @@
 // The exemplar page. Everything it knows about the benchmark (dataset,
-// prompt, tools, scorer, ledger) comes from the wasm package built from
-// crates/exemplar-wasm; this module only lays it out and wires events.
+// prompt, tools, scorer, ledger) comes from Rust: the tool definitions from
+// www/generated/tools.json (written from the registry by `cargo xtask build`),
+// the rest from the wasm package built from crates/exemplar-wasm. This module
+// only lays it out and wires events.
+//
+// Agents first: the tools are registered from the definitions before the
+// wasm has loaded; a call that comes in meanwhile waits for the engine.
 
-import init, {
-  metadata,
-  datasetCsv,
-  datasetJson,
-  toolDefinitions,
-  callTool,
-  companionPlot,
-  score,
-  sha256Hex,
-  Ledger,
-} from './pkg/exemplar_wasm.js';
 import { el, fill, byId, table, scroller, downloadLink, pretty } from './dom.js';
 import { registerTools } from './webmcp.js';
+import * as engineModule from './engine.js';
+
+const { engine } = engineModule;
 
 // Only what registering the tools needs is imported statically: the page's
 // other modules (preloaded by index.html all the same) are not waited for
@@ -40,7 +37,7 @@ function renderHeader(meta) {
   setText('dataset-sha256', meta.dataset_sha256);
   setText('engine-version', meta.engine_version);
   // The CSV the page offers must be the bytes the hash names.
-  const actual = sha256Hex(new TextEncoder().encode(datasetCsv()));
+  const actual = engine.sha256Hex(new TextEncoder().encode(engine.datasetCsv()));
   const check = byId('dataset-check');
   if (actual === meta.dataset_sha256) {
     check.className = 'badge ok';
@@ -53,16 +50,16 @@ function renderHeader(meta) {
 }
 
 function renderData(meta) {
-  const dataset = JSON.parse(datasetJson());
+  const dataset = JSON.parse(engine.datasetJson());
   const columns = dataset.columns.map((c) => c.name);
   const stem = `dataset-${meta.baseline_version}`;
   const first = dataset.records[0] ?? {};
   const numeric = new Set(columns.flatMap((c, i) => (typeof first[c] === 'number' ? [i] : [])));
   fill(
     byId('data-downloads'),
-    downloadLink('Download CSV', `${stem}.csv`, datasetCsv(), 'text/csv'),
+    downloadLink('Download CSV', `${stem}.csv`, engine.datasetCsv(), 'text/csv'),
     ' ',
-    downloadLink('Download JSON', `${stem}.json`, pretty(datasetJson()), 'application/json'),
+    downloadLink('Download JSON', `${stem}.json`, pretty(engine.datasetJson()), 'application/json'),
   );
   fill(
     byId('data-table'),
@@ -118,7 +115,7 @@ async function renderArtifacts(meta) {
   try {
     const response = await fetch(meta.pdf_path, { cache: 'no-store' });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const actual = sha256Hex(new Uint8Array(await response.arrayBuffer()));
+    const actual = engine.sha256Hex(new Uint8Array(await response.arrayBuffer()));
     if (actual === meta.pdf_sha256) {
       status.className = 'status ok';
       status.textContent = 'Verified: the served file hashes to the expected SHA-256 in this browser.';
@@ -137,59 +134,33 @@ async function renderArtifacts(meta) {
 const toolArticleId = (name) => `tool-${name}`;
 
 /**
- * One entry point for agents and people alike: every run is ledgered, and a
- * successful run of a tool with a companion plot gets that plot drawn beside
- * its result.
+ * One entry point for agents and people alike: every run is ledgered (in
+ * Rust, by the engine's Session), its tool's plot slot is emptied as it
+ * starts, and a successful run of a tool with a companion plot gets that plot
+ * drawn beside its result.
  */
 function makeRunner(views) {
-  let ready = null;
-  views.then(
-    (v) => {
-      ready = v;
-    },
-    () => {},
-  );
-  return async (name, argsJson, via) => {
+  return async (name, argsJson, via, signal) => {
     // The ledger and plot views exist before the first run can be recorded:
     // a run that comes in while the page is still starting waits for them.
-    const { ledgerView, plotter } = ready ?? (await views);
-    const outcome = JSON.parse(callTool(name, argsJson));
-    // The ledger records what was asked even when it was not JSON (the tool
-    // then answered with an error): such arguments go in as a JSON string.
-    let ledgerArgs = argsJson;
-    try {
-      JSON.parse(argsJson);
-    } catch {
-      ledgerArgs = JSON.stringify(argsJson);
-    }
-    ledgerView.append(name, ledgerArgs, JSON.stringify('ok' in outcome ? outcome.ok : outcome), via);
-    if ('ok' in outcome) plotter.schedule(name, argsJson, via);
-    else plotter.clear(name);
-    return outcome;
+    const { ledgerView, plotter } = await views;
+    plotter.clear(name);
+    const report = await engineModule.run(name, argsJson, signal);
+    ledgerView.append(report, via);
+    if (report.plot) plotter.schedule(name, argsJson, via);
+    showResult(name, report, via);
+    return report;
   };
 }
 
-function resultText(outcome) {
-  return 'ok' in outcome
-    ? { text: JSON.stringify(outcome.ok, null, 2), isError: false }
-    : { text: `Error ${outcome.error.code}: ${outcome.error.message}`, isError: true };
-}
-
-/** The tool's result area says who ran it last. */
-function labelResult(name, via) {
+/** A tool's result area shows its latest run and says who ran it. */
+function showResult(name, report, via) {
   const output = document.getElementById(toolArticleId(name))?.querySelector('pre.result');
-  const labelNode = output?.previousElementSibling;
-  if (labelNode?.classList.contains('output-label')) labelNode.textContent = `Result (run by ${via})`;
-  return output;
-}
-
-/** Shows an agent's run in the tool's own result area, as a person's run is. */
-function showAgentResult(name, outcome, via) {
-  const output = labelResult(name, via);
   if (!output) return;
-  const { text, isError } = resultText(outcome);
-  output.textContent = text;
-  output.classList.toggle('error', isError);
+  const labelNode = output.previousElementSibling;
+  if (labelNode?.classList.contains('output-label')) labelNode.textContent = `Result (run by ${via})`;
+  output.textContent = report.display;
+  output.classList.toggle('error', !('ok' in report));
 }
 
 function renderRegistration(registration, count) {
@@ -221,12 +192,7 @@ function renderToolList(definitions, run, toolForm) {
           el('summary', { text: 'Input schema' }),
           el('pre', { class: 'schema', tabindex: '0', text: JSON.stringify(def.inputSchema, null, 2) }),
         ),
-        toolForm(def, async (argsJson) => {
-          const via = 'person (form)';
-          const outcome = await run(def.name, argsJson, via);
-          labelResult(def.name, via);
-          return resultText(outcome);
-        }),
+        toolForm(def, (argsJson) => run(def.name, argsJson, 'person (form)')),
         el('div', { class: 'plot-slot' }),
       ),
     ),
@@ -250,10 +216,10 @@ function renderProtocol(meta, setUpScoring) {
     }
   });
   setUpScoring({
-    score,
+    score: engine.score,
     visitTarget: byId('visit-scores'),
-    panels: ['pdf', 'webmcp'].map((key) => ({
-      condition: key === 'pdf' ? 'PDF' : 'WebMCP',
+    panels: meta.conditions.map(({ key, label }) => ({
+      condition: label,
       textarea: byId(`answer-${key}`),
       button: byId(`score-${key}`),
       result: byId(`result-${key}`),
@@ -261,41 +227,43 @@ function renderProtocol(meta, setUpScoring) {
   });
 }
 
+async function loadDefinitions() {
+  const response = await fetch('www/generated/tools.json');
+  if (!response.ok) throw new Error(`the tool definitions could not be loaded (HTTP ${response.status}); run cargo xtask build`);
+  return response.json();
+}
+
 async function boot() {
-  await init();
-  performance.mark('wasm-initialized');
-  const definitions = JSON.parse(toolDefinitions());
+  const definitions = await loadDefinitions();
   // The ledger and plot views are made once their modules are in, which the
   // registration below does not wait for.
   const views = later.then(({ createLedgerView, createPlotter }) => ({
     ledgerView: createLedgerView({
-      Ledger,
+      verify: engine.verify,
+      entriesJson: engine.entriesJson,
       tableTarget: byId('ledger-table'),
       statusTarget: byId('ledger-status'),
       exportButton: byId('ledger-export'),
     }),
     plotter: createPlotter({
-      companionPlot,
+      companionPlot: engineModule.companionPlot,
       slotFor: (name) => document.getElementById(toolArticleId(name))?.querySelector('.plot-slot') ?? null,
     }),
   }));
   const run = makeRunner(views);
-  const agentRun = async (name, argsJson, via) => {
-    const outcome = await run(name, argsJson, via);
-    showAgentResult(name, outcome, via);
-    return outcome;
-  };
-
-  // Agents first: the tools are registered before any other section renders
-  // (the other modules load meanwhile; the metadata is parsed afterwards).
-  const registration = await registerTools(definitions, agentRun);
+  const registration = await registerTools(definitions, (name, argsJson, signal) => run(name, argsJson, 'agent (WebMCP)', signal));
   document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
   performance.mark('tools-registered');
+  // Only now the engine: nothing it fetches delays the registration.
+  const engineReady = engineModule.start();
 
   renderRegistration(registration, definitions.length);
   const modules = await later;
-  await views;
-  const meta = JSON.parse(metadata());
+  await engineReady;
+  performance.mark('wasm-initialized');
+  const { ledgerView } = await views;
+  ledgerView.start();
+  const meta = engine.metadata();
   renderToolList(definitions, run, modules.toolForm);
   renderHeader(meta);
   renderData(meta);

@@ -103,8 +103,8 @@ function field(name, schema, required) {
 }
 
 /**
- * A form for one tool definition. `onRun(argsJson)` is awaited on submit and
- * resolves to the text to show as the result.
+ * A form for one tool definition. `onRun(argsJson)` is awaited on submit; it
+ * shows the run's result in this form's result area (as an agent's run is).
  */
 export function toolForm(def, onRun) {
   const schema = def.inputSchema ?? {};
@@ -138,10 +138,13 @@ export function toolForm(def, onRun) {
       return;
     }
     button.disabled = true;
+    output.textContent = 'Running…';
+    output.classList.remove('error');
     try {
-      const { text, isError } = await onRun(JSON.stringify(args));
-      output.textContent = text;
-      output.classList.toggle('error', isError);
+      await onRun(JSON.stringify(args));
+    } catch (err) {
+      output.textContent = `Not run: ${err.message}`;
+      output.classList.add('error');
     } finally {
       button.disabled = false;
     }

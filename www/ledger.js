@@ -1,5 +1,6 @@
 // The audit ledger view: every tool run on this page (an agent through
-// WebMCP or a person through a form) is appended to the wasm Ledger, whose
+// WebMCP or a person through a form) is ledgered in Rust by the engine's
+// Session, which hands back the new entry; this view only shows it. The
 // SHA-256 hash chain is computed and verified in Rust. Scores never enter it.
 //
 // A run adds one row; it does not redraw the table. The whole chain is
@@ -15,15 +16,15 @@ function hashCell(hash) {
   return el('code', { class: 'hash', text: hash ?? '' });
 }
 
-export function createLedgerView({ Ledger, tableTarget, statusTarget, exportButton }) {
-  const ledger = new Ledger();
+/** `verify()` and `entriesJson()` come from the engine. */
+export function createLedgerView({ verify, entriesJson, tableTarget, statusTarget, exportButton }) {
   let length = 0;
   let tbody = null;
   let pending = null;
 
   function showVerification() {
     pending = null;
-    const check = JSON.parse(ledger.verify());
+    const check = verify();
     if (check.ok) {
       statusTarget.className = 'status ok';
       statusTarget.textContent =
@@ -45,10 +46,11 @@ export function createLedgerView({ Ledger, tableTarget, statusTarget, exportButt
     pending = setTimeout(showVerification, VERIFY_DELAY_MS);
   }
 
-  function appendRow(entry, how) {
+  function appendRow(report, via) {
+    const { entry } = report;
     if (!tbody) {
       const ledgerTable = table(
-        ['Seq', 'Time (UTC)', 'Via', 'Tool', 'Arguments', 'Result SHA-256', 'Previous hash', 'Hash'],
+        ['Seq', 'Time (UTC)', 'Via', 'Tool', 'Status', 'Arguments', 'Result SHA-256', 'Previous hash', 'Hash'],
         [],
         { caption: 'Tool runs, oldest first', className: 'ledger' },
       );
@@ -58,12 +60,13 @@ export function createLedgerView({ Ledger, tableTarget, statusTarget, exportButt
     tbody.append(
       el(
         'tr',
-        {},
+        { 'data-status': entry.status },
         el('td', { text: String(entry.seq) }),
         el('td', { text: entry.time }),
-        el('td', { text: how }),
+        el('td', { text: via }),
         el('td', {}, el('code', { text: entry.tool })),
-        el('td', {}, el('code', { class: 'args', text: typeof entry.args === 'string' ? entry.args : JSON.stringify(entry.args) })),
+        el('td', { text: entry.status }),
+        el('td', {}, el('code', { class: 'args', text: report.args_display })),
         el('td', {}, hashCell(entry.result_sha256)),
         el('td', {}, hashCell(entry.prev_hash)),
         el('td', {}, hashCell(entry.hash)),
@@ -72,16 +75,17 @@ export function createLedgerView({ Ledger, tableTarget, statusTarget, exportButt
   }
 
   exportButton.addEventListener('click', () => {
-    downloadNow('audit-ledger.json', ledger.entriesJson(), 'application/json');
+    downloadNow('audit-ledger.json', entriesJson(), 'application/json');
   });
-  showVerification();
 
   return {
-    append(tool, argsJson, resultJson, how) {
-      const entry = JSON.parse(ledger.append(tool, argsJson, resultJson, new Date().toISOString()));
+    /** Shows the chain's state once the engine is up. */
+    start: showVerification,
+    /** Shows one run's ledger entry (`report` is the engine's run report). */
+    append(report, via) {
       length += 1;
       exportButton.disabled = false;
-      appendRow(entry, how);
+      appendRow(report, via);
       scheduleVerification();
     },
   };

@@ -1,6 +1,8 @@
 // Plots next to results. After a tool run that has a companion plot (Rust
-// decides which: exemplar::tools::companion_plot), the page asks wasm for that
+// decides which: the run report's `plot`), the page asks the engine for that
 // plot with the same arguments and draws its SVG beside the tool's result.
+// When a run starts, its tool's plot slot is emptied at once: a result area
+// never shows the output of another run.
 //
 // The SVG is our own Rust output (exemplar::plots), never pasted text. It is
 // parsed as XML with DOMParser and imported as nodes. It carries no style
@@ -25,17 +27,25 @@ export function svgNode(svgText) {
 }
 
 /**
- * `companionPlot(name, argsJson)` is the wasm export; `slotFor(name)` gives
- * the element where a tool's plot goes (or null).
+ * `companionPlot(name, argsJson)` is the engine's (async, resolves to
+ * `{tool, ok | error}` or null); `slotFor(name)` gives the element where a
+ * tool's plot goes (or null).
  */
 export function createPlotter({ companionPlot, slotFor }) {
   const pending = new Map();
+  const runs = new Map(); // the latest run of each tool: a late plot of an older run is dropped
 
-  function draw(name, argsJson, via) {
+  async function draw(name, argsJson, via, run) {
     const slot = slotFor(name);
     if (!slot) return;
+    let out;
+    try {
+      out = await companionPlot(name, argsJson);
+    } catch (err) {
+      out = { tool: name, error: { code: 'internal_error', message: err.message } };
+    }
+    if (runs.get(name) !== run) return;
     for (const old of slot.querySelectorAll('a[download]')) URL.revokeObjectURL(old.href);
-    const out = JSON.parse(companionPlot(name, argsJson));
     if (out === null) return;
     if ('error' in out) {
       fill(slot, el('p', { class: 'status alarm', text: `The plot could not be drawn: ${out.error.code}: ${out.error.message}` }));
@@ -67,8 +77,9 @@ export function createPlotter({ companionPlot, slotFor }) {
   }
 
   return {
-    /** A failed run has no plot: the slot must not keep an earlier run's. */
+    /** A run has started (or failed): the slot must not keep an earlier run's plot. */
     clear(name) {
+      runs.set(name, (runs.get(name) ?? 0) + 1);
       clearTimeout(pending.get(name));
       pending.delete(name);
       const slot = slotFor(name);
@@ -81,11 +92,12 @@ export function createPlotter({ companionPlot, slotFor }) {
     schedule(name, argsJson, via) {
       const previous = pending.get(name);
       if (previous) clearTimeout(previous);
+      const run = runs.get(name);
       pending.set(
         name,
         setTimeout(() => {
           pending.delete(name);
-          draw(name, argsJson, via);
+          draw(name, argsJson, via, run);
         }, DRAW_DELAY_MS),
       );
     },

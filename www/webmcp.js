@@ -1,6 +1,8 @@
 // Registers the Rust tool definitions as WebMCP tools. Nothing here names,
-// describes or validates a tool: definitions come from toolDefinitions() and
-// every call goes to callTool() in wasm, which validates against the schema.
+// describes or validates a tool: the definitions are www/generated/tools.json,
+// written by `cargo xtask build` from the Rust registry, and every call goes
+// to the engine's Session in wasm, which validates against the schema and
+// says what the agent receives.
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -20,6 +22,7 @@ function installFallback() {
     title: t.title,
     description: t.description,
     inputSchema: t.inputSchema ?? { type: 'object' },
+    outputSchema: t.outputSchema,
     annotations: t.annotations,
     origin: location.origin,
   });
@@ -42,13 +45,13 @@ function installFallback() {
     getTools() {
       return Promise.resolve([...tools.values()].map(describe));
     },
-    async executeTool(nameOrTool, input) {
+    async executeTool(nameOrTool, input, { signal } = {}) {
       const name = typeof nameOrTool === 'string' ? nameOrTool : nameOrTool?.name;
       const tool = tools.get(name);
       if (!tool) throw new DOMException(`no tool named ${name}`, 'NotFoundError');
       let args = input ?? {};
       if (typeof args === 'string') args = args.trim() === '' ? {} : JSON.parse(args);
-      return JSON.stringify(await tool.execute(args));
+      return JSON.stringify(await tool.execute(args, { signal }));
     },
   };
   Object.defineProperty(document, 'modelContext', { value: modelContext, configurable: true });
@@ -59,8 +62,9 @@ function installFallback() {
 }
 
 /**
- * Registers every definition. `run(name, argsJson)` performs the call and
- * resolves to `{ ok }` or `{ error: {code, message} }`.
+ * Registers every definition at once, without waiting for the engine.
+ * `run(name, argsJson, signal)` performs the call (awaiting the engine) and
+ * resolves to the engine's run report, whose `response` is what the agent gets.
  * Resolves to `{ mode, reason, registered: [names], failed: [{name, reason}] }`.
  */
 export async function registerTools(definitions, run) {
@@ -99,8 +103,9 @@ export async function registerTools(definitions, run) {
         title: def.title,
         description: def.description,
         inputSchema: def.inputSchema,
-        annotations: { ...def.annotations, title: def.title },
-        execute: (input) => execute(def.name, input, run),
+        outputSchema: def.outputSchema,
+        annotations: def.annotations,
+        execute: (input, options) => execute(def.name, input, run, options?.signal),
       };
       try {
         return api.registerTool(tool, { signal: controller.signal });
@@ -122,19 +127,12 @@ export async function registerTools(definitions, run) {
 }
 
 /** A tool's execute: never throws (a throw reaches the agent as a bare UnknownError). */
-async function execute(name, input, run) {
+async function execute(name, input, run, signal) {
   try {
     const argsJson = typeof input === 'string' ? input : JSON.stringify(input ?? {});
-    const outcome = await run(name, argsJson, 'agent (WebMCP)');
-    if ('ok' in outcome) {
-      return {
-        content: [{ type: 'text', text: JSON.stringify(outcome.ok) }],
-        structuredContent: outcome.ok,
-      };
-    }
-    const { code, message } = outcome.error;
-    return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };
+    const report = await run(name, argsJson, signal);
+    return report.response;
   } catch (err) {
-    return { isError: true, content: [{ type: 'text', text: `internal error: ${err.message}` }] };
+    return { isError: true, content: [{ type: 'text', text: `internal error in tool ${name}: ${err.message}` }] };
   }
 }

@@ -116,13 +116,22 @@ impl Session {
         } else {
             Interruption::InternalError
         };
-        text(&self.inner.record_interruption(tool, args_json, time_iso, why))
+        text(
+            &self
+                .inner
+                .record_interruption(tool, args_json, time_iso, why),
+        )
     }
 
     /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`.
     #[wasm_bindgen(js_name = companionPlot)]
     pub fn companion_plot(&self, tool: &str, args_json: &str) -> String {
-        text(&self.inner.companion_plot(tool, args_json).unwrap_or(Value::Null))
+        text(
+            &self
+                .inner
+                .companion_plot(tool, args_json)
+                .unwrap_or(Value::Null),
+        )
     }
 
     /// All entries as a JSON array (the export format).

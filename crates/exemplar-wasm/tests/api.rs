@@ -51,7 +51,11 @@ fn session_runs_and_ledger() {
 fn arguments_that_are_not_strict_json_are_ledgered_errors() {
     let mut session = exemplar_wasm::Session::new();
     let deep = format!("{{\"records\":{}{}}}", "[".repeat(200), "]".repeat(200));
-    for args in [r#"{"method":"\ud800"}"#, r#"{"method":"DL","method":"REML"}"#, &deep] {
+    for args in [
+        r#"{"method":"\ud800"}"#,
+        r#"{"method":"DL","method":"REML"}"#,
+        &deep,
+    ] {
         let report: serde_json::Value =
             serde_json::from_str(&session.run("fit_random_effects", args, "t")).unwrap();
         assert_eq!(report["error"]["code"], "invalid_json", "{args:.60}");

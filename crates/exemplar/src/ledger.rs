@@ -231,9 +231,24 @@ mod tests {
 
     fn three() -> Ledger {
         let mut ledger = Ledger::new();
-        ledger.append(ok_run("2026-09-04T10:00:00Z", "get_dataset", &json!({}), &json!({"k": 19})));
-        ledger.append(ok_run("2026-09-04T10:00:01Z", "fit_random_effects", &json!({"method": "REML", "level": 0.95}), &json!({"estimate": 0.5})));
-        ledger.append(ok_run("2026-09-04T10:00:02Z", "refit_excluding", &json!({"exclude": ["s04"], "records": [{"id": "a", "yi": 1, "vi": 0.1}]}), &json!({"estimate": 0.25})));
+        ledger.append(ok_run(
+            "2026-09-04T10:00:00Z",
+            "get_dataset",
+            &json!({}),
+            &json!({"k": 19}),
+        ));
+        ledger.append(ok_run(
+            "2026-09-04T10:00:01Z",
+            "fit_random_effects",
+            &json!({"method": "REML", "level": 0.95}),
+            &json!({"estimate": 0.5}),
+        ));
+        ledger.append(ok_run(
+            "2026-09-04T10:00:02Z",
+            "refit_excluding",
+            &json!({"exclude": ["s04"], "records": [{"id": "a", "yi": 1, "vi": 0.1}]}),
+            &json!({"estimate": 0.25}),
+        ));
         ledger
     }
 
@@ -271,7 +286,12 @@ mod tests {
     fn the_hash_ignores_key_order_in_args() {
         let mut a = Ledger::new();
         let mut b = Ledger::new();
-        let x = a.append(ok_run("t", "fit_random_effects", &json!({"method": "DL", "level": 0.9}), &json!(1)));
+        let x = a.append(ok_run(
+            "t",
+            "fit_random_effects",
+            &json!({"method": "DL", "level": 0.9}),
+            &json!(1),
+        ));
         let args: Value = serde_json::from_str(r#"{"level": 0.9, "method": "DL"}"#).unwrap();
         let y = b.append(ok_run("t", "fit_random_effects", &args, &json!(1)));
         assert_eq!(x.hash, y.hash);

@@ -209,5 +209,4 @@ mod tests {
         assert!((a.bias.egger_p - 0.05743).abs() < 5e-6, "{a:?}");
         assert_eq!(a.bias.rule_outcome, RuleOutcome::Inconclusive);
     }
-
 }

@@ -68,6 +68,32 @@ pub struct RunReport {
     pub entry: Entry,
     /// The plot to draw beside a successful result (same arguments), if the tool has one.
     pub plot: Option<&'static str>,
+    /// How the page shows the result to a person: indented JSON, or `code: message`.
+    /// Direction controls are escaped ([`escape_direction_controls`]).
+    pub display: String,
+    /// How the page shows the ledgered arguments, escaped the same way.
+    pub args_display: String,
+}
+
+/// Writes the Unicode direction controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+/// U+2066–U+2069) as JSON `\uXXXX` escapes, so that text a caller supplied cannot reorder
+/// the text around it where the page shows JSON. In JSON text they can only occur inside
+/// strings, so the result is the same JSON value.
+pub fn escape_direction_controls(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '\u{061C}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Why a run did not finish.
@@ -186,6 +212,11 @@ restarted; this call has no result, later calls work as before"
             result: &ledgered,
         });
         let response = ToolResponse::of(&result);
+        let display = escape_direction_controls(&match &result {
+            Ok(value) => serde_json::to_string_pretty(value).expect("results serialize"),
+            Err(error) => error.to_string(),
+        });
+        let args_display = escape_direction_controls(&args.to_string());
         let plot = match result {
             Ok(_) => tools::companion_plot(tool),
             Err(_) => None,
@@ -200,6 +231,8 @@ restarted; this call has no result, later calls work as before"
             response,
             entry,
             plot,
+            display,
+            args_display,
         }
     }
 
@@ -257,7 +290,10 @@ mod tests {
     fn an_error_reads_code_colon_message_and_is_ledgered() {
         let mut session = Session::new();
         let report = session.run("refit_excluding", r#"{"exclude":["s99"]}"#, T);
-        assert_eq!(report.error.as_ref().unwrap().code, ErrorCode::UnknownRecord);
+        assert_eq!(
+            report.error.as_ref().unwrap().code,
+            ErrorCode::UnknownRecord
+        );
         assert!(report.response.is_error);
         assert!(report.response.content[0]
             .text
@@ -270,7 +306,11 @@ mod tests {
     #[test]
     fn arguments_that_are_not_json_are_recorded_as_text() {
         let mut session = Session::new();
-        for text in ["{bad", r#"{"id":"\ud800"}"#, r#"{"method":"DL","method":"REML"}"#] {
+        for text in [
+            "{bad",
+            r#"{"id":"\ud800"}"#,
+            r#"{"method":"DL","method":"REML"}"#,
+        ] {
             let report = session.run("fit_random_effects", text, T);
             assert_eq!(report.error.unwrap().code, ErrorCode::InvalidJson, "{text}");
             assert_eq!(report.entry.args, Value::String(text.to_string()));
@@ -310,6 +350,22 @@ mod tests {
         let tampered = exported.replacen("forest_plot", "funnel_plot", 1);
         assert_eq!(Session::restore(&tampered).unwrap_err().seq, Some(2));
         assert_eq!(Session::restore("nope").unwrap_err().seq, None);
+    }
+
+    #[test]
+    fn direction_controls_are_escaped_where_the_page_shows_json() {
+        let mut session = Session::new();
+        let args = r#"{"exclude":["s04"],"records":[{"id":"\u202eab","yi":0.1,"vi":0.1},{"id":"s04","yi":0.2,"vi":0.1},{"id":"c","yi":0.3,"vi":0.2}]}"#;
+        let report = session.run("refit_excluding", args, T);
+        assert!(report.ok.is_some());
+        assert!(!report.args_display.contains('\u{202e}'));
+        assert!(report.args_display.contains("\\u202e"));
+        let back: Value = serde_json::from_str(&report.args_display).unwrap();
+        assert_eq!(back, report.entry.args);
+        let refused = session.run("refit_excluding", r#"{"exclude":["\u2067x"]}"#, T);
+        assert!(refused.display.starts_with("unknown_record:"));
+        assert!(!refused.display.contains('\u{2067}'), "{}", refused.display);
+        assert_eq!(escape_direction_controls("a\u{200f}b"), "a\\u200fb");
     }
 
     #[test]

@@ -222,9 +222,6 @@ pub fn companion_plots_match_native() {
         parse(&api::Session::new().companion_plot("get_dataset", "{}")),
         Value::Null
     );
-    let bad = parse(&api::Session::new().companion_plot(
-        "egger_test",
-        r#"{"exclude":["nope"]}"#,
-    ));
+    let bad = parse(&api::Session::new().companion_plot("egger_test", r#"{"exclude":["nope"]}"#));
     assert_eq!(bad["error"]["code"], "unknown_record");
 }

@@ -176,10 +176,7 @@ pub fn fit_random_effects(args: FitArgs, data: &DataSource) -> Result<FitResult,
 }
 
 /// `refit_excluding`
-pub fn refit_excluding(
-    args: ExcludeFitArgs,
-    data: &DataSource,
-) -> Result<RefitResult, ToolError> {
+pub fn refit_excluding(args: ExcludeFitArgs, data: &DataSource) -> Result<RefitResult, ToolError> {
     let options = args.fit.options()?;
     let excluded = data.exclusions(args.exclude)?;
     if excluded.is_empty() {
@@ -193,10 +190,7 @@ pub fn refit_excluding(
 }
 
 /// `leave_one_out` (level 0.95, test z; only the estimator is chosen).
-pub fn leave_one_out(
-    args: MethodArgs,
-    data: &DataSource,
-) -> Result<LeaveOneOutResult, ToolError> {
+pub fn leave_one_out(args: MethodArgs, data: &DataSource) -> Result<LeaveOneOutResult, ToolError> {
     let defaults = FitOptions::default();
     let options = FitOptions {
         method: args.method.unwrap_or(defaults.method),

@@ -468,7 +468,7 @@ mod tests {
     use super::*;
     use crate::protocol::reference_answer;
     use crate::{canonical, dataset};
-    use meta_analysis::{Method, MetaError};
+    use meta_analysis::{MetaError, Method};
 
     fn ok(name: &str, args: Value) -> Value {
         call(name, &args).unwrap_or_else(|e| panic!("{name} {args}: {e}"))
@@ -606,7 +606,11 @@ mod tests {
 
     #[test]
     fn definitions_carry_no_reference_numbers() {
-        let text = format!("{}{}", definitions_json(), serde_json::to_value(crate::page::metadata()).unwrap());
+        let text = format!(
+            "{}{}",
+            definitions_json(),
+            serde_json::to_value(crate::page::metadata()).unwrap()
+        );
         let a = reference_answer();
         for x in [
             a.overall.estimate,
@@ -976,9 +980,15 @@ mod tests {
         }
         for variant in ["classic", "rma"] {
             calls.push(("egger_test", json!({"variant": variant})));
-            calls.push(("egger_test", json!({"variant": variant, "exclude": ["s04"]})));
+            calls.push((
+                "egger_test",
+                json!({"variant": variant, "exclude": ["s04"]}),
+            ));
             calls.push(("egger_test", json!({"variant": variant, "records": three})));
-            calls.push(("funnel_plot", json!({"variant": variant, "exclude": ["s05"]})));
+            calls.push((
+                "funnel_plot",
+                json!({"variant": variant, "exclude": ["s05"]}),
+            ));
         }
         calls.push(("leave_one_out", json!({"records": three})));
         calls.push(("forest_plot", json!({"records": three, "exclude": ["a"]})));
@@ -1014,7 +1024,10 @@ mod tests {
             assert!(!schema.to_string().contains("$ref"));
         }
         let fit = definitions()[1].output_schema.clone();
-        assert_eq!(fit["properties"]["se_tau2"]["type"], json!(["number", "null"]));
+        assert_eq!(
+            fit["properties"]["se_tau2"]["type"],
+            json!(["number", "null"])
+        );
         assert_eq!(fit["properties"]["z"]["type"], "number");
         let required: Vec<&str> = fit["required"]
             .as_array()
@@ -1042,20 +1055,53 @@ mod tests {
         assert_eq!(
             keys(&ok("fit_random_effects", json!({}))),
             [
-                "method", "test", "level", "k", "estimate", "se", "z", "p", "ci_lower",
-                "ci_upper", "tau2", "tau", "se_tau2", "q", "q_df", "q_p", "i2", "h2",
-                "pi_lower", "pi_upper", "iterations", "dataset"
+                "method",
+                "test",
+                "level",
+                "k",
+                "estimate",
+                "se",
+                "z",
+                "p",
+                "ci_lower",
+                "ci_upper",
+                "tau2",
+                "tau",
+                "se_tau2",
+                "q",
+                "q_df",
+                "q_p",
+                "i2",
+                "h2",
+                "pi_lower",
+                "pi_upper",
+                "iterations",
+                "dataset"
             ]
         );
         assert_eq!(
-            keys(&ok("refit_excluding", json!({"exclude": ["s04"], "test": "knha"})))[..8],
+            keys(&ok(
+                "refit_excluding",
+                json!({"exclude": ["s04"], "test": "knha"})
+            ))[..8],
             ["method", "test", "level", "k", "excluded", "estimate", "se", "t"]
         );
         assert_eq!(
             keys(&ok("egger_test", json!({}))),
             [
-                "variant", "k", "excluded", "egger_p", "statistic_name", "statistic", "df",
-                "coefficient_name", "coefficient", "se", "tau2", "rule", "rule_outcome",
+                "variant",
+                "k",
+                "excluded",
+                "egger_p",
+                "statistic_name",
+                "statistic",
+                "df",
+                "coefficient_name",
+                "coefficient",
+                "se",
+                "tau2",
+                "rule",
+                "rule_outcome",
                 "dataset"
             ]
         );
@@ -1065,7 +1111,10 @@ mod tests {
             ["method", "test", "level", "k", "results", "dataset"]
         );
         assert_eq!(keys(&loo["results"][0])[..3], ["omitted", "method", "test"]);
-        assert_eq!(keys(&ok("funnel_plot", json!({}))), ["svg", "numbers", "fit", "egger"]);
+        assert_eq!(
+            keys(&ok("funnel_plot", json!({}))),
+            ["svg", "numbers", "fit", "egger"]
+        );
     }
 
     #[test]
@@ -1080,7 +1129,10 @@ mod tests {
             include_str!("args.rs"),
             include_str!("data.rs"),
             include_str!("schemas.rs"),
-            include_str!("../session.rs").split("#[cfg(test)]").next().unwrap(),
+            include_str!("../session.rs")
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap(),
         ];
         for name in names() {
             let quoted = format!("\"{name}\"");

@@ -13,7 +13,8 @@ with test \"z\" the confidence and prediction intervals use the standard normal 
 test \"knha\" (Knapp-Hartung) the t quantile with k-1 df; I^2 and H^2 follow metafor \
 (typical within-study variance). The page's Methods section states every formula.";
 
-pub(super) const DATA_NOTE: &str = "Uses the frozen dataset dat.raudenbush1985 (19 records s01-s19) \
+pub(super) const DATA_NOTE: &str =
+    "Uses the frozen dataset dat.raudenbush1985 (19 records s01-s19) \
 unless `records` is given. `dataset` in the result names the data used: the frozen dataset's \
 SHA-256, or \"custom records\" with the SHA-256 of their canonical JSON.";
 
