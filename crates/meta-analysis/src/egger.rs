@@ -3,7 +3,7 @@
 use crate::distributions::{normal_two_sided_p, t_two_sided_p};
 use crate::estimators::{estimate_tau2, Method};
 use crate::records::{validate, Record};
-use crate::weighted::{Design, Wls};
+use crate::weighted::{Degenerate, Design, Wls};
 use crate::MetaError;
 
 /// Which regression the test uses.
@@ -46,25 +46,46 @@ pub struct EggerResult {
     pub df: Option<f64>,
     /// Two-sided p value.
     pub p: f64,
-    /// Classic: the intercept of the standardized regression; rma: the slope on √vᵢ.
+    /// The tested coefficient: classic b₀, the intercept of yᵢ/√vᵢ = b₀ + b₁/√vᵢ; rma β₁,
+    /// the coefficient of √vᵢ in yᵢ = β₀ + β₁√vᵢ. In funnel-plot coordinates both are the
+    /// fitted line's change per unit of √vᵢ, so this always equals [`Self::line_per_se`].
     pub coefficient: f64,
+    /// Standard error of [`Self::coefficient`].
     pub se: f64,
-    /// Both fitted coefficients: classic [b₀, b₁] of yᵢ/√vᵢ = b₀ + b₁/√vᵢ;
-    /// rma [β₀, β₁] of yᵢ = β₀ + β₁√vᵢ.
-    pub coefficients: [f64; 2],
+    /// The fitted line in funnel-plot coordinates (effect against its standard error √vᵢ)
+    /// at √vᵢ = 0: metafor's "limit estimate", the effect of a study of infinite precision.
+    /// Classic: b₁ (the *slope* of the standardized regression); rma: β₀.
+    pub line_at_se0: f64,
+    /// The fitted line's change in effect per unit of standard error √vᵢ. Classic: b₀ (the
+    /// *intercept* of the standardized regression, the tested coefficient); rma: β₁.
+    pub line_per_se: f64,
     /// τ̂² of the meta-regression (rma only).
     pub tau2: Option<f64>,
 }
 
 impl EggerResult {
-    /// The fitted line in funnel-plot coordinates, yᵢ = a + b·√vᵢ, as (a, b): for the
-    /// classic test, dividing its regression through by 1/√vᵢ gives a = b₁, b = b₀;
-    /// for rma, a = β₀, b = β₁.
+    /// The fitted line in funnel-plot coordinates, yᵢ = a + b·√vᵢ, as
+    /// (a, b) = ([`Self::line_at_se0`], [`Self::line_per_se`]). For the classic test,
+    /// multiplying yᵢ/√vᵢ = b₀ + b₁/√vᵢ through by √vᵢ gives a = b₁, b = b₀; for rma,
+    /// a = β₀, b = β₁.
     pub fn funnel_line(&self) -> (f64, f64) {
-        let [c0, c1] = self.coefficients;
-        match self.variant {
-            EggerVariant::Classic => (c1, c0),
-            EggerVariant::Rma => (c0, c1),
+        (self.line_at_se0, self.line_per_se)
+    }
+
+    /// Every reported number finite, or the first that is not named in the error.
+    fn checked(self) -> Result<Self, MetaError> {
+        let quantities = [
+            ("Egger test statistic", self.statistic),
+            ("Egger p value", self.p),
+            ("Egger coefficient", self.coefficient),
+            ("standard error of the Egger coefficient", self.se),
+            ("Egger line at se = 0", self.line_at_se0),
+            ("Egger line's change per unit of se", self.line_per_se),
+            ("τ² of the Egger meta-regression", self.tau2.unwrap_or(0.0)),
+        ];
+        match quantities.iter().find(|(_, value)| !value.is_finite()) {
+            Some(&(quantity, _)) => Err(MetaError::NonFiniteResult { quantity }),
+            None => Ok(self),
         }
     }
 }
@@ -84,7 +105,8 @@ pub fn egger_test(records: &[Record], variant: EggerVariant) -> Result<EggerResu
     match variant {
         EggerVariant::Classic => classic(&data.yi, &sei, k),
         EggerVariant::Rma => rma(&data.yi, &data.vi, sei, k),
-    }
+    }?
+    .checked()
 }
 
 /// zᵢ = yᵢ/√vᵢ = b₀ + b₁·(1/√vᵢ) + εᵢ by OLS; t = b₀ / se(b₀), df = k − 2,
@@ -93,9 +115,12 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
     let z: Vec<f64> = yi.iter().zip(sei).map(|(y, s)| y / s).collect();
     let precision = sei.iter().map(|s| 1.0 / s).collect();
     let x = Design::intercept_and(precision);
-    let ols = Wls::new(&z, &x, vec![1.0; k]).ok_or_else(|| MetaError::Undefined {
-        reason: "Egger's test is undefined: the precisions 1/√vi are (numerically) all equal"
-            .into(),
+    let ols = Wls::new(&z, &x, vec![1.0; k]).map_err(|e| match e {
+        Degenerate::Singular => MetaError::Undefined {
+            reason: "Egger's test is undefined: the precisions 1/√vi are (numerically) all equal"
+                .into(),
+        },
+        Degenerate::NonFinite => e.error(),
     })?;
     let df = (k - 2) as f64;
     let sigma2 = ols.rss() / df;
@@ -116,7 +141,8 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
         p: t_two_sided_p(t, df),
         coefficient: ols.beta[0],
         se,
-        coefficients: [ols.beta[0], ols.beta[1]],
+        line_at_se0: ols.beta[1],
+        line_per_se: ols.beta[0],
         tau2: None,
     })
 }
@@ -125,9 +151,13 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
 fn rma(yi: &[f64], vi: &[f64], sei: Vec<f64>, k: usize) -> Result<EggerResult, MetaError> {
     let x = Design::intercept_and(sei);
     let tau2 = estimate_tau2(Method::Reml, yi, vi, &x)?;
-    let fit = Wls::random_effects(yi, vi, &x, tau2.tau2).ok_or_else(|| MetaError::Undefined {
-        reason: "Egger's test is undefined: the standard errors √vi are (numerically) all equal"
-            .into(),
+    let fit = Wls::random_effects(yi, vi, &x, tau2.tau2).map_err(|e| match e {
+        Degenerate::Singular => MetaError::Undefined {
+            reason: "Egger's test is undefined: the standard errors √vi are (numerically) all \
+                     equal"
+                .into(),
+        },
+        Degenerate::NonFinite => e.error(),
     })?;
     let se = fit.a.get(1, 1).sqrt();
     let z = fit.beta[1] / se;
@@ -139,7 +169,37 @@ fn rma(yi: &[f64], vi: &[f64], sei: Vec<f64>, k: usize) -> Result<EggerResult, M
         p: normal_two_sided_p(z),
         coefficient: fit.beta[1],
         se,
-        coefficients: [fit.beta[0], fit.beta[1]],
+        line_at_se0: fit.beta[0],
+        line_per_se: fit.beta[1],
         tau2: Some(tau2.tau2),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records on the funnel line yᵢ = 0.2 + 1.5·√vᵢ, with small alternating deviations.
+    fn on_a_line() -> Vec<Record> {
+        [0.01, 0.02, 0.04, 0.09, 0.16, 0.25]
+            .iter()
+            .enumerate()
+            .map(|(i, &v): (usize, &f64)| {
+                let wiggle = if i % 2 == 0 { 1e-3 } else { -1e-3 };
+                Record::new(format!("r{i}"), 0.2 + 1.5 * v.sqrt() + wiggle, v)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_line_is_named_for_what_it_is_in_both_variants() {
+        for variant in [EggerVariant::Classic, EggerVariant::Rma] {
+            let e = egger_test(&on_a_line(), variant).unwrap();
+            assert!((e.line_at_se0 - 0.2).abs() < 0.01, "{variant:?}: {e:?}");
+            assert!((e.line_per_se - 1.5).abs() < 0.05, "{variant:?}: {e:?}");
+            // The tested coefficient is the line's change per unit of se in both variants.
+            assert_eq!(e.coefficient, e.line_per_se);
+            assert_eq!(e.funnel_line(), (e.line_at_se0, e.line_per_se));
+        }
+    }
 }

@@ -21,6 +21,13 @@ pub enum MetaError {
     NonFinite { id: String, field: &'static str },
     /// `vi` is zero or negative.
     NonPositiveVariance { id: String, vi: f64 },
+    /// `yi` or `vi` is finite but outside the range in which every sum the engine forms is
+    /// finite (see [`crate::MAX_ABS_YI`], [`crate::MIN_VI`], [`crate::MAX_VI`]).
+    OutOfRange {
+        id: String,
+        field: &'static str,
+        value: f64,
+    },
     /// An id to exclude is not among the records.
     UnknownId { id: String },
     /// The exclusion list would leave too few records.
@@ -31,13 +38,27 @@ pub enum MetaError {
     },
     /// The confidence level is not strictly between 0 and 1.
     InvalidLevel { level: f64 },
+    /// The confidence level is below 1 but so close to it that (1 + level)/2 rounds to 1 in
+    /// double precision, so the critical value of the interval is infinite.
+    LevelTooCloseToOne { level: f64 },
     /// The test is not defined for this input (for example all √vi equal in Egger's test).
     Undefined { reason: String },
-    /// An iterative estimator did not reach its root.
+    /// An iterative estimator reached its iteration limit before its tolerance.
     NotConverged {
         method: &'static str,
         iterations: usize,
     },
+    /// An iterative estimator's equation has the same sign at τ² = 0 and at the largest τ²
+    /// tried, so no root was searched for.
+    NoBracket { method: &'static str, upper: f64 },
+    /// An iterative estimator's equation evaluated to NaN or ±∞ at `tau2` (an overflow, or
+    /// cancellation that left no digits).
+    NonFiniteEquation { method: &'static str, tau2: f64 },
+    /// A reported (or a needed intermediate) quantity came out NaN or infinite: a sum
+    /// overflowed, weights underflowed to 0, or cancellation left no digits (records whose
+    /// variances span many orders of magnitude). The result is refused, never returned with
+    /// a hole.
+    NonFiniteResult { quantity: &'static str },
 }
 
 impl fmt::Display for MetaError {
@@ -64,6 +85,24 @@ impl fmt::Display for MetaError {
                 f,
                 "record {id:?} has sampling variance vi = {vi}; vi must be greater than 0"
             ),
+            MetaError::OutOfRange { id, field, value } => {
+                let (size, limit, why) = if *field == "yi" {
+                    let limit = format!("|yi| must be at most {:e}", crate::MAX_ABS_YI);
+                    ("large", limit, "its square and higher powers in the fit's sums overflow")
+                } else if *value < crate::MIN_VI {
+                    let limit = format!("vi must be at least {:e}", crate::MIN_VI);
+                    ("small", limit, "its weight's powers 1/vi, 1/vi², 1/vi³ overflow")
+                } else {
+                    let limit = format!("vi must be at most {:e}", crate::MAX_VI);
+                    ("large", limit, "its weight's powers 1/vi², 1/vi³ underflow to 0")
+                };
+                write!(
+                    f,
+                    "record {id:?}: {field} = {value:e} is too {size}: {limit}, beyond which \
+                     {why}; express the effects in other units (yi·c, vi·c²) to bring them into \
+                     range"
+                )
+            }
             MetaError::UnknownId { id } => write!(f, "there is no record with id {id:?}"),
             MetaError::ExcludesTooMany { excluded, k, needed } => write!(
                 f,
@@ -74,10 +113,37 @@ impl fmt::Display for MetaError {
                 f,
                 "the confidence level must be strictly between 0 and 1 (for example 0.95), got {level}"
             ),
+            MetaError::LevelTooCloseToOne { level } => write!(
+                f,
+                "the confidence level {level} is too close to 1: (1 + level)/2 rounds to 1 in \
+                 double precision, so the interval's critical value is infinite; the largest \
+                 accepted level is {}",
+                crate::model::MAX_LEVEL
+            ),
             MetaError::Undefined { reason } => write!(f, "{reason}"),
             MetaError::NotConverged { method, iterations } => write!(
                 f,
-                "the {method} estimator did not converge to its root within {iterations} iterations"
+                "the {method} estimator did not converge to its root within {iterations} \
+                 iterations (its iteration limit)"
+            ),
+            MetaError::NoBracket { method, upper } => write!(
+                f,
+                "the root of the {method} estimator's equation could not be bracketed: the \
+                 equation has the same sign at τ² = 0 and at τ² = {upper:e}, so no root was \
+                 searched for"
+            ),
+            MetaError::NonFiniteEquation { method, tau2 } => write!(
+                f,
+                "the {method} estimator stopped on a non-finite value: its equation is not a \
+                 finite number at τ² = {tau2:e} (an intermediate sum overflowed or lost all its \
+                 digits), so its root cannot be found"
+            ),
+            MetaError::NonFiniteResult { quantity } => write!(
+                f,
+                "the {quantity} cannot be computed for these records: in double precision it \
+                 overflows or loses all its digits to cancellation, which happens when the \
+                 records' variances (or effects) span too many orders of magnitude; the result \
+                 is refused rather than returned with a hole"
             ),
         }
     }

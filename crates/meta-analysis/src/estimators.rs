@@ -8,7 +8,7 @@
 //! exactly when the estimating equation is already ≤ 0 there.
 
 use crate::solver::{newton_bracketed, SolveError};
-use crate::weighted::{Design, Wls};
+use crate::weighted::{Degenerate, Design, Wls};
 
 use crate::MetaError;
 
@@ -79,18 +79,15 @@ pub(crate) fn estimate_tau2(
     v: &[f64],
     x: &Design,
 ) -> Result<Tau2, MetaError> {
-    let singular = || MetaError::Undefined {
-        reason: "the model cannot be fitted: its design matrix is singular".into(),
-    };
     match method {
         Method::Ee => Ok(Tau2 {
             tau2: 0.0,
             se: None,
             iterations: None,
         }),
-        Method::Dl => dersimonian_laird(y, v, x).ok_or_else(singular),
-        Method::He => hedges(y, v, x).ok_or_else(singular),
-        Method::Sj => sidik_jonkman(y, v, x).ok_or_else(singular),
+        Method::Dl => dersimonian_laird(y, v, x).map_err(Degenerate::error),
+        Method::He => hedges(y, v, x).map_err(Degenerate::error),
+        Method::Sj => sidik_jonkman(y, v, x),
         Method::Reml => likelihood_root(method, y, v, x, reml_score, reml_se),
         Method::Ml => likelihood_root(method, y, v, x, ml_score, ml_se),
         Method::Pm => paule_mandel(y, v, x),
@@ -99,14 +96,14 @@ pub(crate) fn estimate_tau2(
 
 /// DerSimonian–Laird: τ̂² = max(0, (Q − (k − p)) / tr(P₀)) with P₀ at τ² = 0 (W = diag(1/vᵢ)).
 /// SE (metafor): √{(2(k−p) + 4τ̃² tr P₀ + 2τ̃⁴ tr P₀²)} / tr P₀ with τ̃² = max(0, τ̂²).
-fn dersimonian_laird(y: &[f64], v: &[f64], x: &Design) -> Option<Tau2> {
+fn dersimonian_laird(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, Degenerate> {
     let kp = (y.len() - x.p()) as f64;
     let fe = Wls::random_effects(y, v, x, 0.0)?;
     let tr_p = fe.trace_p();
     let raw = (fe.rss() - kp) / tr_p;
     let t = raw.max(0.0);
     let se = (2.0 * kp + 4.0 * t * tr_p + 2.0 * t * t * fe.trace_pp()).sqrt() / tr_p;
-    Some(Tau2 {
+    Ok(Tau2 {
         tau2: t,
         se: Some(se),
         iterations: None,
@@ -115,14 +112,14 @@ fn dersimonian_laird(y: &[f64], v: &[f64], x: &Design) -> Option<Tau2> {
 
 /// Hedges: τ̂² = max(0, (RSS − tr(PV)) / (k − p)) with the unweighted projection P = I − X(X'X)⁻¹X'.
 /// SE (metafor): √{2 tr(PVPV) + 4τ̃² tr(PV) + 2(k−p)τ̃⁴} / (k − p).
-fn hedges(y: &[f64], v: &[f64], x: &Design) -> Option<Tau2> {
+fn hedges(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, Degenerate> {
     let kp = (y.len() - x.p()) as f64;
     let ols = Wls::new(y, x, vec![1.0; y.len()])?;
     let tr_pv = ols.trace_pv(v);
     let raw = (ols.rss() - tr_pv) / kp;
     let t = raw.max(0.0);
     let se = (2.0 * ols.trace_pvpv(v) + 4.0 * t * tr_pv + 2.0 * kp * t * t).sqrt() / kp;
-    Some(Tau2 {
+    Ok(Tau2 {
         tau2: t,
         se: Some(se),
         iterations: None,
@@ -132,18 +129,23 @@ fn hedges(y: &[f64], v: &[f64], x: &Design) -> Option<Tau2> {
 /// Sidik–Jonkman: from the crude start τ₀² = Σ r̃ᵢ² / k (r̃ the OLS residuals),
 /// one step τ̂² = τ₀² · y'P y / (k − p) with weights 1/(vᵢ + τ₀²).
 /// SE (metafor): τ₀² √{2 tr(PVPV) + 4τ̂² tr(PVP) + 2τ̂⁴ tr(PP)} / (k − p).
-fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Option<Tau2> {
+fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
     let k = y.len() as f64;
     let kp = k - x.p() as f64;
-    let ols = Wls::new(y, x, vec![1.0; y.len()])?;
+    let ols = Wls::new(y, x, vec![1.0; y.len()]).map_err(Degenerate::error)?;
     let tau2_0 = ols.r.iter().map(|r| r * r).sum::<f64>() / k;
-    let step = Wls::random_effects(y, v, x, tau2_0)?;
+    if !tau2_0.is_finite() {
+        return Err(MetaError::NonFiniteResult {
+            quantity: "Sidik–Jonkman starting value τ₀² (the mean squared residual)",
+        });
+    }
+    let step = Wls::random_effects(y, v, x, tau2_0).map_err(Degenerate::error)?;
     let t = (tau2_0 * step.rss() / kp).max(0.0);
     let se = tau2_0
         * (2.0 * step.trace_pvpv(v) + 4.0 * t * step.trace_pvp(v) + 2.0 * t * t * step.trace_pp())
             .sqrt()
         / kp;
-    Some(Tau2 {
+    Ok(Tau2 {
         tau2: t,
         se: Some(se),
         iterations: None,
@@ -168,13 +170,14 @@ pub(crate) struct Moments {
 }
 
 impl Moments {
-    /// `None` when X'WX is singular.
-    pub fn at(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Option<Moments> {
+    /// Fails when the weighted fit cannot be formed (see [`Degenerate`]); for the intercept
+    /// model nothing is checked here, and a non-finite moment shows in the caller's results.
+    pub fn at(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Result<Moments, Degenerate> {
         if x.is_intercept() {
-            return Some(Moments::intercept(y, v, tau2));
+            return Ok(Moments::intercept(y, v, tau2));
         }
         let fit = Wls::random_effects(y, v, x, tau2)?;
-        Some(Moments {
+        Ok(Moments {
             beta0: fit.beta[0],
             var_beta0: fit.a.get(0, 0),
             ypy: fit.rss(),
@@ -285,12 +288,6 @@ fn ml_se(m: &Moments) -> f64 {
     (2.0 / m.sw2).sqrt()
 }
 
-fn singular_design() -> MetaError {
-    MetaError::Undefined {
-        reason: "the model cannot be fitted: its design matrix is singular".into(),
-    }
-}
-
 /// Maximizes a (restricted) likelihood over τ² ≥ 0: τ̂² = 0 when U(0) ≤ 0;
 /// otherwise the root of U in a bracket from 0 to an upper bound where U < 0 (see
 /// [`upper_bracket`]), unless the likelihood at τ² = 0 is higher still (a bimodal
@@ -303,7 +300,7 @@ fn likelihood_root(
     score: fn(&Moments) -> (f64, f64),
     se: fn(&Moments) -> f64,
 ) -> Result<Tau2, MetaError> {
-    let at = |tau2: f64| Moments::at(y, v, x, tau2).ok_or_else(singular_design);
+    let at = |tau2: f64| Moments::at(y, v, x, tau2).map_err(Degenerate::error);
     let zero = at(0.0)?;
     if score(&zero).0 <= 0.0 {
         return Ok(Tau2 {
@@ -320,7 +317,7 @@ fn likelihood_root(
         REL_TOL,
         MAX_ITER,
     )
-    .map_err(|e| not_converged(method, e))?;
+    .map_err(|e| solve_error(method, e))?;
     let there = at(root.x)?;
     if log_likelihood(method, v, &zero, 0.0) > log_likelihood(method, v, &there, root.x) {
         return Ok(Tau2 {
@@ -342,7 +339,7 @@ fn likelihood_root(
 fn paule_mandel(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
     let kp = (y.len() - x.p()) as f64;
     let k = y.len() as f64;
-    let at = |tau2: f64| Moments::at(y, v, x, tau2).ok_or_else(singular_design);
+    let at = |tau2: f64| Moments::at(y, v, x, tau2).map_err(Degenerate::error);
     let equation = |m: &Moments| (m.ypy - kp, -m.yppy);
     let se = |m: &Moments| (2.0 * k * k / kp).sqrt() / m.sw;
     let zero = at(0.0)?;
@@ -361,7 +358,7 @@ fn paule_mandel(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
         REL_TOL,
         MAX_ITER,
     )
-    .map_err(|e| not_converged(Method::Pm, e))?;
+    .map_err(|e| solve_error(Method::Pm, e))?;
     Ok(Tau2 {
         tau2: root.x,
         se: Some(se(&at(root.x)?)),
@@ -371,8 +368,8 @@ fn paule_mandel(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
 
 /// An upper end of the bracket: twice the DerSimonian–Laird estimate (so that the
 /// solver's first iterate, the bracket's midpoint, is that estimate), or Σ(yᵢ − ȳ)²/k when
-/// DL is 0, doubled until the equation is negative there. `zero` holds the moments at
-/// τ² = 0, from which DL = (Q − (k − p)) / tr(P₀).
+/// DL is 0 (or not finite), doubled until the equation is negative there. `zero` holds the
+/// moments at τ² = 0, from which DL = (Q − (k − p)) / tr(P₀).
 fn upper_bracket(
     method: Method,
     y: &[f64],
@@ -383,36 +380,43 @@ fn upper_bracket(
     let dl = (zero.ypy - (y.len() - x.p()) as f64) / zero.tr_p;
     let mean = y.iter().sum::<f64>() / y.len() as f64;
     let spread = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>() / y.len() as f64;
-    let mut hi = if dl > 0.0 {
-        2.0 * dl
-    } else if spread > 0.0 {
-        spread
-    } else {
-        1.0
-    };
+    // The first finite positive candidate: a start that overflowed is skipped, so that a
+    // failure below names a τ² at which the equation itself is not finite.
+    let mut hi = [2.0 * dl, spread, 1.0]
+        .into_iter()
+        .find(|h| h.is_finite() && *h > 0.0)
+        .unwrap_or(1.0);
+    // hi starts at least at the smallest positive double, so 2100 doublings pass f64::MAX:
+    // the loop ends on a sign change or on a non-finite value, never by running out.
     for _ in 0..2100 {
         let value = f(hi)?;
         if value < 0.0 {
             return Ok(hi);
         }
-        if !value.is_finite() || !hi.is_finite() {
+        if !value.is_finite() {
+            return Err(MetaError::NonFiniteEquation {
+                method: method.name(),
+                tau2: hi,
+            });
+        }
+        if !(2.0 * hi).is_finite() {
             break;
         }
         hi *= 2.0;
     }
-    Err(MetaError::NotConverged {
+    Err(MetaError::NoBracket {
         method: method.name(),
-        iterations: 2100,
+        upper: hi,
     })
 }
 
-fn not_converged(method: Method, e: SolveError) -> MetaError {
-    MetaError::NotConverged {
-        method: method.name(),
-        iterations: match e {
-            SolveError::NotConverged { iterations } => iterations,
-            SolveError::NotBracketed => 0,
-        },
+/// The solver's reason, told as the estimator's.
+fn solve_error(method: Method, e: SolveError) -> MetaError {
+    let method = method.name();
+    match e {
+        SolveError::NotBracketed { hi, .. } => MetaError::NoBracket { method, upper: hi },
+        SolveError::NonFiniteValue { x, .. } => MetaError::NonFiniteEquation { method, tau2: x },
+        SolveError::IterationLimit { iterations } => MetaError::NotConverged { method, iterations },
     }
 }
 
@@ -489,5 +493,119 @@ mod tests {
         assert!(est.tau2 > 0.0);
         let (u, _) = reml_score(&Moments::at(&y, &v, &x, est.tau2).unwrap());
         assert!(u.abs() < 1e-9, "score at the root: {u}");
+    }
+
+    /// The estimators' own errors, below the input checks that now refuse these records:
+    /// each names its real cause (issue 10).
+    #[test]
+    fn an_overflowing_equation_is_not_called_a_convergence_failure() {
+        let x = Design::intercept();
+        // vi = 1e-308: Σ1/vᵢ² overflows at τ² = 0. This used to read "did not converge to its
+        // root within 0 iterations".
+        let y = [0.1, 0.3, -0.1, 0.2];
+        let v = [0.01, 0.02, 0.03, 1e-308];
+        let e = estimate_tau2(Method::Reml, &y, &v, &x).unwrap_err();
+        assert_eq!(
+            e,
+            MetaError::NonFiniteEquation {
+                method: "REML",
+                tau2: 0.0
+            }
+        );
+        assert!(
+            e.to_string().contains("stopped on a non-finite value"),
+            "{e}"
+        );
+        // yi = ±1e308: the squares overflow while the bracket is sought. This used to read
+        // "did not converge to its root within 2100 iterations".
+        let y = [1e308, -1e308, 0.1, 0.3];
+        let v = [0.01, 0.02, 0.03, 0.04];
+        for method in [Method::Reml, Method::Ml, Method::Pm] {
+            let e = estimate_tau2(method, &y, &v, &x).unwrap_err();
+            assert!(
+                matches!(e, MetaError::NonFiniteEquation { .. }),
+                "{}: {e}",
+                method.name()
+            );
+            assert!(!e.to_string().contains("iterations"), "{e}");
+        }
+    }
+
+    #[test]
+    fn sidik_jonkman_names_its_overflowing_start_not_a_singular_design() {
+        // yi = ±1e200: τ₀² = Σr²/k overflows. This used to read "its design matrix is singular".
+        let y = [1e200, -1e200, 0.1, 0.3];
+        let v = [0.01, 0.02, 0.03, 0.04];
+        let e = estimate_tau2(Method::Sj, &y, &v, &Design::intercept()).unwrap_err();
+        assert!(
+            matches!(e, MetaError::NonFiniteResult { quantity } if quantity.contains("τ₀²")),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("singular"), "{e}");
+    }
+
+    #[test]
+    fn each_solver_failure_keeps_its_cause() {
+        assert_eq!(
+            solve_error(
+                Method::Pm,
+                SolveError::NotBracketed {
+                    lo: 0.0,
+                    hi: 8.0,
+                    f_lo: 1.0,
+                    f_hi: 2.0
+                }
+            ),
+            MetaError::NoBracket {
+                method: "PM",
+                upper: 8.0
+            }
+        );
+        assert_eq!(
+            solve_error(
+                Method::Ml,
+                SolveError::NonFiniteValue {
+                    x: 0.5,
+                    iterations: 3
+                }
+            ),
+            MetaError::NonFiniteEquation {
+                method: "ML",
+                tau2: 0.5
+            }
+        );
+        assert_eq!(
+            solve_error(Method::Reml, SolveError::IterationLimit { iterations: 500 }),
+            MetaError::NotConverged {
+                method: "REML",
+                iterations: 500
+            }
+        );
+        let messages = [
+            MetaError::NoBracket {
+                method: "PM",
+                upper: 8.0,
+            },
+            MetaError::NonFiniteEquation {
+                method: "PM",
+                tau2: 8.0,
+            },
+            MetaError::NotConverged {
+                method: "PM",
+                iterations: 500,
+            },
+        ]
+        .map(|e| e.to_string());
+        assert!(
+            messages[0].contains("could not be bracketed"),
+            "{}",
+            messages[0]
+        );
+        assert!(messages[1].contains("non-finite value"), "{}", messages[1]);
+        assert!(
+            messages[2].contains("within 500 iterations"),
+            "{}",
+            messages[2]
+        );
     }
 }

@@ -30,9 +30,9 @@ pub use egger::{egger_test, EggerResult, EggerVariant};
 pub use error::MetaError;
 pub use estimators::Method;
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
-pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test};
+pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test, MAX_LEVEL};
 pub use proportion::wilson_interval;
-pub use records::{Record, MAX_RECORDS};
+pub use records::{validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI};
 
 /// The engine version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

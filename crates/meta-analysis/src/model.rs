@@ -6,7 +6,7 @@ use crate::distributions::{
 };
 use crate::estimators::{estimate_tau2, Method, Moments};
 use crate::records::{validate, validate_columns, without, Record};
-use crate::weighted::Design;
+use crate::weighted::{Degenerate, Design};
 use crate::MetaError;
 
 /// How the pooled estimate is tested and its intervals are built.
@@ -43,6 +43,33 @@ pub struct FitOptions {
     /// Confidence level of the CI and the prediction interval, strictly between 0 and 1.
     pub level: f64,
     pub test: Test,
+}
+
+/// The largest accepted confidence level, 1 − 2⁻⁵² (0.9999999999999998): for any larger
+/// level below 1, (1 + level)/2 rounds to 1 in double precision and the critical value of
+/// the intervals is infinite.
+pub const MAX_LEVEL: f64 = 1.0 - f64::EPSILON;
+
+impl FitOptions {
+    /// Checks the level: strictly between 0 and 1, and such that the normal and t quantiles
+    /// at (1 + level)/2, the critical values of the intervals, are finite (at most
+    /// [`MAX_LEVEL`]). The t quantile is checked at 1 df, its heaviest tail.
+    pub fn validate(&self) -> Result<(), MetaError> {
+        let level = self.level;
+        if !(level > 0.0 && level < 1.0) {
+            return Err(MetaError::InvalidLevel { level });
+        }
+        let p = upper_quantile_point(level);
+        if !(normal_quantile(p).is_finite() && t_quantile(p, 1.0).is_finite()) {
+            return Err(MetaError::LevelTooCloseToOne { level });
+        }
+        Ok(())
+    }
+}
+
+/// (1 + level)/2, computed as 1 − (1 − level)/2 (exact for level in [½, 1]).
+fn upper_quantile_point(level: f64) -> f64 {
+    1.0 - (1.0 - level) / 2.0
 }
 
 impl Default for FitOptions {
@@ -122,19 +149,17 @@ pub fn refit_excluding(
 /// variance is multiplied by s² = Σwᵢ(yᵢ − μ̂)² / (k − 1) (metafor 3.8, no truncation)
 /// and t(k − 1) replaces the normal for the p value, CI and prediction interval.
 pub(crate) fn fit_data(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<Fit, MetaError> {
+    options.validate()?;
     let level = options.level;
-    if !(level > 0.0 && level < 1.0) {
-        return Err(MetaError::InvalidLevel { level });
-    }
     let k = yi.len();
     let x = Design::intercept();
     let tau2 = estimate_tau2(options.method, yi, vi, &x)?;
-    let re = Moments::at(yi, vi, &x, tau2.tau2).ok_or(singular())?;
+    let re = Moments::at(yi, vi, &x, tau2.tau2).map_err(Degenerate::error)?;
     let estimate = re.beta0;
     let mut variance = re.var_beta0;
 
     let df_resid = (k - 1) as f64;
-    let alpha = 1.0 - level;
+    let quantile_point = upper_quantile_point(level);
     let (statistic, df, p, crit) = match options.test {
         Test::Z => {
             let se = variance.sqrt();
@@ -143,7 +168,7 @@ pub(crate) fn fit_data(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<F
                 z,
                 None,
                 normal_two_sided_p(z),
-                normal_quantile(1.0 - alpha / 2.0),
+                normal_quantile(quantile_point),
             )
         }
         Test::Knha => {
@@ -153,22 +178,22 @@ pub(crate) fn fit_data(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<F
                 t,
                 Some(df_resid),
                 t_two_sided_p(t, df_resid),
-                t_quantile(1.0 - alpha / 2.0, df_resid),
+                t_quantile(quantile_point, df_resid),
             )
         }
     };
     let se = variance.sqrt();
-    if !(se > 0.0 && se.is_finite()) {
+    if se == 0.0 {
         return Err(MetaError::Undefined {
-            reason: "the standard error of the estimate is zero or not finite, so no test or \
-                     interval is defined (under Knapp–Hartung this happens when all yi are equal)"
+            reason: "the standard error of the estimate is zero, so no test or interval is \
+                     defined (under Knapp–Hartung this happens when all yi are equal)"
                 .into(),
         });
     }
 
     let heterogeneity = Heterogeneity::of(yi, vi, &x, options.method, tau2.tau2)?;
     let pi_half = crit * (variance + tau2.tau2).sqrt();
-    Ok(Fit {
+    let fit = Fit {
         method: options.method,
         test: options.test,
         level,
@@ -191,12 +216,36 @@ pub(crate) fn fit_data(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<F
         pi_lower: estimate - pi_half,
         pi_upper: estimate + pi_half,
         iterations: tau2.iterations,
-    })
+    };
+    fit.check_finite()?;
+    Ok(fit)
 }
 
-fn singular() -> MetaError {
-    MetaError::Undefined {
-        reason: "the model cannot be fitted: its design matrix is singular".into(),
+impl Fit {
+    /// Every reported number finite, or the first that is not named in the error: a field is
+    /// never silently NaN or infinite (a JSON null).
+    fn check_finite(&self) -> Result<(), MetaError> {
+        let quantities = [
+            ("pooled estimate", self.estimate),
+            ("standard error of the estimate", self.se),
+            ("test statistic", self.statistic),
+            ("p value", self.p),
+            ("confidence interval", self.ci_lower),
+            ("confidence interval", self.ci_upper),
+            ("τ² estimate", self.tau2),
+            ("τ estimate", self.tau),
+            ("standard error of τ²", self.se_tau2.unwrap_or(0.0)),
+            ("Q statistic", self.q),
+            ("p value of Q", self.q_p),
+            ("I² statistic", self.i2),
+            ("H² statistic", self.h2),
+            ("prediction interval", self.pi_lower),
+            ("prediction interval", self.pi_upper),
+        ];
+        match quantities.iter().find(|(_, value)| !value.is_finite()) {
+            Some(&(quantity, _)) => Err(MetaError::NonFiniteResult { quantity }),
+            None => Ok(()),
+        }
     }
 }
 
@@ -219,7 +268,7 @@ impl Heterogeneity {
         method: Method,
         tau2: f64,
     ) -> Result<Self, MetaError> {
-        let fe = Moments::at(yi, vi, x, 0.0).ok_or(singular())?;
+        let fe = Moments::at(yi, vi, x, 0.0).map_err(Degenerate::error)?;
         let q = fe.ypy;
         let kp = (yi.len() - x.p()) as f64;
         if method == Method::Ee {
@@ -236,5 +285,41 @@ impl Heterogeneity {
             i2: 100.0 * tau2 / (tau2 + s2),
             h2: (tau2 + s2) / s2,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(level: f64) -> FitOptions {
+        FitOptions {
+            level,
+            ..FitOptions::default()
+        }
+    }
+
+    #[test]
+    fn levels_are_checked_for_a_finite_quantile() {
+        assert_eq!(MAX_LEVEL, 0.9999999999999998);
+        for level in [0.95, 0.5, 1e-300, MAX_LEVEL] {
+            assert_eq!(at(level).validate(), Ok(()), "{level}");
+        }
+        for level in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
+            assert!(
+                matches!(at(level).validate(), Err(MetaError::InvalidLevel { .. })),
+                "{level}"
+            );
+        }
+        // The one double between MAX_LEVEL and 1.
+        let next = 1.0 - f64::EPSILON / 2.0;
+        assert!(next > MAX_LEVEL && next < 1.0);
+        let e = at(next).validate().unwrap_err();
+        assert_eq!(e, MetaError::LevelTooCloseToOne { level: next });
+        assert!(
+            e.to_string()
+                .contains("the largest accepted level is 0.9999999999999998"),
+            "{e}"
+        );
     }
 }

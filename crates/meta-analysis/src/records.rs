@@ -5,6 +5,18 @@ use crate::MetaError;
 /// The largest number of records one analysis accepts (10⁷: about 240 MB of input).
 pub const MAX_RECORDS: usize = 10_000_000;
 
+/// The largest |yi| accepted. With [`MIN_VI`] and [`MAX_VI`] it keeps the per-record terms
+/// of the sums a fit forms far inside the range of a double, for up to [`MAX_RECORDS`]
+/// records: the largest, wᵢ³rᵢ² in y′PPPy, is at most 10⁷⁵·(2·10²⁵)², and yᵢ⁴ (the squared
+/// τ̂² in the standard errors of τ̂²) at most 10¹⁰⁰. Records inside these bounds whose
+/// variances span many orders of magnitude can still lose a quantity to cancellation; such
+/// a fit is refused naming it ([`MetaError::NonFiniteResult`]). See `docs/METHODS.md`.
+pub const MAX_ABS_YI: f64 = 1e25;
+/// The smallest vi accepted: the weight powers 1/vᵢ, 1/vᵢ², 1/vᵢ³ stay at most 10⁷⁵.
+pub const MIN_VI: f64 = 1e-25;
+/// The largest vi accepted: 1/vᵢ³ stays at least 10⁻⁷⁵, far from underflow to 0.
+pub const MAX_VI: f64 = 1e25;
+
 /// One effect-size record: an id, the observed effect `yi` and its sampling variance `vi`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
@@ -36,12 +48,19 @@ impl Data {
     }
 }
 
-/// Checks ids (non-empty, unique) and values (finite, vi > 0), then the count.
-pub(crate) fn validate(
-    records: &[Record],
-    needed: usize,
-    analysis: &'static str,
-) -> Result<Data, MetaError> {
+/// Checks the rules every record of every analysis obeys, the one place they are written:
+/// at most [`MAX_RECORDS`] records; each id non-empty (not only white space) and unique;
+/// `yi` and `vi` finite, `vi > 0`, and both within the engine's range (|yi| ≤ [`MAX_ABS_YI`],
+/// [`MIN_VI`] ≤ vi ≤ [`MAX_VI`]). The first violation is returned, naming the record. How
+/// many records an analysis needs is its own rule, checked by the analysis.
+///
+/// ```
+/// use meta_analysis::{validate_records, MetaError, Record};
+/// assert!(validate_records(&[Record::new("a", 0.1, 0.01)]).is_ok());
+/// let e = validate_records(&[Record::new("big", 1e308, 0.01)]).unwrap_err();
+/// assert!(matches!(e, MetaError::OutOfRange { field: "yi", .. }));
+/// ```
+pub fn validate_records(records: &[Record]) -> Result<(), MetaError> {
     if records.len() > MAX_RECORDS {
         return Err(MetaError::TooManyRecords {
             max: MAX_RECORDS,
@@ -52,24 +71,7 @@ pub(crate) fn validate(
         if r.id.trim().is_empty() {
             return Err(MetaError::EmptyId { index });
         }
-        if !r.yi.is_finite() {
-            return Err(MetaError::NonFinite {
-                id: r.id.clone(),
-                field: "yi",
-            });
-        }
-        if !r.vi.is_finite() {
-            return Err(MetaError::NonFinite {
-                id: r.id.clone(),
-                field: "vi",
-            });
-        }
-        if r.vi <= 0.0 {
-            return Err(MetaError::NonPositiveVariance {
-                id: r.id.clone(),
-                vi: r.vi,
-            });
-        }
+        check_values(r.yi, r.vi, || r.id.clone())?;
     }
     // Sorting, not hashing: O(k log k) whatever the ids, and no hash-flooding worst case.
     let mut ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
@@ -79,6 +81,50 @@ pub(crate) fn validate(
             id: pair[0].to_string(),
         });
     }
+    Ok(())
+}
+
+/// One record's values: finite, vi > 0, and within the engine's range.
+fn check_values(yi: f64, vi: f64, id: impl Fn() -> String) -> Result<(), MetaError> {
+    if !yi.is_finite() {
+        return Err(MetaError::NonFinite {
+            id: id(),
+            field: "yi",
+        });
+    }
+    if !vi.is_finite() {
+        return Err(MetaError::NonFinite {
+            id: id(),
+            field: "vi",
+        });
+    }
+    if vi <= 0.0 {
+        return Err(MetaError::NonPositiveVariance { id: id(), vi });
+    }
+    if yi.abs() > MAX_ABS_YI {
+        return Err(MetaError::OutOfRange {
+            id: id(),
+            field: "yi",
+            value: yi,
+        });
+    }
+    if !(MIN_VI..=MAX_VI).contains(&vi) {
+        return Err(MetaError::OutOfRange {
+            id: id(),
+            field: "vi",
+            value: vi,
+        });
+    }
+    Ok(())
+}
+
+/// [`validate_records`], then at least `needed` records; the validated columns.
+pub(crate) fn validate(
+    records: &[Record],
+    needed: usize,
+    analysis: &'static str,
+) -> Result<Data, MetaError> {
+    validate_records(records)?;
     if records.len() < needed {
         return Err(MetaError::TooFewRecords {
             needed,
@@ -92,8 +138,8 @@ pub(crate) fn validate(
     })
 }
 
-/// Checks columns of values (finite, vi > 0, equal lengths), then the count; a record is
-/// named by its position ("#1", "#2", …).
+/// Checks columns of values (equal lengths, then each pair as [`validate_records`] does),
+/// then the count; a record is named by its position ("#1", "#2", …).
 pub(crate) fn validate_columns(
     yi: &[f64],
     vi: &[f64],
@@ -116,22 +162,7 @@ pub(crate) fn validate_columns(
         });
     }
     for (index, (y, v)) in yi.iter().zip(vi).enumerate() {
-        let id = || format!("#{}", index + 1);
-        if !y.is_finite() {
-            return Err(MetaError::NonFinite {
-                id: id(),
-                field: "yi",
-            });
-        }
-        if !v.is_finite() {
-            return Err(MetaError::NonFinite {
-                id: id(),
-                field: "vi",
-            });
-        }
-        if *v <= 0.0 {
-            return Err(MetaError::NonPositiveVariance { id: id(), vi: *v });
-        }
+        check_values(*y, *v, || format!("#{}", index + 1))?;
     }
     if yi.len() < needed {
         return Err(MetaError::TooFewRecords {
@@ -223,6 +254,52 @@ mod tests {
             e.to_string(),
             "a fit needs at least 2 records, but 1 was given"
         );
+    }
+
+    #[test]
+    fn values_outside_the_engines_range_are_refused_naming_the_record() {
+        let cases = [
+            (
+                1e308,
+                0.01,
+                "yi",
+                "record \"x\": yi = 1e308 is too large: |yi| must be at most 1e25",
+            ),
+            (-2e25, 0.01, "yi", "record \"x\": yi = -2e25 is too large"),
+            (
+                0.1,
+                1e-308,
+                "vi",
+                "record \"x\": vi = 1e-308 is too small: vi must be at least 1e-25",
+            ),
+            (
+                0.1,
+                1e308,
+                "vi",
+                "record \"x\": vi = 1e308 is too large: vi must be at most 1e25",
+            ),
+        ];
+        for (yi, vi, field, message) in cases {
+            let mut r = three();
+            r.push(Record::new("x", yi, vi));
+            let e = validate_records(&r).unwrap_err();
+            assert!(
+                matches!(&e, MetaError::OutOfRange { id, field: f, .. } if id == "x" && *f == field),
+                "{e:?}"
+            );
+            assert!(e.to_string().starts_with(message), "{e}");
+        }
+        // The bounds themselves are accepted.
+        let mut r = three();
+        r.push(Record::new("lo", -MAX_ABS_YI, MIN_VI));
+        r.push(Record::new("hi", MAX_ABS_YI, MAX_VI));
+        assert_eq!(validate_records(&r), Ok(()));
+    }
+
+    #[test]
+    fn validate_records_checks_no_count() {
+        assert_eq!(validate_records(&[]), Ok(()));
+        assert_eq!(validate_records(&three()[..1]), Ok(()));
     }
 
     #[test]

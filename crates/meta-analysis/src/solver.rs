@@ -8,6 +8,8 @@
 //! move), when the function is exactly zero, or when the bracket has shrunk to
 //! that width.
 
+use std::fmt;
+
 /// A root and how many iterations it took.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Root {
@@ -15,14 +17,46 @@ pub struct Root {
     pub iterations: usize,
 }
 
-/// Why no root was returned.
+/// Why no root was returned: three distinct causes, each with what was seen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SolveError {
-    /// `f(lo)` and `f(hi)` have the same sign (or one is not finite).
-    NotBracketed,
+    /// `f(lo)` and `f(hi)` are finite and have the same sign, so no root is known to lie
+    /// between them and none was searched for.
+    NotBracketed {
+        lo: f64,
+        hi: f64,
+        f_lo: f64,
+        f_hi: f64,
+    },
+    /// `f` returned NaN or ±∞ (typically an overflow) at `x`, after `iterations` iterations
+    /// (0: at an end of the bracket).
+    NonFiniteValue { x: f64, iterations: usize },
     /// The iteration limit was reached before the tolerance.
-    NotConverged { iterations: usize },
+    IterationLimit { iterations: usize },
 }
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::NotBracketed { lo, hi, f_lo, f_hi } => write!(
+                f,
+                "the root could not be bracketed: f({lo}) = {f_lo} and f({hi}) = {f_hi} have \
+                 the same sign"
+            ),
+            SolveError::NonFiniteValue { x, iterations } => write!(
+                f,
+                "the function is not a finite number at x = {x} (after {iterations} \
+                 iterations), for example because a sum overflowed"
+            ),
+            SolveError::IterationLimit { iterations } => write!(
+                f,
+                "no root within the tolerance after {iterations} iterations"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
 
 /// Finds x in `[lo, hi]` with `f(x) = 0`, where `f` returns `(f(x), f'(x))` and
 /// `f(lo)`, `f(hi)` differ in sign.
@@ -37,9 +71,18 @@ where
     F: Fn(f64) -> (f64, f64),
 {
     let (f_lo, _) = f(lo);
+    if !f_lo.is_finite() {
+        return Err(SolveError::NonFiniteValue {
+            x: lo,
+            iterations: 0,
+        });
+    }
     let (f_hi, _) = f(hi);
-    if !(f_lo.is_finite() && f_hi.is_finite()) {
-        return Err(SolveError::NotBracketed);
+    if !f_hi.is_finite() {
+        return Err(SolveError::NonFiniteValue {
+            x: hi,
+            iterations: 0,
+        });
     }
     if f_lo == 0.0 {
         return Ok(Root {
@@ -54,7 +97,7 @@ where
         });
     }
     if f_lo.signum() == f_hi.signum() {
-        return Err(SolveError::NotBracketed);
+        return Err(SolveError::NotBracketed { lo, hi, f_lo, f_hi });
     }
     // Orient so that f(neg) < 0 < f(pos).
     let (mut neg, mut pos) = if f_lo < 0.0 { (lo, hi) } else { (hi, lo) };
@@ -70,7 +113,8 @@ where
             });
         }
         if !fx.is_finite() {
-            return Err(SolveError::NotConverged {
+            return Err(SolveError::NonFiniteValue {
+                x,
                 iterations: iteration,
             });
         }
@@ -98,7 +142,7 @@ where
             });
         }
     }
-    Err(SolveError::NotConverged {
+    Err(SolveError::IterationLimit {
         iterations: max_iter,
     })
 }
@@ -127,14 +171,68 @@ mod tests {
     }
 
     #[test]
-    fn reports_missing_bracket_and_iteration_limit() {
+    fn a_function_without_a_sign_change_is_not_bracketed() {
+        // x² + 1 > 0 everywhere: there is no root to bracket.
+        let e = newton_bracketed(|x| (x * x + 1.0, 2.0 * x), -1.0, 1.0, 1e-12, 50).unwrap_err();
         assert_eq!(
-            newton_bracketed(|x| (x * x + 1.0, 2.0 * x), -1.0, 1.0, 1e-12, 50),
-            Err(SolveError::NotBracketed)
+            e,
+            SolveError::NotBracketed {
+                lo: -1.0,
+                hi: 1.0,
+                f_lo: 2.0,
+                f_hi: 2.0
+            }
         );
-        assert!(matches!(
-            newton_bracketed(|x| (x - 0.3, 1.0e-30), 0.0, 1.0, 1e-15, 3),
-            Err(SolveError::NotConverged { iterations: 3 })
-        ));
+        assert!(e.to_string().contains("could not be bracketed"), "{e}");
+    }
+
+    #[test]
+    fn a_function_returning_nan_is_reported_as_such() {
+        // Finite with a sign change at the ends, NaN inside: not an iteration limit, not a
+        // missing bracket.
+        let nan_inside = |x: f64| {
+            if x > 0.25 && x < 0.75 {
+                (f64::NAN, f64::NAN)
+            } else {
+                (x - 0.6, 1.0)
+            }
+        };
+        let e = newton_bracketed(nan_inside, 0.0, 1.0, 1e-12, 50).unwrap_err();
+        assert_eq!(
+            e,
+            SolveError::NonFiniteValue {
+                x: 0.5,
+                iterations: 1
+            }
+        );
+        assert!(
+            e.to_string().contains("not a finite number at x = 0.5"),
+            "{e}"
+        );
+        // NaN (or an overflow to ∞) at an end of the bracket: reported at that end.
+        assert_eq!(
+            newton_bracketed(|x| (x.sqrt() - 1.0, 0.5 / x.sqrt()), -1.0, 4.0, 1e-12, 50),
+            Err(SolveError::NonFiniteValue {
+                x: -1.0,
+                iterations: 0
+            })
+        );
+        assert_eq!(
+            newton_bracketed(|x| (1e300 * x - 1.0, 1e300), 0.0, 1e10, 1e-12, 50),
+            Err(SolveError::NonFiniteValue {
+                x: 1e10,
+                iterations: 0
+            })
+        );
+    }
+
+    #[test]
+    fn reports_the_iteration_limit() {
+        let e = newton_bracketed(|x| (x - 0.3, 1.0e-30), 0.0, 1.0, 1e-15, 3).unwrap_err();
+        assert_eq!(e, SolveError::IterationLimit { iterations: 3 });
+        assert_eq!(
+            e.to_string(),
+            "no root within the tolerance after 3 iterations"
+        );
     }
 }

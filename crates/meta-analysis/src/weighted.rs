@@ -12,6 +12,31 @@
 //!
 //! so one evaluation costs O(k p²) time and O(k) memory, never a k × k matrix.
 
+use crate::MetaError;
+
+/// Why a weighted least-squares fit cannot be formed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Degenerate {
+    /// X'WX is singular (for example a moderator column with no spread).
+    Singular,
+    /// A weight, or a sum in X'WX, is not finite or a weight underflowed to 0: an overflow,
+    /// not a property of the design.
+    NonFinite,
+}
+
+impl Degenerate {
+    pub fn error(self) -> MetaError {
+        match self {
+            Degenerate::Singular => MetaError::Undefined {
+                reason: "the model cannot be fitted: its design matrix is singular".into(),
+            },
+            Degenerate::NonFinite => MetaError::NonFiniteResult {
+                quantity: "weighted least-squares fit (a weight or a weighted sum)",
+            },
+        }
+    }
+}
+
 /// The design matrix X: a column of ones (implicit, never stored) followed by
 /// moderator columns of length k.
 #[derive(Debug, Clone)]
@@ -122,8 +147,11 @@ impl Matrix {
         self.a[i * self.n + j] = v;
     }
 
-    /// The inverse by Gauss–Jordan elimination with partial pivoting; `None` when singular.
-    pub fn inverse(&self) -> Option<Matrix> {
+    /// The inverse by Gauss–Jordan elimination with partial pivoting.
+    pub fn inverse(&self) -> Result<Matrix, Degenerate> {
+        if self.a.iter().any(|v| !v.is_finite()) {
+            return Err(Degenerate::NonFinite);
+        }
         let n = self.n;
         let mut m = self.clone();
         let mut inv = Matrix::zeros(n);
@@ -137,7 +165,7 @@ impl Matrix {
                 .unwrap_or(col);
             let pv = m.get(pivot, col);
             if pv.is_nan() || pv.abs() <= 1e-13 * scale {
-                return None;
+                return Err(Degenerate::Singular);
             }
             for j in 0..n {
                 let (t1, t2) = (m.get(col, j), m.get(pivot, j));
@@ -161,7 +189,7 @@ impl Matrix {
                 }
             }
         }
-        Some(inv)
+        Ok(inv)
     }
 
     /// The determinant by Gaussian elimination with partial pivoting.
@@ -239,8 +267,11 @@ pub(crate) struct Wls<'a> {
 }
 
 impl<'a> Wls<'a> {
-    /// `None` when X'WX is singular.
-    pub fn new(y: &[f64], x: &'a Design, w: Vec<f64>) -> Option<Self> {
+    /// Fails when a weight is not finite or is 0 (an underflow), or X'WX is singular.
+    pub fn new(y: &[f64], x: &'a Design, w: Vec<f64>) -> Result<Self, Degenerate> {
+        if w.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+            return Err(Degenerate::NonFinite);
+        }
         let a = x.gram(&w).inverse()?;
         let wy: Vec<f64> = w.iter().zip(y).map(|(wi, yi)| wi * yi).collect();
         let beta = a.times_vec(&x.cross(&wy));
@@ -249,11 +280,16 @@ impl<'a> Wls<'a> {
             .enumerate()
             .map(|(i, yi)| yi - x.times(&beta, i))
             .collect();
-        Some(Wls { x, w, a, beta, r })
+        Ok(Wls { x, w, a, beta, r })
     }
 
     /// With weights 1/(vᵢ + τ²).
-    pub fn random_effects(y: &[f64], v: &[f64], x: &'a Design, tau2: f64) -> Option<Self> {
+    pub fn random_effects(
+        y: &[f64],
+        v: &[f64],
+        x: &'a Design,
+        tau2: f64,
+    ) -> Result<Self, Degenerate> {
         Self::new(y, x, v.iter().map(|vi| 1.0 / (vi + tau2)).collect())
     }
 
@@ -401,6 +437,35 @@ mod tests {
     #[test]
     fn singular_design_is_refused() {
         let x = Design::intercept_and(vec![2.0, 2.0, 2.0]);
-        assert!(Wls::new(&[1.0, 2.0, 3.0], &x, vec![1.0; 3]).is_none());
+        assert_eq!(
+            Wls::new(&[1.0, 2.0, 3.0], &x, vec![1.0; 3]).unwrap_err(),
+            Degenerate::Singular
+        );
+    }
+
+    #[test]
+    fn overflow_is_not_called_singular() {
+        // Weights underflowed to 0 (τ² overflowed) or not finite: not a singular design.
+        let x = Design::intercept();
+        for w in [
+            vec![0.0; 3],
+            vec![1.0, f64::INFINITY, 1.0],
+            vec![1.0, f64::NAN, 1.0],
+        ] {
+            assert_eq!(
+                Wls::new(&[1.0, 2.0, 3.0], &x, w).unwrap_err(),
+                Degenerate::NonFinite
+            );
+        }
+        // A finite design whose weighted sums overflow.
+        let x = Design::intercept_and(vec![1e200, -1e200, 3.0]);
+        assert_eq!(
+            Wls::new(&[1.0, 2.0, 3.0], &x, vec![1.0; 3]).unwrap_err(),
+            Degenerate::NonFinite
+        );
+        assert!(matches!(
+            Degenerate::NonFinite.error(),
+            MetaError::NonFiniteResult { .. }
+        ));
     }
 }

@@ -149,17 +149,24 @@ fn both_egger_variants_agree_with_metafor() {
                     );
                     agree(&at("se"), ours.se, &expected["intercept_se"], &mut failures);
                     agree(&at("df"), ours.df.unwrap(), &expected["dfs"], &mut failures);
+                    // The standardized regression's slope b₁ is the funnel line at √vi = 0,
+                    // metafor's limit estimate; its intercept b₀ is the line's change per √vi.
                     agree(
                         &at("slope"),
-                        ours.coefficients[1],
+                        ours.line_at_se0,
                         &expected["slope"],
                         &mut failures,
                     );
-                    // metafor's limit estimate is the funnel line at √vi = 0.
                     agree(
                         &at("limit"),
-                        ours.funnel_line().0,
+                        ours.line_at_se0,
                         &expected["limit_est"],
+                        &mut failures,
+                    );
+                    agree(
+                        &at("intercept as line per se"),
+                        ours.line_per_se,
+                        &expected["intercept"],
                         &mut failures,
                     );
                 }
@@ -172,6 +179,18 @@ fn both_egger_variants_agree_with_metafor() {
                     );
                     agree(&at("se"), ours.se, &expected["se_sei"], &mut failures);
                     agree(
+                        &at("limit"),
+                        ours.line_at_se0,
+                        &expected["limit_est"],
+                        &mut failures,
+                    );
+                    agree(
+                        &at("line per se"),
+                        ours.line_per_se,
+                        &expected["coef_sei"],
+                        &mut failures,
+                    );
+                    agree(
                         &at("tau2"),
                         ours.tau2.unwrap(),
                         &expected["tau2"],
@@ -179,6 +198,11 @@ fn both_egger_variants_agree_with_metafor() {
                     );
                 }
             }
+            assert_eq!(
+                ours.funnel_line(),
+                (ours.line_at_se0, ours.line_per_se),
+                "{name} {key}: funnel_line() is (line at se 0, line per se)"
+            );
             checked += 1;
         }
     }

@@ -1,7 +1,48 @@
 //! Invariances every correct random-effects fit must have, on random data.
 
-use meta_analysis::{egger_test, fit, EggerVariant, FitOptions, Method, Record, Test};
+use meta_analysis::{
+    egger_test, fit, EggerResult, EggerVariant, Fit, FitOptions, MetaError, Method, Record, Test,
+};
 use proptest::prelude::*;
+
+/// A returned fit has no hole: every number finite (never a JSON null).
+fn fit_is_whole(result: &Result<Fit, MetaError>) -> bool {
+    let Ok(f) = result else { return true };
+    [
+        f.estimate,
+        f.se,
+        f.statistic,
+        f.p,
+        f.ci_lower,
+        f.ci_upper,
+        f.tau2,
+        f.tau,
+        f.se_tau2.unwrap_or(0.0),
+        f.q,
+        f.q_p,
+        f.i2,
+        f.h2,
+        f.pi_lower,
+        f.pi_upper,
+    ]
+    .iter()
+    .all(|v| v.is_finite())
+}
+
+fn egger_is_whole(result: &Result<EggerResult, MetaError>) -> bool {
+    let Ok(e) = result else { return true };
+    [
+        e.statistic,
+        e.p,
+        e.coefficient,
+        e.se,
+        e.line_at_se0,
+        e.line_per_se,
+        e.tau2.unwrap_or(0.0),
+    ]
+    .iter()
+    .all(|v| v.is_finite())
+}
 
 fn dataset() -> impl Strategy<Value = Vec<Record>> {
     prop::collection::vec((-3.0f64..3.0, 0.001f64..2.0), 2..40).prop_map(|rows| {
@@ -81,28 +122,61 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_input_never_panics(
+    fn arbitrary_input_never_panics_and_never_returns_a_hole(
         rows in prop::collection::vec((any::<f64>(), any::<f64>(), "[a-c]{0,2}"), 0..12),
         m in method(),
         level in any::<f64>(),
     ) {
         let data: Vec<Record> = rows.into_iter().map(|(yi, vi, id)| Record::new(id, yi, vi)).collect();
         for test in [Test::Z, Test::Knha] {
-            let _ = fit(&data, &FitOptions { method: m, test, level });
+            let f = fit(&data, &FitOptions { method: m, test, level });
+            prop_assert!(fit_is_whole(&f), "{f:?}");
         }
-        let _ = egger_test(&data, EggerVariant::Classic);
-        let _ = egger_test(&data, EggerVariant::Rma);
+        for variant in [EggerVariant::Classic, EggerVariant::Rma] {
+            let e = egger_test(&data, variant);
+            prop_assert!(egger_is_whole(&e), "{e:?}");
+        }
     }
 
     #[test]
-    fn extreme_but_valid_values_never_panic(
+    fn extreme_values_never_panic_and_never_return_a_hole(
         rows in prop::collection::vec((-1e150f64..1e150, 1e-150f64..1e150), 2..8),
         m in method(),
+        knha in any::<bool>(),
     ) {
         let data: Vec<Record> =
             rows.into_iter().enumerate().map(|(i, (yi, vi))| Record::new(format!("r{i}"), yi, vi)).collect();
-        let _ = fit(&data, &FitOptions { method: m, ..FitOptions::default() });
-        let _ = egger_test(&data, EggerVariant::Rma);
+        let test = if knha { Test::Knha } else { Test::Z };
+        let f = fit(&data, &FitOptions { method: m, test, ..FitOptions::default() });
+        prop_assert!(fit_is_whole(&f), "{f:?}");
+        for variant in [EggerVariant::Classic, EggerVariant::Rma] {
+            let e = egger_test(&data, variant);
+            prop_assert!(egger_is_whole(&e), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn values_at_the_edges_of_the_range_never_return_a_hole(
+        rows in prop::collection::vec(
+            (
+                prop::sample::select(vec![-meta_analysis::MAX_ABS_YI, -1.0, 0.0, 1e-20, 1.0, meta_analysis::MAX_ABS_YI]),
+                prop::sample::select(vec![meta_analysis::MIN_VI, 1e-10, 1.0, 1e10, meta_analysis::MAX_VI]),
+            ),
+            2..6,
+        ),
+        m in method(),
+        knha in any::<bool>(),
+        level in prop::sample::select(vec![1e-300, 0.95, meta_analysis::MAX_LEVEL]),
+    ) {
+        let data: Vec<Record> =
+            rows.into_iter().enumerate().map(|(i, (yi, vi))| Record::new(format!("r{i}"), yi, vi)).collect();
+        let test = if knha { Test::Knha } else { Test::Z };
+        let f = fit(&data, &FitOptions { method: m, test, level });
+        prop_assert!(fit_is_whole(&f), "{f:?}");
+        for variant in [EggerVariant::Classic, EggerVariant::Rma] {
+            let e = egger_test(&data, variant);
+            prop_assert!(egger_is_whole(&e), "{e:?}");
+        }
     }
 }
 
