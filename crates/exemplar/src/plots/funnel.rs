@@ -19,15 +19,16 @@ pub const MAX_FUNNEL_RECORDS: usize = 10_000;
 /// The classic test fits yᵢ/SEᵢ = b₀ + b₁·(1/SEᵢ) by OLS (Egger et al. 1997); multiplying by
 /// SEᵢ gives yᵢ = b₁ + b₀·SEᵢ, a straight line in the funnel: b₁ is where it meets SE = 0 and
 /// the asymmetry term b₀ is its slope per unit of SE. (For the "rma" variant,
-/// yᵢ = β₀ + β₁·SEᵢ: pass `intercept_b0 = β₁` and `slope_b1 = β₀`.)
+/// yᵢ = β₀ + β₁·SEᵢ directly.) The fields are named for what they are in the funnel, as
+/// `meta_analysis::EggerResult` names them, and passed through unchanged.
 #[derive(Debug, Clone, Copy)]
 pub struct EggerLine<'a> {
     /// The variant's name, for the label ("classic").
     pub variant: &'a str,
-    /// b₀, the intercept of the standardized regression (the test's coefficient).
-    pub intercept_b0: f64,
-    /// b₁, the slope of the standardized regression on precision.
-    pub slope_b1: f64,
+    /// The line's change per unit of SE (classic: b₀; rma: β₁).
+    pub line_per_se: f64,
+    /// The line's value at SE = 0 (classic: b₁; rma: β₀).
+    pub line_at_se0: f64,
     /// The test's two-sided p value.
     pub p: f64,
     /// The registered rule's outcome for `p` ("passed", "failed" or "inconclusive").
@@ -68,8 +69,8 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         finite(p, "the pooled estimate")?;
     }
     if let Some(e) = &input.egger {
-        finite(e.intercept_b0, "Egger's intercept b0")?;
-        finite(e.slope_b1, "Egger's slope b1")?;
+        finite(e.line_per_se, "Egger's intercept b0")?;
+        finite(e.line_at_se0, "Egger's slope b1")?;
         if !(0.0..=1.0).contains(&e.p) {
             return Err(PlotError::NonFiniteInput {
                 what: "Egger's p value (it must lie in [0, 1])",
@@ -168,8 +169,8 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
     if let (Some(e), Some(seg)) = (&input.egger, egger_segment) {
         let title = format!(
             "Egger's regression line: yi = {} + {}·SE; {}, rule outcome: {}",
-            fixed(e.slope_b1, 3),
-            fixed(e.intercept_b0, 3),
+            fixed(e.line_at_se0, 3),
+            fixed(e.line_per_se, 3),
             p_text(e.p),
             e.rule_outcome
         );
@@ -204,16 +205,16 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
 fn clip(e: &EggerLine, (d0, d1): (f64, f64), se_max: f64) -> Option<((f64, f64), (f64, f64))> {
     let at = |s: f64| {
         // b₁ is finite and s ∈ [0, se_max], so only b₀·SE can overflow (to ±∞, never NaN).
-        (e.slope_b1 + e.intercept_b0 * s).max(d0).min(d1)
+        (e.line_at_se0 + e.line_per_se * s).max(d0).min(d1)
     };
     let (mut s0, mut s1) = (0.0f64, se_max);
-    if e.intercept_b0 == 0.0 {
-        if !(d0..=d1).contains(&e.slope_b1) {
+    if e.line_per_se == 0.0 {
+        if !(d0..=d1).contains(&e.line_at_se0) {
             return None;
         }
     } else {
-        let a = (d0 - e.slope_b1) / e.intercept_b0;
-        let b = (d1 - e.slope_b1) / e.intercept_b0;
+        let a = (d0 - e.line_at_se0) / e.line_per_se;
+        let b = (d1 - e.line_at_se0) / e.line_per_se;
         s0 = s0.max(a.min(b));
         s1 = s1.min(a.max(b));
         if s0 >= s1 {
@@ -404,8 +405,8 @@ fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, Str
             format!(
                 "Egger's regression ({}): yi = {} + {}·SE; {}, rule outcome: {}",
                 e.variant,
-                fixed(e.slope_b1, 3),
-                fixed(e.intercept_b0, 3),
+                fixed(e.line_at_se0, 3),
+                fixed(e.line_per_se, 3),
                 p_text(e.p),
                 e.rule_outcome
             ),
@@ -476,8 +477,8 @@ fn description(input: &FunnelInput, z: f64) -> String {
         d.push_str(&format!(
             " Egger's regression line ({}): yi = {} + {}·SE; {}, rule outcome: {}.",
             e.variant,
-            fixed(e.slope_b1, 3),
-            fixed(e.intercept_b0, 3),
+            fixed(e.line_at_se0, 3),
+            fixed(e.line_per_se, 3),
             p_text(e.p),
             e.rule_outcome
         ));
@@ -544,8 +545,8 @@ fn numbers(
     let egger = input.egger.as_ref().map(|e| {
         json!({
             "variant": e.variant,
-            "intercept_b0": e.intercept_b0,
-            "slope_b1": e.slope_b1,
+            "line_per_se": e.line_per_se,
+            "line_at_se0": e.line_at_se0,
             "p": e.p,
             "rule_outcome": e.rule_outcome,
             "line": line,
@@ -578,8 +579,8 @@ mod tests {
     fn line(b0: f64, b1: f64) -> EggerLine<'static> {
         EggerLine {
             variant: "classic",
-            intercept_b0: b0,
-            slope_b1: b1,
+            line_per_se: b0,
+            line_at_se0: b1,
             p: 0.5,
             rule_outcome: "passed",
         }

@@ -95,8 +95,14 @@ impl From<MetaError> for ToolError {
             MetaError::ExcludesTooMany { .. } | MetaError::InvalidLevel { .. } => {
                 ErrorCode::InvalidArguments
             }
-            MetaError::NotConverged { .. } => ErrorCode::NotConverged,
-            MetaError::Undefined { .. } => ErrorCode::AnalysisFailed,
+            MetaError::LevelTooCloseToOne { .. } => ErrorCode::InvalidArguments,
+            MetaError::NotConverged { .. }
+            | MetaError::NoBracket { .. }
+            | MetaError::NonFiniteEquation { .. } => ErrorCode::NotConverged,
+            MetaError::Undefined { .. } | MetaError::NonFiniteResult { .. } => {
+                ErrorCode::AnalysisFailed
+            }
+            MetaError::OutOfRange { .. } => ErrorCode::InvalidRecords,
             MetaError::TooFewRecords { .. }
             | MetaError::EmptyId { .. }
             | MetaError::DuplicateId { .. }

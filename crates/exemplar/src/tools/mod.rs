@@ -502,7 +502,7 @@ mod tests {
         );
         // The classic line drawn is yi = b1 + b0·se, with b0 the tested intercept.
         assert_eq!(
-            funnel["numbers"]["egger"]["intercept_b0"],
+            funnel["numbers"]["egger"]["line_per_se"],
             egger["coefficient"]
         );
     }

@@ -76,15 +76,14 @@ pub fn funnel_plot(args: EggerArgs, data: &DataSource) -> Result<FunnelPlotResul
     let (test, excluded) = run_egger(args, data)?;
     let kept = data.kept(&excluded);
     let fit = meta_analysis::fit(&kept, &FitOptions::default())?;
-    let (a, b) = test.funnel_line();
     let plot = plots::funnel(&FunnelInput {
         records: data.records(),
         excluded: &excluded,
         pooled: Some(fit.estimate),
         egger: Some(EggerLine {
             variant: test.variant.name(),
-            intercept_b0: b,
-            slope_b1: a,
+            line_at_se0: test.line_at_se0,
+            line_per_se: test.line_per_se,
             p: test.p,
             rule_outcome: rule(test.p).name(),
         }),
