@@ -12,8 +12,9 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  * the native semantics: registerTool(tool, {signal}) returns a promise and
  * rejects duplicates and bad names, aborting the signal removes the tool,
  * getTools() resolves to descriptions like Chromium's, and
- * executeTool(tool or name, input) accepts an input object or a JSON string
- * and resolves to the JSON string of what execute returned.
+ * executeTool(tool or name, input, {signal}) accepts an input object or a
+ * JSON string (passed on as text, for Rust to parse) and resolves to the JSON
+ * string of what execute returned.
  */
 function installFallback() {
   const tools = new Map();
@@ -49,9 +50,9 @@ function installFallback() {
       const name = typeof nameOrTool === 'string' ? nameOrTool : nameOrTool?.name;
       const tool = tools.get(name);
       if (!tool) throw new DOMException(`no tool named ${name}`, 'NotFoundError');
-      let args = input ?? {};
-      if (typeof args === 'string') args = args.trim() === '' ? {} : JSON.parse(args);
-      return JSON.stringify(await tool.execute(args, { signal }));
+      // A JSON string goes to the tool as it is: Rust parses it (strictly)
+      // and answers invalid_json for text that is not JSON.
+      return JSON.stringify(await tool.execute(input ?? {}, { signal }));
     },
   };
   Object.defineProperty(document, 'modelContext', { value: modelContext, configurable: true });

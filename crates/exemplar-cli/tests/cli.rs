@@ -63,7 +63,11 @@ fn tools_prints_the_definitions() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, exemplar::tools::TOOL_NAMES);
+    assert_eq!(names, exemplar::tools::names().collect::<Vec<_>>());
+    for tool in tools.as_array().unwrap() {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
+        assert!(tool["outputSchema"]["properties"].is_object());
+    }
 }
 
 #[test]

@@ -104,6 +104,7 @@ pub(super) fn output_of<T: schemars::JsonSchema>() -> Value {
 /// Without the `schemas` feature (the page's wasm) no output schema is built: the page
 /// registers the definitions that `cargo xtask build` wrote from the native registry.
 #[cfg(not(feature = "schemas"))]
+#[allow(clippy::extra_unused_type_parameters)] // the same signature as with the feature
 pub(super) fn output_of<T>() -> Value {
     Value::Null
 }
