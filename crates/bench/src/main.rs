@@ -1,12 +1,16 @@
 //! `cargo xtask bench [--json]`, which runs `cargo run --release -p bench -- [--json]`:
-//! every figure of issue 7 in one run, with its target beside it.
+//! every figure of issues 7 and 11 in one run, with its target beside it
+//! (issue 11's page targets replace issue 7's).
 //!
 //! - Native (this process): REML at k = 19 and at k = 10⁴…10⁶, leave-one-out,
 //!   the tool path; peak memory in a child (`bench peak-memory K`).
 //! - Node: the shipped wasm (`www/pkg`) calling the same tool
 //!   (`scripts/wasm-node.mjs`).
-//! - Chromium: the page served from the repository, bytes, time to tools
-//!   registered, `executeTool` round trip (`scripts/page.mjs`).
+//! - Chromium: the page served from the repository beside a bare page that
+//!   registers the same definitions with no-op tools (`scripts/page.mjs`,
+//!   `scripts/bare-page.mjs`): time to tools registered for both, bytes
+//!   fetched before registration, the first tool result, the `executeTool`
+//!   round trip.
 //! - R metafor and PyMARE on the same records, when installed
 //!   (`scripts/metafor.R`, `scripts/pymare.py`).
 //!
