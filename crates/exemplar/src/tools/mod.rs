@@ -108,17 +108,7 @@ Defaults: method REML, level 0.95, test z. Returns {}, and dataset. {} {}",
             schemas::CONVENTIONS
         )
     },
-    input_schema: || {
-        schemas::object(
-            json!({
-                "method": schemas::method(),
-                "level": schemas::level(),
-                "test": schemas::test(),
-                "records": schemas::records(MAX_TOOL_RECORDS)
-            }),
-            &[],
-        )
-    },
+    input_schema: || schemas::fit_input(None, &[], MAX_TOOL_RECORDS),
     output_schema: schemas::output_of::<fit::FitResult>,
     handler: erase!(fit::fit_random_effects),
 };
@@ -141,15 +131,10 @@ the remaining records. {} {}",
         )
     },
     input_schema: || {
-        schemas::object(
-            json!({
-                "exclude": schemas::exclude("Ids of the records to leave out: a non-empty list of distinct ids, e.g. [\"s04\"]."),
-                "method": schemas::method(),
-                "level": schemas::level(),
-                "test": schemas::test(),
-                "records": schemas::records(MAX_TOOL_RECORDS)
-            }),
+        schemas::fit_input(
+            Some("Ids of the records to leave out: a non-empty list of distinct ids, e.g. [\"s04\"]."),
             &["exclude"],
+            MAX_TOOL_RECORDS,
         )
     },
     output_schema: schemas::output_of::<fit::RefitResult>,
@@ -236,15 +221,10 @@ pub static FOREST_PLOT: Tool = Tool {
         )
     },
     input_schema: || {
-        schemas::object(
-            json!({
-                "exclude": schemas::exclude("Optional ids of records to leave out of the fit (drawn greyed)."),
-                "method": schemas::method(),
-                "level": schemas::level(),
-                "test": schemas::test(),
-                "records": schemas::records(crate::plots::MAX_FOREST_RECORDS)
-            }),
+        schemas::fit_input(
+            Some("Optional ids of records to leave out of the fit (drawn greyed)."),
             &[],
+            crate::plots::MAX_FOREST_RECORDS,
         )
     },
     output_schema: schemas::output_of::<plot::ForestPlotResult>,

@@ -76,6 +76,20 @@ pub(super) fn exclude(description: &str) -> Value {
     json!({"type": "array", "items": {"type": "string"}, "description": description})
 }
 
+/// The input of a fit: `exclude` (described, when the tool takes it), `method`, `level`,
+/// `test` and `records` (at most `max`).
+pub(super) fn fit_input(exclude: Option<&str>, required: &[&str], max: usize) -> Value {
+    let mut properties = serde_json::Map::new();
+    if let Some(description) = exclude {
+        properties.insert("exclude".into(), self::exclude(description));
+    }
+    properties.insert("method".into(), method());
+    properties.insert("level".into(), level());
+    properties.insert("test".into(), test());
+    properties.insert("records".into(), records(max));
+    object(Value::Object(properties), required)
+}
+
 /// `{"type": "object", "properties": …, "required": …, "additionalProperties": false}`
 pub(super) fn object(properties: Value, required: &[&str]) -> Value {
     let mut schema = json!({"type": "object", "properties": properties});
