@@ -263,6 +263,8 @@ async function boot() {
   performance.mark('wasm-initialized');
   const { ledgerView } = await views;
   ledgerView.start();
+  // Calls that waited for the engine run before the long page is drawn.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   const meta = engine.metadata();
   renderToolList(definitions, run, modules.toolForm);
   renderHeader(meta);
