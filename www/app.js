@@ -192,7 +192,7 @@ function renderToolList(definitions, run, toolForm) {
           el('summary', { text: 'Input schema' }),
           el('pre', { class: 'schema', tabindex: '0', text: JSON.stringify(def.inputSchema, null, 2) }),
         ),
-        toolForm(def, (argsJson) => run(def.name, argsJson, 'person (form)')),
+        toolForm(def, (argsJson, signal) => run(def.name, argsJson, 'person (form)', signal)),
         el('div', { class: 'plot-slot' }),
       ),
     ),
@@ -239,8 +239,8 @@ async function boot() {
   // registration below does not wait for.
   const views = later.then(({ createLedgerView, createPlotter }) => ({
     ledgerView: createLedgerView({
-      verify: engine.verify,
-      entriesJson: engine.entriesJson,
+      verify: engineModule.verify,
+      entriesJson: engineModule.entriesJson,
       tableTarget: byId('ledger-table'),
       statusTarget: byId('ledger-status'),
       exportButton: byId('ledger-export'),

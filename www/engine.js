@@ -1,100 +1,163 @@
-// The engine: the wasm module and this visit's Session, behind one async
-// call. It owns what the page must survive: a trap (a Rust panic) leaves a
-// WebAssembly instance in an undefined state, so after any trap the instance
-// is discarded, a fresh one is instantiated from the already compiled module,
-// and the session is restored from the ledger entries kept here, outside the
-// instance. The failed call is then ledgered (in Rust) as an internal error.
+// The engine, behind async calls. The tools run in a dedicated module
+// worker (www/engine-worker.js), so no call blocks the page however large it
+// is; the page's own instance on this thread serves only the small
+// synchronous helpers (metadata, dataset, scorer, SHA-256).
+//
+// It owns what the page must survive:
+// - a trap (a Rust panic) leaves an instance in an undefined state: the
+//   worker is ended, a fresh one instantiated from the compiled module, and
+//   its Session restored from the ledger entries kept here, outside any
+//   instance; the call is then ledgered (in Rust) as an internal error;
+// - an aborted call (WebMCP's execute signal, or the form's Cancel) ends the
+//   worker the same way, stopping the computation, and is ledgered as
+//   cancelled.
+// Calls run one at a time, in order.
 
-const GLUE = './pkg/exemplar_wasm.js';
+import init, * as glue from './pkg/exemplar_wasm.js';
 
-let glue = null; // the wasm-bindgen module of the live instance
-let session = null; // its Session
-let compiled = null; // the compiled WebAssembly.Module, reused for fresh instances
-let generation = 0;
-let trapArmed = false;
+let compiled = null; // the compiled WebAssembly.Module, shared with every worker
+let worker = null;
+let nextId = 0;
+const waiting = new Map(); // id -> { resolve, reject }
 const entries = []; // every ledger entry of this visit, oldest first
+let queue = Promise.resolve();
 let starting = null;
+let trapArmed = false;
 
-async function instantiate() {
-  // A second import of the same URL returns the same (trapped) module
-  // instance: a fresh one needs a URL of its own.
-  const url = generation === 0 ? GLUE : `${GLUE}?instance=${generation}`;
-  generation += 1;
-  const module = await import(url);
-  await module.default(compiled ? { module_or_path: compiled } : undefined);
-  compiled = compiled ?? module.default.__wbindgen_wasm_module ?? null;
-  glue = module;
-  session = entries.length ? module.Session.restore(JSON.stringify(entries)) : new module.Session();
+class Trap extends Error {}
+
+function spawn() {
+  worker = new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' });
+  worker.onmessage = ({ data }) => {
+    const pending = waiting.get(data.id);
+    if (!pending) return;
+    waiting.delete(data.id);
+    if (data.error) pending.reject(data.error.trap ? new Trap(data.error.message) : new Error(data.error.message));
+    else pending.resolve(data.value);
+  };
+  // A worker that dies (out of memory, a load failure) is a trap too.
+  worker.onerror = (event) => {
+    event.preventDefault();
+    failAll(new Trap(event.message || 'the engine worker stopped'));
+  };
+  return call('start', { module: compiled, entries: entries.length ? JSON.stringify(entries) : null });
 }
 
-/** Starts the engine once; every call awaits it. */
+function failAll(error) {
+  for (const { reject } of waiting.values()) reject(error);
+  waiting.clear();
+}
+
+function call(op, fields = {}) {
+  const id = ++nextId;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, op, ...fields });
+  });
+}
+
+/** Ends the worker (stopping whatever it computes) and starts a fresh one. */
+async function restart(why) {
+  worker.terminate();
+  failAll(why);
+  await spawn();
+}
+
+/** Loads the wasm on this thread and starts the worker; every call awaits it. */
 export function start() {
-  starting = starting ?? instantiate();
+  starting =
+    starting ??
+    (async () => {
+      // Compiled once, here; this thread's instance and every worker's are made from it.
+      compiled = await WebAssembly.compileStreaming(fetch(new URL('./pkg/exemplar_wasm_bg.wasm', import.meta.url)));
+      await init({ module_or_path: compiled });
+      await spawn();
+    })();
   return starting;
-}
-
-function isTrap(err) {
-  return err instanceof WebAssembly.RuntimeError;
-}
-
-async function recover() {
-  glue = null;
-  session = null;
-  starting = instantiate();
-  await starting;
 }
 
 const now = () => new Date().toISOString();
 
+async function runNow(name, argsJson, signal) {
+  await start();
+  const interrupt = async (cancelled) => JSON.parse(await call('interrupt', { name, args: argsJson, time: now(), cancelled }));
+  if (signal?.aborted) return interrupt(true);
+  let onAbort = null;
+  const aborted = new Promise((resolve) => {
+    onAbort = () => resolve('aborted');
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    if (trapArmed) {
+      trapArmed = false;
+      await call('trap');
+    }
+    const outcome = await Promise.race([call('run', { name, args: argsJson, time: now() }), aborted]);
+    if (outcome === 'aborted') {
+      await restart(new Error('cancelled'));
+      return interrupt(true);
+    }
+    return JSON.parse(outcome);
+  } catch (err) {
+    if (!(err instanceof Trap)) throw err;
+    await restart(err);
+    return interrupt(false);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
 /**
  * Runs a tool and ledgers the run. Resolves to the Rust report
- * `{ok | error, response, entry, plot}`; never rejects for a tool's own
- * failure. An aborted `signal` before the run starts ledgers a cancellation.
+ * `{ok | error, response, entry, plot, display, args_display}`; never rejects
+ * for a tool's own failure. An aborted `signal` stops the run and ledgers a
+ * cancellation.
  */
-export async function run(name, argsJson, signal) {
-  await start();
-  let report;
-  if (signal?.aborted) {
-    report = JSON.parse(session.recordInterruption(name, argsJson, now(), true));
-  } else {
-    try {
-      if (trapArmed) {
-        trapArmed = false;
-        glue.trapForTest();
-      }
-      report = JSON.parse(session.run(name, argsJson, now()));
-    } catch (err) {
-      if (!isTrap(err)) throw err;
-      await recover();
-      report = JSON.parse(session.recordInterruption(name, argsJson, now(), false));
-    }
-  }
-  entries.push(report.entry);
-  return report;
+export function run(name, argsJson, signal) {
+  const result = queue
+    .then(() => runNow(name, argsJson, signal))
+    .then((report) => {
+      entries.push(report.entry);
+      return report;
+    });
+  queue = result.catch(() => {});
+  return result;
 }
 
 /** The plot beside `name`'s result: `{tool, ok | error}` or null. */
-export async function companionPlot(name, argsJson) {
-  await start();
-  try {
-    return JSON.parse(session.companionPlot(name, argsJson));
-  } catch (err) {
-    if (!isTrap(err)) throw err;
-    await recover();
-    return { tool: name, error: { code: 'internal_error', message: 'the engine stopped while drawing the plot and was restarted' } };
-  }
+export function companionPlot(name, argsJson) {
+  const result = queue.then(async () => {
+    await start();
+    try {
+      return JSON.parse(await call('plot', { name, args: argsJson }));
+    } catch (err) {
+      if (!(err instanceof Trap)) throw err;
+      await restart(err);
+      return { tool: name, error: { code: 'internal_error', message: 'the engine stopped while drawing the plot and was restarted' } };
+    }
+  });
+  queue = result.catch(() => {});
+  return result;
 }
 
-/** Synchronous helpers for the parts of the page drawn after start(). */
+/** The ledger's verification (incremental, in Rust) and its export. */
+export async function verify() {
+  await queue;
+  return JSON.parse(await call('verify'));
+}
+
+export async function entriesJson() {
+  await queue;
+  return call('entries');
+}
+
+/** Synchronous helpers, on this thread's instance, once start() has resolved. */
 export const engine = {
   metadata: () => JSON.parse(glue.metadata()),
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),
   score: (raw) => glue.score(raw),
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
-  verify: () => JSON.parse(session.verify()),
-  entriesJson: () => JSON.stringify(entries),
-  length: () => entries.length,
 };
 
 /**

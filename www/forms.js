@@ -103,8 +103,9 @@ function field(name, schema, required) {
 }
 
 /**
- * A form for one tool definition. `onRun(argsJson)` is awaited on submit; it
- * shows the run's result in this form's result area (as an agent's run is).
+ * A form for one tool definition. `onRun(argsJson, signal)` is awaited on
+ * submit; it shows the run's result in this form's result area (as an agent's
+ * run is). While it runs, Cancel aborts `signal`.
  */
 export function toolForm(def, onRun) {
   const schema = def.inputSchema ?? {};
@@ -114,13 +115,16 @@ export function toolForm(def, onRun) {
   const outputId = `out${++uid}`;
   const output = el('pre', { class: 'result', id: outputId, 'aria-live': 'polite', tabindex: '0' });
   const button = el('button', { type: 'submit', text: `Run ${def.name}` });
+  const cancel = el('button', { type: 'button', class: 'cancel', text: 'Cancel', disabled: '' });
+  let controller = null;
+  cancel.addEventListener('click', () => controller?.abort());
   const form = el(
     'form',
     { class: 'tool-form', 'aria-label': `Run ${def.name}` },
     fields.length
       ? fields.map((f) => f.wrapper)
       : el('p', { class: 'hint', text: 'This tool takes no arguments.' }),
-    el('div', { class: 'actions' }, button),
+    el('div', { class: 'actions' }, button, ' ', cancel),
     el('p', { class: 'output-label', text: 'Result' }),
     output,
   );
@@ -138,15 +142,19 @@ export function toolForm(def, onRun) {
       return;
     }
     button.disabled = true;
+    controller = new AbortController();
+    cancel.disabled = false;
     output.textContent = 'Running…';
     output.classList.remove('error');
     try {
-      await onRun(JSON.stringify(args));
+      await onRun(JSON.stringify(args), controller.signal);
     } catch (err) {
       output.textContent = `Not run: ${err.message}`;
       output.classList.add('error');
     } finally {
       button.disabled = false;
+      cancel.disabled = true;
+      controller = null;
     }
   });
   return form;

@@ -16,15 +16,16 @@ function hashCell(hash) {
   return el('code', { class: 'hash', text: hash ?? '' });
 }
 
-/** `verify()` and `entriesJson()` come from the engine. */
+/** `verify()` and `entriesJson()` come from the engine (async: it runs in a worker). */
 export function createLedgerView({ verify, entriesJson, tableTarget, statusTarget, exportButton }) {
   let length = 0;
   let tbody = null;
   let pending = null;
 
-  function showVerification() {
+  async function showVerification() {
     pending = null;
-    const check = verify();
+    const check = await verify();
+    if (pending !== null) return; // a later run waits to be verified; its check will show
     if (check.ok) {
       statusTarget.className = 'status ok';
       statusTarget.textContent =
@@ -74,8 +75,8 @@ export function createLedgerView({ verify, entriesJson, tableTarget, statusTarge
     );
   }
 
-  exportButton.addEventListener('click', () => {
-    downloadNow('audit-ledger.json', entriesJson(), 'application/json');
+  exportButton.addEventListener('click', async () => {
+    downloadNow('audit-ledger.json', await entriesJson(), 'application/json');
   });
 
   return {

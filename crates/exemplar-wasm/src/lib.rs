@@ -140,8 +140,9 @@ impl Session {
         text(self.inner.ledger().entries())
     }
 
-    /// `{"ok": true, "length": n}` or `{"ok": false, "seq": n, "message": "..."}`.
-    pub fn verify(&self) -> String {
+    /// `{"ok": true, "length": n}` or `{"ok": false, "seq": n, "message": "..."}`. Each entry
+    /// is checked once, against its predecessor.
+    pub fn verify(&mut self) -> String {
         verification(self.inner.verify())
     }
 

@@ -165,14 +165,31 @@ impl Ledger {
     pub fn verify(&self) -> Result<(), LedgerError> {
         verify(&self.entries)
     }
+
+    /// Verifies entries `start..` only, the first against entry `start - 1` (whose own
+    /// verification is the caller's): the incremental check of a growing ledger.
+    pub fn verify_from(&self, start: usize) -> Result<(), LedgerError> {
+        let start = start.min(self.entries.len());
+        let prev = match start {
+            0 => GENESIS_HASH,
+            n => self.entries[n - 1].hash.as_str(),
+        };
+        verify_chain(&self.entries[start..], start as u64, prev)
+    }
 }
 
 /// Checks the chain: `seq` runs 1, 2, …; each `prev_hash` is the previous `hash` (64 zeros
 /// first); each `hash` is the entry's own. Reports the first entry that breaks.
 pub fn verify(entries: &[Entry]) -> Result<(), LedgerError> {
-    let mut prev = GENESIS_HASH;
+    verify_chain(entries, 0, GENESIS_HASH)
+}
+
+/// Checks `entries`, the chain's entries from position `offset + 1`, the first linked to
+/// `prev`.
+fn verify_chain(entries: &[Entry], offset: u64, prev: &str) -> Result<(), LedgerError> {
+    let mut prev = prev;
     for (i, entry) in entries.iter().enumerate() {
-        let position = i as u64 + 1;
+        let position = offset + i as u64 + 1;
         let broken = |message: String| {
             Err(LedgerError {
                 seq: Some(position),
@@ -353,5 +370,20 @@ mod tests {
             .message
             .starts_with("the ledger is not a JSON array of entries"));
         assert_eq!(verify_json("[]"), Ok(0));
+    }
+
+    #[test]
+    fn verify_from_checks_only_the_new_entries_against_their_predecessor() {
+        let mut ledger = three();
+        assert_eq!(ledger.verify_from(0), Ok(()));
+        ledger.entries[2].result_sha256 = crate::sha256_hex(b"else");
+        assert_eq!(ledger.verify_from(2).unwrap_err().seq, Some(3));
+        assert_eq!(ledger.verify_from(1).unwrap_err().seq, Some(3));
+        // Entries before `start` are the caller's: not checked again.
+        assert_eq!(ledger.verify_from(3), Ok(()));
+        let mut ledger = three();
+        ledger.entries[2].prev_hash = GENESIS_HASH.to_string();
+        ledger.entries[2].hash = ledger.entries[2].compute_hash();
+        assert_eq!(ledger.verify_from(2).unwrap_err().seq, Some(3));
     }
 }

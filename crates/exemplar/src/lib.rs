@@ -23,6 +23,7 @@ pub mod ledger;
 pub mod page;
 pub mod plots;
 pub mod protocol;
+pub mod quote;
 pub mod runs;
 pub mod schema;
 pub mod scorer;

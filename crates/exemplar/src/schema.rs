@@ -146,9 +146,10 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
                 ViolationKind::NotInEnum,
                 path,
                 format!(
-                    "{} must be one of {}, got {value}",
+                    "{} must be one of {}, got {}",
                     describe(path),
-                    list.join(", ")
+                    list.join(", "),
+                    crate::quote::json_value(value)
                 ),
             ));
         }
@@ -189,7 +190,11 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
                     return Err(violation(
                         ViolationKind::UnknownProperty,
                         &join(path, key),
-                        format!("unknown property {key:?} in {} ({allowed})", describe(path)),
+                        format!(
+                            "unknown property {} in {} ({allowed})",
+                            crate::quote::quoted(key),
+                            describe(path)
+                        ),
                     ));
                 }
             }

@@ -71,7 +71,8 @@ pub struct RunReport {
     /// How the page shows the result to a person: indented JSON, or `code: message`.
     /// Direction controls are escaped ([`escape_direction_controls`]).
     pub display: String,
-    /// How the page shows the ledgered arguments, escaped the same way.
+    /// How the page shows the ledgered arguments, escaped the same way and abridged to
+    /// [`DISPLAY_CHARS`] characters.
     pub args_display: String,
 }
 
@@ -109,6 +110,9 @@ pub enum Interruption {
 #[derive(Debug, Default)]
 pub struct Session {
     ledger: Ledger,
+    /// How many entries, from the first, have been verified: each entry is checked once,
+    /// against its predecessor, however long the visit.
+    verified: usize,
 }
 
 /// The arguments as the ledger records them: the JSON value, or the text itself as one
@@ -116,8 +120,41 @@ pub struct Session {
 fn recorded_args(args_text: &str) -> (Result<Value, ToolError>, Value) {
     match tools::parse_args(args_text) {
         Ok(args) => (Ok(args.clone()), args),
+        Err(error) if args_text.len() > tools::MAX_ARGS_BYTES => {
+            let recorded = format!(
+                "{}… (refused unread: {} bytes in all, SHA-256 {})",
+                prefix(args_text, DISPLAY_CHARS),
+                args_text.len(),
+                crate::sha256_hex(args_text.as_bytes())
+            );
+            (Err(error), Value::String(recorded))
+        }
         Err(error) => (Err(error), Value::String(args_text.to_string())),
     }
+}
+
+/// The most characters of the arguments the page shows in a ledger row (the exported ledger
+/// has them whole).
+pub const DISPLAY_CHARS: usize = 2_000;
+
+/// The first `max` characters of `text`.
+fn prefix(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+/// `text` cut after [`DISPLAY_CHARS`] characters, with a note of its length.
+fn abridged(text: String) -> String {
+    let count = text.chars().count();
+    if count <= DISPLAY_CHARS {
+        return text;
+    }
+    format!(
+        "{}… ({count} characters in all; the exported ledger has them whole)",
+        prefix(&text, DISPLAY_CHARS)
+    )
 }
 
 impl Session {
@@ -131,8 +168,10 @@ impl Session {
             seq: None,
             message: format!("the ledger is not a JSON array of entries: {e}"),
         })?;
+        let ledger = Ledger::from_entries(entries)?;
         Ok(Session {
-            ledger: Ledger::from_entries(entries)?,
+            verified: ledger.len(),
+            ledger,
         })
     }
 
@@ -216,7 +255,7 @@ restarted; this call has no result, later calls work as before"
             Ok(value) => serde_json::to_string_pretty(value).expect("results serialize"),
             Err(error) => error.to_string(),
         });
-        let args_display = escape_direction_controls(&args.to_string());
+        let args_display = abridged(escape_direction_controls(&args.to_string()));
         let plot = match result {
             Ok(_) => tools::companion_plot(tool),
             Err(_) => None,
@@ -250,9 +289,12 @@ restarted; this call has no result, later calls work as before"
         &self.ledger
     }
 
-    /// Verifies the chain: its length, or where it breaks.
-    pub fn verify(&self) -> Result<usize, LedgerError> {
-        self.ledger.verify().map(|()| self.ledger.len())
+    /// Verifies the entries added since the last verification, each against its predecessor;
+    /// the chain's length, or where it breaks.
+    pub fn verify(&mut self) -> Result<usize, LedgerError> {
+        self.ledger.verify_from(self.verified)?;
+        self.verified = self.ledger.len();
+        Ok(self.verified)
     }
 }
 
@@ -366,6 +408,51 @@ mod tests {
         assert!(refused.display.starts_with("unknown_record:"));
         assert!(!refused.display.contains('\u{2067}'), "{}", refused.display);
         assert_eq!(escape_direction_controls("a\u{200f}b"), "a\\u200fb");
+    }
+
+    #[test]
+    fn huge_arguments_are_refused_unread_and_long_ones_abridged_on_the_page() {
+        let mut session = Session::new();
+        let method = "x".repeat(tools::MAX_ARGS_BYTES);
+        let huge = format!(r#"{{"method":"{method}"}}"#);
+        let report = session.run("fit_random_effects", &huge, T);
+        let error = report.error.unwrap();
+        assert_eq!(error.code, ErrorCode::InvalidArguments);
+        assert!(error.message.len() < 200, "{}", error.message);
+        let recorded = report.entry.args.as_str().unwrap();
+        assert!(recorded.len() < DISPLAY_CHARS + 200);
+        assert!(recorded.contains("refused unread"));
+
+        // Under the size limit, a bad value is quoted by a short prefix only.
+        let long = format!(r#"{{"method":"{}"}}"#, "y".repeat(100_000));
+        let report = session.run("fit_random_effects", &long, T);
+        assert!(report.display.len() < 300, "{}", report.display);
+        assert!(report.args_display.ends_with("the exported ledger has them whole)"));
+        assert!(report.args_display.chars().count() < DISPLAY_CHARS + 100);
+        assert_eq!(report.entry.args["method"].as_str().unwrap().len(), 100_000);
+    }
+
+    #[test]
+    fn verification_is_incremental() {
+        let mut session = Session::new();
+        session.run("get_dataset", "", T);
+        assert_eq!(session.verify(), Ok(1));
+        session.run("fit_random_effects", "{}", T);
+        session.run("egger_test", "{}", T);
+        assert_eq!(session.verify(), Ok(3));
+        assert_eq!(session.verified, 3);
+        // Only the new entries are checked, each against its predecessor.
+        session.ledger.append(Run {
+            time: T,
+            tool: "get_dataset",
+            status: Status::Ok,
+            args: &json!({}),
+            dataset_sha256: "x",
+            result: &json!(1),
+        });
+        assert_eq!(session.verify(), Ok(4));
+        assert_eq!(session.ledger.verify_from(4), Ok(()));
+        assert_eq!(session.ledger.verify_from(99), Ok(()));
     }
 
     #[test]

@@ -101,14 +101,15 @@ impl DataSource {
             if ids[..i].contains(id) {
                 return Err(ToolError::new(
                     super::ErrorCode::InvalidArguments,
-                    format!("exclude lists {id:?} more than once"),
+                    format!("exclude lists {} more than once", crate::quote::quoted(id)),
                 ));
             }
             if !self.records.iter().any(|r| &r.id == id) {
                 return Err(ToolError::new(
                     super::ErrorCode::UnknownRecord,
                     format!(
-                        "there is no record with id {id:?} among the {} records",
+                        "there is no record with id {} among the {} records",
+                        crate::quote::quoted(id),
                         self.records.len()
                     ),
                 ));

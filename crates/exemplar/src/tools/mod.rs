@@ -34,6 +34,9 @@ pub const MAX_TOOL_RECORDS: usize = 100_000;
 /// (2,000 records take about 2 s natively).
 pub const MAX_LEAVE_ONE_OUT_RECORDS: usize = 2_000;
 
+/// The largest arguments text a tool call accepts: 16 MiB.
+pub const MAX_ARGS_BYTES: usize = 16 * 1024 * 1024;
+
 /// Everything about one tool.
 pub struct Tool {
     /// 1–128 characters of `[A-Za-z0-9_.-]`, unique.
@@ -348,6 +351,17 @@ pub fn companion_plot(name: &str) -> Option<&'static str> {
 /// Parses a JSON arguments text; empty text means no arguments. Ambiguous JSON (a key
 /// repeated in one object) is refused like malformed JSON.
 pub fn parse_args(args_json: &str) -> Result<Value, ToolError> {
+    // Refused by its size alone, before any parsing.
+    if args_json.len() > MAX_ARGS_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "the arguments are {} bytes of JSON; at most {MAX_ARGS_BYTES} bytes are accepted \
+(room for {MAX_TOOL_RECORDS} records)",
+                args_json.len()
+            ),
+        ));
+    }
     if args_json.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
