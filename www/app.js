@@ -140,14 +140,14 @@ const toolArticleId = (name) => `tool-${name}`;
  * drawn beside its result.
  */
 function makeRunner(views) {
-  return async (name, argsJson, via, signal) => {
+  return async (name, args, via, signal) => {
     // The ledger and plot views exist before the first run can be recorded:
     // a run that comes in while the page is still starting waits for them.
     const { ledgerView, plotter } = await views;
     plotter.clear(name);
-    const report = await engineModule.run(name, argsJson, signal);
+    const report = await engineModule.run(name, args, signal);
     ledgerView.append(report, via);
-    if (report.plot) plotter.schedule(name, argsJson, via);
+    if (report.plot) plotter.schedule(name, args, via);
     showResult(name, report, via);
     return report;
   };
@@ -251,7 +251,7 @@ async function boot() {
     }),
   }));
   const run = makeRunner(views);
-  const registration = await registerTools(definitions, (name, argsJson, signal) => run(name, argsJson, 'agent (WebMCP)', signal));
+  const registration = await registerTools(definitions, (name, args, signal) => run(name, args, 'agent (WebMCP)', signal));
   document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
   performance.mark('tools-registered');
   // Only now the engine: nothing it fetches delays the registration.

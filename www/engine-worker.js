@@ -9,15 +9,22 @@ import init, { Session, trapForTest } from './pkg/exemplar_wasm.js';
 
 let session = null;
 
+const text = (args) => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
+
 const ops = {
   async start({ module, entries }) {
     await init({ module_or_path: module });
     session = entries ? Session.restore(entries) : new Session();
     return null;
   },
-  run: ({ name, args, time }) => session.run(name, args, time),
-  interrupt: ({ name, args, time, cancelled }) => session.recordInterruption(name, args, time, cancelled),
-  plot: ({ name, args }) => session.companionPlot(name, args),
+  // Arguments may come as an object (an agent's input, cloned here so that
+  // turning it into text does not cost the page's thread) or as text.
+  run: ({ name, args, time }) => ({ report: session.run(name, text(args), time), entry: session.lastEntryJson() }),
+  interrupt: ({ name, args, time, cancelled }) => ({
+    report: session.recordInterruption(name, text(args), time, cancelled),
+    entry: session.lastEntryJson(),
+  }),
+  plot: ({ name, args }) => session.companionPlot(name, text(args)),
   verify: () => session.verify(),
   entries: () => session.entriesJson(),
   trap: () => trapForTest(),

@@ -19,7 +19,7 @@ let compiled = null; // the compiled WebAssembly.Module, shared with every worke
 let worker = null;
 let nextId = 0;
 const waiting = new Map(); // id -> { resolve, reject }
-const entries = []; // every ledger entry of this visit, oldest first
+const entries = []; // every ledger entry of this visit as JSON text, oldest first (never parsed here)
 let queue = Promise.resolve();
 let starting = null;
 let trapArmed = false;
@@ -40,7 +40,7 @@ function spawn() {
     event.preventDefault();
     failAll(new Trap(event.message || 'the engine worker stopped'));
   };
-  return call('start', { module: compiled, entries: entries.length ? JSON.stringify(entries) : null });
+  return call('start', { module: compiled, entries: entries.length ? `[${entries.join(',')}]` : null });
 }
 
 function failAll(error) {
@@ -78,9 +78,15 @@ export function start() {
 
 const now = () => new Date().toISOString();
 
-async function runNow(name, argsJson, signal) {
+/** `{report, entry}` from the worker: the report parsed, the whole entry kept as text. */
+function keep({ report, entry }) {
+  entries.push(entry);
+  return JSON.parse(report);
+}
+
+async function runNow(name, args, signal) {
   await start();
-  const interrupt = async (cancelled) => JSON.parse(await call('interrupt', { name, args: argsJson, time: now(), cancelled }));
+  const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
   if (signal?.aborted) return interrupt(true);
   let onAbort = null;
   const aborted = new Promise((resolve) => {
@@ -92,12 +98,12 @@ async function runNow(name, argsJson, signal) {
       trapArmed = false;
       await call('trap');
     }
-    const outcome = await Promise.race([call('run', { name, args: argsJson, time: now() }), aborted]);
+    const outcome = await Promise.race([call('run', { name, args, time: now() }), aborted]);
     if (outcome === 'aborted') {
       await restart(new Error('cancelled'));
       return interrupt(true);
     }
-    return JSON.parse(outcome);
+    return keep(outcome);
   } catch (err) {
     if (!(err instanceof Trap)) throw err;
     await restart(err);
@@ -108,18 +114,14 @@ async function runNow(name, argsJson, signal) {
 }
 
 /**
- * Runs a tool and ledgers the run. Resolves to the Rust report
+ * Runs a tool with `args` (JSON text, or an agent's input object, turned
+ * into text in the worker) and ledgers the run. Resolves to the Rust report
  * `{ok | error, response, entry, plot, display, args_display}`; never rejects
  * for a tool's own failure. An aborted `signal` stops the run and ledgers a
  * cancellation.
  */
-export function run(name, argsJson, signal) {
-  const result = queue
-    .then(() => runNow(name, argsJson, signal))
-    .then((report) => {
-      entries.push(report.entry);
-      return report;
-    });
+export function run(name, args, signal) {
+  const result = queue.then(() => runNow(name, args, signal));
   queue = result.catch(() => {});
   return result;
 }

@@ -130,8 +130,8 @@ export async function registerTools(definitions, run) {
 /** A tool's execute: never throws (a throw reaches the agent as a bare UnknownError). */
 async function execute(name, input, run, signal) {
   try {
-    const argsJson = typeof input === 'string' ? input : JSON.stringify(input ?? {});
-    const report = await run(name, argsJson, signal);
+    // The input goes to the engine as given: its worker turns it into text.
+    const report = await run(name, input ?? {}, signal);
     return report.response;
   } catch (err) {
     return { isError: true, content: [{ type: 'text', text: `internal error in tool ${name}: ${err.message}` }] };

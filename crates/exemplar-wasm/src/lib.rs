@@ -134,6 +134,12 @@ impl Session {
         )
     }
 
+    /// The last ledger entry, whole, as JSON text (empty when there is none).
+    #[wasm_bindgen(js_name = lastEntryJson)]
+    pub fn last_entry_json(&self) -> String {
+        self.inner.last_entry_json().unwrap_or_default()
+    }
+
     /// All entries as a JSON array (the export format).
     #[wasm_bindgen(js_name = entriesJson)]
     pub fn entries_json(&self) -> String {

@@ -59,7 +59,9 @@ fn arguments_that_are_not_strict_json_are_ledgered_errors() {
         let report: serde_json::Value =
             serde_json::from_str(&session.run("fit_random_effects", args, "t")).unwrap();
         assert_eq!(report["error"]["code"], "invalid_json", "{args:.60}");
-        assert_eq!(report["entry"]["args"], serde_json::json!(args));
+        let entry: serde_json::Value = serde_json::from_str(&session.last_entry_json()).unwrap();
+        assert_eq!(entry["args"], serde_json::json!(args));
+        assert_eq!(entry["hash"], report["entry"]["hash"]);
         assert_eq!(report["entry"]["status"], "error");
     }
     assert!(session.verify().contains("\"length\":3"));

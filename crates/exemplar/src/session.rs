@@ -64,7 +64,10 @@ pub struct RunReport {
     pub error: Option<ToolError>,
     /// What the agent receives.
     pub response: ToolResponse,
-    /// The ledger entry of the run.
+    /// The ledger entry of the run. Serialized without its `args` (which may be megabytes):
+    /// the page shows `args_display`, and keeps the whole entry as the text
+    /// [`Session::last_entry_json`] gives, without parsing it.
+    #[serde(serialize_with = "entry_without_args")]
     pub entry: Entry,
     /// The plot to draw beside a successful result (same arguments), if the tool has one.
     pub plot: Option<&'static str>,
@@ -95,6 +98,36 @@ pub fn escape_direction_controls(json: &str) -> String {
         }
     }
     out
+}
+
+fn entry_without_args<S: serde::Serializer>(
+    entry: &Entry,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Header<'a> {
+        seq: u64,
+        time: &'a str,
+        tool: &'a str,
+        status: Status,
+        dataset_sha256: &'a str,
+        engine_version: &'a str,
+        result_sha256: &'a str,
+        prev_hash: &'a str,
+        hash: &'a str,
+    }
+    Header {
+        seq: entry.seq,
+        time: &entry.time,
+        tool: &entry.tool,
+        status: entry.status,
+        dataset_sha256: &entry.dataset_sha256,
+        engine_version: &entry.engine_version,
+        result_sha256: &entry.result_sha256,
+        prev_hash: &entry.prev_hash,
+        hash: &entry.hash,
+    }
+    .serialize(serializer)
 }
 
 /// Why a run did not finish.
@@ -289,6 +322,12 @@ restarted; this call has no result, later calls work as before"
         &self.ledger
     }
 
+    /// The last entry, whole, as JSON text (what the page keeps to restore the session).
+    pub fn last_entry_json(&self) -> Option<String> {
+        let entry = self.ledger.entries().last()?;
+        Some(serde_json::to_string(entry).expect("entries serialize"))
+    }
+
     /// Verifies the entries added since the last verification, each against its predecessor;
     /// the chain's length, or where it breaks.
     pub fn verify(&mut self) -> Result<usize, LedgerError> {
@@ -325,6 +364,10 @@ mod tests {
         assert_eq!(session.verify(), Ok(1));
         let json = serde_json::to_value(&report).unwrap();
         assert!(json.get("error").is_none());
+        assert!(json["entry"].get("args").is_none());
+        assert_eq!(json["entry"]["hash"], report.entry.hash);
+        let whole: Entry = serde_json::from_str(&session.last_entry_json().unwrap()).unwrap();
+        assert_eq!(whole, report.entry);
         assert_eq!(json["response"].get("isError"), None);
     }
 
@@ -427,7 +470,9 @@ mod tests {
         let long = format!(r#"{{"method":"{}"}}"#, "y".repeat(100_000));
         let report = session.run("fit_random_effects", &long, T);
         assert!(report.display.len() < 300, "{}", report.display);
-        assert!(report.args_display.ends_with("the exported ledger has them whole)"));
+        assert!(report
+            .args_display
+            .ends_with("the exported ledger has them whole)"));
         assert!(report.args_display.chars().count() < DISPLAY_CHARS + 100);
         assert_eq!(report.entry.args["method"].as_str().unwrap().len(), 100_000);
     }

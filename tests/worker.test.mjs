@@ -1,0 +1,106 @@
+// The engine off the page's main thread (issue 16): a large call does not
+// block the page, and an aborted call stops the computation.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { exportedLedger, launch, ledgerVerified, openPage } from './helpers.mjs';
+
+// Through the page's own registry (as an MCP-B-style bridge calls it):
+// Chromium's native executeTool marshals a 4 MB input object on the main
+// thread itself (about 240 ms here), which no page can avoid; see
+// docs/RELIABILITY.md.
+test('a 100,000-record fit does not block the main thread for more than 50 ms', async () => {
+  const browser = await launch({ webmcp: false });
+  try {
+    const { page, errors } = await openPage(browser);
+    const outcome = await page.evaluate(async () => {
+      const records = Array.from({ length: 100000 }, (_, i) => ({ id: `r${i}`, yi: Math.sin(i) / 3, vi: 0.01 + (i % 17) / 100 }));
+      // Building the input is the caller's work, not the page's: done in an earlier task.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const longTasks = [];
+      const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
+      observer.observe({ type: 'longtask' });
+      // A timer that should keep ticking while the engine works.
+      let ticks = 0;
+      const timer = setInterval(() => {
+        ticks += 1;
+      }, 10);
+      const started = performance.now();
+      const result = JSON.parse(await document.modelContext.executeTool('fit_random_effects', { records }));
+      const elapsed = performance.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      clearInterval(timer);
+      observer.disconnect();
+      return { k: result.structuredContent?.k, error: result.isError ? result.content[0].text : null, longTasks, ticks, elapsed };
+    });
+    assert.equal(outcome.error, null);
+    assert.equal(outcome.k, 100000);
+    assert.deepEqual(
+      outcome.longTasks.filter((d) => d > 50),
+      [],
+      `main-thread tasks over 50 ms during the call: ${outcome.longTasks.join(', ')} (call took ${outcome.elapsed} ms)`,
+    );
+    assert.ok(outcome.ticks >= 5, `timers kept running (${outcome.ticks} ticks)`);
+    await ledgerVerified(page, 1);
+    assert.match(await page.textContent('#ledger-table tbody tr td code.args'), /characters in all; the exported ledger has them whole/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('an aborted call stops the computation, is ledgered as cancelled, and the next call works', async () => {
+  const browser = await launch({ webmcp: false });
+  try {
+    const { page } = await openPage(browser);
+    const outcome = await page.evaluate(async () => {
+      const records = Array.from({ length: 2000 }, (_, i) => ({ id: `r${i}`, yi: Math.cos(i) / 2, vi: 0.02 + (i % 7) / 50 }));
+      const controller = new AbortController();
+      const started = performance.now();
+      const pending = document.modelContext.executeTool('leave_one_out', { method: 'PM', records }, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 30);
+      const result = JSON.parse(await pending);
+      const cancelledAfter = performance.now() - started;
+      const next = JSON.parse(await document.modelContext.executeTool('get_dataset', {}));
+      return { result, cancelledAfter, nextK: next.structuredContent.k };
+    });
+    assert.equal(outcome.result.isError, true);
+    assert.match(outcome.result.content[0].text, /^cancelled: the call of leave_one_out was cancelled/);
+    assert.equal(outcome.nextK, 19);
+    await ledgerVerified(page, 2);
+    const ledger = JSON.parse(await exportedLedger(page));
+    assert.deepEqual(
+      ledger.map((e) => [e.tool, e.status]),
+      [
+        ['leave_one_out', 'cancelled'],
+        ['get_dataset', 'ok'],
+      ],
+    );
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a person can cancel a run from its form', async () => {
+  const browser = await launch({ webmcp: false });
+  try {
+    const { page } = await openPage(browser);
+    const form = '#tool-leave_one_out form';
+    assert.equal(await page.$eval(`${form} button.cancel`, (b) => b.disabled), true, 'Cancel is off until a run starts');
+    // A run of the frozen data is quick; hold the form's run by arming the
+    // cancel as soon as the button enables.
+    await page.evaluate((sel) => {
+      const cancel = document.querySelector(`${sel} button.cancel`);
+      new MutationObserver(() => {
+        if (!cancel.disabled) cancel.click();
+      }).observe(cancel, { attributes: true });
+    }, form);
+    await page.click(`${form} button[type="submit"]`);
+    await page.waitForFunction((sel) => /cancelled/.test(document.querySelector(`${sel} pre.result`).textContent), form, { timeout: 5000 });
+    await ledgerVerified(page, 1);
+    const ledger = JSON.parse(await exportedLedger(page));
+    assert.equal(ledger[0].status, 'cancelled');
+  } finally {
+    await browser.close();
+  }
+});
