@@ -1,0 +1,76 @@
+// The page under hostile input (issue 16): record ids holding markup,
+// script, quotes, direction and control characters and very long strings,
+// through every tool (and so every plot), the ledger and the scoring fields.
+// Nothing runs, no markup is interpreted, no CSP violation fires, nothing is
+// stored, nothing leaves the origin.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ORIGIN, cliToolNames, ledgerVerified, launch, openPage, storageIsEmpty } from './helpers.mjs';
+
+const HOSTILE_IDS = [
+  '<img src=x onerror="window.__pwned=1">',
+  '<script>window.__pwned=2</script>',
+  '"><svg onload="window.__pwned=3">',
+  "'; window.__pwned=4; '",
+  '\u202Egnp.exe\u2066x\u2069',
+  'tab\there\u0000nul\u0007bell',
+  '</text><script>window.__pwned=5</script><text>',
+  'x'.repeat(5000),
+];
+
+function hostileRecords() {
+  return HOSTILE_IDS.map((id, i) => ({ id, yi: 0.1 * (i - 3), vi: 0.01 + 0.005 * i }));
+}
+
+test('hostile ids through every tool, plot, the ledger and the scorer: nothing runs or is interpreted', async () => {
+  const browser = await launch({ webmcp: false });
+  try {
+    const { context, page, requests, errors } = await openPage(browser);
+    await page.evaluate(() => {
+      window.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective));
+    });
+    const scriptsBefore = await page.$$eval('script', (s) => s.length);
+    const records = hostileRecords();
+    const names = cliToolNames();
+    const outcomes = [];
+    for (const name of names) {
+      const args = { records };
+      if (name === 'refit_excluding') args.exclude = [HOSTILE_IDS[0]];
+      if (name === 'get_dataset') delete args.records;
+      const out = JSON.parse(await page.evaluate(([n, a]) => document.modelContext.executeTool(n, a), [name, args]));
+      outcomes.push([name, out.isError ? out.content[0].text.slice(0, 80) : 'ok']);
+      // Ids come back to the agent as data, exactly as given.
+      if (!out.isError && name === 'refit_excluding') assert.deepEqual(out.structuredContent.excluded, [HOSTILE_IDS[0]]);
+    }
+    // Every analysis ran on the hostile records (get_dataset takes none).
+    for (const [name, outcome] of outcomes) assert.equal(outcome, 'ok', `${name}: ${outcome}`);
+    // The plots beside the fit, refit and Egger results are drawn, as SVG, with the ids as text.
+    await page.waitForSelector('#tool-egger_test figure.plot svg', { timeout: 5000 });
+    await page.waitForSelector('#tool-fit_random_effects figure.plot svg', { timeout: 5000 });
+    // A person pastes markup into a scoring field.
+    await page.fill('#answer-pdf', '<img src=x onerror="window.__pwned=6"><script>window.__pwned=7</script>');
+    await page.click('#score-pdf');
+    await ledgerVerified(page, names.length);
+    await page.waitForTimeout(200);
+
+    const state = await page.evaluate(() => ({
+      pwned: window.__pwned ?? null,
+      violations: window.__violations,
+      imgs: [...document.querySelectorAll('img')].length,
+      handlers: [...document.querySelectorAll('*')].filter((n) => [...n.attributes].some((a) => a.name.startsWith('on'))).length,
+      foreignSvg: [...document.querySelectorAll('svg script, svg foreignObject')].length,
+    }));
+    assert.deepEqual(state, { pwned: null, violations: [], imgs: 0, handlers: 0, foreignSvg: 0 });
+    assert.equal(await page.$$eval('script', (s) => s.length), scriptsBefore, 'no script element was added');
+    // The ids are shown as text: the ledger shows the markup literally.
+    assert.match(await page.textContent('#ledger-table'), /<img src=x onerror=/);
+    const storage = await storageIsEmpty(page, context);
+    assert.deepEqual(storage, { localStorage: 0, sessionStorage: 0, indexedDB: 0, cacheStorage: 0, cookie: '', cookies: 0 });
+    assert.deepEqual(requests.filter((u) => !u.startsWith(`${ORIGIN}/`) && !u.startsWith('blob:')), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
