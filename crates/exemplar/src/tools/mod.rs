@@ -107,7 +107,7 @@ pub static FIT_RANDOM_EFFECTS: Tool = Tool {
             "Fits a random-effects meta-analysis (an equal-effects model with method EE). \
 Defaults: method REML, level 0.95, test z. Returns {}, and dataset. {} {}",
             schemas::FIT_FIELDS,
-            schemas::DATA_NOTE,
+            schemas::data_note(),
             schemas::CONVENTIONS
         )
     },
@@ -129,7 +129,7 @@ pub static REFIT_EXCLUDING: Tool = Tool {
 REML, level 0.95, test z. Returns `excluded` (the ids left out), {}, and dataset; k counts \
 the remaining records. {} {}",
             schemas::FIT_FIELDS,
-            schemas::DATA_NOTE,
+            schemas::data_note(),
             schemas::CONVENTIONS
         )
     },
@@ -162,7 +162,7 @@ coefficient_name (\"intercept\" or \"slope on sqrt(vi)\"), se, tau2 (rma only, e
 excluded, rule (the registered rule: {RULE_TEXT}) and rule_outcome (that rule applied to \
 egger_p: \"passed\", \"failed\" or \"inconclusive\"). Needs at least 3 records whose vi are not \
 all equal. `exclude` optionally drops records first. {}",
-            schemas::DATA_NOTE
+            schemas::data_note()
         )
     },
     input_schema: || {
@@ -194,7 +194,7 @@ records). Default method REML. Returns method, test, level, k (all records), dat
 of {} ({}). {} {}",
             FIT_RANDOM_EFFECTS.name,
             schemas::FIT_FIELDS,
-            schemas::DATA_NOTE,
+            schemas::data_note(),
             schemas::CONVENTIONS
         )
     },
@@ -218,7 +218,7 @@ pub static FOREST_PLOT: Tool = Tool {
         format!(
             "Draws a forest plot as SVG: one row per record (label, yi, its 95% CI, a square sized by its weight in the fit), the pooled diamond (estimate and CI), the prediction interval and the model's label (method, k, tau^2). Records in `exclude` are drawn grey, marked \"(excluded)\" and left out of the fit, exactly as {refit} does. Same arguments as {fit} plus `exclude`. Returns svg (the SVG text), numbers (every number drawn, with pixel positions, so it can be checked), and fit (the fit fields of {fit}, with excluded). At most {} records. {}",
             crate::plots::MAX_FOREST_RECORDS,
-            schemas::DATA_NOTE,
+            schemas::data_note(),
             refit = REFIT_EXCLUDING.name,
             fit = FIT_RANDOM_EFFECTS.name,
         )
@@ -244,7 +244,7 @@ pub static FUNNEL_PLOT: Tool = Tool {
         format!(
             "Draws a funnel plot as SVG: yi against its standard error sqrt(vi) (axis inverted, most precise at the top), the pseudo 95% confidence funnel around the pooled REML estimate, and the regression line of Egger's test with its p value and rule outcome. Same arguments as {egger}. Returns svg, numbers (every number drawn, with pixel positions), fit (the pooled fit the funnel is centred on) and egger (the {egger} result). At most {} records. {}",
             crate::plots::MAX_FUNNEL_RECORDS,
-            schemas::DATA_NOTE,
+            schemas::data_note(),
             egger = EGGER_TEST.name,
         )
     },
@@ -1146,6 +1146,29 @@ mod tests {
                 })
                 .sum();
             assert_eq!(in_prose, 0, "{name} appears in prose");
+        }
+    }
+
+    #[test]
+    fn every_tool_states_its_limits_where_an_agent_reads_them() {
+        for tool in REGISTRY {
+            let definition = tool.definition();
+            if tool.max_records > 0 {
+                assert!(
+                    definition.description.contains(&MAX_ARGS_BYTES.to_string()),
+                    "{}",
+                    tool.name
+                );
+                let records = &definition.input_schema["properties"]["records"]["description"];
+                assert!(
+                    records
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("at most {} records", tool.max_records)),
+                    "{}: {records}",
+                    tool.name
+                );
+            }
         }
     }
 }

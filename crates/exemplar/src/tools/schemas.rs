@@ -13,10 +13,19 @@ with test \"z\" the confidence and prediction intervals use the standard normal 
 test \"knha\" (Knapp-Hartung) the t quantile with k-1 df; I^2 and H^2 follow metafor \
 (typical within-study variance). The page's Methods section states every formula.";
 
-pub(super) const DATA_NOTE: &str =
-    "Uses the frozen dataset dat.raudenbush1985 (19 records s01-s19) \
-unless `records` is given. `dataset` in the result names the data used: the frozen dataset's \
-SHA-256, or \"custom records\" with the SHA-256 of their canonical JSON.";
+/// Where the data come from, and the limits every tool enforces before it starts.
+pub(super) fn data_note() -> String {
+    format!(
+        "Uses the frozen dataset dat.raudenbush1985 (19 records s01-s19) unless `records` is \
+given. `dataset` in the result names the data used: the frozen dataset's SHA-256, or \
+\"custom records\" with the SHA-256 of their canonical JSON. Limits, checked before any work: \
+the arguments are at most {} bytes of JSON, nested at most {} deep, with no repeated key; \
+the record cap is in `records`' description; iterative estimators stop with an error after \
+their iteration limit.",
+        super::MAX_ARGS_BYTES,
+        crate::strict_json::MAX_DEPTH
+    )
+}
 
 /// What a fit result holds, for the descriptions of the tools that return one.
 pub(super) const FIT_FIELDS: &str = "k (records fitted), estimate (pooled effect), se, z (or t \
