@@ -13,16 +13,18 @@ import * as engineModule from './engine.js';
 
 const { engine } = engineModule;
 
-// Only what registering the tools needs is imported statically: the page's
-// other modules (preloaded by index.html all the same) are not waited for
-// before the tools are registered.
-const later = Promise.all([
-  import('./forms.js'),
-  import('./scoring.js'),
-  import('./ledger.js'),
-  import('./plots.js'),
-  import('./evidence.js'),
-]).then(([forms, scoring, ledger, plots, evidence]) => ({ ...forms, ...scoring, ...ledger, ...plots, ...evidence }));
+// Only what registering the tools needs is imported statically (and
+// preloaded by index.html); the page's other modules are imported once the
+// tools are registered, so that they do not compete with it for the network.
+let laterModules = null;
+const later = () =>
+  (laterModules ??= Promise.all([
+    import('./forms.js'),
+    import('./scoring.js'),
+    import('./ledger.js'),
+    import('./plots.js'),
+    import('./evidence.js'),
+  ]).then(([forms, scoring, ledger, plots, evidence]) => ({ ...forms, ...scoring, ...ledger, ...plots, ...evidence })));
 
 function setText(id, text) {
   const node = byId(id);
@@ -235,9 +237,12 @@ async function loadDefinitions() {
 
 async function boot() {
   const definitions = await loadDefinitions();
+  let registered;
   // The ledger and plot views are made once their modules are in, which the
   // registration below does not wait for.
-  const views = later.then(({ createLedgerView, createPlotter }) => ({
+  const views = new Promise((resolve) => {
+    registered = resolve;
+  }).then(() => later()).then(({ createLedgerView, createPlotter }) => ({
     ledgerView: createLedgerView({
       verify: engineModule.verify,
       entriesJson: engineModule.entriesJson,
@@ -254,11 +259,13 @@ async function boot() {
   const registration = await registerTools(definitions, (name, args, signal) => run(name, args, 'agent (WebMCP)', signal));
   document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
   performance.mark('tools-registered');
-  // Only now the engine: nothing it fetches delays the registration.
+  // Only now the engine and the rest of the page: nothing they fetch delays
+  // the registration.
   const engineReady = engineModule.start();
+  registered();
 
   renderRegistration(registration, definitions.length);
-  const modules = await later;
+  const modules = await later();
   await engineReady;
   performance.mark('wasm-initialized');
   const { ledgerView } = await views;

@@ -13,7 +13,9 @@
 //   cancelled.
 // Calls run one at a time, in order.
 
-import init, * as glue from './pkg/exemplar_wasm.js';
+// The wasm-bindgen glue is imported when the engine starts, after the tools
+// are registered: registration waits for nothing of the engine.
+let glue = null;
 
 let compiled = null; // the compiled WebAssembly.Module, shared with every worker
 let worker = null;
@@ -69,8 +71,10 @@ export function start() {
     starting ??
     (async () => {
       // Compiled once, here; this thread's instance and every worker's are made from it.
+      const module = import('./pkg/exemplar_wasm.js');
       compiled = await WebAssembly.compileStreaming(fetch(new URL('./pkg/exemplar_wasm_bg.wasm', import.meta.url)));
-      await init({ module_or_path: compiled });
+      glue = await module;
+      await glue.default({ module_or_path: compiled });
       await spawn();
     })();
   return starting;

@@ -128,29 +128,41 @@ fn html_is_inserted_only_for_the_built_methods_fragment() {
     }
 }
 
-/// Every module of the page is preloaded from index.html, so the browser
-/// fetches the whole graph (and the tool definitions) at once instead of one
-/// import level at a time. The engine's wasm-bindgen glue and the wasm are not:
-/// they load after the tools are registered, so registration waits for nothing
-/// but the definitions.
+/// What registering the tools needs is preloaded from index.html, so the
+/// browser fetches it at once instead of one import level at a time: the
+/// entry module, every module it imports statically, and the tool
+/// definitions. Nothing else is: the engine's wasm-bindgen glue, the wasm and
+/// the page's other modules load after the tools are registered, so that
+/// registration waits for nothing but the definitions.
 #[test]
-fn every_page_module_is_preloaded() {
+fn what_registration_needs_is_preloaded_and_nothing_else() {
     let root = crate::workspace_root();
     let html = std::fs::read_to_string(root.join("index.html")).unwrap();
-    let modules: Vec<String> = std::fs::read_dir(root.join("www"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "js"))
-        .map(|p| format!("www/{}", p.file_name().unwrap().to_string_lossy()))
-        // A worker's script is loaded by the worker, in its own module map.
-        .filter(|m| !m.ends_with("-worker.js"))
-        .collect();
-    for module in modules {
-        assert!(
-            html.contains(&format!("<link rel=\"modulepreload\" href=\"{module}\">")),
-            "index.html does not modulepreload {module}"
-        );
+    let app = std::fs::read_to_string(root.join("www/app.js")).unwrap();
+    let mut critical = vec!["www/app.js".to_string()];
+    for line in app.lines() {
+        if let Some(rest) = line.strip_prefix("import ") {
+            if let Some(start) = rest.find("'./") {
+                let name = &rest[start + 3..];
+                let name = &name[..name.find('\'').unwrap()];
+                critical.push(format!("www/{name}"));
+            }
+        }
     }
+    assert!(critical.len() >= 3, "app.js imports {critical:?}");
+    let preloaded: Vec<String> = html
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("<link rel=\"modulepreload\" href=\""))
+        .map(|rest| rest[..rest.find('"').unwrap()].to_string())
+        .collect();
+    let mut want = critical.clone();
+    want.sort();
+    let mut got = preloaded.clone();
+    got.sort();
+    assert_eq!(
+        got, want,
+        "index.html must modulepreload exactly app.js and its static imports"
+    );
     assert!(
         html.contains(&format!(
             "<link rel=\"preload\" href=\"{}\" as=\"fetch\" crossorigin>",
@@ -162,4 +174,13 @@ fn every_page_module_is_preloaded() {
         !html.contains("www/pkg/"),
         "index.html preloads the engine, which must load after the tools are registered"
     );
+    for module in &critical {
+        let text = std::fs::read_to_string(root.join(module)).unwrap();
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.starts_with("import ") && l.contains("pkg/")),
+            "{module} imports the engine's glue statically"
+        );
+    }
 }
