@@ -18,6 +18,7 @@
 
 pub mod baselines;
 pub mod canonical;
+pub mod csv_table;
 pub mod dataset;
 pub mod ledger;
 pub mod page;
