@@ -257,7 +257,7 @@ fn detect_delimiter(text: &str) -> u8 {
         .0
 }
 
-/// A field as a JSON value: `null` when empty, a number when it reads as a finite decimal
+/// A field as a JSON value: `null` when empty, a number (an integer when whole) when it reads as a finite decimal
 /// number (a decimal comma is read too when the delimiter is a semicolon, as spreadsheets
 /// in many locales write), the text otherwise.
 pub fn cell_value(field: &str, delimiter: char) -> Value {
@@ -272,7 +272,12 @@ pub fn cell_value(field: &str, delimiter: char) -> Value {
     } else {
         field
     };
-    number(text).map_or_else(|| Value::String(field.to_string()), Value::from)
+    match number(text) {
+        // Whole numbers stay whole (a count of 20 reads back as 20, not 20.0).
+        Some(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Value::from(x as i64),
+        Some(x) => Value::from(x),
+        None => Value::String(field.to_string()),
+    }
 }
 
 /// A finite decimal number in plain notation (`12`, `-0.5`, `.5`, `1e-3`); not `inf`,
@@ -363,7 +368,7 @@ mod tests {
             assert_eq!(table.header, ["id", "m1i", "n1i"]);
             assert_eq!(
                 table.json_rows()[0],
-                json!({"id": "a", "m1i": 1.5, "n1i": 10.0})
+                json!({"id": "a", "m1i": 1.5, "n1i": 10})
                     .as_object()
                     .unwrap()
                     .clone()
@@ -434,7 +439,8 @@ mod tests {
     #[test]
     fn cells_become_numbers_only_when_plainly_numeric() {
         for (field, value) in [
-            ("12", json!(12.0)),
+            ("12", json!(12)),
+            ("-3e2", json!(-300)),
             (" -0.5 ", json!(-0.5)),
             (".5", json!(0.5)),
             ("1e-3", json!(0.001)),

@@ -30,6 +30,7 @@ pub mod scorer;
 pub mod session;
 pub mod strict_json;
 pub mod tools;
+pub mod workspace;
 
 use sha2::{Digest, Sha256};
 

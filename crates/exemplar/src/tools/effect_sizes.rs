@@ -101,7 +101,7 @@ pub struct EffectSizeArgs {
 }
 
 /// One computed record: id, yi, vi, then the row's other columns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 pub struct EffectSizeRecord {
     /// The row's id, or row1, row2, ... by position.
