@@ -91,6 +91,7 @@ export const engine = {
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),
   score: (raw) => glue.score(raw),
+  workspaceView: (requestJson) => glue.workspaceView(requestJson),
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
   verify: () => JSON.parse(session.verify()),
   entriesJson: () => JSON.stringify(entries),

@@ -8,7 +8,7 @@
 
 use crate::csv_table::{self, Table};
 use crate::tools::{self, EffectSizeRecord, ToolError};
-use meta_analysis::effect_sizes::{Column, Measure};
+use meta_analysis::effect_sizes::{AddTo, Column, EscalcOptions, Measure};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -73,11 +73,40 @@ pub struct RowView {
     pub error_column: Option<String>,
 }
 
+/// escalc's continuity-correction options and their defaults.
+#[derive(Debug, Serialize)]
+pub struct Correction {
+    pub add: f64,
+    pub to: &'static str,
+    /// Every value of `to`, the default first.
+    pub to_choices: Vec<&'static str>,
+}
+
+impl Default for Correction {
+    fn default() -> Self {
+        let defaults = EscalcOptions::default();
+        let mut to_choices = vec![defaults.to.name()];
+        to_choices.extend(
+            AddTo::ALL
+                .iter()
+                .filter(|t| **t != defaults.to)
+                .map(|t| t.name()),
+        );
+        Correction {
+            add: defaults.add,
+            to: defaults.to.name(),
+            to_choices,
+        }
+    }
+}
+
 /// Everything the workspace shows.
 #[derive(Debug, Default, Serialize)]
 pub struct View {
     /// The measures to choose from.
     pub measures: Vec<MeasureChoice>,
+    /// The continuity correction's defaults and choices.
+    pub correction: Correction,
     /// Why the CSV (or the options) could not be used, with line and column.
     pub error: Option<String>,
     /// The CSV's column names.
@@ -518,6 +547,8 @@ s3;12;4;12;14,5;3,5;15;\r\n";
             Some("The CSV could not be read: line 2, column 3: the row has 3 fields, the header 2")
         );
         assert!(v.records.is_empty() && v.measures.len() == 10);
+        assert_eq!(v.correction.to_choices, ["only0", "all", "if0all", "none"]);
+        assert_eq!(v.correction.add, 0.5);
         let mut r = request(&[]);
         r.to = Some("sometimes".into());
         assert!(view(&r).error.unwrap().contains("unknown to"));

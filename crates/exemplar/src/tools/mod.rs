@@ -102,8 +102,8 @@ impl ToolGroup {
         match self {
             ToolGroup::Benchmark => "The benchmark's tools",
             ToolGroup::Analysis => "Further analyses",
-            ToolGroup::Plot => "Plots",
-            ToolGroup::Data => "Your data",
+            ToolGroup::Plot => "Plots of the results",
+            ToolGroup::Data => "Preparing your data",
         }
     }
 }
