@@ -571,7 +571,7 @@ mod tests {
             add: 0.5,
             to: AddTo::If0All,
         };
-        let alone = escalc(Measure::Or, &[plain.clone()], &if0all)[0]
+        let alone = escalc(Measure::Or, std::slice::from_ref(&plain), &if0all)[0]
             .clone()
             .unwrap();
         let together = escalc(Measure::Or, &[with_zero, plain], &if0all)[1]
