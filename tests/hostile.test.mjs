@@ -35,10 +35,16 @@ test('hostile ids through every tool, plot, the ledger and the scorer: nothing r
     const records = hostileRecords();
     const names = cliToolNames();
     const outcomes = [];
+    const takesRecords = await page.evaluate(async () =>
+      Object.fromEntries((await document.modelContext.getTools()).map((t) => [t.name, 'records' in (t.inputSchema.properties ?? {})])),
+    );
     for (const name of names) {
-      const args = { records };
+      const args = takesRecords[name] ? { records } : {};
       if (name === 'refit_excluding') args.exclude = [HOSTILE_IDS[0]];
-      if (name === 'get_dataset') delete args.records;
+      if (name === 'compute_effect_sizes') {
+        args.measure = 'MD';
+        args.data = HOSTILE_IDS.map((id, i) => ({ id, m1i: i, sd1i: 1, n1i: 10, m2i: 0, sd2i: 1, n2i: 10 }));
+      }
       const out = JSON.parse(await page.evaluate(([n, a]) => document.modelContext.executeTool(n, a), [name, args]));
       outcomes.push([name, out.isError ? out.content[0].text.slice(0, 80) : 'ok']);
       // Ids come back to the agent as data, exactly as given.

@@ -159,6 +159,7 @@ test('the CSP header is served, .wasm is application/wasm, and only the page is 
 
 test('phone width: no horizontal overflow, with results shown', async () => {
   const { page, context, errors } = await openPage(browser, { viewport: { width: 390, height: 844 } });
+  await page.click('#tool-fit_random_effects details.tool-details > summary');
   await page.fill('#tool-fit_random_effects input[name="level"]', '0.9');
   await page.click('#tool-fit_random_effects button[type="submit"]');
   await page.waitForSelector('#tool-fit_random_effects pre.result:not(:empty)');

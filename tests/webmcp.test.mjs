@@ -117,8 +117,13 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     assert.equal(refit.structuredContent.k, 18);
     const byName = JSON.parse(await page.evaluate(() => document.modelContext.executeTool('egger_test', {})));
     assert.ok(['passed', 'failed', 'inconclusive'].includes(byName.structuredContent.rule_outcome));
+    // Tools whose arguments are required get the least they need.
+    const required = {
+      refit_excluding: { exclude: ['s01'] },
+      compute_effect_sizes: { measure: 'PR', data: [{ xi: 1, ni: 10 }] },
+    };
     for (const name of expected) {
-      const out = await agentCall(page, name, name === 'refit_excluding' ? { exclude: ['s01'] } : {});
+      const out = await agentCall(page, name, required[name] ?? {});
       assert.ok(!out.isError, `${name}: ${JSON.stringify(out)}`);
     }
     // Duplicate registration rejects, as natively.
@@ -132,7 +137,9 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     });
     assert.equal(duplicate, 'InvalidStateError');
 
-    // A person runs the same tool through its form.
+    // A person runs the same tool through its form, folded away until opened.
+    assert.equal(await page.isVisible('#tool-refit_excluding input[name="exclude"]'), false);
+    await page.click('#tool-refit_excluding details.tool-details > summary');
     await page.fill('#tool-refit_excluding input[name="exclude"]', 's04');
     await page.click('#tool-refit_excluding button[type="submit"]');
     const shown = JSON.parse(await page.textContent('#tool-refit_excluding pre.result'));

@@ -86,6 +86,7 @@ test('a person can cancel a run from its form', async () => {
   try {
     const { page } = await openPage(browser);
     const form = '#tool-leave_one_out form';
+    await page.click('#tool-leave_one_out details.tool-details > summary');
     assert.equal(await page.$eval(`${form} button.cancel`, (b) => b.disabled), true, 'Cancel is off until a run starts');
     // A run of the frozen data is quick; hold the form's run by arming the
     // cancel as soon as the button enables.
@@ -96,7 +97,9 @@ test('a person can cancel a run from its form', async () => {
       }).observe(cancel, { attributes: true });
     }, form);
     await page.click(`${form} button[type="submit"]`);
-    await page.waitForFunction((sel) => /cancelled/.test(document.querySelector(`${sel} pre.result`).textContent), form, { timeout: 5000 });
+    await page.waitForFunction(() => /cancelled/.test(document.querySelector('#tool-leave_one_out pre.result').textContent), null, {
+      timeout: 5000,
+    });
     await ledgerVerified(page, 1);
     const ledger = JSON.parse(await exportedLedger(page));
     assert.equal(ledger[0].status, 'cancelled');

@@ -24,7 +24,15 @@ const later = () =>
     import('./ledger.js'),
     import('./plots.js'),
     import('./evidence.js'),
-  ]).then(([forms, scoring, ledger, plots, evidence]) => ({ ...forms, ...scoring, ...ledger, ...plots, ...evidence })));
+    import('./workspace.js'),
+  ]).then(([forms, scoring, ledger, plots, evidence, workspace]) => ({
+    ...forms,
+    ...scoring,
+    ...ledger,
+    ...plots,
+    ...evidence,
+    ...workspace,
+  })));
 
 function setText(id, text) {
   const node = byId(id);
@@ -149,7 +157,7 @@ function makeRunner(views) {
     plotter.clear(name);
     const report = await engineModule.run(name, args, signal);
     ledgerView.append(report, via);
-    if (report.plot) plotter.schedule(name, args, via);
+    if (report.plot) plotter.schedule(name, report.entry.seq, via);
     showResult(name, report, via);
     return report;
   };
@@ -179,14 +187,31 @@ function renderRegistration(registration, count) {
   );
 }
 
-function renderToolList(definitions, run, toolForm) {
-  fill(
-    byId('tool-list'),
-    definitions.map((def) =>
+/**
+ * The tools by group (the groups and their order come from the definitions,
+ * i.e. from Rust), each as its name, title and one-line summary, with its
+ * form and full description folded in a <details>, and its result and plot
+ * right below; a short index of the groups first.
+ */
+function renderToolList(definitions, run, toolForm, yourRecords) {
+  const groups = [];
+  for (const def of definitions) {
+    const key = def.group?.key ?? 'other';
+    let group = groups.find((g) => g.key === key);
+    if (!group) groups.push((group = { key, title: def.group?.title ?? key, defs: [] }));
+    group.defs.push(def);
+  }
+  const article = (def) => {
+    const { form, result } = toolForm(def, (argsJson, signal) => run(def.name, argsJson, 'person (form)', signal), { yourRecords });
+    return el(
+      'article',
+      { class: 'tool', id: toolArticleId(def.name), 'aria-labelledby': `tool-${def.name}-title` },
+      el('h4', { id: `tool-${def.name}-title` }, el('code', { text: def.name }), def.title ? ` · ${def.title}` : ''),
+      def.summary ? el('p', { class: 'summary', text: def.summary }) : null,
       el(
-        'article',
-        { class: 'tool', id: toolArticleId(def.name), 'aria-labelledby': `tool-${def.name}-title` },
-        el('h3', { id: `tool-${def.name}-title` }, el('code', { text: def.name }), def.title ? ` · ${def.title}` : ''),
+        'details',
+        { class: 'tool-details' },
+        el('summary', { text: 'Form and full description' }),
         el('p', { class: 'description', text: def.description }),
         el(
           'details',
@@ -194,9 +219,33 @@ function renderToolList(definitions, run, toolForm) {
           el('summary', { text: 'Input schema' }),
           el('pre', { class: 'schema', tabindex: '0', text: JSON.stringify(def.inputSchema, null, 2) }),
         ),
-        toolForm(def, (argsJson, signal) => run(def.name, argsJson, 'person (form)', signal)),
-        el('div', { class: 'plot-slot' }),
+        form,
       ),
+      result,
+      el('div', { class: 'plot-slot' }),
+    );
+  };
+  fill(
+    byId('tool-list'),
+    el(
+      'nav',
+      { class: 'tool-index', 'aria-label': 'Tool index' },
+      el(
+        'ul',
+        {},
+        groups.map((g) =>
+          el(
+            'li',
+            {},
+            el('a', { href: `#tools-${g.key}`, text: g.title }),
+            ': ',
+            g.defs.map((def, i) => [i ? ', ' : '', el('a', { href: `#${toolArticleId(def.name)}` }, el('code', { text: def.name }))]),
+          ),
+        ),
+      ),
+    ),
+    groups.map((g) =>
+      el('section', { class: 'tool-group', id: `tools-${g.key}`, 'aria-labelledby': `tools-${g.key}-title` }, el('h3', { id: `tools-${g.key}-title`, text: g.title }), g.defs.map(article)),
     ),
   );
 }
@@ -273,7 +322,8 @@ async function boot() {
   // Calls that waited for the engine run before the long page is drawn.
   await new Promise((resolve) => setTimeout(resolve, 0));
   const meta = engine.metadata();
-  renderToolList(definitions, run, modules.toolForm);
+  const yourData = modules.createWorkspace({ target: byId('your-data-body'), workspaceView: engine.workspaceView });
+  renderToolList(definitions, run, modules.toolForm, yourData.records);
   renderHeader(meta);
   renderData(meta);
   renderProtocol(meta, modules.setUpScoring);

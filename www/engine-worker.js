@@ -11,6 +11,18 @@ let session = null;
 
 const text = (args) => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
 
+// The arguments text of the latest runs, by ledger seq: a run's plot is drawn
+// from them, so the page does not send (and clone) large arguments twice.
+const recent = new Map();
+const RECENT_RUNS = 16;
+
+function remember(reportText, argsText) {
+  const seq = JSON.parse(session.lastEntryJson()).seq;
+  recent.set(seq, argsText);
+  if (recent.size > RECENT_RUNS) recent.delete(recent.keys().next().value);
+  return reportText;
+}
+
 const ops = {
   async start({ module, entries }) {
     await init({ module_or_path: module });
@@ -19,12 +31,17 @@ const ops = {
   },
   // Arguments may come as an object (an agent's input, cloned here so that
   // turning it into text does not cost the page's thread) or as text.
-  run: ({ name, args, time }) => ({ report: session.run(name, text(args), time), entry: session.lastEntryJson() }),
+  run: ({ name, args, time }) => {
+    const argsText = text(args);
+    const report = remember(session.run(name, argsText, time), argsText);
+    return { report, entry: session.lastEntryJson() };
+  },
   interrupt: ({ name, args, time, cancelled }) => ({
     report: session.recordInterruption(name, text(args), time, cancelled),
     entry: session.lastEntryJson(),
   }),
-  plot: ({ name, args }) => session.companionPlot(name, text(args)),
+  // The plot beside run `seq` of tool `name`, with that run's arguments.
+  plot: ({ name, seq }) => (recent.has(seq) ? session.companionPlot(name, recent.get(seq)) : 'null'),
   verify: () => session.verify(),
   entries: () => session.entriesJson(),
   trap: () => trapForTest(),

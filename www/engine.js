@@ -82,14 +82,47 @@ export function start() {
 
 const now = () => new Date().toISOString();
 
+/** Records per task when a large input is turned into text. */
+const CHUNK = 2000;
+const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * An agent's input as JSON text, written a slice of a large array at a time
+ * with a yield between slices, so that no single task of the page's thread
+ * grows with the input (a structured clone or one JSON.stringify of 100,000
+ * records takes 25 to 50 ms on its own). Text comes through as it is.
+ */
+async function inputText(input) {
+  if (typeof input === 'string') return input;
+  const value = input ?? {};
+  const large = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).some((v) => Array.isArray(v) && v.length > CHUNK);
+  if (!large) return JSON.stringify(value);
+  const parts = [];
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined || typeof item === 'function') continue;
+    if (!Array.isArray(item) || item.length <= CHUNK) {
+      parts.push(`${JSON.stringify(key)}:${JSON.stringify(item)}`);
+      continue;
+    }
+    const slices = [];
+    for (let i = 0; i < item.length; i += CHUNK) {
+      slices.push(JSON.stringify(item.slice(i, i + CHUNK)).slice(1, -1));
+      await yieldTask();
+    }
+    parts.push(`${JSON.stringify(key)}:[${slices.filter((t) => t.length).join(',')}]`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
 /** `{report, entry}` from the worker: the report parsed, the whole entry kept as text. */
 function keep({ report, entry }) {
   entries.push(entry);
   return JSON.parse(report);
 }
 
-async function runNow(name, args, signal) {
+async function runNow(name, input, signal) {
   await start();
+  const args = await inputText(input);
   const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
   if (signal?.aborted) return interrupt(true);
   let onAbort = null;
@@ -130,12 +163,15 @@ export function run(name, args, signal) {
   return result;
 }
 
-/** The plot beside `name`'s result: `{tool, ok | error}` or null. */
-export function companionPlot(name, argsJson) {
+/**
+ * The plot beside the result of run `seq` (its ledger seq) of tool `name`,
+ * drawn in the worker from that run's arguments: `{tool, ok | error}` or null.
+ */
+export function companionPlot(name, seq) {
   const result = queue.then(async () => {
     await start();
     try {
-      return JSON.parse(await call('plot', { name, args: argsJson }));
+      return JSON.parse(await call('plot', { name, seq }));
     } catch (err) {
       if (!(err instanceof Trap)) throw err;
       await restart(err);
@@ -163,6 +199,7 @@ export const engine = {
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),
   score: (raw) => glue.score(raw),
+  workspaceView: (requestJson) => glue.workspaceView(requestJson),
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
 };
 

@@ -99,19 +99,43 @@ function field(name, schema, required) {
     }
     return parse(raw);
   };
-  return { wrapper, read, name };
+  return { wrapper, read, name, input };
+}
+
+/**
+ * "Run on: frozen dataset / your data" for a tool that takes `records`.
+ * Returns `{ fieldset, yours() }`; choosing "your data" disables the typed
+ * records field, which the records of Your data replace.
+ */
+function runOnChoice(recordsField) {
+  const name = `run-on-${++uid}`;
+  const radio = (value, label, checked) =>
+    el('label', { class: 'choice' }, el('input', { type: 'radio', name, value, checked }), ` ${label}`);
+  const frozen = radio('frozen', 'frozen dataset (or the records typed below)', true);
+  const yours = radio('yours', 'your data (the records of the Your data section)', false);
+  const fieldset = el('fieldset', { class: 'run-on' }, el('legend', { text: 'Run on' }), frozen, yours);
+  const yoursInput = yours.querySelector('input');
+  fieldset.addEventListener('change', () => {
+    if (recordsField) recordsField.input.disabled = yoursInput.checked;
+  });
+  return { fieldset, yours: () => yoursInput.checked };
 }
 
 /**
  * A form for one tool definition. `onRun(argsJson, signal)` is awaited on
- * submit; it shows the run's result in this form's result area (as an agent's
- * run is). While it runs, Cancel aborts `signal`.
+ * submit; it shows the run's result in the result area (as an agent's run
+ * is). While it runs, Cancel aborts `signal`. `yourRecords()` gives the
+ * records of Your data (or null). Returns `{ form, result }`: the result area
+ * is placed by the caller, outside the form, so that a run shows even while
+ * the form is folded away.
  */
-export function toolForm(def, onRun) {
+export function toolForm(def, onRun, { yourRecords } = {}) {
   const schema = def.inputSchema ?? {};
   const props = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
   const fields = Object.entries(props).map(([name, s]) => field(name, s, required.has(name)));
+  const recordsField = fields.find((f) => f.name === 'records');
+  const runOn = recordsField && yourRecords ? runOnChoice(recordsField) : null;
   const outputId = `out${++uid}`;
   const output = el('pre', { class: 'result', id: outputId, 'aria-live': 'polite', tabindex: '0' });
   const button = el('button', { type: 'submit', text: `Run ${def.name}` });
@@ -121,20 +145,26 @@ export function toolForm(def, onRun) {
   const form = el(
     'form',
     { class: 'tool-form', 'aria-label': `Run ${def.name}` },
+    runOn?.fieldset,
     fields.length
       ? fields.map((f) => f.wrapper)
       : el('p', { class: 'hint', text: 'This tool takes no arguments.' }),
     el('div', { class: 'actions' }, button, ' ', cancel),
-    el('p', { class: 'output-label', text: 'Result' }),
-    output,
   );
+  const result = el('div', { class: 'tool-result' }, el('p', { class: 'output-label', text: 'Result' }), output);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const args = {};
     try {
       for (const f of fields) {
+        if (f === recordsField && runOn?.yours()) continue;
         const value = f.read();
         if (value !== undefined) args[f.name] = value;
+      }
+      if (runOn?.yours()) {
+        const records = yourRecords();
+        if (!records) throw new Error('Your data has no records yet: paste a CSV there and choose a measure.');
+        args.records = records;
       }
     } catch (err) {
       output.textContent = `Not run: ${err.message}`;
@@ -157,5 +187,5 @@ export function toolForm(def, onRun) {
       controller = null;
     }
   });
-  return form;
+  return { form, result };
 }

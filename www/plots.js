@@ -27,7 +27,8 @@ export function svgNode(svgText) {
 }
 
 /**
- * `companionPlot(name, argsJson)` is the engine's (async, resolves to
+ * `companionPlot(name, seq)` is the engine's, for the run with ledger seq
+ * `seq` (async, resolves to
  * `{tool, ok | error}` or null); `slotFor(name)` gives the element where a
  * tool's plot goes (or null).
  */
@@ -35,12 +36,12 @@ export function createPlotter({ companionPlot, slotFor }) {
   const pending = new Map();
   const runs = new Map(); // the latest run of each tool: a late plot of an older run is dropped
 
-  async function draw(name, argsJson, via, run) {
+  async function draw(name, seq, via, run) {
     const slot = slotFor(name);
     if (!slot) return;
     let out;
     try {
-      out = await companionPlot(name, argsJson);
+      out = await companionPlot(name, seq);
     } catch (err) {
       out = { tool: name, error: { code: 'internal_error', message: err.message } };
     }
@@ -89,7 +90,7 @@ export function createPlotter({ companionPlot, slotFor }) {
       }
     },
     /** Draws the plot for a successful run soon; a later run of the same tool replaces it. */
-    schedule(name, argsJson, via) {
+    schedule(name, seq, via) {
       const previous = pending.get(name);
       if (previous) clearTimeout(previous);
       const run = runs.get(name);
@@ -97,7 +98,7 @@ export function createPlotter({ companionPlot, slotFor }) {
         name,
         setTimeout(() => {
           pending.delete(name);
-          draw(name, argsJson, via, run);
+          draw(name, seq, via, run);
         }, DRAW_DELAY_MS),
       );
     },

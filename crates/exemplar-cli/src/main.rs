@@ -4,7 +4,8 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use exemplar::runs::{self, Condition, Order, RunInput};
-use exemplar::{protocol, scorer, tools};
+use exemplar::{csv_table, protocol, scorer, tools, workspace};
+use meta_analysis::effect_sizes::{AddTo, Measure};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -38,6 +39,25 @@ enum Command {
         tool: String,
         /// Arguments as JSON text, or - to read them from stdin (default {}).
         args: Option<String>,
+        /// Read the `records` argument from FILE: JSON (an array of records, or an object
+        /// with `records`, as `exemplar escalc` prints), or CSV with columns yi and vi (and
+        /// optionally id), or CSV of raw data with --measure.
+        #[arg(long, value_name = "FILE")]
+        records: Option<String>,
+        #[command(flatten)]
+        escalc: EscalcOptions,
+    },
+    /// Compute effect sizes from a CSV of raw study data (compute_effect_sizes): the result
+    /// as JSON (exit 0), or the records as CSV with --csv; a bad row is the tool's error JSON
+    /// on stdout with exit 1.
+    Escalc {
+        #[command(flatten)]
+        escalc: EscalcOptions,
+        /// Print the records as CSV (id, yi, vi, then the other columns).
+        #[arg(long)]
+        csv: bool,
+        /// The CSV file (header row; comma, semicolon or tab), or - for stdin.
+        file: String,
     },
     /// Score a raw answer and print the report as JSON (exit 0, also for a parse failure).
     Score {
@@ -105,6 +125,20 @@ enum Command {
     },
 }
 
+/// The measure and continuity correction of `escalc` (and of `call --records` raw data).
+#[derive(clap::Args)]
+struct EscalcOptions {
+    /// Effect-size measure, by metafor's escalc name.
+    #[arg(long, value_parser = PossibleValuesParser::new(Measure::ALL.map(Measure::name)))]
+    measure: Option<String>,
+    /// Continuity correction for 2x2 tables and proportions (default 0.5).
+    #[arg(long)]
+    add: Option<f64>,
+    /// Which rows get it: only0 (default), all, if0all, none.
+    #[arg(long, value_parser = PossibleValuesParser::new(AddTo::ALL.map(AddTo::name)))]
+    to: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum RunsCommand {
     /// Validate every record in the folder (exit 1 on an error; warnings do not fail).
@@ -168,10 +202,71 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                 }
             }
         }
-        Command::Call { tool, args } => {
+        Command::Call {
+            tool,
+            args,
+            records,
+            escalc,
+        } => {
             // Malformed JSON is the page's invalid_json error (exit 1), not a usage error.
             let args = read_args_text(args.as_deref())?;
-            match tools::parse_args(&args).and_then(|a| tools::call(&tool, &a)) {
+            let records = match records {
+                Some(path) => Some(read_text_file(&path)?),
+                None if escalc.measure.is_some() => {
+                    return Err(Usage("--measure needs --records FILE".into()))
+                }
+                None => None,
+            };
+            let parsed = tools::parse_args(&args).and_then(|mut a| {
+                if let Some(text) = &records {
+                    let records = workspace::records_from_text(
+                        text,
+                        escalc.measure.as_deref(),
+                        escalc.add,
+                        escalc.to.as_deref(),
+                    )?;
+                    match a.as_object_mut() {
+                        Some(object) => {
+                            object.insert("records".into(), Value::Array(records));
+                        }
+                        None => {
+                            return Err(tools::ToolError::new(
+                                tools::ErrorCode::WrongType,
+                                "the arguments must be a JSON object to take --records",
+                            ))
+                        }
+                    }
+                }
+                Ok(a)
+            });
+            match parsed.and_then(|a| tools::call(&tool, &a)) {
+                Ok(result) => print(&result)?,
+                Err(error) => {
+                    print(&error.to_json())?;
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        Command::Escalc { escalc, csv, file } => {
+            let Some(measure) = escalc.measure else {
+                return Err(Usage("escalc needs --measure".into()));
+            };
+            let text = read_text_file(&file)?;
+            let table = csv_table::parse(&text).map_err(|e| Usage(format!("{file}: {e}")))?;
+            let mut args = serde_json::json!({"measure": measure, "data": table.json_rows()});
+            if let Some(add) = escalc.add {
+                args["add"] = add.into();
+            }
+            if let Some(to) = escalc.to {
+                args["to"] = to.into();
+            }
+            match tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args) {
+                Ok(result) if csv => {
+                    let records: Vec<tools::EffectSizeRecord> =
+                        serde_json::from_value(result["records"].clone())
+                            .expect("the tool's records read back");
+                    write_stdout(workspace::records_csv(&records).as_bytes())?;
+                }
                 Ok(result) => print(&result)?,
                 Err(error) => {
                     print(&error.to_json())?;
@@ -291,6 +386,40 @@ fn read_args_text(args: Option<&str>) -> Result<String, Usage> {
                 .map_err(|_| Usage("the arguments on stdin are not UTF-8 text".into()))
         }
         Some(text) => Ok(text.to_string()),
+    }
+}
+
+/// A data file's text (or stdin with `-`): at most the CSV bound, and UTF-8.
+fn read_text_file(path: &str) -> Result<String, Usage> {
+    let limit = csv_table::MAX_CSV_BYTES as u64 + 1;
+    let bytes = if path == "-" {
+        read_bounded(std::io::stdin().lock(), limit, "stdin")?
+    } else {
+        let file =
+            std::fs::File::open(path).map_err(|e| Usage(format!("cannot read {path}: {e}")))?;
+        read_bounded(file, limit, path)?
+    };
+    if bytes.len() as u64 >= limit {
+        return Err(Usage(format!(
+            "{path} is longer than {} bytes (16 MiB)",
+            csv_table::MAX_CSV_BYTES
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Usage(format!(
+            "{path} is not UTF-8 text (invalid byte at offset {}); save it as UTF-8",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// Writes raw text to stdout; a closed stdout just ends the output.
+fn write_stdout(bytes: &[u8]) -> Result<(), Usage> {
+    match std::io::stdout().lock().write_all(bytes) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Usage(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
     }
 }
 

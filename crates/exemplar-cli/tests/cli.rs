@@ -606,3 +606,109 @@ fn runs_check_wants_the_file_named_for_its_run_id() {
     );
     let _ = std::fs::remove_dir_all(runs.parent().unwrap());
 }
+
+#[test]
+fn escalc_turns_a_csv_into_records_and_call_reads_them() {
+    let dir = temp_dir("escalc");
+    let csv = dir.join("smd.csv");
+    std::fs::write(
+        &csv,
+        "\u{feff}id;m1i;sd1i;n1i;m2i;sd2i;n2i;dose\r\ns1;10,2;2,1;20;9,1;2,4;22;5\r\ns2;3,1;1;12;3,9;1,5;12;10\r\ns3;12;4;12;14,5;3,5;15;20\r\n",
+    )
+    .unwrap();
+    let csv = csv.to_str().unwrap();
+    let out = run(&["escalc", "--measure", "SMD", csv], None);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let result = stdout_json(&out);
+    assert_eq!(
+        (result["measure"].as_str(), result["k"].as_u64()),
+        (Some("SMD"), Some(3))
+    );
+    // metafor 3.8-1 escalc("SMD", ...) of the first row (tests/fixtures/escalc.json).
+    let yi = result["records"][0]["yi"].as_f64().unwrap();
+    assert!((yi - 0.47701210405237254).abs() < 1e-12, "{yi}");
+    assert_eq!(result["records"][0]["dose"], 5);
+
+    let out = run(&["escalc", "--measure", "SMD", "--csv", csv], None);
+    assert_eq!(code(&out), 0);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("id,yi,vi,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,0.477"),
+        "{text}"
+    );
+
+    // The JSON it printed, the CSV it printed and the raw CSV all feed a fit.
+    let json_file = dir.join("es.json");
+    std::fs::write(&json_file, serde_json::to_string(&result).unwrap()).unwrap();
+    let records_csv = dir.join("records.csv");
+    std::fs::write(&records_csv, &text).unwrap();
+    let fits: Vec<Value> = [
+        vec![json_file.to_str().unwrap()],
+        vec![records_csv.to_str().unwrap()],
+        vec![csv, "--measure", "SMD"],
+    ]
+    .iter()
+    .map(|extra| {
+        let mut args = vec![
+            "call",
+            "fit_random_effects",
+            "{\"method\": \"DL\"}",
+            "--records",
+        ];
+        args.extend(extra);
+        let out = run(&args, None);
+        assert_eq!(
+            code(&out),
+            0,
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        stdout_json(&out)
+    })
+    .collect();
+    assert_eq!(fits[0]["k"], 3);
+    assert_eq!(fits[0]["estimate"], fits[1]["estimate"]);
+    assert_eq!(fits[0]["estimate"], fits[2]["estimate"]);
+}
+
+#[test]
+fn escalc_reports_bad_rows_and_bad_files() {
+    let dir = temp_dir("escalc-bad");
+    let csv = dir.join("bad.csv");
+    std::fs::write(&csv, "ri,ni\n0.3,50\n1.4,20\n0.2,3\n").unwrap();
+    let out = run(
+        &["escalc", "--measure", "ZCOR", csv.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    let error = stdout_json(&out);
+    assert_eq!(error["error"]["code"], "invalid_data");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("row 2: ri is 1.4; a correlation must lie in [-1, 1]"),
+        "{message}"
+    );
+    assert!(
+        message.contains("row 3: ni is 3; it must be more than 3"),
+        "{message}"
+    );
+
+    std::fs::write(&csv, "ri,ni\n0.3,50,1\n").unwrap();
+    let out = run(&["escalc", "--measure", "COR", csv.to_str().unwrap()], None);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 2, column 3: the row has 3 fields"));
+    std::fs::write(&csv, b"ri,ni\n\xff,1\n").unwrap();
+    let out = run(&["escalc", "--measure", "COR", csv.to_str().unwrap()], None);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
+    for args in [
+        vec!["escalc", csv.to_str().unwrap()],
+        vec!["escalc", "--measure", "XYZ", csv.to_str().unwrap()],
+        vec!["call", "fit_random_effects", "--measure", "SMD"],
+    ] {
+        assert_eq!(code(&run(&args, None)), 2, "{args:?}");
+    }
+    let out = run(&["escalc", "--measure", "PR", "-"], Some(b"xi,ni\n0,10\n"));
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout_json(&out)["records"][0]["yi"], json!(0.5 / 11.0));
+}

@@ -7,7 +7,7 @@
 //! writes from the same registry, before this module has loaded.
 
 use exemplar::session::{self, Interruption};
-use exemplar::{dataset, ledger, page, scorer, tools};
+use exemplar::{dataset, ledger, page, scorer, tools, workspace};
 use serde::Serialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -46,6 +46,14 @@ pub fn dataset_json() -> String {
 #[wasm_bindgen(js_name = callTool)]
 pub fn call_tool(name: &str, args_json: &str) -> String {
     text(&tools::call_json(name, args_json))
+}
+
+/// "Your data": the workspace's view of `{csv, measure, mapping, add, to}` (JSON text): the
+/// CSV's columns, the measure's columns matched to them, each row's effect size or error,
+/// and the records. Never throws.
+#[wasm_bindgen(js_name = workspaceView)]
+pub fn workspace_view(request_json: &str) -> String {
+    text(&workspace::view_json(request_json))
 }
 
 /// Scores a raw pasted answer; returns the report JSON.

@@ -71,3 +71,8 @@ fn arguments_that_are_not_strict_json_are_ledgered_errors() {
 fn companion_plots_match_native() {
     common::companion_plots_match_native();
 }
+
+#[wasm_bindgen_test]
+fn workspace_view_matches_native() {
+    common::workspace_view_matches_native();
+}

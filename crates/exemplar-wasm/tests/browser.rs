@@ -35,3 +35,8 @@ fn session_runs_and_ledger() {
 fn companion_plots_match_native() {
     common::companion_plots_match_native();
 }
+
+#[wasm_bindgen_test]
+fn workspace_view_matches_native() {
+    common::workspace_view_matches_native();
+}

@@ -18,6 +18,7 @@
 
 pub mod baselines;
 pub mod canonical;
+pub mod csv_table;
 pub mod dataset;
 pub mod ledger;
 pub mod page;
@@ -30,6 +31,7 @@ pub mod scorer;
 pub mod session;
 pub mod strict_json;
 pub mod tools;
+pub mod workspace;
 
 use sha2::{Digest, Sha256};
 

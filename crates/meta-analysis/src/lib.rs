@@ -16,6 +16,7 @@
 //! ```
 
 pub mod distributions;
+pub mod effect_sizes;
 mod egger;
 mod error;
 mod estimators;

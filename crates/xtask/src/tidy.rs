@@ -41,6 +41,13 @@ fn the_page_restates_no_tool_definition() {
                 "{} restates a tool title",
                 path.display()
             );
+            // The grouping and the one-line summaries come from Rust too.
+            assert!(
+                !text.contains(def.summary) && !text.contains(def.group.title),
+                "{} restates a tool summary or group ({}): read them from the definitions",
+                path.display(),
+                def.group.title
+            );
         }
     }
 }

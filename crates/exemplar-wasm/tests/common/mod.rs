@@ -67,6 +67,11 @@ pub fn every_tool_matches_native() {
         ("leave_one_out", r#"{"method":"PM"}"#.to_string()),
         ("forest_plot", r#"{"exclude":["s04"]}"#.to_string()),
         ("funnel_plot", r#"{"variant":"rma"}"#.to_string()),
+        (
+            "compute_effect_sizes",
+            r#"{"measure":"SMD","data":[{"m1i":10.2,"sd1i":2.1,"n1i":20,"m2i":9.1,"sd2i":2.4,"n2i":22}]}"#
+                .to_string(),
+        ),
     ];
     for (name, args) in cases {
         let got = parse(&api::call_tool(name, &args));
@@ -224,4 +229,25 @@ pub fn companion_plots_match_native() {
     );
     let bad = parse(&api::Session::new().companion_plot("egger_test", r#"{"exclude":["nope"]}"#));
     assert_eq!(bad["error"]["code"], "unknown_record");
+}
+
+/// The workspace view the page's "Your data" shows is the native one.
+pub fn workspace_view_matches_native() {
+    let request = json!({
+        "csv": "id;m1i;sd1i;n1i;m2i;sd2i;n2i\r\ns1;10,2;2,1;20;9,1;2,4;22\r\ns2;1;-1;5;1;1;5\r\n",
+        "measure": "SMD"
+    })
+    .to_string();
+    let got = parse(&api::workspace_view(&request));
+    assert_eq!(got, exemplar::workspace::view_json(&request));
+    assert_eq!(
+        (got["k"].as_u64(), got["bad_rows"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(got["tool_records"][0]["id"], "s1");
+    let bad = parse(&api::workspace_view("not json"));
+    assert!(bad["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("the request is not understood"));
 }

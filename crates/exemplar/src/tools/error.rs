@@ -27,6 +27,9 @@ pub enum ErrorCode {
     TooManyRecords,
     /// The records cannot be analysed: empty or duplicate ids, vi ≤ 0, too few records.
     InvalidRecords,
+    /// Rows of raw data give no effect size (a missing or non-numeric value, a negative SD
+    /// or count, ...); the message lists each with its column.
+    InvalidData,
     /// The analysis is undefined for these records (e.g. Egger's test with all vi equal).
     AnalysisFailed,
     /// An iterative estimator did not reach its root.
@@ -49,6 +52,7 @@ impl ErrorCode {
             ErrorCode::UnknownRecord => "unknown_record",
             ErrorCode::TooManyRecords => "too_many_records",
             ErrorCode::InvalidRecords => "invalid_records",
+            ErrorCode::InvalidData => "invalid_data",
             ErrorCode::AnalysisFailed => "analysis_failed",
             ErrorCode::NotConverged => "not_converged",
             ErrorCode::InternalError => "internal_error",

@@ -10,6 +10,7 @@
 mod args;
 mod data;
 mod dataset_tool;
+mod effect_sizes;
 mod egger;
 mod error;
 mod fit;
@@ -17,6 +18,8 @@ mod plot;
 mod schemas;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
+pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
+pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA};
 pub use error::{ErrorCode, ToolError};
 
 use crate::protocol::RULE_TEXT;
@@ -42,6 +45,10 @@ pub struct Tool {
     /// 1–128 characters of `[A-Za-z0-9_.-]`, unique.
     pub name: &'static str,
     pub title: &'static str,
+    /// One line on what it gives, shown where the page lists the tools.
+    pub summary: &'static str,
+    /// Where the page lists it.
+    pub group: ToolGroup,
     /// The most records its `records` argument may hold.
     pub max_records: usize,
     /// The plot drawn beside its result, called with the same arguments.
@@ -60,6 +67,55 @@ impl Tool {
     fn run(&self, args: &Value, data: &DataSource) -> Result<Value, ToolError> {
         (self.handler)(args, data)
     }
+}
+
+/// The groups the page lists the tools in, in this order: the benchmark's own tools first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ToolGroup {
+    /// The tools of the benchmark's three tasks and its frozen dataset.
+    Benchmark,
+    /// Further analyses of the same records.
+    Analysis,
+    /// Plots drawn from the same arguments as an analysis.
+    Plot,
+    /// Preparing one's own data: effect sizes from raw data.
+    Data,
+}
+
+impl ToolGroup {
+    pub const ALL: [ToolGroup; 4] = [
+        ToolGroup::Benchmark,
+        ToolGroup::Analysis,
+        ToolGroup::Plot,
+        ToolGroup::Data,
+    ];
+
+    /// A stable key (for anchors and tests).
+    pub fn key(self) -> &'static str {
+        match self {
+            ToolGroup::Benchmark => "benchmark",
+            ToolGroup::Analysis => "analysis",
+            ToolGroup::Plot => "plot",
+            ToolGroup::Data => "data",
+        }
+    }
+
+    /// The heading the page shows.
+    pub fn title(self) -> &'static str {
+        match self {
+            ToolGroup::Benchmark => "The benchmark's tools",
+            ToolGroup::Analysis => "Further analyses",
+            ToolGroup::Plot => "Plots of the results",
+            ToolGroup::Data => "Preparing your data",
+        }
+    }
+}
+
+/// `group` in a tool definition: the group's key and heading.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupDefinition {
+    pub key: &'static str,
+    pub title: &'static str,
 }
 
 /// A handler with typed arguments and result, erased to the registry's signature.
@@ -87,6 +143,8 @@ macro_rules! erase {
 pub static GET_DATASET: Tool = Tool {
     name: "get_dataset",
     title: "Get the frozen dataset",
+    summary: "The frozen dataset: all 19 records with every column, its SHA-256 and provenance.",
+    group: ToolGroup::Benchmark,
     max_records: 0,
     companion: None,
     echoes_caller_text: false,
@@ -99,6 +157,8 @@ pub static GET_DATASET: Tool = Tool {
 pub static FIT_RANDOM_EFFECTS: Tool = Tool {
     name: "fit_random_effects",
     title: "Fit a random-effects meta-analysis",
+    summary: "The pooled estimate with its CI and p value, tau^2, heterogeneity and the prediction interval.",
+    group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(&FOREST_PLOT),
     echoes_caller_text: false,
@@ -119,6 +179,8 @@ Defaults: method REML, level 0.95, test z. Returns {}, and dataset. {} {}",
 pub static REFIT_EXCLUDING: Tool = Tool {
     name: "refit_excluding",
     title: "Refit without some records",
+    summary: "The same fit without the records you name.",
+    group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(&FOREST_PLOT),
     echoes_caller_text: true,
@@ -147,6 +209,8 @@ the remaining records. {} {}",
 pub static EGGER_TEST: Tool = Tool {
     name: "egger_test",
     title: "Egger's regression test",
+    summary: "Egger's test for funnel-plot asymmetry, and the registered rule's outcome.",
+    group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(&FUNNEL_PLOT),
     echoes_caller_text: true,
@@ -182,6 +246,8 @@ all equal. `exclude` optionally drops records first. {}",
 pub static LEAVE_ONE_OUT: Tool = Tool {
     name: "leave_one_out",
     title: "Leave-one-out sensitivity analysis",
+    summary: "The fit again without each record in turn.",
+    group: ToolGroup::Analysis,
     max_records: MAX_LEAVE_ONE_OUT_RECORDS,
     companion: None,
     echoes_caller_text: true,
@@ -211,6 +277,8 @@ of {} ({}). {} {}",
 pub static FOREST_PLOT: Tool = Tool {
     name: "forest_plot",
     title: "Forest plot (SVG)",
+    summary: "Each record's effect and CI, and the pooled diamond, as SVG.",
+    group: ToolGroup::Plot,
     max_records: crate::plots::MAX_FOREST_RECORDS,
     companion: None,
     echoes_caller_text: true,
@@ -237,6 +305,8 @@ pub static FOREST_PLOT: Tool = Tool {
 pub static FUNNEL_PLOT: Tool = Tool {
     name: "funnel_plot",
     title: "Funnel plot with Egger's line (SVG)",
+    summary: "Effects against their standard errors with Egger's line, as SVG.",
+    group: ToolGroup::Plot,
     max_records: crate::plots::MAX_FUNNEL_RECORDS,
     companion: None,
     echoes_caller_text: true,
@@ -262,8 +332,22 @@ pub static FUNNEL_PLOT: Tool = Tool {
     handler: erase!(plot::funnel_plot),
 };
 
-/// Every tool, in the order the page lists them.
-pub static REGISTRY: [&Tool; 7] = [
+pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
+    name: "compute_effect_sizes",
+    title: "Effect sizes from raw data",
+    summary: "Records (id, yi, vi) from means and SDs, 2x2 tables, correlations or proportions, as metafor's escalc computes them.",
+    group: ToolGroup::Data,
+    max_records: 0,
+    companion: None,
+    echoes_caller_text: true,
+    description: effect_sizes::description,
+    input_schema: effect_sizes::input_schema,
+    output_schema: schemas::output_of::<effect_sizes::EffectSizesResult>,
+    handler: erase!(effect_sizes::compute_effect_sizes),
+};
+
+/// Every tool, in the order the page lists them: grouped, in [`ToolGroup`] order.
+pub static REGISTRY: [&Tool; 8] = [
     &GET_DATASET,
     &FIT_RANDOM_EFFECTS,
     &REFIT_EXCLUDING,
@@ -271,6 +355,7 @@ pub static REGISTRY: [&Tool; 7] = [
     &LEAVE_ONE_OUT,
     &FOREST_PLOT,
     &FUNNEL_PLOT,
+    &COMPUTE_EFFECT_SIZES,
 ];
 
 /// The tool named `name`.
@@ -300,6 +385,10 @@ pub struct Annotations {
 pub struct ToolDefinition {
     pub name: &'static str,
     pub title: &'static str,
+    /// One line on what the tool gives (the page's list; not part of WebMCP's tool).
+    pub summary: &'static str,
+    /// Where the page lists the tool (not part of WebMCP's tool).
+    pub group: GroupDefinition,
     pub description: String,
     #[serde(rename = "inputSchema")]
     pub input_schema: Value,
@@ -315,6 +404,11 @@ impl Tool {
         ToolDefinition {
             name: self.name,
             title: self.title,
+            summary: self.summary,
+            group: GroupDefinition {
+                key: self.group.key(),
+                title: self.group.title(),
+            },
             description: (self.description)(),
             input_schema: (self.input_schema)(),
             output_schema: (self.output_schema)(),
@@ -436,7 +530,10 @@ fn dispatch(
     }
     schema::validate(&cached_definitions_of(tool).input_schema, args)?;
     let data = DataSource::from_args(args)?;
-    *dataset_sha256 = Some(data.info().sha256.clone());
+    *dataset_sha256 = Some(match args.get(effect_sizes::DATA_ARGUMENT) {
+        Some(raw) => crate::canonical::sha256_hex(raw),
+        None => data.info().sha256.clone(),
+    });
     tool.run(args, &data)
 }
 
@@ -449,9 +546,13 @@ fn cached_definitions_of(tool: &Tool) -> &'static ToolDefinition {
 }
 
 /// The data a call analyses: the frozen dataset's hash, or the hash of the canonical JSON of
-/// the `records` argument (whatever it holds).
+/// the `records` argument (whatever it holds), or of the raw `data` of
+/// [`COMPUTE_EFFECT_SIZES`].
 pub fn dataset_sha256_for(args: &Value) -> String {
-    match args.get("records") {
+    match args
+        .get("records")
+        .or_else(|| args.get(effect_sizes::DATA_ARGUMENT))
+    {
         Some(records) => crate::canonical::sha256_hex(records),
         None => crate::dataset::sha256().to_string(),
     }
@@ -585,6 +686,8 @@ mod tests {
             [
                 "name",
                 "title",
+                "summary",
+                "group",
                 "description",
                 "inputSchema",
                 "outputSchema",
@@ -595,6 +698,35 @@ mod tests {
         assert_eq!(
             methods,
             &json!(["REML", "ML", "DL", "HE", "SJ", "PM", "EE"])
+        );
+    }
+
+    #[test]
+    fn the_registry_lists_the_tools_by_group_with_one_line_summaries() {
+        let groups: Vec<ToolGroup> = REGISTRY.iter().map(|t| t.group).collect();
+        let mut sorted = groups.clone();
+        sorted.sort();
+        assert_eq!(
+            groups, sorted,
+            "REGISTRY must list the tools in ToolGroup order"
+        );
+        assert_eq!(groups[0], ToolGroup::Benchmark);
+        for tool in REGISTRY {
+            assert!(
+                !tool.summary.is_empty()
+                    && tool.summary.len() <= 140
+                    && !tool.summary.contains('\n'),
+                "{}: a one-line summary",
+                tool.name
+            );
+        }
+        for group in ToolGroup::ALL {
+            assert!(groups.contains(&group), "{} has no tool", group.key());
+        }
+        let json = definitions_json();
+        assert_eq!(
+            json[0]["group"],
+            json!({"key": "benchmark", "title": "The benchmark's tools"})
         );
     }
 
@@ -987,6 +1119,13 @@ mod tests {
         calls.push(("leave_one_out", json!({"records": three})));
         calls.push(("forest_plot", json!({"records": three, "exclude": ["a"]})));
         calls.push(("funnel_plot", json!({"records": three})));
+        calls.push((
+            "compute_effect_sizes",
+            json!({"measure": "RD", "data": [
+                {"id": "x", "ai": 1, "bi": 9, "ci": 0, "di": 10, "site": "north"},
+                {"ai": 3, "n1i": 10, "ci": 2, "n2i": 12, "site": null}
+            ], "add": 0.5, "to": "all"}),
+        ));
         calls
     }
 
@@ -1120,6 +1259,7 @@ mod tests {
             include_str!("egger.rs"),
             include_str!("plot.rs"),
             include_str!("dataset_tool.rs"),
+            include_str!("effect_sizes.rs"),
             include_str!("args.rs"),
             include_str!("data.rs"),
             include_str!("schemas.rs"),

@@ -1,0 +1,507 @@
+//! CSV text → a table of named columns, for the raw study data a person or an agent brings.
+//!
+//! Text in, values out, no I/O: the page reads a file in the browser, the CLI reads it from
+//! disk, and both hand the text here. A header row names the columns; the delimiter (comma,
+//! semicolon or tab) is detected from the header; fields may be quoted (RFC 4180, `""` for
+//! a quote inside); a UTF-8 byte-order mark and CRLF line ends are accepted; rows whose
+//! fields are all empty are skipped. Every error says where (line, and column where there
+//! is one), and the size is bounded ([`MAX_CSV_BYTES`], [`MAX_CSV_ROWS`], [`MAX_CSV_COLUMNS`]).
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// The largest CSV text accepted (16 MiB).
+pub const MAX_CSV_BYTES: usize = 16 * 1024 * 1024;
+/// The most data rows accepted (the most records a tool accepts).
+pub const MAX_CSV_ROWS: usize = crate::tools::MAX_TOOL_RECORDS;
+/// The most columns accepted.
+pub const MAX_CSV_COLUMNS: usize = 200;
+
+/// A parsed CSV: its header and its data rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// The column names, trimmed, as the header row gives them.
+    pub header: Vec<String>,
+    pub rows: Vec<Row>,
+    /// The delimiter detected: `,`, `;` or a tab.
+    pub delimiter: char,
+}
+
+/// One data row: its fields in header order and the line it starts on (1-based; the header
+/// is line 1 when the text starts with it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub line: u64,
+    pub fields: Vec<String>,
+}
+
+/// Why a CSV text cannot be read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CsvError {
+    /// The text has no header row.
+    Empty,
+    TooLarge {
+        bytes: usize,
+    },
+    TooManyColumns {
+        columns: usize,
+    },
+    TooManyRows,
+    /// A header cell is empty.
+    EmptyHeader {
+        column: usize,
+    },
+    /// Two header cells name the same column.
+    DuplicateHeader {
+        name: String,
+        column: usize,
+    },
+    /// A row has more or fewer fields than the header.
+    WrongFieldCount {
+        line: u64,
+        fields: usize,
+        expected: usize,
+        /// Whether a field of the row spans lines: a quote left open swallows the rest.
+        spans_lines: bool,
+    },
+    /// The csv reader's own error (with the line where it happened).
+    Malformed {
+        line: u64,
+        message: String,
+    },
+}
+
+impl fmt::Display for CsvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CsvError::Empty => write!(f, "the CSV is empty: it needs a header row naming the columns"),
+            CsvError::TooLarge { bytes } => write!(
+                f,
+                "the CSV is {bytes} bytes; at most {MAX_CSV_BYTES} bytes (16 MiB) are accepted"
+            ),
+            CsvError::TooManyColumns { columns } => write!(
+                f,
+                "line 1: the header has {columns} columns; at most {MAX_CSV_COLUMNS} are accepted"
+            ),
+            CsvError::TooManyRows => write!(
+                f,
+                "the CSV has more than {MAX_CSV_ROWS} data rows; at most {MAX_CSV_ROWS} are accepted"
+            ),
+            CsvError::EmptyHeader { column } => write!(
+                f,
+                "line 1, column {column}: the header cell is empty; every column needs a name"
+            ),
+            CsvError::DuplicateHeader { name, column } => write!(
+                f,
+                "line 1, column {column}: the header names {name:?} twice; column names must be unique"
+            ),
+            CsvError::WrongFieldCount {
+                line,
+                fields,
+                expected,
+                spans_lines,
+            } => {
+                write!(
+                    f,
+                    "line {line}, column {}: the row has {fields} fields, the header {expected}",
+                    fields.min(expected) + 1
+                )?;
+                if *spans_lines {
+                    write!(f, " (a field spans lines: is a quote left open?)")?;
+                }
+                Ok(())
+            }
+            CsvError::Malformed { line, message } => write!(f, "line {line}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for CsvError {}
+
+/// Parses CSV text with a header row (see the module documentation).
+pub fn parse(text: &str) -> Result<Table, CsvError> {
+    if text.len() > MAX_CSV_BYTES {
+        return Err(CsvError::TooLarge { bytes: text.len() });
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let delimiter = detect_delimiter(text);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(text.as_bytes());
+    let mut records = reader.records();
+    let mut lines = Lines::new(text);
+    let mut header: Option<Vec<String>> = None;
+    let mut rows = Vec::new();
+    for record in &mut records {
+        let record = record.map_err(|e| CsvError::Malformed {
+            line: lines.at(e.position().map_or(0, |p| p.byte())),
+            message: e.to_string(),
+        })?;
+        let line = lines.at(record.position().map_or(0, |p| p.byte()));
+        if record.iter().all(|field| field.trim().is_empty()) {
+            continue;
+        }
+        let Some(names) = &header else {
+            header = Some(read_header(&record)?);
+            continue;
+        };
+        if record.len() != names.len() {
+            return Err(CsvError::WrongFieldCount {
+                line,
+                fields: record.len(),
+                expected: names.len(),
+                spans_lines: record.iter().any(|f| f.contains('\n')),
+            });
+        }
+        if rows.len() == MAX_CSV_ROWS {
+            return Err(CsvError::TooManyRows);
+        }
+        rows.push(Row {
+            line,
+            fields: record.iter().map(|f| f.trim().to_string()).collect(),
+        });
+    }
+    Ok(Table {
+        header: header.ok_or(CsvError::Empty)?,
+        rows,
+        delimiter: char::from(delimiter),
+    })
+}
+
+/// Line numbers of byte offsets, counted forward once (offsets come in increasing order).
+/// The csv crate's own line count lags behind quoted line breaks, and a record's position
+/// can point at the line break before it, so lines are counted from the bytes.
+struct Lines<'a> {
+    text: &'a [u8],
+    offset: usize,
+    line: u64,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines {
+            text: text.as_bytes(),
+            offset: 0,
+            line: 1,
+        }
+    }
+
+    /// The line of the first byte at or after `offset` that is not a line break.
+    fn at(&mut self, offset: u64) -> u64 {
+        let mut end = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.text.len());
+        while end < self.text.len() && matches!(self.text[end], b'\r' | b'\n') {
+            end += 1;
+        }
+        if end > self.offset {
+            self.line += self.text[self.offset..end]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
+            self.offset = end;
+        }
+        self.line
+    }
+}
+
+fn read_header(record: &csv::StringRecord) -> Result<Vec<String>, CsvError> {
+    if record.len() > MAX_CSV_COLUMNS {
+        return Err(CsvError::TooManyColumns {
+            columns: record.len(),
+        });
+    }
+    let names: Vec<String> = record.iter().map(|f| f.trim().to_string()).collect();
+    for (i, name) in names.iter().enumerate() {
+        if name.is_empty() {
+            return Err(CsvError::EmptyHeader { column: i + 1 });
+        }
+        if names[..i].contains(name) {
+            return Err(CsvError::DuplicateHeader {
+                name: name.clone(),
+                column: i + 1,
+            });
+        }
+    }
+    Ok(names)
+}
+
+/// The delimiter of the first non-empty line: whichever of tab, semicolon and comma occurs
+/// most often outside quotes (a comma when none occurs, or on a tie).
+fn detect_delimiter(text: &str) -> u8 {
+    let line = text
+        .split('\n')
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let mut counts = [(b',', 0usize), (b';', 0), (b'\t', 0)];
+    let mut quoted = false;
+    for byte in line.bytes() {
+        if byte == b'"' {
+            quoted = !quoted;
+        } else if !quoted {
+            for (delimiter, count) in &mut counts {
+                if byte == *delimiter {
+                    *count += 1;
+                }
+            }
+        }
+    }
+    counts
+        .iter()
+        .fold(
+            (b',', 0),
+            |best, &(d, n)| if n > best.1 { (d, n) } else { best },
+        )
+        .0
+}
+
+/// A field as a JSON value: `null` when empty, a number (an integer when whole) when it reads as a finite decimal
+/// number (a decimal comma is read too when the delimiter is a semicolon, as spreadsheets
+/// in many locales write), the text otherwise.
+pub fn cell_value(field: &str, delimiter: char) -> Value {
+    let field = field.trim();
+    if field.is_empty() {
+        return Value::Null;
+    }
+    let decimal_comma;
+    let text = if delimiter == ';' && !field.contains('.') && field.matches(',').count() == 1 {
+        decimal_comma = field.replace(',', ".");
+        decimal_comma.as_str()
+    } else {
+        field
+    };
+    match number(text) {
+        // Whole numbers stay whole (a count of 20 reads back as 20, not 20.0).
+        Some(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Value::from(x as i64),
+        Some(x) => Value::from(x),
+        None => Value::String(field.to_string()),
+    }
+}
+
+/// A finite decimal number in plain notation (`12`, `-0.5`, `.5`, `1e-3`); not `inf`,
+/// `NaN`, hexadecimal or a number with spaces inside.
+pub fn number(text: &str) -> Option<f64> {
+    let plain = text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
+        && text.bytes().any(|b| b.is_ascii_digit());
+    if !plain {
+        return None;
+    }
+    text.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+impl Table {
+    /// The rows as JSON objects keyed by the header: each field as [`cell_value`] reads it,
+    /// except the `id` column, which stays text ("007" is not the number 7).
+    pub fn json_rows(&self) -> Vec<Map<String, Value>> {
+        self.rows
+            .iter()
+            .map(|row| {
+                self.header
+                    .iter()
+                    .zip(&row.fields)
+                    .map(|(name, field)| {
+                        let value = if name == "id" {
+                            if field.is_empty() {
+                                Value::Null
+                            } else {
+                                Value::String(field.clone())
+                            }
+                        } else {
+                            cell_value(field, self.delimiter)
+                        };
+                        (name.clone(), value)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Writes rows as CSV text: a header row of `columns`, then one line per row (a missing
+/// value as an empty field, numbers in their shortest round-trip form), quoted where needed,
+/// lines ended by `\n`.
+pub fn write(columns: &[String], rows: &[Map<String, Value>]) -> String {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let text = |value: Option<&Value>| match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    // Writing to a Vec<u8> cannot fail.
+    writer.write_record(columns).expect("CSV to memory");
+    for row in rows {
+        writer
+            .write_record(columns.iter().map(|c| text(row.get(c))))
+            .expect("CSV to memory");
+    }
+    String::from_utf8(writer.into_inner().expect("CSV to memory")).expect("CSV of UTF-8 text")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fields(table: &Table) -> Vec<Vec<&str>> {
+        table
+            .rows
+            .iter()
+            .map(|r| r.fields.iter().map(String::as_str).collect())
+            .collect()
+    }
+
+    #[test]
+    fn each_delimiter_is_detected() {
+        for (text, delimiter) in [
+            ("id,m1i,n1i\na,1.5,10\n", ','),
+            ("id;m1i;n1i\na;1,5;10\n", ';'),
+            ("id\tm1i\tn1i\na\t1.5\t10\n", '\t'),
+        ] {
+            let table = parse(text).unwrap();
+            assert_eq!(table.delimiter, delimiter, "{text:?}");
+            assert_eq!(table.header, ["id", "m1i", "n1i"]);
+            assert_eq!(
+                table.json_rows()[0],
+                json!({"id": "a", "m1i": 1.5, "n1i": 10})
+                    .as_object()
+                    .unwrap()
+                    .clone()
+            );
+        }
+        // A comma inside quotes does not count towards the delimiter.
+        assert_eq!(parse("\"a,b\";c\n1;2\n").unwrap().delimiter, ';');
+    }
+
+    #[test]
+    fn quotes_bom_and_crlf() {
+        let text =
+            "\u{feff}id,note,yi\r\n\"s1\",\"a, \"\"quoted\"\"\r\nnote\",0.1\r\n\r\ns2,,-2e-1\r\n";
+        let table = parse(text).unwrap();
+        assert_eq!(table.header, ["id", "note", "yi"]);
+        assert_eq!(
+            fields(&table),
+            [
+                vec!["s1", "a, \"quoted\"\r\nnote", "0.1"],
+                vec!["s2", "", "-2e-1"]
+            ]
+        );
+        assert_eq!(table.rows[0].line, 2);
+        assert_eq!(table.rows[1].line, 5);
+        let rows = table.json_rows();
+        assert_eq!(rows[1]["note"], Value::Null);
+        assert_eq!(rows[1]["yi"], json!(-0.2));
+    }
+
+    #[test]
+    fn a_bad_row_is_an_error_with_its_line_and_column() {
+        let e = parse("id,yi,vi\na,1,2\nb,1\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 3, column 3: the row has 2 fields, the header 3"
+        );
+        let e = parse("id,yi,vi\na,\"1,2\nb,1,2\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 2, column 3"), "{e}");
+        assert!(e.to_string().contains("quote left open"), "{e}");
+        assert_eq!(
+            parse("id,,vi\n").unwrap_err().to_string(),
+            "line 1, column 2: the header cell is empty; every column needs a name"
+        );
+        assert!(matches!(
+            parse("a,b,a\n"),
+            Err(CsvError::DuplicateHeader { column: 3, .. })
+        ));
+        assert_eq!(parse(""), Err(CsvError::Empty));
+        assert_eq!(parse("\n \n"), Err(CsvError::Empty));
+    }
+
+    #[test]
+    fn sizes_are_bounded() {
+        let wide = (0..=MAX_CSV_COLUMNS)
+            .map(|i| format!("c{i}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        assert!(matches!(parse(&wide), Err(CsvError::TooManyColumns { .. })));
+        let long = format!("x\n{}", "1\n".repeat(MAX_CSV_ROWS + 1));
+        assert_eq!(parse(&long), Err(CsvError::TooManyRows));
+        let big = "x".repeat(MAX_CSV_BYTES + 1);
+        assert!(parse(&big)
+            .unwrap_err()
+            .to_string()
+            .contains("at most 16777216 bytes"));
+    }
+
+    #[test]
+    fn cells_become_numbers_only_when_plainly_numeric() {
+        for (field, value) in [
+            ("12", json!(12)),
+            ("-3e2", json!(-300)),
+            (" -0.5 ", json!(-0.5)),
+            (".5", json!(0.5)),
+            ("1e-3", json!(0.001)),
+            ("inf", json!("inf")),
+            ("NaN", json!("NaN")),
+            ("1e999", json!("1e999")),
+            ("0x10", json!("0x10")),
+            ("n/a", json!("n/a")),
+            ("", Value::Null),
+            ("1,5", json!("1,5")),
+        ] {
+            assert_eq!(cell_value(field, ','), value, "{field:?}");
+        }
+        assert_eq!(cell_value("1,5", ';'), json!(1.5));
+        assert_eq!(cell_value("1,000,5", ';'), json!("1,000,5"));
+        let t = parse("id,x\n007,007\n").unwrap();
+        assert_eq!(t.json_rows()[0]["id"], json!("007"));
+    }
+
+    #[test]
+    fn written_csv_reads_back() {
+        let rows: Vec<Map<String, Value>> = vec![
+            json!({"id": "a, \"b\"", "yi": 0.1, "vi": 1e-20}),
+            json!({"id": "c", "yi": -2.5, "note": null}),
+        ]
+        .into_iter()
+        .map(|v| v.as_object().unwrap().clone())
+        .collect();
+        let columns: Vec<String> = ["id", "yi", "vi", "note"].map(String::from).to_vec();
+        let text = write(&columns, &rows);
+        assert_eq!(
+            text,
+            "id,yi,vi,note\n\"a, \"\"b\"\"\",0.1,1e-20,\nc,-2.5,,\n"
+        );
+        let back = parse(&text).unwrap().json_rows();
+        assert_eq!(back[0]["id"], rows[0]["id"]);
+        assert_eq!(back[0]["vi"], json!(1e-20));
+    }
+
+    mod no_panics {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn any_text_parses_or_is_an_error(text in "[a-c0-9,;\t\"\r\n .\u{feff}-]{0,200}") {
+                match parse(&text) {
+                    Ok(table) => {
+                        for row in &table.rows {
+                            prop_assert_eq!(row.fields.len(), table.header.len());
+                        }
+                        let _ = table.json_rows();
+                    }
+                    Err(e) => prop_assert!(!e.to_string().is_empty()),
+                }
+            }
+
+            #[test]
+            fn any_unicode_parses_or_is_an_error(text in "\\PC{0,300}") {
+                let _ = parse(&text).map(|t| t.json_rows());
+            }
+        }
+    }
+}

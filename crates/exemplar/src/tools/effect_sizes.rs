@@ -1,0 +1,499 @@
+//! `compute_effect_sizes`: records `{id, yi, vi, …}` from study-level raw data, by
+//! metafor's `escalc` (the formulas are `meta_analysis::effect_sizes`').
+//!
+//! [`compute`] does the work row by row, for this tool (which refuses the call when a row
+//! is bad, listing every bad row) and for the page's "Your data" (which shows each bad
+//! row's error beside it).
+
+use super::data::{DataSource, DatasetInfo};
+use super::{ErrorCode, ToolError, MAX_TOOL_RECORDS};
+use crate::{canonical, csv_table};
+use meta_analysis::effect_sizes::{
+    escalc, AddTo, Column, EffectSizeError, EscalcOptions, Measure, RawRow,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::fmt;
+
+/// The argument holding the raw data (hashed for `dataset` and the ledger).
+pub const DATA_ARGUMENT: &str = "data";
+
+/// The name `dataset` carries for raw data given by the caller.
+pub const RAW_DATA: &str = "raw data";
+
+/// The most bad rows one error message lists.
+const LISTED_ERRORS: usize = 20;
+
+pub fn description() -> String {
+    let measures: Vec<String> = Measure::ALL
+        .iter()
+        .map(|m| {
+            let columns: Vec<&str> = m.columns().iter().map(|c| c.name()).collect();
+            format!("{} ({}; {})", m.name(), m.title(), columns.join(", "))
+        })
+        .collect();
+    format!(
+        "Computes effect sizes yi and their sampling variances vi from study-level raw data, \
+with the formulas and defaults of R metafor 3.8-1's escalc (vtype \"LS\"). `measure` and its \
+columns: {}. A 2x2 table (OR, RR, RD) takes bi or n1i, and di or n2i. SMD is Hedges' g with \
+the exact bias correction. Continuity correction for 2x2 tables and proportions: `add` \
+(default 0.5) is added to every cell of a table that has a zero (`to` \"only0\", the default; \
+\"all\": every table; \"if0all\": every table if any has a zero; \"none\"); tables with no \
+events in both groups are kept (escalc's drop00 = FALSE). `data` is an array of objects, one \
+per study, with the measure's columns (numbers, or numeric text) and optionally an `id` (text; \
+rows without one get row1, row2, ...); other columns are carried into the records. Any row \
+that gives no effect size (a missing or non-numeric value, a negative SD or count, a count \
+above its n, r outside [-1, 1], n too small for the measure, a zero cell with no correction) \
+refuses the call, and the error lists each such row with its column. Returns measure, k, \
+`records` (one per row, in order: id, yi, vi, then the row's other columns) and dataset \
+(\"{RAW_DATA}\" with the SHA-256 of the canonical JSON of `data`). Pass `records` as the \
+`records` argument of {} and the other analyses. At most {MAX_TOOL_RECORDS} rows. \
+docs/METHODS.md (the page's Methods section) states every formula.",
+        measures.join("; "),
+        super::FIT_RANDOM_EFFECTS.name,
+    )
+}
+
+pub fn input_schema() -> Value {
+    let names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
+    let to: Vec<&str> = AddTo::ALL.iter().map(|t| t.name()).collect();
+    let mut columns = Map::new();
+    columns.insert(
+        "id".into(),
+        serde_json::json!({"type": ["string", "null"], "description": "The study's record id (optional; rows without one get row1, row2, ...)."}),
+    );
+    for column in Column::ALL {
+        columns.insert(
+            column.name().into(),
+            serde_json::json!({"type": ["number", "string", "null"], "description": format!("{} (a number, or numeric text).", capitalized(column.description()))}),
+        );
+    }
+    super::schemas::object(
+        serde_json::json!({
+            "measure": {"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name."},
+            "data": {
+                "type": "array",
+                "description": format!("One object per study with the measure's columns, an optional id and any other columns (kept in the records); at most {MAX_TOOL_RECORDS}."),
+                "items": {"type": "object", "properties": columns, "additionalProperties": true}
+            },
+            "add": {"type": "number", "minimum": 0, "description": "Continuity correction added to the cells of a 2x2 table or a proportion's counts (default 0.5)."},
+            "to": {"type": "string", "enum": to, "description": "Which rows get `add`: \"only0\" (default: those with a zero cell), \"all\", \"if0all\" (all, if any has a zero) or \"none\"."}
+        }),
+        &["measure", "data"],
+    )
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+#[derive(Debug, Deserialize)]
+pub struct EffectSizeArgs {
+    measure: String,
+    data: Vec<Map<String, Value>>,
+    add: Option<f64>,
+    to: Option<String>,
+}
+
+/// One computed record: id, yi, vi, then the row's other columns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct EffectSizeRecord {
+    /// The row's id, or row1, row2, ... by position.
+    pub id: String,
+    /// The effect size.
+    pub yi: f64,
+    /// Its sampling variance (> 0).
+    pub vi: f64,
+    /// The row's other columns, as given (a column named yi or vi is replaced).
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// `compute_effect_sizes`' result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct EffectSizesResult {
+    /// The measure, by escalc's name.
+    pub measure: &'static str,
+    /// Records computed (one per row of data).
+    pub k: usize,
+    /// One record per row, in order.
+    pub records: Vec<EffectSizeRecord>,
+    /// "raw data" and the SHA-256 of the canonical JSON of `data`.
+    pub dataset: DatasetInfo,
+}
+
+/// Why one row gives no record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RowError {
+    /// 1-based position of the row in the data.
+    pub row: usize,
+    /// The row's id as given, if any.
+    pub id: Option<String>,
+    /// The column at fault (none when the fault concerns every row, such as `add`).
+    pub column: Option<String>,
+    /// What is wrong, naming the column.
+    pub message: String,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "row {}", self.row)?;
+        if let Some(id) = &self.id {
+            write!(f, " ({id:?})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The escalc options from `add` and `to` (defaults 0.5 and "only0").
+pub fn options(add: Option<f64>, to: Option<&str>) -> Result<EscalcOptions, ToolError> {
+    let defaults = EscalcOptions::default();
+    let to = match to {
+        Some(name) => AddTo::parse(name).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!("unknown to {name:?}; one of all, only0, if0all, none"),
+            )
+        })?,
+        None => defaults.to,
+    };
+    let add = add.unwrap_or(defaults.add);
+    if !(add.is_finite() && add >= 0.0) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("add must be a number >= 0, got {add}"),
+        ));
+    }
+    Ok(EscalcOptions { add, to })
+}
+
+/// The record of every row, in order, or the reason a row gives none. Rows without an id
+/// get `row{n}`; a repeated id is an error of the later row.
+pub fn compute(
+    measure: Measure,
+    rows: &[Map<String, Value>],
+    options: &EscalcOptions,
+) -> Vec<Result<EffectSizeRecord, RowError>> {
+    let read: Vec<Result<(String, RawRow), RowError>> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| read_row(measure, i + 1, row))
+        .collect();
+    let raw: Vec<RawRow> = read
+        .iter()
+        .filter_map(|r| r.as_ref().ok().map(|(_, raw)| raw.clone()))
+        .collect();
+    let mut sizes = escalc(measure, &raw, options).into_iter();
+    let mut first_row_of: HashMap<String, usize> = HashMap::new();
+    read.into_iter()
+        .zip(rows)
+        .enumerate()
+        .map(|(i, (read, row))| {
+            let (id, _) = read?;
+            let n = i + 1;
+            let given_id = given_id(row);
+            let size = sizes
+                .next()
+                .expect("one effect size per row read")
+                .map_err(|e| row_error(n, &given_id, &e))?;
+            if let Some(&first) = first_row_of.get(&id) {
+                return Err(RowError {
+                    row: n,
+                    id: given_id,
+                    column: Some("id".into()),
+                    message: format!("the id {id:?} is also row {first}'s; ids must be unique"),
+                });
+            }
+            first_row_of.insert(id.clone(), n);
+            let other = row
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "id" | "yi" | "vi"))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            Ok(EffectSizeRecord {
+                id,
+                yi: size.yi,
+                vi: size.vi,
+                other,
+            })
+        })
+        .collect()
+}
+
+fn given_id(row: &Map<String, Value>) -> Option<String> {
+    match row.get("id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn row_error(row: usize, id: &Option<String>, e: &EffectSizeError) -> RowError {
+    RowError {
+        row,
+        id: id.clone(),
+        column: e.column().map(|c| c.name().to_string()),
+        message: e.to_string(),
+    }
+}
+
+/// A row's id and its measure columns as numbers.
+fn read_row(
+    measure: Measure,
+    n: usize,
+    row: &Map<String, Value>,
+) -> Result<(String, RawRow), RowError> {
+    let id = given_id(row);
+    let fail = |column: &str, message: String| RowError {
+        row: n,
+        id: id.clone(),
+        column: Some(column.to_string()),
+        message,
+    };
+    match row.get("id") {
+        None | Some(Value::Null | Value::String(_) | Value::Number(_)) => {}
+        Some(other) => return Err(fail("id", format!("id is {other}; an id must be text"))),
+    }
+    let mut raw = RawRow::default();
+    for &column in measure.columns() {
+        let name = column.name();
+        match row.get(name) {
+            None | Some(Value::Null) => {}
+            Some(Value::Number(x)) => raw.set(column, x.as_f64().unwrap_or(f64::NAN)),
+            Some(Value::String(s)) if s.trim().is_empty() => {}
+            Some(Value::String(s)) => match csv_table::number(s.trim()) {
+                Some(x) => raw.set(column, x),
+                None => return Err(fail(name, format!("{name} is {s:?}, not a number"))),
+            },
+            Some(other) => return Err(fail(name, format!("{name} is {other}, not a number"))),
+        }
+    }
+    Ok((id.unwrap_or_else(|| format!("row{n}")), raw))
+}
+
+/// `compute_effect_sizes` (the raw `data`; the frozen dataset and `records` play no part).
+pub fn compute_effect_sizes(
+    args: EffectSizeArgs,
+    _: &DataSource,
+) -> Result<EffectSizesResult, ToolError> {
+    let measure = Measure::parse(&args.measure).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("unknown measure {:?}", args.measure),
+        )
+    })?;
+    if args.data.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            "data is empty; give one object per study",
+        ));
+    }
+    if args.data.len() > MAX_TOOL_RECORDS {
+        return Err(ToolError::new(
+            ErrorCode::TooManyRecords,
+            format!(
+                "too many rows: {} given, at most {MAX_TOOL_RECORDS} are accepted",
+                args.data.len()
+            ),
+        ));
+    }
+    let options = options(args.add, args.to.as_deref())?;
+    let outcomes = compute(measure, &args.data, &options);
+    let errors: Vec<&RowError> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
+    if !errors.is_empty() {
+        let mut listed: Vec<String> = errors
+            .iter()
+            .take(LISTED_ERRORS)
+            .map(|e| e.to_string())
+            .collect();
+        if errors.len() > LISTED_ERRORS {
+            listed.push(format!("and {} more", errors.len() - LISTED_ERRORS));
+        }
+        return Err(ToolError::new(
+            ErrorCode::InvalidData,
+            format!(
+                "{} of {} rows give no {} ({}): {}",
+                errors.len(),
+                outcomes.len(),
+                measure.name(),
+                measure.title(),
+                listed.join("; ")
+            ),
+        ));
+    }
+    let records: Vec<EffectSizeRecord> = outcomes.into_iter().filter_map(Result::ok).collect();
+    let data = Value::Array(args.data.into_iter().map(Value::Object).collect());
+    Ok(EffectSizesResult {
+        measure: measure.name(),
+        k: records.len(),
+        records,
+        dataset: DatasetInfo {
+            name: RAW_DATA,
+            sha256: canonical::sha256_hex(&data),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{call, dataset_sha256_for, run, COMPUTE_EFFECT_SIZES, FIT_RANDOM_EFFECTS};
+    use super::*;
+    use serde_json::json;
+
+    fn es(args: Value) -> Result<Value, ToolError> {
+        call(COMPUTE_EFFECT_SIZES.name, &args)
+    }
+
+    fn smd_rows() -> Value {
+        json!([
+            {"id": "a", "m1i": 10.2, "sd1i": 2.1, "n1i": 20, "m2i": 9.1, "sd2i": 2.4, "n2i": 22, "dose": 5},
+            {"m1i": "3.1", "sd1i": 1.0, "n1i": 2, "m2i": 3.9, "sd2i": 1.5, "n2i": 2, "dose": null},
+            {"id": "c", "m1i": 12, "sd1i": 4, "n1i": 12, "m2i": 14.5, "sd2i": 3.5, "n2i": 15, "yi": 99}
+        ])
+    }
+
+    #[test]
+    fn records_carry_id_yi_vi_and_the_other_columns() {
+        let out = es(json!({"measure": "SMD", "data": smd_rows()})).unwrap();
+        assert_eq!(
+            (out["measure"].as_str(), out["k"].as_u64()),
+            (Some("SMD"), Some(3))
+        );
+        let records = out["records"].as_array().unwrap();
+        let ids: Vec<&str> = records.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["a", "row2", "c"]);
+        // metafor 3.8-1: escalc("SMD", ...) of the first row (tests/fixtures/escalc.json).
+        assert!((records[0]["yi"].as_f64().unwrap() - 0.47701210405237254).abs() < 1e-12);
+        assert!((records[0]["vi"].as_f64().unwrap() - 0.09816336149517012).abs() < 1e-12);
+        let keys: Vec<&str> = records[0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["id", "yi", "vi", "m1i", "sd1i", "n1i", "m2i", "sd2i", "n2i", "dose"]
+        );
+        assert_eq!(records[1]["dose"], Value::Null);
+        // A yi column of the data is replaced by the computed one.
+        assert_ne!(records[2]["yi"], 99);
+        assert_eq!(
+            out["dataset"],
+            json!({"name": RAW_DATA, "sha256": canonical::sha256_hex(&smd_rows())})
+        );
+        let args = json!({"measure": "SMD", "data": smd_rows()});
+        assert_eq!(
+            dataset_sha256_for(&args),
+            canonical::sha256_hex(&smd_rows())
+        );
+        assert_eq!(
+            run(COMPUTE_EFFECT_SIZES.name, &args).dataset_sha256,
+            dataset_sha256_for(&args)
+        );
+
+        // The records go straight into a fit (as {id, yi, vi}).
+        let records: Vec<Value> = records
+            .iter()
+            .map(|r| json!({"id": r["id"], "yi": r["yi"], "vi": r["vi"]}))
+            .collect();
+        let fit = call(FIT_RANDOM_EFFECTS.name, &json!({"records": records})).unwrap();
+        assert_eq!(fit["k"], 3);
+    }
+
+    #[test]
+    fn every_bad_row_is_listed_with_its_column() {
+        let data = json!([
+            {"id": "a", "ri": 0.3, "ni": 50},
+            {"id": "b", "ri": 1.3, "ni": 50},
+            {"ri": "strong", "ni": 50},
+            {"id": "d", "ri": 0.2},
+            {"id": "a", "ri": 0.1, "ni": 20}
+        ]);
+        let e = es(json!({"measure": "ZCOR", "data": data})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidData);
+        assert_eq!(
+            e.message,
+            "4 of 5 rows give no ZCOR (Fisher's z-transformed correlation): \
+row 2 (\"b\"): ri is 1.3; a correlation must lie in [-1, 1]; \
+row 3: ri is \"strong\", not a number; \
+row 4 (\"d\"): ni is missing (sample size); \
+row 5 (\"a\"): the id \"a\" is also row 1's; ids must be unique"
+        );
+        let outcomes = compute(
+            Measure::Zcor,
+            &serde_json::from_value::<Vec<Map<String, Value>>>(data).unwrap(),
+            &EscalcOptions::default(),
+        );
+        let columns: Vec<Option<&str>> = outcomes
+            .iter()
+            .map(|o| o.as_ref().err().and_then(|e| e.column.as_deref()))
+            .collect();
+        assert_eq!(
+            columns,
+            [None, Some("ri"), Some("ri"), Some("ni"), Some("id")]
+        );
+        let many: Vec<Value> = (0..30).map(|_| json!({"xi": -1, "ni": 10})).collect();
+        let e = es(json!({"measure": "PR", "data": many})).unwrap_err();
+        assert!(e.message.ends_with("and 10 more"), "{}", e.message);
+    }
+
+    #[test]
+    fn options_and_arguments_are_checked() {
+        let table = json!([{"ai": 0, "bi": 10, "ci": 3, "n2i": 10}]);
+        let default = es(json!({"measure": "OR", "data": table})).unwrap();
+        assert_eq!(
+            default["records"][0]["vi"],
+            1.0 / 0.5 + 1.0 / 10.5 + 1.0 / 3.5 + 1.0 / 7.5
+        );
+        let none = es(json!({"measure": "OR", "data": table, "to": "none"})).unwrap_err();
+        assert!(
+            none.message
+                .contains("ai is 0 and no continuity correction"),
+            "{}",
+            none.message
+        );
+        let all = es(json!({"measure": "OR", "data": table, "add": 1, "to": "all"})).unwrap();
+        assert_eq!(
+            all["records"][0]["vi"],
+            1.0 + 1.0 / 11.0 + 1.0 / 4.0 + 1.0 / 8.0
+        );
+        for (args, code) in [
+            (json!({"measure": "OR"}), "invalid_arguments"),
+            (json!({"data": table}), "invalid_arguments"),
+            (json!({"measure": "XX", "data": table}), "invalid_arguments"),
+            (json!({"measure": "OR", "data": []}), "invalid_arguments"),
+            (
+                json!({"measure": "OR", "data": table, "add": -1}),
+                "invalid_arguments",
+            ),
+            (
+                json!({"measure": "OR", "data": table, "to": "some"}),
+                "invalid_arguments",
+            ),
+            (json!({"measure": "OR", "data": [1]}), "wrong_type"),
+            (
+                json!({"measure": "OR", "data": [{"id": 3, "ai": 1}]}),
+                "wrong_type",
+            ),
+            (
+                json!({"measure": "OR", "data": table, "records": []}),
+                "unknown_property",
+            ),
+        ] {
+            assert_eq!(es(args.clone()).unwrap_err().code.as_str(), code, "{args}");
+        }
+        let many: Vec<Value> = (0..=MAX_TOOL_RECORDS).map(|_| json!({})).collect();
+        assert_eq!(
+            es(json!({"measure": "PR", "data": many})).unwrap_err().code,
+            ErrorCode::TooManyRecords
+        );
+    }
+}

@@ -1,0 +1,598 @@
+//! "Your data": a person's (or a command line's) CSV of study data turned into records.
+//!
+//! The page's workspace sends the CSV text, the measure and any columns mapped by hand, and
+//! receives a [`View`]: the CSV's columns, each measure column matched to a CSV column (by
+//! name, unless mapped by hand), every row with its effect size or its error, the records
+//! of the good rows, and those records as CSV for download. The page only shows it. The CLI
+//! reads records files through [`records_from_text`].
+
+use crate::csv_table::{self, Table};
+use crate::tools::{self, EffectSizeRecord, ToolError};
+use meta_analysis::effect_sizes::{AddTo, Column, EscalcOptions, Measure};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// What the page asks for.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// The CSV text (pasted, or read from a file in the browser).
+    pub csv: String,
+    /// escalc's name of the measure; none: the CSV is only read.
+    #[serde(default)]
+    pub measure: Option<String>,
+    /// Measure column (or `id`) → CSV column, for columns mapped by hand; an empty CSV column
+    /// name leaves the measure column unmapped.
+    #[serde(default)]
+    pub mapping: BTreeMap<String, String>,
+    #[serde(default)]
+    pub add: Option<f64>,
+    #[serde(default)]
+    pub to: Option<String>,
+}
+
+/// A measure the page offers.
+#[derive(Debug, Serialize)]
+pub struct MeasureChoice {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Its input columns.
+    pub columns: Vec<&'static str>,
+}
+
+/// One column the measure reads (or `id`), and the CSV column it is read from.
+#[derive(Debug, Serialize)]
+pub struct Mapping {
+    pub column: &'static str,
+    pub description: &'static str,
+    /// The CSV column, or none.
+    pub source: Option<String>,
+    /// Whether it was matched by name (not chosen by hand).
+    pub by_name: bool,
+    /// Whether it may stay unmapped (`id`; in a 2x2 table `bi` or `n1i`, `di` or `n2i`).
+    pub optional: bool,
+}
+
+/// One CSV row as the page shows it.
+#[derive(Debug, Serialize)]
+pub struct RowView {
+    /// 1-based data row.
+    pub row: usize,
+    /// The line it starts on in the CSV.
+    pub line: u64,
+    /// Its fields, in CSV column order.
+    pub fields: Vec<String>,
+    /// Its record's id (given, or row1, row2, ...).
+    pub id: Option<String>,
+    pub yi: Option<f64>,
+    pub vi: Option<f64>,
+    /// Why it gives no record, naming the column.
+    pub error: Option<String>,
+    /// The CSV column at fault, when the error names one.
+    pub error_column: Option<String>,
+}
+
+/// escalc's continuity-correction options and their defaults.
+#[derive(Debug, Serialize)]
+pub struct Correction {
+    pub add: f64,
+    pub to: &'static str,
+    /// Every value of `to`, the default first.
+    pub to_choices: Vec<&'static str>,
+}
+
+impl Default for Correction {
+    fn default() -> Self {
+        let defaults = EscalcOptions::default();
+        let mut to_choices = vec![defaults.to.name()];
+        to_choices.extend(
+            AddTo::ALL
+                .iter()
+                .filter(|t| **t != defaults.to)
+                .map(|t| t.name()),
+        );
+        Correction {
+            add: defaults.add,
+            to: defaults.to.name(),
+            to_choices,
+        }
+    }
+}
+
+/// Everything the workspace shows.
+#[derive(Debug, Default, Serialize)]
+pub struct View {
+    /// The measures to choose from.
+    pub measures: Vec<MeasureChoice>,
+    /// The continuity correction's defaults and choices.
+    pub correction: Correction,
+    /// Why the CSV (or the options) could not be used, with line and column.
+    pub error: Option<String>,
+    /// The CSV's column names.
+    pub columns: Vec<String>,
+    pub measure: Option<&'static str>,
+    pub mapping: Vec<Mapping>,
+    pub rows: Vec<RowView>,
+    /// Rows that gave a record, and rows that did not.
+    pub k: usize,
+    pub bad_rows: usize,
+    /// The records of the good rows: id, yi, vi and the row's other columns.
+    pub records: Vec<EffectSizeRecord>,
+    /// The records as the analysis tools take them (their `records` argument).
+    pub tool_records: Vec<Value>,
+    /// The records as CSV text (id, yi, vi, then the other columns).
+    pub records_csv: String,
+}
+
+/// The view of a request given as JSON text (the page's call); never fails.
+pub fn view_json(request_json: &str) -> Value {
+    let view = match serde_json::from_str::<Request>(request_json) {
+        Ok(request) => view(&request),
+        Err(e) => View {
+            measures: measures(),
+            error: Some(format!("the request is not understood: {e}")),
+            ..View::default()
+        },
+    };
+    serde_json::to_value(view).expect("views serialize")
+}
+
+fn measures() -> Vec<MeasureChoice> {
+    Measure::ALL
+        .iter()
+        .map(|m| MeasureChoice {
+            name: m.name(),
+            title: m.title(),
+            columns: m.columns().iter().map(|c| c.name()).collect(),
+        })
+        .collect()
+}
+
+/// The workspace's view of `request`.
+pub fn view(request: &Request) -> View {
+    let mut view = View {
+        measures: measures(),
+        ..View::default()
+    };
+    let table = match csv_table::parse(&request.csv) {
+        Ok(table) => table,
+        Err(e) => {
+            view.error = Some(format!("The CSV could not be read: {e}"));
+            return view;
+        }
+    };
+    view.columns = table.header.clone();
+    let measure = request.measure.as_deref().and_then(Measure::parse);
+    view.measure = measure.map(Measure::name);
+    view.mapping = mapping(measure, &table.header, &request.mapping);
+    let Some(measure) = measure else {
+        view.rows = rows_without_results(&table);
+        return view;
+    };
+    let options = match tools::escalc_options(request.add, request.to.as_deref()) {
+        Ok(options) => options,
+        Err(e) => {
+            view.error = Some(e.message);
+            view.rows = rows_without_results(&table);
+            return view;
+        }
+    };
+    let data = data_rows(&table, &view.mapping);
+    let outcomes = tools::compute_effect_size_rows(measure, &data, &options);
+    let source_of = |column: &str| {
+        view.mapping
+            .iter()
+            .find(|m| m.column == column)
+            .and_then(|m| m.source.clone())
+            .or_else(|| Some(column.to_string()))
+    };
+    let mut rows = Vec::with_capacity(table.rows.len());
+    for ((i, row), outcome) in table.rows.iter().enumerate().zip(outcomes) {
+        let mut shown = RowView {
+            row: i + 1,
+            line: row.line,
+            fields: row.fields.clone(),
+            id: None,
+            yi: None,
+            vi: None,
+            error: None,
+            error_column: None,
+        };
+        match outcome {
+            Ok(record) => {
+                shown.id = Some(record.id.clone());
+                shown.yi = Some(record.yi);
+                shown.vi = Some(record.vi);
+                view.records.push(record);
+            }
+            Err(e) => {
+                shown.error = Some(format!("line {}: {}", row.line, e.message));
+                shown.error_column = e.column.as_deref().and_then(source_of);
+                view.bad_rows += 1;
+            }
+        }
+        rows.push(shown);
+    }
+    view.rows = rows;
+    view.k = view.records.len();
+    view.tool_records = tool_records(&view.records);
+    view.records_csv = records_csv(&view.records);
+    view
+}
+
+fn rows_without_results(table: &Table) -> Vec<RowView> {
+    table
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| RowView {
+            row: i + 1,
+            line: row.line,
+            fields: row.fields.clone(),
+            id: None,
+            yi: None,
+            vi: None,
+            error: None,
+            error_column: None,
+        })
+        .collect()
+}
+
+/// Each measure column (and `id`) with its CSV column: the one chosen by hand, else the one
+/// whose name is the column's (ignoring case and surrounding space), else none.
+fn mapping(
+    measure: Option<Measure>,
+    header: &[String],
+    chosen: &BTreeMap<String, String>,
+) -> Vec<Mapping> {
+    let by_name = |name: &str| {
+        header
+            .iter()
+            .find(|h| h.trim().eq_ignore_ascii_case(name))
+            .cloned()
+    };
+    let mut columns: Vec<(&'static str, &'static str, bool)> =
+        vec![("id", "the study's record id (optional)", true)];
+    if let Some(m) = measure {
+        columns.extend(
+            m.columns()
+                .iter()
+                .map(|&c| (c.name(), c.description(), m.alternative(c).is_some())),
+        );
+    }
+    columns
+        .into_iter()
+        .map(|(column, description, optional)| {
+            let (source, by_hand) = match chosen.get(column) {
+                Some(source) if source.is_empty() => (None, true),
+                Some(source) if header.contains(source) => (Some(source.clone()), true),
+                _ => (by_name(column), false),
+            };
+            Mapping {
+                column,
+                description,
+                by_name: source.is_some() && !by_hand,
+                source,
+                optional,
+            }
+        })
+        .collect()
+}
+
+/// The CSV rows as the tool's `data`: each mapped column under its measure name, every other
+/// CSV column under its own name (a CSV column named like a measure column but not mapped
+/// to it is left out, so it cannot be read as that column).
+fn data_rows(table: &Table, mapping: &[Mapping]) -> Vec<Map<String, Value>> {
+    let mapped: BTreeMap<&str, &str> = mapping
+        .iter()
+        .filter_map(|m| Some((m.source.as_deref()?, m.column)))
+        .collect();
+    let reserved = |name: &str| {
+        name.eq_ignore_ascii_case("id")
+            || name.eq_ignore_ascii_case("yi")
+            || name.eq_ignore_ascii_case("vi")
+            || Column::ALL
+                .iter()
+                .any(|c| c.name().eq_ignore_ascii_case(name))
+    };
+    table
+        .json_rows()
+        .into_iter()
+        .zip(&table.rows)
+        .map(|(row, raw)| {
+            let mut data = Map::new();
+            for (name, value) in row {
+                match mapped.get(name.as_str()) {
+                    Some(&"id") => {
+                        let field =
+                            &raw.fields[table.header.iter().position(|h| h == &name).unwrap_or(0)];
+                        data.insert(
+                            "id".into(),
+                            if field.is_empty() {
+                                Value::Null
+                            } else {
+                                Value::String(field.clone())
+                            },
+                        );
+                    }
+                    Some(column) => {
+                        data.insert((*column).to_string(), value);
+                    }
+                    None if !reserved(&name) => {
+                        data.insert(name, value);
+                    }
+                    None => {}
+                }
+            }
+            data
+        })
+        .collect()
+}
+
+/// The records as the analysis tools' `records` argument takes them: `{id, yi, vi}`.
+/// (The records schema of this branch accepts no other columns; once it carries extra
+/// columns, e.g. moderators, pass the whole records here.)
+pub fn tool_records(records: &[EffectSizeRecord]) -> Vec<Value> {
+    records
+        .iter()
+        .map(|r| serde_json::json!({"id": r.id, "yi": r.yi, "vi": r.vi}))
+        .collect()
+}
+
+/// The records as CSV: id, yi, vi, then every other column in the order first seen.
+pub fn records_csv(records: &[EffectSizeRecord]) -> String {
+    let mut columns: Vec<String> = ["id", "yi", "vi"].map(String::from).to_vec();
+    for record in records {
+        for key in record.other.keys() {
+            if !columns.contains(key) {
+                columns.push(key.clone());
+            }
+        }
+    }
+    let rows: Vec<Map<String, Value>> = records
+        .iter()
+        .map(|r| match serde_json::to_value(r) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        })
+        .collect();
+    csv_table::write(&columns, &rows)
+}
+
+/// Records from a file's text, for `exemplar call --records`: JSON (an array of records, or
+/// an object with `records`, such as `exemplar escalc` prints), or CSV with columns yi and
+/// vi (and optionally id), or, with `measure`, CSV of raw data whose records
+/// [`tools::COMPUTE_EFFECT_SIZES`] computes. Returns the records as the tools take them.
+pub fn records_from_text(
+    text: &str,
+    measure: Option<&str>,
+    add: Option<f64>,
+    to: Option<&str>,
+) -> Result<Vec<Value>, ToolError> {
+    let invalid = |message: String| ToolError::new(tools::ErrorCode::InvalidData, message);
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if measure.is_none() && (trimmed.starts_with('[') || trimmed.starts_with('{')) {
+        let value = crate::strict_json::parse(trimmed)
+            .map_err(|e| invalid(format!("the records file is not valid JSON: {e}")))?;
+        let records = match value {
+            Value::Array(records) => records,
+            Value::Object(mut object) => match object.remove("records") {
+                Some(Value::Array(records)) => records,
+                _ => return Err(invalid("the JSON object has no `records` array".into())),
+            },
+            _ => unreachable!("the text starts with [ or {{"),
+        };
+        return Ok(records
+            .into_iter()
+            .map(|r| match r {
+                Value::Object(o) => Value::Object(
+                    o.into_iter()
+                        .filter(|(k, _)| matches!(k.as_str(), "id" | "yi" | "vi"))
+                        .collect(),
+                ),
+                other => other,
+            })
+            .collect());
+    }
+    let table = csv_table::parse(text).map_err(|e| invalid(format!("the CSV: {e}")))?;
+    let data = table.json_rows();
+    match measure {
+        Some(measure) => {
+            let mut args = serde_json::json!({"measure": measure, "data": data});
+            if let Some(add) = add {
+                args["add"] = add.into();
+            }
+            if let Some(to) = to {
+                args["to"] = to.into();
+            }
+            let result = tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args)?;
+            let records: Vec<EffectSizeRecord> =
+                serde_json::from_value::<Vec<Value>>(result["records"].clone())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|r| {
+                        Some(EffectSizeRecord {
+                            id: r["id"].as_str()?.to_string(),
+                            yi: r["yi"].as_f64()?,
+                            vi: r["vi"].as_f64()?,
+                            other: Map::new(),
+                        })
+                    })
+                    .collect();
+            Ok(tool_records(&records))
+        }
+        None => {
+            for column in ["yi", "vi"] {
+                if !table.header.iter().any(|h| h == column) {
+                    return Err(invalid(format!(
+                        "the CSV has no {column} column; give records with columns id, yi and vi, or raw data with --measure"
+                    )));
+                }
+            }
+            let mut records = Vec::with_capacity(data.len());
+            for (i, (row, raw)) in data.iter().zip(&table.rows).enumerate() {
+                let mut record = Map::new();
+                record.insert(
+                    "id".into(),
+                    row.get("id")
+                        .filter(|v| !v.is_null())
+                        .cloned()
+                        .unwrap_or_else(|| Value::String(format!("row{}", i + 1))),
+                );
+                for column in ["yi", "vi"] {
+                    match &row[column] {
+                        Value::Number(n) => {
+                            record.insert(column.into(), Value::Number(n.clone()));
+                        }
+                        other => {
+                            return Err(invalid(format!(
+                                "line {}, column {column}: {other} is not a number",
+                                raw.line
+                            )))
+                        }
+                    }
+                }
+                records.push(Value::Object(record));
+            }
+            Ok(records)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const CSV: &str = "study;M1I;sd1i;n1i;mean_control;sd2i;n2i;dose\r\n\
+s1;10,2;2,1;20;9,1;2,4;22;5\r\n\
+s2;3,1;-1;12;3,9;1,5;12;10\r\n\
+s3;12;4;12;14,5;3,5;15;\r\n";
+
+    fn request(mapping: &[(&str, &str)]) -> Request {
+        Request {
+            csv: CSV.into(),
+            measure: Some("SMD".into()),
+            mapping: mapping
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn columns_are_matched_by_name_and_mapped_by_hand() {
+        let v = view(&request(&[]));
+        assert_eq!(v.error, None);
+        let sources: Vec<(&str, Option<&str>, bool)> = v
+            .mapping
+            .iter()
+            .map(|m| (m.column, m.source.as_deref(), m.by_name))
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                ("id", None, false),
+                ("m1i", Some("M1I"), true),
+                ("sd1i", Some("sd1i"), true),
+                ("n1i", Some("n1i"), true),
+                ("m2i", None, false),
+                ("sd2i", Some("sd2i"), true),
+                ("n2i", Some("n2i"), true),
+            ]
+        );
+        // m2i is not mapped: every row says so.
+        assert_eq!(v.k, 0);
+        assert!(v.rows[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("m2i is missing"));
+
+        let v = view(&request(&[("m2i", "mean_control"), ("id", "study")]));
+        assert_eq!((v.k, v.bad_rows), (2, 1));
+        assert_eq!(v.rows[0].id.as_deref(), Some("s1"));
+        // metafor 3.8-1, escalc("SMD", ...) (tests/fixtures/escalc.json, first row).
+        assert!((v.rows[0].yi.unwrap() - 0.47701210405237254).abs() < 1e-12);
+        assert_eq!(
+            v.rows[1].error.as_deref(),
+            Some("line 3: sd1i is -1; it cannot be negative")
+        );
+        assert_eq!(v.rows[1].error_column.as_deref(), Some("sd1i"));
+        assert_eq!(v.records[1].other["dose"], Value::Null);
+        assert_eq!(v.records[0].other["dose"], json!(5));
+        assert_eq!(
+            v.tool_records[1],
+            json!({"id": "s3", "yi": v.records[1].yi, "vi": v.records[1].vi})
+        );
+        assert!(v
+            .records_csv
+            .starts_with("id,yi,vi,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,"));
+        // A hand mapping to no column unmaps a column matched by name.
+        let v = view(&request(&[("m2i", "mean_control"), ("sd1i", "")]));
+        assert_eq!(v.k, 0);
+    }
+
+    #[test]
+    fn a_bad_csv_or_option_is_one_error_and_no_records() {
+        let v = view(&Request {
+            csv: "a,b\n1,2,3\n".into(),
+            measure: Some("MD".into()),
+            ..Request::default()
+        });
+        assert_eq!(
+            v.error.as_deref(),
+            Some("The CSV could not be read: line 2, column 3: the row has 3 fields, the header 2")
+        );
+        assert!(v.records.is_empty() && v.measures.len() == 10);
+        assert_eq!(v.correction.to_choices, ["only0", "all", "if0all", "none"]);
+        assert_eq!(v.correction.add, 0.5);
+        let mut r = request(&[]);
+        r.to = Some("sometimes".into());
+        assert!(view(&r).error.unwrap().contains("unknown to"));
+        let v = view_json("{\"csv\": 3}");
+        assert!(v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the request is not understood"));
+        // Without a measure the CSV is only shown.
+        let v = view(&Request {
+            csv: CSV.into(),
+            ..Request::default()
+        });
+        assert_eq!((v.rows.len(), v.k, v.error), (3, 0, None));
+    }
+
+    #[test]
+    fn records_files_are_json_or_csv() {
+        let three =
+            json!([{"id": "a", "yi": 0.1, "vi": 0.01, "x": 1}, {"id": "b", "yi": 0.2, "vi": 0.02}]);
+        let from_array = records_from_text(&three.to_string(), None, None, None).unwrap();
+        assert_eq!(from_array[0], json!({"id": "a", "yi": 0.1, "vi": 0.01}));
+        let wrapped = json!({"measure": "MD", "records": three});
+        assert_eq!(
+            records_from_text(&wrapped.to_string(), None, None, None).unwrap(),
+            from_array
+        );
+        let csv = "\u{feff}yi,vi,site\r\n0.1,0.01,n\r\n0.2,0.02,s\r\n";
+        assert_eq!(
+            records_from_text(csv, None, None, None).unwrap(),
+            [
+                json!({"id": "row1", "yi": 0.1, "vi": 0.01}),
+                json!({"id": "row2", "yi": 0.2, "vi": 0.02})
+            ]
+        );
+        let e = records_from_text("id,yi\na,1\n", None, None, None).unwrap_err();
+        assert!(e.message.contains("no vi column"), "{}", e.message);
+        let e = records_from_text("yi,vi\n1,x\n", None, None, None).unwrap_err();
+        assert_eq!(e.message, "line 2, column vi: \"x\" is not a number");
+        let raw = "xi,ni\n3,10\n0,12\n";
+        let records = records_from_text(raw, Some("PLO"), None, Some("all")).unwrap();
+        assert_eq!(records[1]["vi"], json!(1.0 / 0.5 + 1.0 / 12.5));
+        let e = records_from_text("xi,ni\n13,10\n", Some("PLO"), None, None).unwrap_err();
+        assert_eq!(e.code, tools::ErrorCode::InvalidData);
+        assert!(records_from_text("[1,", None, None, None).is_err());
+    }
+}

@@ -1,0 +1,140 @@
+//! Two groups' means, standard deviations and sizes: `MD`, `SMD` and `ROM`.
+
+use super::{finish, Column, EffectSize, EffectSizeError, Measure, RawRow};
+
+/// One row's two groups, checked: SDs ≥ 0, sizes > 0 (escalc refuses both otherwise).
+struct Groups {
+    m1: f64,
+    sd1: f64,
+    n1: f64,
+    m2: f64,
+    sd2: f64,
+    n2: f64,
+}
+
+impl Groups {
+    fn read(row: &RawRow) -> Result<Groups, EffectSizeError> {
+        let g = Groups {
+            m1: row.required(Column::M1i)?,
+            sd1: row.required(Column::Sd1i)?,
+            n1: row.required(Column::N1i)?,
+            m2: row.required(Column::M2i)?,
+            sd2: row.required(Column::Sd2i)?,
+            n2: row.required(Column::N2i)?,
+        };
+        for (column, value) in [(Column::Sd1i, g.sd1), (Column::Sd2i, g.sd2)] {
+            if value < 0.0 {
+                return Err(EffectSizeError::Negative { column, value });
+            }
+        }
+        for (column, value) in [(Column::N1i, g.n1), (Column::N2i, g.n2)] {
+            if value <= 0.0 {
+                return Err(EffectSizeError::TooSmall {
+                    column,
+                    value,
+                    needed: "more than 0",
+                    why: "(a group size)",
+                });
+            }
+        }
+        Ok(g)
+    }
+}
+
+pub(super) fn effect_size(measure: Measure, row: &RawRow) -> Result<EffectSize, EffectSizeError> {
+    let g = Groups::read(row)?;
+    match measure {
+        Measure::Md => mean_difference(&g),
+        Measure::Smd => hedges_g(&g),
+        Measure::Rom => log_ratio_of_means(&g),
+        _ => unreachable!("means::effect_size is called for MD, SMD and ROM only"),
+    }
+}
+
+/// `MD`: yi = m1i − m2i, vi = sd1i²/n1i + sd2i²/n2i (escalc's vtype "LS", which does not
+/// assume equal variances).
+fn mean_difference(g: &Groups) -> Result<EffectSize, EffectSizeError> {
+    let yi = g.m1 - g.m2;
+    let vi = g.sd1 * g.sd1 / g.n1 + g.sd2 * g.sd2 / g.n2;
+    if vi == 0.0 {
+        return Err(both_sds_zero());
+    }
+    finish(yi, vi, Column::M1i, "mean difference")
+}
+
+/// `SMD`: Hedges' g. With mi = n1i + n2i − 2 and the pooled SD
+/// sdpi = √(((n1i − 1)·sd1i² + (n2i − 1)·sd2i²)/mi), d = (m1i − m2i)/sdpi is corrected by the
+/// exact factor c(mi) = Γ(mi/2) / (√(mi/2)·Γ((mi − 1)/2)) (Hedges 1981), computed on the log
+/// scale as metafor does: yi = c(mi)·d. Its variance is escalc's default large-sample
+/// approximation vi = 1/n1i + 1/n2i + yi²/(2·(n1i + n2i)) (vtype "LS"). c(mi) needs mi > 1.
+fn hedges_g(g: &Groups) -> Result<EffectSize, EffectSizeError> {
+    let ni = g.n1 + g.n2;
+    let mi = ni - 2.0;
+    if mi <= 1.0 {
+        return Err(EffectSizeError::Undefined {
+            column: Column::N2i,
+            reason: format!(
+                "n1i + n2i is {ni}; Hedges' g needs n1i + n2i - 2 > 1 (at least 4 people in all) for its bias correction"
+            ),
+        });
+    }
+    let sdpi = (((g.n1 - 1.0) * g.sd1 * g.sd1 + (g.n2 - 1.0) * g.sd2 * g.sd2) / mi).sqrt();
+    if sdpi == 0.0 {
+        return Err(both_sds_zero());
+    }
+    let di = (g.m1 - g.m2) / sdpi;
+    let yi = bias_correction(mi) * di;
+    let vi = 1.0 / g.n1 + 1.0 / g.n2 + yi * yi / (2.0 * ni);
+    finish(yi, vi, Column::M1i, "standardized mean difference")
+}
+
+/// c(m) = Γ(m/2) / (√(m/2)·Γ((m − 1)/2)), as exp(lnΓ(m/2) − ln√(m/2) − lnΓ((m − 1)/2)) so
+/// that it does not overflow for large m (metafor's `.cmicalc`).
+pub(crate) fn bias_correction(m: f64) -> f64 {
+    (libm::lgamma(m / 2.0) - (m / 2.0).sqrt().ln() - libm::lgamma((m - 1.0) / 2.0)).exp()
+}
+
+/// `ROM`: yi = ln(m1i/m2i), vi = sd1i²/(n1i·m1i²) + sd2i²/(n2i·m2i²) (vtype "LS"; Hedges,
+/// Gurevitch & Curtis 1999). For ratio-scale outcomes: both means must be positive.
+fn log_ratio_of_means(g: &Groups) -> Result<EffectSize, EffectSizeError> {
+    for (column, value) in [(Column::M1i, g.m1), (Column::M2i, g.m2)] {
+        if value <= 0.0 {
+            return Err(EffectSizeError::Undefined {
+                column,
+                reason: format!(
+                    "{column} is {value}; the log ratio of means needs both means greater than 0"
+                ),
+            });
+        }
+    }
+    let yi = (g.m1 / g.m2).ln();
+    let vi = g.sd1 * g.sd1 / (g.n1 * g.m1 * g.m1) + g.sd2 * g.sd2 / (g.n2 * g.m2 * g.m2);
+    if vi == 0.0 {
+        return Err(both_sds_zero());
+    }
+    finish(yi, vi, Column::M1i, "log ratio of means")
+}
+
+fn both_sds_zero() -> EffectSizeError {
+    EffectSizeError::Undefined {
+        column: Column::Sd2i,
+        reason: "sd1i and sd2i are both 0, so the sampling variance is 0".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exact_correction_approaches_hedges_approximation() {
+        // Hedges (1981): c(m) ≈ 1 − 3/(4m − 1), closer as m grows.
+        for m in [10.0, 100.0, 1000.0] {
+            let approx = 1.0 - 3.0 / (4.0 * m - 1.0);
+            assert!((bias_correction(m) - approx).abs() < 1.0 / (m * m), "{m}");
+        }
+        // c(2) = Γ(1)/(1·Γ(1/2)) = 1/√π.
+        assert!((bias_correction(2.0) - 1.0 / std::f64::consts::PI.sqrt()).abs() < 1e-15);
+        assert!(bias_correction(1e9).is_finite());
+    }
+}

@@ -1,0 +1,142 @@
+//! Agreement with R's metafor 3.8-1 `escalc` (fixtures: `tests/fixtures/escalc.json`, made by
+//! `tests/oracle/escalc_fixtures.R`): every measure, with zero cells, tiny groups and
+//! correlations near ±1, under the default and the other continuity corrections.
+
+use meta_analysis::effect_sizes::{escalc, AddTo, Column, EscalcOptions, Measure, RawRow};
+use serde_json::Value;
+
+const TOL: f64 = 1e-9;
+
+fn fixtures() -> Value {
+    serde_json::from_str(include_str!("fixtures/escalc.json")).expect("fixture JSON")
+}
+
+/// |ours − metafor| ≤ 1e-9 · max(1, |metafor|).
+fn agree(ours: f64, theirs: f64) -> bool {
+    (ours - theirs).abs() <= TOL * theirs.abs().max(1.0)
+}
+
+#[test]
+fn every_measure_agrees_with_escalc() {
+    let all = fixtures();
+    assert_eq!(all["metafor_version"], "3.8.1");
+    let mut failures = Vec::new();
+    let (mut computed, mut refused) = (0, 0);
+    let mut measures_seen = Vec::new();
+    for case in all["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let measure = Measure::parse(case["measure"].as_str().unwrap()).unwrap();
+        measures_seen.push(measure);
+        let defaults = EscalcOptions::default();
+        let options = EscalcOptions {
+            add: case["add"].as_f64().unwrap_or(defaults.add),
+            to: case["to"]
+                .as_str()
+                .map(|t| AddTo::parse(t).unwrap())
+                .unwrap_or(defaults.to),
+        };
+        let columns: Vec<Column> = case["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| Column::parse(c.as_str().unwrap()).unwrap())
+            .collect();
+        let rows: Vec<RawRow> = case["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|values| {
+                let mut row = RawRow::default();
+                for (column, value) in columns.iter().zip(values.as_array().unwrap()) {
+                    row.set(*column, value.as_f64().unwrap());
+                }
+                row
+            })
+            .collect();
+        let ours = escalc(measure, &rows, &options);
+        for (i, outcome) in ours.iter().enumerate() {
+            let (yi, vi) = (case["yi"][i].as_f64(), case["vi"][i].as_f64());
+            let at = format!("{name} row {}", i + 1);
+            match (yi, vi, outcome) {
+                // escalc gives NA, or a variance of 0 no analysis can use: we refuse,
+                // naming a column.
+                (None, _, Err(e)) | (_, None, Err(e)) | (_, Some(0.0), Err(e)) => {
+                    assert!(e.column().is_some(), "{at}: {e}");
+                    refused += 1;
+                }
+                (Some(yi), Some(vi), Ok(es)) if vi > 0.0 => {
+                    if !(agree(es.yi, yi) && agree(es.vi, vi)) {
+                        failures.push(format!(
+                            "{at}: ours ({:.17e}, {:.17e}), metafor ({yi:.17e}, {vi:.17e})",
+                            es.yi, es.vi
+                        ));
+                    }
+                    computed += 1;
+                }
+                (yi, vi, outcome) => {
+                    failures.push(format!("{at}: metafor ({yi:?}, {vi:?}), ours {outcome:?}"))
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for m in Measure::ALL {
+        assert!(measures_seen.contains(&m), "no fixture for {m}");
+    }
+    assert!(
+        computed > 200 && refused > 20,
+        "{computed} computed, {refused} refused"
+    );
+}
+
+mod no_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = Option<f64>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(0.0)),
+            Just(Some(1.0)),
+            Just(Some(-1.0)),
+            Just(Some(f64::NAN)),
+            Just(Some(f64::INFINITY)),
+            Just(Some(f64::MAX)),
+            Just(Some(f64::MIN_POSITIVE)),
+            (-1e6f64..1e6).prop_map(Some),
+            (0u32..50).prop_map(|n| Some(f64::from(n))),
+        ]
+    }
+
+    proptest! {
+        /// Whatever the values, every row gives an effect size with vi > 0 or an error
+        /// naming a column; nothing panics.
+        #[test]
+        fn any_row_is_an_effect_size_or_an_error(
+            values in proptest::collection::vec(proptest::collection::vec(value(), 13), 1..6),
+            measure in 0usize..10,
+            to in 0usize..4,
+            add in prop_oneof![Just(0.5), Just(0.0), Just(1.0), Just(-1.0), Just(f64::NAN)],
+        ) {
+            let rows: Vec<RawRow> = values
+                .iter()
+                .map(|vs| {
+                    let mut row = RawRow::default();
+                    for (column, v) in Column::ALL.iter().zip(vs) {
+                        if let Some(v) = v {
+                            row.set(*column, *v);
+                        }
+                    }
+                    row
+                })
+                .collect();
+            let options = EscalcOptions { add, to: AddTo::ALL[to] };
+            for outcome in escalc(Measure::ALL[measure], &rows, &options) {
+                match outcome {
+                    Ok(es) => prop_assert!(es.yi.is_finite() && es.vi.is_finite() && es.vi > 0.0),
+                    Err(e) => prop_assert!(!e.to_string().is_empty()),
+                }
+            }
+        }
+    }
+}
