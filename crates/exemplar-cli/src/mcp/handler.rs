@@ -137,9 +137,10 @@ pub fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
             ))
         }
     };
-    Ok(ReadResourceResult::new(vec![
-        ResourceContents::text(text, uri).with_mime_type(mime_type)
-    ]))
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(
+        text, uri,
+    )
+    .with_mime_type(mime_type)]))
 }
 
 /// The common prompt, listed.
@@ -254,8 +255,18 @@ mod tests {
         let (listed, defined) = (listed.as_array().unwrap(), defined.as_array().unwrap());
         assert_eq!(listed.len(), defined.len());
         for (tool, definition) in listed.iter().zip(defined) {
-            for key in ["name", "title", "description", "inputSchema", "outputSchema"] {
-                assert_eq!(tool[key], definition[key], "{key} of {}", definition["name"]);
+            for key in [
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+            ] {
+                assert_eq!(
+                    tool[key], definition[key],
+                    "{key} of {}",
+                    definition["name"]
+                );
             }
             // Every WebMCP annotation is there, as an MCP annotation or in _meta.
             for (hint, value) in definition["annotations"].as_object().unwrap() {
@@ -285,7 +296,10 @@ mod tests {
         assert_eq!(refit.is_error, Some(true));
         assert_eq!(refit.structured_content, None);
         let text = serde_json::to_value(&refit.content).unwrap()[0]["text"].clone();
-        assert!(text.as_str().unwrap().starts_with("unknown_record: "), "{text}");
+        assert!(
+            text.as_str().unwrap().starts_with("unknown_record: "),
+            "{text}"
+        );
         assert!(text.as_str().unwrap().contains("s99"), "{text}");
 
         let typed = call(

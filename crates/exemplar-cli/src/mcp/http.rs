@@ -53,7 +53,9 @@ impl FromStr for AllowedOrigin {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
-        let shape = || format!("{text:?} is not an origin: write scheme://host[:port], e.g. https://app.example or http://localhost:3000");
+        let shape = || {
+            format!("{text:?} is not an origin: write scheme://host[:port], e.g. https://app.example or http://localhost:3000")
+        };
         let uri: Uri = text.parse().map_err(|_| shape())?;
         let (Some(scheme), Some(authority)) = (uri.scheme(), uri.authority()) else {
             return Err(shape());
@@ -143,8 +145,14 @@ mod tests {
     #[test]
     fn origins_are_normalized_with_an_explicit_port() {
         let parse = |s: &str| s.parse::<AllowedOrigin>().map(|o| o.0);
-        assert_eq!(parse("https://App.Example").unwrap(), "https://app.example:443");
-        assert_eq!(parse("http://localhost:3000").unwrap(), "http://localhost:3000");
+        assert_eq!(
+            parse("https://App.Example").unwrap(),
+            "https://app.example:443"
+        );
+        assert_eq!(
+            parse("http://localhost:3000").unwrap(),
+            "http://localhost:3000"
+        );
         assert_eq!(parse("http://[::1]").unwrap(), "http://[::1]:80");
         for bad in [
             "app.example",

@@ -1,0 +1,12 @@
+import { spawn } from 'node:child_process';
+const child = spawn('/work/target-mcp/debug/exemplar', ['mcp','--http','127.0.0.1:0'], {stdio:['ignore','pipe','pipe']});
+const url = await new Promise(r => child.stderr.on('data', c => { const m = String(c).match(/(http:\S+\/mcp)/); if (m) r(new URL(m[1])); }));
+const t0 = Date.now();
+const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } });
+const mode = process.argv[2];
+const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: url.origin }, body: initialize });
+console.error(r.status, r.headers.get('content-type'));
+if (mode === 'text') console.error((await r.text()).slice(0, 80)); else await r.body?.cancel();
+child.kill('SIGINT');
+child.on('exit', () => console.error('server exit at', Date.now()-t0));
+process.on('exit', () => console.error('node exit at', Date.now()-t0));
