@@ -6,30 +6,13 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 
 export const BASE_URL = (process.env.BASE_URL ?? 'http://127.0.0.1:8000').replace(/\/$/, '');
 export const ORIGIN = new URL(BASE_URL).origin;
 export const ARTIFACTS = process.env.ARTIFACTS_DIR ?? join(process.cwd(), 'artifacts');
 mkdirSync(ARTIFACTS, { recursive: true });
 
-// Flags measured to work headless as root (../shared/TOOLCHAIN.md).
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
-export function launch({ webmcp }) {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    args: webmcp ? [...FLAGS, '--enable-features=WebMCP'] : FLAGS,
-  });
-}
+export { launchChromium as launch } from '../crates/xtask/bridge/chromium.mjs';
 
 /**
  * A fresh context and page, recording every request and every page error,
@@ -57,12 +40,28 @@ export async function load(page, how = 'goto') {
   if (bootError) throw new Error(bootError);
 }
 
-/** Runs the `exemplar` command (EXEMPLAR_BIN, or through cargo) and returns its stdout. */
-export function exemplar(...args) {
+/**
+ * How to start the `exemplar` command with `args`: EXEMPLAR_BIN (set by `cargo xtask
+ * test`), or through cargo.
+ */
+export function exemplarCommand(...args) {
   const bin = process.env.EXEMPLAR_BIN;
-  const [cmd, argv] = bin ? [bin, args] : ['cargo', ['run', '-q', '-p', 'exemplar-cli', '--', ...args]];
-  return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return bin ? { command: bin, args } : { command: 'cargo', args: ['run', '-q', '-p', 'exemplar-cli', '--', ...args] };
 }
+
+/** Runs the `exemplar` command and returns its stdout. */
+export function exemplar(...args) {
+  return exemplarWithInput('', ...args);
+}
+
+/** Runs the `exemplar` command with `input` on its stdin and returns its stdout. */
+export function exemplarWithInput(input, ...args) {
+  const { command, args: argv } = exemplarCommand(...args);
+  return execFileSync(command, argv, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Scores an answer text with `exemplar score -` and returns the report. */
+export const scoreWithCli = (answerText) => JSON.parse(exemplarWithInput(answerText, 'score', '-'));
 
 /** The reference answer, from the engine through the CLI. */
 export const reference = () => JSON.parse(exemplar('reference'));

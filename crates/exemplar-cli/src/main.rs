@@ -1,5 +1,8 @@
 //! The `exemplar` command: the reference answer, the tool definitions, tool calls exactly as
-//! the page runs them, scoring of pasted answers, the frozen PDF, and recorded A/B runs.
+//! the page runs them, scoring of pasted answers, the frozen PDF, recorded A/B runs, and an
+//! MCP server of the same tools.
+
+mod mcp;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
@@ -117,6 +120,19 @@ enum Command {
         kind: String,
         /// Arguments as JSON text, or - to read them from stdin (default {}).
         args: Option<String>,
+    },
+    /// Serve the tools, the dataset's CSV, the methods text and the common prompt over the
+    /// Model Context Protocol: on stdio, or with --http as Streamable HTTP at /mcp. A way to
+    /// reach the tools, not a benchmark condition.
+    Mcp {
+        /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio; ADDR is a loopback
+        /// address with a port (port 0 picks a free one; the URL is printed on stderr).
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = mcp::DEFAULT_ADDR)]
+        http: Option<mcp::LoopbackAddr>,
+        /// With --http: also accept browser requests from ORIGIN (scheme://host[:port]);
+        /// requests from any other origin but the server's own get 403. Repeatable.
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<mcp::AllowedOrigin>,
     },
     /// Check or summarise the recorded runs.
     Runs {
@@ -339,6 +355,16 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             .map_err(|e| Usage(e.to_string()))?;
             eprintln!("exemplar: wrote {}", path.display());
             print(&record.score.to_json())?;
+        }
+        Command::Mcp { http, allow_origin } => {
+            let served = match http {
+                None => mcp::serve_stdio(),
+                Some(addr) => mcp::serve_http(addr.0, &allow_origin),
+            };
+            if let Err(message) = served {
+                eprintln!("exemplar mcp: {message}");
+                return Ok(ExitCode::from(1));
+            }
         }
         Command::Runs { command } => match command {
             RunsCommand::Check { dir } => {

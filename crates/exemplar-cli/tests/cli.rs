@@ -711,4 +711,65 @@ fn escalc_reports_bad_rows_and_bad_files() {
     let out = run(&["escalc", "--measure", "PR", "-"], Some(b"xi,ni\n0,10\n"));
     assert_eq!(code(&out), 0);
     assert_eq!(stdout_json(&out)["records"][0]["yi"], json!(0.5 / 11.0));
+
+/// `exemplar mcp` on stdio, as an MCP client starts it: one JSON-RPC message per stdout
+/// line and nothing else, the registry's tools listed, and a clean exit when the client
+/// closes stdin (in-flight calls answered first). The official SDK clients are exercised in
+/// tests/mcp.test.mjs.
+#[test]
+fn mcp_on_stdio_writes_only_protocol_messages() {
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": exemplar::tools::EGGER_TEST.name, "arguments": {"variant": 1}}}),
+    ];
+    let input: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    let out = run(&["mcp"], Some(input.as_bytes()));
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let replies: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each stdout line is one JSON message"))
+        .collect();
+    assert_eq!(replies.len(), 3, "{replies:?}");
+    assert!(replies.iter().all(|r| r["jsonrpc"] == "2.0"));
+    let by_id = |id: u64| replies.iter().find(|r| r["id"] == id).expect("a reply");
+    assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "exemplar");
+    let names: Vec<Value> = by_id(2)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    let registry: Vec<Value> = exemplar::tools::names().map(Value::from).collect();
+    assert_eq!(names, registry);
+    let bad = &by_id(3)["result"];
+    assert_eq!(bad["isError"], true);
+    assert!(
+        bad["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("wrong_type: "),
+        "{bad}"
+    );
+}
+
+#[test]
+fn mcp_http_binds_only_loopback_and_allow_origin_needs_http() {
+    let wide = run(&["mcp", "--http", "0.0.0.0:8787"], None);
+    assert_eq!(code(&wide), 2);
+    assert!(String::from_utf8_lossy(&wide.stderr).contains("not a loopback address"));
+    let stray = run(&["mcp", "--allow-origin", "https://app.example"], None);
+    assert_eq!(code(&stray), 2);
+    assert!(String::from_utf8_lossy(&stray.stderr).contains("--http"));
+    let bad_origin = run(
+        &["mcp", "--http", "--allow-origin", "https://app.example/x"],
+        None,
+    );
+    assert_eq!(code(&bad_origin), 2);
+    assert!(String::from_utf8_lossy(&bad_origin.stderr).contains("path"));
 }

@@ -7,7 +7,9 @@
 //! - `pdf`: regenerate the frozen `benchmark-baseline.pdf` at the repository root.
 //! - `golden`: regenerate the plots' SVG golden files after a deliberate change.
 //! - `bench`: build, then run the benchmarks of issue 7 (`crates/bench`).
+//! - `bridge`: the WebMCP bridge, an MCP stdio server serving a WebMCP page's tools.
 
+mod bridge;
 mod build;
 mod pdf;
 mod serve;
@@ -54,6 +56,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// An MCP stdio server that opens a WebMCP page in headless Chromium and serves the
+    /// page's tools (for an MCP client without a WebMCP browser). Stdout is the protocol.
+    Bridge {
+        /// The page to open (http or https). Default: build the exemplar page and serve it
+        /// on a free loopback port while the bridge runs.
+        #[arg(long)]
+        url: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -71,6 +81,7 @@ fn main() -> ExitCode {
             .and_then(|()| toolchain::ensure_browser())
             .and_then(|()| build::build(&root))
             .and_then(|()| bench(&root, json)),
+        Command::Bridge { url } => bridge::run(&root, url.as_deref()),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

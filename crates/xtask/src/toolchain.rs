@@ -11,6 +11,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::Result;
 
@@ -18,11 +19,23 @@ pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
+/// Set by [`keep_stdout_for_protocol`]: children's stdout goes to stderr.
+static STDOUT_TO_STDERR: AtomicBool = AtomicBool::new(false);
+
+/// From now on, every command [`run`] starts writes its stdout to stderr: for a chore
+/// whose own stdout carries a protocol (`cargo xtask bridge`).
+pub fn keep_stdout_for_protocol() {
+    STDOUT_TO_STDERR.store(true, Ordering::Relaxed);
+}
+
 /// Runs a command with inherited stdio, echoing it first; a non-zero exit is
 /// an error naming the command.
 pub fn run(cmd: &mut Command) -> Result<()> {
     let shown = describe(cmd);
     eprintln!("$ {shown}");
+    if STDOUT_TO_STDERR.load(Ordering::Relaxed) {
+        cmd.stdout(std::io::stderr());
+    }
     let status = cmd
         .status()
         .map_err(|e| format!("could not start `{shown}`: {e}"))?;
@@ -149,7 +162,8 @@ fn ensure_wasm_bindgen_cli(root: &Path) -> Result<()> {
     ]))
 }
 
-fn ensure_npm_packages(root: &Path) -> Result<()> {
+/// The npm packages of the committed lock file (`npm ci` when they are missing or stale).
+pub fn ensure_npm_packages(root: &Path) -> Result<()> {
     let node = output(Command::new("node").arg("--version")).ok_or(
         "node is not installed: install Node.js 20 or newer (it runs wasm-opt and the browser tests)",
     )?;
@@ -167,6 +181,7 @@ fn ensure_npm_packages(root: &Path) -> Result<()> {
     let needed = [
         npm_bin(root, "wasm-opt"),
         root.join("node_modules/playwright-core"),
+        root.join("node_modules/@modelcontextprotocol/sdk"),
     ];
     let lock = root.join("package-lock.json");
     let installed_lock = root.join("node_modules/.package-lock.json");

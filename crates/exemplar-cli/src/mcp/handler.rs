@@ -1,0 +1,347 @@
+//! What `exemplar mcp` serves, as rmcp's types: the registry's tools, the frozen dataset's
+//! CSV and the methods text as resources, and the common prompt. Every value comes from
+//! `exemplar`; this module only maps it onto the protocol.
+//!
+//! Each answer is a plain function (tested without a transport); [`ExemplarServer`] hands
+//! them to rmcp.
+
+use exemplar::session::ToolResponse;
+use exemplar::tools::{self, ErrorCode};
+use exemplar::{dataset, protocol};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams, Prompt,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+use std::sync::{Arc, OnceLock};
+
+/// The resource holding the frozen dataset's CSV, byte for byte.
+pub const DATASET_URI: &str = "exemplar://dataset/dat.raudenbush1985.csv";
+/// The resource holding the methods text (`docs/METHODS.md`).
+pub const METHODS_URI: &str = "exemplar://docs/METHODS.md";
+/// The one prompt: the common prompt of both benchmark conditions.
+pub const PROMPT_NAME: &str = "common_prompt";
+
+/// The MCP server of `exemplar mcp`: stateless, one per connection or HTTP session.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExemplarServer;
+
+/// The registry's tool definitions as MCP tools, built once.
+pub fn tools() -> &'static [Tool] {
+    static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
+    TOOLS.get_or_init(|| tools::definitions().into_iter().map(mcp_tool).collect())
+}
+
+/// One definition as an MCP tool: name, title, description and both schemas as they are.
+/// Its annotations are WebMCP's; those MCP's `ToolAnnotations` also defines
+/// (`readOnlyHint`) stay annotations, and the others (`untrustedContentHint`), which an MCP
+/// annotation cannot carry, go under the same names in the tool's `_meta`.
+fn mcp_tool(definition: tools::ToolDefinition) -> Tool {
+    let webmcp = match serde_json::to_value(&definition.annotations) {
+        Ok(Value::Object(map)) => map,
+        _ => unreachable!("annotations serialize to an object"),
+    };
+    let annotations: ToolAnnotations = serde_json::from_value(Value::Object(webmcp.clone()))
+        .expect("WebMCP annotations are booleans");
+    let kept = serde_json::to_value(&annotations).expect("annotations serialize");
+    let rest: JsonObject = webmcp
+        .into_iter()
+        .filter(|(key, _)| kept.get(key).is_none())
+        .collect();
+    let mut tool = Tool::new(
+        definition.name,
+        definition.description,
+        Arc::new(object(definition.input_schema)),
+    )
+    .with_title(definition.title)
+    .with_annotations(annotations);
+    if !definition.output_schema.is_null() {
+        tool = tool.with_raw_output_schema(Arc::new(object(definition.output_schema)));
+    }
+    if !rest.is_empty() {
+        tool = tool.with_meta(MetaObject(rest));
+    }
+    tool
+}
+
+fn object(schema: Value) -> JsonObject {
+    match schema {
+        Value::Object(map) => map,
+        other => unreachable!("a tool schema is an object, not {other}"),
+    }
+}
+
+/// Runs a tool through the registry's own validation and dispatch. A tool error is a
+/// result with `isError` and the error's text (`code: message`); only a tool that does not
+/// exist is a protocol error (invalid params), as MCP asks.
+pub fn call(name: &str, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
+    let args = arguments.map_or(Value::Null, Value::Object);
+    let outcome = tools::run(name, &args);
+    if let Err(error) = &outcome.result {
+        if error.code == ErrorCode::UnknownTool {
+            return Err(ErrorData::invalid_params(error.to_string(), None));
+        }
+    }
+    let response = ToolResponse::of(&outcome.result);
+    let content = response
+        .content
+        .into_iter()
+        .map(|item| ContentBlock::text(item.text))
+        .collect();
+    let mut result = if response.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = response.structured_content;
+    Ok(result)
+}
+
+/// The dataset's CSV and the methods text.
+pub fn resources() -> Vec<Resource> {
+    vec![
+        Resource::new(DATASET_URI, dataset::NAME)
+            .with_title("The frozen dataset (CSV)")
+            .with_description(format!(
+                "{} The exact bytes; SHA-256 {}.",
+                dataset::DESCRIPTION,
+                dataset::sha256()
+            ))
+            .with_mime_type("text/csv")
+            .with_size(dataset::CSV.len() as u64),
+        Resource::new(METHODS_URI, "METHODS.md")
+            .with_title("Methods")
+            .with_description(
+                "Every formula and convention of the engine, and how each differs from \
+metafor's defaults (docs/METHODS.md).",
+            )
+            .with_mime_type("text/markdown")
+            .with_size(exemplar::methods_markdown().len() as u64),
+    ]
+}
+
+/// The text of resource `uri`.
+pub fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    let (text, mime_type) = match uri {
+        DATASET_URI => (dataset::CSV, "text/csv"),
+        METHODS_URI => (exemplar::methods_markdown(), "text/markdown"),
+        _ => {
+            return Err(ErrorData::resource_not_found(
+                format!("no resource {uri:?}; the resources are {DATASET_URI} and {METHODS_URI}"),
+                None,
+            ))
+        }
+    };
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(
+        text, uri,
+    )
+    .with_mime_type(mime_type)]))
+}
+
+/// The common prompt, listed.
+pub fn prompts() -> Vec<Prompt> {
+    vec![Prompt::new(
+        PROMPT_NAME,
+        Some("The common prompt given to an agent in both benchmark conditions, byte for byte."),
+        None,
+    )
+    .with_title("The benchmark's common prompt")]
+}
+
+/// Prompt `name`: the common prompt as one user message.
+pub fn prompt(name: &str) -> Result<GetPromptResult, ErrorData> {
+    if name != PROMPT_NAME {
+        return Err(ErrorData::invalid_params(
+            format!("no prompt {name:?}; the one prompt is {PROMPT_NAME}"),
+            None,
+        ));
+    }
+    Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+        Role::User,
+        protocol::PROMPT,
+    )]))
+}
+
+impl ServerHandler for ExemplarServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("exemplar", env!("CARGO_PKG_VERSION"))
+                .with_title("Living-evidence exemplar"),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools().to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // The engine is synchronous and fast; a long call (leave_one_out on 2,000 records)
+        // runs off the async workers.
+        let CallToolRequestParams {
+            name, arguments, ..
+        } = request;
+        tokio::task::spawn_blocking(move || call(&name, arguments))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the tool call failed: {e}"), None))?
+            .map(CallToolResponse::from)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(resources()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        read(&request.uri).map(ReadResourceResponse::from)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        prompt(&request.name).map(GetPromptResponse::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(value: Value) -> Option<JsonObject> {
+        Some(object(value))
+    }
+
+    #[test]
+    fn tools_are_the_registry_definitions() {
+        let listed = serde_json::to_value(tools()).unwrap();
+        let defined = tools::definitions_json();
+        let (listed, defined) = (listed.as_array().unwrap(), defined.as_array().unwrap());
+        assert_eq!(listed.len(), defined.len());
+        for (tool, definition) in listed.iter().zip(defined) {
+            for key in [
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "outputSchema",
+            ] {
+                assert_eq!(
+                    tool[key], definition[key],
+                    "{key} of {}",
+                    definition["name"]
+                );
+            }
+            // Every WebMCP annotation is there, as an MCP annotation or in _meta.
+            for (hint, value) in definition["annotations"].as_object().unwrap() {
+                let carried = tool["annotations"].get(hint).or(tool["_meta"].get(hint));
+                assert_eq!(carried, Some(value), "{hint} of {}", definition["name"]);
+            }
+            assert_eq!(tool["annotations"]["readOnlyHint"], true);
+        }
+    }
+
+    #[test]
+    fn a_call_answers_as_the_page_does() {
+        let fit = call(tools::FIT_RANDOM_EFFECTS.name, None).unwrap();
+        let expected = tools::call(tools::FIT_RANDOM_EFFECTS.name, &json!({})).unwrap();
+        assert_eq!(fit.structured_content, Some(expected.clone()));
+        assert_eq!(fit.is_error, Some(false));
+        assert_eq!(fit.content, vec![ContentBlock::text(expected.to_string())]);
+    }
+
+    #[test]
+    fn a_tool_error_is_a_result_naming_the_bad_argument() {
+        let refit = call(
+            tools::REFIT_EXCLUDING.name,
+            args(json!({"exclude": ["s99"]})),
+        )
+        .unwrap();
+        assert_eq!(refit.is_error, Some(true));
+        assert_eq!(refit.structured_content, None);
+        let text = serde_json::to_value(&refit.content).unwrap()[0]["text"].clone();
+        assert!(
+            text.as_str().unwrap().starts_with("unknown_record: "),
+            "{text}"
+        );
+        assert!(text.as_str().unwrap().contains("s99"), "{text}");
+
+        let typed = call(
+            tools::FIT_RANDOM_EFFECTS.name,
+            args(json!({"level": "high"})),
+        )
+        .unwrap();
+        assert_eq!(typed.is_error, Some(true));
+        let text = serde_json::to_value(&typed.content).unwrap()[0]["text"].clone();
+        assert!(text.as_str().unwrap().starts_with("wrong_type: "), "{text}");
+        assert!(text.as_str().unwrap().contains("level"), "{text}");
+    }
+
+    #[test]
+    fn an_unknown_tool_is_a_protocol_error() {
+        let error = call("no_such_tool", None).unwrap_err();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("no_such_tool"), "{}", error.message);
+    }
+
+    #[test]
+    fn resources_hold_the_exact_bytes() {
+        let listed = resources();
+        assert_eq!(listed.len(), 2);
+        let csv = serde_json::to_value(read(DATASET_URI).unwrap()).unwrap();
+        assert_eq!(csv["contents"][0]["text"], dataset::CSV);
+        assert_eq!(csv["contents"][0]["mimeType"], "text/csv");
+        let methods = serde_json::to_value(read(METHODS_URI).unwrap()).unwrap();
+        assert_eq!(methods["contents"][0]["text"], exemplar::methods_markdown());
+        assert_eq!(methods["contents"][0]["mimeType"], "text/markdown");
+        let missing = read("exemplar://nothing").unwrap_err();
+        assert!(missing.message.contains("exemplar://nothing"));
+    }
+
+    #[test]
+    fn the_prompt_is_the_common_prompt() {
+        let listed = prompts();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].name, PROMPT_NAME);
+        let got = serde_json::to_value(prompt(PROMPT_NAME).unwrap()).unwrap();
+        assert_eq!(got["messages"][0]["role"], "user");
+        assert_eq!(got["messages"][0]["content"]["text"], protocol::PROMPT);
+        assert!(prompt("other").unwrap_err().message.contains("other"));
+    }
+}
