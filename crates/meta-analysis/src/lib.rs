@@ -21,6 +21,7 @@ mod error;
 mod estimators;
 mod leave_one_out;
 mod model;
+mod omission;
 mod proportion;
 mod records;
 pub mod solver;
