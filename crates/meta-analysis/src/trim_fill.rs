@@ -95,6 +95,17 @@ pub fn trim_and_fill(
     side: Option<Side>,
     method: Method,
 ) -> Result<TrimAndFill, MetaError> {
+    within(records, estimator, side, method, MAX_ITERATIONS)
+}
+
+/// [`trim_and_fill`] with an iteration limit.
+fn within(
+    records: &[Record],
+    estimator: Estimator,
+    side: Option<Side>,
+    method: Method,
+    max_iterations: usize,
+) -> Result<TrimAndFill, MetaError> {
     let data = validate(records, 3, "trim-and-fill")?;
     let side = match side {
         Some(side) => side,
@@ -116,10 +127,10 @@ pub fn trim_and_fill(
     let (mut beta, mut se_k0);
     loop {
         iterations += 1;
-        if iterations > MAX_ITERATIONS {
+        if iterations > max_iterations {
             return Err(MetaError::NoFixedPoint {
                 analysis: "trim-and-fill",
-                iterations: MAX_ITERATIONS,
+                iterations: max_iterations,
             });
         }
         beta = trimmed_estimate(&ys[..k - k0], &vs[..k - k0], method)?;
@@ -280,6 +291,40 @@ mod tests {
         assert!(e.to_string().contains("give the side"), "{e}");
         let given = trim_and_fill(&records, Estimator::L0, Some(Side::Left), Method::Reml);
         assert!(given.is_ok(), "{given:?}");
+    }
+
+    /// Reaching the iteration limit before k₀ repeats is an error that says so, never a
+    /// result from an unfinished loop.
+    #[test]
+    fn an_unsettled_k0_is_an_error() {
+        let done = trim_and_fill(&asymmetric(), Estimator::L0, None, Method::Reml).unwrap();
+        assert!(done.iterations >= 2);
+        let e = within(
+            &asymmetric(),
+            Estimator::L0,
+            None,
+            Method::Reml,
+            done.iterations - 1,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            MetaError::NoFixedPoint {
+                analysis: "trim-and-fill",
+                iterations: done.iterations - 1
+            }
+        );
+        assert!(e.to_string().contains("did not settle"), "{e}");
+    }
+
+    /// R0 needs a record on the near side of the trimmed estimate.
+    #[test]
+    fn r0_without_a_record_below_the_centre_is_refused() {
+        let records: Vec<Record> = (0..4)
+            .map(|i| Record::new(format!("r{i}"), 1.0, 0.01 * (i + 1) as f64))
+            .collect();
+        let e = trim_and_fill(&records, Estimator::R0, Some(Side::Left), Method::Reml).unwrap_err();
+        assert!(e.to_string().contains("R0 estimator is undefined"), "{e}");
     }
 
     #[test]
