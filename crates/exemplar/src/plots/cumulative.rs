@@ -70,10 +70,8 @@ pub fn cumulative(input: &CumulativeInput) -> Result<PlotOutput, PlotError> {
             input.model,
             percent(input.level)
         ),
-        format!(
-            "Row k pools the first k records, added {}; the last row is the fit of all records.",
-            input.order
-        ),
+        format!("Row k pools the first k records, added {}.", input.order),
+        "The last row is the fit of all records.".to_string(),
     ];
     let notes_y = axis_y + 58.0;
     let height = notes_y + (notes.len() as f64 - 1.0) * 15.0 + 14.0;
