@@ -95,13 +95,13 @@ impl PowerSums {
         for (a, row) in out.s.iter_mut().enumerate() {
             for (b, value) in row.iter_mut().enumerate() {
                 *value -= term.s[a][b];
-                if b != 1 && !(*value >= self.s[a][b] / 8.0) {
+                if b != 1 && !keeps_digits(*value, self.s[a][b]) {
                     return None;
                 }
             }
         }
         out.s40 -= term.s40;
-        if !(out.s40 >= self.s40 / 8.0) {
+        if !keeps_digits(out.s40, self.s40) {
             return None;
         }
         Some(out)
@@ -129,8 +129,7 @@ impl PowerSums {
         let sw2r = s2[1] - d * s2[0];
         let yppy = s2[2] - 2.0 * d * s2[1] + d * d * s2[0];
         let sw3r2 = s3[2] - 2.0 * d * s3[1] + d * d * s3[0];
-        let kept = |value: f64, lead: f64| value >= lead / 8.0;
-        if !(kept(ypy, s1[2]) && kept(yppy, s2[2]) && kept(sw3r2, s3[2])) {
+        if !(keeps_digits(ypy, s1[2]) && keeps_digits(yppy, s2[2]) && keeps_digits(sw3r2, s3[2])) {
             return None;
         }
         let h = s2[0] / w;
@@ -167,6 +166,12 @@ impl PowerSums {
             log_det_xwx: w.ln() - s20 / w * delta,
         })
     }
+}
+
+/// Whether `value`, what is left of `lead` after a subtraction, kept at least 1/8 of it (at
+/// most three bits lost to cancellation); false for NaN.
+fn keeps_digits(value: f64, lead: f64) -> bool {
+    value >= lead / 8.0
 }
 
 /// Σ log(1 + τ²/vⱼ) over the records except `skip`, one logarithm per block of factors, as
