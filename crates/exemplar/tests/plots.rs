@@ -67,6 +67,7 @@ fn funnel_with_egger(records: &[Record]) -> PlotOutput {
             p: egger.p,
             rule_outcome: rule(egger.p).name(),
         }),
+        filled: None,
         title: "Funnel plot: dat.raudenbush1985",
         x_label: X_LABEL,
     })
@@ -79,6 +80,7 @@ fn funnel_plain(records: &[Record], excluded: &[String]) -> PlotOutput {
         excluded,
         pooled: None,
         egger: None,
+        filled: None,
         title: "Funnel plot: dat.raudenbush1985",
         x_label: X_LABEL,
     })
@@ -367,6 +369,7 @@ fn bad_input_is_refused_with_a_clear_error() {
             excluded: &[],
             pooled: None,
             egger: None,
+            filled: None,
             title: "t",
             x_label: "x",
         }),
@@ -377,6 +380,7 @@ fn bad_input_is_refused_with_a_clear_error() {
         excluded: &[],
         pooled: Some(f64::INFINITY),
         egger: None,
+        filled: None,
         title: "t",
         x_label: "x",
     })
@@ -454,6 +458,7 @@ fn golden_funnel_excluding_s04() {
         excluded: &excluded(),
         pooled: Some(without.estimate),
         egger: None,
+        filled: None,
         title: "Funnel plot: dat.raudenbush1985 without s04",
         x_label: X_LABEL,
     })
@@ -668,6 +673,7 @@ proptest! {
             excluded: &excluded,
             pooled,
             egger,
+            filled: None,
             title: "t",
             x_label: "x",
         }))?;

@@ -54,6 +54,12 @@ pub enum MetaError {
     /// An iterative estimator's equation evaluated to NaN or ±∞ at `tau2` (an overflow, or
     /// cancellation that left no digits).
     NonFiniteEquation { method: &'static str, tau2: f64 },
+    /// An iterative procedure that is not a root search (trim-and-fill's estimate of the
+    /// number of missing records) kept changing until its iteration limit.
+    NoFixedPoint {
+        analysis: &'static str,
+        iterations: usize,
+    },
     /// A reported (or a needed intermediate) quantity came out NaN or infinite: a sum
     /// overflowed, weights underflowed to 0, or cancellation left no digits (records whose
     /// variances span many orders of magnitude). The result is refused, never returned with
@@ -137,6 +143,11 @@ impl fmt::Display for MetaError {
                 "the {method} estimator stopped on a non-finite value: its equation is not a \
                  finite number at τ² = {tau2:e} (an intermediate sum overflowed or lost all its \
                  digits), so its root cannot be found"
+            ),
+            MetaError::NoFixedPoint { analysis, iterations } => write!(
+                f,
+                "{analysis} did not settle within {iterations} iterations (its iteration \
+                 limit): the estimated number of missing records kept changing"
             ),
             MetaError::NonFiniteResult { quantity } => write!(
                 f,

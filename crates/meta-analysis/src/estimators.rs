@@ -155,18 +155,18 @@ fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
 /// The quantities of the estimating equations at one τ², with wᵢ = 1/(vᵢ + τ²):
 /// y'Py, y'PPy, y'PPPy, tr(P), tr(PP), Σwᵢ and Σwᵢ², and the first coefficient β̂₀
 /// with its variance [(X'WX)⁻¹]₀₀.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Moments {
     pub beta0: f64,
     pub var_beta0: f64,
     pub ypy: f64,
-    yppy: f64,
-    ypppy: f64,
+    pub yppy: f64,
+    pub ypppy: f64,
     pub tr_p: f64,
-    tr_pp: f64,
-    sw: f64,
-    sw2: f64,
-    log_det_xwx: f64,
+    pub tr_pp: f64,
+    pub sw: f64,
+    pub sw2: f64,
+    pub log_det_xwx: f64,
 }
 
 impl Moments {
@@ -235,12 +235,38 @@ impl Moments {
 /// −½[Σ log(1 + τ²/vᵢ) + y'Py] (REML adds −½ log det X'WX). Needed only at τ² = 0
 /// and at the root, to compare the two.
 fn log_likelihood(method: Method, v: &[f64], m: &Moments, tau2: f64) -> f64 {
+    log_likelihood_from(method, sum_log_1p(v, tau2), m)
+}
+
+/// [`log_likelihood`] from a precomputed Σ log(1 + τ²/vᵢ).
+pub(crate) fn log_likelihood_from(method: Method, sum_log_1p: f64, m: &Moments) -> f64 {
     let reml_term = if method == Method::Reml {
         m.log_det_xwx
     } else {
         0.0
     };
-    -0.5 * (sum_log_1p(v, tau2) + reml_term + m.ypy)
+    -0.5 * (sum_log_1p + reml_term + m.ypy)
+}
+
+/// The estimating equation of an iterative estimator of the intercept-only model on `k`
+/// records, with its derivative in τ² ([`reml_score`], [`ml_score`], Paule–Mandel's
+/// Q − (k − 1) with derivative −y'PPy), and the standard error of τ̂² at the estimate;
+/// `None` for the closed-form estimators.
+pub(crate) fn intercept_equation(
+    method: Method,
+    m: &Moments,
+    k: usize,
+) -> Option<((f64, f64), f64)> {
+    let kf = k as f64;
+    match method {
+        Method::Reml => Some((reml_score(m), reml_se(m))),
+        Method::Ml => Some((ml_score(m), ml_se(m))),
+        Method::Pm => Some((
+            (m.ypy - (kf - 1.0), -m.yppy),
+            (2.0 * kf * kf / (kf - 1.0)).sqrt() / m.sw,
+        )),
+        Method::Ee | Method::Dl | Method::He | Method::Sj => None,
+    }
 }
 
 /// Σ log(1 + τ²/vᵢ), taking one logarithm per block of factors: each factor lies in

@@ -15,25 +15,36 @@
 //! assert!(model.ci_lower < model.estimate && model.estimate < model.ci_upper);
 //! ```
 
+mod cumulative;
 pub mod distributions;
 pub mod effect_sizes;
 mod egger;
 mod error;
 mod estimators;
+mod fail_safe;
+mod influence;
 mod leave_one_out;
 mod model;
+mod omission;
 mod proportion;
+mod rank_test;
 mod records;
 pub mod solver;
+mod trim_fill;
 mod weighted;
 
+pub use cumulative::{cumulative, CumulativeStep};
 pub use egger::{egger_test, EggerResult, EggerVariant};
 pub use error::MetaError;
 pub use estimators::Method;
+pub use fail_safe::{fail_safe_n, FailSafeN, FailSafeType, MAX_FSN};
+pub use influence::{influence_diagnostics, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
 pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test, MAX_LEVEL};
 pub use proportion::wilson_interval;
+pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use records::{validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI};
+pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
 
 /// The engine version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -4,7 +4,7 @@
 use crate::distributions::{
     chi2_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
 };
-use crate::estimators::{estimate_tau2, Method, Moments};
+use crate::estimators::{estimate_tau2, Method, Moments, Tau2};
 use crate::records::{validate, validate_columns, without, Record};
 use crate::weighted::{Degenerate, Design};
 use crate::MetaError;
@@ -150,11 +150,24 @@ pub fn refit_excluding(
 /// and t(k − 1) replaces the normal for the p value, CI and prediction interval.
 pub(crate) fn fit_data(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<Fit, MetaError> {
     options.validate()?;
-    let level = options.level;
-    let k = yi.len();
     let x = Design::intercept();
     let tau2 = estimate_tau2(options.method, yi, vi, &x)?;
     let re = Moments::at(yi, vi, &x, tau2.tau2).map_err(Degenerate::error)?;
+    let fe = Moments::at(yi, vi, &x, 0.0).map_err(Degenerate::error)?;
+    assemble(yi.len(), tau2, &re, &fe, options)
+}
+
+/// The fit of `k` records from its τ̂², the moments at τ̂² (`re`) and at τ² = 0 (`fe`, for
+/// Q, I² and H²): the one place a [`Fit`] is put together, for a fit and for every
+/// omission of leave-one-out alike. `options` must have been validated.
+pub(crate) fn assemble(
+    k: usize,
+    tau2: Tau2,
+    re: &Moments,
+    fe: &Moments,
+    options: &FitOptions,
+) -> Result<Fit, MetaError> {
+    let level = options.level;
     let estimate = re.beta0;
     let mut variance = re.var_beta0;
 
@@ -191,7 +204,7 @@ pub(crate) fn fit_data(yi: &[f64], vi: &[f64], options: &FitOptions) -> Result<F
         });
     }
 
-    let heterogeneity = Heterogeneity::of(yi, vi, &x, options.method, tau2.tau2)?;
+    let heterogeneity = Heterogeneity::of(fe, k, options.method, tau2.tau2);
     let pi_half = crit * (variance + tau2.tau2).sqrt();
     let fit = Fit {
         method: options.method,
@@ -258,33 +271,27 @@ struct Heterogeneity {
 
 impl Heterogeneity {
     /// Q = Σ (1/vᵢ)(yᵢ − μ̂_EE)². For τ² estimators, with the typical within-study
-    /// variance s² = (k − p) / tr(P₀) (= (k−1)Σw / ((Σw)² − Σw²) when p = 1, w = 1/v):
+    /// variance s² = (k − 1) / tr(P₀) (= (k−1)Σw / ((Σw)² − Σw²), w = 1/v):
     /// I² = 100·τ̂²/(τ̂² + s²), H² = (τ̂² + s²)/s² (Higgins & Thompson 2002, as in metafor).
-    /// For the equal-effects model: I² = 100·max(0, (Q − (k−p))/Q), H² = Q/(k − p).
-    fn of(
-        yi: &[f64],
-        vi: &[f64],
-        x: &Design,
-        method: Method,
-        tau2: f64,
-    ) -> Result<Self, MetaError> {
-        let fe = Moments::at(yi, vi, x, 0.0).map_err(Degenerate::error)?;
+    /// For the equal-effects model: I² = 100·max(0, (Q − (k−1))/Q), H² = Q/(k − 1).
+    /// `fe` holds the moments of the intercept-only model at τ² = 0.
+    fn of(fe: &Moments, k: usize, method: Method, tau2: f64) -> Self {
         let q = fe.ypy;
-        let kp = (yi.len() - x.p()) as f64;
+        let kp = (k - 1) as f64;
         if method == Method::Ee {
             let i2 = if q > 0.0 {
                 100.0 * ((q - kp) / q).max(0.0)
             } else {
                 0.0
             };
-            return Ok(Heterogeneity { q, i2, h2: q / kp });
+            return Heterogeneity { q, i2, h2: q / kp };
         }
         let s2 = kp / fe.tr_p;
-        Ok(Heterogeneity {
+        Heterogeneity {
             q,
             i2: 100.0 * tau2 / (tau2 + s2),
             h2: (tau2 + s2) / s2,
-        })
+        }
     }
 }
 

@@ -35,6 +35,18 @@ pub struct EggerLine<'a> {
     pub rule_outcome: &'a str,
 }
 
+/// Trim-and-fill's additions to a funnel: the filled records, drawn open, and the adjusted
+/// estimate (the `pooled` of [`FunnelInput`], then labelled as such).
+#[derive(Debug, Clone, Copy)]
+pub struct Filled<'a> {
+    /// The filled records (yᵢ, vᵢ).
+    pub records: &'a [(f64, f64)],
+    /// "L0" or "R0".
+    pub estimator: &'a str,
+    /// "left" or "right".
+    pub side: &'a str,
+}
+
 /// What a funnel plot shows.
 #[derive(Debug, Clone, Copy)]
 pub struct FunnelInput<'a> {
@@ -47,6 +59,8 @@ pub struct FunnelInput<'a> {
     pub pooled: Option<f64>,
     /// Egger's regression line with its p value and rule outcome, after the test has been run.
     pub egger: Option<EggerLine<'a>>,
+    /// Trim-and-fill's filled records; with it, `pooled` is the adjusted estimate.
+    pub filled: Option<Filled<'a>>,
     pub title: &'a str,
     /// The effect measure, written under the x axis.
     pub x_label: &'a str,
@@ -77,11 +91,22 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
             });
         }
     }
+    let filled: &[(f64, f64)] = input.filled.map_or(&[], |f| f.records);
+    for &(yi, vi) in filled {
+        finite(yi, "a filled record's yi")?;
+        if !(vi.is_finite() && vi > 0.0) {
+            return Err(PlotError::NonFiniteInput {
+                what: "a filled record's vi (it must be finite and greater than 0)",
+            });
+        }
+    }
     let z = normal_quantile(0.975);
     let se: Vec<f64> = input.records.iter().map(|r| r.vi.sqrt()).collect();
+    let filled_se: Vec<f64> = filled.iter().map(|f| f.1.sqrt()).collect();
 
     // 2% room so no point sits on the frame.
-    let mut y_ticks = nice(0.0, 1.02 * se.iter().copied().fold(0.0, f64::max), 5)?;
+    let se_top = se.iter().chain(&filled_se).copied().fold(0.0, f64::max);
+    let mut y_ticks = nice(0.0, 1.02 * se_top, 5)?;
     // Standard errors so small that the axis was widened around 0 get no negative ticks.
     y_ticks.values.retain(|v| *v >= 0.0);
     let se_max = y_ticks.domain().1;
@@ -89,9 +114,14 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
 
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
-    for r in input.records {
-        lo = lo.min(r.yi);
-        hi = hi.max(r.yi);
+    for yi in input
+        .records
+        .iter()
+        .map(|r| r.yi)
+        .chain(filled.iter().map(|f| f.0))
+    {
+        lo = lo.min(yi);
+        hi = hi.max(yi);
     }
     if let Some(p) = input.pooled {
         lo = lo.min(p - z * se_max);
@@ -185,6 +215,9 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
     }
     for ((r, &excluded), s) in input.records.iter().zip(&is_excluded).zip(&se) {
         draw_point(&mut w, r, *s, excluded, &x, &y)?;
+    }
+    for (i, (&(yi, _), s)) in filled.iter().zip(&filled_se).enumerate() {
+        draw_filled(&mut w, i, yi, *s, &x, &y)?;
     }
     w.close("g");
     axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, input.x_label)?;
@@ -350,9 +383,52 @@ fn draw_point(
     Ok(())
 }
 
+/// A filled record: an open circle with a black outline (excluded records are grey), titled
+/// "Filled n".
+fn draw_filled(
+    w: &mut Writer,
+    index: usize,
+    yi: f64,
+    se: f64,
+    x: &Linear,
+    y: &Linear,
+) -> Result<(), ScaleError> {
+    let label = filled_label(index);
+    w.open(
+        "circle",
+        &[
+            ("class", "point filled"),
+            ("data-filled", &label),
+            ("cx", &px(x.map(yi)?)),
+            ("cy", &px(y.map(se)?)),
+            ("r", &px(RADIUS)),
+            ("fill", "#ffffff"),
+            ("stroke", INK),
+            ("stroke-width", "1.5"),
+        ],
+    );
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "{label} (trim-and-fill): yi = {}, SE = {}",
+            fixed(yi, 2),
+            fixed(se, 3)
+        ),
+    );
+    w.close("circle");
+    Ok(())
+}
+
+/// metafor's label of the n-th filled record, counting from 1.
+fn filled_label(index: usize) -> String {
+    format!("Filled {}", index + 1)
+}
+
 /// A legend entry: which sample to draw and its text.
 enum Sample {
     Point { excluded: bool },
+    Filled,
     Pooled,
     Limits,
     Egger,
@@ -392,11 +468,26 @@ fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, Str
             format!("Excluded record: {listed}"),
         ));
     }
+    if let Some(f) = &input.filled {
+        items.push((
+            Sample::Filled,
+            format!(
+                "Filled record, trim-and-fill {} on the {} (k0 = {})",
+                f.estimator,
+                f.side,
+                f.records.len()
+            ),
+        ));
+    }
     if let Some(p) = input.pooled {
-        items.push((Sample::Pooled, format!("Pooled estimate {}", fixed(p, 2))));
+        let (what, short) = match input.filled {
+            Some(_) => ("Adjusted estimate", "adjusted"),
+            None => ("Pooled estimate", "pooled"),
+        };
+        items.push((Sample::Pooled, format!("{what} {}", fixed(p, 2))));
         items.push((
             Sample::Limits,
-            format!("Pseudo 95% confidence limits: pooled ± {}·SE", fixed(z, 2)),
+            format!("Pseudo 95% confidence limits: {short} ± {}·SE", fixed(z, 2)),
         ));
     }
     if let Some(e) = &input.egger {
@@ -423,6 +514,17 @@ fn draw_legend(w: &mut Writer, items: &[(Sample, String)]) {
         let y = LEGEND_Y + i as f64 * LEGEND_STEP;
         let mid = (SAMPLE_X0 + SAMPLE_X1) / 2.0;
         match sample {
+            Sample::Filled => w.empty(
+                "circle",
+                &[
+                    ("cx", &px(mid)),
+                    ("cy", &px(y - 4.0)),
+                    ("r", &px(RADIUS)),
+                    ("fill", "#ffffff"),
+                    ("stroke", INK),
+                    ("stroke-width", "1.5"),
+                ],
+            ),
             Sample::Point { excluded } => w.empty(
                 "circle",
                 &[
@@ -465,9 +567,23 @@ fn description(input: &FunnelInput, z: f64) -> String {
         let ids: Vec<String> = input.excluded.iter().map(|id| id_text(id)).collect();
         d.push_str(&format!(" Excluded: {}.", ids.join(", ")));
     }
+    if let Some(f) = &input.filled {
+        d.push_str(&format!(
+            " Trim-and-fill ({}) estimates {} missing record{} on the {}, drawn as open circles.",
+            f.estimator,
+            f.records.len(),
+            if f.records.len() == 1 { "" } else { "s" },
+            f.side
+        ));
+    }
+    let what = if input.filled.is_some() {
+        "adjusted"
+    } else {
+        "pooled"
+    };
     match input.pooled {
         Some(p) => d.push_str(&format!(
-            " Pseudo 95% confidence limits (pooled ± {}·SE) around the pooled estimate {}.",
+            " Pseudo 95% confidence limits ({what} ± {}·SE) around the {what} estimate {}.",
             fixed(z, 2),
             fixed(p, 2)
         )),
@@ -552,7 +668,7 @@ fn numbers(
             "line": line,
         })
     });
-    Ok(json!({
+    let mut numbers = json!({
         "plot": "funnel",
         "x_axis": {
             "domain": [x.domain.0, x.domain.1],
@@ -569,7 +685,20 @@ fn numbers(
         "excluded": input.excluded,
         "pooled": pooled,
         "egger": egger,
-    }))
+    });
+    if let Some(f) = &input.filled {
+        let filled = f
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, &(yi, vi))| {
+                let s = vi.sqrt();
+                Ok(json!({"label": filled_label(i), "yi": yi, "se": s, "x": at_x(yi)?, "y": at_y(s)?}))
+            })
+            .collect::<Result<Vec<Value>, ScaleError>>()?;
+        numbers["filled"] = json!({"estimator": f.estimator, "side": f.side, "k0": f.records.len(), "points": filled});
+    }
+    Ok(numbers)
 }
 
 #[cfg(test)]

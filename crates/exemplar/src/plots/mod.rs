@@ -22,13 +22,15 @@
 //! exemplar --test plots`.
 
 mod axis;
+mod cumulative;
 mod forest;
 mod funnel;
 pub mod scale;
 pub mod svg;
 
+pub use cumulative::{cumulative, CumulativeInput, MAX_CUMULATIVE_ROWS};
 pub use forest::{forest, ForestInput, MAX_FOREST_RECORDS};
-pub use funnel::{funnel, EggerLine, FunnelInput, MAX_FUNNEL_RECORDS};
+pub use funnel::{funnel, EggerLine, Filled, FunnelInput, MAX_FUNNEL_RECORDS};
 
 use meta_analysis::Record;
 use scale::ScaleError;

@@ -5,7 +5,7 @@
 //! the call's [`super::DataSource`].
 
 use super::{ErrorCode, ToolError};
-use meta_analysis::{EggerVariant, FitOptions, Method, Test};
+use meta_analysis::{EggerVariant, Estimator, FailSafeType, FitOptions, Method, Side, Test};
 use serde::{Deserialize, Deserializer};
 
 fn parsed<'de, D, T>(
@@ -91,3 +91,67 @@ pub struct MethodArgs {
 /// A tool that takes no arguments.
 #[derive(Debug, Deserialize)]
 pub struct NoArgs {}
+
+fn estimator<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Estimator>, D::Error> {
+    parsed(d, "estimator", Estimator::parse)
+}
+
+fn side<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, D::Error> {
+    parsed(d, "side", Side::parse)
+}
+
+fn fail_safe_type<'de, D: Deserializer<'de>>(d: D) -> Result<Option<FailSafeType>, D::Error> {
+    parsed(d, "type", FailSafeType::parse)
+}
+
+/// `trim_and_fill` (and its plot).
+#[derive(Debug, Deserialize)]
+pub struct TrimFillArgs {
+    #[serde(default, deserialize_with = "estimator")]
+    pub estimator: Option<Estimator>,
+    #[serde(default, deserialize_with = "side")]
+    pub side: Option<Side>,
+    #[serde(default, deserialize_with = "method")]
+    pub method: Option<Method>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// A tool that takes only `exclude` (and `records`).
+#[derive(Debug, Deserialize)]
+pub struct ExcludeArgs {
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `influence_diagnostics`: the estimator and `exclude`.
+#[derive(Debug, Deserialize)]
+pub struct MethodExcludeArgs {
+    #[serde(default, deserialize_with = "method")]
+    pub method: Option<Method>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `fail_safe_n`.
+#[derive(Debug, Deserialize)]
+pub struct FailSafeArgs {
+    #[serde(rename = "type", default, deserialize_with = "fail_safe_type")]
+    pub kind: Option<FailSafeType>,
+    pub alpha: Option<f64>,
+    pub target: Option<f64>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `cumulative_meta_analysis` (and its plot).
+#[derive(Debug, Deserialize)]
+pub struct CumulativeArgs {
+    pub order_by: Option<String>,
+    #[serde(default)]
+    pub descending: bool,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub fit: FitArgs,
+}

@@ -102,7 +102,8 @@ impl From<MetaError> for ToolError {
             MetaError::LevelTooCloseToOne { .. } => ErrorCode::InvalidArguments,
             MetaError::NotConverged { .. }
             | MetaError::NoBracket { .. }
-            | MetaError::NonFiniteEquation { .. } => ErrorCode::NotConverged,
+            | MetaError::NonFiniteEquation { .. }
+            | MetaError::NoFixedPoint { .. } => ErrorCode::NotConverged,
             MetaError::Undefined { .. } | MetaError::NonFiniteResult { .. } => {
                 ErrorCode::AnalysisFailed
             }

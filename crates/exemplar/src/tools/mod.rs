@@ -8,14 +8,20 @@
 //! `egger_p`, `rule_outcome`).
 
 mod args;
+mod columns;
+mod cumulative;
 mod data;
 mod dataset_tool;
 mod effect_sizes;
 mod egger;
 mod error;
+mod fail_safe;
 mod fit;
+mod influence;
 mod plot;
+mod rank_test;
 mod schemas;
+mod trim_fill;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
 pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
@@ -33,12 +39,21 @@ use std::sync::OnceLock;
 /// keeps a page responsive).
 pub const MAX_TOOL_RECORDS: usize = 100_000;
 
-/// The most records `leave_one_out` accepts: it refits k times, so its cost grows as k²
-/// (2,000 records take about 2 s natively).
+/// The most records `leave_one_out` accepts: it returns a whole fit per record (each
+/// omission costs O(k), so 2,000 records take a few milliseconds natively; the cap keeps the
+/// result a readable size).
 pub const MAX_LEAVE_ONE_OUT_RECORDS: usize = 2_000;
 
 /// The largest arguments text a tool call accepts: 16 MiB.
 pub const MAX_ARGS_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most records `cumulative_meta_analysis` accepts: it fits k times, on 1, 2, …, k
+/// records (its cost grows as k²), and its plot draws one row per step.
+pub const MAX_CUMULATIVE_RECORDS: usize = crate::plots::MAX_CUMULATIVE_ROWS;
+
+/// The most records `influence_diagnostics` accepts (10⁴ records take well under a second
+/// natively: each omission costs O(k)).
+pub const MAX_INFLUENCE_RECORDS: usize = 10_000;
 
 /// Everything about one tool.
 pub struct Tool {
@@ -346,15 +361,227 @@ pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     handler: erase!(effect_sizes::compute_effect_sizes),
 };
 
+pub static TRIM_AND_FILL: Tool = Tool {
+    name: "trim_and_fill",
+    title: "Trim-and-fill (Duval & Tweedie)",
+    summary: "The pooled estimate adjusted for funnel-plot asymmetry by Duval and Tweedie's trim-and-fill, with the filled records.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(&TRIM_AND_FILL_PLOT),
+    echoes_caller_text: false,
+    description: || {
+        format!(
+            "Duval & Tweedie's trim-and-fill for funnel-plot asymmetry, run as metafor 3.8-1's \
+trimfill(). Estimator \"L0\" (default) or \"R0\"; side \"left\" or \"right\" of the missing \
+records (default: estimated as metafor does, from the sign of the slope of a meta-regression of \
+yi on sqrt(vi) with the model's method: negative means right, otherwise left). Iterates: fit \
+`method` (default REML) to the records left after trimming the k0 most extreme on the other \
+side, rank the centred effects, re-estimate k0 (rounded, at least 0), until k0 repeats (at most \
+{} iterations). The k0 filled records mirror the trimmed ones about the last trimmed estimate, \
+keeping their vi; the model is refitted with the same method (z test, 95% CI) to the records \
+and the filled ones. Returns estimator, side, k0, se_k0 (null where metafor's L0 variance is \
+negative), k (records plus filled), estimate, se, statistic (z), p, ci_lower, ci_upper, tau2 of \
+the adjusted fit, filled ([{{yi, vi}}]) and dataset. Needs at least 3 records; with all vi equal \
+the side must be given. `exclude` optionally drops records first. {}",
+            meta_analysis::MAX_ITERATIONS,
+            schemas::data_note()
+        )
+    },
+    input_schema: || schemas::trim_and_fill_input(MAX_TOOL_RECORDS),
+    output_schema: schemas::output_of::<trim_fill::TrimAndFillResult>,
+    handler: erase!(trim_fill::trim_and_fill),
+};
+
+pub static RANK_CORRELATION_TEST: Tool = Tool {
+    name: "rank_correlation_test",
+    title: "Rank correlation test (Begg & Mazumdar)",
+    summary: "Begg and Mazumdar's rank correlation test for funnel-plot asymmetry (Kendall's tau).",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: false,
+    description: || {
+        format!(
+            "Begg & Mazumdar's rank correlation test for funnel-plot asymmetry, as metafor's \
+ranktest(): Kendall's tau between the standardized deviates (yi - mu)/sqrt(vi - 1/sum(1/vi)) \
+(mu the equal-effects estimate) and the sampling variances vi. The two-sided p value is exact \
+(Kendall's distribution) when k < {} and there are no ties, otherwise the normal approximation \
+with the tie-corrected variance (as R's cor.test). Returns k, tau, p, exact (true for the exact \
+p value) and dataset. Needs at least 3 records whose vi are not all equal. `exclude` optionally \
+drops records first. {}",
+            meta_analysis::EXACT_BELOW,
+            schemas::data_note()
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({
+                "exclude": schemas::exclude("Optional ids of records to leave out before the test (distinct, each must exist)."),
+                "records": schemas::records(MAX_TOOL_RECORDS)
+            }),
+            &[],
+        )
+    },
+    output_schema: schemas::output_of::<rank_test::RankTestResult>,
+    handler: erase!(rank_test::rank_correlation_test),
+};
+
+pub static FAIL_SAFE_N: Tool = Tool {
+    name: "fail_safe_n",
+    title: "Fail-safe N",
+    summary: "How many null studies would overturn the result: Rosenthal's, Orwin's or Rosenberg's fail-safe N.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: false,
+    description: || {
+        format!(
+            "Fail-safe N, as metafor 3.8-1's fsn(): the number of unpublished null results \
+that would overturn the conclusion. type \"Rosenthal\" (default; Stouffer's combined z of \
+yi/sqrt(vi) falls below the one-sided critical value at alpha), \"Orwin\" (the unweighted mean \
+effect falls to `target`, default half the mean; the target's sign is made the mean's) or \
+\"Rosenberg\" (the equal-effects estimate stops being significant at two-sided alpha). alpha \
+defaults to {}. fsn is rounded up to an integer (unless within 1.5e-8 of one). Returns type, \
+fsn, alpha, target (Orwin only, else null), observed_p (Rosenthal: one-sided p of Stouffer's z; \
+Rosenberg: two-sided p of the estimate; null for Orwin), observed_effect (Orwin: the mean \
+effect; Rosenberg: the equal-effects estimate; null for Rosenthal) and dataset. Needs at least 2 \
+records; a target of 0 (infinite N) is refused. `exclude` optionally drops records first. {}",
+            fail_safe::DEFAULT_ALPHA,
+            schemas::data_note()
+        )
+    },
+    input_schema: || schemas::fail_safe_input(MAX_TOOL_RECORDS),
+    output_schema: schemas::output_of::<fail_safe::FailSafeResult>,
+    handler: erase!(fail_safe::fail_safe_n),
+};
+
+pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
+    name: "cumulative_meta_analysis",
+    title: "Cumulative meta-analysis",
+    summary: "The pooled fit as records are added one at a time, in the order you choose.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_CUMULATIVE_RECORDS,
+    companion: Some(&CUMULATIVE_FOREST_PLOT),
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Cumulative meta-analysis, as metafor's cumul(): the model fitted to the first 1, \
+2, ..., k records, adding one record at a time in the order of the column `order_by` (default: \
+record order; `descending` reverses it; ties keep record order). Columns: those of the frozen \
+dataset ({}); records given in `records` have id, yi and vi. The first step (k = 1) is \
+metafor's: the record's own yi and sqrt(vi), z test, tau2 = 0, Q = 0, I^2 = 0. Defaults: \
+method REML, level 0.95, test z. Returns order_by (null for record order), results (one entry \
+per step: added (the id added), k, estimate, se, statistic, p, ci_lower, ci_upper, tau2, i2, q) \
+and dataset. At most {MAX_CUMULATIVE_RECORDS} records. `exclude` optionally drops records \
+first. {} {}",
+            crate::dataset::COLUMNS.join(", "),
+            schemas::data_note(),
+            schemas::CONVENTIONS
+        )
+    },
+    input_schema: || schemas::cumulative_input(MAX_CUMULATIVE_RECORDS),
+    output_schema: schemas::output_of::<cumulative::CumulativeResult>,
+    handler: erase!(cumulative::cumulative_meta_analysis),
+};
+
+pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
+    name: "influence_diagnostics",
+    title: "Influence diagnostics",
+    summary: "Each record's influence on the fit: studentized residuals, DFFITS, Cook's distance and more.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_INFLUENCE_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Case-deletion influence diagnostics, as metafor 3.8-1's influence(): for each \
+record, the model (method, default REML; z test) is refitted without it. Returns k and \
+results, one entry per record in record order: id, rstudent (externally studentized residual), \
+dffits, cook_d (Cook's distance), cov_r (covariance ratio), tau2_del and qe_del (tau^2 and Q \
+without the record), hat, weight (percent) and influential (metafor's rule: |dffits| > \
+3*sqrt(1/(k-1)), or the chi-square(1) distribution function at cook_d above 0.5, or hat > 3/k, \
+or |dfbetas| > 1). Needs at least 3 records; at most {MAX_INFLUENCE_RECORDS}. `exclude` \
+optionally drops records first. {}",
+            schemas::data_note()
+        )
+    },
+    input_schema: || {
+        schemas::object(
+            json!({
+                "method": schemas::method(),
+                "exclude": schemas::exclude("Optional ids of records to leave out first (distinct, each must exist)."),
+                "records": schemas::records(MAX_INFLUENCE_RECORDS)
+            }),
+            &[],
+        )
+    },
+    output_schema: schemas::output_of::<influence::InfluenceResult>,
+    handler: erase!(influence::influence_diagnostics),
+};
+
+pub static TRIM_AND_FILL_PLOT: Tool = Tool {
+    name: "trim_and_fill_plot",
+    title: "Trim-and-fill funnel plot (SVG)",
+    summary: "The funnel plot with the records trim-and-fill adds drawn open, as SVG.",
+    group: ToolGroup::Plot,
+    max_records: crate::plots::MAX_FUNNEL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Draws the funnel plot of {tf} as SVG: the records (excluded ones greyed), the \
+filled records as open circles, and the pseudo 95% confidence funnel around the adjusted \
+estimate. Same arguments as {tf}. Returns svg, numbers (every number drawn, with pixel \
+positions) and the field `trim_and_fill` (the {tf} result). At most {} records. {}",
+            crate::plots::MAX_FUNNEL_RECORDS,
+            schemas::data_note(),
+            tf = TRIM_AND_FILL.name,
+        )
+    },
+    input_schema: || schemas::trim_and_fill_input(crate::plots::MAX_FUNNEL_RECORDS),
+    output_schema: schemas::output_of::<trim_fill::TrimAndFillPlotResult>,
+    handler: erase!(trim_fill::trim_and_fill_plot),
+};
+
+pub static CUMULATIVE_FOREST_PLOT: Tool = Tool {
+    name: "cumulative_forest_plot",
+    title: "Cumulative forest plot (SVG)",
+    summary: "The cumulative fits, one row per step, as SVG.",
+    group: ToolGroup::Plot,
+    max_records: MAX_CUMULATIVE_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    description: || {
+        format!(
+            "Draws the cumulative forest plot of {cm} as SVG: one row per step, labelled with \
+the record added, showing the pooled estimate and its confidence interval of the records so \
+far. Same arguments as {cm}. Returns svg, numbers (every number drawn, with pixel positions) \
+and cumulative (the {cm} result). At most {MAX_CUMULATIVE_RECORDS} records. {}",
+            schemas::data_note(),
+            cm = CUMULATIVE_META_ANALYSIS.name,
+        )
+    },
+    input_schema: || schemas::cumulative_input(MAX_CUMULATIVE_RECORDS),
+    output_schema: schemas::output_of::<cumulative::CumulativePlotResult>,
+    handler: erase!(cumulative::cumulative_forest_plot),
+};
+
 /// Every tool, in the order the page lists them: grouped, in [`ToolGroup`] order.
-pub static REGISTRY: [&Tool; 8] = [
+pub static REGISTRY: [&Tool; 15] = [
     &GET_DATASET,
     &FIT_RANDOM_EFFECTS,
     &REFIT_EXCLUDING,
     &EGGER_TEST,
     &LEAVE_ONE_OUT,
+    &TRIM_AND_FILL,
+    &RANK_CORRELATION_TEST,
+    &FAIL_SAFE_N,
+    &CUMULATIVE_META_ANALYSIS,
+    &INFLUENCE_DIAGNOSTICS,
     &FOREST_PLOT,
     &FUNNEL_PLOT,
+    &TRIM_AND_FILL_PLOT,
+    &CUMULATIVE_FOREST_PLOT,
     &COMPUTE_EFFECT_SIZES,
 ];
 
@@ -1080,6 +1307,208 @@ mod tests {
         );
     }
 
+    #[test]
+    fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() {
+        let tf = ok("trim_and_fill", json!({}));
+        assert_eq!(
+            (
+                tf["estimator"].as_str(),
+                tf["side"].as_str(),
+                tf["k0"].as_u64(),
+                tf["k"].as_u64()
+            ),
+            (Some("L0"), Some("left"), Some(3), Some(22))
+        );
+        assert_eq!(tf["filled"].as_array().unwrap().len(), 3);
+        let keys: Vec<&str> = tf.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "estimator",
+                "side",
+                "k0",
+                "se_k0",
+                "k",
+                "estimate",
+                "se",
+                "statistic",
+                "p",
+                "ci_lower",
+                "ci_upper",
+                "tau2",
+                "filled",
+                "dataset"
+            ]
+        );
+        let plot = ok(companion_plot("trim_and_fill").unwrap(), json!({}));
+        assert_eq!(plot["trim_and_fill"], tf);
+        let svg = plot["svg"].as_str().unwrap();
+        assert_eq!(svg.matches("class=\"point filled\"").count(), 3);
+        assert_eq!(plot["numbers"]["filled"]["k0"], 3);
+        assert_eq!(plot["numbers"]["pooled"]["estimate"], tf["estimate"]);
+        assert!(
+            svg.contains("Adjusted estimate"),
+            "the legend names the adjusted estimate"
+        );
+        // The filled records mirror records about a centre below the plain estimate.
+        let plain = ok("fit_random_effects", json!({}));
+        assert!(tf["estimate"].as_f64() < plain["estimate"].as_f64());
+    }
+
+    #[test]
+    fn small_study_tools_refuse_what_they_cannot_compute() {
+        let equal_vi = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.1},
+            {"id": "b", "yi": 0.2, "vi": 0.1},
+            {"id": "c", "yi": 0.9, "vi": 0.1},
+            {"id": "d", "yi": 0.4, "vi": 0.1}
+        ]);
+        let (c, m) = code("trim_and_fill", json!({"records": equal_vi}));
+        assert_eq!(c, "analysis_failed");
+        assert!(m.contains("give the side"), "{m}");
+        assert!(ok(
+            "trim_and_fill",
+            json!({"records": equal_vi, "side": "left"})
+        )["k"]
+            .is_u64());
+        let (c, m) = code("rank_correlation_test", json!({"records": equal_vi}));
+        assert_eq!(c, "analysis_failed");
+        assert!(m.contains("same sampling variance"), "{m}");
+        let two = json!([{"id": "a", "yi": 0.1, "vi": 0.1}, {"id": "b", "yi": 0.3, "vi": 0.2}]);
+        for name in [
+            "trim_and_fill",
+            "rank_correlation_test",
+            "influence_diagnostics",
+        ] {
+            let (c, m) = code(name, json!({"records": two}));
+            assert_eq!(c, "invalid_records", "{name}");
+            assert!(m.contains("needs at least 3 records"), "{name}: {m}");
+        }
+        let one = json!([{"id": "a", "yi": 0.1, "vi": 0.1}]);
+        assert_eq!(
+            code("fail_safe_n", json!({"records": one})).0,
+            "invalid_records"
+        );
+        assert_eq!(
+            ok("cumulative_meta_analysis", json!({"records": one}))["results"][0]["k"],
+            1
+        );
+        let (c, m) = code("fail_safe_n", json!({"type": "Orwin", "target": 0}));
+        assert_eq!(c, "analysis_failed");
+        assert!(m.contains("infinite"), "{m}");
+        assert_eq!(
+            code("fail_safe_n", json!({"target": 0.1})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("fail_safe_n", json!({"alpha": 0})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("fail_safe_n", json!({"type": "REM"})).0,
+            "invalid_arguments"
+        );
+        assert_eq!(
+            code("trim_and_fill", json!({"estimator": "Q0"})).0,
+            "invalid_arguments"
+        );
+        let (c, m) = code("cumulative_meta_analysis", json!({"order_by": "colour"}));
+        assert_eq!(c, "invalid_arguments");
+        assert!(m.contains("its columns are"), "{m}");
+        let (c, m) = code(
+            "cumulative_meta_analysis",
+            json!({"order_by": "year", "records": two}),
+        );
+        assert_eq!(c, "invalid_arguments");
+        assert!(m.contains("only id, yi and vi"), "{m}");
+        assert_eq!(
+            code("influence_diagnostics", json!({"exclude": ["zz"]})).0,
+            "unknown_record"
+        );
+    }
+
+    #[test]
+    fn cumulative_meta_analysis_orders_by_year_keeping_ties_in_record_order() {
+        let rows = crate::dataset::rows();
+        let result = ok("cumulative_meta_analysis", json!({"order_by": "year"}));
+        assert_eq!(result["order_by"], "year");
+        let added: Vec<&str> = result["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["added"].as_str().unwrap())
+            .collect();
+        let mut expected: Vec<&crate::dataset::Row> = rows.iter().collect();
+        expected.sort_by_key(|r| r.year); // stable
+        let expected: Vec<&str> = expected.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(added, expected);
+        let descending = ok(
+            "cumulative_meta_analysis",
+            json!({"order_by": "year", "descending": true}),
+        );
+        let first = &descending["results"][0];
+        let latest = rows.iter().map(|r| r.year).max().unwrap();
+        let first_latest = rows.iter().find(|r| r.year == latest).unwrap();
+        assert_eq!(first["added"], first_latest.id.as_str());
+        assert_eq!(first["k"], 1);
+        assert_eq!(first["tau2"], 0.0);
+        assert_eq!(first["estimate"], first_latest.yi);
+        // The last step is the fit of all records, whatever the order.
+        let fit = ok("fit_random_effects", json!({}));
+        let last = &result["results"][18];
+        assert_eq!(last["k"], 19);
+        assert!(
+            (last["estimate"].as_f64().unwrap() - fit["estimate"].as_f64().unwrap()).abs() < 1e-12
+        );
+        let record_order = ok("cumulative_meta_analysis", json!({}));
+        assert_eq!(record_order["order_by"], Value::Null);
+        assert_eq!(record_order["results"][0]["added"], "s01");
+        let plot = ok(
+            companion_plot("cumulative_meta_analysis").unwrap(),
+            json!({"order_by": "year"}),
+        );
+        assert_eq!(plot["cumulative"], result);
+        assert_eq!(
+            plot["svg"]
+                .as_str()
+                .unwrap()
+                .matches("class=\"row\"")
+                .count(),
+            19
+        );
+    }
+
+    #[test]
+    fn influence_rank_test_and_fail_safe_n_on_the_frozen_dataset() {
+        let infl = ok("influence_diagnostics", json!({}));
+        assert_eq!(infl["k"], 19);
+        let rows = infl["results"].as_array().unwrap();
+        assert_eq!(rows.len(), 19);
+        let total: f64 = rows.iter().map(|r| r["weight"].as_f64().unwrap()).sum();
+        assert!((total - 100.0).abs() < 1e-9);
+        assert_eq!(rows[0]["id"], "s01");
+        // Its variances have ties: the normal approximation.
+        let rank = ok("rank_correlation_test", json!({}));
+        assert_eq!(
+            (rank["k"].as_u64(), rank["exact"].as_bool()),
+            (Some(19), Some(false))
+        );
+        let fsn = ok("fail_safe_n", json!({}));
+        assert_eq!(fsn["type"], "Rosenthal");
+        assert_eq!(fsn["alpha"], 0.05);
+        assert!(fsn["fsn"].is_u64());
+        assert_eq!(
+            (fsn["target"].clone(), fsn["observed_effect"].clone()),
+            (Value::Null, Value::Null)
+        );
+        let orwin = ok("fail_safe_n", json!({"type": "Orwin"}));
+        assert_eq!(orwin["observed_p"], Value::Null);
+        assert_eq!(
+            orwin["target"].as_f64().unwrap(),
+            orwin["observed_effect"].as_f64().unwrap() / 2.0
+        );
+    }
+
     /// Every tool's every kind of result, for the output-schema check: the frozen data,
     /// custom records, and each option.
     fn sample_calls() -> Vec<(&'static str, Value)> {
@@ -1117,6 +1546,55 @@ mod tests {
             ));
         }
         calls.push(("leave_one_out", json!({"records": three})));
+        for method in ["REML", "EE", "DL"] {
+            for estimator in ["L0", "R0"] {
+                let args = json!({"estimator": estimator, "method": method});
+                calls.push(("trim_and_fill", args.clone()));
+                calls.push(("trim_and_fill_plot", args));
+            }
+            calls.push(("influence_diagnostics", json!({"method": method})));
+            calls.push((
+                "cumulative_meta_analysis",
+                json!({"method": method, "order_by": "year", "test": "knha"}),
+            ));
+        }
+        calls.push((
+            "trim_and_fill",
+            json!({"side": "right", "exclude": ["s04"]}),
+        ));
+        calls.push(("trim_and_fill", json!({"records": three})));
+        calls.push((
+            "trim_and_fill_plot",
+            json!({"records": three, "side": "left"}),
+        ));
+        calls.push(("rank_correlation_test", json!({})));
+        calls.push(("rank_correlation_test", json!({"records": three})));
+        for kind in ["Rosenthal", "Orwin", "Rosenberg"] {
+            calls.push(("fail_safe_n", json!({"type": kind})));
+            calls.push((
+                "fail_safe_n",
+                json!({"type": kind, "alpha": 0.01, "records": three}),
+            ));
+        }
+        calls.push(("fail_safe_n", json!({"type": "Orwin", "target": 0.02})));
+        calls.push(("cumulative_meta_analysis", json!({})));
+        calls.push((
+            "cumulative_meta_analysis",
+            json!({"order_by": "author", "descending": true, "exclude": ["s01"]}),
+        ));
+        calls.push((
+            "cumulative_meta_analysis",
+            json!({"records": three, "order_by": "vi"}),
+        ));
+        calls.push(("cumulative_forest_plot", json!({"order_by": "year"})));
+        calls.push((
+            "cumulative_forest_plot",
+            json!({"records": three, "level": 0.9}),
+        ));
+        calls.push((
+            "influence_diagnostics",
+            json!({"records": three, "exclude": ["a"]}),
+        ));
         calls.push(("forest_plot", json!({"records": three, "exclude": ["a"]})));
         calls.push(("funnel_plot", json!({"records": three})));
         calls.push((
@@ -1263,6 +1741,12 @@ mod tests {
             include_str!("args.rs"),
             include_str!("data.rs"),
             include_str!("schemas.rs"),
+            include_str!("columns.rs"),
+            include_str!("cumulative.rs"),
+            include_str!("fail_safe.rs"),
+            include_str!("influence.rs"),
+            include_str!("rank_test.rs"),
+            include_str!("trim_fill.rs"),
             include_str!("../session.rs")
                 .split("#[cfg(test)]")
                 .next()

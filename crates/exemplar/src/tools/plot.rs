@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The axis label of both plots.
-const EFFECT_LABEL: &str = "Standardized mean difference (yi)";
+pub(super) const EFFECT_LABEL: &str = "Standardized mean difference (yi)";
 
 /// `forest_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,7 +44,7 @@ pub struct FunnelPlotResult {
 }
 
 /// "<Kind> plot of dat.raudenbush1985", or "… of the given records".
-fn title(kind: &str, data: &DataSource) -> String {
+pub(super) fn title(kind: &str, data: &DataSource) -> String {
     if data.is_frozen() {
         format!("{kind} plot of {}", data.info().name)
     } else {
@@ -87,6 +87,7 @@ pub fn funnel_plot(args: EggerArgs, data: &DataSource) -> Result<FunnelPlotResul
             p: test.p,
             rule_outcome: rule(test.p).name(),
         }),
+        filled: None,
         title: &title("Funnel", data),
         x_label: EFFECT_LABEL,
     })?;

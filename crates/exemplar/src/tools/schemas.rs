@@ -99,6 +99,46 @@ pub(super) fn fit_input(exclude: Option<&str>, required: &[&str], max: usize) ->
     object(Value::Object(properties), required)
 }
 
+/// The input of `trim_and_fill` and its plot.
+pub(super) fn trim_and_fill_input(max: usize) -> Value {
+    object(
+        json!({
+            "estimator": {"type": "string", "enum": ["L0", "R0"], "description": "Estimator of the number of missing records: \"L0\" (default) or \"R0\"."},
+            "side": {"type": "string", "enum": ["left", "right"], "description": "Side of the funnel where records are missing; default: estimated as metafor does (the sign of the slope on sqrt(vi))."},
+            "method": method(),
+            "exclude": exclude("Optional ids of records to leave out first (distinct, each must exist)."),
+            "records": records(max)
+        }),
+        &[],
+    )
+}
+
+/// The input of `fail_safe_n`.
+pub(super) fn fail_safe_input(max: usize) -> Value {
+    object(
+        json!({
+            "type": {"type": "string", "enum": ["Rosenthal", "Orwin", "Rosenberg"], "description": "\"Rosenthal\" (default), \"Orwin\" or \"Rosenberg\"."},
+            "alpha": {"type": "number", "minimum": 0, "maximum": 1, "description": "Significance level, strictly between 0 and 1 (default 0.05)."},
+            "target": {"type": "number", "description": "Orwin only: the mean effect to bring the results down to (default half the mean effect; not 0)."},
+            "exclude": exclude("Optional ids of records to leave out first (distinct, each must exist)."),
+            "records": records(max)
+        }),
+        &[],
+    )
+}
+
+/// The input of `cumulative_meta_analysis` and its plot.
+pub(super) fn cumulative_input(max: usize) -> Value {
+    let mut schema = fit_input(
+        Some("Optional ids of records to leave out first (distinct, each must exist)."),
+        &[],
+        max,
+    );
+    schema["properties"]["order_by"] = json!({"type": "string", "description": "Column to add the records in the order of (ascending; ties keep record order), e.g. \"year\"; default: record order. The frozen dataset's columns, or id, yi, vi for given records."});
+    schema["properties"]["descending"] = json!({"type": "boolean", "description": "Add the records in descending order of order_by (default false)."});
+    schema
+}
+
 /// `{"type": "object", "properties": …, "required": …, "additionalProperties": false}`
 pub(super) fn object(properties: Value, required: &[&str]) -> Value {
     let mut schema = json!({"type": "object", "properties": properties});
