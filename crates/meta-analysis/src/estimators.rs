@@ -8,7 +8,7 @@
 //! exactly when the estimating equation is already ≤ 0 there.
 
 use crate::solver::{newton_bracketed, SolveError};
-use crate::weighted::{Degenerate, Design, Wls};
+use crate::weighted::{Degenerate, Design, Matrix, Wls};
 
 use crate::MetaError;
 
@@ -126,14 +126,15 @@ fn hedges(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, Degenerate> {
     })
 }
 
-/// Sidik–Jonkman: from the crude start τ₀² = Σ r̃ᵢ² / k (r̃ the OLS residuals),
-/// one step τ̂² = τ₀² · y'P y / (k − p) with weights 1/(vᵢ + τ₀²).
+/// Sidik–Jonkman: from the crude start τ₀² = Σ (yᵢ − ȳ)² / k (the variance of the
+/// effects about their plain mean, whatever the moderators: metafor 3.8's start), one step
+/// τ̂² = τ₀² · y'P y / (k − p) with weights 1/(vᵢ + τ₀²).
 /// SE (metafor): τ₀² √{2 tr(PVPV) + 4τ̂² tr(PVP) + 2τ̂⁴ tr(PP)} / (k − p).
 fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
     let k = y.len() as f64;
     let kp = k - x.p() as f64;
-    let ols = Wls::new(y, x, vec![1.0; y.len()]).map_err(Degenerate::error)?;
-    let tau2_0 = ols.r.iter().map(|r| r * r).sum::<f64>() / k;
+    let mean = y.iter().sum::<f64>() / k;
+    let tau2_0 = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>() / k;
     if !tau2_0.is_finite() {
         return Err(MetaError::NonFiniteResult {
             quantity: "Sidik–Jonkman starting value τ₀² (the mean squared residual)",
@@ -160,7 +161,7 @@ pub(crate) struct Moments {
     pub beta0: f64,
     pub var_beta0: f64,
     pub ypy: f64,
-    yppy: f64,
+    pub yppy: f64,
     ypppy: f64,
     pub tr_p: f64,
     tr_pp: f64,
@@ -176,18 +177,85 @@ impl Moments {
         if x.is_intercept() {
             return Ok(Moments::intercept(y, v, tau2));
         }
-        let fit = Wls::random_effects(y, v, x, tau2)?;
+        Moments::general(y, v, x, tau2)
+    }
+
+    /// For a general design, the formulas of [`crate::weighted`] in two passes over the
+    /// records and no allocation proportional to k: the first accumulates G(w), G(w²), G(w³)
+    /// (upper triangles) and X'Wy, the second the residual sums Σwr², Σw²r², Σw³r² and
+    /// X'W²r, from which y'PPPy = Σw³r² − (X'W²r)' A (X'W²r). O(k p²) time.
+    fn general(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Result<Moments, Degenerate> {
+        let p = x.p();
+        let packed = p * (p + 1) / 2;
+        let (mut g1, mut g2, mut g3) = (vec![0.0; packed], vec![0.0; packed], vec![0.0; packed]);
+        let mut xwy = vec![0.0; p];
+        let mut row = vec![0.0; p];
+        let (mut sw, mut sw2) = (0.0, 0.0);
+        for (i, (yi, vi)) in y.iter().zip(v).enumerate() {
+            let w = 1.0 / (vi + tau2);
+            if !(w.is_finite() && w > 0.0) {
+                return Err(Degenerate::NonFinite);
+            }
+            let w2 = w * w;
+            sw += w;
+            sw2 += w2;
+            x.row_into(i, &mut row);
+            let mut at = 0;
+            for a in 0..p {
+                let wxa = w * row[a];
+                xwy[a] += wxa * yi;
+                for xb in &row[a..] {
+                    let wxab = wxa * xb;
+                    g1[at] += wxab;
+                    g2[at] += wxab * w;
+                    g3[at] += wxab * w2;
+                    at += 1;
+                }
+            }
+        }
+        let unpack = |packed: &[f64]| {
+            let mut m = Matrix::zeros(p);
+            let mut at = 0;
+            for a in 0..p {
+                for b in a..p {
+                    m.set(a, b, packed[at]);
+                    m.set(b, a, packed[at]);
+                    at += 1;
+                }
+            }
+            m
+        };
+        let a = unpack(&g1).inverse()?;
+        let beta = a.times_vec(&xwy);
+        let (mut ypy, mut yppy, mut w3r2) = (0.0, 0.0, 0.0);
+        let mut xw2r = vec![0.0; p];
+        for (i, (yi, vi)) in y.iter().zip(v).enumerate() {
+            let w = 1.0 / (vi + tau2);
+            x.row_into(i, &mut row);
+            let fitted: f64 = row.iter().zip(&beta).map(|(x, b)| x * b).sum();
+            let r = yi - fitted;
+            let wr2 = w * r * r;
+            ypy += wr2;
+            yppy += w * wr2;
+            w3r2 += w * w * wr2;
+            let w2r = w * w * r;
+            for (c, xa) in xw2r.iter_mut().zip(&row) {
+                *c += w2r * xa;
+            }
+        }
+        let ag2 = a.mul(&unpack(&g2));
+        let ag3 = a.mul(&unpack(&g3));
         Ok(Moments {
-            beta0: fit.beta[0],
-            var_beta0: fit.a.get(0, 0),
-            ypy: fit.rss(),
-            yppy: fit.ypp_y(),
-            ypppy: fit.yppp_y(),
-            tr_p: fit.trace_p(),
-            tr_pp: fit.trace_pp(),
-            sw: fit.w.iter().sum(),
-            sw2: fit.w.iter().map(|w| w * w).sum(),
-            log_det_xwx: fit.log_det_xwx(),
+            beta0: beta[0],
+            var_beta0: a.get(0, 0),
+            ypy,
+            yppy,
+            ypppy: w3r2 - a.quad(&xw2r),
+            tr_p: sw - ag2.trace(),
+            tr_pp: sw2 - 2.0 * ag3.trace() + ag2.mul(&ag2).trace(),
+            sw,
+            sw2,
+            log_det_xwx: -a.det().ln(),
         })
     }
 
@@ -469,6 +537,38 @@ mod tests {
                 assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{i}: {a} vs {b}");
             }
         }
+    }
+
+    #[test]
+    fn the_two_pass_moments_agree_with_the_projection() {
+        let y = [0.5, -0.3, 0.9, 0.1, 1.4, 0.2, -0.6];
+        let v = [0.04, 0.02, 0.08, 0.03, 0.05, 0.01, 0.07];
+        let x = Design::intercept_and_columns(vec![
+            vec![1.0, 3.0, 2.0, 7.0, 4.0, 0.0, 5.0],
+            vec![0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0],
+        ]);
+        for tau2 in [0.0, 0.013, 0.7] {
+            let fast = Moments::general(&y, &v, &x, tau2).unwrap();
+            let fit = Wls::random_effects(&y, &v, &x, tau2).unwrap();
+            let pairs = [
+                (fast.beta0, fit.beta[0]),
+                (fast.var_beta0, fit.a.get(0, 0)),
+                (fast.ypy, fit.rss()),
+                (fast.yppy, fit.ypp_y()),
+                (fast.ypppy, fit.yppp_y()),
+                (fast.tr_p, fit.trace_p()),
+                (fast.tr_pp, fit.trace_pp()),
+                (fast.log_det_xwx, fit.log_det_xwx()),
+                (fast.sw, fit.w.iter().sum()),
+            ];
+            for (i, (a, b)) in pairs.into_iter().enumerate() {
+                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{i}: {a} vs {b}");
+            }
+        }
+        assert_eq!(
+            Moments::general(&y, &[0.0; 7], &x, 0.0).unwrap_err(),
+            Degenerate::NonFinite
+        );
     }
 
     #[test]

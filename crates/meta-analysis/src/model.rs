@@ -68,7 +68,7 @@ impl FitOptions {
 }
 
 /// (1 + level)/2, computed as 1 − (1 − level)/2 (exact for level in [½, 1]).
-fn upper_quantile_point(level: f64) -> f64 {
+pub(crate) fn upper_quantile_point(level: f64) -> f64 {
     1.0 - (1.0 - level) / 2.0
 }
 
@@ -250,10 +250,12 @@ impl Fit {
 }
 
 /// Cochran's Q and metafor's I² and H².
-struct Heterogeneity {
-    q: f64,
-    i2: f64,
-    h2: f64,
+pub(crate) struct Heterogeneity {
+    pub q: f64,
+    pub i2: f64,
+    pub h2: f64,
+    /// The typical within-study variance s² = (k − p) / tr(P₀) (metafor's `vt`).
+    pub vt: f64,
 }
 
 impl Heterogeneity {
@@ -261,7 +263,7 @@ impl Heterogeneity {
     /// variance s² = (k − p) / tr(P₀) (= (k−1)Σw / ((Σw)² − Σw²) when p = 1, w = 1/v):
     /// I² = 100·τ̂²/(τ̂² + s²), H² = (τ̂² + s²)/s² (Higgins & Thompson 2002, as in metafor).
     /// For the equal-effects model: I² = 100·max(0, (Q − (k−p))/Q), H² = Q/(k − p).
-    fn of(
+    pub(crate) fn of(
         yi: &[f64],
         vi: &[f64],
         x: &Design,
@@ -277,13 +279,19 @@ impl Heterogeneity {
             } else {
                 0.0
             };
-            return Ok(Heterogeneity { q, i2, h2: q / kp });
+            return Ok(Heterogeneity {
+                q,
+                i2,
+                h2: q / kp,
+                vt: kp / fe.tr_p,
+            });
         }
         let s2 = kp / fe.tr_p;
         Ok(Heterogeneity {
             q,
             i2: 100.0 * tau2 / (tau2 + s2),
             h2: (tau2 + s2) / s2,
+            vt: s2,
         })
     }
 }

@@ -59,6 +59,21 @@ impl Design {
         }
     }
 
+    /// An intercept and the given columns (each of length k).
+    pub fn intercept_and_columns(columns: Vec<Vec<f64>>) -> Self {
+        Design {
+            moderators: columns,
+        }
+    }
+
+    /// Row i of X: 1 followed by the moderators' values, written into `out` (length p).
+    pub fn row_into(&self, i: usize, out: &mut [f64]) {
+        out[0] = 1.0;
+        for (slot, column) in out[1..].iter_mut().zip(&self.moderators) {
+            *slot = column[i];
+        }
+    }
+
     /// Whether X is the single column of ones (then the estimators use power sums).
     pub fn is_intercept(&self) -> bool {
         self.moderators.is_empty()
@@ -303,16 +318,19 @@ impl<'a> Wls<'a> {
     }
 
     /// log det(X'WX) = −log det(A).
+    #[cfg(test)] // the estimators use the fused sums of `Moments`
     pub fn log_det_xwx(&self) -> f64 {
         -self.a.det().ln()
     }
 
     /// y'PPy = Σ wᵢ² rᵢ².
+    #[cfg(test)] // the estimators use the fused sums of `Moments`
     pub fn ypp_y(&self) -> f64 {
         self.w.iter().zip(&self.r).map(|(w, r)| w * w * r * r).sum()
     }
 
     /// y'PPPy = u'Pu with u = Py = W r.
+    #[cfg(test)] // the estimators use the fused sums of `Moments`
     pub fn yppp_y(&self) -> f64 {
         let u: Vec<f64> = self.w.iter().zip(&self.r).map(|(w, r)| w * r).collect();
         let wu: Vec<f64> = self.w.iter().zip(&u).map(|(w, u)| w * u).collect();
