@@ -134,7 +134,11 @@ impl MetaRegression {
             .map(|(x, c)| x * c.estimate)
             .sum();
         let variance: f64 = (0..self.p)
-            .map(|a| (0..self.p).map(|b| x[a] * self.vb[a][b] * x[b]).sum::<f64>())
+            .map(|a| {
+                (0..self.p)
+                    .map(|b| x[a] * self.vb[a][b] * x[b])
+                    .sum::<f64>()
+            })
             .sum();
         let se = variance.max(0.0).sqrt();
         let pi_half = self.crit * (variance.max(0.0) + self.tau2).sqrt();
@@ -207,10 +211,7 @@ pub(crate) fn fit_coded(
             sub.set(a, b, vb_centred[a + 1][b + 1]);
         }
     }
-    let wald = sub
-        .inverse()
-        .map_err(|_| zero_se())?
-        .quad(&re.beta[1..]);
+    let wald = sub.inverse().map_err(|_| zero_se())?.quad(&re.beta[1..]);
     let (qm, qm_df2, qm_p) = match options.test {
         Test::Z => (wald, None, chi2_sf(wald, m as f64)),
         Test::Knha => {

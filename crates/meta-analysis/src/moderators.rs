@@ -106,7 +106,11 @@ impl Coding {
     /// Codes `moderators` for `k` records and checks the design: the bounds, each numeric
     /// value finite and within [`MAX_ABS_MODERATOR`], each factor with 2 to [`MAX_LEVELS`]
     /// levels, more records than coefficients, and full rank.
-    pub fn new(moderators: &[Moderator], ids: &dyn Fn(usize) -> String, k: usize) -> Result<Coding, MetaError> {
+    pub fn new(
+        moderators: &[Moderator],
+        ids: &dyn Fn(usize) -> String,
+        k: usize,
+    ) -> Result<Coding, MetaError> {
         if moderators.is_empty() {
             return Err(MetaError::Moderator {
                 reason: "a meta-regression needs at least one moderator".into(),
@@ -252,7 +256,11 @@ impl Coding {
                             ),
                         });
                     }
-                    row.extend(levels[1..].iter().map(|l| if l == level { 1.0 } else { 0.0 }));
+                    row.extend(
+                        levels[1..]
+                            .iter()
+                            .map(|l| if l == level { 1.0 } else { 0.0 }),
+                    );
                 }
                 (Term::Numeric { name }, ModeratorValue::Level(level)) => {
                     return Err(MetaError::Moderator {
@@ -414,10 +422,7 @@ mod tests {
     fn factors_are_coded_against_their_first_sorted_level() {
         let c = coding(&[
             Moderator::numeric("dose", vec![1.0, 2.0, 3.0, 4.0, 6.0]),
-            Moderator::factor(
-                "arm",
-                ["b", "a", "c", "a", "b"].map(String::from).to_vec(),
-            ),
+            Moderator::factor("arm", ["b", "a", "c", "a", "b"].map(String::from).to_vec()),
         ])
         .unwrap();
         assert_eq!(c.names, ["intercept", "dose", "arm:b", "arm:c"]);
@@ -486,12 +491,16 @@ mod tests {
         );
         // A numeric column equal to a factor's indicator.
         let e = coding(&[
-            Moderator::factor("g", ["x", "y", "x", "y", "x", "x"].map(String::from).to_vec()),
+            Moderator::factor(
+                "g",
+                ["x", "y", "x", "y", "x", "x"].map(String::from).to_vec(),
+            ),
             Moderator::numeric("is_y", vec![0.0, 1.0, 0.0, 1.0, 0.0, 0.0]),
         ])
         .unwrap_err();
         assert!(
-            e.to_string().contains("is_y is a linear combination of g:y"),
+            e.to_string()
+                .contains("is_y is a linear combination of g:y"),
             "{e}"
         );
     }
@@ -509,7 +518,10 @@ mod tests {
             "{e}"
         );
         let one_level = coding(&[Moderator::factor("g", vec!["x".into(); 4])]).unwrap_err();
-        assert!(one_level.to_string().contains("only one level"), "{one_level}");
+        assert!(
+            one_level.to_string().contains("only one level"),
+            "{one_level}"
+        );
         let many: Vec<Moderator> = (0..=MAX_MODERATORS)
             .map(|i| Moderator::numeric(format!("m{i}"), vec![i as f64; 3]))
             .collect();
@@ -518,7 +530,10 @@ mod tests {
         let e = coding(&[Moderator::factor("g", levels)]).unwrap_err();
         assert!(e.to_string().contains("21 levels"), "{e}");
         let e = coding(&[Moderator::numeric("a", vec![1.0, f64::NAN, 3.0])]).unwrap_err();
-        assert!(e.to_string().starts_with("record \"r1\" has a = NaN"), "{e}");
+        assert!(
+            e.to_string().starts_with("record \"r1\" has a = NaN"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::model::{fit_data, Heterogeneity};
 use crate::records::{validate, Record};
 use crate::solver::newton_bracketed;
 use crate::weighted::{Degenerate, Design};
-use crate::{Fit, FitOptions, Method, MetaError};
+use crate::{Fit, FitOptions, MetaError, Method};
 
 /// Where a bound of the τ² interval came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +119,10 @@ pub fn heterogeneity_intervals(
         chi2_lower: profile.chi2_lower,
     };
     let all = [result.tau2, result.tau, result.i2, result.h2];
-    if all.iter().all(|i| i.lower.is_finite() && i.upper.is_finite()) {
+    if all
+        .iter()
+        .all(|i| i.lower.is_finite() && i.upper.is_finite())
+    {
         Ok(result)
     } else {
         Err(MetaError::NonFiniteResult {
@@ -266,7 +269,10 @@ mod tests {
         let (y, v): (Vec<f64>, Vec<f64>) = recs.iter().map(|r| (r.yi, r.vi)).unzip();
         let x = Design::intercept();
         let q = |t: f64| Moments::at(&y, &v, &x, t).unwrap().ypy;
-        assert_eq!((h.lower.kind, h.upper.kind), (BoundKind::Root, BoundKind::Root));
+        assert_eq!(
+            (h.lower.kind, h.upper.kind),
+            (BoundKind::Root, BoundKind::Root)
+        );
         assert!((q(h.tau2.lower) - h.chi2_upper).abs() < 1e-9);
         assert!((q(h.tau2.upper) - h.chi2_lower).abs() < 1e-9);
         assert!(h.tau2.lower < h.tau2.estimate && h.tau2.estimate < h.tau2.upper);
@@ -284,7 +290,10 @@ mod tests {
         // Q(0) = 4.375 on 5 df: below the upper quantile (12.8), so the lower bound is 0.
         let h = heterogeneity_intervals(&spread(0.1), &FitOptions::default()).unwrap();
         assert!((h.fit.q - 4.375).abs() < 1e-12);
-        assert_eq!((h.lower.kind, h.upper.kind), (BoundKind::Zero, BoundKind::Root));
+        assert_eq!(
+            (h.lower.kind, h.upper.kind),
+            (BoundKind::Zero, BoundKind::Root)
+        );
         assert!(!h.empty && h.tau2.lower == 0.0 && h.tau2.upper > 0.0);
         assert_eq!((h.i2.lower, h.h2.lower), (0.0, 1.0));
         // Q(0) = 0.044: below the lower quantile (0.83) too, so both bounds are 0.

@@ -181,8 +181,11 @@ mod tests {
             let s = subgroup_analysis(&records, "g", &groups, &options).unwrap();
             let levels: Vec<&str> = s.groups.iter().map(|g| g.level.as_str()).collect();
             assert_eq!(levels, ["a", "b", "c"]);
-            let b = fit(&[records[0].clone(), records[2].clone(), records[4].clone()], &options)
-                .unwrap();
+            let b = fit(
+                &[records[0].clone(), records[2].clone(), records[4].clone()],
+                &options,
+            )
+            .unwrap();
             assert_eq!(s.groups[1].fit, b);
             let c = &s.groups[2];
             assert!(c.single_record);
