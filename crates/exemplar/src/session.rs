@@ -66,7 +66,8 @@ pub struct RunReport {
     pub response: ToolResponse,
     /// The ledger entry of the run.
     pub entry: Entry,
-    /// The plot to draw beside a successful result (same arguments), if the tool has one.
+    /// The plot to draw beside a successful result, if one goes with the call (see
+    /// [`Session::companion_plot`]).
     pub plot: Option<&'static str>,
     /// How the page shows the result to a person: indented JSON, or `code: message`.
     /// Direction controls are escaped ([`escape_direction_controls`]).
@@ -218,7 +219,7 @@ restarted; this call has no result, later calls work as before"
         });
         let args_display = escape_direction_controls(&args.to_string());
         let plot = match result {
-            Ok(_) => tools::companion_plot(tool),
+            Ok(_) => tools::companion_plot(tool, args),
             Err(_) => None,
         };
         let (ok, error) = match result {
@@ -236,12 +237,23 @@ restarted; this call has no result, later calls work as before"
         }
     }
 
-    /// The plot drawn beside `tool`'s result with the same arguments: `{"tool", "ok"}` or
-    /// `{"tool", "error"}`; `None` when the tool has no companion plot. Not ledgered: it
-    /// draws a run that is.
+    /// The plot drawn beside `tool`'s result with these arguments (the registry says which
+    /// plot and with which of the arguments): `{"tool", "ok"}` or `{"tool", "error"}`; `None`
+    /// when no companion plot goes with the call. Not ledgered: it draws a run that is.
     pub fn companion_plot(&self, tool: &str, args_text: &str) -> Option<Value> {
-        let plot = tools::companion_plot(tool)?;
-        let mut out = tools::call_json(plot, args_text);
+        let args = match tools::parse_args(args_text) {
+            Ok(args) => args,
+            Err(error) => {
+                let mut out = error.to_json();
+                out["tool"] = json!(tools::find(tool)?.companion?.plot.name);
+                return Some(out);
+            }
+        };
+        let (plot, plot_args) = tools::companion_call(tool, &args)?;
+        let mut out = match tools::call(plot, &plot_args) {
+            Ok(result) => json!({"ok": result}),
+            Err(error) => error.to_json(),
+        };
         out["tool"] = json!(plot);
         Some(out)
     }

@@ -31,6 +31,7 @@ fn forest_of(records: &[Record], excluded: &[String], fit: Option<&Fit>) -> Plot
         fit,
         title: "Forest plot: dat.raudenbush1985",
         x_label: X_LABEL,
+        groups: None,
     })
     .unwrap()
 }
@@ -336,6 +337,7 @@ fn bad_input_is_refused_with_a_clear_error() {
         fit: None,
         title: "t",
         x_label: "x",
+        groups: None,
     };
     let err = forest(&input).unwrap_err();
     assert!(matches!(err, PlotError::TooManyRecords { got: 2001, .. }));
@@ -352,6 +354,7 @@ fn bad_input_is_refused_with_a_clear_error() {
         fit: Some(&all),
         title: "t",
         x_label: "x",
+        groups: None,
     };
     assert_eq!(
         forest(&input).unwrap_err(),
@@ -655,6 +658,7 @@ proptest! {
             fit: fitted.as_ref(),
             title: "t",
             x_label: "x",
+            groups: None,
         }))?;
         let egger = egger.map(|(b0, b1, p)| EggerLine {
             variant: "classic",
@@ -684,6 +688,7 @@ fn a_single_record_at_f64_max_is_a_clear_error() {
         fit: None,
         title: "t",
         x_label: "x",
+        groups: None,
     })
     .unwrap_err();
     assert!(matches!(err, PlotError::SpanTooWide { .. }), "{err}");
@@ -709,6 +714,7 @@ fn subnormal_variances_get_finite_weights() {
         fit: Some(&fitted),
         title: "t",
         x_label: "x",
+        groups: None,
     })
     .unwrap();
     assert!(!out.svg.contains("NaN") && !out.svg.contains("inf"));

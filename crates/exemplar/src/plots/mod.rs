@@ -1,4 +1,4 @@
-//! Forest and funnel plots as standalone SVG documents.
+//! Forest, funnel and bubble plots as standalone SVG documents.
 //!
 //! Pure functions of plain inputs: [`forest`] and [`funnel`] take records, the ids shown as
 //! excluded, and (optionally) what the engine computed, and return the SVG text together with
@@ -22,12 +22,14 @@
 //! exemplar --test plots`.
 
 mod axis;
+mod bubble;
 mod forest;
 mod funnel;
 pub mod scale;
 pub mod svg;
 
-pub use forest::{forest, ForestInput, MAX_FOREST_RECORDS};
+pub use bubble::{bubble, BubbleInput, MAX_BUBBLE_RECORDS};
+pub use forest::{forest, ForestGroups, ForestInput, MAX_FOREST_RECORDS};
 pub use funnel::{funnel, EggerLine, FunnelInput, MAX_FUNNEL_RECORDS};
 
 use meta_analysis::Record;
