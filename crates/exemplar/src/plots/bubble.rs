@@ -2,7 +2,7 @@
 //! its moderator value, the point's area proportional to its weight 1/(vi + τ²), the fitted
 //! line with its confidence band, and the model's numbers written beside it.
 
-use super::scale::{nice, Linear, ScaleError};
+use super::scale::{nice, span, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
     axis, finite, id_label, id_text, open_document, p_text, validate, PlotError, PlotOutput, FILL,
@@ -157,8 +157,11 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
         ylo = ylo.min(lo);
         yhi = yhi.max(hi);
     }
-    let x_ticks = nice(xlo, xhi, 6)?;
-    let y_ticks = nice(ylo, yhi, 6)?;
+    // 3% room so no point sits on the frame.
+    let too_wide = |lo, hi| ScaleError::Span { lo, hi };
+    let (px_pad, py_pad) = (0.03 * span(xlo, xhi)?, 0.03 * span(ylo, yhi)?);
+    let x_ticks = nice(xlo - px_pad, xhi + px_pad, 6).map_err(|_| too_wide(xlo, xhi))?;
+    let y_ticks = nice(ylo - py_pad, yhi + py_pad, 6).map_err(|_| too_wide(ylo, yhi))?;
     let x = Linear::new(x_ticks.domain(), (PLOT_X0, PLOT_X1))?;
     let y = Linear::new(y_ticks.domain(), (PLOT_Y1, PLOT_Y0))?;
 
@@ -290,12 +293,7 @@ fn draw_line(
     w.text(
         "title",
         &[],
-        &format!(
-            "Fitted line: yi = {} + {}·{}",
-            fixed(b0, 4),
-            fixed(b1, 4),
-            id_text(name)
-        ),
+        &format!("Fitted line: yi = {}", line_text(b0, b1, &id_text(name))),
     );
     w.empty(
         "line",
@@ -363,6 +361,12 @@ fn draw_point(
     Ok(())
 }
 
+/// "b0 + b1·name", with the sign of b1 written once ("0.19 − 0.02·weeks").
+fn line_text(b0: f64, b1: f64, name: &str) -> String {
+    let sign = if b1 < 0.0 { "−" } else { "+" };
+    format!("{} {sign} {}·{}", fixed(b0, 4), fixed(b1.abs(), 4), name)
+}
+
 /// The model's numbers, written under the plot.
 fn notes(input: &BubbleInput, name: &str, points: &[Point]) -> Vec<String> {
     let m = input.model;
@@ -377,12 +381,10 @@ fn notes(input: &BubbleInput, name: &str, points: &[Point]) -> Vec<String> {
     };
     let mut notes = vec![
         format!(
-            "Mixed-effects meta-regression ({}, {test}), k = {}: yi = {} + {}·{}",
+            "Mixed-effects meta-regression ({}, {test}), k = {}: yi = {}",
             m.method.name(),
             m.k,
-            fixed(m.coefficients[0].estimate, 4),
-            fixed(slope.estimate, 4),
-            id_label(name, 24)
+            line_text(m.coefficients[0].estimate, slope.estimate, &id_label(name, 24))
         ),
         format!(
             "Slope {} (SE {}), {}% CI [{}, {}], {}; {qm}, {}",
@@ -431,13 +433,11 @@ fn description(input: &BubbleInput, name: &str, points: &[Point]) -> String {
     let slope = &m.coefficients[1];
     format!(
         "Bubble plot of {} records: each record's effect yi against {}, the point's area \
-         proportional to its weight in the model, with the fitted line yi = {} + {}·{} and its \
-         {}% confidence band. Slope {}, SE {}, {}; τ² = {}, R² = {}%.",
+         proportional to its weight in the model, with the fitted line yi = {} and its {}% \
+         confidence band. Slope {}, SE {}, {}; τ² = {}, R² = {}%.",
         points.len(),
         id_text(name),
-        fixed(m.coefficients[0].estimate, 4),
-        fixed(slope.estimate, 4),
-        id_text(name),
+        line_text(m.coefficients[0].estimate, slope.estimate, &id_text(name)),
         fixed(100.0 * m.level, 0),
         fixed(slope.estimate, 4),
         fixed(slope.se, 4),
