@@ -381,10 +381,7 @@ fn write_data() -> std::io::Result<PathBuf> {
         dir.join("k1000.csv"),
         generate::csv(&generate::records(1000)),
     )?;
-    std::fs::write(
-        dir.join("metareg_k1000.csv"),
-        generate::moderated_csv(1000),
-    )?;
+    std::fs::write(dir.join("metareg_k1000.csv"), generate::moderated_csv(1000))?;
     Ok(dir)
 }
 

@@ -128,8 +128,8 @@ mod tests {
             .zip(x)
             .map(|(name, column)| meta_analysis::Moderator::numeric(*name, column))
             .collect();
-        let m = meta_analysis::meta_regression_columns(&yi, &vi, &mods, &Default::default())
-            .unwrap();
+        let m =
+            meta_analysis::meta_regression_columns(&yi, &vi, &mods, &Default::default()).unwrap();
         let b: Vec<f64> = m.coefficients.iter().map(|c| c.estimate).collect();
         for (got, want) in b.iter().zip([0.1, 0.3, -0.2, 0.05, 0.1]) {
             assert!((got - want).abs() < 0.03, "{b:?}");

@@ -395,7 +395,10 @@ mod tests {
     fn the_report_names_the_plot_that_goes_with_these_arguments() {
         let mut session = Session::new();
         let args = r#"{"mods":["weeks"],"test":"knha","at":[{"weeks":3}]}"#;
-        assert_eq!(session.run("meta_regression", args, T).plot, Some("bubble_plot"));
+        assert_eq!(
+            session.run("meta_regression", args, T).plot,
+            Some("bubble_plot")
+        );
         let plot = session.companion_plot("meta_regression", args).unwrap();
         assert_eq!(plot["tool"], "bubble_plot");
         assert_eq!(plot["ok"]["numbers"]["moderator"], "weeks");
@@ -403,7 +406,10 @@ mod tests {
         assert_eq!(session.run("meta_regression", text, T).plot, None);
         assert_eq!(session.companion_plot("meta_regression", text), None);
         let by = r#"{"by":"setting"}"#;
-        assert_eq!(session.run("subgroup_analysis", by, T).plot, Some("forest_plot"));
+        assert_eq!(
+            session.run("subgroup_analysis", by, T).plot,
+            Some("forest_plot")
+        );
         let forest = session.companion_plot("subgroup_analysis", by).unwrap();
         assert_eq!(forest["ok"]["subgroups"]["by"], "setting");
         let bad = session.companion_plot("meta_regression", "{bad").unwrap();

@@ -15,8 +15,8 @@ fn json_value() -> impl Strategy<Value = Value> {
             .prop_map(Value::from),
         (-5i64..40).prop_map(Value::from),
         prop::sample::select(vec![
-            "s04", "s01", "", "REML", "PM", "knha", "z", "rma", "classic", "x", "weeks",
-            "tester", "setting", "dose"
+            "s04", "s01", "", "REML", "PM", "knha", "z", "rma", "classic", "x", "weeks", "tester",
+            "setting", "dose"
         ])
         .prop_map(Value::from),
     ];

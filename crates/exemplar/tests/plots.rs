@@ -839,16 +839,26 @@ fn bubble_points_and_line_map_back_to_the_data_and_the_model() {
         .filter_map(|n| n.text())
         .collect();
     assert!(notes.contains(&format!("Slope {:.4} (SE", b1)), "{notes}");
-    assert!(notes.contains(&format!("QM(1) = {:.2}", fit["qm"].as_f64().unwrap())), "{notes}");
-    assert!(notes.contains(&format!("R² = {:.1}%", fit["r2"].as_f64().unwrap())), "{notes}");
+    assert!(
+        notes.contains(&format!("QM(1) = {:.2}", fit["qm"].as_f64().unwrap())),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(&format!("R² = {:.1}%", fit["r2"].as_f64().unwrap())),
+        "{notes}"
+    );
 }
 
 #[test]
 fn bubble_plot_refuses_a_text_moderator_and_marks_exclusions() {
-    let e = exemplar::tools::call("bubble_plot", &serde_json::json!({"mod": "tester"})).unwrap_err();
+    let e =
+        exemplar::tools::call("bubble_plot", &serde_json::json!({"mod": "tester"})).unwrap_err();
     assert_eq!(e.code.as_str(), "invalid_arguments");
     assert!(e.message.contains("tester holds text"), "{}", e.message);
-    let (svg, result) = tool_svg("bubble_plot", serde_json::json!({"mod": "weeks", "exclude": ["s04"]}));
+    let (svg, result) = tool_svg(
+        "bubble_plot",
+        serde_json::json!({"mod": "weeks", "exclude": ["s04"]}),
+    );
     assert_eq!(result["fit"]["k"], 18);
     let doc = Document::parse(&svg).unwrap();
     let s04 = find_all(&doc, "g", "point")
@@ -864,7 +874,8 @@ fn bubble_plot_refuses_a_text_moderator_and_marks_exclusions() {
 fn grouped_forest_has_a_diamond_per_subgroup_and_the_tests_in_its_footer() {
     let (svg, result) = tool_svg("forest_plot", serde_json::json!({"by": "tester"}));
     check_document(&svg);
-    let analysis = exemplar::tools::call("subgroup_analysis", &serde_json::json!({"by": "tester"})).unwrap();
+    let analysis =
+        exemplar::tools::call("subgroup_analysis", &serde_json::json!({"by": "tester"})).unwrap();
     assert_eq!(result["subgroups"], analysis);
     let doc = Document::parse(&svg).unwrap();
     let area = find_all(&doc, "g", "plot-area")[0];
@@ -875,11 +886,21 @@ fn grouped_forest_has_a_diamond_per_subgroup_and_the_tests_in_its_footer() {
     let headings = find_all(&doc, "text", "subgroup-heading");
     assert_eq!(headings.len(), 2);
     let rows = find_all(&doc, "g", "row");
-    let tester = |id: &str| dataset::rows().iter().find(|r| r.id == id).unwrap().tester.clone();
+    let tester = |id: &str| {
+        dataset::rows()
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .tester
+            .clone()
+    };
     for (diamond, group) in diamonds.iter().zip(analysis["groups"].as_array().unwrap()) {
         let level = group["level"].as_str().unwrap();
         assert_eq!(diamond.attribute("data-level"), Some(level));
-        let polygon = diamond.children().find(|n| n.has_tag_name("polygon")).unwrap();
+        let polygon = diamond
+            .children()
+            .find(|n| n.has_tag_name("polygon"))
+            .unwrap();
         let xs: Vec<f64> = polygon
             .attribute("points")
             .unwrap()
@@ -889,9 +910,21 @@ fn grouped_forest_has_a_diamond_per_subgroup_and_the_tests_in_its_footer() {
         assert!((to_x(xs[1]) - group["estimate"].as_f64().unwrap()).abs() <= ux * 0.006);
         assert!((to_x(xs[0]) - group["ci_lower"].as_f64().unwrap()).abs() <= ux * 0.006);
         // Its records are the rows between its heading and itself.
-        let diamond_y: f64 = polygon.attribute("points").unwrap().split(' ').next().unwrap()
-            .split(',').nth(1).unwrap().parse().unwrap();
-        let heading = headings.iter().find(|h| h.text().unwrap().ends_with(level)).unwrap();
+        let diamond_y: f64 = polygon
+            .attribute("points")
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .split(',')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let heading = headings
+            .iter()
+            .find(|h| h.text().unwrap().ends_with(level))
+            .unwrap();
         let heading_y = num(heading, "y");
         let members: Vec<&str> = rows
             .iter()
@@ -908,19 +941,34 @@ fn grouped_forest_has_a_diamond_per_subgroup_and_the_tests_in_its_footer() {
         .descendants()
         .filter_map(|n| n.text())
         .collect();
-    assert!(footer.contains(&format!(
-        "Test for subgroup differences (separate τ² per subgroup): Q(1) = {:.2}",
-        analysis["q_between"].as_f64().unwrap()
-    )), "{footer}");
-    assert!(footer.contains(&format!("QM(1) = {:.2}", analysis["qm_common_tau2"].as_f64().unwrap())), "{footer}");
+    assert!(
+        footer.contains(&format!(
+            "Test for subgroup differences (separate τ² per subgroup): Q(1) = {:.2}",
+            analysis["q_between"].as_f64().unwrap()
+        )),
+        "{footer}"
+    );
+    assert!(
+        footer.contains(&format!(
+            "QM(1) = {:.2}",
+            analysis["qm_common_tau2"].as_f64().unwrap()
+        )),
+        "{footer}"
+    );
 }
 
 #[test]
 fn golden_bubble_weeks() {
-    golden("bubble_weeks.svg", &tool_svg("bubble_plot", serde_json::json!({"mod": "weeks"})).0);
+    golden(
+        "bubble_weeks.svg",
+        &tool_svg("bubble_plot", serde_json::json!({"mod": "weeks"})).0,
+    );
 }
 
 #[test]
 fn golden_forest_by_tester() {
-    golden("forest_by_tester.svg", &tool_svg("forest_plot", serde_json::json!({"by": "tester"})).0);
+    golden(
+        "forest_by_tester.svg",
+        &tool_svg("forest_plot", serde_json::json!({"by": "tester"})).0,
+    );
 }

@@ -7,8 +7,11 @@
 //! relative change of at most 1e-12 in τ²; the boundary τ² = 0 is taken
 //! exactly when the estimating equation is already ≤ 0 there.
 
+use crate::passes;
 use crate::solver::{newton_bracketed, SolveError};
 use crate::weighted::{Degenerate, Design, Matrix, Wls};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use crate::MetaError;
 
@@ -79,6 +82,13 @@ pub(crate) fn estimate_tau2(
     v: &[f64],
     x: &Design,
 ) -> Result<Tau2, MetaError> {
+    estimate_tau2_with(method, &Memo::new(y, v, x))
+}
+
+/// [`estimate_tau2`] with the moments it evaluates kept in `memo`, for a caller that needs
+/// them again (at τ² = 0 and at the estimate).
+pub(crate) fn estimate_tau2_with(method: Method, memo: &Memo) -> Result<Tau2, MetaError> {
+    let (y, v, x) = (memo.y, memo.v, memo.x);
     match method {
         Method::Ee => Ok(Tau2 {
             tau2: 0.0,
@@ -88,9 +98,9 @@ pub(crate) fn estimate_tau2(
         Method::Dl => dersimonian_laird(y, v, x).map_err(Degenerate::error),
         Method::He => hedges(y, v, x).map_err(Degenerate::error),
         Method::Sj => sidik_jonkman(y, v, x),
-        Method::Reml => likelihood_root(method, y, v, x, reml_score, reml_se),
-        Method::Ml => likelihood_root(method, y, v, x, ml_score, ml_se),
-        Method::Pm => paule_mandel(y, v, x),
+        Method::Reml => likelihood_root(method, memo, reml_score, reml_se),
+        Method::Ml => likelihood_root(method, memo, ml_score, ml_se),
+        Method::Pm => paule_mandel(memo),
     }
 }
 
@@ -156,7 +166,7 @@ fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
 /// The quantities of the estimating equations at one τ², with wᵢ = 1/(vᵢ + τ²):
 /// y'Py, y'PPy, y'PPPy, tr(P), tr(PP), Σwᵢ and Σwᵢ², and the first coefficient β̂₀
 /// with its variance [(X'WX)⁻¹]₀₀.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Moments {
     pub beta0: f64,
     pub var_beta0: f64,
@@ -168,6 +178,8 @@ pub(crate) struct Moments {
     sw: f64,
     sw2: f64,
     log_det_xwx: f64,
+    /// For a design with moderators: the whole β̂ and A = (X'WX)⁻¹ (shared, not copied).
+    pub wls: Option<Rc<(Vec<f64>, Matrix)>>,
 }
 
 impl Moments {
@@ -180,82 +192,28 @@ impl Moments {
         Moments::general(y, v, x, tau2)
     }
 
-    /// For a general design, the formulas of [`crate::weighted`] in two passes over the
-    /// records and no allocation proportional to k: the first accumulates G(w), G(w²), G(w³)
-    /// (upper triangles) and X'Wy, the second the residual sums Σwr², Σw²r², Σw³r² and
-    /// X'W²r, from which y'PPPy = Σw³r² − (X'W²r)' A (X'W²r). O(k p²) time.
+    /// For a general design, the formulas of [`crate::weighted`] by the two fused passes of
+    /// [`crate::passes`]: y'PPPy = Σw³r² − (X'W²r)' A (X'W²r), tr P = Σw − tr(A G(w²)),
+    /// tr PP = Σw² − 2 tr(A G(w³)) + tr(A G(w²) A G(w²)). O(k p²) time.
     fn general(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Result<Moments, Degenerate> {
-        let p = x.p();
-        let packed = p * (p + 1) / 2;
-        let (mut g1, mut g2, mut g3) = (vec![0.0; packed], vec![0.0; packed], vec![0.0; packed]);
-        let mut xwy = vec![0.0; p];
-        let mut row = vec![0.0; p];
-        let (mut sw, mut sw2) = (0.0, 0.0);
-        for (i, (yi, vi)) in y.iter().zip(v).enumerate() {
-            let w = 1.0 / (vi + tau2);
-            if !(w.is_finite() && w > 0.0) {
-                return Err(Degenerate::NonFinite);
-            }
-            let w2 = w * w;
-            sw += w;
-            sw2 += w2;
-            x.row_into(i, &mut row);
-            let mut at = 0;
-            for a in 0..p {
-                let wxa = w * row[a];
-                xwy[a] += wxa * yi;
-                for xb in &row[a..] {
-                    let wxab = wxa * xb;
-                    g1[at] += wxab;
-                    g2[at] += wxab * w;
-                    g3[at] += wxab * w2;
-                    at += 1;
-                }
-            }
-        }
-        let unpack = |packed: &[f64]| {
-            let mut m = Matrix::zeros(p);
-            let mut at = 0;
-            for a in 0..p {
-                for b in a..p {
-                    m.set(a, b, packed[at]);
-                    m.set(b, a, packed[at]);
-                    at += 1;
-                }
-            }
-            m
-        };
-        let a = unpack(&g1).inverse()?;
-        let beta = a.times_vec(&xwy);
-        let (mut ypy, mut yppy, mut w3r2) = (0.0, 0.0, 0.0);
-        let mut xw2r = vec![0.0; p];
-        for (i, (yi, vi)) in y.iter().zip(v).enumerate() {
-            let w = 1.0 / (vi + tau2);
-            x.row_into(i, &mut row);
-            let fitted: f64 = row.iter().zip(&beta).map(|(x, b)| x * b).sum();
-            let r = yi - fitted;
-            let wr2 = w * r * r;
-            ypy += wr2;
-            yppy += w * wr2;
-            w3r2 += w * w * wr2;
-            let w2r = w * w * r;
-            for (c, xa) in xw2r.iter_mut().zip(&row) {
-                *c += w2r * xa;
-            }
-        }
-        let ag2 = a.mul(&unpack(&g2));
-        let ag3 = a.mul(&unpack(&g3));
+        let first = passes::first(y, v, x.rows(), x.p(), tau2)?;
+        let a = first.g1.inverse()?;
+        let beta = a.times_vec(&first.xwy);
+        let second = passes::second(y, v, x.rows(), &beta, tau2);
+        let ag2 = a.mul(&first.g2);
+        let ag3 = a.mul(&first.g3);
         Ok(Moments {
             beta0: beta[0],
             var_beta0: a.get(0, 0),
-            ypy,
-            yppy,
-            ypppy: w3r2 - a.quad(&xw2r),
-            tr_p: sw - ag2.trace(),
-            tr_pp: sw2 - 2.0 * ag3.trace() + ag2.mul(&ag2).trace(),
-            sw,
-            sw2,
+            ypy: second.wr2,
+            yppy: second.w2r2,
+            ypppy: second.w3r2 - a.quad(&second.xw2r),
+            tr_p: first.sw - ag2.trace(),
+            tr_pp: first.sw2 - 2.0 * ag3.trace() + ag2.mul(&ag2).trace(),
+            sw: first.sw,
+            sw2: first.sw2,
             log_det_xwx: -a.det().ln(),
+            wls: Some(Rc::new((beta, a))),
         })
     }
 
@@ -295,7 +253,46 @@ impl Moments {
             sw,
             sw2,
             log_det_xwx: sw.ln(),
+            wls: None,
         }
+    }
+}
+
+/// The moments at the last few τ² evaluated: the solver evaluates the ends of its bracket
+/// again, a meta-regression needs those at 0 and at the estimate, and each costs two passes
+/// over the records.
+pub(crate) struct Memo<'a> {
+    y: &'a [f64],
+    v: &'a [f64],
+    x: &'a Design,
+    seen: RefCell<Vec<(f64, Moments)>>,
+}
+
+impl<'a> Memo<'a> {
+    pub fn new(y: &'a [f64], v: &'a [f64], x: &'a Design) -> Self {
+        Memo {
+            y,
+            v,
+            x,
+            seen: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The moments at τ² (kept: those at 0 always, else the last three).
+    pub fn at(&self, tau2: f64) -> Result<Moments, MetaError> {
+        if let Some((_, m)) = self.seen.borrow().iter().find(|(t, _)| *t == tau2) {
+            return Ok(m.clone());
+        }
+        let m = Moments::at(self.y, self.v, self.x, tau2).map_err(Degenerate::error)?;
+        let mut seen = self.seen.borrow_mut();
+        if let Some(oldest) = (seen.len() >= 4)
+            .then(|| seen.iter().position(|(t, _)| *t != 0.0))
+            .flatten()
+        {
+            seen.remove(oldest);
+        }
+        seen.push((tau2, m.clone()));
+        Ok(m)
     }
 }
 
@@ -362,13 +359,12 @@ fn ml_se(m: &Moments) -> f64 {
 /// likelihood; metafor makes the same check).
 fn likelihood_root(
     method: Method,
-    y: &[f64],
-    v: &[f64],
-    x: &Design,
+    memo: &Memo,
     score: fn(&Moments) -> (f64, f64),
     se: fn(&Moments) -> f64,
 ) -> Result<Tau2, MetaError> {
-    let at = |tau2: f64| Moments::at(y, v, x, tau2).map_err(Degenerate::error);
+    let (y, v, x) = (memo.y, memo.v, memo.x);
+    let at = |tau2: f64| memo.at(tau2);
     let zero = at(0.0)?;
     if score(&zero).0 <= 0.0 {
         return Ok(Tau2 {
@@ -404,10 +400,11 @@ fn likelihood_root(
 /// Paule–Mandel: the τ² ≥ 0 at which the generalized Q, y'Py = Σ wᵢ rᵢ², equals k − p;
 /// τ̂² = 0 when Q(0) ≤ k − p. Q is decreasing in τ² with dQ/dτ² = −y'PPy.
 /// SE (metafor's, shared with its EB estimator): √(2k² / (k − p)) / Σ wᵢ at the estimate.
-fn paule_mandel(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
+fn paule_mandel(memo: &Memo) -> Result<Tau2, MetaError> {
+    let (y, x) = (memo.y, memo.x);
     let kp = (y.len() - x.p()) as f64;
     let k = y.len() as f64;
-    let at = |tau2: f64| Moments::at(y, v, x, tau2).map_err(Degenerate::error);
+    let at = |tau2: f64| memo.at(tau2);
     let equation = |m: &Moments| (m.ypy - kp, -m.yppy);
     let se = |m: &Moments| (2.0 * k * k / kp).sqrt() / m.sw;
     let zero = at(0.0)?;

@@ -25,6 +25,7 @@ mod leave_one_out;
 mod meta_regression;
 mod model;
 mod moderators;
+mod passes;
 mod proportion;
 mod q_profile;
 mod records;

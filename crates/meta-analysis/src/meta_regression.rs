@@ -8,11 +8,11 @@
 use crate::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
 };
-use crate::estimators::{estimate_tau2, Method, Moments};
+use crate::estimators::{estimate_tau2, estimate_tau2_with, Memo, Method, Moments};
 use crate::model::{upper_quantile_point, Heterogeneity};
 use crate::moderators::{Coding, Moderator, ModeratorValue, Term};
 use crate::records::{validate, validate_columns, Record};
-use crate::weighted::{Degenerate, Design, Matrix, Wls};
+use crate::weighted::{Degenerate, Design, Matrix};
 use crate::{FitOptions, MetaError, Test};
 
 /// One coefficient of a meta-regression.
@@ -184,13 +184,20 @@ pub(crate) fn fit_coded(
     let k = yi.len();
     let p = coding.names.len();
     let x = Design::intercept_and_columns(coding.centred.clone());
-    let tau2 = estimate_tau2(options.method, yi, vi, &x)?;
-    let re = Wls::random_effects(yi, vi, &x, tau2.tau2).map_err(Degenerate::error)?;
+    // The moments at τ² = 0 (for QE, I², H²) and at the estimate (the fit) are those the
+    // estimator has evaluated already, for the iterative ones.
+    let memo = Memo::new(yi, vi, &x);
+    let tau2 = estimate_tau2_with(options.method, &memo)?;
+    let at_estimate = memo.at(tau2.tau2)?;
+    let rss = at_estimate.ypy;
+    let Some(wls) = at_estimate.wls else {
+        return Err(Degenerate::Singular.error());
+    };
+    let (beta_centred, a) = (&wls.0, &wls.1);
     let df_resid = (k - p) as f64;
     let scale = match options.test {
         Test::Z => 1.0,
         Test::Knha => {
-            let rss = re.rss();
             if rss <= f64::EPSILON {
                 0.0
             } else {
@@ -199,7 +206,7 @@ pub(crate) fn fit_coded(
         }
     };
     let vb_centred: Vec<Vec<f64>> = (0..p)
-        .map(|a| (0..p).map(|b| scale * re.a.get(a, b)).collect())
+        .map(|i| (0..p).map(|j| scale * a.get(i, j)).collect())
         .collect();
 
     // The moderators' coefficients and their covariances are the same in the centred and
@@ -211,7 +218,10 @@ pub(crate) fn fit_coded(
             sub.set(a, b, vb_centred[a + 1][b + 1]);
         }
     }
-    let wald = sub.inverse().map_err(|_| zero_se())?.quad(&re.beta[1..]);
+    let wald = sub
+        .inverse()
+        .map_err(|_| zero_se())?
+        .quad(&beta_centred[1..]);
     let (qm, qm_df2, qm_p) = match options.test {
         Test::Z => (wald, None, chi2_sf(wald, m as f64)),
         Test::Knha => {
@@ -220,7 +230,7 @@ pub(crate) fn fit_coded(
         }
     };
 
-    let (beta, vb) = coding.uncentre(&re.beta, &vb_centred);
+    let (beta, vb) = coding.uncentre(beta_centred, &vb_centred);
     let point = upper_quantile_point(options.level);
     let (crit, df) = match options.test {
         Test::Z => (normal_quantile(point), None),
@@ -248,7 +258,7 @@ pub(crate) fn fit_coded(
         });
     }
 
-    let heterogeneity = Heterogeneity::of(yi, vi, &x, options.method, tau2.tau2)?;
+    let heterogeneity = Heterogeneity::from_fe(&memo.at(0.0)?, k, p, options.method, tau2.tau2);
     let qe = heterogeneity.q.max(0.0);
     let r2 = pseudo_r2(options.method, yi, vi, tau2.tau2, qe, p)?;
     let model = MetaRegression {

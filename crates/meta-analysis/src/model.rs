@@ -271,28 +271,33 @@ impl Heterogeneity {
         tau2: f64,
     ) -> Result<Self, MetaError> {
         let fe = Moments::at(yi, vi, x, 0.0).map_err(Degenerate::error)?;
+        Ok(Heterogeneity::from_fe(&fe, yi.len(), x.p(), method, tau2))
+    }
+
+    /// The same from the moments at τ² = 0 (`fe`) of k records and p columns.
+    pub(crate) fn from_fe(fe: &Moments, k: usize, p: usize, method: Method, tau2: f64) -> Self {
         let q = fe.ypy;
-        let kp = (yi.len() - x.p()) as f64;
+        let kp = (k - p) as f64;
         if method == Method::Ee {
             let i2 = if q > 0.0 {
                 100.0 * ((q - kp) / q).max(0.0)
             } else {
                 0.0
             };
-            return Ok(Heterogeneity {
+            return Heterogeneity {
                 q,
                 i2,
                 h2: q / kp,
                 vt: kp / fe.tr_p,
-            });
+            };
         }
         let s2 = kp / fe.tr_p;
-        Ok(Heterogeneity {
+        Heterogeneity {
             q,
             i2: 100.0 * tau2 / (tau2 + s2),
             h2: (tau2 + s2) / s2,
             vt: s2,
-        })
+        }
     }
 }
 

@@ -136,11 +136,12 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
         .map(|i| {
             let t = i as f64 / (BAND_POINTS - 1) as f64;
             let at = x_min + t * (x_max - x_min);
-            let p = model
-                .predict(&[ModeratorValue::Number(at)])
-                .map_err(|_| PlotError::Overflow {
-                    what: "the fitted line's confidence band",
-                })?;
+            let p =
+                model
+                    .predict(&[ModeratorValue::Number(at)])
+                    .map_err(|_| PlotError::Overflow {
+                        what: "the fitted line's confidence band",
+                    })?;
             Ok((at, p.ci_lower, p.ci_upper))
         })
         .collect::<Result<_, PlotError>>()?;
@@ -167,8 +168,17 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
 
     let notes = notes(input, name, &points);
     let height = NOTES_Y + (notes.len() as f64 - 1.0) * NOTE_STEP + 16.0;
-    let numbers = numbers(input, name, &points, &band, (b0, b1), (x_min, x_max), &x, &y)
-        .map_err(PlotError::from)?;
+    let numbers = numbers(
+        input,
+        name,
+        &points,
+        &band,
+        (b0, b1),
+        (x_min, x_max),
+        &x,
+        &y,
+    )
+    .map_err(PlotError::from)?;
     let numbers = {
         let mut n = numbers;
         n["x_axis"] = json!({"domain": [x.domain.0, x.domain.1], "range": [x.range.0, x.range.1], "ticks": x_ticks.values});

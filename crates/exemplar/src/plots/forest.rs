@@ -118,9 +118,11 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         .fold(0.0, f64::max);
     let groups = match &input.groups {
         Some(g) if pooled.is_some() => Some(check_groups(g, input.records.len())?),
-        Some(_) => return Err(PlotError::NonFiniteInput {
-            what: "subgroups without a fit (grouped rows need the fit)",
-        }),
+        Some(_) => {
+            return Err(PlotError::NonFiniteInput {
+                what: "subgroups without a fit (grouped rows need the fit)",
+            })
+        }
         None => None,
     };
     let lines = layout(input, groups.as_ref());
@@ -338,7 +340,10 @@ fn check_groups<'a>(g: &ForestGroups<'a>, records: usize) -> Result<ForestGroups
         finite(s.fit.ci_upper, "a subgroup's upper confidence limit")?;
     }
     finite(g.analysis.q_between, "the Q statistic between subgroups")?;
-    finite(g.analysis.common_tau2.qm, "the QM statistic of the common-τ² model")?;
+    finite(
+        g.analysis.common_tau2.qm,
+        "the QM statistic of the common-τ² model",
+    )?;
     Ok(*g)
 }
 

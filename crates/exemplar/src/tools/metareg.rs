@@ -87,11 +87,7 @@ pub struct MetaRegressionResult {
 }
 
 impl MetaRegressionResult {
-    pub fn of(
-        model: &MetaRegression,
-        predictions: Vec<PredictionRow>,
-        data: &DataSource,
-    ) -> Self {
+    pub fn of(model: &MetaRegression, predictions: Vec<PredictionRow>, data: &DataSource) -> Self {
         MetaRegressionResult {
             k: model.k,
             method: model.method.name(),

@@ -340,11 +340,15 @@ plot is {}.",
     },
     input_schema: || {
         let mut schema = schemas::fit_input(
-            Some("Optional ids of records to leave out before the fit (distinct, each must exist)."),
+            Some(
+                "Optional ids of records to leave out before the fit (distinct, each must exist).",
+            ),
             &["mods"],
             MAX_TOOL_RECORDS,
         );
-        let properties = schema["properties"].as_object_mut().expect("an object schema");
+        let properties = schema["properties"]
+            .as_object_mut()
+            .expect("an object schema");
         properties.insert("mods".into(), schemas::mods());
         properties.insert("at".into(), schemas::at(metareg::MAX_PREDICTIONS));
         schema
@@ -355,7 +359,10 @@ plot is {}.",
 
 /// `meta_regression`'s bubble plot: with exactly one moderator, a numeric one.
 fn bubble_applies(args: &Value) -> bool {
-    let Some([Value::String(name)]) = args.get("mods").and_then(Value::as_array).map(Vec::as_slice)
+    let Some([Value::String(name)]) = args
+        .get("mods")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
     else {
         return false;
     };
@@ -776,9 +783,15 @@ mod tests {
             json!({"mod": "weeks", "method": "DL", "exclude": ["s04"]})
         );
         let bubble = ok(plot, plot_args);
-        let model = ok("meta_regression", json!({"mods": ["weeks"], "method": "DL", "exclude": ["s04"]}));
+        let model = ok(
+            "meta_regression",
+            json!({"mods": ["weeks"], "method": "DL", "exclude": ["s04"]}),
+        );
         assert_eq!(bubble["fit"], model);
-        assert_eq!(bubble["numbers"]["line"]["slope"], model["coefficients"][1]["estimate"]);
+        assert_eq!(
+            bubble["numbers"]["line"]["slope"],
+            model["coefficients"][1]["estimate"]
+        );
         assert_eq!(bubble["numbers"]["points"].as_array().unwrap().len(), 19);
         for args in [
             json!({"mods": ["tester"]}),
@@ -1282,16 +1295,25 @@ mod tests {
                 calls.push(("subgroup_analysis", s));
             }
             if method != Method::Ee {
-                calls.push(("heterogeneity", json!({"method": method.name(), "level": 0.9})));
+                calls.push((
+                    "heterogeneity",
+                    json!({"method": method.name(), "level": 0.9}),
+                ));
             }
-            calls.push(("bubble_plot", json!({"mod": "weeks", "method": method.name()})));
+            calls.push((
+                "bubble_plot",
+                json!({"mod": "weeks", "method": method.name()}),
+            ));
         }
         calls.push((
             "meta_regression",
             json!({"mods": ["dose"], "records": moderated, "exclude": ["e"], "at": [{"dose": 0}]}),
         ));
         calls.push(("heterogeneity", json!({"records": three})));
-        calls.push(("bubble_plot", json!({"mod": "dose", "records": moderated, "exclude": ["a"]})));
+        calls.push((
+            "bubble_plot",
+            json!({"mod": "dose", "records": moderated, "exclude": ["a"]}),
+        ));
         calls.push(("forest_plot", json!({"records": three, "exclude": ["a"]})));
         calls.push(("funnel_plot", json!({"records": three})));
         calls
