@@ -61,7 +61,7 @@ pub const MODERATORS: [&str; 4] = ["x1", "x2", "x3", "x4"];
 pub fn moderated(k: usize) -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
     let mut rng = XorShift::new(0x0DE2_A7E5_0000_0000 ^ k as u64);
     let (mut yi, mut vi) = (Vec::with_capacity(k), Vec::with_capacity(k));
-    let mut x = vec![Vec::with_capacity(k); 4];
+    let mut x: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(k)).collect();
     for _ in 0..k {
         let v = 0.01 + 0.19 * rng.uniform();
         let row = [

@@ -38,6 +38,9 @@ pub struct DatasetInfo {
 /// The name `dataset` carries for records given by the caller.
 pub const CUSTOM_RECORDS: &str = "custom records";
 
+/// One record's further properties: column name → number or string.
+type Columns = Map<String, Value>;
+
 /// The records of one call and where they come from.
 #[derive(Debug, Clone)]
 pub struct DataSource {
@@ -93,7 +96,7 @@ impl<'de> Deserialize<'de> for RecordArg {
 impl DataSource {
     /// The frozen dataset (its records and columns built once and borrowed on every call).
     pub fn frozen() -> Self {
-        static FROZEN: OnceLock<(Vec<Record>, Vec<Map<String, Value>>)> = OnceLock::new();
+        static FROZEN: OnceLock<(Vec<Record>, Vec<Columns>)> = OnceLock::new();
         let (records, columns) = FROZEN.get_or_init(|| {
             let columns = dataset::rows()
                 .iter()
