@@ -117,8 +117,15 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     assert.equal(refit.structuredContent.k, 18);
     const byName = JSON.parse(await page.evaluate(() => document.modelContext.executeTool('egger_test', {})));
     assert.ok(['passed', 'failed', 'inconclusive'].includes(byName.structuredContent.rule_outcome));
+    // The tools with a required argument get the smallest one.
+    const required = {
+      refit_excluding: { exclude: ['s01'] },
+      meta_regression: { mods: ['weeks'] },
+      subgroup_analysis: { by: 'tester' },
+      bubble_plot: { mod: 'weeks' },
+    };
     for (const name of expected) {
-      const out = await agentCall(page, name, name === 'refit_excluding' ? { exclude: ['s01'] } : {});
+      const out = await agentCall(page, name, required[name] ?? {});
       assert.ok(!out.isError, `${name}: ${JSON.stringify(out)}`);
     }
     // Duplicate registration rejects, as natively.
