@@ -80,7 +80,9 @@ test('fixture records: the page shows the summary\'s numbers, and stores nothing
   assert.equal(summary.total_runs, 6);
   assert.equal(summary.cost_comparable, true);
 
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Tall enough for the whole section: on a page this long, Chromium cannot capture an
+  // element taller than the viewport (the screenshot below waits forever).
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1800 } });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));

@@ -121,6 +121,9 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     const required = {
       refit_excluding: { exclude: ['s01'] },
       compute_effect_sizes: { measure: 'PR', data: [{ xi: 1, ni: 10 }] },
+      meta_regression: { mods: ['weeks'] },
+      subgroup_analysis: { by: 'tester' },
+      bubble_plot: { mod: 'weeks' },
     };
     for (const name of expected) {
       const out = await agentCall(page, name, required[name] ?? {});

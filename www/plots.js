@@ -1,6 +1,7 @@
 // Plots next to results. After a tool run that has a companion plot (Rust
-// decides which: the run report's `plot`), the page asks the engine for that
-// plot with the same arguments and draws its SVG beside the tool's result.
+// decides which, and from which of the run's arguments: the run report's
+// `plot`), the page asks the engine for that plot with the run's arguments
+// and draws its SVG beside the tool's result.
 // When a run starts, its tool's plot slot is emptied at once: a result area
 // never shows the output of another run.
 //
@@ -70,7 +71,7 @@ export function createPlotter({ companionPlot, slotFor }) {
           { class: 'note' },
           'Drawn in this browser by ',
           el('code', { text: out.tool }),
-          ` with the same arguments, after a run by ${via}. `,
+          ` from this run's arguments, after a run by ${via}. `,
           downloadLink('Download the SVG', `${out.tool}.svg`, out.ok.svg, 'image/svg+xml'),
         ),
       ),

@@ -1,6 +1,7 @@
 # metafor on the bench's records: rma(method = "REML") on the 19 frozen
-# records, leave1out() of that fit, and one rma() at k = 1000.
-# Usage: Rscript metafor.R K19_CSV K1000_CSV. Prints "key value" lines;
+# records, leave1out() of that fit, one rma() at k = 1000, and one REML
+# meta-regression on four moderators at k = 1000.
+# Usage: Rscript metafor.R K19_CSV K1000_CSV METAREG_K1000_CSV. Prints "key value" lines;
 # "absent <reason>" when metafor is not installed.
 
 args <- commandArgs(trailingOnly = TRUE)
@@ -32,3 +33,8 @@ t <- proc.time()[["elapsed"]]
 big <- rma(large$yi, large$vi, method = "REML")
 cat("rma_k1000_ms", (proc.time()[["elapsed"]] - t) * 1000, "\n")
 cat("tau2_k1000", big$tau2, "\n")
+mr <- read.csv(args[3])
+t <- proc.time()[["elapsed"]]
+fit_mr <- rma(mr$yi, mr$vi, mods = cbind(mr$x1, mr$x2, mr$x3, mr$x4), method = "REML")
+cat("metareg_k1000_ms", (proc.time()[["elapsed"]] - t) * 1000, "\n")
+cat("metareg_tau2_k1000", fit_mr$tau2, "\n")

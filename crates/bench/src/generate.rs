@@ -53,6 +53,46 @@ pub fn columns(k: usize) -> (Vec<f64>, Vec<f64>) {
     (yi, vi)
 }
 
+/// The moderators of [`moderated`]: x₁, x₂ ~ U(0, 1), x₃ ~ N(0, 1), x₄ ∈ {0, 1}.
+pub const MODERATORS: [&str; 4] = ["x1", "x2", "x3", "x4"];
+
+/// Data for a meta-regression on four moderators ([`MODERATORS`]):
+/// vᵢ ~ U(0.01, 0.2), yᵢ ~ N(0.1 + 0.3x₁ − 0.2x₂ + 0.05x₃ + 0.1x₄, vᵢ + 0.05).
+pub fn moderated(k: usize) -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
+    let mut rng = XorShift::new(0x0DE2_A7E5_0000_0000 ^ k as u64);
+    let (mut yi, mut vi) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    let mut x: Vec<Vec<f64>> = (0..4).map(|_| Vec::with_capacity(k)).collect();
+    for _ in 0..k {
+        let v = 0.01 + 0.19 * rng.uniform();
+        let row = [
+            rng.uniform(),
+            rng.uniform(),
+            rng.normal(),
+            if rng.uniform() < 0.5 { 0.0 } else { 1.0 },
+        ];
+        let mean = 0.1 + 0.3 * row[0] - 0.2 * row[1] + 0.05 * row[2] + 0.1 * row[3];
+        yi.push(mean + (v + 0.05).sqrt() * rng.normal());
+        vi.push(v);
+        for (column, value) in x.iter_mut().zip(row) {
+            column.push(value);
+        }
+    }
+    (yi, vi, x)
+}
+
+/// [`moderated`] as `yi,vi,x1,x2,x3,x4` CSV text.
+pub fn moderated_csv(k: usize) -> String {
+    let (yi, vi, x) = moderated(k);
+    let mut out = format!("yi,vi,{}\n", MODERATORS.join(","));
+    for i in 0..k {
+        out.push_str(&format!(
+            "{},{},{},{},{},{}\n",
+            yi[i], vi[i], x[0][i], x[1][i], x[2][i], x[3][i]
+        ));
+    }
+    out
+}
+
 /// `id,yi,vi` CSV text; Rust's shortest round-trip formatting keeps every value exact.
 pub fn csv(records: &[Record]) -> String {
     let mut out = String::from("id,yi,vi\n");
@@ -78,6 +118,23 @@ mod tests {
             .iter()
             .zip(yi.iter().zip(&vi))
             .all(|(r, (y, v))| r.yi == *y && r.vi == *v));
+    }
+
+    #[test]
+    fn a_meta_regression_recovers_the_generating_coefficients() {
+        let (yi, vi, x) = moderated(20_000);
+        let mods: Vec<meta_analysis::Moderator> = MODERATORS
+            .iter()
+            .zip(x)
+            .map(|(name, column)| meta_analysis::Moderator::numeric(*name, column))
+            .collect();
+        let m =
+            meta_analysis::meta_regression_columns(&yi, &vi, &mods, &Default::default()).unwrap();
+        let b: Vec<f64> = m.coefficients.iter().map(|c| c.estimate).collect();
+        for (got, want) in b.iter().zip([0.1, 0.3, -0.2, 0.05, 0.1]) {
+            assert!((got - want).abs() < 0.03, "{b:?}");
+        }
+        assert!((m.tau2 - 0.05).abs() < 0.006, "{}", m.tau2);
     }
 
     #[test]

@@ -6,7 +6,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use meta_analysis::{
-    fit, fit_columns, influence_diagnostics, leave_one_out, FitOptions, Method, Record,
+    fit, fit_columns, influence_diagnostics, leave_one_out, meta_regression_columns, FitOptions,
+    Method, Moderator, Record,
 };
 
 use crate::harness::time;
@@ -133,6 +134,52 @@ pub fn run(report: &mut Report) {
         fit(black_box(&records), &reml)
     });
     report.add("reml_k1000_ms", "REML fit, k = 1000", t.median_ms(), "ms");
+
+    meta_regressions(report);
+}
+
+/// A REML meta-regression on four numeric moderators (issue 13's target at k = 10⁵), and at
+/// k = 1000 for the comparison with metafor.
+fn meta_regressions(report: &mut Report) {
+    let reml = FitOptions::default();
+    for (k, key, label) in [
+        (
+            100_000,
+            "metareg_k1e5_ms",
+            "meta-regression, 4 moderators, REML, k = 10^5 (yi, vi arrays)",
+        ),
+        (
+            1000,
+            "metareg_k1000_ms",
+            "meta-regression, 4 moderators, REML, k = 1000",
+        ),
+    ] {
+        eprintln!("bench: meta-regression, k = {k}");
+        let (yi, vi, x) = generate::moderated(k);
+        let mods: Vec<Moderator> = generate::MODERATORS
+            .iter()
+            .zip(x)
+            .map(|(name, column)| Moderator::numeric(*name, column))
+            .collect();
+        let t = time(Duration::from_millis(1000), 5, || {
+            meta_regression_columns(black_box(&yi), black_box(&vi), &mods, &reml)
+        });
+        if k == 100_000 {
+            report.add_target(key, label, t.median_ms(), "ms", Target::AtMost(20.0));
+            let iterations = meta_regression_columns(&yi, &vi, &mods, &reml)
+                .ok()
+                .and_then(|m| m.iterations)
+                .unwrap_or(0);
+            report.add(
+                "metareg_k1e5_iterations",
+                "  REML Newton iterations",
+                iterations as f64,
+                "",
+            );
+        } else {
+            report.add(key, label, t.median_ms(), "ms");
+        }
+    }
 }
 
 /// Where the time of a k = 10⁶ fit goes: the same fit from `Vec<Record>` (ids checked

@@ -1,7 +1,8 @@
 //! A validator for the plain JSON Schema subset the tool definitions use.
 //!
 //! Keywords: `type` (one type, or an array of types for a nullable value), `properties`, `required`, `enum`, `items`, `minimum`, `maximum`,
-//! `description`, `additionalProperties` (a boolean). No `$ref`, no `format`. The tool
+//! `description`, `additionalProperties` (a boolean, or a schema every undeclared property
+//! must match). No `$ref`, no `format`. The tool
 //! arguments are checked by walking the very schema JSON the page registers, so the schema
 //! and the validation cannot drift apart.
 
@@ -214,8 +215,11 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
                 ));
             }
         }
+        let extra = schema
+            .get("additionalProperties")
+            .filter(|extra| extra.is_object());
         for (key, item) in object {
-            if let Some(sub) = properties.and_then(|p| p.get(key)) {
+            if let Some(sub) = properties.and_then(|p| p.get(key)).or(extra) {
                 check(sub, item, &join(path, key))?;
             }
         }
@@ -258,7 +262,12 @@ fn subset(schema: &Value, at: &str) -> Result<(), String> {
             }
             "description" => value.is_string(),
             "minimum" | "maximum" => value.is_number(),
-            "additionalProperties" => value.is_boolean(),
+            "additionalProperties" => {
+                if value.is_object() {
+                    subset(value, &format!("{at}/additionalProperties"))?;
+                }
+                value.is_boolean() || value.is_object()
+            }
             "enum" => value.as_array().is_some_and(|v| !v.is_empty()),
             "required" => value.as_array().is_some_and(|names| {
                 names.iter().all(|n| {
@@ -320,6 +329,30 @@ mod tests {
     fn kind(value: Value) -> (ViolationKind, String, String) {
         let v = validate(&schema(), &value).unwrap_err();
         (v.kind, v.path, v.message)
+    }
+
+    #[test]
+    fn undeclared_properties_can_be_held_to_a_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "additionalProperties": {"type": ["number", "string"]}
+        });
+        check_plain_subset(&schema).unwrap();
+        validate(&schema, &json!({"id": "a", "weeks": 3, "tester": "blind"})).unwrap();
+        let v = validate(&schema, &json!({"id": "a", "weeks": true})).unwrap_err();
+        assert_eq!(
+            (v.kind, v.path.as_str(), v.message.as_str()),
+            (
+                ViolationKind::WrongType,
+                "weeks",
+                "weeks must be a number or a string, got a boolean"
+            )
+        );
+        let v = validate(&schema, &json!({"id": 1})).unwrap_err();
+        assert_eq!(v.path, "id");
+        let bad = json!({"type": "object", "additionalProperties": {"format": "x"}});
+        assert!(check_plain_subset(&bad).is_err());
     }
 
     #[test]

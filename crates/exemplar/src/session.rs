@@ -69,7 +69,8 @@ pub struct RunReport {
     /// [`Session::last_entry_json`] gives, without parsing it.
     #[serde(serialize_with = "entry_without_args")]
     pub entry: Entry,
-    /// The plot to draw beside a successful result (same arguments), if the tool has one.
+    /// The plot to draw beside a successful result, if one goes with the call (see
+    /// [`Session::companion_plot`]).
     pub plot: Option<&'static str>,
     /// How the page shows the result to a person: indented JSON, or `code: message`.
     /// Direction controls are escaped ([`escape_direction_controls`]).
@@ -290,7 +291,7 @@ restarted; this call has no result, later calls work as before"
         });
         let args_display = abridged(escape_direction_controls(&args.to_string()));
         let plot = match result {
-            Ok(_) => tools::companion_plot(tool),
+            Ok(_) => tools::companion_plot(tool, args),
             Err(_) => None,
         };
         let (ok, error) = match result {
@@ -308,12 +309,23 @@ restarted; this call has no result, later calls work as before"
         }
     }
 
-    /// The plot drawn beside `tool`'s result with the same arguments: `{"tool", "ok"}` or
-    /// `{"tool", "error"}`; `None` when the tool has no companion plot. Not ledgered: it
-    /// draws a run that is.
+    /// The plot drawn beside `tool`'s result with these arguments (the registry says which
+    /// plot and with which of the arguments): `{"tool", "ok"}` or `{"tool", "error"}`; `None`
+    /// when no companion plot goes with the call. Not ledgered: it draws a run that is.
     pub fn companion_plot(&self, tool: &str, args_text: &str) -> Option<Value> {
-        let plot = tools::companion_plot(tool)?;
-        let mut out = tools::call_json(plot, args_text);
+        let args = match tools::parse_args(args_text) {
+            Ok(args) => args,
+            Err(error) => {
+                let mut out = error.to_json();
+                out["tool"] = json!(tools::find(tool)?.companion?.plot.name);
+                return Some(out);
+            }
+        };
+        let (plot, plot_args) = tools::companion_call(tool, &args)?;
+        let mut out = match tools::call(plot, &plot_args) {
+            Ok(result) => json!({"ok": result}),
+            Err(error) => error.to_json(),
+        };
         out["tool"] = json!(plot);
         Some(out)
     }
@@ -507,5 +519,35 @@ mod tests {
         assert_eq!(plot["tool"], "funnel_plot");
         assert!(plot["ok"]["svg"].as_str().unwrap().starts_with("<svg"));
         assert_eq!(session.companion_plot("get_dataset", "{}"), None);
+    }
+
+    /// A meta-regression on one numeric moderator is drawn as a bubble plot with the
+    /// arguments a bubble plot takes; on a text moderator no plot goes with it.
+    #[test]
+    fn the_report_names_the_plot_that_goes_with_these_arguments() {
+        let mut session = Session::new();
+        let args = r#"{"mods":["weeks"],"test":"knha","at":[{"weeks":3}]}"#;
+        assert_eq!(
+            session.run("meta_regression", args, T).plot,
+            Some("bubble_plot")
+        );
+        let plot = session.companion_plot("meta_regression", args).unwrap();
+        assert_eq!(plot["tool"], "bubble_plot");
+        assert_eq!(plot["ok"]["numbers"]["moderator"], "weeks");
+        let text = r#"{"mods":["tester"]}"#;
+        assert_eq!(session.run("meta_regression", text, T).plot, None);
+        assert_eq!(session.companion_plot("meta_regression", text), None);
+        let by = r#"{"by":"setting"}"#;
+        assert_eq!(
+            session.run("subgroup_analysis", by, T).plot,
+            Some("forest_plot")
+        );
+        let forest = session.companion_plot("subgroup_analysis", by).unwrap();
+        assert_eq!(forest["ok"]["subgroups"]["by"], "setting");
+        let bad = session.companion_plot("meta_regression", "{bad").unwrap();
+        assert_eq!(
+            (bad["tool"].as_str(), bad["error"]["code"].as_str()),
+            (Some("bubble_plot"), Some("invalid_json"))
+        );
     }
 }

@@ -15,7 +15,8 @@ fn json_value() -> impl Strategy<Value = Value> {
             .prop_map(Value::from),
         (-5i64..40).prop_map(Value::from),
         prop::sample::select(vec![
-            "s04", "s01", "", "REML", "PM", "knha", "z", "rma", "classic", "x"
+            "s04", "s01", "", "REML", "PM", "knha", "z", "rma", "classic", "x", "weeks", "tester",
+            "setting", "dose"
         ])
         .prop_map(Value::from),
     ];
@@ -25,7 +26,7 @@ fn json_value() -> impl Strategy<Value = Value> {
             prop::collection::btree_map(
                 prop::sample::select(vec![
                     "method", "level", "test", "records", "exclude", "variant", "id", "yi", "vi",
-                    "extra",
+                    "extra", "mods", "by", "mod", "at", "weeks", "tester", "dose",
                 ])
                 .prop_map(String::from),
                 inner,
@@ -56,6 +57,45 @@ proptest! {
         let records: Vec<Value> =
             rows.into_iter().map(|(yi, vi, id)| json!({"id": id, "yi": yi, "vi": vi})).collect();
         let _ = tools::call(tools::REGISTRY[which].name, &json!({"records": records}));
+    }
+
+    /// Records with moderator columns of any shape, and every way of naming them.
+    #[test]
+    fn moderators_never_panic(
+        rows in prop::collection::vec(
+            (-1e3f64..1e3, 1e-3f64..10.0, prop_oneof![
+                (-1e30f64..1e30).prop_map(Value::from),
+                "[a-c]{0,1}".prop_map(Value::from),
+                Just(Value::Null),
+            ]),
+            0..9,
+        ),
+        how in 0usize..5,
+    ) {
+        let records: Vec<Value> = rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, (yi, vi, m))| {
+                let mut r = json!({"id": format!("r{i}"), "yi": yi, "vi": vi});
+                if !m.is_null() {
+                    r["m"] = m;
+                }
+                r
+            })
+            .collect();
+        let (name, args) = match how {
+            0 => ("meta_regression", json!({"mods": ["m"], "at": [{"m": 1}, {"m": "a"}]})),
+            1 => ("subgroup_analysis", json!({"by": "m", "test": "knha"})),
+            2 => ("forest_plot", json!({"by": "m"})),
+            3 => ("bubble_plot", json!({"mod": "m"})),
+            _ => ("heterogeneity", json!({"level": 0.9})),
+        };
+        let mut args = args;
+        args["records"] = Value::from(records);
+        match tools::call(name, &args) {
+            Ok(result) => prop_assert!(result.is_object()),
+            Err(e) => prop_assert!(!e.message.is_empty()),
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@ fn forest_of(records: &[Record], excluded: &[String], fit: Option<&Fit>) -> Plot
         fit,
         title: "Forest plot: dat.raudenbush1985",
         x_label: X_LABEL,
+        groups: None,
     })
     .unwrap()
 }
@@ -338,6 +339,7 @@ fn bad_input_is_refused_with_a_clear_error() {
         fit: None,
         title: "t",
         x_label: "x",
+        groups: None,
     };
     let err = forest(&input).unwrap_err();
     assert!(matches!(err, PlotError::TooManyRecords { got: 2001, .. }));
@@ -354,6 +356,7 @@ fn bad_input_is_refused_with_a_clear_error() {
         fit: Some(&all),
         title: "t",
         x_label: "x",
+        groups: None,
     };
     assert_eq!(
         forest(&input).unwrap_err(),
@@ -660,6 +663,7 @@ proptest! {
             fit: fitted.as_ref(),
             title: "t",
             x_label: "x",
+            groups: None,
         }))?;
         let egger = egger.map(|(b0, b1, p)| EggerLine {
             variant: "classic",
@@ -690,6 +694,7 @@ fn a_single_record_at_f64_max_is_a_clear_error() {
         fit: None,
         title: "t",
         x_label: "x",
+        groups: None,
     })
     .unwrap_err();
     assert!(matches!(err, PlotError::SpanTooWide { .. }), "{err}");
@@ -715,6 +720,7 @@ fn subnormal_variances_get_finite_weights() {
         fit: Some(&fitted),
         title: "t",
         x_label: "x",
+        groups: None,
     })
     .unwrap();
     assert!(!out.svg.contains("NaN") && !out.svg.contains("inf"));
@@ -790,4 +796,185 @@ fn a_right_to_left_override_in_an_id_is_isolated() {
             .descendants()
             .any(|n| n.attribute("data-id") == Some(id)));
     }
+}
+
+// ---------------------------------------------------------------- bubble and grouped forest
+
+fn tool_svg(name: &str, args: serde_json::Value) -> (String, serde_json::Value) {
+    let result = exemplar::tools::call(name, &args).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (result["svg"].as_str().unwrap().to_string(), result)
+}
+
+/// Each point sits at (moderator value, yi), the fitted line's ends on b0 + b1·x, and the
+/// numbers written beside the plot are the model's.
+#[test]
+fn bubble_points_and_line_map_back_to_the_data_and_the_model() {
+    let (svg, result) = tool_svg("bubble_plot", serde_json::json!({"mod": "weeks"}));
+    check_document(&svg);
+    let doc = Document::parse(&svg).unwrap();
+    let area = find_all(&doc, "g", "plot-area")[0];
+    let (to_x, to_y) = (inverse(&area, "x"), inverse(&area, "y"));
+    let (ux, uy) = (unit_per_pixel(&area, "x"), unit_per_pixel(&area, "y"));
+    let rows = dataset::rows();
+    let points = find_all(&doc, "g", "point");
+    assert_eq!(points.len(), rows.len());
+    for g in points {
+        let row = rows
+            .iter()
+            .find(|r| Some(r.id.as_str()) == g.attribute("data-id"))
+            .unwrap();
+        let circle = g.children().find(|n| n.has_tag_name("circle")).unwrap();
+        assert!((to_x(num(&circle, "cx")) - row.weeks as f64).abs() <= ux * 0.006);
+        assert!((to_y(num(&circle, "cy")) - row.yi).abs() <= uy * 0.006);
+    }
+    let fit = &result["fit"];
+    let (b0, b1) = (
+        fit["coefficients"][0]["estimate"].as_f64().unwrap(),
+        fit["coefficients"][1]["estimate"].as_f64().unwrap(),
+    );
+    let line = find_all(&doc, "g", "fitted-line")[0]
+        .children()
+        .find(|n| n.has_tag_name("line"))
+        .unwrap();
+    for (x, y) in [("x1", "y1"), ("x2", "y2")] {
+        let at = to_x(num(&line, x));
+        assert!((to_y(num(&line, y)) - (b0 + b1 * at)).abs() <= uy * 0.02 + b1.abs() * ux * 0.006);
+    }
+    let notes: String = find_all(&doc, "g", "notes")[0]
+        .descendants()
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(notes.contains(&format!("Slope {:.4} (SE", b1)), "{notes}");
+    assert!(
+        notes.contains(&format!("QM(1) = {:.2}", fit["qm"].as_f64().unwrap())),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(&format!("R² = {:.1}%", fit["r2"].as_f64().unwrap())),
+        "{notes}"
+    );
+}
+
+#[test]
+fn bubble_plot_refuses_a_text_moderator_and_marks_exclusions() {
+    let e =
+        exemplar::tools::call("bubble_plot", &serde_json::json!({"mod": "tester"})).unwrap_err();
+    assert_eq!(e.code.as_str(), "invalid_arguments");
+    assert!(e.message.contains("tester holds text"), "{}", e.message);
+    let (svg, result) = tool_svg(
+        "bubble_plot",
+        serde_json::json!({"mod": "weeks", "exclude": ["s04"]}),
+    );
+    assert_eq!(result["fit"]["k"], 18);
+    let doc = Document::parse(&svg).unwrap();
+    let s04 = find_all(&doc, "g", "point")
+        .into_iter()
+        .find(|g| g.attribute("data-id") == Some("s04"))
+        .unwrap();
+    assert_eq!(s04.attribute("data-excluded"), Some("true"));
+}
+
+/// With `by`, each level's rows sit under its heading, followed by its diamond; the footer
+/// carries both tests for subgroup differences.
+#[test]
+fn grouped_forest_has_a_diamond_per_subgroup_and_the_tests_in_its_footer() {
+    let (svg, result) = tool_svg("forest_plot", serde_json::json!({"by": "tester"}));
+    check_document(&svg);
+    let analysis =
+        exemplar::tools::call("subgroup_analysis", &serde_json::json!({"by": "tester"})).unwrap();
+    assert_eq!(result["subgroups"], analysis);
+    let doc = Document::parse(&svg).unwrap();
+    let area = find_all(&doc, "g", "plot-area")[0];
+    let to_x = inverse(&area, "x");
+    let ux = unit_per_pixel(&area, "x");
+    let diamonds = find_all(&doc, "g", "subgroup");
+    assert_eq!(diamonds.len(), 2);
+    let headings = find_all(&doc, "text", "subgroup-heading");
+    assert_eq!(headings.len(), 2);
+    let rows = find_all(&doc, "g", "row");
+    let tester = |id: &str| {
+        dataset::rows()
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .tester
+            .clone()
+    };
+    for (diamond, group) in diamonds.iter().zip(analysis["groups"].as_array().unwrap()) {
+        let level = group["level"].as_str().unwrap();
+        assert_eq!(diamond.attribute("data-level"), Some(level));
+        let polygon = diamond
+            .children()
+            .find(|n| n.has_tag_name("polygon"))
+            .unwrap();
+        let xs: Vec<f64> = polygon
+            .attribute("points")
+            .unwrap()
+            .split(' ')
+            .map(|p| p.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert!((to_x(xs[1]) - group["estimate"].as_f64().unwrap()).abs() <= ux * 0.006);
+        assert!((to_x(xs[0]) - group["ci_lower"].as_f64().unwrap()).abs() <= ux * 0.006);
+        // Its records are the rows between its heading and itself.
+        let diamond_y: f64 = polygon
+            .attribute("points")
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .split(',')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let heading = headings
+            .iter()
+            .find(|h| h.text().unwrap().ends_with(level))
+            .unwrap();
+        let heading_y = num(heading, "y");
+        let members: Vec<&str> = rows
+            .iter()
+            .filter(|r| {
+                let y = num(&r.children().find(|n| n.has_tag_name("text")).unwrap(), "y");
+                y > heading_y && y < diamond_y
+            })
+            .map(|r| r.attribute("data-id").unwrap())
+            .collect();
+        assert_eq!(members.len() as u64, group["k"].as_u64().unwrap());
+        assert!(members.iter().all(|id| tester(id) == level));
+    }
+    let footer: String = find_all(&doc, "g", "notes")[0]
+        .descendants()
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(
+        footer.contains(&format!(
+            "Test for subgroup differences (separate τ² per subgroup): Q(1) = {:.2}",
+            analysis["q_between"].as_f64().unwrap()
+        )),
+        "{footer}"
+    );
+    assert!(
+        footer.contains(&format!(
+            "QM(1) = {:.2}",
+            analysis["qm_common_tau2"].as_f64().unwrap()
+        )),
+        "{footer}"
+    );
+}
+
+#[test]
+fn golden_bubble_weeks() {
+    golden(
+        "bubble_weeks.svg",
+        &tool_svg("bubble_plot", serde_json::json!({"mod": "weeks"})).0,
+    );
+}
+
+#[test]
+fn golden_forest_by_tester() {
+    golden(
+        "forest_by_tester.svg",
+        &tool_svg("forest_plot", serde_json::json!({"by": "tester"})).0,
+    );
 }

@@ -7,13 +7,17 @@
 //!   incomplete beta function of `statrs`; the quantile is polished by Newton
 //!   steps on that cdf.
 //! - χ²: the upper tail is Q(ν/2, x/2), the regularized upper incomplete gamma
-//!   function of `statrs`.
+//!   function of `statrs`, the lower tail P(ν/2, x/2); the quantiles are found by
+//!   the safeguarded Newton solver of [`crate::solver`] on the tail that holds the
+//!   probability (so a small tail keeps its relative precision).
+//! - F: the upper tail is I_{ν₂/(ν₂+ν₁f)}(ν₂/2, ν₁/2), or its complement where that
+//!   form is the better-conditioned one.
 //!
 //! The fixtures in `tests/fixtures/distributions.json` were computed with
 //! mpmath at 50 digits (`tests/oracle/distributions.py`).
 
 use statrs::function::beta::beta_reg;
-use statrs::function::gamma::{gamma_ur, ln_gamma};
+use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 /// Φ(x), the standard normal cdf.
@@ -212,9 +216,114 @@ pub fn chi2_sf(x: f64, df: f64) -> f64 {
     gamma_ur(0.5 * df, 0.5 * x)
 }
 
+/// P(X ≤ x) for X ~ χ²(ν): P(ν/2, x/2).
+pub fn chi2_cdf(x: f64, df: f64) -> f64 {
+    if x.is_nan() || df.is_nan() || df <= 0.0 {
+        return f64::NAN;
+    }
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x.is_infinite() {
+        return 1.0;
+    }
+    gamma_lr(0.5 * df, 0.5 * x)
+}
+
+/// The density of χ²(ν) at x > 0.
+fn chi2_pdf(x: f64, df: f64) -> f64 {
+    let a = 0.5 * df;
+    ((a - 1.0) * (0.5 * x).ln() - 0.5 * x - ln_gamma(a)).exp() * 0.5
+}
+
+/// The χ²(ν) quantile: the x with P(X ≤ x) = p (0 at p = 0, +∞ at p = 1).
+///
+/// Solved on the lower tail P(ν/2, x/2) = p when p ≤ ½ and on the upper tail
+/// Q(ν/2, x/2) = 1 − p otherwise, to a relative change of 1e-15 in x.
+pub fn chi2_quantile(p: f64, df: f64) -> f64 {
+    if p.is_nan() || df.is_nan() || df <= 0.0 || !(0.0..=1.0).contains(&p) {
+        return f64::NAN;
+    }
+    if p == 0.0 {
+        return 0.0;
+    }
+    if p == 1.0 {
+        return f64::INFINITY;
+    }
+    let lower = p <= 0.5;
+    // f increasing in x either way: P(x) − p, or (1 − p) − Q(x).
+    let f = |x: f64| {
+        let value = if lower {
+            chi2_cdf(x, df) - p
+        } else {
+            (1.0 - p) - chi2_sf(x, df)
+        };
+        (value, chi2_pdf(x, df))
+    };
+    let mut hi = df.max(1.0);
+    while f(hi).0 < 0.0 {
+        hi *= 2.0;
+        if !hi.is_finite() {
+            return f64::NAN;
+        }
+    }
+    crate::solver::newton_bracketed(f, 0.0, hi, 1e-15, 2000)
+        .map(|root| root.x)
+        .unwrap_or(f64::NAN)
+}
+
+/// P(F ≥ f) for F ~ F(ν₁, ν₂): I_{ν₂/(ν₂+ν₁f)}(ν₂/2, ν₁/2).
+pub fn f_sf(f: f64, df1: f64, df2: f64) -> f64 {
+    if f.is_nan() || df1.is_nan() || df2.is_nan() || df1 <= 0.0 || df2 <= 0.0 {
+        return f64::NAN;
+    }
+    if f <= 0.0 {
+        return 1.0;
+    }
+    if f.is_infinite() {
+        return 0.0;
+    }
+    let denominator = df2 + df1 * f;
+    let direct = beta_reg(0.5 * df2, 0.5 * df1, df2 / denominator);
+    if direct < 0.5 {
+        direct
+    } else {
+        1.0 - beta_reg(0.5 * df1, 0.5 * df2, df1 * f / denominator)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chi2_quantile_inverts_both_tails() {
+        for df in [1.0, 2.0, 17.0, 300.0] {
+            for p in [1e-12, 0.025, 0.5, 0.975, 1.0 - 1e-9] {
+                let x = chi2_quantile(p, df);
+                let back = if p <= 0.5 {
+                    chi2_cdf(x, df)
+                } else {
+                    1.0 - chi2_sf(x, df)
+                };
+                assert!((back - p).abs() <= 1e-13 * p.max(1e-3), "{df} {p}: {back}");
+            }
+        }
+        // Two df: the exponential distribution, x = −2 log(1 − p).
+        assert!((chi2_quantile(0.3, 2.0) - (-2.0 * 0.7f64.ln())).abs() < 1e-14);
+        assert_eq!(chi2_quantile(0.0, 3.0), 0.0);
+        assert!(chi2_quantile(1.5, 3.0).is_nan());
+    }
+
+    #[test]
+    fn f_with_one_numerator_df_is_a_squared_t() {
+        for (t, df) in [(0.3, 5.0), (2.1, 17.0), (6.0, 3.0)] {
+            let a = f_sf(t * t, 1.0, df);
+            let b = t_two_sided_p(t, df);
+            assert!((a - b).abs() <= 1e-14 * b, "{t} {df}: {a} vs {b}");
+        }
+        assert_eq!(f_sf(0.0, 2.0, 3.0), 1.0);
+    }
 
     #[test]
     fn normal_known_values() {

@@ -65,6 +65,23 @@ pub enum MetaError {
     /// variances span many orders of magnitude). The result is refused, never returned with
     /// a hole.
     NonFiniteResult { quantity: &'static str },
+    /// A moderator, or a value given for one, cannot be used (too many, repeated, a value
+    /// out of range, an unknown level, a factor with one level …).
+    Moderator { reason: String },
+    /// A meta-regression needs more records than coefficients.
+    TooFewForCoefficients { k: usize, names: Vec<String> },
+    /// The design matrix is rank-deficient: `column` is a linear combination of the
+    /// columns `combination_of` (a constant column: of the intercept alone).
+    RankDeficient {
+        column: String,
+        combination_of: Vec<String>,
+    },
+    /// The fit of one subgroup failed.
+    InSubgroup {
+        by: String,
+        level: String,
+        error: Box<MetaError>,
+    },
 }
 
 impl fmt::Display for MetaError {
@@ -156,6 +173,37 @@ impl fmt::Display for MetaError {
                  records' variances (or effects) span too many orders of magnitude; the result \
                  is refused rather than returned with a hole"
             ),
+            MetaError::Moderator { reason } => write!(f, "{reason}"),
+            MetaError::TooFewForCoefficients { k, names } => write!(
+                f,
+                "{k} records cannot fit {} coefficients ({}): a meta-regression needs more \
+                 records than coefficients",
+                names.len(),
+                names.join(", ")
+            ),
+            MetaError::RankDeficient {
+                column,
+                combination_of,
+            } => {
+                if combination_of.len() == 1 && combination_of[0] == "intercept" {
+                    write!(
+                        f,
+                        "the design is rank-deficient: {column} is constant among the records, \
+                         so its effect cannot be told apart from the intercept; leave it out"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the design is rank-deficient: {column} is a linear combination of {} \
+                         (collinear moderators), so their effects cannot be told apart; leave \
+                         one of them out",
+                        combination_of.join(", ")
+                    )
+                }
+            }
+            MetaError::InSubgroup { by, level, error } => {
+                write!(f, "in the subgroup {by} = {level:?}: {error}")
+            }
         }
     }
 }

@@ -7,8 +7,11 @@
 //! relative change of at most 1e-12 in τ²; the boundary τ² = 0 is taken
 //! exactly when the estimating equation is already ≤ 0 there.
 
+use crate::passes;
 use crate::solver::{newton_bracketed, SolveError};
-use crate::weighted::{Degenerate, Design, Wls};
+use crate::weighted::{Degenerate, Design, Matrix, Wls};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use crate::MetaError;
 
@@ -79,6 +82,13 @@ pub(crate) fn estimate_tau2(
     v: &[f64],
     x: &Design,
 ) -> Result<Tau2, MetaError> {
+    estimate_tau2_with(method, &Memo::new(y, v, x))
+}
+
+/// [`estimate_tau2`] with the moments it evaluates kept in `memo`, for a caller that needs
+/// them again (at τ² = 0 and at the estimate).
+pub(crate) fn estimate_tau2_with(method: Method, memo: &Memo) -> Result<Tau2, MetaError> {
+    let (y, v, x) = (memo.y, memo.v, memo.x);
     match method {
         Method::Ee => Ok(Tau2 {
             tau2: 0.0,
@@ -88,9 +98,9 @@ pub(crate) fn estimate_tau2(
         Method::Dl => dersimonian_laird(y, v, x).map_err(Degenerate::error),
         Method::He => hedges(y, v, x).map_err(Degenerate::error),
         Method::Sj => sidik_jonkman(y, v, x),
-        Method::Reml => likelihood_root(method, y, v, x, reml_score, reml_se),
-        Method::Ml => likelihood_root(method, y, v, x, ml_score, ml_se),
-        Method::Pm => paule_mandel(y, v, x),
+        Method::Reml => likelihood_root(method, memo, reml_score, reml_se),
+        Method::Ml => likelihood_root(method, memo, ml_score, ml_se),
+        Method::Pm => paule_mandel(memo),
     }
 }
 
@@ -126,14 +136,15 @@ fn hedges(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, Degenerate> {
     })
 }
 
-/// Sidik–Jonkman: from the crude start τ₀² = Σ r̃ᵢ² / k (r̃ the OLS residuals),
-/// one step τ̂² = τ₀² · y'P y / (k − p) with weights 1/(vᵢ + τ₀²).
+/// Sidik–Jonkman: from the crude start τ₀² = Σ (yᵢ − ȳ)² / k (the variance of the
+/// effects about their plain mean, whatever the moderators: metafor 3.8's start), one step
+/// τ̂² = τ₀² · y'P y / (k − p) with weights 1/(vᵢ + τ₀²).
 /// SE (metafor): τ₀² √{2 tr(PVPV) + 4τ̂² tr(PVP) + 2τ̂⁴ tr(PP)} / (k − p).
 fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
     let k = y.len() as f64;
     let kp = k - x.p() as f64;
-    let ols = Wls::new(y, x, vec![1.0; y.len()]).map_err(Degenerate::error)?;
-    let tau2_0 = ols.r.iter().map(|r| r * r).sum::<f64>() / k;
+    let mean = y.iter().sum::<f64>() / k;
+    let tau2_0 = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>() / k;
     if !tau2_0.is_finite() {
         return Err(MetaError::NonFiniteResult {
             quantity: "Sidik–Jonkman starting value τ₀² (the mean squared residual)",
@@ -155,7 +166,7 @@ fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
 /// The quantities of the estimating equations at one τ², with wᵢ = 1/(vᵢ + τ²):
 /// y'Py, y'PPy, y'PPPy, tr(P), tr(PP), Σwᵢ and Σwᵢ², and the first coefficient β̂₀
 /// with its variance [(X'WX)⁻¹]₀₀.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Moments {
     pub beta0: f64,
     pub var_beta0: f64,
@@ -167,6 +178,8 @@ pub(crate) struct Moments {
     pub sw: f64,
     pub sw2: f64,
     pub log_det_xwx: f64,
+    /// For a design with moderators: the whole β̂ and A = (X'WX)⁻¹ (shared, not copied).
+    pub wls: Option<Rc<(Vec<f64>, Matrix)>>,
 }
 
 impl Moments {
@@ -176,18 +189,31 @@ impl Moments {
         if x.is_intercept() {
             return Ok(Moments::intercept(y, v, tau2));
         }
-        let fit = Wls::random_effects(y, v, x, tau2)?;
+        Moments::general(y, v, x, tau2)
+    }
+
+    /// For a general design, the formulas of [`crate::weighted`] by the two fused passes of
+    /// [`crate::passes`]: y'PPPy = Σw³r² − (X'W²r)' A (X'W²r), tr P = Σw − tr(A G(w²)),
+    /// tr PP = Σw² − 2 tr(A G(w³)) + tr(A G(w²) A G(w²)). O(k p²) time.
+    fn general(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Result<Moments, Degenerate> {
+        let first = passes::first(y, v, x.rows(), x.p(), tau2)?;
+        let a = first.g1.inverse()?;
+        let beta = a.times_vec(&first.xwy);
+        let second = passes::second(y, v, x.rows(), &beta, tau2);
+        let ag2 = a.mul(&first.g2);
+        let ag3 = a.mul(&first.g3);
         Ok(Moments {
-            beta0: fit.beta[0],
-            var_beta0: fit.a.get(0, 0),
-            ypy: fit.rss(),
-            yppy: fit.ypp_y(),
-            ypppy: fit.yppp_y(),
-            tr_p: fit.trace_p(),
-            tr_pp: fit.trace_pp(),
-            sw: fit.w.iter().sum(),
-            sw2: fit.w.iter().map(|w| w * w).sum(),
-            log_det_xwx: fit.log_det_xwx(),
+            beta0: beta[0],
+            var_beta0: a.get(0, 0),
+            ypy: second.wr2,
+            yppy: second.w2r2,
+            ypppy: second.w3r2 - a.quad(&second.xw2r),
+            tr_p: first.sw - ag2.trace(),
+            tr_pp: first.sw2 - 2.0 * ag3.trace() + ag2.mul(&ag2).trace(),
+            sw: first.sw,
+            sw2: first.sw2,
+            log_det_xwx: -a.det().ln(),
+            wls: Some(Rc::new((beta, a))),
         })
     }
 
@@ -227,7 +253,46 @@ impl Moments {
             sw,
             sw2,
             log_det_xwx: sw.ln(),
+            wls: None,
         }
+    }
+}
+
+/// The moments at the last few τ² evaluated: the solver evaluates the ends of its bracket
+/// again, a meta-regression needs those at 0 and at the estimate, and each costs two passes
+/// over the records.
+pub(crate) struct Memo<'a> {
+    y: &'a [f64],
+    v: &'a [f64],
+    x: &'a Design,
+    seen: RefCell<Vec<(f64, Moments)>>,
+}
+
+impl<'a> Memo<'a> {
+    pub fn new(y: &'a [f64], v: &'a [f64], x: &'a Design) -> Self {
+        Memo {
+            y,
+            v,
+            x,
+            seen: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The moments at τ² (kept: those at 0 always, else the last three).
+    pub fn at(&self, tau2: f64) -> Result<Moments, MetaError> {
+        if let Some((_, m)) = self.seen.borrow().iter().find(|(t, _)| *t == tau2) {
+            return Ok(m.clone());
+        }
+        let m = Moments::at(self.y, self.v, self.x, tau2).map_err(Degenerate::error)?;
+        let mut seen = self.seen.borrow_mut();
+        if let Some(oldest) = (seen.len() >= 4)
+            .then(|| seen.iter().position(|(t, _)| *t != 0.0))
+            .flatten()
+        {
+            seen.remove(oldest);
+        }
+        seen.push((tau2, m.clone()));
+        Ok(m)
     }
 }
 
@@ -320,13 +385,12 @@ fn ml_se(m: &Moments) -> f64 {
 /// likelihood; metafor makes the same check).
 fn likelihood_root(
     method: Method,
-    y: &[f64],
-    v: &[f64],
-    x: &Design,
+    memo: &Memo,
     score: fn(&Moments) -> (f64, f64),
     se: fn(&Moments) -> f64,
 ) -> Result<Tau2, MetaError> {
-    let at = |tau2: f64| Moments::at(y, v, x, tau2).map_err(Degenerate::error);
+    let (y, v, x) = (memo.y, memo.v, memo.x);
+    let at = |tau2: f64| memo.at(tau2);
     let zero = at(0.0)?;
     if score(&zero).0 <= 0.0 {
         return Ok(Tau2 {
@@ -362,10 +426,11 @@ fn likelihood_root(
 /// Paule–Mandel: the τ² ≥ 0 at which the generalized Q, y'Py = Σ wᵢ rᵢ², equals k − p;
 /// τ̂² = 0 when Q(0) ≤ k − p. Q is decreasing in τ² with dQ/dτ² = −y'PPy.
 /// SE (metafor's, shared with its EB estimator): √(2k² / (k − p)) / Σ wᵢ at the estimate.
-fn paule_mandel(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
+fn paule_mandel(memo: &Memo) -> Result<Tau2, MetaError> {
+    let (y, x) = (memo.y, memo.x);
     let kp = (y.len() - x.p()) as f64;
     let k = y.len() as f64;
-    let at = |tau2: f64| Moments::at(y, v, x, tau2).map_err(Degenerate::error);
+    let at = |tau2: f64| memo.at(tau2);
     let equation = |m: &Moments| (m.ypy - kp, -m.yppy);
     let se = |m: &Moments| (2.0 * k * k / kp).sqrt() / m.sw;
     let zero = at(0.0)?;
@@ -495,6 +560,38 @@ mod tests {
                 assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{i}: {a} vs {b}");
             }
         }
+    }
+
+    #[test]
+    fn the_two_pass_moments_agree_with_the_projection() {
+        let y = [0.5, -0.3, 0.9, 0.1, 1.4, 0.2, -0.6];
+        let v = [0.04, 0.02, 0.08, 0.03, 0.05, 0.01, 0.07];
+        let x = Design::intercept_and_columns(vec![
+            vec![1.0, 3.0, 2.0, 7.0, 4.0, 0.0, 5.0],
+            vec![0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0],
+        ]);
+        for tau2 in [0.0, 0.013, 0.7] {
+            let fast = Moments::general(&y, &v, &x, tau2).unwrap();
+            let fit = Wls::random_effects(&y, &v, &x, tau2).unwrap();
+            let pairs = [
+                (fast.beta0, fit.beta[0]),
+                (fast.var_beta0, fit.a.get(0, 0)),
+                (fast.ypy, fit.rss()),
+                (fast.yppy, fit.ypp_y()),
+                (fast.ypppy, fit.yppp_y()),
+                (fast.tr_p, fit.trace_p()),
+                (fast.tr_pp, fit.trace_pp()),
+                (fast.log_det_xwx, fit.log_det_xwx()),
+                (fast.sw, fit.w.iter().sum()),
+            ];
+            for (i, (a, b)) in pairs.into_iter().enumerate() {
+                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{i}: {a} vs {b}");
+            }
+        }
+        assert_eq!(
+            Moments::general(&y, &[0.0; 7], &x, 0.0).unwrap_err(),
+            Degenerate::NonFinite
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Exact random-effects meta-analysis.
 //!
-//! Records `(id, yi, vi)` in, fitted models out. No I/O, no JSON, no wasm:
+//! Records `(id, yi, vi)` (and moderator columns) in, fitted models out: the pooled
+//! random-effects fit, meta-regression, subgroup analysis, Q-profile intervals for the
+//! heterogeneity, leave-one-out and Egger's test. No I/O, no JSON, no wasm:
 //! every convention is documented in `docs/METHODS.md`.
 //!
 //! ```
@@ -24,12 +26,17 @@ mod estimators;
 mod fail_safe;
 mod influence;
 mod leave_one_out;
+mod meta_regression;
 mod model;
+mod moderators;
 mod omission;
+mod passes;
 mod proportion;
+mod q_profile;
 mod rank_test;
 mod records;
 pub mod solver;
+mod subgroups;
 mod trim_fill;
 mod weighted;
 
@@ -40,10 +47,21 @@ pub use estimators::Method;
 pub use fail_safe::{fail_safe_n, FailSafeN, FailSafeType, MAX_FSN};
 pub use influence::{influence_diagnostics, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
+pub use meta_regression::{
+    meta_regression, meta_regression_columns, Coefficient, MetaRegression, Prediction,
+};
 pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test, MAX_LEVEL};
+pub use moderators::{
+    levels_of, Moderator, ModeratorColumn, ModeratorValue, Term, MAX_ABS_MODERATOR,
+    MAX_COEFFICIENTS, MAX_LEVELS, MAX_MODERATORS,
+};
 pub use proportion::wilson_interval;
+pub use q_profile::{
+    heterogeneity_intervals, Bound, BoundKind, HeterogeneityIntervals, Interval, TAU2_SEARCH_MAX,
+};
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use records::{validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI};
+pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
 pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
 
 /// The engine version, reported with every result.

@@ -68,7 +68,7 @@ impl FitOptions {
 }
 
 /// (1 + level)/2, computed as 1 − (1 − level)/2 (exact for level in [½, 1]).
-fn upper_quantile_point(level: f64) -> f64 {
+pub(crate) fn upper_quantile_point(level: f64) -> f64 {
     1.0 - (1.0 - level) / 2.0
 }
 
@@ -204,7 +204,7 @@ pub(crate) fn assemble(
         });
     }
 
-    let heterogeneity = Heterogeneity::of(fe, k, options.method, tau2.tau2);
+    let heterogeneity = Heterogeneity::from_fe(fe, k, 1, options.method, tau2.tau2);
     let pi_half = crit * (variance + tau2.tau2).sqrt();
     let fit = Fit {
         method: options.method,
@@ -263,34 +263,53 @@ impl Fit {
 }
 
 /// Cochran's Q and metafor's I² and H².
-struct Heterogeneity {
-    q: f64,
-    i2: f64,
-    h2: f64,
+pub(crate) struct Heterogeneity {
+    pub q: f64,
+    pub i2: f64,
+    pub h2: f64,
+    /// The typical within-study variance s² = (k − p) / tr(P₀) (metafor's `vt`).
+    pub vt: f64,
 }
 
 impl Heterogeneity {
     /// Q = Σ (1/vᵢ)(yᵢ − μ̂_EE)². For τ² estimators, with the typical within-study
     /// variance s² = (k − 1) / tr(P₀) (= (k−1)Σw / ((Σw)² − Σw²), w = 1/v):
     /// I² = 100·τ̂²/(τ̂² + s²), H² = (τ̂² + s²)/s² (Higgins & Thompson 2002, as in metafor).
-    /// For the equal-effects model: I² = 100·max(0, (Q − (k−1))/Q), H² = Q/(k − 1).
-    /// `fe` holds the moments of the intercept-only model at τ² = 0.
-    fn of(fe: &Moments, k: usize, method: Method, tau2: f64) -> Self {
+    /// For the equal-effects model: I² = 100·max(0, (Q − (k−p))/Q), H² = Q/(k − p).
+    pub(crate) fn of(
+        yi: &[f64],
+        vi: &[f64],
+        x: &Design,
+        method: Method,
+        tau2: f64,
+    ) -> Result<Self, MetaError> {
+        let fe = Moments::at(yi, vi, x, 0.0).map_err(Degenerate::error)?;
+        Ok(Heterogeneity::from_fe(&fe, yi.len(), x.p(), method, tau2))
+    }
+
+    /// The same from the moments at τ² = 0 (`fe`) of k records and p columns.
+    pub(crate) fn from_fe(fe: &Moments, k: usize, p: usize, method: Method, tau2: f64) -> Self {
         let q = fe.ypy;
-        let kp = (k - 1) as f64;
+        let kp = (k - p) as f64;
         if method == Method::Ee {
             let i2 = if q > 0.0 {
                 100.0 * ((q - kp) / q).max(0.0)
             } else {
                 0.0
             };
-            return Heterogeneity { q, i2, h2: q / kp };
+            return Heterogeneity {
+                q,
+                i2,
+                h2: q / kp,
+                vt: kp / fe.tr_p,
+            };
         }
         let s2 = kp / fe.tr_p;
         Heterogeneity {
             q,
             i2: 100.0 * tau2 / (tau2 + s2),
             h2: (tau2 + s2) / s2,
+            vt: s2,
         }
     }
 }

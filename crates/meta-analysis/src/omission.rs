@@ -27,7 +27,7 @@ use crate::MetaError;
 
 /// The fit of the records without one: τ̂² and the moments of the k − 1 records at τ̂² and
 /// at τ² = 0.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Omitted {
     pub tau2: Tau2,
     /// Moments of the k − 1 records at τ̂²₍₋ᵢ₎.
@@ -147,6 +147,7 @@ impl PowerSums {
                 sw: w,
                 sw2: s2[0],
                 log_det_xwx: w.ln(),
+                wls: None,
             });
         }
         let (s20, s30, s40) = (s2[0], s3[0], self.s40);
@@ -164,6 +165,7 @@ impl PowerSums {
             sw: w_at,
             sw2: s20 - 2.0 * s30 * delta,
             log_det_xwx: w.ln() - s20 / w * delta,
+            wls: None,
         })
     }
 }
@@ -290,17 +292,17 @@ impl Shared<'_> {
                     iterations,
                 },
                 re,
-                fe,
+                fe: fe.clone(),
             })
         };
         match self.method {
-            Method::Ee => at(0.0, None, None, fe),
+            Method::Ee => at(0.0, None, None, fe.clone()),
             // DerSimonian–Laird from the moments at τ² = 0, as `dersimonian_laird` computes it.
             Method::Dl => {
                 let t = ((fe.ypy - kp) / fe.tr_p).max(0.0);
                 let se = (2.0 * kp + 4.0 * t * fe.tr_p + 2.0 * t * t * fe.tr_pp).sqrt() / fe.tr_p;
                 let re = if t == 0.0 {
-                    fe
+                    fe.clone()
                 } else {
                     self.pass(t, fe.beta0, i).moments()?
                 };
@@ -310,12 +312,12 @@ impl Shared<'_> {
             Method::Reml | Method::Ml | Method::Pm => {
                 let ((u0, _), se0) = intercept_equation(self.method, &fe, k)?;
                 if u0 <= 0.0 {
-                    return at(0.0, Some(se0), Some(0), fe);
+                    return at(0.0, Some(se0), Some(0), fe.clone());
                 }
                 let (tau2, re, start, steps) = self.newton(i, k)?;
                 let (_, se) = intercept_equation(self.method, &re, k)?;
                 if self.method != Method::Pm && self.zero_is_higher(i, tau2, &re, &fe, start) {
-                    return at(0.0, Some(se0), Some(steps), fe);
+                    return at(0.0, Some(se0), Some(steps), fe.clone());
                 }
                 at(tau2, Some(se), Some(steps), re)
             }
@@ -421,7 +423,7 @@ mod tests {
         for tau2 in [0.0, 0.013, 0.7] {
             // A shift far from the estimate loses digits and is refused.
             let far = PowerSums::over(&y, &v, tau2, -30.0, None);
-            assert_eq!(far.moments(), None);
+            assert!(far.moments().is_none());
             for c in [0.0, 0.4, -0.3] {
                 let m = PowerSums::over(&y, &v, tau2, c, None).moments().unwrap();
                 let two = Moments::at(&y, &v, &Design::intercept(), tau2).unwrap();

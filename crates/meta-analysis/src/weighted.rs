@@ -42,6 +42,9 @@ impl Degenerate {
 #[derive(Debug, Clone)]
 pub(crate) struct Design {
     moderators: Vec<Vec<f64>>,
+    /// X row by row (the column of ones included), for the fused passes of
+    /// [`crate::passes`]; empty for the intercept-only design.
+    rows: Vec<f64>,
 }
 
 impl Design {
@@ -49,14 +52,32 @@ impl Design {
     pub fn intercept() -> Self {
         Design {
             moderators: Vec::new(),
+            rows: Vec::new(),
         }
     }
 
     /// An intercept and one moderator.
     pub fn intercept_and(x: Vec<f64>) -> Self {
-        Design {
-            moderators: vec![x],
+        Design::intercept_and_columns(vec![x])
+    }
+
+    /// An intercept and the given columns (each of length k).
+    pub fn intercept_and_columns(columns: Vec<Vec<f64>>) -> Self {
+        let k = columns.first().map_or(0, Vec::len);
+        let mut rows = Vec::with_capacity(k * (columns.len() + 1));
+        for i in 0..k {
+            rows.push(1.0);
+            rows.extend(columns.iter().map(|c| c[i]));
         }
+        Design {
+            moderators: columns,
+            rows,
+        }
+    }
+
+    /// X row by row, p values per row (empty for the intercept-only design).
+    pub fn rows(&self) -> &[f64] {
+        &self.rows
     }
 
     /// Whether X is the single column of ones (then the estimators use power sums).
@@ -303,16 +324,19 @@ impl<'a> Wls<'a> {
     }
 
     /// log det(X'WX) = −log det(A).
+    #[cfg(test)] // the estimators use the fused sums of `Moments`
     pub fn log_det_xwx(&self) -> f64 {
         -self.a.det().ln()
     }
 
     /// y'PPy = Σ wᵢ² rᵢ².
+    #[cfg(test)] // the estimators use the fused sums of `Moments`
     pub fn ypp_y(&self) -> f64 {
         self.w.iter().zip(&self.r).map(|(w, r)| w * w * r * r).sum()
     }
 
     /// y'PPPy = u'Pu with u = Py = W r.
+    #[cfg(test)] // the estimators use the fused sums of `Moments`
     pub fn yppp_y(&self) -> f64 {
         let u: Vec<f64> = self.w.iter().zip(&self.r).map(|(w, r)| w * r).collect();
         let wu: Vec<f64> = self.w.iter().zip(&u).map(|(w, u)| w * u).collect();

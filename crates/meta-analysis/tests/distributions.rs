@@ -2,7 +2,8 @@
 //! (`tests/fixtures/distributions.json`, made by `tests/oracle/distributions.py`).
 
 use meta_analysis::distributions::{
-    chi2_sf, normal_cdf, normal_quantile, normal_sf, t_cdf, t_quantile, t_sf,
+    chi2_cdf, chi2_quantile, chi2_sf, f_sf, normal_cdf, normal_quantile, normal_sf, t_cdf,
+    t_quantile, t_sf,
 };
 use serde_json::Value;
 
@@ -118,5 +119,36 @@ fn chi2_upper_tail() {
     check("chi2_sf", &fixtures(), 1e-13, statrs_scale, |r| {
         let (x, df) = (num(r, "x"), num(r, "df"));
         vec![(chi2_sf(x, df), num(r, "sf"), format!("sf({x}; {df})"))]
+    });
+}
+
+#[test]
+fn chi2_lower_tail() {
+    check("chi2_sf", &fixtures(), 1e-13, statrs_scale, |r| {
+        let (x, df) = (num(r, "x"), num(r, "df"));
+        vec![(chi2_cdf(x, df), num(r, "cdf"), format!("cdf({x}; {df})"))]
+    });
+}
+
+/// The Q-profile's critical values, from either tail.
+#[test]
+fn chi2_quantiles() {
+    check("chi2_quantile", &fixtures(), 1e-13, statrs_scale, |r| {
+        let (p, df) = (num(r, "p"), num(r, "df"));
+        vec![(chi2_quantile(p, df), num(r, "q"), format!("q({p}; {df})"))]
+    });
+}
+
+/// QM's p value under Knapp–Hartung.
+#[test]
+fn f_upper_tail() {
+    let scale = |r: &Value| if num(r, "df2") < 18.0 { 1.0 } else { 20.0 };
+    check("f_sf", &fixtures(), 1e-13, scale, |r| {
+        let (x, df1, df2) = (num(r, "x"), num(r, "df1"), num(r, "df2"));
+        vec![(
+            f_sf(x, df1, df2),
+            num(r, "sf"),
+            format!("sf({x}; {df1}, {df2})"),
+        )]
     });
 }

@@ -1,4 +1,6 @@
-//! The forest plot: one row per record, the pooled diamond and the prediction interval.
+//! The forest plot: one row per record, the pooled diamond and the prediction interval;
+//! optionally the records grouped by a text column, with a diamond per subgroup and the
+//! tests for subgroup differences in the footer.
 
 use super::scale::{nice, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
@@ -6,7 +8,7 @@ use super::{
     axis, finite, id_label, id_text, open_document, validate, PlotError, PlotOutput, GREY, INK,
 };
 use meta_analysis::distributions::normal_quantile;
-use meta_analysis::{Fit, Method, Record, Test};
+use meta_analysis::{Fit, Method, Record, SubgroupAnalysis, Test};
 use serde_json::{json, Value};
 
 /// The most records a forest plot draws (one 18-pixel row each).
@@ -26,6 +28,30 @@ pub struct ForestInput<'a> {
     pub title: &'a str,
     /// The effect measure, written under the x axis (e.g. "Standardized mean difference").
     pub x_label: &'a str,
+    /// Rows grouped by a text column, with the subgroup analysis of the records not
+    /// excluded (needs `fit`).
+    pub groups: Option<ForestGroups<'a>>,
+}
+
+/// Rows grouped by a text column.
+#[derive(Debug, Clone, Copy)]
+pub struct ForestGroups<'a> {
+    /// The column's name.
+    pub by: &'a str,
+    /// Each record's level, in record order (excluded records included).
+    pub record_levels: &'a [String],
+    /// The subgroup analysis of the records not excluded (levels sorted).
+    pub analysis: &'a SubgroupAnalysis,
+}
+
+/// What occupies one line of the plot, top to bottom.
+enum Line<'a> {
+    /// A level's heading.
+    Heading(&'a str),
+    /// A record's row (its index in `rows`).
+    Record(usize),
+    /// A level's subgroup diamond (its index among the analysis' groups).
+    Subgroup(usize),
 }
 
 const WIDTH: f64 = 640.0;
@@ -90,6 +116,27 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         .filter(|(_, e)| !**e)
         .filter_map(|(r, _)| weight(r))
         .fold(0.0, f64::max);
+    let groups = match &input.groups {
+        Some(g) if pooled.is_some() => Some(check_groups(g, input.records.len())?),
+        Some(_) => {
+            return Err(PlotError::NonFiniteInput {
+                what: "subgroups without a fit (grouped rows need the fit)",
+            })
+        }
+        None => None,
+    };
+    let lines = layout(input, groups.as_ref());
+    let mut line_y = vec![0.0; input.records.len()];
+    let mut subgroup_y = Vec::new();
+    let mut heading_y = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let y = FIRST_ROW_Y + n as f64 * ROW_HEIGHT;
+        match line {
+            Line::Record(i) => line_y[*i] = y,
+            Line::Subgroup(g) => subgroup_y.push((*g, y)),
+            Line::Heading(level) => heading_y.push((*level, y)),
+        }
+    }
     let rows: Vec<Row> = input
         .records
         .iter()
@@ -106,7 +153,7 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
                 side: w.map_or(PLAIN_SIDE, |w| {
                     (MAX_SIDE * (w / max_weight).sqrt()).max(MIN_SIDE)
                 }),
-                y: FIRST_ROW_Y + i as f64 * ROW_HEIGHT,
+                y: line_y[i],
             }
         })
         .collect();
@@ -122,11 +169,17 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         lo = lo.min(p.fit.ci_lower).min(p.fit.pi_lower);
         hi = hi.max(p.fit.ci_upper).max(p.fit.pi_upper);
     }
+    if let Some(g) = &groups {
+        for s in &g.analysis.groups {
+            lo = lo.min(s.fit.ci_lower);
+            hi = hi.max(s.fit.ci_upper);
+        }
+    }
     let ticks = nice(lo, hi, 5)?;
     let domain = ticks.domain();
     let x = Linear::new(domain, (PLOT_X0, PLOT_X1))?;
 
-    let last_row_y = FIRST_ROW_Y + (rows.len() - 1) as f64 * ROW_HEIGHT;
+    let last_row_y = FIRST_ROW_Y + (lines.len() - 1) as f64 * ROW_HEIGHT;
     let separator_y = last_row_y + 12.0;
     let diamond_y = separator_y + 16.0;
     let pi_y = diamond_y + ROW_HEIGHT;
@@ -135,12 +188,19 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         Some(_) => diamond_y + 14.0,
         None => separator_y,
     };
-    let notes = notes(input, &pooled, level);
+    let mut notes = notes(input, &pooled, level);
+    if let Some(g) = &groups {
+        notes.extend(group_notes(g));
+    }
     let notes_y = axis_y + 58.0;
     let height = notes_y + (notes.len() as f64 - 1.0).max(0.0) * 15.0 + 14.0;
 
-    let numbers = numbers(&rows, &pooled, &x, &ticks.values, level, input.excluded)?;
-    let desc = description(input, &rows, &pooled, level);
+    let mut numbers = numbers(&rows, &pooled, &x, &ticks.values, level, input.excluded)?;
+    let mut desc = description(input, &rows, &pooled, level);
+    if let Some(g) = &groups {
+        group_numbers(&mut numbers, g, &subgroup_y, &x)?;
+        desc.push_str(&group_description(g));
+    }
 
     let mut w = Writer::default();
     open_document(
@@ -187,6 +247,23 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     for row in &rows {
         draw_row(&mut w, row, &x, level)?;
     }
+    if let Some(g) = &groups {
+        for (level_name, y) in &heading_y {
+            w.text(
+                "text",
+                &[
+                    ("class", "subgroup-heading"),
+                    ("x", &px(LABEL_X)),
+                    ("y", &px(y + 4.0)),
+                    ("font-weight", "bold"),
+                ],
+                &format!("{} = {}", id_label(g.by, 24), id_label(level_name, 24)),
+            );
+        }
+        for (index, y) in &subgroup_y {
+            draw_subgroup(&mut w, g, &g.analysis.groups[*index], &x, *y)?;
+        }
+    }
     if let Some(p) = &pooled {
         w.empty(
             "line",
@@ -217,6 +294,219 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         svg: w.finish(),
         numbers,
     })
+}
+
+/// The lines top to bottom: without groups, one per record; with groups, per level (sorted)
+/// a heading, its records in record order and its subgroup diamond (when the level has
+/// records in the fit).
+fn layout<'a>(input: &ForestInput<'a>, groups: Option<&ForestGroups<'a>>) -> Vec<Line<'a>> {
+    let Some(g) = groups else {
+        return (0..input.records.len()).map(Line::Record).collect();
+    };
+    let levels = meta_analysis::levels_of(g.record_levels);
+    let mut lines = Vec::new();
+    for level in levels {
+        let level: &'a str = g
+            .record_levels
+            .iter()
+            .find(|l| **l == level)
+            .map(String::as_str)
+            .expect("a level of the records");
+        lines.push(Line::Heading(level));
+        lines.extend(
+            g.record_levels
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.as_str() == level)
+                .map(|(i, _)| Line::Record(i)),
+        );
+        if let Some(index) = g.analysis.groups.iter().position(|s| s.level == level) {
+            lines.push(Line::Subgroup(index));
+        }
+    }
+    lines
+}
+
+/// The groups, checked for drawing: one level per record, every number finite.
+fn check_groups<'a>(g: &ForestGroups<'a>, records: usize) -> Result<ForestGroups<'a>, PlotError> {
+    if g.record_levels.len() != records {
+        return Err(PlotError::NonFiniteInput {
+            what: "the subgroups (one level per record is needed)",
+        });
+    }
+    for s in &g.analysis.groups {
+        finite(s.fit.estimate, "a subgroup estimate")?;
+        finite(s.fit.ci_lower, "a subgroup's lower confidence limit")?;
+        finite(s.fit.ci_upper, "a subgroup's upper confidence limit")?;
+    }
+    finite(g.analysis.q_between, "the Q statistic between subgroups")?;
+    finite(
+        g.analysis.common_tau2.qm,
+        "the QM statistic of the common-τ² model",
+    )?;
+    Ok(*g)
+}
+
+fn draw_subgroup(
+    w: &mut Writer,
+    g: &ForestGroups,
+    s: &meta_analysis::Subgroup,
+    x: &Linear,
+    y: f64,
+) -> Result<(), ScaleError> {
+    let f = &s.fit;
+    let (lo, mid, hi) = (x.map(f.ci_lower)?, x.map(f.estimate)?, x.map(f.ci_upper)?);
+    let half = DIAMOND_HALF_HEIGHT * 0.8;
+    let points = format!(
+        "{},{} {},{} {},{} {},{}",
+        px(lo),
+        px(y),
+        px(mid),
+        px(y - half),
+        px(hi),
+        px(y),
+        px(mid),
+        px(y + half)
+    );
+    let ty = px(y + 4.0);
+    let label = if s.single_record {
+        "Subgroup (k = 1, τ² = 0)".to_string()
+    } else {
+        format!("Subgroup (k = {})", f.k)
+    };
+    w.open(
+        "g",
+        &[
+            ("class", "subgroup"),
+            ("data-level", &s.level),
+            ("font-style", "italic"),
+        ],
+    );
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "{} = {}: {}, k = {}, τ² = {}",
+            id_text(g.by),
+            id_text(&s.level),
+            interval_text(f.estimate, (f.ci_lower, f.ci_upper)),
+            f.k,
+            fixed(f.tau2, 4)
+        ),
+    );
+    w.text("text", &[("x", &px(LABEL_X)), ("y", &ty)], &label);
+    w.empty(
+        "polygon",
+        &[("class", "diamond"), ("points", &points), ("fill", GREY)],
+    );
+    w.text(
+        "text",
+        &[("x", &px(ESTIMATE_X)), ("y", &ty), ("text-anchor", "end")],
+        &interval_text(f.estimate, (f.ci_lower, f.ci_upper)),
+    );
+    w.close("g");
+    Ok(())
+}
+
+/// "QM(2) = 1.23, p = 0.5412", or "F(2, 16) = …" under Knapp–Hartung.
+fn qm_text(g: &ForestGroups) -> String {
+    let c = &g.analysis.common_tau2;
+    let statistic = match c.qm_df2 {
+        Some(df2) => format!("F({}, {df2}) = {}", c.qm_df, fixed(c.qm, 2)),
+        None => format!("QM({}) = {}", c.qm_df, fixed(c.qm, 2)),
+    };
+    format!("{statistic}, {}", super::p_text(c.qm_p))
+}
+
+fn group_notes(g: &ForestGroups) -> Vec<String> {
+    let a = g.analysis;
+    let mut notes = vec![
+        format!(
+            "Test for subgroup differences (separate τ² per subgroup): Q({}) = {}, {}.",
+            a.q_between_df,
+            fixed(a.q_between, 2),
+            super::p_text(a.q_between_p)
+        ),
+        format!(
+            "With one common τ² (meta-regression on {}): {}.",
+            id_label(g.by, 24),
+            qm_text(g)
+        ),
+    ];
+    if a.groups.iter().any(|s| s.single_record) {
+        notes.push("A subgroup of one record has τ² = 0 and a z interval (as in metafor).".into());
+    }
+    notes
+}
+
+fn group_description(g: &ForestGroups) -> String {
+    let a = g.analysis;
+    let parts: Vec<String> = a
+        .groups
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} (k = {})",
+                id_text(&s.level),
+                interval_text(s.fit.estimate, (s.fit.ci_lower, s.fit.ci_upper)),
+                s.fit.k
+            )
+        })
+        .collect();
+    format!(
+        " Records grouped by {}, one diamond per subgroup: {}. Test for subgroup differences: \
+         Q({}) = {}, {}; with one common τ²: {}.",
+        id_text(g.by),
+        parts.join("; "),
+        a.q_between_df,
+        fixed(a.q_between, 2),
+        super::p_text(a.q_between_p),
+        qm_text(g)
+    )
+}
+
+fn group_numbers(
+    numbers: &mut Value,
+    g: &ForestGroups,
+    subgroup_y: &[(usize, f64)],
+    x: &Linear,
+) -> Result<(), ScaleError> {
+    let at = |v: f64| x.map(v).map(px_value);
+    let mut subgroups = Vec::new();
+    for &(index, y) in subgroup_y {
+        let s = &g.analysis.groups[index];
+        subgroups.push(json!({
+            "level": s.level,
+            "k": s.fit.k,
+            "estimate": s.fit.estimate,
+            "ci_lower": s.fit.ci_lower,
+            "ci_upper": s.fit.ci_upper,
+            "tau2": s.fit.tau2,
+            "single_record": s.single_record,
+            "y": px_value(y),
+            "x": {
+                "estimate": at(s.fit.estimate)?,
+                "ci_lower": at(s.fit.ci_lower)?,
+                "ci_upper": at(s.fit.ci_upper)?,
+            },
+        }));
+    }
+    if let Some(rows) = numbers["rows"].as_array_mut() {
+        for (row, level) in rows.iter_mut().zip(g.record_levels) {
+            row["level"] = json!(level);
+        }
+    }
+    let a = g.analysis;
+    numbers["by"] = json!(g.by);
+    numbers["subgroups"] = json!(subgroups);
+    numbers["subgroup_differences"] = json!({
+        "q_between": a.q_between,
+        "q_between_df": a.q_between_df,
+        "q_between_p": a.q_between_p,
+        "qm_common_tau2": a.common_tau2.qm,
+        "qm_common_tau2_p": a.common_tau2.qm_p,
+    });
+    Ok(())
 }
 
 /// The fit, checked for drawing.

@@ -1,4 +1,4 @@
-//! Forest and funnel plots as standalone SVG documents.
+//! Forest, funnel and bubble plots as standalone SVG documents.
 //!
 //! Pure functions of plain inputs: [`forest`] and [`funnel`] take records, the ids shown as
 //! excluded, and (optionally) what the engine computed, and return the SVG text together with
@@ -22,14 +22,16 @@
 //! exemplar --test plots`.
 
 mod axis;
+mod bubble;
 mod cumulative;
 mod forest;
 mod funnel;
 pub mod scale;
 pub mod svg;
 
+pub use bubble::{bubble, BubbleInput, MAX_BUBBLE_RECORDS};
 pub use cumulative::{cumulative, CumulativeInput, MAX_CUMULATIVE_ROWS};
-pub use forest::{forest, ForestInput, MAX_FOREST_RECORDS};
+pub use forest::{forest, ForestGroups, ForestInput, MAX_FOREST_RECORDS};
 pub use funnel::{funnel, EggerLine, Filled, FunnelInput, MAX_FUNNEL_RECORDS};
 
 use meta_analysis::Record;

@@ -155,3 +155,55 @@ pub struct CumulativeArgs {
     #[serde(flatten)]
     pub fit: FitArgs,
 }
+
+/// `meta_regression`: the moderators, the fit's options, prediction points and exclusions.
+#[derive(Debug, Deserialize)]
+pub struct MetaRegressionArgs {
+    pub mods: Vec<String>,
+    #[serde(flatten)]
+    pub fit: FitArgs,
+    /// One object per prediction: a value for each moderator.
+    #[serde(default)]
+    pub at: Vec<serde_json::Map<String, serde_json::Value>>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `subgroup_analysis`: the text column, the fit's options and exclusions.
+#[derive(Debug, Deserialize)]
+pub struct SubgroupArgs {
+    pub by: String,
+    #[serde(flatten)]
+    pub fit: FitArgs,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `heterogeneity`: the estimator, the level and exclusions.
+#[derive(Debug, Deserialize)]
+pub struct HeterogeneityArgs {
+    #[serde(flatten)]
+    pub fit: FitArgs,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `bubble_plot`: the numeric moderator, the estimator and exclusions.
+#[derive(Debug, Deserialize)]
+pub struct BubbleArgs {
+    #[serde(rename = "mod")]
+    pub moderator: String,
+    #[serde(default, deserialize_with = "method")]
+    pub method: Option<Method>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `forest_plot`: a refit's arguments and, optionally, the text column to group rows by.
+#[derive(Debug, Deserialize)]
+pub struct ForestArgs {
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(flatten)]
+    pub refit: ExcludeFitArgs,
+}

@@ -93,28 +93,39 @@ impl std::error::Error for ToolError {}
 
 impl From<MetaError> for ToolError {
     fn from(error: MetaError) -> Self {
-        let code = match error {
-            MetaError::TooManyRecords { .. } => ErrorCode::TooManyRecords,
-            MetaError::UnknownId { .. } => ErrorCode::UnknownRecord,
-            MetaError::ExcludesTooMany { .. } | MetaError::InvalidLevel { .. } => {
-                ErrorCode::InvalidArguments
-            }
-            MetaError::LevelTooCloseToOne { .. } => ErrorCode::InvalidArguments,
-            MetaError::NotConverged { .. }
-            | MetaError::NoBracket { .. }
-            | MetaError::NonFiniteEquation { .. }
-            | MetaError::NoFixedPoint { .. } => ErrorCode::NotConverged,
-            MetaError::Undefined { .. } | MetaError::NonFiniteResult { .. } => {
-                ErrorCode::AnalysisFailed
-            }
-            MetaError::OutOfRange { .. } => ErrorCode::InvalidRecords,
-            MetaError::TooFewRecords { .. }
-            | MetaError::EmptyId { .. }
-            | MetaError::DuplicateId { .. }
-            | MetaError::NonFinite { .. }
-            | MetaError::NonPositiveVariance { .. } => ErrorCode::InvalidRecords,
-        };
-        ToolError::new(code, error.to_string())
+        ToolError::new(code_of(&error), error.to_string())
+    }
+}
+
+/// The code of an engine error (a subgroup's failure keeps its own cause's code).
+fn code_of(error: &MetaError) -> ErrorCode {
+    match error {
+        MetaError::TooManyRecords { .. } => ErrorCode::TooManyRecords,
+        MetaError::UnknownId { .. } => ErrorCode::UnknownRecord,
+        MetaError::ExcludesTooMany { .. } | MetaError::InvalidLevel { .. } => {
+            ErrorCode::InvalidArguments
+        }
+        MetaError::LevelTooCloseToOne { .. } => ErrorCode::InvalidArguments,
+        // A moderator that cannot be used, or a design the moderators make rank-deficient:
+        // the fix is another choice of moderators.
+        MetaError::Moderator { .. } | MetaError::RankDeficient { .. } => {
+            ErrorCode::InvalidArguments
+        }
+        MetaError::NotConverged { .. }
+        | MetaError::NoBracket { .. }
+        | MetaError::NonFiniteEquation { .. }
+        | MetaError::NoFixedPoint { .. } => ErrorCode::NotConverged,
+        MetaError::Undefined { .. } | MetaError::NonFiniteResult { .. } => {
+            ErrorCode::AnalysisFailed
+        }
+        MetaError::OutOfRange { .. } => ErrorCode::InvalidRecords,
+        MetaError::TooFewRecords { .. }
+        | MetaError::TooFewForCoefficients { .. }
+        | MetaError::EmptyId { .. }
+        | MetaError::DuplicateId { .. }
+        | MetaError::NonFinite { .. }
+        | MetaError::NonPositiveVariance { .. } => ErrorCode::InvalidRecords,
+        MetaError::InSubgroup { error, .. } => code_of(error),
     }
 }
 

@@ -1,14 +1,16 @@
-//! `forest_plot` and `funnel_plot`: the SVG plots, drawn from the same fits the analysis
-//! tools return.
+//! `forest_plot`, `funnel_plot` and `bubble_plot`: the SVG plots, drawn from the same fits
+//! the analysis tools return.
 
-use super::args::{EggerArgs, ExcludeFitArgs};
+use super::args::{BubbleArgs, EggerArgs, ForestArgs};
 use super::data::DataSource;
 use super::egger::{run_egger, EggerTestResult};
 use super::fit::RefitResult;
-use super::ToolError;
-use crate::plots::{self, EggerLine, ForestInput, FunnelInput};
+use super::metareg::MetaRegressionResult;
+use super::subgroups::{run_subgroups, SubgroupResult};
+use super::{ErrorCode, ToolError};
+use crate::plots::{self, BubbleInput, EggerLine, ForestGroups, ForestInput, FunnelInput};
 use crate::protocol::rule;
-use meta_analysis::FitOptions;
+use meta_analysis::{FitOptions, ModeratorColumn};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -26,6 +28,22 @@ pub struct ForestPlotResult {
     pub numbers: Value,
     /// The fit drawn, with the ids left out (a refit result).
     pub fit: RefitResult,
+    /// With `by`: the subgroup analysis drawn (as the subgroup analysis tool returns it); else
+    /// null.
+    pub subgroups: Option<SubgroupResult>,
+}
+
+/// `bubble_plot`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct BubblePlotResult {
+    /// The SVG document.
+    pub svg: String,
+    /// Every number drawn, with its pixel position.
+    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
+    pub numbers: Value,
+    /// The meta-regression drawn (as the meta-regression tool returns it, without predictions).
+    pub fit: MetaRegressionResult,
 }
 
 /// `funnel_plot`'s result.
@@ -53,21 +71,73 @@ pub(super) fn title(kind: &str, data: &DataSource) -> String {
 }
 
 /// `forest_plot`
-pub fn forest_plot(args: ExcludeFitArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
-    let options = args.fit.options()?;
-    let excluded = data.exclusions(args.exclude)?;
+pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
+    let options = args.refit.fit.options()?;
+    let excluded = data.exclusions(args.refit.exclude)?;
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
+    let grouped = match &args.by {
+        Some(by) => {
+            let analysis = run_subgroups(by, &excluded, &options, data)?;
+            // Every record's level, the excluded ones' too: rows are drawn under their level.
+            let ModeratorColumn::Factor(levels) = data.moderator(by, &[])?.column else {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidRecords,
+                    format!("the column {by} holds numbers in the excluded records"),
+                ));
+            };
+            Some((by.as_str(), analysis, levels))
+        }
+        None => None,
+    };
     let plot = plots::forest(&ForestInput {
         records: data.records(),
         excluded: &excluded,
         fit: Some(&fit),
         title: &title("Forest", data),
         x_label: EFFECT_LABEL,
+        groups: grouped.as_ref().map(|(by, analysis, levels)| ForestGroups {
+            by,
+            record_levels: levels,
+            analysis,
+        }),
     })?;
     Ok(ForestPlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
         fit: RefitResult::of(&fit, excluded, data),
+        subgroups: grouped.map(|(by, analysis, _)| SubgroupResult::of(by, &analysis, data)),
+    })
+}
+
+/// `bubble_plot` (test z, level 0.95).
+pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResult, ToolError> {
+    let options = FitOptions {
+        method: args.method.unwrap_or_default(),
+        ..FitOptions::default()
+    };
+    let excluded = data.exclusions(args.exclude)?;
+    let name = &args.moderator;
+    let moderator = data.moderator(name, &excluded)?;
+    if let ModeratorColumn::Factor(_) = moderator.column {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("a bubble plot needs a numeric moderator, but {name} holds text"),
+        ));
+    }
+    let model = meta_analysis::meta_regression(&data.kept(&excluded), &[moderator], &options)?;
+    let values = data.numbers(name);
+    let plot = plots::bubble(&BubbleInput {
+        records: data.records(),
+        excluded: &excluded,
+        values: &values,
+        model: &model,
+        title: &title("Bubble", data),
+        y_label: EFFECT_LABEL,
+    })?;
+    Ok(BubblePlotResult {
+        svg: plot.svg,
+        numbers: plot.numbers,
+        fit: MetaRegressionResult::of(&model, Vec::new(), data),
     })
 }
 

@@ -67,7 +67,7 @@ pub(super) fn variant(description: &str) -> Value {
 pub(super) fn records(max: usize) -> Value {
     json!({
         "type": "array",
-        "description": format!("Optional records to analyse instead of the frozen dataset: objects {{id, yi, vi}} with unique non-empty ids, yi the effect size and vi > 0 its sampling variance; at most {max} records."),
+        "description": format!("Optional records to analyse instead of the frozen dataset: objects {{id, yi, vi}} with unique non-empty ids, yi the effect size and vi > 0 its sampling variance; further properties (numbers or strings, e.g. \"weeks\": 3 or \"arm\": \"b\") are columns that meta-regression and subgroup analysis can use as moderators; at most {max} records."),
         "items": {
             "type": "object",
             "properties": {
@@ -76,9 +76,43 @@ pub(super) fn records(max: usize) -> Value {
                 "vi": {"type": "number", "description": "Sampling variance of yi, greater than 0."}
             },
             "required": ["id", "yi", "vi"],
-            "additionalProperties": false
+            "additionalProperties": {"type": ["number", "string"], "description": "A moderator column's value: a number, or a string (a level of a factor)."}
         }
     })
+}
+
+/// What the frozen dataset offers as moderators, for the descriptions.
+pub(super) const MODERATOR_NOTE: &str = "Moderators are columns of the records: the frozen \
+dataset's weeks, year, n1i, n2i (numbers) and setting, tester (text); with `records`, any \
+further property of the records (numbers or strings; every record analysed must have it, all of \
+one type). A numeric column enters as it is; a text column is a factor in treatment coding, its \
+levels sorted (by their characters' code points), the first the reference.";
+
+/// `mods`: the moderator columns of a meta-regression.
+pub(super) fn mods() -> Value {
+    json!({
+        "type": "array",
+        "items": {"type": "string"},
+        "description": format!("The moderator columns, in the order their coefficients are reported: a non-empty list of distinct column names (at most {}), e.g. [\"weeks\"] or [\"weeks\", \"tester\"].", meta_analysis::MAX_MODERATORS)
+    })
+}
+
+/// `at`: the moderator values at which a meta-regression predicts.
+pub(super) fn at(max: usize) -> Value {
+    json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "additionalProperties": {"type": ["number", "string"]},
+            "description": "One value per moderator: a number for a numeric one, a level for a text one."
+        },
+        "description": format!("Optional moderator values to predict at (at most {max}): objects giving every moderator a value, e.g. [{{\"weeks\": 0}}, {{\"weeks\": 3}}]; each gets the predicted effect with its CI and prediction interval.")
+    })
+}
+
+/// A column name (the `by` of a subgroup analysis, the `mod` of a bubble plot).
+pub(super) fn column(description: &str) -> Value {
+    json!({"type": "string", "description": description})
 }
 
 pub(super) fn exclude(description: &str) -> Value {

@@ -111,6 +111,19 @@ def chi2sf(x, df):
     return mpmath.gammainc(mpf(df) / 2, mpf(x) / 2, mpmath.inf, regularized=True)
 
 
+def chi2quantile(p, df):
+    p = mpf(p)
+    if p <= mpf("0.5"):
+        return bisect(lambda x: chi2cdf(x, df), p, 0, 1e4)
+    q = 1 - p
+    return bisect(lambda x: -chi2sf(x, df), -q, 0, 1e4)
+
+
+def fsf(x, df1, df2):
+    x, df1, df2 = mpf(x), mpf(df1), mpf(df2)
+    return mpmath.betainc(df2 / 2, df1 / 2, 0, df2 / (df2 + df1 * x), regularized=True)
+
+
 def main():
     out = {
         "generator": "crates/meta-analysis/tests/oracle/distributions.py",
@@ -176,6 +189,25 @@ def main():
             r.update(pair("cdf", chi2cdf(x, df)))
             rows.append(r)
     out["chi2_sf"] = rows
+
+    # chi-square quantile (the Q-profile's critical values)
+    rows = []
+    for df in [1, 2, 4, 7, 17, 18, 28, 100]:
+        for p in [1e-8, 0.005, 0.025, 0.05, 0.5, 0.95, 0.975, 0.995]:
+            r = {"p": p, "df": float(df)}
+            r.update(pair("q", chi2quantile(p, df)))
+            rows.append(r)
+    out["chi2_quantile"] = rows
+
+    # F upper tail (QM under Knapp-Hartung)
+    rows = []
+    for df1 in [1, 2, 3, 5]:
+        for df2 in [2, 5, 17, 25, 200]:
+            for x in [0.01, 0.5, 1.0, 2.5, 6.2, 19.7, 60.0]:
+                r = {"x": float(x), "df1": float(df1), "df2": float(df2)}
+                r.update(pair("sf", fsf(x, df1, df2)))
+                rows.append(r)
+    out["f_sf"] = rows
 
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -1,0 +1,522 @@
+//! The bubble plot of a meta-regression on one numeric moderator: each record's yi against
+//! its moderator value, the point's area proportional to its weight 1/(vi + τ²), the fitted
+//! line with its confidence band, and the model's numbers written beside it.
+
+use super::scale::{nice, span, Linear, ScaleError};
+use super::svg::{fixed, px, px_value, Writer};
+use super::{
+    axis, finite, id_label, id_text, open_document, p_text, validate, PlotError, PlotOutput, FILL,
+    GREY, INK,
+};
+use meta_analysis::{MetaRegression, ModeratorValue, Record, Term, Test};
+use serde_json::{json, Value};
+
+/// The most records a bubble plot draws.
+pub const MAX_BUBBLE_RECORDS: usize = 10_000;
+
+/// What a bubble plot shows.
+#[derive(Debug, Clone, Copy)]
+pub struct BubbleInput<'a> {
+    /// All records (excluded ones are drawn hollow and grey where they have a value).
+    pub records: &'a [Record],
+    /// Ids left out of the model.
+    pub excluded: &'a [String],
+    /// Each record's moderator value, in record order (`None`: not drawn).
+    pub values: &'a [Option<f64>],
+    /// The meta-regression of the records not excluded on that one numeric moderator.
+    pub model: &'a MetaRegression,
+    pub title: &'a str,
+    /// The effect measure, written beside the y axis.
+    pub y_label: &'a str,
+}
+
+const WIDTH: f64 = 640.0;
+const PLOT_X0: f64 = 76.0;
+const PLOT_X1: f64 = 616.0;
+const PLOT_Y0: f64 = 48.0;
+const PLOT_Y1: f64 = 368.0;
+/// Radius of the point with the largest weight; others scale by area.
+const MAX_RADIUS: f64 = 12.0;
+const MIN_RADIUS: f64 = 2.0;
+/// Points along the confidence band.
+const BAND_POINTS: usize = 41;
+const NOTES_Y: f64 = PLOT_Y1 + 60.0;
+const NOTE_STEP: f64 = 16.0;
+
+struct Point<'r> {
+    record: &'r Record,
+    x: f64,
+    excluded: bool,
+    weight_percent: Option<f64>,
+    radius: f64,
+}
+
+/// Draws a bubble plot.
+pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
+    let is_excluded = validate(input.records, input.excluded, "bubble", MAX_BUBBLE_RECORDS)?;
+    let model = input.model;
+    let name = match model.terms() {
+        [Term::Numeric { name }] => name.as_str(),
+        _ => {
+            return Err(PlotError::NonFiniteInput {
+                what: "a model that is not a meta-regression on one numeric moderator",
+            })
+        }
+    };
+    if input.values.len() != input.records.len() {
+        return Err(PlotError::NonFiniteInput {
+            what: "the moderator values (one per record is needed)",
+        });
+    }
+    let included = is_excluded.iter().filter(|e| !**e).count();
+    if model.k != included {
+        return Err(PlotError::FitMismatch {
+            fit_k: model.k,
+            included,
+        });
+    }
+    for (value, &excluded) in input.values.iter().zip(&is_excluded) {
+        match value {
+            Some(v) => {
+                finite(*v, "a moderator value")?;
+            }
+            None if !excluded => {
+                return Err(PlotError::NonFiniteInput {
+                    what: "a moderator value of a record in the model",
+                })
+            }
+            None => {}
+        }
+    }
+    let (b0, b1) = (
+        finite(model.coefficients[0].estimate, "the intercept")?,
+        finite(model.coefficients[1].estimate, "the slope")?,
+    );
+
+    // Weights scaled as in the forest plot: only their ratios matter.
+    let weights: Vec<Option<f64>> = input
+        .records
+        .iter()
+        .zip(&is_excluded)
+        .map(|(r, e)| (!e).then(|| 1.0 / (r.vi + model.tau2)))
+        .collect();
+    let max_weight = weights.iter().flatten().copied().fold(0.0, f64::max);
+    let total: f64 = weights
+        .iter()
+        .flatten()
+        .map(|w| w / max_weight)
+        .sum::<f64>();
+    let points: Vec<Point> = input
+        .records
+        .iter()
+        .zip(input.values)
+        .zip(&is_excluded)
+        .zip(&weights)
+        .filter_map(|(((record, value), &excluded), weight)| {
+            let x = (*value)?;
+            let relative = weight.map(|w| w / max_weight);
+            Some(Point {
+                record,
+                x,
+                excluded,
+                weight_percent: relative.map(|r| 100.0 * r / total),
+                radius: relative.map_or(MIN_RADIUS + 1.0, |r| {
+                    (MAX_RADIUS * r.sqrt()).max(MIN_RADIUS)
+                }),
+            })
+        })
+        .collect();
+
+    let kept_x = || points.iter().filter(|p| !p.excluded).map(|p| p.x);
+    let (x_min, x_max) = (
+        kept_x().fold(f64::INFINITY, f64::min),
+        kept_x().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let band: Vec<(f64, f64, f64)> = (0..BAND_POINTS)
+        .map(|i| {
+            let t = i as f64 / (BAND_POINTS - 1) as f64;
+            let at = x_min + t * (x_max - x_min);
+            let p =
+                model
+                    .predict(&[ModeratorValue::Number(at)])
+                    .map_err(|_| PlotError::Overflow {
+                        what: "the fitted line's confidence band",
+                    })?;
+            Ok((at, p.ci_lower, p.ci_upper))
+        })
+        .collect::<Result<_, PlotError>>()?;
+
+    let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut ylo, mut yhi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in &points {
+        xlo = xlo.min(p.x);
+        xhi = xhi.max(p.x);
+        ylo = ylo.min(p.record.yi);
+        yhi = yhi.max(p.record.yi);
+    }
+    for &(_, lo, hi) in &band {
+        ylo = ylo.min(lo);
+        yhi = yhi.max(hi);
+    }
+    // 3% room so no point sits on the frame.
+    let too_wide = |lo, hi| ScaleError::Span { lo, hi };
+    let (px_pad, py_pad) = (0.03 * span(xlo, xhi)?, 0.03 * span(ylo, yhi)?);
+    let x_ticks = nice(xlo - px_pad, xhi + px_pad, 6).map_err(|_| too_wide(xlo, xhi))?;
+    let y_ticks = nice(ylo - py_pad, yhi + py_pad, 6).map_err(|_| too_wide(ylo, yhi))?;
+    let x = Linear::new(x_ticks.domain(), (PLOT_X0, PLOT_X1))?;
+    let y = Linear::new(y_ticks.domain(), (PLOT_Y1, PLOT_Y0))?;
+
+    let notes = notes(input, name, &points);
+    let height = NOTES_Y + (notes.len() as f64 - 1.0) * NOTE_STEP + 16.0;
+    let numbers = numbers(
+        input,
+        name,
+        &points,
+        &band,
+        (b0, b1),
+        (x_min, x_max),
+        &x,
+        &y,
+    )
+    .map_err(PlotError::from)?;
+    let numbers = {
+        let mut n = numbers;
+        n["x_axis"] = json!({"domain": [x.domain.0, x.domain.1], "range": [x.range.0, x.range.1], "ticks": x_ticks.values});
+        n["y_axis"] = json!({"domain": [y.domain.0, y.domain.1], "range": [y.range.0, y.range.1], "ticks": y_ticks.values});
+        n
+    };
+    let desc = description(input, name, &points);
+
+    let mut w = Writer::default();
+    open_document(
+        &mut w,
+        "bubble",
+        (WIDTH, height),
+        input.title,
+        &desc,
+        &numbers,
+    );
+    w.text(
+        "text",
+        &[
+            ("class", "plot-title"),
+            ("x", "12.00"),
+            ("y", "24.00"),
+            ("font-size", "15"),
+            ("font-weight", "bold"),
+        ],
+        input.title,
+    );
+    w.open(
+        "g",
+        &[
+            ("class", "plot-area"),
+            ("data-x-domain", &format!("{} {}", x.domain.0, x.domain.1)),
+            ("data-x-range", &format!("{} {}", px(PLOT_X0), px(PLOT_X1))),
+            ("data-y-domain", &format!("{} {}", y.domain.0, y.domain.1)),
+            ("data-y-range", &format!("{} {}", px(PLOT_Y1), px(PLOT_Y0))),
+        ],
+    );
+    w.empty(
+        "rect",
+        &[
+            ("x", &px(PLOT_X0)),
+            ("y", &px(PLOT_Y0)),
+            ("width", &px(PLOT_X1 - PLOT_X0)),
+            ("height", &px(PLOT_Y1 - PLOT_Y0)),
+            ("fill", "none"),
+            ("stroke", INK),
+        ],
+    );
+    draw_band(&mut w, input, &band, &x, &y)?;
+    draw_line(&mut w, name, (b0, b1), (x_min, x_max), &x, &y)?;
+    // Largest first, so small points stay visible on top.
+    let mut order: Vec<&Point> = points.iter().collect();
+    order.sort_by(|a, b| b.radius.total_cmp(&a.radius));
+    for p in order {
+        draw_point(&mut w, p, name, &x, &y)?;
+    }
+    w.close("g");
+    axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, name)?;
+    axis::left(&mut w, &y, &y_ticks, PLOT_X0, input.y_label)?;
+    w.open("g", &[("class", "notes"), ("font-size", "11")]);
+    for (i, note) in notes.iter().enumerate() {
+        w.text(
+            "text",
+            &[("x", "12.00"), ("y", &px(NOTES_Y + i as f64 * NOTE_STEP))],
+            note,
+        );
+    }
+    w.close("g");
+    w.close("svg");
+    Ok(PlotOutput {
+        svg: w.finish(),
+        numbers,
+    })
+}
+
+fn draw_band(
+    w: &mut Writer,
+    input: &BubbleInput,
+    band: &[(f64, f64, f64)],
+    x: &Linear,
+    y: &Linear,
+) -> Result<(), ScaleError> {
+    let mut points = Vec::with_capacity(2 * band.len());
+    for &(at, _, hi) in band {
+        points.push(format!("{},{}", px(x.map(at)?), px(y.map(hi)?)));
+    }
+    for &(at, lo, _) in band.iter().rev() {
+        points.push(format!("{},{}", px(x.map(at)?), px(y.map(lo)?)));
+    }
+    w.open("g", &[("class", "confidence-band")]);
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "{}% confidence band of the fitted line",
+            fixed(100.0 * input.model.level, 0)
+        ),
+    );
+    w.empty(
+        "polygon",
+        &[
+            ("points", &points.join(" ")),
+            ("fill", FILL),
+            ("stroke", GREY),
+            ("stroke-dasharray", "4 3"),
+        ],
+    );
+    w.close("g");
+    Ok(())
+}
+
+fn draw_line(
+    w: &mut Writer,
+    name: &str,
+    (b0, b1): (f64, f64),
+    (x_min, x_max): (f64, f64),
+    x: &Linear,
+    y: &Linear,
+) -> Result<(), ScaleError> {
+    w.open("g", &[("class", "fitted-line")]);
+    w.text(
+        "title",
+        &[],
+        &format!("Fitted line: yi = {}", line_text(b0, b1, &id_text(name))),
+    );
+    w.empty(
+        "line",
+        &[
+            ("x1", &px(x.map(x_min)?)),
+            ("y1", &px(y.map(b0 + b1 * x_min)?)),
+            ("x2", &px(x.map(x_max)?)),
+            ("y2", &px(y.map(b0 + b1 * x_max)?)),
+            ("stroke", INK),
+            ("stroke-width", "2"),
+        ],
+    );
+    w.close("g");
+    Ok(())
+}
+
+fn draw_point(
+    w: &mut Writer,
+    p: &Point,
+    name: &str,
+    x: &Linear,
+    y: &Linear,
+) -> Result<(), ScaleError> {
+    let r = p.record;
+    let ink = if p.excluded { GREY } else { INK };
+    let note = match p.weight_percent {
+        Some(percent) => format!(", weight {}%", fixed(percent, 1)),
+        None => " (excluded)".to_string(),
+    };
+    w.open(
+        "g",
+        &[
+            ("class", "point"),
+            ("data-id", &r.id),
+            ("data-excluded", if p.excluded { "true" } else { "false" }),
+        ],
+    );
+    w.text(
+        "title",
+        &[],
+        &format!(
+            "{}: {} = {}, yi = {}{note}",
+            id_text(&r.id),
+            id_text(name),
+            p.x,
+            fixed(r.yi, 2)
+        ),
+    );
+    let mut attrs = vec![
+        ("cx", px(x.map(p.x)?)),
+        ("cy", px(y.map(r.yi)?)),
+        ("r", px(p.radius)),
+        ("stroke", ink.to_string()),
+    ];
+    if p.excluded {
+        attrs.push(("fill", "#ffffff".into()));
+        attrs.push(("stroke-dasharray", "2 2".into()));
+    } else {
+        attrs.push(("fill", INK.into()));
+        attrs.push(("fill-opacity", "0.35".into()));
+    }
+    let attrs: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    w.empty("circle", &attrs);
+    w.close("g");
+    Ok(())
+}
+
+/// "b0 + b1·name", with the sign of b1 written once ("0.19 − 0.02·weeks").
+fn line_text(b0: f64, b1: f64, name: &str) -> String {
+    let sign = if b1 < 0.0 { "−" } else { "+" };
+    format!("{} {sign} {}·{}", fixed(b0, 4), fixed(b1.abs(), 4), name)
+}
+
+/// The model's numbers, written under the plot.
+fn notes(input: &BubbleInput, name: &str, points: &[Point]) -> Vec<String> {
+    let m = input.model;
+    let slope = &m.coefficients[1];
+    let test = match m.test {
+        Test::Z => "z test",
+        Test::Knha => "Knapp–Hartung test",
+    };
+    let qm = match m.qm_df2 {
+        Some(df2) => format!("F({}, {df2}) = {}", m.qm_df, fixed(m.qm, 2)),
+        None => format!("QM({}) = {}", m.qm_df, fixed(m.qm, 2)),
+    };
+    let mut notes = vec![
+        format!(
+            "Mixed-effects meta-regression ({}, {test}), k = {}: yi = {}",
+            m.method.name(),
+            m.k,
+            line_text(m.coefficients[0].estimate, slope.estimate, &id_label(name, 24))
+        ),
+        format!(
+            "Slope {} (SE {}), {}% CI [{}, {}], {}; {qm}, {}",
+            fixed(slope.estimate, 4),
+            fixed(slope.se, 4),
+            fixed(100.0 * m.level, 0),
+            fixed(slope.ci_lower, 4),
+            fixed(slope.ci_upper, 4),
+            p_text(slope.p),
+            p_text(m.qm_p)
+        ),
+        format!(
+            "Residual heterogeneity: QE({}) = {}, {}; τ² = {}, I² = {}%, R² = {}%",
+            m.qe_df,
+            fixed(m.qe, 2),
+            p_text(m.qe_p),
+            fixed(m.tau2, 4),
+            fixed(m.i2, 1),
+            fixed(m.r2, 1)
+        ),
+        "Points: area proportional to the weight 1/(vi + τ²); band: the fitted line's confidence interval.".into(),
+    ];
+    let excluded: Vec<String> = points
+        .iter()
+        .filter(|p| p.excluded)
+        .map(|p| id_label(&p.record.id, 24))
+        .collect();
+    if !excluded.is_empty() {
+        notes.push(format!(
+            "Excluded from the model (hollow, grey): {}.",
+            excluded.join(", ")
+        ));
+    }
+    let missing = input.excluded.len() - excluded.len();
+    if missing > 0 {
+        notes.push(format!(
+            "{missing} excluded record(s) without a value of {} are not drawn.",
+            id_label(name, 24)
+        ));
+    }
+    notes
+}
+
+fn description(input: &BubbleInput, name: &str, points: &[Point]) -> String {
+    let m = input.model;
+    let slope = &m.coefficients[1];
+    format!(
+        "Bubble plot of {} records: each record's effect yi against {}, the point's area \
+         proportional to its weight in the model, with the fitted line yi = {} and its {}% \
+         confidence band. Slope {}, SE {}, {}; τ² = {}, R² = {}%.",
+        points.len(),
+        id_text(name),
+        line_text(m.coefficients[0].estimate, slope.estimate, &id_text(name)),
+        fixed(100.0 * m.level, 0),
+        fixed(slope.estimate, 4),
+        fixed(slope.se, 4),
+        p_text(slope.p),
+        fixed(m.tau2, 4),
+        fixed(m.r2, 1)
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn numbers(
+    input: &BubbleInput,
+    name: &str,
+    points: &[Point],
+    band: &[(f64, f64, f64)],
+    (b0, b1): (f64, f64),
+    (x_min, x_max): (f64, f64),
+    x: &Linear,
+    y: &Linear,
+) -> Result<Value, ScaleError> {
+    let m = input.model;
+    let points = points
+        .iter()
+        .map(|p| {
+            Ok(json!({
+                "id": p.record.id,
+                "x": p.x,
+                "yi": p.record.yi,
+                "vi": p.record.vi,
+                "excluded": p.excluded,
+                "weight_percent": p.weight_percent,
+                "px": {"cx": px_value(x.map(p.x)?), "cy": px_value(y.map(p.record.yi)?), "r": px_value(p.radius)},
+            }))
+        })
+        .collect::<Result<Vec<Value>, ScaleError>>()?;
+    let band = band
+        .iter()
+        .map(|&(at, lo, hi)| json!({"x": at, "ci_lower": lo, "ci_upper": hi}))
+        .collect::<Vec<Value>>();
+    let slope = &m.coefficients[1];
+    Ok(json!({
+        "plot": "bubble",
+        "moderator": name,
+        "level": m.level,
+        "points": points,
+        "line": {
+            "intercept": b0,
+            "slope": b1,
+            "from": {"x": x_min, "y": b0 + b1 * x_min, "px": [px_value(x.map(x_min)?), px_value(y.map(b0 + b1 * x_min)?)]},
+            "to": {"x": x_max, "y": b0 + b1 * x_max, "px": [px_value(x.map(x_max)?), px_value(y.map(b0 + b1 * x_max)?)]},
+        },
+        "band": band,
+        "model": {
+            "method": m.method.name(),
+            "test": m.test.name(),
+            "k": m.k,
+            "slope": slope.estimate,
+            "slope_se": slope.se,
+            "slope_p": slope.p,
+            "qm": m.qm,
+            "qm_df": m.qm_df,
+            "qm_p": m.qm_p,
+            "qe": m.qe,
+            "qe_df": m.qe_df,
+            "qe_p": m.qe_p,
+            "tau2": m.tau2,
+            "i2": m.i2,
+            "r2": m.r2,
+        },
+        "excluded": input.excluded,
+    }))
+}

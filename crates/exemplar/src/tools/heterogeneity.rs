@@ -1,0 +1,114 @@
+//! `heterogeneity`: Q, tau^2, tau, I^2 and H^2 with Q-profile confidence intervals.
+
+use super::args::HeterogeneityArgs;
+use super::data::{DataSource, DatasetInfo};
+use super::ToolError;
+use meta_analysis::{BoundKind, HeterogeneityIntervals};
+use serde::Serialize;
+
+/// `heterogeneity`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct HeterogeneityResult {
+    /// Records analysed.
+    pub k: usize,
+    /// The tau^2 estimator of the point estimates.
+    pub method: &'static str,
+    /// Confidence level of the intervals.
+    pub level: f64,
+    /// Cochran's Q, its df (k - 1) and p value.
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
+    pub tau2: f64,
+    pub tau2_ci_lower: f64,
+    pub tau2_ci_upper: f64,
+    pub tau: f64,
+    pub tau_ci_lower: f64,
+    pub tau_ci_upper: f64,
+    /// I^2 in percent.
+    pub i2: f64,
+    pub i2_ci_lower: f64,
+    pub i2_ci_upper: f64,
+    pub h2: f64,
+    pub h2_ci_lower: f64,
+    pub h2_ci_upper: f64,
+    /// How the intervals are computed.
+    pub ci_method: CiMethod,
+    /// Bounds that are not a root of the Q-profile equation, said in words (empty otherwise).
+    pub notes: Vec<String>,
+    pub dataset: DatasetInfo,
+}
+
+/// The interval method: Q-profile (Viechtbauer 2007).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub enum CiMethod {
+    #[serde(rename = "Q-profile")]
+    QProfile,
+}
+
+/// What a bound that is not a root means.
+fn notes(h: &HeterogeneityIntervals) -> Vec<String> {
+    let mut notes = Vec::new();
+    let q = h.fit.q;
+    if h.empty {
+        notes.push(format!(
+            "Both bounds are 0: Q = {q:.4} is below even the lower chi-square quantile \
+             {:.4}, so no tau^2 >= 0 is consistent with the data at this level (metafor calls \
+             this interval the null set).",
+            h.chi2_lower
+        ));
+        return notes;
+    }
+    if h.lower.kind == BoundKind::Zero {
+        notes.push(format!(
+            "The lower bound is 0: Q = {q:.4} is below the upper chi-square quantile {:.4} \
+             already at tau^2 = 0, so the interval starts at the edge of the parameter space.",
+            h.chi2_upper
+        ));
+    }
+    for (which, bound) in [("lower", h.lower), ("upper", h.upper)] {
+        if bound.kind == BoundKind::BeyondSearch {
+            notes.push(format!(
+                "The {which} bound lies beyond tau^2 = {:e}, the end of the search range; \
+                 that end is reported.",
+                bound.tau2
+            ));
+        }
+    }
+    notes
+}
+
+/// `heterogeneity`
+pub fn heterogeneity(
+    args: HeterogeneityArgs,
+    data: &DataSource,
+) -> Result<HeterogeneityResult, ToolError> {
+    let options = args.fit.options()?;
+    let excluded = data.exclusions(args.exclude)?;
+    let h = meta_analysis::heterogeneity_intervals(&data.kept(&excluded), &options)?;
+    Ok(HeterogeneityResult {
+        k: h.fit.k,
+        method: h.fit.method.name(),
+        level: h.fit.level,
+        q: h.fit.q,
+        q_df: h.fit.q_df,
+        q_p: h.fit.q_p,
+        tau2: h.tau2.estimate,
+        tau2_ci_lower: h.tau2.lower,
+        tau2_ci_upper: h.tau2.upper,
+        tau: h.tau.estimate,
+        tau_ci_lower: h.tau.lower,
+        tau_ci_upper: h.tau.upper,
+        i2: h.i2.estimate,
+        i2_ci_lower: h.i2.lower,
+        i2_ci_upper: h.i2.upper,
+        h2: h.h2.estimate,
+        h2_ci_lower: h.h2.lower,
+        h2_ci_upper: h.h2.upper,
+        ci_method: CiMethod::QProfile,
+        notes: notes(&h),
+        dataset: data.info().clone(),
+    })
+}

@@ -1,0 +1,223 @@
+//! `meta_regression`: the mixed-effects meta-regression on named moderator columns, with
+//! predictions at given moderator values.
+
+use super::args::MetaRegressionArgs;
+use super::data::{DataSource, DatasetInfo};
+use super::{ErrorCode, ToolError};
+use meta_analysis::{MetaRegression, Moderator, ModeratorValue, Term, MAX_MODERATORS};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The most prediction points one call takes.
+pub const MAX_PREDICTIONS: usize = 100;
+
+/// One coefficient.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct CoefficientRow {
+    /// "intercept", a numeric moderator's name, or "column:level" for a factor's level.
+    pub name: String,
+    pub estimate: f64,
+    /// Standard error (Knapp-Hartung adjusted with test "knha").
+    pub se: f64,
+    /// z, or t with k - p df with test "knha".
+    pub statistic: f64,
+    /// Two-sided p value of the coefficient = 0.
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+}
+
+/// The model's prediction at one set of moderator values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct PredictionRow {
+    /// The moderator values, as given.
+    pub at: Map<String, Value>,
+    pub estimate: f64,
+    pub se: f64,
+    /// Confidence interval of the predicted mean effect.
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    /// Prediction interval of a new study's true effect at these values.
+    pub pi_lower: f64,
+    pub pi_upper: f64,
+}
+
+/// `meta_regression`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct MetaRegressionResult {
+    /// Records fitted.
+    pub k: usize,
+    /// The tau^2 estimator.
+    pub method: &'static str,
+    /// "z" or "knha".
+    pub test: &'static str,
+    /// Confidence level of the intervals.
+    pub level: f64,
+    /// Residual heterogeneity tau^2.
+    pub tau2: f64,
+    pub tau: f64,
+    /// Standard error of tau^2; null where the estimator defines none (PM, EE).
+    pub se_tau2: Option<f64>,
+    /// Residual I^2 in percent.
+    pub i2: f64,
+    /// Residual H^2.
+    pub h2: f64,
+    /// Pseudo-R^2 in percent: the reduction of tau^2 against the model without moderators.
+    pub r2: f64,
+    /// Omnibus test of all moderators: Wald chi^2, or F with test "knha".
+    pub qm: f64,
+    /// Its (numerator) df: the number of coefficients besides the intercept.
+    pub qm_df: usize,
+    /// Its denominator df, k - p (test "knha" only, else null).
+    pub qm_df2: Option<usize>,
+    pub qm_p: f64,
+    /// Test of residual heterogeneity.
+    pub qe: f64,
+    /// k - p.
+    pub qe_df: usize,
+    pub qe_p: f64,
+    /// Intercept first, then each moderator's coefficients in the order given.
+    pub coefficients: Vec<CoefficientRow>,
+    /// One per object of `at`, in order.
+    pub predictions: Vec<PredictionRow>,
+    pub dataset: DatasetInfo,
+}
+
+impl MetaRegressionResult {
+    pub fn of(model: &MetaRegression, predictions: Vec<PredictionRow>, data: &DataSource) -> Self {
+        MetaRegressionResult {
+            k: model.k,
+            method: model.method.name(),
+            test: model.test.name(),
+            level: model.level,
+            tau2: model.tau2,
+            tau: model.tau,
+            se_tau2: model.se_tau2,
+            i2: model.i2,
+            h2: model.h2,
+            r2: model.r2,
+            qm: model.qm,
+            qm_df: model.qm_df,
+            qm_df2: model.qm_df2,
+            qm_p: model.qm_p,
+            qe: model.qe,
+            qe_df: model.qe_df,
+            qe_p: model.qe_p,
+            coefficients: model
+                .coefficients
+                .iter()
+                .map(|c| CoefficientRow {
+                    name: c.name.clone(),
+                    estimate: c.estimate,
+                    se: c.se,
+                    statistic: c.statistic,
+                    p: c.p,
+                    ci_lower: c.ci_lower,
+                    ci_upper: c.ci_upper,
+                })
+                .collect(),
+            predictions,
+            dataset: data.info().clone(),
+        }
+    }
+}
+
+fn invalid(message: String) -> ToolError {
+    ToolError::new(ErrorCode::InvalidArguments, message)
+}
+
+/// The moderator columns named in `mods` (non-empty, distinct, at most
+/// [`MAX_MODERATORS`]) for the records not in `excluded`.
+pub fn moderators(
+    mods: &[String],
+    excluded: &[String],
+    data: &DataSource,
+) -> Result<Vec<Moderator>, ToolError> {
+    if mods.is_empty() {
+        return Err(invalid(
+            "mods must name at least one moderator column, e.g. [\"weeks\"]".into(),
+        ));
+    }
+    if mods.len() > MAX_MODERATORS {
+        return Err(invalid(format!(
+            "mods names {} columns; at most {MAX_MODERATORS} are accepted",
+            mods.len()
+        )));
+    }
+    for (i, m) in mods.iter().enumerate() {
+        if mods[..i].contains(m) {
+            return Err(invalid(format!("mods lists {m:?} more than once")));
+        }
+    }
+    mods.iter().map(|m| data.moderator(m, excluded)).collect()
+}
+
+/// The values of one `at` object, in the order of the model's terms: each moderator given,
+/// nothing else.
+fn values_at(
+    index: usize,
+    at: &Map<String, Value>,
+    terms: &[Term],
+) -> Result<Vec<ModeratorValue>, ToolError> {
+    let names: Vec<&str> = terms.iter().map(Term::name).collect();
+    if let Some(key) = at.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(invalid(format!(
+            "at[{index}].{key} is not one of the moderators ({})",
+            names.join(", ")
+        )));
+    }
+    terms
+        .iter()
+        .map(|term| match at.get(term.name()) {
+            None => Err(invalid(format!(
+                "at[{index}] has no value for the moderator {}; each object of at gives every \
+                 moderator a value",
+                term.name()
+            ))),
+            Some(Value::String(level)) => Ok(ModeratorValue::Level(level.clone())),
+            Some(value) => Ok(ModeratorValue::Number(value.as_f64().unwrap_or(f64::NAN))),
+        })
+        .collect()
+}
+
+/// `meta_regression`
+pub fn meta_regression(
+    args: MetaRegressionArgs,
+    data: &DataSource,
+) -> Result<MetaRegressionResult, ToolError> {
+    let options = args.fit.options()?;
+    if args.at.len() > MAX_PREDICTIONS {
+        return Err(invalid(format!(
+            "at holds {} objects; at most {MAX_PREDICTIONS} predictions are accepted",
+            args.at.len()
+        )));
+    }
+    let excluded = data.exclusions(args.exclude)?;
+    let moderators = moderators(&args.mods, &excluded, data)?;
+    let model = meta_analysis::meta_regression(&data.kept(&excluded), &moderators, &options)?;
+    let predictions = args
+        .at
+        .into_iter()
+        .enumerate()
+        .map(|(i, at)| {
+            let values = values_at(i, &at, model.terms())?;
+            let p = model.predict(&values).map_err(|e| {
+                let e = ToolError::from(e);
+                ToolError::new(e.code, format!("at[{i}]: {}", e.message))
+            })?;
+            Ok(PredictionRow {
+                at,
+                estimate: p.estimate,
+                se: p.se,
+                ci_lower: p.ci_lower,
+                ci_upper: p.ci_upper,
+                pi_lower: p.pi_lower,
+                pi_upper: p.pi_upper,
+            })
+        })
+        .collect::<Result<Vec<_>, ToolError>>()?;
+    Ok(MetaRegressionResult::of(&model, predictions, data))
+}

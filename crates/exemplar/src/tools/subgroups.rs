@@ -1,0 +1,133 @@
+//! `subgroup_analysis`: a separate fit per level of a text column and the tests for
+//! subgroup differences.
+
+use super::args::SubgroupArgs;
+use super::data::{DataSource, DatasetInfo};
+use super::{ErrorCode, ToolError};
+use meta_analysis::{ModeratorColumn, SubgroupAnalysis};
+use serde::Serialize;
+
+/// One level's fit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct GroupRow {
+    pub level: String,
+    /// Records of this level.
+    pub k: usize,
+    pub estimate: f64,
+    /// Standard error (Knapp-Hartung adjusted with test "knha", except for one record).
+    pub se: f64,
+    /// z, or t with k - 1 df with test "knha" (z for a level with one record).
+    pub statistic: f64,
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    /// tau^2 within the level (0 for a level with one record).
+    pub tau2: f64,
+    /// Cochran's Q within the level (0 on 0 df for one record).
+    pub q: f64,
+    /// I^2 within the level, in percent.
+    pub i2: f64,
+    /// Why a number is what it is: set for a level with a single record, else null.
+    pub note: Option<String>,
+}
+
+/// `subgroup_analysis`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+pub struct SubgroupResult {
+    /// The text column the records are grouped by.
+    pub by: String,
+    /// All records analysed.
+    pub k: usize,
+    /// One fit per level, levels sorted.
+    pub groups: Vec<GroupRow>,
+    /// Test for subgroup differences with a separate tau^2 per subgroup: Cochran's Q of the
+    /// subgroup estimates with weights 1/se^2.
+    pub q_between: f64,
+    /// Levels - 1.
+    pub q_between_df: usize,
+    pub q_between_p: f64,
+    /// The alternative with one common tau^2: QM of the meta-regression on the column (an F
+    /// statistic with test "knha").
+    pub qm_common_tau2: f64,
+    pub qm_common_tau2_p: f64,
+    pub dataset: DatasetInfo,
+}
+
+/// The note of a level with a single record.
+pub const SINGLE_RECORD_NOTE: &str = "a single record: tau2 is 0 (there is no spread to \
+estimate it from), q is 0 on 0 df, and the estimate is the record's yi with se sqrt(vi) and a \
+z test, as metafor's rma() gives for k = 1";
+
+impl SubgroupResult {
+    pub fn of(by: &str, analysis: &SubgroupAnalysis, data: &DataSource) -> Self {
+        SubgroupResult {
+            by: by.to_string(),
+            k: analysis.k,
+            groups: analysis
+                .groups
+                .iter()
+                .map(|g| GroupRow {
+                    level: g.level.clone(),
+                    k: g.fit.k,
+                    estimate: g.fit.estimate,
+                    se: g.fit.se,
+                    statistic: g.fit.statistic,
+                    p: g.fit.p,
+                    ci_lower: g.fit.ci_lower,
+                    ci_upper: g.fit.ci_upper,
+                    tau2: g.fit.tau2,
+                    q: g.fit.q,
+                    i2: g.fit.i2,
+                    note: g.single_record.then(|| SINGLE_RECORD_NOTE.to_string()),
+                })
+                .collect(),
+            q_between: analysis.q_between,
+            q_between_df: analysis.q_between_df,
+            q_between_p: analysis.q_between_p,
+            qm_common_tau2: analysis.common_tau2.qm,
+            qm_common_tau2_p: analysis.common_tau2.qm_p,
+            dataset: data.info().clone(),
+        }
+    }
+}
+
+/// The subgroup analysis by text column `by` of the records not in `excluded`.
+pub fn run_subgroups(
+    by: &str,
+    excluded: &[String],
+    options: &meta_analysis::FitOptions,
+    data: &DataSource,
+) -> Result<SubgroupAnalysis, ToolError> {
+    let column = data.moderator(by, excluded)?;
+    let values = match column.column {
+        ModeratorColumn::Factor(values) => values,
+        ModeratorColumn::Numeric(_) => {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "by must name a text column, but {by} holds numbers; a numeric moderator \
+                     goes into a meta-regression instead"
+                ),
+            ))
+        }
+    };
+    Ok(meta_analysis::subgroup_analysis(
+        &data.kept(excluded),
+        by,
+        &values,
+        options,
+    )?)
+}
+
+/// `subgroup_analysis`
+pub fn subgroup_analysis(
+    args: SubgroupArgs,
+    data: &DataSource,
+) -> Result<SubgroupResult, ToolError> {
+    let options = args.fit.options()?;
+    let excluded = data.exclusions(args.exclude)?;
+    let analysis = run_subgroups(&args.by, &excluded, &options, data)?;
+    Ok(SubgroupResult::of(&args.by, &analysis, data))
+}
