@@ -20,7 +20,7 @@ const HOSTILE_IDS = [
 ];
 
 function hostileRecords() {
-  return HOSTILE_IDS.map((id, i) => ({ id, yi: 0.1 * (i - 3), vi: 0.01 + 0.005 * i }));
+  return HOSTILE_IDS.map((id, i) => ({ id, yi: 0.1 * (i - 3), vi: 0.01 + 0.005 * i, dose: i, arm: HOSTILE_IDS[i % 3] }));
 }
 
 test('hostile ids through every tool, plot, the ledger and the scorer: nothing runs or is interpreted', async () => {
@@ -41,6 +41,10 @@ test('hostile ids through every tool, plot, the ledger and the scorer: nothing r
     for (const name of names) {
       const args = takesRecords[name] ? { records } : {};
       if (name === 'refit_excluding') args.exclude = [HOSTILE_IDS[0]];
+      // Moderators and groups as text columns holding the hostile strings too.
+      if (name === 'meta_regression') args.mods = ['arm'];
+      if (name === 'subgroup_analysis') args.by = 'arm';
+      if (name === 'bubble_plot') args.mod = 'dose';
       if (name === 'compute_effect_sizes') {
         args.measure = 'MD';
         args.data = HOSTILE_IDS.map((id, i) => ({ id, m1i: i, sd1i: 1, n1i: 10, m2i: 0, sd2i: 1, n2i: 10 }));

@@ -116,8 +116,20 @@ test('a person pastes means and SDs, chooses SMD, sees the records and fits them
   await page.click('#tool-egger_test button[type="submit"]');
   await page.waitForSelector('#tool-egger_test pre.result:not(:empty)');
   assert.equal(JSON.parse(await page.textContent('#tool-egger_test pre.result')).dataset.name, 'dat.raudenbush1985');
-  // Meta-regression on a CSV column: no meta_regression tool exists on this branch yet.
-  assert.ok(!JSON.parse(exemplar('tools')).some((t) => t.name === 'meta_regression'));
+  // A meta-regression on a column of the CSV (dose), on the same records, with its bubble plot.
+  await page.click('#tool-meta_regression details.tool-details > summary');
+  await page.check('#tool-meta_regression input[type="radio"][value="yours"]');
+  await page.fill('#tool-meta_regression input[name="mods"]', 'dose');
+  await page.click('#tool-meta_regression button[type="submit"]');
+  await page.waitForSelector('#tool-meta_regression pre.result:not(:empty)');
+  const regression = JSON.parse(await page.textContent('#tool-meta_regression pre.result'));
+  assert.equal(regression.k, 4);
+  assert.deepEqual(regression.coefficients.map((c) => c.name), ['intercept', 'dose']);
+  const cliRegression = JSON.parse(
+    exemplar('call', 'meta_regression', '{"mods":["dose"]}', '--records', join(dir, 'good.csv'), '--measure', 'SMD'),
+  );
+  assert.equal(regression.coefficients[1].estimate, cliRegression.coefficients[1].estimate);
+  await plotOf(page, 'meta_regression');
 
   // A CSV picked from a file is read in the page too.
   writeFileSync(join(dir, 'cor.csv'), 'ri,ni\n0.3,50\n0.5,30\n1.2,40\n');

@@ -711,6 +711,7 @@ fn escalc_reports_bad_rows_and_bad_files() {
     let out = run(&["escalc", "--measure", "PR", "-"], Some(b"xi,ni\n0,10\n"));
     assert_eq!(code(&out), 0);
     assert_eq!(stdout_json(&out)["records"][0]["yi"], json!(0.5 / 11.0));
+}
 
 /// `exemplar mcp` on stdio, as an MCP client starts it: one JSON-RPC message per stdout
 /// line and nothing else, the registry's tools listed, and a clean exit when the client

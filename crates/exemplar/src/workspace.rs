@@ -336,8 +336,34 @@ fn data_rows(table: &Table, mapping: &[Mapping]) -> Vec<Map<String, Value>> {
 pub fn tool_records(records: &[EffectSizeRecord]) -> Vec<Value> {
     records
         .iter()
-        .map(|r| serde_json::json!({"id": r.id, "yi": r.yi, "vi": r.vi}))
+        .map(|r| {
+            let mut record = Map::new();
+            record.insert("id".into(), Value::from(r.id.clone()));
+            record.insert("yi".into(), Value::from(r.yi));
+            record.insert("vi".into(), Value::from(r.vi));
+            // The row's other columns, as the tools' moderators: numbers and text only (an
+            // empty cell is left out, so a moderator missing there is named by the tool).
+            for (key, value) in &r.other {
+                if value.is_number() || value.is_string() {
+                    record.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
+            Value::Object(record)
+        })
         .collect()
+}
+
+/// A record as the tools take it: id, yi and vi, and its other columns that are numbers or
+/// text (the moderators of a meta-regression or a subgroup analysis).
+fn with_moderators(record: Map<String, Value>) -> Value {
+    Value::Object(
+        record
+            .into_iter()
+            .filter(|(key, value)| {
+                matches!(key.as_str(), "id" | "yi" | "vi") || value.is_number() || value.is_string()
+            })
+            .collect(),
+    )
 }
 
 /// The records as CSV: id, yi, vi, then every other column in the order first seen.
@@ -386,11 +412,7 @@ pub fn records_from_text(
         return Ok(records
             .into_iter()
             .map(|r| match r {
-                Value::Object(o) => Value::Object(
-                    o.into_iter()
-                        .filter(|(k, _)| matches!(k.as_str(), "id" | "yi" | "vi"))
-                        .collect(),
-                ),
+                Value::Object(o) => with_moderators(o),
                 other => other,
             })
             .collect());
@@ -407,20 +429,13 @@ pub fn records_from_text(
                 args["to"] = to.into();
             }
             let result = tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args)?;
-            let records: Vec<EffectSizeRecord> =
-                serde_json::from_value::<Vec<Value>>(result["records"].clone())
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter_map(|r| {
-                        Some(EffectSizeRecord {
-                            id: r["id"].as_str()?.to_string(),
-                            yi: r["yi"].as_f64()?,
-                            vi: r["vi"].as_f64()?,
-                            other: Map::new(),
-                        })
-                    })
-                    .collect();
-            Ok(tool_records(&records))
+            Ok(match result.get("records") {
+                Some(Value::Array(records)) => records
+                    .iter()
+                    .filter_map(|r| r.as_object().cloned().map(with_moderators))
+                    .collect(),
+                _ => Vec::new(),
+            })
         }
         None => {
             for column in ["yi", "vi"] {
@@ -440,6 +455,13 @@ pub fn records_from_text(
                         .cloned()
                         .unwrap_or_else(|| Value::String(format!("row{}", i + 1))),
                 );
+                for (key, value) in row {
+                    if !matches!(key.as_str(), "id" | "yi" | "vi")
+                        && (value.is_number() || value.is_string())
+                    {
+                        record.insert(key.clone(), value.clone());
+                    }
+                }
                 for column in ["yi", "vi"] {
                     match &row[column] {
                         Value::Number(n) => {
@@ -523,9 +545,11 @@ s3;12;4;12;14,5;3,5;15;\r\n";
         assert_eq!(v.rows[1].error_column.as_deref(), Some("sd1i"));
         assert_eq!(v.records[1].other["dose"], Value::Null);
         assert_eq!(v.records[0].other["dose"], json!(5));
+        // The tools get the row's other columns as moderators; an empty cell is left out.
         assert_eq!(
             v.tool_records[1],
-            json!({"id": "s3", "yi": v.records[1].yi, "vi": v.records[1].vi})
+            json!({"id": "s3", "yi": v.records[1].yi, "vi": v.records[1].vi,
+                "m1i": 12, "sd1i": 4, "n1i": 12, "m2i": 14.5, "sd2i": 3.5, "n2i": 15})
         );
         assert!(v
             .records_csv
@@ -570,7 +594,10 @@ s3;12;4;12;14,5;3,5;15;\r\n";
         let three =
             json!([{"id": "a", "yi": 0.1, "vi": 0.01, "x": 1}, {"id": "b", "yi": 0.2, "vi": 0.02}]);
         let from_array = records_from_text(&three.to_string(), None, None, None).unwrap();
-        assert_eq!(from_array[0], json!({"id": "a", "yi": 0.1, "vi": 0.01}));
+        assert_eq!(
+            from_array[0],
+            json!({"id": "a", "yi": 0.1, "vi": 0.01, "x": 1})
+        );
         let wrapped = json!({"measure": "MD", "records": three});
         assert_eq!(
             records_from_text(&wrapped.to_string(), None, None, None).unwrap(),
@@ -580,8 +607,8 @@ s3;12;4;12;14,5;3,5;15;\r\n";
         assert_eq!(
             records_from_text(csv, None, None, None).unwrap(),
             [
-                json!({"id": "row1", "yi": 0.1, "vi": 0.01}),
-                json!({"id": "row2", "yi": 0.2, "vi": 0.02})
+                json!({"id": "row1", "site": "n", "yi": 0.1, "vi": 0.01}),
+                json!({"id": "row2", "site": "s", "yi": 0.2, "vi": 0.02})
             ]
         );
         let e = records_from_text("id,yi\na,1\n", None, None, None).unwrap_err();

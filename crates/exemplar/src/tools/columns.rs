@@ -2,8 +2,7 @@
 //! beyond (id, yi, vi).
 //!
 //! The frozen dataset has all the columns of [`crate::dataset::COLUMNS`]; records given by the
-//! caller have id, yi and vi only, until the records schema carries extra columns (then
-//! [`column_values`] is the one function to extend).
+//! caller have id, yi and vi and whatever further columns (numbers or text) they carry.
 
 use super::data::DataSource;
 use super::{ErrorCode, ToolError};
@@ -61,13 +60,54 @@ pub fn column_values(data: &DataSource, name: &str) -> Result<Vec<ColumnValue>, 
             .collect()),
         "yi" => Ok(records.iter().map(|r| ColumnValue::Number(r.yi)).collect()),
         "vi" => Ok(records.iter().map(|r| ColumnValue::Number(r.vi)).collect()),
-        _ => Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "{name:?} is not a column of the given records: records given in `records` \
-                 have only id, yi and vi (other columns exist only in the frozen dataset)"
-            ),
-        )),
+        _ => {
+            if !data.column_names().contains(&name) {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "{} is not a column of the given records; their columns are id, yi, vi{}",
+                        crate::quote::quoted(name),
+                        data.column_names()
+                            .iter()
+                            .map(|c| format!(", {c}"))
+                            .collect::<String>()
+                    ),
+                ));
+            }
+            let mut values = Vec::with_capacity(records.len());
+            for (record, columns) in records.iter().zip(data.record_columns()) {
+                values.push(match columns.get(name) {
+                    Some(serde_json::Value::String(text)) => ColumnValue::Text(text.clone()),
+                    Some(serde_json::Value::Number(n)) => {
+                        ColumnValue::Number(n.as_f64().unwrap_or(f64::NAN))
+                    }
+                    _ => {
+                        return Err(ToolError::new(
+                            ErrorCode::InvalidRecords,
+                            format!(
+                                "record {} has no value in the column {}",
+                                crate::quote::quoted(&record.id),
+                                crate::quote::quoted(name)
+                            ),
+                        ))
+                    }
+                });
+            }
+            let numbers = values
+                .iter()
+                .filter(|v| matches!(v, ColumnValue::Number(_)))
+                .count();
+            if numbers != 0 && numbers != values.len() {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidRecords,
+                    format!(
+                        "the column {} mixes numbers and text; a column holds one kind",
+                        crate::quote::quoted(name)
+                    ),
+                ));
+            }
+            Ok(values)
+        }
     }
 }
 
@@ -99,9 +139,33 @@ mod tests {
         );
         let e = column_values(&custom, "year").unwrap_err();
         assert!(
-            e.message.contains("have only id, yi and vi"),
+            e.message.contains("their columns are id, yi, vi"),
             "{}",
             e.message
+        );
+        // Records given by the caller order by their own columns; a gap or a mix is named.
+        let dated = DataSource::custom(&json!([
+            {"id": "a", "yi": 0.1, "vi": 0.01, "year": 2001, "arm": "x"},
+            {"id": "b", "yi": 0.2, "vi": 0.02, "year": 1999, "arm": 3}
+        ]))
+        .unwrap();
+        assert_eq!(
+            column_values(&dated, "year").unwrap(),
+            [ColumnValue::Number(2001.0), ColumnValue::Number(1999.0)]
+        );
+        assert!(column_values(&dated, "arm")
+            .unwrap_err()
+            .message
+            .contains("mixes numbers and text"));
+        let gap = DataSource::custom(&json!([
+            {"id": "a", "yi": 0.1, "vi": 0.01, "year": 2001},
+            {"id": "b", "yi": 0.2, "vi": 0.02}
+        ]))
+        .unwrap();
+        let e = column_values(&gap, "year").unwrap_err();
+        assert_eq!(
+            e.message,
+            "record \"b\" has no value in the column \"year\""
         );
     }
 }

@@ -210,6 +210,11 @@ impl DataSource {
     }
 
     /// The names of the records' further columns, in order of first appearance.
+    /// Each record's further columns (empty maps when the records have none).
+    pub fn record_columns(&self) -> &[Map<String, Value>] {
+        &self.columns
+    }
+
     pub fn column_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
         for record in self.columns.iter() {

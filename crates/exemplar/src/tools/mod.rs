@@ -514,7 +514,7 @@ pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
             "Cumulative meta-analysis, as metafor's cumul(): the model fitted to the first 1, \
 2, ..., k records, adding one record at a time in the order of the column `order_by` (default: \
 record order; `descending` reverses it; ties keep record order). Columns: those of the frozen \
-dataset ({}); records given in `records` have id, yi and vi. The first step (k = 1) is \
+dataset ({}); records given in `records` offer id, yi, vi and their own further columns. The first step (k = 1) is \
 metafor's: the record's own yi and sqrt(vi), z test, tau2 = 0, Q = 0, I^2 = 0. Defaults: \
 method REML, level 0.95, test z. Returns order_by (null for record order), results (one entry \
 per step: added (the id added), k, estimate, se, statistic, p, ci_lower, ci_upper, tau2, i2, q) \
