@@ -1731,7 +1731,7 @@ mod tests {
             json!({"order_by": "year", "records": two}),
         );
         assert_eq!(c, "invalid_arguments");
-        assert!(m.contains("only id, yi and vi"), "{m}");
+        assert!(m.contains("their columns are id, yi, vi"), "{m}");
         assert_eq!(
             code("influence_diagnostics", json!({"exclude": ["zz"]})).0,
             "unknown_record"
