@@ -8,9 +8,13 @@
 //! - `golden`: regenerate the plots' SVG golden files after a deliberate change.
 //! - `bench`: build, then run the benchmarks of issue 7 (`crates/bench`).
 //! - `bridge`: the WebMCP bridge, an MCP stdio server serving a WebMCP page's tools.
+//! - `fuzz`: run every `cargo fuzz` target of `fuzz/` for a while (`--write-seeds`: rewrite
+//!   their seed corpora and dictionary).
 
 mod bridge;
 mod build;
+mod fuzz;
+mod fuzz_seeds;
 mod pdf;
 mod serve;
 mod suites;
@@ -64,6 +68,17 @@ enum Command {
         #[arg(long)]
         url: Option<String>,
     },
+    /// Run every fuzz target of fuzz/ for SECONDS each, one after another (nightly, cargo-fuzz).
+    Fuzz {
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Run only this target (repeatable).
+        #[arg(long = "target", value_name = "NAME")]
+        targets: Vec<String>,
+        /// Rewrite fuzz/seeds/ and fuzz/json.dict from the tests' inputs and the registry, and run nothing.
+        #[arg(long)]
+        write_seeds: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -82,6 +97,12 @@ fn main() -> ExitCode {
             .and_then(|()| build::build(&root))
             .and_then(|()| bench(&root, json)),
         Command::Bridge { url } => bridge::run(&root, url.as_deref()),
+        Command::Fuzz {
+            write_seeds: true, ..
+        } => fuzz_seeds::write(&root),
+        Command::Fuzz {
+            seconds, targets, ..
+        } => toolchain::ensure_fuzz_tools().and_then(|()| fuzz::run_all(&root, seconds, &targets)),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,6 +10,11 @@ use crate::{build, serve, Result};
 
 const WASM_CRATE: &str = "exemplar-wasm";
 
+/// How long `cargo xtask test` runs each fuzz target: long enough to replay every seed and
+/// the corpus kept so far and to explore some, short enough that the suite stays near two
+/// minutes on two cores. The long runs are `cargo xtask fuzz --seconds N`.
+const FUZZ_SECONDS: u64 = 20;
+
 type Suite<'a> = (&'static str, Box<dyn Fn() -> Result<()> + 'a>);
 
 struct Outcome {
@@ -22,10 +27,14 @@ pub fn run_all(root: &Path) -> Result<()> {
     let started = Instant::now();
     toolchain::ensure_build_tools(root)?;
     toolchain::ensure_browser()?;
+    toolchain::ensure_fuzz_tools()?;
 
     let (wasm_node, wasm_browser) = wasm_test_targets(root)?;
     let suites: Vec<Suite> = vec![
-        ("tidy (fmt, clippy -D warnings)", Box::new(|| tidy(root))),
+        (
+            "tidy (fmt, clippy -D warnings; fuzz/ too)",
+            Box::new(|| tidy(root)),
+        ),
         ("native (cargo test --workspace)", Box::new(|| native(root))),
         (
             "wasm in Node (wasm-bindgen-test)",
@@ -38,6 +47,10 @@ pub fn run_all(root: &Path) -> Result<()> {
         (
             "browser end-to-end (node --test tests/)",
             Box::new(|| end_to_end(root)),
+        ),
+        (
+            "fuzz (cargo fuzz, 20 s per target)",
+            Box::new(|| crate::fuzz::run_all(root, FUZZ_SECONDS, &[])),
         ),
     ];
 
@@ -77,6 +90,17 @@ pub fn run_all(root: &Path) -> Result<()> {
 
 fn tidy(root: &Path) -> Result<()> {
     run(cargo().args(["fmt", "--all", "--check"]).current_dir(root))?;
+    // The fuzz crate is a workspace of its own; it lints on stable too.
+    let fuzz_manifest = root.join("fuzz").join("Cargo.toml");
+    run(cargo()
+        .args(["fmt", "--check", "--manifest-path"])
+        .arg(&fuzz_manifest)
+        .current_dir(root))?;
+    run(cargo()
+        .args(["clippy", "--all-targets", "--manifest-path"])
+        .arg(&fuzz_manifest)
+        .args(["--", "-D", "warnings"])
+        .current_dir(root))?;
     run(cargo()
         .args([
             "clippy",

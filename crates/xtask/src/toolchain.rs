@@ -199,6 +199,36 @@ pub fn ensure_npm_packages(root: &Path) -> Result<()> {
         .current_dir(root))
 }
 
+/// The cargo-fuzz release installed when it is missing (any installed release is used).
+pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
+/// What `cargo xtask fuzz` needs: a nightly toolchain (libFuzzer's instrumentation) and
+/// cargo-fuzz. Measured on a fresh 2-core machine in docs/RELIABILITY.md.
+pub fn ensure_fuzz_tools() -> Result<()> {
+    put_cargo_bin_on_path();
+    output(Command::new("rustup").arg("--version")).ok_or(
+        "rustup not found: the fuzz targets need rustup and a nightly toolchain \
+         (https://rustup.rs)",
+    )?;
+    if output(Command::new("rustup").args(["run", "nightly", "rustc", "--version"])).is_none() {
+        eprintln!(
+            "installing the nightly toolchain because it is missing (the fuzz targets need it)"
+        );
+        run(Command::new("rustup").args([
+            "toolchain",
+            "install",
+            "nightly",
+            "--profile",
+            "minimal",
+        ]))?;
+    }
+    if output(Command::new("cargo-fuzz").arg("--version")).is_some() {
+        return Ok(());
+    }
+    eprintln!("installing cargo-fuzz {CARGO_FUZZ_VERSION} because it is missing");
+    run(cargo().args(["install", "cargo-fuzz", "--version", CARGO_FUZZ_VERSION]))
+}
+
 fn modified(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }

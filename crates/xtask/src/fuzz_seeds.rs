@@ -1,0 +1,481 @@
+//! The fuzz targets' committed seed corpora (`fuzz/seeds/<target>/`) and their dictionary of
+//! JSON tokens (`fuzz/json.dict`), built from the inputs the unit tests use and from the
+//! registry itself, so that a new tool, property or enum value is seeded without anyone
+//! remembering to. `cargo xtask fuzz --write-seeds` writes them; a tidy test fails when the
+//! committed files differ from what this module builds.
+//!
+//! Each seed file is named by the first 16 hex digits of its SHA-256, as libFuzzer names the
+//! inputs it keeps, so that the same input is never stored twice.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use exemplar::runs::{make_record, Condition, Order, RunInput};
+use exemplar::tools::{self, REGISTRY};
+use serde_json::{json, Value};
+
+use crate::Result;
+
+/// Where the seed corpora are, relative to the workspace root.
+pub const SEEDS_DIR: &str = "fuzz/seeds";
+/// The dictionary every target runs with, relative to the workspace root.
+pub const DICTIONARY: &str = "fuzz/json.dict";
+
+/// Every seed, by target name: (file name, bytes).
+pub fn seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
+    let named = |inputs: Vec<Vec<u8>>| {
+        inputs
+            .into_iter()
+            .map(|bytes| (exemplar::sha256_hex(&bytes)[..16].to_string(), bytes))
+            .collect()
+    };
+    BTreeMap::from([
+        ("tool_dispatch", named(tool_dispatch())),
+        ("scorer", named(scorer())),
+        ("run_records", named(run_records())),
+        ("schema_validator", named(schema_validator())),
+        ("strict_json", named(strict_json())),
+        ("csv_effect_sizes", named(csv_effect_sizes())),
+    ])
+}
+
+/// The CSV tests' inputs, each behind the byte that picks the measure: means and SDs with a
+/// BOM, CRLF and semicolons, 2×2 tables, correlations, proportions, records with yi and vi,
+/// a bad row, an open quote.
+fn csv_effect_sizes() -> Vec<Vec<u8>> {
+    let with = |measure: u8, text: &str| {
+        let mut bytes = vec![measure];
+        bytes.extend_from_slice(text.as_bytes());
+        bytes
+    };
+    vec![
+        with(1, "\u{feff}id;m1i;sd1i;n1i;m2i;sd2i;n2i;dose\r\ns1;10,2;2,1;20;9,1;2,4;22;5\r\ns2;3,1;-1;12;3,9;1,5;12;10\r\n"),
+        with(0, "m1i,sd1i,n1i,m2i,sd2i,n2i\n5,1,30,4.4,1.2,28\n7.7,2.2,16,6.1,2,18\n"),
+        with(3, "id\tai\tbi\tci\tdi\na\t0\t10\t3\t7\nb\t4\t6\t2\t8\n"),
+        with(5, "ai,n1i,ci,n2i\n2,20,0,20\n"),
+        with(7, "ri,ni\n0.3,50\n0.999999,20\n1.2,40\n"),
+        with(8, "xi,ni\n0,10\n10,10\n3,12\n"),
+        with(10, "id,yi,vi,site\na,0.1,0.01,n\nb,0.2,0.02,s\n"),
+        with(2, "id,\"m1i\",sd1i\n\"a,b\",1,\"2\n"),
+    ]
+}
+
+/// Four custom records, as the tools' output-schema tests use them.
+fn four_records() -> Value {
+    json!([
+        {"id": "a", "yi": 0.1, "vi": 0.01},
+        {"id": "b", "yi": 0.3, "vi": 0.02},
+        {"id": "c", "yi": -0.1, "vi": 0.04},
+        {"id": "d", "yi": 0.5, "vi": 0.03}
+    ])
+}
+
+/// The arguments of every tool call in the tests' shapes, following each tool's input schema:
+/// no arguments, each enum value of each property, exclusions, custom records, and the
+/// refusals the tests check. One byte (the tool's place in the registry) goes first.
+fn tool_dispatch() -> Vec<Vec<u8>> {
+    let mut inputs = Vec::new();
+    for (index, definition) in tools::definitions().iter().enumerate() {
+        let properties = definition.input_schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let mut calls: Vec<String> = vec![String::new(), "{}".into()];
+        let mut with_enums = vec![json!({})];
+        for (name, property) in &properties {
+            let Some(values) = property["enum"].as_array() else {
+                continue;
+            };
+            with_enums = with_enums
+                .iter()
+                .flat_map(|base| {
+                    values.iter().map(move |v| {
+                        let mut call = base.clone();
+                        call[name] = v.clone();
+                        call
+                    })
+                })
+                .collect();
+        }
+        for mut call in with_enums {
+            if properties.contains_key("level") {
+                call["level"] = json!(0.9);
+            }
+            calls.push(call.to_string());
+        }
+        if properties.contains_key("exclude") {
+            calls.push(json!({"exclude": ["s04"]}).to_string());
+            calls.push(json!({"exclude": ["zz"]}).to_string());
+            calls.push(json!({"exclude": []}).to_string());
+        }
+        if properties.contains_key("records") {
+            calls.push(json!({"records": four_records()}).to_string());
+            if properties.contains_key("exclude") {
+                calls.push(json!({"records": four_records(), "exclude": ["a"]}).to_string());
+            }
+            calls.push(json!({"records": [{"id": "a", "yi": 0.1, "vi": -1}]}).to_string());
+            calls.push(json!({"records": [{"id": "a", "yi": 1e308, "vi": 0}]}).to_string());
+        }
+        calls.push(json!({"extra": 1}).to_string());
+        calls.push(r#"{"method":"DL","method":"REML"}"#.into());
+        calls.push("{".into());
+        for call in calls {
+            let mut bytes = vec![u8::try_from(index).expect("fewer than 256 tools")];
+            bytes.extend(call.as_bytes());
+            inputs.push(bytes);
+        }
+    }
+    let mut unknown = vec![u8::try_from(REGISTRY.len()).expect("fewer than 256 tools")];
+    unknown.extend(b"{}");
+    inputs.push(unknown);
+    inputs
+}
+
+fn reference_text() -> String {
+    serde_json::to_string(&exemplar::protocol::reference_answer()).expect("the answer serializes")
+}
+
+/// The scorer tests' answers: the reference (compact, pretty, with a BOM), one field wrong,
+/// and the parse failures (fence, array, two values, empty, duplicate, not UTF-8, too deep).
+fn scorer() -> Vec<Vec<u8>> {
+    let reference = reference_text();
+    let value: Value = serde_json::from_str(&reference).expect("the reference is JSON");
+    let mut one_wrong = value.clone();
+    one_wrong["overall"]["k"] = json!(18);
+    let mut wrong_types = value.clone();
+    wrong_types["exclude_s04"]["excluded"] = json!("s04");
+    wrong_types["bias"] = json!([]);
+    let texts = [
+        reference.clone(),
+        serde_json::to_string_pretty(&value).expect("the reference serializes"),
+        format!("\u{FEFF}{reference}"),
+        one_wrong.to_string(),
+        wrong_types.to_string(),
+        "{}".into(),
+        "```json\n{}\n```".into(),
+        format!("[{reference}]"),
+        format!("{reference} {reference}"),
+        format!("The answer: {reference}"),
+        String::new(),
+        r#"{"overall":{"k":19},"overall":{"k":18}}"#.into(),
+        format!("{}{}", "{\"a\":".repeat(130), "}".repeat(130)),
+    ];
+    let mut inputs: Vec<Vec<u8>> = texts.into_iter().map(String::into_bytes).collect();
+    inputs.push(b"{\"a\": \"\xff\"}".to_vec());
+    inputs
+}
+
+fn run_input(pair: &str, condition: Condition, order: Order) -> RunInput {
+    RunInput {
+        date: "2026-11-30".into(),
+        condition,
+        pair: pair.into(),
+        order,
+        model: "model-x".into(),
+        settings: "temperature 0".into(),
+        host: "test host".into(),
+        latency_ms: Some(1200),
+        tokens: Some(3400),
+    }
+}
+
+/// The runs tests' fixture: three complete pairs (one answer wrong in a field, one a parse
+/// failure), as one set of files separated by NUL bytes, and each record alone; then the
+/// malformed records the tests name.
+fn run_records() -> Vec<Vec<u8>> {
+    use Condition::{Pdf, Webmcp};
+    use Order::{First, Second};
+    let reference = reference_text();
+    let mut wrong: Value = serde_json::from_str(&reference).expect("the reference is JSON");
+    wrong["overall"]["k"] = json!(18);
+    let wrong = wrong.to_string();
+    let records = [
+        (run_input("p1", Pdf, First), wrong.as_str()),
+        (run_input("p1", Webmcp, Second), reference.as_str()),
+        (run_input("p2", Webmcp, First), reference.as_str()),
+        (run_input("p2", Pdf, Second), "```json\n{}\n```"),
+        (run_input("p3", Pdf, First), reference.as_str()),
+        (run_input("p3", Webmcp, Second), reference.as_str()),
+    ]
+    .map(|(input, answer)| {
+        let record = make_record(input, answer).expect("the fixture inputs are valid");
+        serde_json::to_string_pretty(&record).expect("a record serializes")
+    });
+    let mut inputs = vec![records.join("\0").into_bytes()];
+    inputs.extend(records.iter().map(|r| r.clone().into_bytes()));
+    let mut edited: Value = serde_json::from_str(&records[0]).expect("a record is JSON");
+    edited["score"]["passed"] = json!(13);
+    inputs.push(edited.to_string().into_bytes());
+    let mut edited: Value = serde_json::from_str(&records[0]).expect("a record is JSON");
+    edited["date"] = json!("2026-02-31");
+    edited["baseline_version"] = json!("1999-01-01.v9");
+    inputs.push(edited.to_string().into_bytes());
+    inputs.push(br#"{"schema":"exemplar-run/1","surprise":1}"#.to_vec());
+    inputs.push(b"{ not json".to_vec());
+    inputs
+}
+
+/// Each tool's input schema followed by arguments it accepts and ones it refuses, and the
+/// shapes of the validator's own tests.
+fn schema_validator() -> Vec<Vec<u8>> {
+    let mut inputs = Vec::new();
+    for definition in tools::definitions() {
+        let schema = definition.input_schema.to_string();
+        for value in [
+            json!({}),
+            json!({"exclude": ["s04"], "level": 0.9}),
+            json!({"records": four_records()}),
+            json!({"records": [{"id": 1, "yi": "x"}], "level": 2}),
+            json!({"extra": null}),
+        ] {
+            inputs.push(format!("{schema}\n{value}").into_bytes());
+        }
+    }
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "method": {"type": "string", "enum": ["REML", "DL"], "description": "estimator"},
+            "level": {"type": "number", "minimum": 0, "maximum": 1},
+            "k": {"type": "integer"},
+            "note": {"type": ["string", "null"]},
+            "list": {"type": "array", "items": {"type": "boolean"}}
+        },
+        "required": ["method"],
+        "additionalProperties": false
+    });
+    for value in [
+        json!({"method": "REML", "level": 0.5, "k": 3, "note": null, "list": [true]}),
+        json!({"method": "PM"}),
+        json!({"method": "DL", "k": 2.5}),
+        json!({"level": 1.5}),
+        json!({"method": "DL", "list": [1]}),
+    ] {
+        inputs.push(format!("{schema} {value}").into_bytes());
+    }
+    inputs.push(br##"{"$ref":"#"} {}"##.to_vec());
+    inputs
+}
+
+/// The strict parser's test texts: duplicates at any depth and after unescaping, siblings
+/// that are not duplicates, surrogates, numbers serde_json reads in different ways, nesting
+/// at and past the limit, a byte order mark, syntax errors.
+fn strict_json() -> Vec<Vec<u8>> {
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let texts = [
+        r#"{"method":"DL","method":"REML"}"#.to_string(),
+        "{\n  \"a\": 1,\n  \"b\": 2,\n  \"a\": 3\n}".into(),
+        r#"{"records":[{"id":"s01"},{"id":"s02","yi":1,"id":"s03"}]}"#.into(),
+        r#"[[1,{"x":{"y":[{"z":1,"z":2}]}}]]"#.into(),
+        r#"{"a":1,"\u0061":2}"#.into(),
+        r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":3}}"#.into(),
+        r#"{"a":1,"A":2,"a ":3}"#.into(),
+        "{\"\\n\\u0000\":1,\"\\n\\u0000\":2}".into(),
+        r#"["\ud800\u0041"]"#.into(),
+        r#""\ud83d\ude00""#.into(),
+        r#"{"z":1,"a":-2,"m":0.30000000000000004,"b":-0,"c":18446744073709551616}"#.into(),
+        "[1e400, 1e-400, -0.0, 123456789012345678901234567890]".into(),
+        nested(127),
+        nested(128),
+        "\u{FEFF}{}".into(),
+        "{\"a\": 1,}".into(),
+        "{} {}".into(),
+        " {\"a\":1} rest".into(),
+    ];
+    texts.into_iter().map(String::into_bytes).collect()
+}
+
+/// The dictionary: JSON's own tokens and the words the inputs are made of (every property
+/// name and enum value of the tool schemas, the schema keywords, the answer's keys, a run
+/// record's keys and spellings), one quoted JSON string each.
+pub fn dictionary() -> String {
+    let mut words: BTreeSet<String> = BTreeSet::new();
+    for definition in tools::definitions() {
+        collect_schema_words(&definition.input_schema, &mut words);
+    }
+    words.extend(exemplar::schema::KEYWORDS.map(String::from));
+    words.extend(
+        [
+            "null", "boolean", "number", "integer", "string", "array", "object",
+        ]
+        .map(String::from),
+    );
+    collect_keys(
+        &serde_json::to_value(exemplar::protocol::reference_answer()).expect("serializes"),
+        &mut words,
+    );
+    let record = make_record(
+        run_input("p1", Condition::Pdf, Order::First),
+        &reference_text(),
+    )
+    .expect("a valid record");
+    let record = serde_json::to_value(&record).expect("a record serializes");
+    collect_keys(&record, &mut words);
+    for field in ["schema", "baseline_version", "engine_version", "date"] {
+        if let Some(text) = record[field].as_str() {
+            words.insert(text.to_string());
+        }
+    }
+    words.extend(
+        Condition::BOTH
+            .map(|c| c.name().to_string())
+            .into_iter()
+            .chain(Order::BOTH.map(|o| o.name().to_string())),
+    );
+    words.insert("s04".into());
+
+    let mut out = String::from(
+        "# JSON tokens and the words of the tools' arguments, answers and run records.\n\
+         # Written by `cargo xtask fuzz --write-seeds` from the registry; do not edit.\n",
+    );
+    let tokens = [
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        ",",
+        "\"",
+        "\\",
+        "true",
+        "false",
+        "null",
+        "-0",
+        "0.5",
+        "1e308",
+        "1e-400",
+        "18446744073709551616",
+        "\\u0000",
+        "\\ud800",
+        "\\ud83d\\ude00",
+        "\u{FEFF}",
+        "\u{202E}",
+        "```",
+    ];
+    for token in tokens {
+        out.push_str(&dictionary_entry(token));
+    }
+    for word in &words {
+        out.push_str(&dictionary_entry(&format!("\"{word}\"")));
+    }
+    out
+}
+
+/// One libFuzzer dictionary line: the bytes quoted, with `\`, `"` and every byte outside
+/// printable ASCII written `\xNN`.
+fn dictionary_entry(token: &str) -> String {
+    let mut line = String::from("\"");
+    for b in token.bytes() {
+        match b {
+            b'\\' => line.push_str("\\\\"),
+            b'"' => line.push_str("\\\""),
+            0x20..=0x7e => line.push(char::from(b)),
+            other => line.push_str(&format!("\\x{other:02X}")),
+        }
+    }
+    line.push_str("\"\n");
+    line
+}
+
+fn collect_schema_words(schema: &Value, words: &mut BTreeSet<String>) {
+    if let Some(properties) = schema["properties"].as_object() {
+        for (name, sub) in properties {
+            words.insert(name.clone());
+            collect_schema_words(sub, words);
+        }
+    }
+    if let Some(values) = schema["enum"].as_array() {
+        words.extend(values.iter().filter_map(Value::as_str).map(String::from));
+    }
+    if schema.get("items").is_some() {
+        collect_schema_words(&schema["items"], words);
+    }
+}
+
+fn collect_keys(value: &Value, words: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, sub) in map {
+                words.insert(key.clone());
+                collect_keys(sub, words);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_keys(v, words)),
+        _ => {}
+    }
+}
+
+/// Writes the seeds (replacing each target's directory) and the dictionary.
+pub fn write(root: &Path) -> Result<()> {
+    for (target, files) in seeds() {
+        let dir = root.join(SEEDS_DIR).join(target);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for (name, bytes) in files {
+            std::fs::write(dir.join(&name), bytes)
+                .map_err(|e| format!("cannot write {}/{name}: {e}", dir.display()))?;
+        }
+    }
+    std::fs::write(root.join(DICTIONARY), dictionary())
+        .map_err(|e| format!("cannot write {DICTIONARY}: {e}"))?;
+    println!("wrote {SEEDS_DIR}/ and {DICTIONARY}: review and commit them");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed seeds and dictionary are what this module builds: run
+    /// `cargo xtask fuzz --write-seeds` and commit when a test input or the registry changed.
+    #[test]
+    fn the_committed_seeds_and_dictionary_are_current() {
+        let root = crate::workspace_root();
+        for (target, files) in seeds() {
+            let dir = root.join(SEEDS_DIR).join(target);
+            let mut committed: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+            for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| {
+                panic!("{}: {e}; run cargo xtask fuzz --write-seeds", dir.display())
+            }) {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                committed.insert(name, std::fs::read(&path).unwrap());
+            }
+            assert!(
+                committed == files,
+                "{} differs from the seeds built from the tests' inputs: run cargo xtask fuzz \
+                 --write-seeds and commit it",
+                dir.display()
+            );
+        }
+        let written = std::fs::read_to_string(root.join(DICTIONARY)).unwrap_or_default();
+        assert!(
+            written == dictionary(),
+            "{DICTIONARY} is not current: run cargo xtask fuzz --write-seeds and commit it"
+        );
+    }
+
+    #[test]
+    fn every_tool_is_seeded_and_seeds_stay_small() {
+        let seeds = seeds();
+        let dispatch = &seeds["tool_dispatch"];
+        for index in 0..=REGISTRY.len() {
+            assert!(
+                dispatch.values().any(|s| usize::from(s[0]) == index),
+                "no seed calls tool {index}"
+            );
+        }
+        let total: usize = seeds.values().flat_map(|f| f.values()).map(Vec::len).sum();
+        assert!(total < 256 * 1024, "the seeds hold {total} bytes");
+    }
+
+    #[test]
+    fn dictionary_entries_are_quoted_and_escaped() {
+        assert_eq!(dictionary_entry("\"k\""), "\"\\\"k\\\"\"\n");
+        assert_eq!(dictionary_entry("\u{FEFF}"), "\"\\xEF\\xBB\\xBF\"\n");
+        assert_eq!(dictionary_entry("\\u0000"), "\"\\\\u0000\"\n");
+    }
+}

@@ -1,0 +1,138 @@
+//! Strict JSON against serde_json. Where the text repeats no key in any object, both must
+//! agree exactly: the same value (to the bit, `to_string` tells -0.0 from 0.0) or the same
+//! error text. Where it does repeat one, serde_json keeps the last and the strict parser must
+//! refuse, naming a duplicate key. Whether the text repeats a key is decided independently of
+//! the strict parser: serde_json's parse, counting every key it reads, against the keys its
+//! value holds. `parse_first` finds the same value where the whole text is one.
+
+#![no_main]
+
+use exemplar::strict_json::{self, StrictJsonError};
+use libfuzzer_sys::fuzz_target;
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use std::cell::Cell;
+use std::fmt;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let ours = strict_json::parse(text);
+    let theirs = serde_json::from_str::<Value>(text);
+    match (&ours, &theirs) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a, b);
+            assert_eq!(a.to_string(), b.to_string());
+            assert_eq!(
+                keys_read(text),
+                Some(keys_held(b)),
+                "a duplicate was accepted: {text:?}"
+            );
+        }
+        (Err(StrictJsonError::DuplicateKey { key, .. }), Ok(b)) => {
+            assert!(
+                keys_read(text).unwrap() > keys_held(b),
+                "no key repeats in {text:?}"
+            );
+            assert!(holds_key(b, key), "{key:?} is no key of {text:?}");
+        }
+        (Err(StrictJsonError::DuplicateKey { .. }), Err(_)) => {
+            // serde_json failed past the duplicate; nothing to compare.
+        }
+        (Err(StrictJsonError::ByteOrderMark), Err(_)) => assert!(text.starts_with('\u{FEFF}')),
+        (Err(StrictJsonError::TooDeep { line, column }), Err(b)) => {
+            assert_eq!((*line, *column), (b.line(), b.column()));
+            assert_eq!(
+                b.to_string(),
+                format!("recursion limit exceeded at line {line} column {column}")
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        (Err(a), Ok(_)) => panic!("strict refused what serde_json reads: {a:?} in {text:?}"),
+        (Ok(_), Err(b)) => panic!("strict read what serde_json refuses: {b} in {text:?}"),
+    }
+
+    if let Ok(value) = &ours {
+        let (first, end) = strict_json::parse_first(text).expect("a whole value is a first value");
+        assert_eq!(&first, value);
+        assert!(text[end..].bytes().all(|b| b" \t\n\r".contains(&b)));
+    }
+});
+
+/// Every object key serde_json reads in `text`, counted; `None` when it is not JSON.
+fn keys_read(text: &str) -> Option<usize> {
+    let count = Cell::new(0);
+    let mut de = serde_json::Deserializer::from_str(text);
+    Counter(&count).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(count.get())
+}
+
+/// The keys of every object in `value`.
+fn keys_held(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => items.iter().map(keys_held).sum(),
+        Value::Object(map) => map.len() + map.values().map(keys_held).sum::<usize>(),
+        _ => 0,
+    }
+}
+
+fn holds_key(value: &Value, key: &str) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(|v| holds_key(v, key)),
+        Value::Object(map) => map.contains_key(key) || map.values().any(|v| holds_key(v, key)),
+        _ => false,
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Counter<'a>(&'a Cell<usize>);
+
+impl<'de> DeserializeSeed<'de> for Counter<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Counter<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key::<String>()?.is_some() {
+            self.0.set(self.0.get() + 1);
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+}

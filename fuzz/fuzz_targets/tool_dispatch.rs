@@ -1,0 +1,74 @@
+//! Tool dispatch: the first byte picks a tool of the registry (or, past its end, a name that
+//! is none of them), the rest is the arguments text. Each input goes through both ways the
+//! page calls a tool, `tools::call_json` and `Session::run`, which must agree; the session's
+//! ledger must verify, in memory and exported; the companion plot must answer.
+
+#![no_main]
+
+use exemplar::ledger;
+use exemplar::session::Session;
+use exemplar::tools::{self, REGISTRY};
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+const TIME: &str = "2026-12-02T10:00:00Z";
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&which, args)) = data.split_first() else {
+        return;
+    };
+    let name = REGISTRY
+        .get(usize::from(which) % (REGISTRY.len() + 1))
+        .map_or("no_such_tool", |tool| tool.name);
+    // The page's arguments are JavaScript strings: always text.
+    let args = String::from_utf8_lossy(args);
+
+    let answer = tools::call_json(name, &args);
+    let answer = answer
+        .as_object()
+        .expect("call_json answers with an object");
+    assert_eq!(answer.len(), 1, "one of ok or error: {answer:?}");
+
+    let mut session = Session::new();
+    let report = session.run(name, &args, TIME);
+    match (
+        answer.get("ok"),
+        answer.get("error"),
+        &report.ok,
+        &report.error,
+    ) {
+        (Some(ok), None, Some(run_ok), None) => {
+            assert_eq!(ok, run_ok);
+            assert!(ok.is_object(), "a result is an object: {ok}");
+            assert!(!report.response.is_error);
+            let parsed =
+                tools::parse_args(&args).expect("the call succeeded, so its arguments parse");
+            assert_eq!(report.plot, tools::companion_plot(name, &parsed));
+        }
+        (None, Some(error), None, Some(run_error)) => {
+            assert_eq!(error, &run_error.to_json()["error"]);
+            assert!(!run_error.message.is_empty());
+            assert!(report.response.is_error);
+            assert_eq!(report.plot, None);
+        }
+        _ => panic!("call_json and Session::run disagree: {answer:?} vs {report:?}"),
+    }
+    assert_eq!(session.verify().expect("the ledger verifies"), 1);
+    let exported = session.ledger().to_json().to_string();
+    assert_eq!(
+        ledger::verify_json(&exported).expect("the export verifies"),
+        1
+    );
+
+    if let Some(plot) = session.companion_plot(name, &args) {
+        let fields = plot.as_object().expect("a plot answer is an object");
+        assert!(fields.contains_key("ok") != fields.contains_key("error"));
+        // Arguments that do not parse get the plot's error, under the tool's plot name.
+        if let Ok(parsed) = tools::parse_args(&args) {
+            if let Some(expected) = tools::companion_plot(name, &parsed) {
+                assert_eq!(plot["tool"], Value::from(expected));
+            }
+        }
+        assert!(plot["tool"].is_string(), "{plot}");
+    }
+});
