@@ -143,3 +143,20 @@ export async function storageIsEmpty(page, context) {
   }));
   return { ...inPage, cookies: (await context.cookies()).length };
 }
+
+/**
+ * The text of a tool's result area once its run has finished (runs go through the engine's
+ * worker, so the area says "Running…" meanwhile).
+ */
+export async function resultOf(page, toolName) {
+  const selector = `#tool-${toolName} pre.result`;
+  await page.waitForFunction(
+    (sel) => {
+      const text = document.querySelector(sel)?.textContent ?? '';
+      return text !== '' && text !== 'Running…';
+    },
+    selector,
+    { timeout: 10000 },
+  );
+  return page.textContent(selector);
+}

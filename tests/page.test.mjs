@@ -13,6 +13,7 @@ import {
   load,
   openPage,
   reference,
+  resultOf,
   scoreAnswer,
   storageIsEmpty,
 } from './helpers.mjs';
@@ -162,7 +163,7 @@ test('phone width: no horizontal overflow, with results shown', async () => {
   await page.click('#tool-fit_random_effects details.tool-details > summary');
   await page.fill('#tool-fit_random_effects input[name="level"]', '0.9');
   await page.click('#tool-fit_random_effects button[type="submit"]');
-  await page.waitForSelector('#tool-fit_random_effects pre.result:not(:empty)');
+  await resultOf(page, 'fit_random_effects');
   // The forest plot drawn beside the result scrolls inside itself, not the page.
   await page.waitForSelector('#tool-fit_random_effects figure.plot svg');
   await scoreAnswer(page, 'pdf', JSON.stringify(reference()));

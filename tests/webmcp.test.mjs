@@ -16,6 +16,7 @@ import {
   ledgerVerified,
   openPage,
   plotOf,
+  resultOf,
   scoreAnswer,
 } from './helpers.mjs';
 
@@ -145,7 +146,7 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     await page.click('#tool-refit_excluding details.tool-details > summary');
     await page.fill('#tool-refit_excluding input[name="exclude"]', 's04');
     await page.click('#tool-refit_excluding button[type="submit"]');
-    const shown = JSON.parse(await page.textContent('#tool-refit_excluding pre.result'));
+    const shown = JSON.parse(await resultOf(page, 'refit_excluding'));
     assert.equal(shown.k, 18);
     assert.deepEqual(shown.excluded, ['s04']);
     // A person's run gets its plot too.

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ARTIFACTS, ORIGIN, agentCall, exemplar, launch, openPage, plotOf, storageIsEmpty } from './helpers.mjs';
+import { ARTIFACTS, ORIGIN, agentCall, exemplar, launch, openPage, plotOf, resultOf, storageIsEmpty } from './helpers.mjs';
 
 // Means and SDs of two groups, one row per study; s2's SD is negative (a
 // typing error), and the study names are in a column called "study".
@@ -101,7 +101,7 @@ test('a person pastes means and SDs, chooses SMD, sees the records and fits them
   await page.click('#tool-fit_random_effects button[type="submit"]');
   const forest = await plotOf(page, 'fit_random_effects');
   assert.deepEqual(await forest.evaluate((svg) => [...svg.querySelectorAll('g.row[data-id]')].map((g) => g.dataset.id)), ['s1', 's3', 's4', 's5']);
-  const fit = JSON.parse(await page.textContent('#tool-fit_random_effects pre.result'));
+  const fit = JSON.parse(await resultOf(page, 'fit_random_effects'));
   assert.equal(fit.k, 4);
   assert.equal(fit.dataset.name, 'custom records');
   // The same numbers as the command line computes from the good rows.
@@ -114,15 +114,13 @@ test('a person pastes means and SDs, chooses SMD, sees the records and fits them
   // Nothing needed in the records field; the frozen dataset is still the default elsewhere.
   await page.click('#tool-egger_test details.tool-details > summary');
   await page.click('#tool-egger_test button[type="submit"]');
-  await page.waitForSelector('#tool-egger_test pre.result:not(:empty)');
-  assert.equal(JSON.parse(await page.textContent('#tool-egger_test pre.result')).dataset.name, 'dat.raudenbush1985');
+  assert.equal(JSON.parse(await resultOf(page, 'egger_test')).dataset.name, 'dat.raudenbush1985');
   // A meta-regression on a column of the CSV (dose), on the same records, with its bubble plot.
   await page.click('#tool-meta_regression details.tool-details > summary');
   await page.check('#tool-meta_regression input[type="radio"][value="yours"]');
   await page.fill('#tool-meta_regression input[name="mods"]', 'dose');
   await page.click('#tool-meta_regression button[type="submit"]');
-  await page.waitForSelector('#tool-meta_regression pre.result:not(:empty)');
-  const regression = JSON.parse(await page.textContent('#tool-meta_regression pre.result'));
+  const regression = JSON.parse(await resultOf(page, 'meta_regression'));
   assert.equal(regression.k, 4);
   assert.deepEqual(regression.coefficients.map((c) => c.name), ['intercept', 'dose']);
   const cliRegression = JSON.parse(
@@ -159,7 +157,7 @@ test('Your data without records: running a form on it says what to do', async ()
   await page.click('#tool-fit_random_effects details.tool-details > summary');
   await page.check('#tool-fit_random_effects input[type="radio"][value="yours"]');
   await page.click('#tool-fit_random_effects button[type="submit"]');
-  assert.match(await page.textContent('#tool-fit_random_effects pre.result'), /^Not run: Your data has no records yet/);
+  assert.match(await resultOf(page, 'fit_random_effects'), /^Not run: Your data has no records yet/);
   await page.fill('#your-data-csv', 'a,b\n1,2,3\n');
   await page.waitForSelector('#your-data-status.alarm');
   assert.equal(await page.textContent('#your-data-status'), 'The CSV could not be read: line 2, column 3: the row has 3 fields, the header 2');
