@@ -82,13 +82,20 @@ fn too_long() -> ScoreReport {
     ))
 }
 
+/// The reference answer, computed by the engine the first time an answer is scored (never
+/// before: the page as loaded holds no result) and kept for the later scores.
+fn reference() -> &'static Answer {
+    static REFERENCE: std::sync::OnceLock<Answer> = std::sync::OnceLock::new();
+    REFERENCE.get_or_init(reference_answer)
+}
+
 /// Scores a raw pasted answer.
 pub fn score(raw: &str) -> ScoreReport {
     if raw.len() > MAX_ANSWER_BYTES {
         return too_long();
     }
     match parse(raw) {
-        Ok(answer) => check(&answer, &reference_answer()),
+        Ok(answer) => check(&answer, reference()),
         Err(reason) => ScoreReport::parse_failure(reason),
     }
 }
