@@ -409,13 +409,18 @@ pub fn records_from_text(
             },
             _ => unreachable!("the text starts with [ or {{"),
         };
-        return Ok(records
+        return records
             .into_iter()
-            .map(|r| match r {
-                Value::Object(o) => with_moderators(o),
-                other => other,
+            .enumerate()
+            .map(|(i, r)| match r {
+                Value::Object(o) => Ok(with_moderators(o)),
+                other => Err(invalid(format!(
+                    "record {} of the file is {}, not an object {{id, yi, vi, …}}",
+                    i + 1,
+                    crate::quote::json_value(&other)
+                ))),
             })
-            .collect());
+            .collect();
     }
     let table = csv_table::parse(text).map_err(|e| invalid(format!("the CSV: {e}")))?;
     let data = table.json_rows();
@@ -610,6 +615,12 @@ s3;12;4;12;14,5;3,5;15;\r\n";
                 json!({"id": "row1", "site": "n", "yi": 0.1, "vi": 0.01}),
                 json!({"id": "row2", "site": "s", "yi": 0.2, "vi": 0.02})
             ]
+        );
+        // Found by the csv_effect_sizes fuzz target: a JSON array of non-objects.
+        let e = records_from_text("[1\n]", None, None, None).unwrap_err();
+        assert_eq!(
+            e.message,
+            "record 1 of the file is 1, not an object {id, yi, vi, …}"
         );
         let e = records_from_text("id,yi\na,1\n", None, None, None).unwrap_err();
         assert!(e.message.contains("no vi column"), "{}", e.message);
