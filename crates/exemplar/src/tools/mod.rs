@@ -2104,11 +2104,47 @@ mod tests {
             include_str!("influence.rs"),
             include_str!("rank_test.rs"),
             include_str!("trim_fill.rs"),
+            include_str!("error.rs"),
             include_str!("../session.rs")
                 .split("#[cfg(test)]")
                 .next()
                 .unwrap(),
         ];
+        // Every module of this folder is read above: a new one must join the list.
+        let read = [
+            "mod.rs",
+            "fit.rs",
+            "egger.rs",
+            "plot.rs",
+            "dataset_tool.rs",
+            "effect_sizes.rs",
+            "args.rs",
+            "data.rs",
+            "schemas.rs",
+            "metareg.rs",
+            "subgroups.rs",
+            "heterogeneity.rs",
+            "columns.rs",
+            "cumulative.rs",
+            "fail_safe.rs",
+            "influence.rs",
+            "rank_test.rs",
+            "trim_fill.rs",
+            "error.rs",
+        ];
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+        let mut on_disk: Vec<String> = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".rs"))
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = read.iter().map(|n| n.to_string()).collect();
+        listed.sort();
+        assert_eq!(
+            on_disk, listed,
+            "a module of tools/ is not checked for tool names"
+        );
         for name in names() {
             let quoted = format!("\"{name}\"");
             let count: usize = std::iter::once(code)
