@@ -151,7 +151,7 @@ test('the CSP header is served, .wasm is application/wasm, and only the page is 
   const index = await get('/');
   assert.equal(index.status, 200);
   assert.match(index.csp, /default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'/);
-  assert.equal((await get('/www/pkg/exemplar_wasm_bg.wasm')).type, 'application/wasm');
+  for (const module of ['core', 'full']) assert.equal((await get(`/www/pkg/${module}/exemplar_wasm_bg.wasm`)).type, 'application/wasm');
   for (const path of ['/Cargo.toml', '/crates/exemplar/src/lib.rs', '/.git/HEAD', '/www/', '/target/']) {
     assert.equal((await get(path)).status, 404, path);
   }

@@ -86,7 +86,7 @@ test('native WebMCP: an agent discovers the tools, calls fit, refit and Egger, a
     );
     assert.ok(ledger.every((e) => expected.includes(e.tool)), 'only tool runs enter the ledger');
     const rechecked = await page.evaluate(async (json) => {
-      const wasm = await import('/www/pkg/exemplar_wasm.js');
+      const wasm = await import('/www/pkg/core/exemplar_wasm.js');
       return JSON.parse(wasm.Session.verifyJson(json));
     }, JSON.stringify(ledger));
     assert.equal(rechecked.ok, true, JSON.stringify(rechecked));

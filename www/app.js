@@ -8,7 +8,7 @@
 // wasm has loaded; a call that comes in meanwhile waits for the engine.
 
 import { el, fill, byId, table, scroller, downloadLink, pretty } from './dom.js';
-import { registerTools } from './webmcp.js';
+import { registered, connectRunner } from './register.js';
 import * as engineModule from './engine.js';
 
 const { engine } = engineModule;
@@ -150,12 +150,18 @@ const toolArticleId = (name) => `tool-${name}`;
  * drawn beside its result.
  */
 function makeRunner(views) {
+  let viewsNow = null;
+  views.then((v) => {
+    viewsNow = v;
+  });
   return async (name, args, via, signal) => {
-    // The ledger and plot views exist before the first run can be recorded:
-    // a run that comes in while the page is still starting waits for them.
-    const { ledgerView, plotter } = await views;
-    plotter.clear(name);
+    // The run does not wait for the ledger and plot views: a run that comes
+    // in while the page is still starting is shown once they exist.
+    viewsNow?.plotter.clear(name);
+    const cleared = viewsNow !== null;
     const report = await engineModule.run(name, args, signal);
+    const { ledgerView, plotter } = await views;
+    if (!cleared) plotter.clear(name);
     ledgerView.append(report, via);
     if (report.plot) plotter.schedule(name, report.entry.seq, via);
     showResult(name, report, via);
@@ -278,19 +284,11 @@ function renderProtocol(meta, setUpScoring) {
   });
 }
 
-async function loadDefinitions() {
-  const response = await fetch('www/generated/tools.json');
-  if (!response.ok) throw new Error(`the tool definitions could not be loaded (HTTP ${response.status}); run cargo xtask build`);
-  return response.json();
-}
-
 async function boot() {
-  const definitions = await loadDefinitions();
-  let registered;
-  // The ledger and plot views are made once their modules are in, which the
-  // registration below does not wait for.
+  let modulesIn;
+  // The ledger and plot views are made once their modules are in.
   const views = new Promise((resolve) => {
-    registered = resolve;
+    modulesIn = resolve;
   }).then(() => later()).then(({ createLedgerView, createPlotter }) => ({
     ledgerView: createLedgerView({
       verify: engineModule.verify,
@@ -305,13 +303,13 @@ async function boot() {
     }),
   }));
   const run = makeRunner(views);
-  const registration = await registerTools(definitions, (name, args, signal) => run(name, args, 'agent (WebMCP)', signal));
-  document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
-  performance.mark('tools-registered');
-  // Only now the engine and the rest of the page: nothing they fetch delays
-  // the registration.
+  // The tools were registered by www/register.js (an async module of the
+  // head, which waits for neither this module nor the page's layout); calls
+  // that came in meanwhile waited for this runner.
+  connectRunner(run);
+  const { definitions, registration } = await registered;
   const engineReady = engineModule.start();
-  registered();
+  modulesIn();
 
   renderRegistration(registration, definitions.length);
   const modules = await later();
@@ -322,12 +320,22 @@ async function boot() {
   // Calls that waited for the engine run before the long page is drawn.
   await new Promise((resolve) => setTimeout(resolve, 0));
   const meta = engine.metadata();
-  const yourData = modules.createWorkspace({ target: byId('your-data-body'), workspaceView: engine.workspaceView });
-  renderToolList(definitions, run, modules.toolForm, yourData.records);
+  // "Your data" needs the full module: its records are read at a run, once it is there.
+  let yourData = null;
+  renderToolList(definitions, run, modules.toolForm, () => yourData?.records() ?? null);
   renderHeader(meta);
   renderData(meta);
   renderProtocol(meta, modules.setUpScoring);
   await Promise.all([modules.loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
+  // The full module (every tool, the plots, "Your data"), after what the page shows first.
+  // Without it the benchmark's tools still work; the sections that need it say why not.
+  try {
+    const { workspaceView } = await engineModule.workspaceEngine();
+    yourData = modules.createWorkspace({ target: byId('your-data-body'), workspaceView });
+    await engineModule.preloadFull();
+  } catch (err) {
+    fill(byId('your-data-body'), el('p', { class: 'status alarm', role: 'alert', text: `The whole engine could not be loaded (${err.message}); the benchmark's tools still work.` }));
+  }
   document.documentElement.dataset.ready = 'true';
 }
 

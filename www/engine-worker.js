@@ -5,8 +5,9 @@
 // starts a fresh one. Nothing here decides anything: each op is one call of
 // the wasm API.
 
-import init, { Session, trapForTest } from './pkg/exemplar_wasm.js';
-
+// The glue of the module this worker runs (www/pkg/core, or www/pkg/full
+// once a call needs it), imported by URL from the page.
+let wasm = null;
 let session = null;
 
 const text = (args) => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
@@ -24,9 +25,19 @@ function remember(reportText, argsText) {
 }
 
 const ops = {
-  async start({ module, entries }) {
-    await init({ module_or_path: module });
-    session = entries ? Session.restore(entries) : new Session();
+  async start({ module, glue, entries }) {
+    wasm = await import(glue);
+    await wasm.default({ module_or_path: module });
+    session = entries ? wasm.Session.restore(entries) : new wasm.Session();
+    return null;
+  },
+  // The full module takes over: its Session continues this one's ledger.
+  async upgrade({ module, glue }) {
+    const full = await import(glue);
+    await full.default({ module_or_path: module });
+    const next = full.Session.restore(session.entriesJson());
+    session.free();
+    [wasm, session] = [full, next];
     return null;
   },
   // Arguments may come as an object (an agent's input, cloned here so that
@@ -44,7 +55,7 @@ const ops = {
   plot: ({ name, seq }) => (recent.has(seq) ? session.companionPlot(name, recent.get(seq)) : 'null'),
   verify: () => session.verify(),
   entries: () => session.entriesJson(),
-  trap: () => trapForTest(),
+  trap: () => wasm.trapForTest(),
 };
 
 self.onmessage = async ({ data }) => {

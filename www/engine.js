@@ -1,7 +1,7 @@
 // The engine, behind async calls. The tools run in a dedicated module
 // worker (www/engine-worker.js), so no call blocks the page however large it
-// is; the page's own instance on this thread serves only the small
-// synchronous helpers (metadata, dataset, scorer, SHA-256).
+// is; the page's own instances on this thread serve only the small
+// synchronous helpers (metadata, dataset, scorer, SHA-256; "Your data").
 //
 // It owns what the page must survive:
 // - a trap (a Rust panic) leaves an instance in an undefined state: the
@@ -13,11 +13,25 @@
 //   cancelled.
 // Calls run one at a time, in order.
 
-// The wasm-bindgen glue is imported when the engine starts, after the tools
-// are registered: registration waits for nothing of the engine.
+// Two wasm modules (crates/xtask/src/build.rs): `core` holds the benchmark's
+// tools, the scorer and the ledger, and is what the page fetches first; `full`
+// holds every tool, the plots and "Your data". A call that core lacks (any
+// other tool, or a plot) moves the worker to full first: the full instance's
+// Session continues the visit's ledger from the entries core's recorded.
+const PACKAGES = {
+  core: new URL('./pkg/core/', import.meta.url),
+  full: new URL('./pkg/full/', import.meta.url),
+};
+const glueUrl = (tier) => new URL('exemplar_wasm.js', PACKAGES[tier]).href;
+const wasmUrl = (tier) => new URL('exemplar_wasm_bg.wasm', PACKAGES[tier]);
+
+// The glue of this thread's core instance, imported when the engine starts,
+// after the tools are registered: registration waits for nothing of the engine.
 let glue = null;
 
-let compiled = null; // the compiled WebAssembly.Module, shared with every worker
+const compiled = { core: null, full: null }; // compiled WebAssembly.Modules, shared with every worker
+let tier = 'core'; // the module the worker runs
+let fullLoad = null;
 let worker = null;
 let nextId = 0;
 const waiting = new Map(); // id -> { resolve, reject }
@@ -42,7 +56,11 @@ function spawn() {
     event.preventDefault();
     failAll(new Trap(event.message || 'the engine worker stopped'));
   };
-  return call('start', { module: compiled, entries: entries.length ? `[${entries.join(',')}]` : null });
+  return call('start', {
+    module: compiled[tier],
+    glue: glueUrl(tier),
+    entries: entries.length ? `[${entries.join(',')}]` : null,
+  });
 }
 
 function failAll(error) {
@@ -65,19 +83,67 @@ async function restart(why) {
   await spawn();
 }
 
-/** Loads the wasm on this thread and starts the worker; every call awaits it. */
+/** Loads the core wasm on this thread and starts the worker; every call awaits it. */
 export function start() {
   starting =
     starting ??
     (async () => {
       // Compiled once, here; this thread's instance and every worker's are made from it.
-      const module = import('./pkg/exemplar_wasm.js');
-      compiled = await WebAssembly.compileStreaming(fetch(new URL('./pkg/exemplar_wasm_bg.wasm', import.meta.url)));
+      const module = import(glueUrl('core'));
+      compiled.core = await WebAssembly.compileStreaming(fetch(wasmUrl('core')));
+      // The worker starts at once; this thread's instance is made meanwhile.
+      const worker = spawn();
       glue = await module;
-      await glue.default({ module_or_path: compiled });
-      await spawn();
+      await glue.default({ module_or_path: compiled.core });
+      await worker;
     })();
   return starting;
+}
+
+/**
+ * The full module, fetched and compiled once, with its glue initialized on
+ * this thread (for "Your data"). Resolves to that glue.
+ */
+export function loadFull() {
+  fullLoad =
+    fullLoad ??
+    (async () => {
+      const module = import(glueUrl('full'));
+      compiled.full = await WebAssembly.compileStreaming(fetch(wasmUrl('full')));
+      const full = await module;
+      await full.default({ module_or_path: compiled.full });
+      return full;
+    })();
+  return fullLoad;
+}
+
+/** Moves the worker to the full module (once); its Session continues the ledger. */
+async function upgrade() {
+  if (tier === 'full') return;
+  await loadFull();
+  try {
+    await call('upgrade', { module: compiled.full, glue: glueUrl('full') });
+    tier = 'full';
+  } catch (err) {
+    if (!(err instanceof Trap)) throw err;
+    tier = 'full';
+    await restart(err);
+  }
+}
+
+/** Whether a call of `name` needs the full module (core lacks the tool). */
+const needsFull = (name) => tier === 'core' && !glue.hasTool(name);
+
+/**
+ * Moves the engine to the full module in the background, once the page has
+ * started, so that later calls and plots need not wait for it.
+ */
+export async function preloadFull() {
+  await start();
+  await loadFull(); // outside the queue: calls go on meanwhile
+  const result = queue.then(upgrade);
+  queue = result.catch(() => {});
+  return result;
 }
 
 const now = () => new Date().toISOString();
@@ -122,6 +188,7 @@ function keep({ report, entry }) {
 
 async function runNow(name, input, signal) {
   await start();
+  if (needsFull(name)) await upgrade();
   const args = await inputText(input);
   const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
   if (signal?.aborted) return interrupt(true);
@@ -167,9 +234,13 @@ export function run(name, args, signal) {
  * The plot beside the result of run `seq` (its ledger seq) of tool `name`,
  * drawn in the worker from that run's arguments: `{tool, ok | error}` or null.
  */
-export function companionPlot(name, seq) {
+export async function companionPlot(name, seq) {
+  // The plots are in the full module: it is loaded outside the queue, so that
+  // calls made meanwhile do not wait behind a plot.
+  await start();
+  await loadFull();
   const result = queue.then(async () => {
-    await start();
+    await upgrade();
     try {
       return JSON.parse(await call('plot', { name, seq }));
     } catch (err) {
@@ -193,15 +264,20 @@ export async function entriesJson() {
   return call('entries');
 }
 
-/** Synchronous helpers, on this thread's instance, once start() has resolved. */
+/** Synchronous helpers, on this thread's core instance, once start() has resolved. */
 export const engine = {
   metadata: () => JSON.parse(glue.metadata()),
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),
   score: (raw) => glue.score(raw),
-  workspaceView: (requestJson) => glue.workspaceView(requestJson),
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
 };
+
+/** "Your data"'s view (synchronous, on this thread's full instance), once the full module has loaded. */
+export async function workspaceEngine() {
+  const full = await loadFull();
+  return { workspaceView: (requestJson) => full.workspaceView(requestJson) };
+}
 
 /**
  * For the end-to-end test of the recovery only: the next run first calls a

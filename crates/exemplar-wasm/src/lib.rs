@@ -7,7 +7,9 @@
 //! writes from the same registry, before this module has loaded.
 
 use exemplar::session::{self, Interruption};
-use exemplar::{dataset, ledger, page, scorer, tools, workspace};
+#[cfg(feature = "full")]
+use exemplar::workspace;
+use exemplar::{dataset, ledger, page, scorer, tools};
 use serde::Serialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -41,6 +43,14 @@ pub fn dataset_json() -> String {
     text(dataset::view())
 }
 
+/// Whether this module carries tool `name`: the first module (`www/pkg/core`, built without
+/// the `full` feature) has the benchmark's tools only; the page moves a call of any other to
+/// the whole engine (`www/pkg/full`).
+#[wasm_bindgen(js_name = hasTool)]
+pub fn has_tool(name: &str) -> bool {
+    tools::find(name).is_some()
+}
+
 /// Runs a tool without ledgering it: `{"ok": result}` or `{"error": {"code", "message"}}`.
 /// Never throws.
 #[wasm_bindgen(js_name = callTool)]
@@ -51,6 +61,7 @@ pub fn call_tool(name: &str, args_json: &str) -> String {
 /// "Your data": the workspace's view of `{csv, measure, mapping, add, to}` (JSON text): the
 /// CSV's columns, the measure's columns matched to them, each row's effect size or error,
 /// and the records. Never throws.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = workspaceView)]
 pub fn workspace_view(request_json: &str) -> String {
     text(&workspace::view_json(request_json))

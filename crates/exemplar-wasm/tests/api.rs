@@ -67,11 +67,13 @@ fn arguments_that_are_not_strict_json_are_ledgered_errors() {
     assert!(session.verify().contains("\"length\":3"));
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn companion_plots_match_native() {
     common::companion_plots_match_native();
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn workspace_view_matches_native() {
     common::workspace_view_matches_native();

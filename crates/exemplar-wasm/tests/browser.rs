@@ -31,11 +31,13 @@ fn session_runs_and_ledger() {
     common::session_runs_and_ledger();
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn companion_plots_match_native() {
     common::companion_plots_match_native();
 }
 
+#[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn workspace_view_matches_native() {
     common::workspace_view_matches_native();

@@ -50,7 +50,7 @@ pub const COLUMN_DESCRIPTIONS: [(&str, &str); 10] = [
 
 /// One row of the dataset with all its columns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct Row {
     pub id: String,
     pub author: String,
@@ -86,7 +86,7 @@ pub fn sha256() -> &'static str {
 
 /// One column's name and meaning.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct Column {
     pub name: &'static str,
     pub description: &'static str,
@@ -95,7 +95,7 @@ pub struct Column {
 /// The dataset as `get_dataset` returns it: name, hash, baseline version, provenance,
 /// columns and all rows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct DatasetView {
     pub name: &'static str,
     /// SHA-256 of the exact CSV bytes.
@@ -162,13 +162,13 @@ fn parse_row(line: &str) -> Result<Row, String> {
             .parse()
             .map_err(|_| format!("{name} = {text:?} is not a valid number"))
     }
+    // A JSON number, through serde_json's parser (correctly rounded, as `float_roundtrip`
+    // makes it): the one decimal-to-binary conversion the page's wasm links, rather than a
+    // second with its own tables from `str::parse`. JSON has no infinity or NaN, and a
+    // number out of f64's range is refused, so every value read is finite.
     let finite = |name: &str, text: &str| -> Result<f64, String> {
-        let x: f64 = number(name, text)?;
-        if x.is_finite() {
-            Ok(x)
-        } else {
-            Err(format!("{name} = {text:?} is not finite"))
-        }
+        serde_json::from_str::<f64>(text.trim())
+            .map_err(|_| format!("{name} = {text:?} is not a finite decimal number"))
     };
     Ok(Row {
         id: fields[0].clone(),
@@ -306,7 +306,7 @@ mod tests {
         let bad = format!("{header}\nx1,Doe,1999,3,group,blind,10,12,abc,0.02\n");
         assert_eq!(
             parse_csv(&bad).unwrap_err(),
-            "line 2: yi = \"abc\" is not a valid number"
+            "line 2: yi = \"abc\" is not a finite decimal number"
         );
         let short = format!("{header}\nx1,Doe\n");
         assert_eq!(
@@ -320,7 +320,12 @@ mod tests {
         let inf = format!("{header}\nx1,Doe,1999,3,group,blind,10,12,inf,0.02\n");
         assert_eq!(
             parse_csv(&inf).unwrap_err(),
-            "line 2: yi = \"inf\" is not finite"
+            "line 2: yi = \"inf\" is not a finite decimal number"
+        );
+        let huge = format!("{header}\nx1,Doe,1999,3,group,blind,10,12,1e999,0.02\n");
+        assert_eq!(
+            parse_csv(&huge).unwrap_err(),
+            "line 2: yi = \"1e999\" is not a finite decimal number"
         );
     }
 }

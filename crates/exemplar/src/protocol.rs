@@ -32,7 +32,7 @@ pub const PDF_PATH: &str = "benchmark-baseline.pdf";
 
 /// The outcome of the registered rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RuleOutcome {
     Passed,

@@ -317,7 +317,7 @@ restarted; this call has no result, later calls work as before"
             Ok(args) => args,
             Err(error) => {
                 let mut out = error.to_json();
-                out["tool"] = json!(tools::find(tool)?.companion?.plot.name);
+                out["tool"] = json!(tools::find(tool)?.companion?.plot);
                 return Some(out);
             }
         };

@@ -1,7 +1,8 @@
 //! `cargo xtask build`: the page's generated inputs.
 //!
-//! - `www/pkg`: `crates/exemplar-wasm` for wasm32 (release), through
-//!   `wasm-bindgen --target web`, shrunk by `wasm-opt -Oz`.
+//! - `www/pkg/core` and `www/pkg/full`: `crates/exemplar-wasm` for wasm32 (profile `wasm`:
+//!   release, optimized for size), without and with its `full` feature, each through
+//!   `wasm-bindgen --target web` and shrunk by `wasm-opt -Oz`.
 //! - `www/generated/methods.html`: `docs/METHODS.md` as an HTML fragment, so
 //!   the page carries the methods from their one source.
 //! - `www/generated/runs-summary.json`: the Living Evidence summary of the
@@ -86,43 +87,61 @@ fn write_tool_definitions(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The page's two wasm modules, each in its own folder of `www/pkg`.
+///
+/// - `core`: the benchmark's tools (`ToolGroup::Benchmark`), the scorer and the ledger,
+///   built without `exemplar-wasm`'s `full` feature; the page fetches it first, and it
+///   answers the first calls.
+/// - `full`: every tool, the plots and "Your data"; the page loads it once a call needs
+///   what `core` lacks, and moves the visit's ledger into it.
+pub const WASM_MODULES: [(&str, &[&str]); 2] =
+    [("core", &["--no-default-features"]), ("full", &[])];
+
+/// The cargo profile of the page's wasm: release, optimized for size (the root Cargo.toml).
+const WASM_PROFILE: &str = "wasm";
+
 fn build_wasm(root: &Path) -> Result<()> {
-    run(cargo()
-        .args([
-            "build",
-            "--release",
-            "-p",
-            WASM_CRATE,
-            "--target",
-            WASM_TARGET,
-        ])
-        .current_dir(root))?;
-    let wasm = crate::target_dir(root)
-        .join(WASM_TARGET)
-        .join("release")
-        .join(WASM_FILE);
-    let out_dir = root.join("www").join("pkg");
-    if out_dir.exists() {
-        std::fs::remove_dir_all(&out_dir)?;
+    let pkg = root.join("www").join("pkg");
+    if pkg.exists() {
+        std::fs::remove_dir_all(&pkg)?;
     }
-    run(Command::new("wasm-bindgen")
-        .args(["--target", "web", "--out-dir"])
-        .arg(&out_dir)
-        .arg(&wasm))?;
-    let bg = out_dir.join("exemplar_wasm_bg.wasm");
-    let before = std::fs::metadata(&bg)?.len();
-    run(Command::new(npm_bin(root, "wasm-opt"))
-        .arg("-Oz")
-        .args(WASM_FEATURES)
-        .arg(&bg)
-        .arg("-o")
-        .arg(&bg))?;
-    let after = std::fs::metadata(&bg)?.len();
-    eprintln!(
-        "www/pkg/exemplar_wasm_bg.wasm: {:.1} KB after wasm-opt -Oz ({:.1} KB before)",
-        after as f64 / 1000.0,
-        before as f64 / 1000.0
-    );
+    for (module, features) in WASM_MODULES {
+        run(cargo()
+            .args([
+                "build",
+                "--profile",
+                WASM_PROFILE,
+                "-p",
+                WASM_CRATE,
+                "--target",
+                WASM_TARGET,
+            ])
+            .args(features)
+            .current_dir(root))?;
+        let wasm = crate::target_dir(root)
+            .join(WASM_TARGET)
+            .join(WASM_PROFILE)
+            .join(WASM_FILE);
+        let out_dir = pkg.join(module);
+        run(Command::new("wasm-bindgen")
+            .args(["--target", "web", "--out-dir"])
+            .arg(&out_dir)
+            .arg(&wasm))?;
+        let bg = out_dir.join("exemplar_wasm_bg.wasm");
+        let before = std::fs::metadata(&bg)?.len();
+        run(Command::new(npm_bin(root, "wasm-opt"))
+            .arg("-Oz")
+            .args(WASM_FEATURES)
+            .arg(&bg)
+            .arg("-o")
+            .arg(&bg))?;
+        let after = std::fs::metadata(&bg)?.len();
+        eprintln!(
+            "www/pkg/{module}/exemplar_wasm_bg.wasm: {:.1} KB after wasm-opt -Oz ({:.1} KB before)",
+            after as f64 / 1000.0,
+            before as f64 / 1000.0
+        );
+    }
     Ok(())
 }
 

@@ -37,12 +37,15 @@ pub fn run_all(root: &Path) -> Result<()> {
         ),
         ("native (cargo test --workspace)", Box::new(|| native(root))),
         (
-            "wasm in Node (wasm-bindgen-test)",
-            Box::new(move || wasm_tests(root, &wasm_node)),
+            "wasm in Node (wasm-bindgen-test; both modules)",
+            Box::new(move || {
+                wasm_tests(root, &wasm_node, &[])?;
+                wasm_tests(root, &wasm_node, &["--no-default-features"])
+            }),
         ),
         (
             "wasm in headless Chromium (wasm-bindgen-test)",
-            Box::new(move || wasm_tests(root, &wasm_browser)),
+            Box::new(move || wasm_tests(root, &wasm_browser, &[])),
         ),
         (
             "browser end-to-end (node --test tests/)",
@@ -111,17 +114,22 @@ fn tidy(root: &Path) -> Result<()> {
             "warnings",
         ])
         .current_dir(root))?;
-    run(cargo()
-        .args([
-            "clippy",
-            "-p",
-            WASM_CRATE,
-            "--target",
-            WASM_TARGET,
-            "--all-targets",
-        ])
-        .args(["--", "-D", "warnings"])
-        .current_dir(root))
+    // Both of the page's modules: the whole engine, and the first module without `full`.
+    for features in [&[][..], &["--no-default-features"][..]] {
+        run(cargo()
+            .args([
+                "clippy",
+                "-p",
+                WASM_CRATE,
+                "--target",
+                WASM_TARGET,
+                "--all-targets",
+            ])
+            .args(features)
+            .args(["--", "-D", "warnings"])
+            .current_dir(root))?;
+    }
+    Ok(())
 }
 
 fn native(root: &Path) -> Result<()> {
@@ -152,12 +160,14 @@ fn wasm_test_targets(root: &Path) -> Result<(Vec<String>, Vec<String>)> {
     Ok((node, browser))
 }
 
-fn wasm_tests(root: &Path, targets: &[String]) -> Result<()> {
+/// `features`: extra cargo arguments (`--no-default-features` tests the page's first module).
+fn wasm_tests(root: &Path, targets: &[String], features: &[&str]) -> Result<()> {
     if targets.is_empty() {
         return Err("no test files for this runner in crates/exemplar-wasm/tests".into());
     }
     let mut cmd = cargo();
     cmd.args(["test", "-p", WASM_CRATE, "--target", WASM_TARGET]);
+    cmd.args(features);
     for t in targets {
         cmd.args(["--test", t]);
     }

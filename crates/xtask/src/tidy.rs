@@ -135,47 +135,64 @@ fn html_is_inserted_only_for_the_built_methods_fragment() {
     }
 }
 
-/// What registering the tools needs is preloaded from index.html, so the
-/// browser fetches it at once instead of one import level at a time: the
-/// entry module, every module it imports statically, and the tool
-/// definitions. Nothing else is: the engine's wasm-bindgen glue, the wasm and
-/// the page's other modules load after the tools are registered, so that
-/// registration waits for nothing but the definitions.
+/// What registering the tools needs is fetched at once, not one import level at a time:
+/// `www/register.js` is an async module script of index.html (it registers the tools as
+/// soon as it and its imports have arrived), and every module that it and the page's own
+/// entry module (`www/app.js`) import statically, the tool definitions among them (a JSON
+/// module), is modulepreloaded. Nothing else is: the engine's wasm-bindgen glue, the wasm and
+/// the page's other modules load after the tools are registered.
 #[test]
 fn what_registration_needs_is_preloaded_and_nothing_else() {
     let root = crate::workspace_root();
     let html = std::fs::read_to_string(root.join("index.html")).unwrap();
-    let app = std::fs::read_to_string(root.join("www/app.js")).unwrap();
-    let mut critical = vec!["www/app.js".to_string()];
-    for line in app.lines() {
-        if let Some(rest) = line.strip_prefix("import ") {
-            if let Some(start) = rest.find("'./") {
-                let name = &rest[start + 3..];
-                let name = &name[..name.find('\'').unwrap()];
-                critical.push(format!("www/{name}"));
+    assert!(
+        html.contains("<script type=\"module\" async src=\"www/register.js\"></script>"),
+        "index.html does not load www/register.js as an async module"
+    );
+    // The static import graph of the two entry modules.
+    let mut critical = vec!["www/register.js".to_string(), "www/app.js".to_string()];
+    let mut next = 0;
+    while next < critical.len() {
+        let module = critical[next].clone();
+        next += 1;
+        if !module.ends_with(".js") {
+            continue;
+        }
+        let text = std::fs::read_to_string(root.join(&module)).unwrap();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("import ") else {
+                continue;
+            };
+            let Some(start) = rest.find("'./") else {
+                continue;
+            };
+            let name = &rest[start + 3..];
+            let path = format!("www/{}", &name[..name.find('\'').unwrap()]);
+            if !critical.contains(&path) {
+                critical.push(path);
             }
         }
     }
-    assert!(critical.len() >= 3, "app.js imports {critical:?}");
+    assert!(
+        critical.contains(&crate::build::TOOL_DEFINITIONS.to_string()),
+        "www/register.js does not import the tool definitions: {critical:?}"
+    );
     let preloaded: Vec<String> = html
         .lines()
         .filter_map(|l| l.trim().strip_prefix("<link rel=\"modulepreload\" href=\""))
         .map(|rest| rest[..rest.find('"').unwrap()].to_string())
         .collect();
-    let mut want = critical.clone();
+    // register.js itself is fetched by its script element at once.
+    let mut want: Vec<&String> = critical
+        .iter()
+        .filter(|m| *m != "www/register.js")
+        .collect();
     want.sort();
-    let mut got = preloaded.clone();
+    let mut got: Vec<&String> = preloaded.iter().collect();
     got.sort();
     assert_eq!(
         got, want,
-        "index.html must modulepreload exactly app.js and its static imports"
-    );
-    assert!(
-        html.contains(&format!(
-            "<link rel=\"preload\" href=\"{}\" as=\"fetch\" crossorigin>",
-            crate::build::TOOL_DEFINITIONS
-        )),
-        "index.html does not preload the tool definitions"
+        "index.html must modulepreload exactly the static imports of register.js and app.js"
     );
     assert!(
         !html.contains("www/pkg/"),

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// One step: the fit of the records up to and including `added`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativeRow {
     /// The id of the record added at this step.
     pub added: String,
@@ -35,7 +35,7 @@ pub struct CumulativeRow {
 
 /// `cumulative_meta_analysis`' result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativeResult {
     /// The column the records were ordered by; null for record order.
     pub order_by: Option<String>,
@@ -46,12 +46,15 @@ pub struct CumulativeResult {
 
 /// `cumulative_forest_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativePlotResult {
     /// The SVG document.
     pub svg: String,
     /// Every number drawn, with its pixel position.
-    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "serde_json::Map<String, Value>")
+    )]
     pub numbers: Value,
     /// The cumulative meta-analysis drawn.
     pub cumulative: CumulativeResult,

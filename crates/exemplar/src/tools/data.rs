@@ -27,7 +27,7 @@ const RECORD_FIELDS: [&str; 3] = ["id", "yi", "vi"];
 
 /// `dataset` in every result: which data the numbers come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct DatasetInfo {
     /// "dat.raudenbush1985" for the frozen dataset, "custom records" otherwise.
     pub name: &'static str,

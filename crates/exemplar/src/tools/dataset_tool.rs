@@ -5,6 +5,7 @@ use super::data::DataSource;
 use super::ToolError;
 use crate::dataset::{self, DatasetView};
 
+#[cfg(feature = "definitions")]
 pub fn description() -> String {
     format!(
         "Returns the frozen benchmark dataset, metadat's dat.raudenbush1985 (teacher \

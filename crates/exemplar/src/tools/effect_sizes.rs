@@ -25,6 +25,7 @@ pub const RAW_DATA: &str = "raw data";
 /// The most bad rows one error message lists.
 const LISTED_ERRORS: usize = 20;
 
+#[cfg(feature = "definitions")]
 pub fn description() -> String {
     let measures: Vec<String> = Measure::ALL
         .iter()
@@ -102,7 +103,7 @@ pub struct EffectSizeArgs {
 
 /// One computed record: id, yi, vi, then the row's other columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EffectSizeRecord {
     /// The row's id, or row1, row2, ... by position.
     pub id: String,
@@ -117,7 +118,7 @@ pub struct EffectSizeRecord {
 
 /// `compute_effect_sizes`' result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EffectSizesResult {
     /// The measure, by escalc's name.
     pub measure: &'static str,

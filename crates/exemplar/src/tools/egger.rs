@@ -9,7 +9,7 @@ use serde::Serialize;
 
 /// `egger_test`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EggerTestResult {
     /// "classic" or "rma".
     pub variant: &'static str,

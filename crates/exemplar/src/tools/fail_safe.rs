@@ -10,7 +10,7 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 
 /// `fail_safe_n`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FailSafeResult {
     /// "Rosenthal", "Orwin" or "Rosenberg".
     #[serde(rename = "type")]

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 /// The model's description: method, test, level and k.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitHead {
     /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM or EE).
     pub method: &'static str,
@@ -23,7 +23,7 @@ pub struct FitHead {
 
 /// The fitted numbers, in reading order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitStats {
     /// Pooled estimate.
     pub estimate: f64,
@@ -31,15 +31,15 @@ pub struct FitStats {
     pub se: f64,
     /// z statistic (test "z" only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemas", schemars(with = "f64"))]
+    #[cfg_attr(feature = "definitions", schemars(with = "f64"))]
     pub z: Option<f64>,
     /// t statistic (test "knha" only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemas", schemars(with = "f64"))]
+    #[cfg_attr(feature = "definitions", schemars(with = "f64"))]
     pub t: Option<f64>,
     /// Degrees of freedom of t, k - 1 (test "knha" only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemas", schemars(with = "f64"))]
+    #[cfg_attr(feature = "definitions", schemars(with = "f64"))]
     pub df: Option<f64>,
     /// Two-sided p value of estimate = 0.
     pub p: f64,
@@ -106,7 +106,7 @@ impl FitStats {
 
 /// `fit_random_effects`' result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitResult {
     #[serde(flatten)]
     pub head: FitHead,
@@ -117,7 +117,7 @@ pub struct FitResult {
 
 /// A fit without some records: `refit_excluding`'s result, and the fit of the plots.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RefitResult {
     #[serde(flatten)]
     pub head: FitHead,
@@ -141,7 +141,7 @@ impl RefitResult {
 
 /// One row of `leave_one_out`: the fit without record `omitted`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct LeaveOneOutRow {
     /// The id of the record left out.
     pub omitted: String,
@@ -153,7 +153,7 @@ pub struct LeaveOneOutRow {
 
 /// `leave_one_out`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct LeaveOneOutResult {
     pub method: &'static str,
     pub test: &'static str,

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 /// `heterogeneity`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct HeterogeneityResult {
     /// Records analysed.
     pub k: usize,
@@ -42,7 +42,7 @@ pub struct HeterogeneityResult {
 
 /// The interval method: Q-profile (Viechtbauer 2007).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub enum CiMethod {
     #[serde(rename = "Q-profile")]
     QProfile,

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// One record's diagnostics.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct InfluenceRow {
     /// The record's id.
     pub id: String,
@@ -33,7 +33,7 @@ pub struct InfluenceRow {
 
 /// `influence_diagnostics`' result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct InfluenceResult {
     /// Records analysed.
     pub k: usize,

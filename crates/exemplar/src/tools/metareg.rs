@@ -13,7 +13,7 @@ pub const MAX_PREDICTIONS: usize = 100;
 
 /// One coefficient.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CoefficientRow {
     /// "intercept", a numeric moderator's name, or "column:level" for a factor's level.
     pub name: String,
@@ -30,7 +30,7 @@ pub struct CoefficientRow {
 
 /// The model's prediction at one set of moderator values.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PredictionRow {
     /// The moderator values, as given.
     pub at: Map<String, Value>,
@@ -46,7 +46,7 @@ pub struct PredictionRow {
 
 /// `meta_regression`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MetaRegressionResult {
     /// Records fitted.
     pub k: usize,

@@ -31,6 +31,7 @@ pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_op
 pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA};
 pub use error::{ErrorCode, ToolError};
 
+#[cfg(feature = "definitions")]
 use crate::protocol::RULE_TEXT;
 use crate::schema;
 use serde::de::DeserializeOwned;
@@ -74,8 +75,14 @@ pub struct Tool {
     /// Whether its result can carry text a caller supplied (record ids): WebMCP's
     /// `untrustedContentHint`.
     pub echoes_caller_text: bool,
+    /// What an agent reads (only where definitions are written: the page's wasm registers
+    /// none, so it does not carry them).
+    #[cfg(feature = "definitions")]
+    #[cfg(feature = "definitions")]
     description: fn() -> String,
     input_schema: fn() -> Value,
+    #[cfg(feature = "definitions")]
+    #[cfg(feature = "definitions")]
     output_schema: fn() -> Value,
     handler: fn(&Value, &DataSource) -> Result<Value, ToolError>,
 }
@@ -143,7 +150,9 @@ pub struct GroupDefinition {
 /// own ([`Companion::mapped`]).
 #[derive(Clone, Copy)]
 pub struct Companion {
-    pub plot: &'static Tool,
+    /// The plot's name: a companion does not hold the plot's [`Tool`], so that a registry
+    /// without the plot (the page's first wasm module) need not link it.
+    pub plot: &'static str,
     applies: fn(&Value) -> bool,
     arguments: fn(&Value) -> Value,
 }
@@ -152,7 +161,7 @@ impl Companion {
     /// Drawn after every successful call, with the call's arguments.
     pub const fn same_arguments(plot: &'static Tool) -> Self {
         Companion {
-            plot,
+            plot: plot.name,
             applies: |_| true,
             arguments: Value::clone,
         }
@@ -166,7 +175,7 @@ impl Companion {
         arguments: fn(&Value) -> Value,
     ) -> Self {
         Companion {
-            plot,
+            plot: plot.name,
             applies,
             arguments,
         }
@@ -203,8 +212,10 @@ pub static GET_DATASET: Tool = Tool {
     max_records: 0,
     companion: None,
     echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
     description: dataset_tool::description,
     input_schema: || schemas::object(json!({}), &[]),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<crate::dataset::DatasetView>,
     handler: erase!(dataset_tool::get_dataset),
 };
@@ -217,6 +228,7 @@ pub static FIT_RANDOM_EFFECTS: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FOREST_PLOT)),
     echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Fits a random-effects meta-analysis (an equal-effects model with method EE). \
@@ -227,6 +239,7 @@ Defaults: method REML, level 0.95, test z. Returns {}, and dataset. {} {}",
         )
     },
     input_schema: || schemas::fit_input(None, &[], MAX_TOOL_RECORDS),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<fit::FitResult>,
     handler: erase!(fit::fit_random_effects),
 };
@@ -239,6 +252,7 @@ pub static REFIT_EXCLUDING: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FOREST_PLOT)),
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Refits the random-effects model without the records whose ids are listed in \
@@ -257,6 +271,7 @@ the remaining records. {} {}",
             MAX_TOOL_RECORDS,
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<fit::RefitResult>,
     handler: erase!(fit::refit_excluding),
 };
@@ -269,6 +284,7 @@ pub static EGGER_TEST: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FUNNEL_PLOT)),
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Egger's regression test for funnel-plot asymmetry. Variant \"classic\" (default \
@@ -294,6 +310,7 @@ all equal. `exclude` optionally drops records first. {}",
             &[],
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<egger::EggerTestResult>,
     handler: erase!(egger::egger_test),
 };
@@ -306,6 +323,7 @@ pub static LEAVE_ONE_OUT: Tool = Tool {
     max_records: MAX_LEAVE_ONE_OUT_RECORDS,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Leave-one-out sensitivity analysis: refits the random-effects model once \
@@ -325,6 +343,7 @@ of {} ({}). {} {}",
             &[],
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<fit::LeaveOneOutResult>,
     handler: erase!(fit::leave_one_out),
 };
@@ -337,6 +356,7 @@ pub static FOREST_PLOT: Tool = Tool {
     max_records: crate::plots::MAX_FOREST_RECORDS,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Draws a forest plot as SVG: one row per record (label, yi, its 95% CI, a square sized by its weight in the fit), the pooled diamond (estimate and CI), the prediction interval and the model's label (method, k, tau^2). Records in `exclude` are drawn grey, marked \"(excluded)\" and left out of the fit, exactly as {refit} does. With `by` (a text column) the rows are grouped under each level with a diamond per subgroup, and the tests for subgroup differences of {subgroups} are written in the footer. Same arguments as {fit} plus `exclude` and `by`. Returns svg (the SVG text), numbers (every number drawn, with pixel positions, so it can be checked), fit (the fit fields of {fit}, with excluded) and subgroups (with `by`, the {subgroups} result; else null). At most {} records. {}",
@@ -359,6 +379,7 @@ pub static FOREST_PLOT: Tool = Tool {
         );
         schema
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<plot::ForestPlotResult>,
     handler: erase!(plot::forest_plot),
 };
@@ -371,6 +392,7 @@ pub static FUNNEL_PLOT: Tool = Tool {
     max_records: crate::plots::MAX_FUNNEL_RECORDS,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Draws a funnel plot as SVG: yi against its standard error sqrt(vi) (axis inverted, most precise at the top), the pseudo 95% confidence funnel around the pooled REML estimate, and the regression line of Egger's test with its p value and rule outcome. Same arguments as {egger}. Returns svg, numbers (every number drawn, with pixel positions), fit (the pooled fit the funnel is centred on) and egger (the {egger} result). At most {} records. {}",
@@ -389,6 +411,7 @@ pub static FUNNEL_PLOT: Tool = Tool {
             &[],
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<plot::FunnelPlotResult>,
     handler: erase!(plot::funnel_plot),
 };
@@ -401,8 +424,10 @@ pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     max_records: 0,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: effect_sizes::description,
     input_schema: effect_sizes::input_schema,
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<effect_sizes::EffectSizesResult>,
     handler: erase!(effect_sizes::compute_effect_sizes),
 };
@@ -415,6 +440,7 @@ pub static TRIM_AND_FILL: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&TRIM_AND_FILL_PLOT)),
     echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Duval & Tweedie's trim-and-fill for funnel-plot asymmetry, run as metafor 3.8-1's \
@@ -434,6 +460,7 @@ the side must be given. `exclude` optionally drops records first. {}",
         )
     },
     input_schema: || schemas::trim_and_fill_input(MAX_TOOL_RECORDS),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<trim_fill::TrimAndFillResult>,
     handler: erase!(trim_fill::trim_and_fill),
 };
@@ -446,6 +473,7 @@ pub static RANK_CORRELATION_TEST: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Begg & Mazumdar's rank correlation test for funnel-plot asymmetry, as metafor's \
@@ -468,6 +496,7 @@ drops records first. {}",
             &[],
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<rank_test::RankTestResult>,
     handler: erase!(rank_test::rank_correlation_test),
 };
@@ -480,6 +509,7 @@ pub static FAIL_SAFE_N: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Fail-safe N, as metafor 3.8-1's fsn(): the number of unpublished null results \
@@ -497,6 +527,7 @@ records; a target of 0 (infinite N) is refused. `exclude` optionally drops recor
         )
     },
     input_schema: || schemas::fail_safe_input(MAX_TOOL_RECORDS),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<fail_safe::FailSafeResult>,
     handler: erase!(fail_safe::fail_safe_n),
 };
@@ -509,6 +540,7 @@ pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
     max_records: MAX_CUMULATIVE_RECORDS,
     companion: Some(Companion::same_arguments(&CUMULATIVE_FOREST_PLOT)),
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Cumulative meta-analysis, as metafor's cumul(): the model fitted to the first 1, \
@@ -526,6 +558,7 @@ first. {} {}",
         )
     },
     input_schema: || schemas::cumulative_input(MAX_CUMULATIVE_RECORDS),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<cumulative::CumulativeResult>,
     handler: erase!(cumulative::cumulative_meta_analysis),
 };
@@ -538,6 +571,7 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     max_records: MAX_INFLUENCE_RECORDS,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Case-deletion influence diagnostics, as metafor 3.8-1's influence(): for each \
@@ -561,6 +595,7 @@ optionally drops records first. {}",
             &[],
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<influence::InfluenceResult>,
     handler: erase!(influence::influence_diagnostics),
 };
@@ -573,6 +608,7 @@ pub static TRIM_AND_FILL_PLOT: Tool = Tool {
     max_records: crate::plots::MAX_FUNNEL_RECORDS,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Draws the funnel plot of {tf} as SVG: the records (excluded ones greyed), the \
@@ -585,6 +621,7 @@ positions) and the field `trim_and_fill` (the {tf} result). At most {} records. 
         )
     },
     input_schema: || schemas::trim_and_fill_input(crate::plots::MAX_FUNNEL_RECORDS),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<trim_fill::TrimAndFillPlotResult>,
     handler: erase!(trim_fill::trim_and_fill_plot),
 };
@@ -597,6 +634,7 @@ pub static CUMULATIVE_FOREST_PLOT: Tool = Tool {
     max_records: MAX_CUMULATIVE_RECORDS,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Draws the cumulative forest plot of {cm} as SVG: one row per step, labelled with \
@@ -608,6 +646,7 @@ and cumulative (the {cm} result). At most {MAX_CUMULATIVE_RECORDS} records. {}",
         )
     },
     input_schema: || schemas::cumulative_input(MAX_CUMULATIVE_RECORDS),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<cumulative::CumulativePlotResult>,
     handler: erase!(cumulative::cumulative_forest_plot),
 };
@@ -624,6 +663,7 @@ pub static META_REGRESSION: Tool = Tool {
         bubble_arguments,
     )),
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Mixed-effects meta-regression yi = b0 + b1*x1 + ... + ui + ei with an intercept and \
@@ -662,6 +702,7 @@ plot is {}.",
         properties.insert("at".into(), schemas::at(metareg::MAX_PREDICTIONS));
         schema
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<metareg::MetaRegressionResult>,
     handler: erase!(metareg::meta_regression),
 };
@@ -707,6 +748,7 @@ pub static SUBGROUP_ANALYSIS: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FOREST_PLOT)),
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Subgroup analysis by the text column `by`: a separate fit of each level's records \
@@ -738,6 +780,7 @@ subgroup).",
         );
         schema
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<subgroups::SubgroupResult>,
     handler: erase!(subgroups::subgroup_analysis),
 };
@@ -750,6 +793,7 @@ pub static HETEROGENEITY: Tool = Tool {
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Heterogeneity of the random-effects model: Cochran's Q (q, q_df, q_p), and tau2, \
@@ -775,6 +819,7 @@ tau_ci_upper, i2, i2_ci_lower, i2_ci_upper, h2, h2_ci_lower, h2_ci_upper, ci_met
             &[],
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<heterogeneity::HeterogeneityResult>,
     handler: erase!(heterogeneity::heterogeneity),
 };
@@ -787,6 +832,7 @@ pub static BUBBLE_PLOT: Tool = Tool {
     max_records: crate::plots::MAX_BUBBLE_RECORDS,
     companion: None,
     echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
     description: || {
         format!(
             "Draws the bubble plot of a meta-regression on one numeric moderator `mod` as SVG: \
@@ -811,30 +857,49 @@ positions) and fit (the {} result drawn). At most {} records. {}",
             &["mod"],
         )
     },
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<plot::BubblePlotResult>,
     handler: erase!(plot::bubble_plot),
 };
 
 /// Every tool, in the order the page lists them: grouped, in [`ToolGroup`] order.
-pub static REGISTRY: [&Tool; 19] = [
+///
+/// Without the `extended` feature only the benchmark's own tools ([`ToolGroup::Benchmark`]) are here: the
+/// page's first wasm module, which answers the first calls while the whole engine loads.
+pub static REGISTRY: &[&Tool] = &[
     &GET_DATASET,
     &FIT_RANDOM_EFFECTS,
     &REFIT_EXCLUDING,
     &EGGER_TEST,
+    #[cfg(feature = "extended")]
     &LEAVE_ONE_OUT,
+    #[cfg(feature = "extended")]
     &META_REGRESSION,
+    #[cfg(feature = "extended")]
     &SUBGROUP_ANALYSIS,
+    #[cfg(feature = "extended")]
     &HETEROGENEITY,
+    #[cfg(feature = "extended")]
     &TRIM_AND_FILL,
+    #[cfg(feature = "extended")]
     &RANK_CORRELATION_TEST,
+    #[cfg(feature = "extended")]
     &FAIL_SAFE_N,
+    #[cfg(feature = "extended")]
     &CUMULATIVE_META_ANALYSIS,
+    #[cfg(feature = "extended")]
     &INFLUENCE_DIAGNOSTICS,
+    #[cfg(feature = "extended")]
     &FOREST_PLOT,
+    #[cfg(feature = "extended")]
     &FUNNEL_PLOT,
+    #[cfg(feature = "extended")]
     &TRIM_AND_FILL_PLOT,
+    #[cfg(feature = "extended")]
     &CUMULATIVE_FOREST_PLOT,
+    #[cfg(feature = "extended")]
     &BUBBLE_PLOT,
+    #[cfg(feature = "extended")]
     &COMPUTE_EFFECT_SIZES,
 ];
 
@@ -852,6 +917,7 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 /// and computes, and changes nothing (`readOnlyHint`). `untrustedContentHint` marks a result
 /// that can carry text a caller supplied: the record ids that refits, tests, leave-one-out
 /// and the plots' SVG labels echo.
+#[cfg(feature = "definitions")]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Annotations {
     #[serde(rename = "readOnlyHint")]
@@ -861,6 +927,7 @@ pub struct Annotations {
 }
 
 /// One tool as the page registers it and `exemplar tools` prints it.
+#[cfg(feature = "definitions")]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDefinition {
     pub name: &'static str,
@@ -872,13 +939,12 @@ pub struct ToolDefinition {
     pub description: String,
     #[serde(rename = "inputSchema")]
     pub input_schema: Value,
-    /// Absent from the page's wasm build, which registers the definitions written by the
-    /// native build instead.
-    #[serde(rename = "outputSchema", skip_serializing_if = "Value::is_null")]
+    #[serde(rename = "outputSchema")]
     pub output_schema: Value,
     pub annotations: Annotations,
 }
 
+#[cfg(feature = "definitions")]
 impl Tool {
     fn definition(&self) -> ToolDefinition {
         ToolDefinition {
@@ -901,18 +967,21 @@ impl Tool {
 }
 
 /// Every tool definition, in registry order.
+#[cfg(feature = "definitions")]
 pub fn definitions() -> Vec<ToolDefinition> {
     cached_definitions().to_vec()
 }
 
 /// The definitions, built once: the descriptions and schemas are constant, and building
 /// them (formatting, JSON schema trees) cost more than a whole fit on every call.
+#[cfg(feature = "definitions")]
 fn cached_definitions() -> &'static [ToolDefinition] {
     static DEFINITIONS: OnceLock<Vec<ToolDefinition>> = OnceLock::new();
     DEFINITIONS.get_or_init(|| REGISTRY.iter().map(|tool| tool.definition()).collect())
 }
 
 /// The tool definitions as a JSON array (what the page registers).
+#[cfg(feature = "definitions")]
 pub fn definitions_json() -> Value {
     serde_json::to_value(cached_definitions()).expect("definitions serialize")
 }
@@ -920,13 +989,13 @@ pub fn definitions_json() -> Value {
 /// The plot drawn beside a successful call of `name` with `args`, if any.
 pub fn companion_plot(name: &str, args: &Value) -> Option<&'static str> {
     let companion = find(name)?.companion?;
-    (companion.applies)(args).then_some(companion.plot.name)
+    (companion.applies)(args).then_some(companion.plot)
 }
 
 /// The plot drawn beside a call of `name` with `args`, and the arguments it is called with.
 pub fn companion_call(name: &str, args: &Value) -> Option<(&'static str, Value)> {
     let companion = find(name)?.companion?;
-    (companion.applies)(args).then(|| (companion.plot.name, (companion.arguments)(args)))
+    (companion.applies)(args).then(|| (companion.plot, (companion.arguments)(args)))
 }
 
 /// Parses a JSON arguments text; empty text means no arguments. Ambiguous JSON (a key
@@ -1015,7 +1084,7 @@ fn dispatch(
             ));
         }
     }
-    schema::validate(&cached_definitions_of(tool).input_schema, args)?;
+    schema::validate(input_schema_of(tool), args)?;
     let data = DataSource::from_args(args)?;
     *dataset_sha256 = Some(match args.get(effect_sizes::DATA_ARGUMENT) {
         Some(raw) => crate::canonical::sha256_hex(raw),
@@ -1024,12 +1093,14 @@ fn dispatch(
     tool.run(args, &data)
 }
 
-fn cached_definitions_of(tool: &Tool) -> &'static ToolDefinition {
+/// `tool`'s input schema, built once: schema trees cost more than a whole fit to build.
+fn input_schema_of(tool: &Tool) -> &'static Value {
+    static SCHEMAS: OnceLock<Vec<Value>> = OnceLock::new();
     let position = REGISTRY
         .iter()
         .position(|t| std::ptr::eq(*t, tool))
         .expect("every tool is in the registry");
-    &cached_definitions()[position]
+    &SCHEMAS.get_or_init(|| REGISTRY.iter().map(|t| (t.input_schema)()).collect())[position]
 }
 
 /// The data a call analyses: the frozen dataset's hash, or the hash of the canonical JSON of

@@ -19,12 +19,15 @@ pub(super) const EFFECT_LABEL: &str = "Standardized mean difference (yi)";
 
 /// `forest_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ForestPlotResult {
     /// The SVG document.
     pub svg: String,
     /// Every number drawn, with its pixel position.
-    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "serde_json::Map<String, Value>")
+    )]
     pub numbers: Value,
     /// The fit drawn, with the ids left out (a refit result).
     pub fit: RefitResult,
@@ -35,12 +38,15 @@ pub struct ForestPlotResult {
 
 /// `bubble_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct BubblePlotResult {
     /// The SVG document.
     pub svg: String,
     /// Every number drawn, with its pixel position.
-    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "serde_json::Map<String, Value>")
+    )]
     pub numbers: Value,
     /// The meta-regression drawn (as the meta-regression tool returns it, without predictions).
     pub fit: MetaRegressionResult,
@@ -48,12 +54,15 @@ pub struct BubblePlotResult {
 
 /// `funnel_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FunnelPlotResult {
     /// The SVG document.
     pub svg: String,
     /// Every number drawn, with its pixel position.
-    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "serde_json::Map<String, Value>")
+    )]
     pub numbers: Value,
     /// The pooled REML fit the funnel is centred on.
     pub fit: RefitResult,

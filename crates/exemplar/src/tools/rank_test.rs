@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// `rank_correlation_test`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RankTestResult {
     /// Records tested.
     pub k: usize,

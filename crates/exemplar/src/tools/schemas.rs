@@ -7,12 +7,14 @@
 use meta_analysis::Method;
 use serde_json::{json, Value};
 
+#[cfg(feature = "definitions")]
 pub(super) const CONVENTIONS: &str = "Conventions: tau^2 is solved to the estimator's exact root \
 (relative change <= 1e-12), not metafor's default stopping threshold; p values are two-sided; \
 with test \"z\" the confidence and prediction intervals use the standard normal quantile, with \
 test \"knha\" (Knapp-Hartung) the t quantile with k-1 df; I^2 and H^2 follow metafor \
 (typical within-study variance). The page's Methods section states every formula.";
 
+#[cfg(feature = "definitions")]
 /// Where the data come from, and the limits every tool enforces before it starts.
 pub(super) fn data_note() -> String {
     format!(
@@ -27,6 +29,7 @@ their iteration limit.",
     )
 }
 
+#[cfg(feature = "definitions")]
 /// What a fit result holds, for the descriptions of the tools that return one.
 pub(super) const FIT_FIELDS: &str = "k (records fitted), estimate (pooled effect), se, z (or t \
 and df with test \"knha\"), p (two-sided test of estimate = 0), ci_lower and ci_upper \
@@ -81,6 +84,7 @@ pub(super) fn records(max: usize) -> Value {
     })
 }
 
+#[cfg(feature = "definitions")]
 /// What the frozen dataset offers as moderators, for the descriptions.
 pub(super) const MODERATOR_NOTE: &str = "Moderators are columns of the records: the frozen \
 dataset's weeks, year, n1i, n2i (numbers) and setting, tester (text); with `records`, any \
@@ -185,7 +189,7 @@ pub(super) fn object(properties: Value, required: &[&str]) -> Value {
 
 /// The output schema of result type `T`, derived by schemars with every subschema inlined
 /// and reduced to the plain subset ([`plain`]).
-#[cfg(feature = "schemas")]
+#[cfg(feature = "definitions")]
 pub(super) fn output_of<T: schemars::JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| {
@@ -198,20 +202,12 @@ pub(super) fn output_of<T: schemars::JsonSchema>() -> Value {
     schema
 }
 
-/// Without the `schemas` feature (the page's wasm) no output schema is built: the page
-/// registers the definitions that `cargo xtask build` wrote from the native registry.
-#[cfg(not(feature = "schemas"))]
-#[allow(clippy::extra_unused_type_parameters)] // the same signature as with the feature
-pub(super) fn output_of<T>() -> Value {
-    Value::Null
-}
-
 /// Reduces a schemars schema to the plain subset: drops annotations outside it (`$schema`,
 /// `title`, `format`, numeric bounds of integer types), turns `const` and `oneOf` lists of
 /// constants into `enum`, an `anyOf` of a schema and null into a nullable type, the `true`
 /// schema into `{}`, and closes every object that lists its properties
 /// (`additionalProperties: false`), so that a result with an undeclared field fails.
-#[cfg(feature = "schemas")]
+#[cfg(feature = "definitions")]
 fn plain(schema: &mut Value) {
     if schema == &Value::Bool(true) {
         *schema = json!({});

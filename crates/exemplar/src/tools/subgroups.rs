@@ -9,7 +9,7 @@ use serde::Serialize;
 
 /// One level's fit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct GroupRow {
     pub level: String,
     /// Records of this level.
@@ -34,7 +34,7 @@ pub struct GroupRow {
 
 /// `subgroup_analysis`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct SubgroupResult {
     /// The text column the records are grouped by.
     pub by: String,

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// A filled record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FilledRecord {
     pub yi: f64,
     pub vi: f64,
@@ -19,7 +19,7 @@ pub struct FilledRecord {
 
 /// `trim_and_fill`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TrimAndFillResult {
     /// "L0" or "R0".
     pub estimator: &'static str,
@@ -75,12 +75,15 @@ impl TrimAndFillResult {
 
 /// `trim_and_fill_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TrimAndFillPlotResult {
     /// The SVG document.
     pub svg: String,
     /// Every number drawn, with its pixel position.
-    #[cfg_attr(feature = "schemas", schemars(with = "serde_json::Map<String, Value>"))]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "serde_json::Map<String, Value>")
+    )]
     pub numbers: Value,
     /// The trim-and-fill result drawn.
     pub trim_and_fill: TrimAndFillResult,

@@ -1,0 +1,72 @@
+// The page's two wasm modules (www/pkg/core, www/pkg/full) as an agent meets
+// them: the first module answers the benchmark's calls without waiting for
+// the whole engine; a call that the first module lacks waits for the whole
+// engine and is answered by it; the visit's ledger is one chain across both.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE_URL, agentCall, exportedLedger, launch, ledgerVerified } from './helpers.mjs';
+
+test('the first module answers the benchmark; another tool waits for the whole engine; one ledger', async () => {
+  const browser = await launch({ webmcp: true });
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    let release;
+    const held = new Promise((resolve) => {
+      release = resolve;
+    });
+    // The whole engine is held back until the test lets it through.
+    let fullRequested = false;
+    await page.route('**/pkg/full/exemplar_wasm_bg.wasm', async (route) => {
+      fullRequested = true;
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${BASE_URL}/`);
+    await page.waitForSelector('html[data-tools-registered="true"]', { state: 'attached', timeout: 10000 });
+
+    // The benchmark's three tasks, answered while the whole engine is held.
+    const fit = await agentCall(page, 'fit_random_effects', {});
+    assert.equal(fit.structuredContent.k, 19);
+    const refit = await agentCall(page, 'refit_excluding', { exclude: ['s04'] });
+    assert.deepEqual(refit.structuredContent.excluded, ['s04']);
+    const egger = await agentCall(page, 'egger_test', {});
+    assert.equal(typeof egger.structuredContent.egger_p, 'number');
+
+    // A tool of the whole engine waits for it, and is answered once it arrives.
+    let settled = false;
+    const loo = agentCall(page, 'leave_one_out', {}).then((r) => {
+      settled = true;
+      return r;
+    });
+    await page.waitForTimeout(300);
+    assert.equal(settled, false, 'leave_one_out answered before the whole engine had loaded');
+    assert.equal(fullRequested, true, 'the whole engine was not requested');
+    release();
+    const out = await loo;
+    assert.equal(out.isError, undefined, JSON.stringify(out).slice(0, 300));
+    assert.equal(out.structuredContent.results.length, 19);
+
+    // One chain across both modules, in call order.
+    await page.waitForSelector('html[data-ready="true"]', { state: 'attached', timeout: 20000 });
+    await ledgerVerified(page, 4);
+    const ledger = JSON.parse(await exportedLedger(page));
+    assert.deepEqual(
+      ledger.map((e) => [e.seq, e.tool, e.status]),
+      [
+        [1, 'fit_random_effects', 'ok'],
+        [2, 'refit_excluding', 'ok'],
+        [3, 'egger_test', 'ok'],
+        [4, 'leave_one_out', 'ok'],
+      ],
+    );
+    // The plots, drawn by the whole engine, came for the benchmark's runs too.
+    await page.waitForSelector('#tool-egger_test figure.plot svg', { state: 'attached', timeout: 10000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
