@@ -8,8 +8,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::generate;
 use crate::report::{Report, Target};
+use bench::generate;
 
 pub fn run(report: &mut Report, root: &Path) {
     let scripts = root.join("crates").join("bench").join("scripts");

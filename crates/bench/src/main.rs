@@ -4,6 +4,8 @@
 //!
 //! - Native (this process): REML at k = 19 and at k = 10⁴…10⁶, leave-one-out,
 //!   the tool path; peak memory in a child (`bench peak-memory K`).
+//! - Memory (issue 16): each tool's largest call through `Session::run` in a child
+//!   (`bench tool-memory NAME`), its peak against its arguments text.
 //! - Node: the shipped wasm (`www/pkg`) calling the same tool
 //!   (`scripts/wasm-node.mjs`).
 //! - Chromium: the page served from the repository beside a bare page that
@@ -15,14 +17,15 @@
 //!   (`scripts/metafor.R`, `scripts/pymare.py`).
 //!
 //! Progress goes to stderr; stdout is the table, or with `--json` one JSON object.
-//! `--native-only` skips Node, Chromium, R and Python.
+//! `--native-only` skips Node, Chromium, R and Python; `bench memory [--json]` runs only the
+//! tools' memory figures.
 
 mod external;
-mod generate;
 mod harness;
 mod memory;
 mod native;
 mod report;
+mod tool_memory;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -46,20 +49,34 @@ fn main() -> ExitCode {
             }
         };
     }
+    if args.first().map(String::as_str) == Some("tool-memory") {
+        let outcome = match args.get(1) {
+            Some(name) => tool_memory::child_main(name),
+            None => Err("usage: bench tool-memory NAME".to_string()),
+        };
+        return match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench tool-memory: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    const USAGE: &str = "usage: bench [memory] [--json] [--native-only]";
     let mut json_out = false;
     let mut native_only = false;
-    for arg in &args {
+    let mut memory_only = false;
+    for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
+            "memory" if i == 0 => memory_only = true,
             "--json" => json_out = true,
             "--native-only" => native_only = true,
             "-h" | "--help" => {
-                println!("usage: bench [--json] [--native-only]");
+                println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
             other => {
-                eprintln!(
-                    "bench: unknown argument {other:?} (usage: bench [--json] [--native-only])"
-                );
+                eprintln!("bench: unknown argument {other:?} ({USAGE})");
                 return ExitCode::FAILURE;
             }
         }
@@ -72,8 +89,11 @@ fn main() -> ExitCode {
         machine: machine(&root),
         ..Report::default()
     };
-    native::run(&mut report);
-    if !native_only {
+    if !memory_only {
+        native::run(&mut report);
+    }
+    tool_memory::run(&mut report);
+    if !native_only && !memory_only {
         external::run(&mut report, &root);
     }
     // Other work on the machine inflates every time here: say how busy it was.

@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::generate;
+use bench::generate;
 
 /// A field of `/proc/self/status` in KiB (`VmHWM`, `VmRSS`).
 pub fn status_kib(field: &str) -> Option<u64> {

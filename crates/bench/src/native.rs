@@ -11,8 +11,9 @@ use meta_analysis::{
 };
 
 use crate::harness::time;
+use crate::memory;
 use crate::report::{Report, Target};
-use crate::{generate, memory};
+use bench::generate;
 
 const LARGE: [(usize, &str); 3] = [(10_000, "10^4"), (100_000, "10^5"), (1_000_000, "10^6")];
 
@@ -222,18 +223,22 @@ fn add_peak(report: &mut Report, k: usize, peak: memory::Peak) {
     let ratio = peak.peak_bytes / peak.input_bytes;
     let mb = |b: f64| b / 1e6;
     match k {
-        10_000 => report.add(
-            "peak_k1e4_ratio",
-            "peak memory / input bytes, k = 10^4",
-            ratio,
-            "×",
-        ),
-        100_000 => report.add(
-            "peak_k1e5_ratio",
-            "peak memory / input bytes, k = 10^5",
-            ratio,
-            "×",
-        ),
+        10_000 => {
+            report.add(
+                "peak_k1e4_ratio",
+                "peak memory / input bytes, k = 10^4",
+                ratio,
+                "×",
+            );
+        }
+        100_000 => {
+            report.add(
+                "peak_k1e5_ratio",
+                "peak memory / input bytes, k = 10^5",
+                ratio,
+                "×",
+            );
+        }
         _ => {
             report.add_target(
                 "peak_k1e6_ratio",

@@ -22,11 +22,13 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct Figure {
     /// Stable JSON key, with its unit: `reml_k19_median_us`.
-    pub key: &'static str,
+    pub key: String,
     pub label: String,
     pub value: f64,
     pub unit: &'static str,
     pub target: Option<Target>,
+    /// Further numbers behind the figure, in the JSON output only.
+    pub detail: Option<Value>,
 }
 
 impl Figure {
@@ -46,40 +48,42 @@ pub struct Report {
 impl Report {
     pub fn add(
         &mut self,
-        key: &'static str,
+        key: impl Into<String>,
         label: impl Into<String>,
         value: f64,
         unit: &'static str,
-    ) {
-        self.push(key, label, value, unit, None);
+    ) -> &mut Figure {
+        self.push(key, label, value, unit, None)
     }
 
     pub fn add_target(
         &mut self,
-        key: &'static str,
+        key: impl Into<String>,
         label: impl Into<String>,
         value: f64,
         unit: &'static str,
         target: Target,
-    ) {
-        self.push(key, label, value, unit, Some(target));
+    ) -> &mut Figure {
+        self.push(key, label, value, unit, Some(target))
     }
 
     fn push(
         &mut self,
-        key: &'static str,
+        key: impl Into<String>,
         label: impl Into<String>,
         value: f64,
         unit: &'static str,
         target: Option<Target>,
-    ) {
+    ) -> &mut Figure {
         self.figures.push(Figure {
-            key,
+            key: key.into(),
             label: label.into(),
             value,
             unit,
             target,
+            detail: None,
         });
+        self.figures.last_mut().expect("just pushed")
     }
 
     pub fn note(&mut self, note: impl Into<String>) {
@@ -99,16 +103,17 @@ impl Report {
                 Target::AtMost(v) => json!({"at_most": v}),
                 Target::AtLeast(v) => json!({"at_least": v}),
             });
-            figures.insert(
-                f.key.to_string(),
-                json!({
-                    "label": f.label,
-                    "value": f.value,
-                    "unit": f.unit,
-                    "target": target,
-                    "met": f.met(),
-                }),
-            );
+            let mut figure = json!({
+                "label": f.label,
+                "value": f.value,
+                "unit": f.unit,
+                "target": target,
+                "met": f.met(),
+            });
+            if let Some(detail) = &f.detail {
+                figure["detail"] = detail.clone();
+            }
+            figures.insert(f.key.clone(), figure);
         }
         let targets = self.figures.iter().filter_map(Figure::met);
         let (met, total) = targets.fold((0, 0), |(m, t), ok| (m + ok as usize, t + 1));

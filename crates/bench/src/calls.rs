@@ -1,0 +1,288 @@
+//! The arguments text of each tool's largest call, and the memory bound stated for it.
+//!
+//! The arguments are read from the tool's own input schema: `records` (the generated
+//! records of [`generate`], up to the tool's `max_records`), `data` (raw data for effect
+//! sizes, up to [`tools::MAX_TOOL_RECORDS`] rows), and a value for each required argument
+//! (`exclude`, `mods`, `mod`, `by`, `measure`). A tool that comes to require another argument
+//! is refused by name here, so the bench and the test cannot quietly skip it.
+//!
+//! The text is written straight into one `String` (no intermediate JSON tree), so that what
+//! building it freed cannot be reused by the measured call and hide its memory.
+
+use std::fmt::Write;
+
+use exemplar::tools::{self, Tool};
+use serde_json::Value;
+
+use crate::generate::{self, XorShift};
+
+/// The stated bound: a call's peak memory (above what the process held once its arguments
+/// text was built) is at most `INPUT_MULTIPLE` × the arguments text's length in bytes, plus
+/// [`RESULT_MULTIPLE`] × its result's length as compact JSON text, plus
+/// [`MEMORY_ALLOWANCE_BYTES`].
+///
+/// The arguments are held as a JSON tree (about 7 bytes per byte of text for `{id, yi, vi}`
+/// records, 11 with six further columns) up to three times at once (the recorded copy, and the
+/// ledger entry twice); the result is held as a tree three times (the result, the response's
+/// structured content, the ledgered copy) and twice as text (the response, the display).
+pub const INPUT_MULTIPLE: f64 = 50.0;
+
+/// See [`INPUT_MULTIPLE`]: tools whose result grows with their records (a fit per record,
+/// SVG) hold it several times.
+pub const RESULT_MULTIPLE: f64 = 30.0;
+
+/// What a call may hold whatever its input and result (the frozen dataset's view, a ledger
+/// entry's hashes and header): `get_dataset` takes `{}`, two bytes.
+pub const MEMORY_ALLOWANCE_BYTES: f64 = 256.0 * 1024.0;
+
+/// The bound for an arguments text of `input_bytes` bytes and a result of `result_bytes`.
+pub fn memory_bound(input_bytes: usize, result_bytes: usize) -> f64 {
+    INPUT_MULTIPLE * input_bytes as f64
+        + RESULT_MULTIPLE * result_bytes as f64
+        + MEMORY_ALLOWANCE_BYTES
+}
+
+/// The raw-data argument of the effect-size tool.
+const RAW_DATA: &str = "data";
+
+/// The text column that `by` names: [`LEVELS`] levels, `g01` to `g12`.
+pub const GROUP_COLUMN: &str = "group";
+
+/// How many levels the subgroup column has.
+pub const LEVELS: usize = 12;
+
+/// How many ids a required `exclude` lists (spread over the records).
+pub const EXCLUDED: usize = 10;
+
+/// One call: the tool, how many records (or raw-data rows) its arguments hold, and the text.
+#[derive(Clone)]
+pub struct Call {
+    pub tool: &'static Tool,
+    pub records: usize,
+    pub args: String,
+}
+
+/// Where `tool` takes its data: `"records"`, `"data"` (raw data for effect sizes), or
+/// nowhere.
+pub fn data_argument(tool: &Tool) -> Option<&'static str> {
+    let properties = &input_schema(tool)["properties"];
+    ["records", RAW_DATA]
+        .into_iter()
+        .find(|key| properties.get(key).is_some())
+}
+
+/// The most records (or raw-data rows) `tool` accepts: its `max_records`, or for raw data
+/// the row limit of the effect-size tool; 0 when it takes no data.
+pub fn cap(tool: &Tool) -> usize {
+    match data_argument(tool) {
+        Some(RAW_DATA) => tools::MAX_TOOL_RECORDS,
+        Some(_) => tool.max_records,
+        None => 0,
+    }
+}
+
+/// The largest call `tool` accepts: [`cap`] records, fewer when their text would pass
+/// [`tools::MAX_ARGS_BYTES`].
+pub fn largest(tool: &'static Tool) -> Result<Call, String> {
+    call(tool, cap(tool))
+}
+
+/// A call of `tool` with at most `records` records (or raw-data rows; fewer when their text
+/// would pass [`tools::MAX_ARGS_BYTES`]), and every required argument.
+pub fn call(tool: &'static Tool, records: usize) -> Result<Call, String> {
+    let (records, args) = within(records.min(cap(tool)), tools::MAX_ARGS_BYTES, |k| {
+        arguments(tool, k)
+    })?;
+    Ok(Call {
+        tool,
+        records,
+        args,
+    })
+}
+
+/// The text `build` makes of `k` items, or of fewer when it would be longer than `limit`
+/// bytes: shrunk in proportion, a little below the limit (the text is nearly linear in k).
+fn within(
+    mut k: usize,
+    limit: usize,
+    build: impl Fn(usize) -> Result<String, String>,
+) -> Result<(usize, String), String> {
+    loop {
+        let text = build(k)?;
+        if text.len() <= limit {
+            return Ok((k, text));
+        }
+        k = (k as f64 * limit as f64 / text.len() as f64 * 0.99) as usize;
+    }
+}
+
+fn input_schema(tool: &Tool) -> Value {
+    tools::definitions()
+        .into_iter()
+        .find(|d| d.name == tool.name)
+        .map(|d| d.input_schema)
+        .unwrap_or(Value::Null)
+}
+
+/// The arguments text of `tool` with `k` records or rows.
+fn arguments(tool: &Tool, k: usize) -> Result<String, String> {
+    let schema = input_schema(tool);
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut fields: Vec<String> = Vec::new();
+    let mut moderated = false;
+    for name in &required {
+        let value = match *name {
+            "exclude" => {
+                let step = (k / EXCLUDED).max(1);
+                let ids: Vec<String> = (0..(k / 2).min(EXCLUDED))
+                    .map(|i| format!("\"{}\"", id(i * step)))
+                    .collect();
+                format!("[{}]", ids.join(","))
+            }
+            "mods" => {
+                moderated = true;
+                let names: Vec<String> = generate::MODERATORS
+                    .iter()
+                    .map(|m| format!("\"{m}\""))
+                    .collect();
+                format!("[{}]", names.join(","))
+            }
+            "mod" => {
+                moderated = true;
+                format!("\"{}\"", generate::MODERATORS[0])
+            }
+            "by" => {
+                moderated = true;
+                format!("\"{GROUP_COLUMN}\"")
+            }
+            "measure" => "\"SMD\"".to_string(),
+            n if n == RAW_DATA => continue,
+            other => {
+                return Err(format!(
+                    "{} requires {other:?}, which the bench cannot yet build: add it to \
+crates/bench/src/calls.rs",
+                    tool.name
+                ))
+            }
+        };
+        fields.push(format!("\"{name}\":{value}"));
+    }
+    let mut out = String::from("{");
+    out.push_str(&fields.join(","));
+    if let Some(key) = data_argument(tool).filter(|_| k > 0) {
+        if !fields.is_empty() {
+            out.push(',');
+        }
+        write!(out, "\"{key}\":").expect("writing to a String");
+        if key == "records" {
+            records_json(&mut out, k, moderated);
+        } else {
+            raw_data_json(&mut out, k);
+        }
+    }
+    out.push('}');
+    Ok(out)
+}
+
+/// `r0000000`, `r0000001`, … as in [`generate::records`].
+fn id(i: usize) -> String {
+    format!("r{i:07}")
+}
+
+/// `[{"id": …, "yi": …, "vi": …}, …]`, with the moderators `x1`…`x4` and the text column
+/// [`GROUP_COLUMN`] when `moderated`.
+fn records_json(out: &mut String, k: usize, moderated: bool) {
+    out.push('[');
+    if moderated {
+        let (yi, vi, x) = generate::moderated(k);
+        for i in 0..k {
+            if i > 0 {
+                out.push(',');
+            }
+            write!(
+                out,
+                "{{\"id\":\"{}\",\"yi\":{},\"vi\":{}",
+                id(i),
+                yi[i],
+                vi[i]
+            )
+            .expect("writing to a String");
+            for (name, column) in generate::MODERATORS.iter().zip(&x) {
+                write!(out, ",\"{name}\":{}", column[i]).expect("writing to a String");
+            }
+            write!(out, ",\"{GROUP_COLUMN}\":\"g{:02}\"}}", i % LEVELS + 1)
+                .expect("writing to a String");
+        }
+    } else {
+        let (yi, vi) = generate::columns(k);
+        for i in 0..k {
+            if i > 0 {
+                out.push(',');
+            }
+            write!(
+                out,
+                "{{\"id\":\"{}\",\"yi\":{},\"vi\":{}}}",
+                id(i),
+                yi[i],
+                vi[i]
+            )
+            .expect("writing to a String");
+        }
+    }
+    out.push(']');
+}
+
+/// `k` rows of two-group means, SDs and sizes (for the standardized mean difference).
+fn raw_data_json(out: &mut String, k: usize) {
+    let mut rng = XorShift::new(0xE5CA_1C00_0000_0000 ^ k as u64);
+    out.push('[');
+    for i in 0..k {
+        if i > 0 {
+            out.push(',');
+        }
+        let n1 = 10 + (rng.next_u64() % 191);
+        let n2 = 10 + (rng.next_u64() % 191);
+        let m1 = 10.0 + rng.normal();
+        let m2 = 10.0 + rng.normal();
+        let sd1 = 1.0 + rng.uniform();
+        let sd2 = 1.0 + rng.uniform();
+        write!(
+            out,
+            "{{\"id\":\"{}\",\"m1i\":{m1},\"sd1i\":{sd1},\"n1i\":{n1},\"m2i\":{m2},\"sd2i\":{sd2},\"n2i\":{n2}}}",
+            id(i)
+        )
+        .expect("writing to a String");
+    }
+    out.push(']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_gets_a_call_it_accepts() {
+        for tool in tools::REGISTRY {
+            let call = call(tool, 50).unwrap();
+            let parsed: Value = serde_json::from_str(&call.args).unwrap();
+            let out = tools::call(tool.name, &parsed);
+            assert!(out.is_ok(), "{}: {:?}", tool.name, out.err());
+            assert_eq!(call.records, 50.min(cap(tool)), "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn a_call_shrinks_to_fit_the_arguments_limit() {
+        let build = |k: usize| Ok("x".repeat(10 * k + 7));
+        let (k, text) = within(1000, 5000, build).unwrap();
+        assert!(text.len() <= 5000 && k > 450, "{k}");
+        assert_eq!(within(100, 5000, build).unwrap().0, 100);
+        // Every tool's largest call fits as it is.
+        let call = largest(&tools::META_REGRESSION).unwrap();
+        assert!(call.args.len() <= tools::MAX_ARGS_BYTES);
+        assert_eq!(call.records, tools::MAX_TOOL_RECORDS);
+    }
+}
