@@ -192,7 +192,11 @@ fn validate(
     if let Some(id) = excluded.iter().find(|id| !ids.contains(id.as_str())) {
         return Err(PlotError::UnknownExcluded { id: id.clone() });
     }
-    Ok(records.iter().map(|r| excluded.contains(&r.id)).collect())
+    let excluded: HashSet<&str> = excluded.iter().map(String::as_str).collect();
+    Ok(records
+        .iter()
+        .map(|r| excluded.contains(r.id.as_str()))
+        .collect())
 }
 
 fn finite(value: f64, what: &'static str) -> Result<f64, PlotError> {

@@ -68,11 +68,12 @@ fn run(
 ) -> Result<(Vec<CumulativeStep>, FitOptions), ToolError> {
     let options = args.fit.options()?;
     let excluded = data.exclusions(args.exclude.clone())?;
+    let excluded = super::data::id_set(&excluded);
     let mut kept: Vec<(usize, &Record)> = data
         .records()
         .iter()
         .enumerate()
-        .filter(|(_, r)| !excluded.contains(&r.id))
+        .filter(|(_, r)| !excluded.contains(r.id.as_str()))
         .collect();
     if let Some(column) = &args.order_by {
         let values = column_values(data, column)?;

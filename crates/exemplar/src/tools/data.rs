@@ -12,6 +12,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -177,16 +178,19 @@ impl DataSource {
         matches!(self.records, Cow::Borrowed(_))
     }
 
-    /// The `exclude` ids, checked: distinct, and each among the records.
+    /// The `exclude` ids, checked: distinct, and each among the records. Linear in the
+    /// records and the ids (hash sets), however many are excluded.
     pub fn exclusions(&self, ids: Vec<String>) -> Result<Vec<String>, ToolError> {
-        for (i, id) in ids.iter().enumerate() {
-            if ids[..i].contains(id) {
+        let known: HashSet<&str> = self.records.iter().map(|r| r.id.as_str()).collect();
+        let mut seen: HashSet<&str> = HashSet::with_capacity(ids.len());
+        for id in &ids {
+            if !seen.insert(id.as_str()) {
                 return Err(ToolError::new(
                     ErrorCode::InvalidArguments,
                     format!("exclude lists {} more than once", crate::quote::quoted(id)),
                 ));
             }
-            if !self.records.iter().any(|r| &r.id == id) {
+            if !known.contains(id.as_str()) {
                 return Err(ToolError::new(
                     ErrorCode::UnknownRecord,
                     format!(
@@ -202,9 +206,10 @@ impl DataSource {
 
     /// The records not in `excluded`.
     pub fn kept(&self, excluded: &[String]) -> Vec<Record> {
+        let excluded = id_set(excluded);
         self.records
             .iter()
-            .filter(|r| !excluded.contains(&r.id))
+            .filter(|r| !excluded.contains(r.id.as_str()))
             .cloned()
             .collect()
     }
@@ -248,8 +253,9 @@ impl DataSource {
         let mut numbers = Vec::new();
         let mut texts = Vec::new();
         let mut first: Option<(&str, &str)> = None;
+        let excluded = id_set(excluded);
         for (record, columns) in self.records.iter().zip(self.columns.iter()) {
-            if excluded.contains(&record.id) {
+            if excluded.contains(record.id.as_str()) {
                 continue;
             }
             let value = columns.get(name).ok_or_else(|| {
@@ -315,4 +321,9 @@ impl DataSource {
             format!("; the records' columns are {}", names.join(", "))
         }
     }
+}
+
+/// `ids` as a set, for membership in O(1) (an `exclude` list may be as long as the records).
+pub fn id_set(ids: &[String]) -> HashSet<&str> {
+    ids.iter().map(String::as_str).collect()
 }

@@ -1427,6 +1427,27 @@ mod tests {
         assert_eq!(crate::scorer::score(&answer.to_string()).passed, Some(13));
     }
 
+    /// A long `exclude` list costs time linear in it: half of 100,000 records excluded, in
+    /// each tool that takes `exclude` and the records (quadratic scans made this minutes).
+    #[test]
+    fn excluding_half_of_many_records_is_linear() {
+        let k = 100_000;
+        let records: Vec<Value> = (0..k)
+            .map(|i| json!({"id": format!("r{i}"), "yi": (i % 7) as f64 / 10.0, "vi": 0.01 + (i % 5) as f64 / 100.0}))
+            .collect();
+        let exclude: Vec<String> = (0..k).step_by(2).map(|i| format!("r{i}")).collect();
+        let args = json!({"records": records, "exclude": exclude});
+        let refit = call("refit_excluding", &args).unwrap();
+        assert_eq!(refit["k"], k / 2);
+        let egger = call("egger_test", &args).unwrap();
+        assert_eq!(egger["k"], k / 2);
+        let repeated = json!({"records": args["records"], "exclude": ["r1", "r3", "r1"]});
+        assert_eq!(
+            call("refit_excluding", &repeated).unwrap_err().code,
+            ErrorCode::InvalidArguments
+        );
+    }
+
     #[test]
     fn leave_one_out_agrees_with_refit_excluding() {
         let loo = ok("leave_one_out", json!({}));
