@@ -107,3 +107,37 @@ test('a person can cancel a run from its form', async () => {
     await browser.close();
   }
 });
+
+test('a long run from a form shows its progress, and the line goes when it ends', async () => {
+  const browser = await launch({ webmcp: false });
+  try {
+    const { page, errors } = await openPage(browser);
+    const tool = '#tool-fit_random_effects';
+    await page.click(`${tool} details.tool-details > summary`);
+    // 100,000 records typed into the form's records field (set directly: typing takes long).
+    await page.$eval(`${tool} form textarea[name="records"]`, (area) => {
+      const records = Array.from({ length: 100000 }, (_, i) => ({ id: `r${i}`, yi: Math.sin(i) / 3, vi: 0.01 + (i % 17) / 100 }));
+      area.value = JSON.stringify(records);
+    });
+    // Every text the progress line shows while the run lasts.
+    await page.evaluate((sel) => {
+      window.progressSeen = [];
+      const line = document.querySelector(`${sel} form p.progress`);
+      new MutationObserver(() => {
+        if (!line.hidden) window.progressSeen.push(line.textContent);
+      }).observe(line, { attributes: true, childList: true, subtree: true, characterData: true });
+    }, tool);
+    await page.click(`${tool} form button[type="submit"]`);
+    await page.waitForFunction((sel) => /"k": 100000/.test(document.querySelector(`${sel} pre.result`).textContent), tool, { timeout: 30000 });
+    const seen = await page.evaluate(() => window.progressSeen);
+    assert.ok(seen.length > 0, 'no progress was shown');
+    assert.ok(
+      seen.some((t) => /^(preparing the input \(\d+%\)|computing in the engine); \d+\.\d s$/.test(t.trim())),
+      `progress texts: ${JSON.stringify(seen.slice(0, 5))}`,
+    );
+    assert.equal(await page.$eval(`${tool} form p.progress`, (p) => p.hidden), true, 'the progress line stays after the run');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

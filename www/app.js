@@ -154,12 +154,12 @@ function makeRunner(views) {
   views.then((v) => {
     viewsNow = v;
   });
-  return async (name, args, via, signal) => {
+  return async (name, args, via, signal, onProgress) => {
     // The run does not wait for the ledger and plot views: a run that comes
     // in while the page is still starting is shown once they exist.
     viewsNow?.plotter.clear(name);
     const cleared = viewsNow !== null;
-    const report = await engineModule.run(name, args, signal);
+    const report = await engineModule.run(name, args, signal, onProgress);
     const { ledgerView, plotter } = await views;
     if (!cleared) plotter.clear(name);
     ledgerView.append(report, via);
@@ -208,7 +208,7 @@ function renderToolList(definitions, run, toolForm, yourRecords) {
     group.defs.push(def);
   }
   const article = (def) => {
-    const { form, result } = toolForm(def, (argsJson, signal) => run(def.name, argsJson, 'person (form)', signal), { yourRecords });
+    const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), { yourRecords });
     return el(
       'article',
       { class: 'tool', id: toolArticleId(def.name), 'aria-labelledby': `tool-${def.name}-title` },

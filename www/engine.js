@@ -158,7 +158,7 @@ const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
  * grows with the input (a structured clone or one JSON.stringify of 100,000
  * records takes 25 to 50 ms on its own). Text comes through as it is.
  */
-async function inputText(input) {
+async function inputText(input, progress) {
   if (typeof input === 'string') return input;
   const value = input ?? {};
   const large = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).some((v) => Array.isArray(v) && v.length > CHUNK);
@@ -172,6 +172,7 @@ async function inputText(input) {
     }
     const slices = [];
     for (let i = 0; i < item.length; i += CHUNK) {
+      progress({ stage: 'input', done: i, total: item.length });
       slices.push(JSON.stringify(item.slice(i, i + CHUNK)).slice(1, -1));
       await yieldTask();
     }
@@ -186,10 +187,14 @@ function keep({ report, entry }) {
   return JSON.parse(report);
 }
 
-async function runNow(name, input, signal) {
+async function runNow(name, input, signal, progress) {
+  if (!starting) progress({ stage: 'starting' });
   await start();
-  if (needsFull(name)) await upgrade();
-  const args = await inputText(input);
+  if (needsFull(name)) {
+    progress({ stage: 'loading' });
+    await upgrade();
+  }
+  const args = await inputText(input, progress);
   const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
   if (signal?.aborted) return interrupt(true);
   let onAbort = null;
@@ -202,6 +207,7 @@ async function runNow(name, input, signal) {
       trapArmed = false;
       await call('trap');
     }
+    progress({ stage: 'computing' });
     const outcome = await Promise.race([call('run', { name, args, time: now() }), aborted]);
     if (outcome === 'aborted') {
       await restart(new Error('cancelled'));
@@ -222,10 +228,22 @@ async function runNow(name, input, signal) {
  * into text in the worker) and ledgers the run. Resolves to the Rust report
  * `{ok | error, response, entry, plot, display, args_display}`; never rejects
  * for a tool's own failure. An aborted `signal` stops the run and ledgers a
- * cancellation.
+ * cancellation. `onProgress({stage, done, total})`, if given, hears where the
+ * run is: `queued` (behind earlier calls), `starting` (the engine loads),
+ * `loading` (the whole engine loads, for a tool the first module lacks),
+ * `input` (a large input is turned into text: `done` of `total` items) and
+ * `computing` (in the engine's worker).
  */
-export function run(name, args, signal) {
-  const result = queue.then(() => runNow(name, args, signal));
+export function run(name, args, signal, onProgress) {
+  const progress = (state) => {
+    try {
+      onProgress?.(state);
+    } catch {
+      // A display's failure is not the run's.
+    }
+  };
+  progress({ stage: 'queued' });
+  const result = queue.then(() => runNow(name, args, signal, progress));
   queue = result.catch(() => {});
   return result;
 }

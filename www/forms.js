@@ -122,9 +122,11 @@ function runOnChoice(recordsField) {
 }
 
 /**
- * A form for one tool definition. `onRun(argsJson, signal)` is awaited on
- * submit; it shows the run's result in the result area (as an agent's run
- * is). While it runs, Cancel aborts `signal`. `yourRecords()` gives the
+ * A form for one tool definition. `onRun(args, signal, onProgress)` is
+ * awaited on submit (`args` the arguments object, turned into text by the
+ * engine a slice at a time); it shows the run's result in the result area (as
+ * an agent's run is). While it runs, Cancel aborts `signal`, and a progress
+ * line says where the run is and for how long it has run. `yourRecords()` gives the
  * records of Your data (or null). Returns `{ form, result }`: the result area
  * is placed by the caller, outside the form, so that a run shows even while
  * the form is folded away.
@@ -140,6 +142,9 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
   const output = el('pre', { class: 'result', id: outputId, 'aria-live': 'polite', tabindex: '0' });
   const button = el('button', { type: 'submit', text: `Run ${def.name}` });
   const cancel = el('button', { type: 'button', class: 'cancel', text: 'Cancel', disabled: '' });
+  const progressBar = el('progress', { 'aria-label': `Progress of ${def.name}` });
+  const progressText = el('span', { class: 'progress-text' });
+  const progress = el('p', { class: 'progress', role: 'status', hidden: '' }, progressBar, ' ', progressText);
   let controller = null;
   cancel.addEventListener('click', () => controller?.abort());
   const form = el(
@@ -150,6 +155,7 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
       ? fields.map((f) => f.wrapper)
       : el('p', { class: 'hint', text: 'This tool takes no arguments.' }),
     el('div', { class: 'actions' }, button, ' ', cancel),
+    progress,
   );
   const result = el('div', { class: 'tool-result' }, el('p', { class: 'output-label', text: 'Result' }), output);
   form.addEventListener('submit', async (event) => {
@@ -176,16 +182,60 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
     cancel.disabled = false;
     output.textContent = 'Running…';
     output.classList.remove('error');
+    const shown = showProgress(progress, progressBar, progressText);
     try {
-      await onRun(JSON.stringify(args), controller.signal);
+      await onRun(args, controller.signal, shown.update);
     } catch (err) {
       output.textContent = `Not run: ${err.message}`;
       output.classList.add('error');
     } finally {
+      shown.stop();
       button.disabled = false;
       cancel.disabled = true;
       controller = null;
     }
   });
   return { form, result };
+}
+
+/** What each stage of a run (engine.js's `run`) is called in the progress line. */
+const STAGES = {
+  queued: 'waiting for the runs before it',
+  starting: 'starting the engine',
+  loading: 'loading the whole engine',
+  input: 'preparing the input',
+  computing: 'computing in the engine',
+};
+
+/** Shown after this long, so that a quick run does not flash a progress line. */
+const PROGRESS_DELAY_MS = 300;
+
+/**
+ * Shows a run's progress: its stage (with the share done where it is known)
+ * and the time since it started, updated while it runs. Returns `{update,
+ * stop}`.
+ */
+function showProgress(line, bar, text) {
+  const started = performance.now();
+  let state = { stage: 'queued' };
+  const render = () => {
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const share = state.total ? state.done / state.total : null;
+    if (share === null) bar.removeAttribute('value');
+    else bar.value = share;
+    const part = share === null ? '' : ` (${Math.round(share * 100)}%)`;
+    text.textContent = `${STAGES[state.stage] ?? state.stage}${part}; ${seconds} s`;
+    line.hidden = performance.now() - started < PROGRESS_DELAY_MS;
+  };
+  const timer = setInterval(render, 100);
+  return {
+    update(next) {
+      state = next;
+      render();
+    },
+    stop() {
+      clearInterval(timer);
+      line.hidden = true;
+    },
+  };
 }
