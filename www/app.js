@@ -160,11 +160,15 @@ function makeRunner(views) {
     viewsNow?.plotter.clear(name);
     const cleared = viewsNow !== null;
     const report = await engineModule.run(name, args, signal, onProgress);
-    const { ledgerView, plotter } = await views;
-    if (!cleared) plotter.clear(name);
-    ledgerView.append(report, via);
-    if (report.plot) plotter.schedule(name, report.entry.seq, via);
-    showResult(name, report, via);
+    // The caller has its report at once; the page shows it as soon as it can.
+    views
+      .then(({ ledgerView, plotter }) => {
+        if (!cleared) plotter.clear(name);
+        ledgerView.append(report, via);
+        if (report.plot) plotter.schedule(name, report.entry.seq, via);
+        showResult(name, report, via);
+      })
+      .catch((err) => console.error(err));
     return report;
   };
 }
@@ -284,6 +288,13 @@ function renderProtocol(meta, setUpScoring) {
   });
 }
 
+/** Resolves once the tasks already waiting (a call's answer among them) have run. */
+const afterOtherTasks = () =>
+  new Promise((resolve) => {
+    if (globalThis.scheduler?.postTask) globalThis.scheduler.postTask(resolve, { priority: 'background' });
+    else setTimeout(resolve, 0);
+  });
+
 async function boot() {
   let modulesIn;
   // The ledger and plot views are made once their modules are in.
@@ -317,15 +328,23 @@ async function boot() {
   performance.mark('wasm-initialized');
   const { ledgerView } = await views;
   ledgerView.start();
-  // Calls that waited for the engine run before the long page is drawn.
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  // Calls that waited for the engine are answered before the long page is drawn.
+  await engineModule.settled();
   const meta = engine.metadata();
   // "Your data" needs the full module: its records are read at a run, once it is there.
   let yourData = null;
-  renderToolList(definitions, run, modules.toolForm, () => yourData?.records() ?? null);
-  renderHeader(meta);
-  renderData(meta);
-  renderProtocol(meta, modules.setUpScoring);
+  // One section per task, so that a call's answer on its way to the agent is
+  // not held behind the whole page's drawing.
+  const sections = [
+    () => renderToolList(definitions, run, modules.toolForm, () => yourData?.records() ?? null),
+    () => renderHeader(meta),
+    () => renderData(meta),
+    () => renderProtocol(meta, modules.setUpScoring),
+  ];
+  for (const render of sections) {
+    await afterOtherTasks();
+    render();
+  }
   await Promise.all([modules.loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
   // The full module (every tool, the plots, "Your data"), after what the page shows first.
   // Without it the benchmark's tools still work; the sections that need it say why not.

@@ -8,6 +8,7 @@
 // The glue of the module this worker runs (www/pkg/core, or www/pkg/full
 // once a call needs it), imported by URL from the page.
 let wasm = null;
+let tier = null; // 'core' or 'full': which module `wasm` is
 let session = null;
 
 const text = (args) => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
@@ -25,8 +26,13 @@ function remember(reportText, argsText) {
 }
 
 const ops = {
-  async start({ module, glue, entries }) {
+  // The glue first (while the page compiles the wasm), then the instance.
+  async load({ glue, tier: which }) {
     wasm = await import(glue);
+    tier = which;
+    return null;
+  },
+  async start({ module, entries }) {
     await wasm.default({ module_or_path: module });
     session = entries ? wasm.Session.restore(entries) : new wasm.Session();
     return null;
@@ -37,12 +43,15 @@ const ops = {
     await full.default({ module_or_path: module });
     const next = full.Session.restore(session.entriesJson());
     session.free();
-    [wasm, session] = [full, next];
+    [wasm, session, tier] = [full, next, 'full'];
     return null;
   },
   // Arguments may come as an object (an agent's input, cloned here so that
   // turning it into text does not cost the page's thread) or as text.
+  // A tool the first module lacks is not run (nor ledgered) here: the page
+  // moves the engine to the whole module and calls again.
   run: ({ name, args, time }) => {
+    if (tier === 'core' && !wasm.hasTool(name)) return { missing: true };
     const argsText = text(args);
     const report = remember(session.run(name, argsText, time), argsText);
     return { report, entry: session.lastEntryJson() };

@@ -38,11 +38,16 @@ const waiting = new Map(); // id -> { resolve, reject }
 const entries = []; // every ledger entry of this visit as JSON text, oldest first (never parsed here)
 let queue = Promise.resolve();
 let starting = null;
+let workerReady = null; // the first worker's start: calls need only this, not this thread's instance
 let trapArmed = false;
 
 class Trap extends Error {}
 
-function spawn() {
+/**
+ * Starts a worker on the current module. `module` (the compiled module, or a
+ * promise of it) may still be compiling: the worker loads its glue meanwhile.
+ */
+async function spawn(module = compiled[tier]) {
   worker = new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' });
   worker.onmessage = ({ data }) => {
     const pending = waiting.get(data.id);
@@ -56,11 +61,10 @@ function spawn() {
     event.preventDefault();
     failAll(new Trap(event.message || 'the engine worker stopped'));
   };
-  return call('start', {
-    module: compiled[tier],
-    glue: glueUrl(tier),
-    entries: entries.length ? `[${entries.join(',')}]` : null,
-  });
+  const loading = call('load', { glue: glueUrl(tier), tier });
+  const ready = await module;
+  await loading;
+  return call('start', { module: ready, entries: entries.length ? `[${entries.join(',')}]` : null });
 }
 
 function failAll(error) {
@@ -83,21 +87,33 @@ async function restart(why) {
   await spawn();
 }
 
-/** Loads the core wasm on this thread and starts the worker; every call awaits it. */
+/**
+ * Loads the core wasm and starts the worker on it, and this thread's
+ * instance for the synchronous helpers; resolves when both are up. A call
+ * waits for the worker only.
+ */
 export function start() {
   starting =
     starting ??
     (async () => {
       // Compiled once, here; this thread's instance and every worker's are made from it.
       const module = import(glueUrl('core'));
-      compiled.core = await WebAssembly.compileStreaming(fetch(wasmUrl('core')));
-      // The worker starts at once; this thread's instance is made meanwhile.
-      const worker = spawn();
+      const compiling = WebAssembly.compileStreaming(fetch(wasmUrl('core')));
+      // The worker starts at once, loading its glue while the wasm compiles.
+      workerReady = spawn(compiling);
+      workerReady.catch(() => {}); // a failure is reported by the awaits of it
+      compiled.core = await compiling;
       glue = await module;
       await glue.default({ module_or_path: compiled.core });
-      await worker;
+      await workerReady;
     })();
   return starting;
+}
+
+/** Starts the engine if need be and resolves once its worker can take calls. */
+async function workerStarted() {
+  start().catch(() => {}); // reported by whoever awaits start()
+  await workerReady;
 }
 
 /**
@@ -131,15 +147,12 @@ async function upgrade() {
   }
 }
 
-/** Whether a call of `name` needs the full module (core lacks the tool). */
-const needsFull = (name) => tier === 'core' && !glue.hasTool(name);
-
 /**
  * Moves the engine to the full module in the background, once the page has
  * started, so that later calls and plots need not wait for it.
  */
 export async function preloadFull() {
-  await start();
+  await workerStarted();
   await loadFull(); // outside the queue: calls go on meanwhile
   const result = queue.then(upgrade);
   queue = result.catch(() => {});
@@ -189,11 +202,7 @@ function keep({ report, entry }) {
 
 async function runNow(name, input, signal, progress) {
   if (!starting) progress({ stage: 'starting' });
-  await start();
-  if (needsFull(name)) {
-    progress({ stage: 'loading' });
-    await upgrade();
-  }
+  await workerStarted();
   const args = await inputText(input, progress);
   const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
   if (signal?.aborted) return interrupt(true);
@@ -208,7 +217,15 @@ async function runNow(name, input, signal, progress) {
       await call('trap');
     }
     progress({ stage: 'computing' });
-    const outcome = await Promise.race([call('run', { name, args, time: now() }), aborted]);
+    const runHere = () => Promise.race([call('run', { name, args, time: now() }), aborted]);
+    let outcome = await runHere();
+    if (outcome?.missing) {
+      // The first module lacks the tool: the whole engine takes over, and runs it.
+      progress({ stage: 'loading' });
+      await upgrade();
+      progress({ stage: 'computing' });
+      outcome = await runHere();
+    }
     if (outcome === 'aborted') {
       await restart(new Error('cancelled'));
       return interrupt(true);
@@ -255,7 +272,7 @@ export function run(name, args, signal, onProgress) {
 export async function companionPlot(name, seq) {
   // The plots are in the full module: it is loaded outside the queue, so that
   // calls made meanwhile do not wait behind a plot.
-  await start();
+  await workerStarted();
   await loadFull();
   const result = queue.then(async () => {
     await upgrade();
@@ -269,6 +286,11 @@ export async function companionPlot(name, seq) {
   });
   queue = result.catch(() => {});
   return result;
+}
+
+/** Resolves once every call made so far has been answered. */
+export function settled() {
+  return queue;
 }
 
 /** The ledger's verification (incremental, in Rust) and its export. */
