@@ -60,17 +60,55 @@ pub struct Entry {
 impl Entry {
     /// The hash this entry should carry: SHA-256 of the canonical JSON of every field but `hash`.
     pub fn compute_hash(&self) -> String {
-        canonical::sha256_hex(&json!({
+        // `args` (megabytes, perhaps) is not copied into a second tree to be hashed: its
+        // canonical text opens the object, `args` being the first key in byte order, and the
+        // other fields follow.
+        let others = canonical::to_string(&json!({
             "seq": self.seq,
             "time": self.time,
             "tool": self.tool,
             "status": self.status,
-            "args": self.args,
             "dataset_sha256": self.dataset_sha256,
             "engine_version": self.engine_version,
             "result_sha256": self.result_sha256,
             "prev_hash": self.prev_hash,
-        }))
+        }));
+        let mut text = canonical::to_string(&self.args);
+        text.insert_str(0, "{\"args\":");
+        text.push(',');
+        text.push_str(&others[1..]);
+        crate::sha256_hex(text.as_bytes())
+    }
+}
+
+/// An entry without its `args`: what a run's report carries (the arguments may be
+/// megabytes; the ledger keeps them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EntryHeader {
+    pub seq: u64,
+    pub time: String,
+    pub tool: String,
+    pub status: Status,
+    pub dataset_sha256: String,
+    pub engine_version: String,
+    pub result_sha256: String,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+impl From<&Entry> for EntryHeader {
+    fn from(entry: &Entry) -> Self {
+        EntryHeader {
+            seq: entry.seq,
+            time: entry.time.clone(),
+            tool: entry.tool.clone(),
+            status: entry.status,
+            dataset_sha256: entry.dataset_sha256.clone(),
+            engine_version: entry.engine_version.clone(),
+            result_sha256: entry.result_sha256.clone(),
+            prev_hash: entry.prev_hash.clone(),
+            hash: entry.hash.clone(),
+        }
     }
 }
 
@@ -94,12 +132,13 @@ impl fmt::Display for LedgerError {
 impl std::error::Error for LedgerError {}
 
 /// What one run adds to the ledger.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Run<'a> {
     pub time: &'a str,
     pub tool: &'a str,
     pub status: Status,
-    pub args: &'a Value,
+    /// Moved into the entry, not copied: they may be megabytes.
+    pub args: Value,
     pub dataset_sha256: &'a str,
     /// The result, or `{"error": …}` for a run that did not return one.
     pub result: &'a Value,
@@ -123,14 +162,14 @@ impl Ledger {
         Ok(Ledger { entries })
     }
 
-    /// Appends `run`, chained to the last entry.
-    pub fn append(&mut self, run: Run) -> Entry {
+    /// Appends `run`, chained to the last entry; the entry appended.
+    pub fn append(&mut self, run: Run) -> &Entry {
         let mut entry = Entry {
             seq: self.entries.len() as u64 + 1,
             time: run.time.to_string(),
             tool: run.tool.to_string(),
             status: run.status,
-            args: run.args.clone(),
+            args: run.args,
             dataset_sha256: run.dataset_sha256.to_string(),
             engine_version: crate::ENGINE_VERSION.to_string(),
             result_sha256: canonical::sha256_hex(run.result),
@@ -141,8 +180,8 @@ impl Ledger {
             hash: String::new(),
         };
         entry.hash = entry.compute_hash();
-        self.entries.push(entry.clone());
-        entry
+        self.entries.push(entry);
+        &self.entries[self.entries.len() - 1]
     }
 
     pub fn entries(&self) -> &[Entry] {
@@ -228,16 +267,16 @@ mod tests {
     use super::*;
 
     /// A successful run of the frozen dataset (or of `records`, when the arguments hold some).
-    fn ok_run<'a>(time: &'a str, tool: &'a str, args: &'a Value, result: &'a Value) -> Run<'a> {
+    fn ok_run<'a>(time: &'a str, tool: &'a str, args: Value, result: &'a Value) -> Run<'a> {
         Run {
             time,
             tool,
             status: Status::Ok,
-            args,
             dataset_sha256: match args.get("records") {
                 Some(records) => leak(canonical::sha256_hex(records)),
                 None => crate::dataset::sha256(),
             },
+            args,
             result,
         }
     }
@@ -251,19 +290,19 @@ mod tests {
         ledger.append(ok_run(
             "2026-09-04T10:00:00Z",
             "get_dataset",
-            &json!({}),
+            json!({}),
             &json!({"k": 19}),
         ));
         ledger.append(ok_run(
             "2026-09-04T10:00:01Z",
             "fit_random_effects",
-            &json!({"method": "REML", "level": 0.95}),
+            json!({"method": "REML", "level": 0.95}),
             &json!({"estimate": 0.5}),
         ));
         ledger.append(ok_run(
             "2026-09-04T10:00:02Z",
             "refit_excluding",
-            &json!({"exclude": ["s04"], "records": [{"id": "a", "yi": 1, "vi": 0.1}]}),
+            json!({"exclude": ["s04"], "records": [{"id": "a", "yi": 1, "vi": 0.1}]}),
             &json!({"estimate": 0.25}),
         ));
         ledger
@@ -306,12 +345,50 @@ mod tests {
         let x = a.append(ok_run(
             "t",
             "fit_random_effects",
-            &json!({"method": "DL", "level": 0.9}),
+            json!({"method": "DL", "level": 0.9}),
             &json!(1),
         ));
         let args: Value = serde_json::from_str(r#"{"level": 0.9, "method": "DL"}"#).unwrap();
-        let y = b.append(ok_run("t", "fit_random_effects", &args, &json!(1)));
+        let y = b.append(ok_run("t", "fit_random_effects", args, &json!(1)));
         assert_eq!(x.hash, y.hash);
+    }
+
+    /// The hash splices the canonical text of `args` into that of the other fields: the same
+    /// text as the canonical JSON of the whole object, whatever the fields hold.
+    #[test]
+    fn the_hash_is_of_the_canonical_json_of_the_whole_entry() {
+        let args = [
+            json!({}),
+            json!(null),
+            json!(-1e-7),
+            json!("a \"quoted\" \u{202e} text\n"),
+            json!([1, {"b": 2, "a": [0.5, "é"]}]),
+            json!({"zz": 1, "a\n": {"y": true, "x": null}, "": []}),
+        ];
+        let mut ledger = Ledger::new();
+        for args in args {
+            let entry = ledger.append(Run {
+                time: "2026 \"t\" é",
+                tool: "tool\u{1}",
+                status: Status::Cancelled,
+                args,
+                dataset_sha256: "d",
+                result: &json!(null),
+            });
+            let whole = canonical::sha256_hex(&json!({
+                "seq": entry.seq,
+                "time": entry.time,
+                "tool": entry.tool,
+                "status": entry.status,
+                "args": entry.args,
+                "dataset_sha256": entry.dataset_sha256,
+                "engine_version": entry.engine_version,
+                "result_sha256": entry.result_sha256,
+                "prev_hash": entry.prev_hash,
+            }));
+            assert_eq!(entry.hash, whole, "{}", entry.args);
+        }
+        assert_eq!(ledger.verify(), Ok(()));
     }
 
     fn broken_at(entries: &[Entry]) -> Option<u64> {

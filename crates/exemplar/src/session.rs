@@ -5,10 +5,12 @@
 //! how an error reads, what an agent receives and which plot goes with a result all come
 //! from this module.
 
-use crate::ledger::{self, Entry, Ledger, LedgerError, Run, Status};
+use crate::ledger::{self, Entry, EntryHeader, Ledger, LedgerError, Run, Status};
 use crate::tools::{self, ErrorCode, ToolError};
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
 
 /// One text item of a tool response.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -64,11 +66,10 @@ pub struct RunReport {
     pub error: Option<ToolError>,
     /// What the agent receives.
     pub response: ToolResponse,
-    /// The ledger entry of the run. Serialized without its `args` (which may be megabytes):
-    /// the page shows `args_display`, and keeps the whole entry as the text
+    /// The ledger entry of the run, without its `args` (which may be megabytes; the ledger
+    /// keeps them): the page shows `args_display`, and keeps the whole entry as the text
     /// [`Session::last_entry_json`] gives, without parsing it.
-    #[serde(serialize_with = "entry_without_args")]
-    pub entry: Entry,
+    pub entry: EntryHeader,
     /// The plot to draw beside a successful result, if one goes with the call (see
     /// [`Session::companion_plot`]).
     pub plot: Option<&'static str>,
@@ -87,48 +88,35 @@ pub struct RunReport {
 pub fn escape_direction_controls(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
-        match c {
-            '\u{061C}'
-            | '\u{200E}'
-            | '\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2066}'..='\u{2069}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            other => out.push(other),
+        if is_direction_control(c) {
+            out.push_str(&escape(c));
+        } else {
+            out.push(c);
         }
     }
     out
 }
 
-fn entry_without_args<S: serde::Serializer>(
-    entry: &Entry,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    struct Header<'a> {
-        seq: u64,
-        time: &'a str,
-        tool: &'a str,
-        status: Status,
-        dataset_sha256: &'a str,
-        engine_version: &'a str,
-        result_sha256: &'a str,
-        prev_hash: &'a str,
-        hash: &'a str,
+fn is_direction_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// `c` as a JSON `\uXXXX` escape.
+fn escape(c: char) -> String {
+    format!("\\u{:04x}", c as u32)
+}
+
+/// `text` with its direction controls escaped: `text` itself when it has none (a result's
+/// display may be megabytes).
+fn escaped(text: String) -> String {
+    if text.contains(is_direction_control) {
+        escape_direction_controls(&text)
+    } else {
+        text
     }
-    Header {
-        seq: entry.seq,
-        time: &entry.time,
-        tool: &entry.tool,
-        status: entry.status,
-        dataset_sha256: &entry.dataset_sha256,
-        engine_version: &entry.engine_version,
-        result_sha256: &entry.result_sha256,
-        prev_hash: &entry.prev_hash,
-        hash: &entry.hash,
-    }
-    .serialize(serializer)
 }
 
 /// Why a run did not finish.
@@ -149,22 +137,23 @@ pub struct Session {
     verified: usize,
 }
 
-/// The arguments as the ledger records them: the JSON value, or the text itself as one
-/// string when it is not (strict) JSON.
-fn recorded_args(args_text: &str) -> (Result<Value, ToolError>, Value) {
-    match tools::parse_args(args_text) {
-        Ok(args) => (Ok(args.clone()), args),
-        Err(error) if args_text.len() > tools::MAX_ARGS_BYTES => {
-            let recorded = format!(
+/// The arguments, parsed (the tool reads them, then the ledger records them: one tree, never
+/// copied); or, when they are not (strict) JSON, the error and the text the ledger records
+/// instead, as one string.
+fn parsed_args(args_text: &str) -> Result<Value, (ToolError, Value)> {
+    tools::parse_args(args_text).map_err(|error| {
+        let recorded = if args_text.len() > tools::MAX_ARGS_BYTES {
+            format!(
                 "{}… (refused unread: {} bytes in all, SHA-256 {})",
                 prefix(args_text, DISPLAY_CHARS),
                 args_text.len(),
                 crate::sha256_hex(args_text.as_bytes())
-            );
-            (Err(error), Value::String(recorded))
-        }
-        Err(error) => (Err(error), Value::String(args_text.to_string())),
-    }
+            )
+        } else {
+            args_text.to_string()
+        };
+        (error, Value::String(recorded))
+    })
 }
 
 /// The most characters of the arguments the page shows in a ledger row (the exported ledger
@@ -179,16 +168,56 @@ fn prefix(text: &str, max: usize) -> &str {
     }
 }
 
-/// `text` cut after [`DISPLAY_CHARS`] characters, with a note of its length.
-fn abridged(text: String) -> String {
-    let count = text.chars().count();
-    if count <= DISPLAY_CHARS {
-        return text;
+/// How the page shows `args`: their compact JSON with direction controls escaped, cut after
+/// [`DISPLAY_CHARS`] characters with a note of its length. Abridged as it is written, so
+/// that the whole text (as long as the arguments, megabytes perhaps) is never held.
+fn args_display(args: &Value) -> String {
+    let mut display = Abridging::default();
+    write!(display, "{args}").expect("abridging never fails");
+    display.finish()
+}
+
+/// Keeps the first [`DISPLAY_CHARS`] characters of the text written to it, direction controls
+/// escaped, and counts the rest.
+#[derive(Default)]
+struct Abridging {
+    kept: String,
+    kept_chars: usize,
+    /// All the characters written, as escaped.
+    chars: usize,
+}
+
+impl Abridging {
+    fn push(&mut self, c: char) {
+        if self.kept_chars < DISPLAY_CHARS {
+            self.kept.push(c);
+            self.kept_chars += 1;
+        }
+        self.chars += 1;
     }
-    format!(
-        "{}… ({count} characters in all; the exported ledger has them whole)",
-        prefix(&text, DISPLAY_CHARS)
-    )
+
+    fn finish(self) -> String {
+        if self.chars <= DISPLAY_CHARS {
+            return self.kept;
+        }
+        format!(
+            "{}… ({} characters in all; the exported ledger has them whole)",
+            self.kept, self.chars
+        )
+    }
+}
+
+impl fmt::Write for Abridging {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        for c in text.chars() {
+            if is_direction_control(c) {
+                escape(c).chars().for_each(|e| self.push(e));
+            } else {
+                self.push(c);
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Session {
@@ -212,20 +241,19 @@ impl Session {
     /// Runs `tool` with the arguments text `args_text` (empty means `{}`) at `time`, and
     /// ledgers the run, failed or not.
     pub fn run(&mut self, tool: &str, args_text: &str, time: &str) -> RunReport {
-        let (parsed, recorded) = recorded_args(args_text);
-        let (result, dataset_sha256) = match parsed {
+        let (args, result, dataset_sha256) = match parsed_args(args_text) {
             Ok(args) => {
                 let outcome = tools::run(tool, &args);
-                (outcome.result, outcome.dataset_sha256)
+                (args, outcome.result, outcome.dataset_sha256)
             }
-            Err(error) => (Err(error), crate::dataset::sha256().to_string()),
+            Err((error, recorded)) => (recorded, Err(error), crate::dataset::sha256().to_string()),
         };
         let status = if result.is_ok() {
             Status::Ok
         } else {
             Status::Error
         };
-        self.report(tool, time, status, &recorded, &dataset_sha256, result)
+        self.report(tool, time, status, args, &dataset_sha256, result)
     }
 
     /// Ledgers a run of `tool` that did not finish, and says so to the caller.
@@ -236,10 +264,12 @@ impl Session {
         time: &str,
         why: Interruption,
     ) -> RunReport {
-        let (parsed, recorded) = recorded_args(args_text);
-        let dataset_sha256 = match &parsed {
-            Ok(args) => tools::dataset_sha256_for(args),
-            Err(_) => crate::dataset::sha256().to_string(),
+        let (args, dataset_sha256) = match parsed_args(args_text) {
+            Ok(args) => {
+                let dataset_sha256 = tools::dataset_sha256_for(&args);
+                (args, dataset_sha256)
+            }
+            Err((_, recorded)) => (recorded, crate::dataset::sha256().to_string()),
         };
         let (status, error) = match why {
             Interruption::InternalError => (
@@ -260,40 +290,42 @@ restarted; this call has no result, later calls work as before"
                 ),
             ),
         };
-        self.report(tool, time, status, &recorded, &dataset_sha256, Err(error))
+        self.report(tool, time, status, args, &dataset_sha256, Err(error))
     }
 
+    /// Ledgers the run (the arguments move into the ledger) and reports it. The result is
+    /// hashed where it is, not copied.
     fn report(
         &mut self,
         tool: &str,
         time: &str,
         status: Status,
-        args: &Value,
+        args: Value,
         dataset_sha256: &str,
         result: Result<Value, ToolError>,
     ) -> RunReport {
-        let ledgered = match &result {
-            Ok(value) => value.clone(),
-            Err(error) => error.to_json(),
+        let plot = match &result {
+            Ok(_) => tools::companion_plot(tool, &args),
+            Err(_) => None,
         };
-        let entry = self.ledger.append(Run {
+        let args_display = args_display(&args);
+        let ledgered = match &result {
+            Ok(value) => Cow::Borrowed(value),
+            Err(error) => Cow::Owned(error.to_json()),
+        };
+        let entry = EntryHeader::from(self.ledger.append(Run {
             time,
             tool,
             status,
             args,
             dataset_sha256,
             result: &ledgered,
-        });
+        }));
         let response = ToolResponse::of(&result);
-        let display = escape_direction_controls(&match &result {
+        let display = escaped(match &result {
             Ok(value) => serde_json::to_string_pretty(value).expect("results serialize"),
             Err(error) => error.to_string(),
         });
-        let args_display = abridged(escape_direction_controls(&args.to_string()));
-        let plot = match result {
-            Ok(_) => tools::companion_plot(tool, args),
-            Err(_) => None,
-        };
         let (ok, error) = match result {
             Ok(value) => (Some(value), None),
             Err(error) => (None, Some(error)),
@@ -360,6 +392,11 @@ mod tests {
 
     const T: &str = "2026-12-02T10:00:00Z";
 
+    /// The arguments the ledger recorded for the last run (a report's entry goes without).
+    fn last_args(session: &Session) -> &Value {
+        &session.ledger().entries().last().expect("a run").args
+    }
+
     #[test]
     fn a_run_is_answered_and_ledgered_in_one_call() {
         let mut session = Session::new();
@@ -379,7 +416,8 @@ mod tests {
         assert!(json["entry"].get("args").is_none());
         assert_eq!(json["entry"]["hash"], report.entry.hash);
         let whole: Entry = serde_json::from_str(&session.last_entry_json().unwrap()).unwrap();
-        assert_eq!(whole, report.entry);
+        assert_eq!(EntryHeader::from(&whole), report.entry);
+        assert_eq!(Some(&whole), session.ledger().entries().last());
         assert_eq!(json["response"].get("isError"), None);
     }
 
@@ -410,7 +448,7 @@ mod tests {
         ] {
             let report = session.run("fit_random_effects", text, T);
             assert_eq!(report.error.unwrap().code, ErrorCode::InvalidJson, "{text}");
-            assert_eq!(report.entry.args, Value::String(text.to_string()));
+            assert_eq!(last_args(&session), &Value::String(text.to_string()));
             assert_eq!(report.entry.status, Status::Error);
         }
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
@@ -458,7 +496,7 @@ mod tests {
         assert!(!report.args_display.contains('\u{202e}'));
         assert!(report.args_display.contains("\\u202e"));
         let back: Value = serde_json::from_str(&report.args_display).unwrap();
-        assert_eq!(back, report.entry.args);
+        assert_eq!(&back, last_args(&session));
         let refused = session.run("refit_excluding", r#"{"exclude":["\u2067x"]}"#, T);
         assert!(refused.display.starts_with("unknown_record:"));
         assert!(!refused.display.contains('\u{2067}'), "{}", refused.display);
@@ -474,7 +512,7 @@ mod tests {
         let error = report.error.unwrap();
         assert_eq!(error.code, ErrorCode::InvalidArguments);
         assert!(error.message.len() < 200, "{}", error.message);
-        let recorded = report.entry.args.as_str().unwrap();
+        let recorded = last_args(&session).as_str().unwrap();
         assert!(recorded.len() < DISPLAY_CHARS + 200);
         assert!(recorded.contains("refused unread"));
 
@@ -486,7 +524,49 @@ mod tests {
             .args_display
             .ends_with("the exported ledger has them whole)"));
         assert!(report.args_display.chars().count() < DISPLAY_CHARS + 100);
-        assert_eq!(report.entry.args["method"].as_str().unwrap().len(), 100_000);
+        assert_eq!(
+            last_args(&session)["method"].as_str().unwrap().len(),
+            100_000
+        );
+    }
+
+    /// The display is abridged as it is written: the same text as the whole compact JSON,
+    /// escaped, then cut, wherever the cut falls (in a multi-byte character's neighbourhood,
+    /// inside an escape) and however long the arguments.
+    #[test]
+    fn the_arguments_display_is_the_whole_text_escaped_then_cut() {
+        fn whole_then_cut(args: &Value) -> String {
+            let text = escape_direction_controls(&args.to_string());
+            let count = text.chars().count();
+            if count <= DISPLAY_CHARS {
+                return text;
+            }
+            format!(
+                "{}… ({count} characters in all; the exported ledger has them whole)",
+                prefix(&text, DISPLAY_CHARS)
+            )
+        }
+        let mut cases = vec![
+            json!({}),
+            json!(null),
+            json!("a\u{202e}b\u{2066}c\u{61c}\n\"é"),
+            json!({"records": [{"id": "s\u{200f}1", "yi": 0.1, "vi": 1e-7}]}),
+        ];
+        // `{"x":"` is 6 characters: a string of `DISPLAY_CHARS - 8 + shift` characters puts the
+        // cut around its end, `"}` being the last two.
+        for shift in 0..12 {
+            for fill in ["a", "é", "\u{1F600}", "\u{202e}"] {
+                let body = fill.repeat(DISPLAY_CHARS - 8 + shift);
+                cases.push(json!({ "x": body }));
+                let mut mixed = "b".repeat(DISPLAY_CHARS - 12 + shift);
+                mixed.push_str(&fill.repeat(3));
+                cases.push(json!({ "x": mixed }));
+            }
+        }
+        cases.push(json!({"x": "\u{2067}y".repeat(100_000)}));
+        for args in &cases {
+            assert_eq!(args_display(args), whole_then_cut(args), "{args}");
+        }
     }
 
     #[test]
@@ -503,7 +583,7 @@ mod tests {
             time: T,
             tool: "get_dataset",
             status: Status::Ok,
-            args: &json!({}),
+            args: json!({}),
             dataset_sha256: "x",
             result: &json!(1),
         });
