@@ -121,7 +121,7 @@ export async function ledgerVerified(page, n) {
 
 /** Waits for the plot drawn beside a tool's result and returns its <svg> handle. */
 export async function plotOf(page, toolName) {
-  return page.waitForSelector(`#tool-${toolName} figure.plot svg`, { timeout: 5000 });
+  return page.waitForSelector(`#tool-${toolName} figure.plot svg`, { timeout: 15000 });
 }
 
 /** Exports the audit ledger through its button and returns the entries. */
