@@ -12,18 +12,14 @@ use crate::report::{Report, Target};
 use bench::generate;
 
 pub fn run(report: &mut Report, root: &Path) {
-    let scripts = root.join("crates").join("bench").join("scripts");
-    // The module that answers the first calls (the full one adds tools, not speed).
-    let pkg = root.join("www").join("pkg").join("core");
-    let have_pkg = pkg.join("exemplar_wasm_bg.wasm").is_file();
-    let have_node = works("node", &["--version"]);
-    if !have_node {
-        report.note("node is not installed: no wasm or page figures");
-    } else if !have_pkg {
-        report.note("www/pkg is missing (run `cargo xtask build`): no wasm or page figures");
-    } else {
-        wasm_under_node(report, root, &scripts, &pkg);
-        page(report, root, &scripts);
+    let scripts = scripts(root);
+    match node_and_pkg(root) {
+        Err(why) => report.note(format!("{why}: no wasm or page figures")),
+        Ok(pkg) => {
+            wasm_under_node(report, root, &scripts, &pkg);
+            page(report, root, &scripts);
+            crate::longtasks::page_long_tasks(report, root, &scripts);
+        }
     }
     let data = match write_data() {
         Ok(dir) => dir,
@@ -35,6 +31,24 @@ pub fn run(report: &mut Report, root: &Path) {
     metafor(report, &scripts, &data);
     pymare(report, &scripts, &data);
     let _ = std::fs::remove_dir_all(&data);
+}
+
+/// crates/bench/scripts.
+pub(crate) fn scripts(root: &Path) -> PathBuf {
+    root.join("crates").join("bench").join("scripts")
+}
+
+/// The module that answers the first calls (www/pkg/core; the full one adds tools, not
+/// speed) once node is there too, or what is missing.
+pub(crate) fn node_and_pkg(root: &Path) -> Result<PathBuf, String> {
+    let pkg = root.join("www").join("pkg").join("core");
+    if !works("node", &["--version"]) {
+        return Err("node is not installed".into());
+    }
+    if !pkg.join("exemplar_wasm_bg.wasm").is_file() {
+        return Err("www/pkg is missing (run `cargo xtask build`)".into());
+    }
+    Ok(pkg)
 }
 
 fn wasm_under_node(report: &mut Report, root: &Path, scripts: &Path, pkg: &Path) {
@@ -73,15 +87,24 @@ fn wasm_under_node(report: &mut Report, root: &Path, scripts: &Path, pkg: &Path)
 const NAVIGATIONS: usize = 20;
 const CALLS: usize = 200;
 
-fn page(report: &mut Report, root: &Path, scripts: &Path) {
+/// Chromium's path (`CHROMIUM`, else /usr/bin/chromium) once it and playwright-core are
+/// there, or what is missing.
+pub(crate) fn chromium(root: &Path) -> Result<String, String> {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     if !Path::new(&chromium).is_file() {
-        return report.note(format!("{chromium} is missing: no page figures"));
+        return Err(format!("{chromium} is missing"));
     }
     if !root.join("node_modules").join("playwright-core").is_dir() {
-        return report
-            .note("node_modules/playwright-core is missing (npm install): no page figures");
+        return Err("node_modules/playwright-core is missing (npm install)".into());
     }
+    Ok(chromium)
+}
+
+fn page(report: &mut Report, root: &Path, scripts: &Path) {
+    let chromium = match chromium(root) {
+        Ok(path) => path,
+        Err(why) => return report.note(format!("{why}: no page figures")),
+    };
     eprintln!(
         "bench: the page and the bare page in Chromium ({NAVIGATIONS} navigations each, {CALLS} tool calls)"
     );
@@ -425,7 +448,7 @@ fn stdout_of(cmd: &mut Command) -> Result<String, String> {
 }
 
 /// The last stdout line, parsed as JSON.
-fn json_line(cmd: &mut Command) -> Result<Value, String> {
+pub(crate) fn json_line(cmd: &mut Command) -> Result<Value, String> {
     let text = stdout_of(cmd)?;
     let line = text.lines().last().ok_or("no output")?;
     serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))

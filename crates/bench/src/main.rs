@@ -16,12 +16,17 @@
 //! - R metafor and PyMARE on the same records, when installed
 //!   (`scripts/metafor.R`, `scripts/pymare.py`).
 //!
+//! - The page's main thread (issue 16): the longest task during each tool's largest call
+//!   through the page's own registry (`scripts/longtasks.mjs`, which takes each call's
+//!   arguments from `bench tool-args NAME`).
+//!
 //! Progress goes to stderr; stdout is the table, or with `--json` one JSON object.
 //! `--native-only` skips Node, Chromium, R and Python; `bench memory [--json]` runs only the
-//! tools' memory figures.
+//! tools' memory figures, `bench longtasks [--json]` only the main-thread figures.
 
 mod external;
 mod harness;
+mod longtasks;
 mod memory;
 mod native;
 mod report;
@@ -62,13 +67,28 @@ fn main() -> ExitCode {
             }
         };
     }
-    const USAGE: &str = "usage: bench [memory] [--json] [--native-only]";
+    if args.first().map(String::as_str) == Some("tool-args") {
+        let outcome = match args.get(1) {
+            Some(name) => longtasks::print_args(name),
+            None => Err("usage: bench tool-args NAME".to_string()),
+        };
+        return match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench tool-args: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    const USAGE: &str = "usage: bench [memory | longtasks] [--json] [--native-only]";
     let mut json_out = false;
     let mut native_only = false;
     let mut memory_only = false;
+    let mut longtasks_only = false;
     for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
             "memory" if i == 0 => memory_only = true,
+            "longtasks" if i == 0 => longtasks_only = true,
             "--json" => json_out = true,
             "--native-only" => native_only = true,
             "-h" | "--help" => {
@@ -89,12 +109,19 @@ fn main() -> ExitCode {
         machine: machine(&root),
         ..Report::default()
     };
-    if !memory_only {
-        native::run(&mut report);
-    }
-    tool_memory::run(&mut report);
-    if !native_only && !memory_only {
-        external::run(&mut report, &root);
+    if longtasks_only {
+        match external::node_and_pkg(&root) {
+            Ok(_) => longtasks::page_long_tasks(&mut report, &root, &external::scripts(&root)),
+            Err(why) => report.note(format!("{why}: no main-thread figures")),
+        }
+    } else {
+        if !memory_only {
+            native::run(&mut report);
+        }
+        tool_memory::run(&mut report);
+        if !native_only && !memory_only {
+            external::run(&mut report, &root);
+        }
     }
     // Other work on the machine inflates every time here: say how busy it was.
     report

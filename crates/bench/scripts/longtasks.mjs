@@ -1,0 +1,323 @@
+// The page's main thread during each tool's largest call (issue 16: no tool
+// call blocks the page's main thread for more than 50 ms, whatever its size).
+// Usage: node longtasks.mjs ROOT [BENCH [NAMES]]. Prints one JSON line.
+//
+// BENCH is the bench binary (`-` or nothing: `cargo run --release -p bench --`);
+// NAMES, a comma-separated list, measures only those tools.
+// `BENCH tool-args NAME` prints the arguments text of NAME's largest call
+// (crates/bench/src/calls.rs `largest`), for every tool of
+// www/generated/tools.json.
+//
+// The repository is served as scripts/page.mjs serves it (the allow-list and
+// headers of crates/xtask/src/serve.rs), and Chromium is launched with the
+// same flags but without native WebMCP: the page then installs its own
+// registry (www/webmcp.js's fallback at document.modelContext), which MCP-B-
+// style bridges call. Chromium's native executeTool marshals the input object
+// on the main thread itself, which no page can avoid (tests/worker.test.mjs).
+//
+// Each tool gets a fresh page (its own context, so an empty ledger), waited
+// for until it is ready (data-ready) and then idle for IDLE_MS. Its arguments
+// text is parsed into an object in the page in an earlier task (the caller's
+// work, not the page's); then the call
+// `document.modelContext.executeTool(name, args)` is timed while the browser
+// is traced. The figure is the longest task of the page's main thread
+// (`RunTask` on `CrRendererMain`, its style, layout and paint included) that
+// overlaps the window from just before the call until AFTER_MS after its
+// answer. The Long Tasks API ('longtask' entries, buffered off) is read over
+// the same window too (`api_longest_ms`): it does not count the rendering
+// update that follows a task (the layout of a large result), which the trace
+// shows.
+//
+// For attribution, without the Performance panel: each listed task carries
+// its largest parts from the trace (`Layout 449`, `HandlePostMessage 117`,
+// `RunMicrotasks 92`, `MajorGC 14`); an init script wraps the page's Worker so
+// that every message to and from the engine's worker is time-stamped (op and
+// size); mutation observers stamp when the tool's result, the ledger row and
+// the companion plot are drawn. A companion plot the page asks for within
+// AFTER_MS of the answer is waited for (up to PLOT_WAIT_MS); its tasks are
+// reported apart (`after_longest_ms`), not in the figure. Our own reading of
+// the answer (JSON.parse of its text) runs after the window, in a later task.
+
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { join, normalize, extname, sep } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [root, benchArg, namesArg] = process.argv.slice(2);
+if (!root) throw new Error('usage: node longtasks.mjs ROOT [BENCH [NAMES]]');
+const only = namesArg ? new Set(namesArg.split(',')) : null;
+const AFTER_MS = 100;
+const IDLE_MS = 300;
+const PLOT_WAIT_MS = 30000;
+// crates/xtask/src/serve.rs `security_headers`, on every response, refusals included.
+const HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.pdf': 'application/pdf',
+  '.json': 'application/json',
+};
+const PDF = '/benchmark-baseline.pdf';
+// Each measured call is traced (what the Performance panel shows: tasks, layout, paint,
+// GC); LONGTASKS_TRACE=DIR keeps the traces, as DIR/NAME.trace.json.
+const TRACE = process.env.LONGTASKS_TRACE;
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel'];
+/** Tasks of at least this many ms are listed, with what took their time. */
+const LISTED_MS = 20;
+
+/**
+ * The page's main-thread tasks (Chromium's `RunTask` on `CrRendererMain`, rendering
+ * included) that overlap the window between the marks `longtasks-start` and
+ * `longtasks-end`, and those after it until `longtasks-after` (the companion plot), each
+ * of LISTED_MS or more with its start (ms after the call), duration and the largest parts
+ * of it (`Layout 449`, `HandlePostMessage 139`, `FunctionCall engine.js:58 73`, ...).
+ */
+function mainThreadTasks(trace) {
+  const events = Array.isArray(trace) ? trace : trace.traceEvents;
+  const mark = (name) => events.find((e) => e.name === name && e.cat?.includes('blink.user_timing'));
+  const start = mark('longtasks-start');
+  const end = mark('longtasks-end');
+  const after = mark('longtasks-after');
+  if (!start || !end) throw new Error('the trace lacks the window\'s marks');
+  const onMain = (e) => e.pid === start.pid && e.tid === start.tid;
+  const main = events.filter((e) => onMain(e) && e.ph === 'X' && typeof e.dur === 'number');
+  const ms = (us) => Math.round(us / 100) / 10;
+  const describe = (task) => {
+    const inside = main.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur <= task.ts + task.dur && e.dur >= 5000);
+    const label = (e) => {
+      const data = e.args?.data ?? {};
+      const where = data.url ? ` ${data.url.replace(/^https?:\/\/[^/]+/, '')}:${data.lineNumber ?? ''}` : data.functionName ? ` ${data.functionName}` : '';
+      return `${e.name}${where} ${ms(e.dur)}`;
+    };
+    return {
+      start: ms(task.ts - start.ts),
+      duration: ms(task.dur),
+      parts: inside.filter((e) => !['ThreadControllerImpl::RunTask', 'v8.callFunction'].includes(e.name)).map(label),
+    };
+  };
+  const tasks = main.filter((e) => e.name === 'RunTask');
+  const within = (from, to) => tasks.filter((t) => t.ts < to && t.ts + t.dur > from);
+  const longest = (list) => ms(Math.max(0, ...list.map((t) => t.dur)));
+  const listed = (list) => list.filter((t) => t.dur >= LISTED_MS * 1000).map(describe);
+  const windowTasks = within(start.ts, end.ts);
+  const afterTasks = after ? within(end.ts, after.ts).filter((t) => t.ts >= end.ts) : [];
+  return {
+    longest: longest(windowTasks),
+    window: listed(windowTasks),
+    afterLongest: longest(afterTasks),
+    after: listed(afterTasks),
+  };
+}
+
+function resolve(urlPath) {
+  if (urlPath === '/' || urlPath === '/index.html') return join(root, 'index.html');
+  if (urlPath === PDF) return join(root, PDF.slice(1));
+  if (urlPath.startsWith('/www/')) {
+    const file = normalize(join(root, decodeURIComponent(urlPath)));
+    if (file.startsWith(join(root, 'www') + sep)) return file;
+  }
+  return null;
+}
+
+const notFound = new Set();
+const server = createServer((req, res) => {
+  const path = new URL(req.url, 'http://localhost').pathname;
+  const file = resolve(path);
+  if (!file || !existsSync(file) || !statSync(file).isFile()) {
+    notFound.add(path);
+    res.writeHead(404, HEADERS).end();
+    return;
+  }
+  res.writeHead(200, { ...HEADERS, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+/** The arguments text of `name`'s largest call, from the bench binary. */
+function argsText(name) {
+  const [command, args] = benchArg && benchArg !== '-' ? [benchArg, []] : ['cargo', ['run', '-q', '--release', '-p', 'bench', '--']];
+  return execFileSync(command, [...args, 'tool-args', name], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** How many records (or raw-data rows) the arguments hold. */
+function recordsOf(text) {
+  const args = JSON.parse(text);
+  return (Array.isArray(args.records) ? args.records.length : 0) || (Array.isArray(args.data) ? args.data.length : 0);
+}
+
+// Installed before the page's scripts: time-stamps every message to and from
+// the engine's worker (www/engine.js makes it with `new Worker`).
+const watchWorkers = () => {
+  const log = [];
+  window.__workerLog = log;
+  const size = (v) => (typeof v === 'string' ? v.length : v && typeof v === 'object' ? Object.values(v).reduce((n, x) => n + (typeof x === 'string' ? x.length : 0), 0) : 0);
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', ({ data }) => log.push({ at: performance.now(), dir: 'from worker', id: data?.id, chars: size(data?.value) }));
+    }
+    postMessage(message, ...rest) {
+      log.push({ at: performance.now(), dir: 'to worker', id: message?.id, op: message?.op, chars: size(message) });
+      return super.postMessage(message, ...rest);
+    }
+  };
+};
+
+// In the page: the measured call. The input was parsed into window.__input in
+// an earlier evaluate (an earlier task).
+const measure = async ([name, afterMs, plotWaitMs]) => {
+  const input = window.__input;
+  delete window.__input;
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const t0 = performance.now();
+  const rel = (t) => Math.round((t - t0) * 10) / 10;
+  const longTasks = [];
+  const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries()));
+  observer.observe({ type: 'longtask', buffered: false });
+  // When the tool's result, the ledger row and the plot are drawn.
+  const events = [];
+  const article = document.getElementById(`tool-${name}`);
+  const watch = (node, what, options) => {
+    if (!node) return null;
+    const m = new MutationObserver(() => events.push({ at: performance.now(), what }));
+    m.observe(node, options);
+    return m;
+  };
+  const mutations = [
+    watch(article?.querySelector('pre.result'), 'result shown', { childList: true, characterData: true, subtree: true }),
+    watch(document.getElementById('ledger-table'), 'ledger row', { childList: true, subtree: true }),
+    watch(article?.querySelector('.plot-slot'), 'plot slot changed', { childList: true }),
+  ];
+  const logStart = window.__workerLog.length;
+  performance.mark('longtasks-start');
+  const started = performance.now();
+  let text = null;
+  let thrown = null;
+  try {
+    text = await document.modelContext.executeTool(name, input);
+  } catch (err) {
+    thrown = String(err);
+  }
+  const answered = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, afterMs));
+  const windowEnd = performance.now();
+  performance.mark('longtasks-end');
+  // A companion plot asked for by now: wait for its answer and its drawing.
+  const plotAsked = () => window.__workerLog.slice(logStart).find((m) => m.op === 'plot');
+  let plotEnd = null;
+  const asked = plotAsked();
+  if (asked) {
+    const deadline = performance.now() + plotWaitMs;
+    while (performance.now() < deadline && !window.__workerLog.some((m) => m.dir === 'from worker' && m.id === asked.id)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    plotEnd = performance.now();
+  }
+  performance.mark('longtasks-after');
+  // Entries not yet handed to the callbacks would be lost by disconnect().
+  longTasks.push(...observer.takeRecords());
+  observer.disconnect();
+  for (const m of mutations) m?.disconnect();
+  // Our own reading of the answer, after the observers have stopped, in a later task.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  let ok = false;
+  let error = thrown;
+  if (text !== null) {
+    const result = JSON.parse(text);
+    ok = !result.isError;
+    if (result.isError) error = String(result.content?.[0]?.text ?? text).slice(0, 300);
+  }
+  const describe = (e) => ({
+    start: rel(e.startTime),
+    duration: Math.round(e.duration * 10) / 10,
+    attribution: (e.attribution ?? []).map((a) => `${a.name} ${a.containerType} ${a.containerSrc || a.containerName || ''}`.trim()),
+  });
+  const inWindow = longTasks.filter((e) => e.startTime < windowEnd);
+  const after = longTasks.filter((e) => e.startTime >= windowEnd);
+  return {
+    ok,
+    error,
+    call_ms: answered - started,
+    api_longest_ms: Math.max(0, ...inWindow.map((e) => e.duration)),
+    long_tasks: inWindow.map(describe),
+    after_long_tasks: after.map(describe),
+    visibility: document.visibilityState,
+    answer_chars: text?.length ?? 0,
+    events: [
+      { at: rel(started), what: 'executeTool called' },
+      { at: rel(answered), what: 'answer received' },
+      ...events.map((e) => ({ at: rel(e.at), what: e.what })),
+      ...window.__workerLog.slice(logStart).map((m) => ({ at: rel(m.at), what: `${m.dir} ${m.op ?? ''} #${m.id} ${m.chars} chars`.replace('  ', ' ') })),
+      ...(plotEnd === null ? [] : [{ at: rel(plotEnd), what: 'plot waited for' }]),
+    ].sort((a, b) => a.at - b.at),
+  };
+};
+
+const definitions = JSON.parse(readFileSync(join(root, 'www', 'generated', 'tools.json'), 'utf8'));
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const results = [];
+let mode = null;
+try {
+  for (const { name } of definitions.filter((d) => !only || only.has(d.name))) {
+    process.stderr.write(`longtasks: ${name}\n`);
+    const text = argsText(name);
+    const records = recordsOf(text);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (err) => errors.push(String(err)));
+      await page.addInitScript(watchWorkers);
+      await page.goto(`${origin}/`);
+      await page.waitForSelector('html[data-ready="true"], #boot-error:not([hidden])', { state: 'attached', timeout: 30000 });
+      const bootError = await page.$eval('#boot-error', (n) => (n.hidden ? null : n.textContent));
+      if (bootError) throw new Error(`the page did not start: ${bootError}`);
+      mode = await page.$eval('#webmcp-status', (n) => n.dataset.mode ?? null);
+      await page.waitForTimeout(IDLE_MS);
+      await page.evaluate((t) => {
+        window.__input = JSON.parse(t);
+      }, text);
+      await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+      const outcome = await page.evaluate(measure, [name, AFTER_MS, PLOT_WAIT_MS]);
+      const trace = await browser.stopTracing();
+      if (TRACE) writeFileSync(join(TRACE, `${name}.trace.json`), trace);
+      const tasks = mainThreadTasks(JSON.parse(trace.toString('utf8')));
+      results.push({
+        tool: name,
+        records,
+        input_bytes: Buffer.byteLength(text),
+        longest_ms: tasks.longest,
+        tasks: tasks.window,
+        after_longest_ms: tasks.afterLongest,
+        after_tasks: tasks.after,
+        ...outcome,
+        page_errors: errors,
+      });
+    } finally {
+      await context.close();
+    }
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(JSON.stringify({ mode, after_ms: AFTER_MS, page: 'fresh per tool', tools: results, not_found: [...notFound] }));
