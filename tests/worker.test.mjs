@@ -141,3 +141,31 @@ test('a long run from a form shows its progress, and the line goes when it ends'
     await browser.close();
   }
 });
+
+test('a long result is shown cut, with the whole result as a download', async () => {
+  const browser = await launch({ webmcp: false });
+  try {
+    const { page, errors } = await openPage(browser);
+    const k = await page.evaluate(async () => {
+      const records = Array.from({ length: 1500 }, (_, i) => ({ id: `r${i}`, yi: Math.cos(i) / 2, vi: 0.02 + (i % 7) / 50 }));
+      const result = JSON.parse(await document.modelContext.executeTool('leave_one_out', { records }));
+      return result.structuredContent.results.length;
+    });
+    assert.equal(k, 1500, 'the agent gets the whole result');
+    const tool = '#tool-leave_one_out';
+    await page.waitForSelector(`${tool} .result-whole button`, { state: 'attached', timeout: 10000 });
+    const shown = await page.textContent(`${tool} pre.result`);
+    assert.match(shown, /… \(\d+ characters in all; the whole result is in the download below\)$/);
+    assert.ok(shown.length < 20100, `${shown.length} characters shown`);
+    await page.click(`${tool} details.tool-details > summary`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${tool} .result-whole button`)]);
+    const chunks = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+    const whole = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    assert.equal(whole.results.length, 1500);
+    assert.equal(whole.results[1499].omitted, 'r1499');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

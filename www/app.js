@@ -7,7 +7,7 @@
 // Agents first: the tools are registered from the definitions before the
 // wasm has loaded; a call that comes in meanwhile waits for the engine.
 
-import { el, fill, byId, table, scroller, downloadLink, pretty } from './dom.js';
+import { el, fill, byId, table, scroller, downloadLink, downloadNow, pretty } from './dom.js';
 import { registered, connectRunner } from './register.js';
 import * as engineModule from './engine.js';
 
@@ -180,7 +180,17 @@ function showResult(name, report, via) {
   const labelNode = output.previousElementSibling;
   if (labelNode?.classList.contains('output-label')) labelNode.textContent = `Result (run by ${via})`;
   output.textContent = report.display;
-  output.classList.toggle('error', !('ok' in report));
+  output.classList.toggle('error', 'error' in report);
+  // A long result is shown cut (Rust cuts it); the whole one is a download,
+  // written when the person asks for it.
+  output.parentElement.querySelector('.result-whole')?.remove();
+  if (report.display_abridged) {
+    const button = el('button', { type: 'button', text: 'Download the whole result (JSON)' });
+    button.addEventListener('click', () =>
+      downloadNow(`${name}-result-${report.entry.seq}.json`, JSON.stringify(report.response.structuredContent, null, 2), 'application/json'),
+    );
+    output.after(el('p', { class: 'result-whole actions' }, button));
+  }
 }
 
 function renderRegistration(registration, count) {

@@ -18,11 +18,19 @@ const text = (args) => (typeof args === 'string' ? args : JSON.stringify(args ??
 const recent = new Map();
 const RECENT_RUNS = 16;
 
-function remember(reportText, argsText) {
-  const seq = JSON.parse(session.lastEntryJson()).seq;
+function remember(seq, argsText) {
   recent.set(seq, argsText);
   if (recent.size > RECENT_RUNS) recent.delete(recent.keys().next().value);
-  return reportText;
+}
+
+/**
+ * A run report as the page takes it: parsed here, off the page's thread, and
+ * without `ok`, which repeats the response's structured content (a result of
+ * megabytes would otherwise cross to the page twice).
+ */
+function lean(reportText) {
+  const { ok, ...report } = JSON.parse(reportText);
+  return report;
 }
 
 const ops = {
@@ -53,11 +61,12 @@ const ops = {
   run: ({ name, args, time }) => {
     if (tier === 'core' && !wasm.hasTool(name)) return { missing: true };
     const argsText = text(args);
-    const report = remember(session.run(name, argsText, time), argsText);
+    const report = lean(session.run(name, argsText, time));
+    remember(report.entry.seq, argsText);
     return { report, entry: session.lastEntryJson() };
   },
   interrupt: ({ name, args, time, cancelled }) => ({
-    report: session.recordInterruption(name, text(args), time, cancelled),
+    report: lean(session.recordInterruption(name, text(args), time, cancelled)),
     entry: session.lastEntryJson(),
   }),
   // The plot beside run `seq` of tool `name`, with that run's arguments.

@@ -161,8 +161,10 @@ export async function preloadFull() {
 
 const now = () => new Date().toISOString();
 
-/** Records per task when a large input is turned into text. */
+/** An array longer than this is turned into text a slice at a time. */
 const CHUNK = 2000;
+/** The time one slice may take: the slice's length adapts to it (records differ in size). */
+const SLICE_BUDGET_MS = 8;
 const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
@@ -184,9 +186,16 @@ async function inputText(input, progress) {
       continue;
     }
     const slices = [];
-    for (let i = 0; i < item.length; i += CHUNK) {
+    let size = 500;
+    for (let i = 0; i < item.length; ) {
       progress({ stage: 'input', done: i, total: item.length });
-      slices.push(JSON.stringify(item.slice(i, i + CHUNK)).slice(1, -1));
+      const started = performance.now();
+      const end = Math.min(i + size, item.length);
+      slices.push(JSON.stringify(item.slice(i, end)).slice(1, -1));
+      i = end;
+      // The next slice as long as fits the budget at this slice's pace (at least 50 items).
+      const spent = Math.max(performance.now() - started, 0.1);
+      size = Math.max(50, Math.min(20000, Math.round((size * SLICE_BUDGET_MS) / spent)));
       await yieldTask();
     }
     parts.push(`${JSON.stringify(key)}:[${slices.filter((t) => t.length).join(',')}]`);
@@ -194,10 +203,10 @@ async function inputText(input, progress) {
   return `{${parts.join(',')}}`;
 }
 
-/** `{report, entry}` from the worker: the report parsed, the whole entry kept as text. */
+/** `{report, entry}` from the worker: the report (parsed there), the whole entry kept as text. */
 function keep({ report, entry }) {
   entries.push(entry);
-  return JSON.parse(report);
+  return report;
 }
 
 async function runNow(name, input, signal, progress) {
@@ -243,7 +252,8 @@ async function runNow(name, input, signal, progress) {
 /**
  * Runs a tool with `args` (JSON text, or an agent's input object, turned
  * into text in the worker) and ledgers the run. Resolves to the Rust report
- * `{ok | error, response, entry, plot, display, args_display}`; never rejects
+ * `{error?, response, entry, plot, display, display_abridged, args_display}`
+ * (a result is the response's structured content); never rejects
  * for a tool's own failure. An aborted `signal` stops the run and ledgers a
  * cancellation. `onProgress({stage, done, total})`, if given, hears where the
  * run is: `queued` (behind earlier calls), `starting` (the engine loads),

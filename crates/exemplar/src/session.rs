@@ -74,8 +74,13 @@ pub struct RunReport {
     /// [`Session::companion_plot`]).
     pub plot: Option<&'static str>,
     /// How the page shows the result to a person: indented JSON, or `code: message`.
-    /// Direction controls are escaped ([`escape_direction_controls`]).
+    /// Direction controls are escaped ([`escape_direction_controls`]). A result longer than
+    /// [`RESULT_DISPLAY_CHARS`] is cut there with a note of its length (laying out
+    /// megabytes of text would hold the page for seconds); the whole result is the
+    /// response's structured content.
     pub display: String,
+    /// Whether `display` was cut.
+    pub display_abridged: bool,
     /// How the page shows the ledgered arguments, escaped the same way and abridged to
     /// [`DISPLAY_CHARS`] characters.
     pub args_display: String,
@@ -160,6 +165,10 @@ fn parsed_args(args_text: &str) -> Result<Value, (ToolError, Value)> {
 /// has them whole).
 pub const DISPLAY_CHARS: usize = 2_000;
 
+/// The most characters of a result the page shows in a tool's result area (the page offers
+/// the whole result as a download).
+pub const RESULT_DISPLAY_CHARS: usize = 20_000;
+
 /// The first `max` characters of `text`.
 fn prefix(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {
@@ -172,15 +181,23 @@ fn prefix(text: &str, max: usize) -> &str {
 /// [`DISPLAY_CHARS`] characters with a note of its length. Abridged as it is written, so
 /// that the whole text (as long as the arguments, megabytes perhaps) is never held.
 fn args_display(args: &Value) -> String {
-    let mut display = Abridging::default();
+    let mut display = Abridging::new(DISPLAY_CHARS);
     write!(display, "{args}").expect("abridging never fails");
-    display.finish()
+    display.finish("the exported ledger has them whole").0
 }
 
-/// Keeps the first [`DISPLAY_CHARS`] characters of the text written to it, direction controls
-/// escaped, and counts the rest.
-#[derive(Default)]
+/// How the page shows a result: its indented JSON with direction controls escaped, cut after
+/// [`RESULT_DISPLAY_CHARS`] characters with a note of its length; and whether it was cut.
+fn result_display(result: &Value) -> (String, bool) {
+    let mut display = Abridging::new(RESULT_DISPLAY_CHARS);
+    write!(display, "{result:#}").expect("abridging never fails");
+    display.finish("the whole result is in the download below")
+}
+
+/// Keeps the first `limit` characters of the text written to it, direction controls escaped,
+/// and counts the rest.
 struct Abridging {
+    limit: usize,
     kept: String,
     kept_chars: usize,
     /// All the characters written, as escaped.
@@ -188,21 +205,32 @@ struct Abridging {
 }
 
 impl Abridging {
+    fn new(limit: usize) -> Self {
+        Abridging {
+            limit,
+            kept: String::new(),
+            kept_chars: 0,
+            chars: 0,
+        }
+    }
+
     fn push(&mut self, c: char) {
-        if self.kept_chars < DISPLAY_CHARS {
+        if self.kept_chars < self.limit {
             self.kept.push(c);
             self.kept_chars += 1;
         }
         self.chars += 1;
     }
 
-    fn finish(self) -> String {
-        if self.chars <= DISPLAY_CHARS {
-            return self.kept;
+    /// The text kept, with `… (N characters in all; {whole})` when it was cut; and whether
+    /// it was.
+    fn finish(self, whole: &str) -> (String, bool) {
+        if self.chars <= self.limit {
+            return (self.kept, false);
         }
-        format!(
-            "{}… ({} characters in all; the exported ledger has them whole)",
-            self.kept, self.chars
+        (
+            format!("{}… ({} characters in all; {whole})", self.kept, self.chars),
+            true,
         )
     }
 }
@@ -322,10 +350,10 @@ restarted; this call has no result, later calls work as before"
             result: &ledgered,
         }));
         let response = ToolResponse::of(&result);
-        let display = escaped(match &result {
-            Ok(value) => serde_json::to_string_pretty(value).expect("results serialize"),
-            Err(error) => error.to_string(),
-        });
+        let (display, display_abridged) = match &result {
+            Ok(value) => result_display(value),
+            Err(error) => (escaped(error.to_string()), false),
+        };
         let (ok, error) = match result {
             Ok(value) => (Some(value), None),
             Err(error) => (None, Some(error)),
@@ -337,6 +365,7 @@ restarted; this call has no result, later calls work as before"
             entry,
             plot,
             display,
+            display_abridged,
             args_display,
         }
     }
@@ -501,6 +530,41 @@ mod tests {
         assert!(refused.display.starts_with("unknown_record:"));
         assert!(!refused.display.contains('\u{2067}'), "{}", refused.display);
         assert_eq!(escape_direction_controls("a\u{200f}b"), "a\\u200fb");
+    }
+
+    /// A long result is shown cut (laying out megabytes would hold the page), a short one
+    /// whole; the response keeps it whole either way.
+    #[test]
+    fn a_long_result_is_shown_abridged_and_a_short_one_whole() {
+        let mut session = Session::new();
+        let short = session.run("fit_random_effects", "{}", T);
+        assert!(!short.display_abridged);
+        assert_eq!(
+            short.display,
+            serde_json::to_string_pretty(short.ok.as_ref().unwrap()).unwrap()
+        );
+        let records: Vec<Value> = (0..500)
+            .map(|i| json!({"id": format!("r{i}"), "yi": i as f64 / 1000.0, "vi": 0.01 + (i % 9) as f64 / 100.0}))
+            .collect();
+        let args = json!({ "records": records }).to_string();
+        let long = session.run("leave_one_out", &args, T);
+        let whole = serde_json::to_string_pretty(long.ok.as_ref().unwrap()).unwrap();
+        assert!(whole.chars().count() > RESULT_DISPLAY_CHARS);
+        assert!(long.display_abridged);
+        let (kept, note) = long.display.split_once('…').unwrap();
+        assert_eq!(kept, prefix(&whole, RESULT_DISPLAY_CHARS));
+        assert_eq!(
+            note,
+            format!(
+                " ({} characters in all; the whole result is in the download below)",
+                whole.chars().count()
+            )
+        );
+        assert_eq!(
+            long.response.structured_content.as_ref(),
+            long.ok.as_ref(),
+            "the agent gets the whole result"
+        );
     }
 
     #[test]
