@@ -79,7 +79,7 @@ pub fn data_argument(tool: &Tool) -> Option<&'static str> {
 /// the row limit of the effect-size tool; 0 when it takes no data.
 pub fn cap(tool: &Tool) -> usize {
     match data_argument(tool) {
-        Some(RAW_DATA) => tools::MAX_TOOL_RECORDS,
+        Some(RAW_DATA) => tools::MAX_RAW_DATA_ROWS,
         Some(_) => tool.max_records,
         None => 0,
     }

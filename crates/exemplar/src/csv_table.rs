@@ -12,8 +12,8 @@ use std::fmt;
 
 /// The largest CSV text accepted (16 MiB).
 pub const MAX_CSV_BYTES: usize = 16 * 1024 * 1024;
-/// The most data rows accepted (the most records a tool accepts).
-pub const MAX_CSV_ROWS: usize = crate::tools::MAX_TOOL_RECORDS;
+/// The most data rows accepted (the most rows of raw data `compute_effect_sizes` accepts).
+pub const MAX_CSV_ROWS: usize = crate::tools::MAX_RAW_DATA_ROWS;
 /// The most columns accepted.
 pub const MAX_CSV_COLUMNS: usize = 200;
 

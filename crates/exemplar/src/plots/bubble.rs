@@ -11,8 +11,9 @@ use super::{
 use meta_analysis::{MetaRegression, ModeratorValue, Record, Term, Test};
 use serde_json::{json, Value};
 
-/// The most records a bubble plot draws.
-pub const MAX_BUBBLE_RECORDS: usize = 10_000;
+/// The most records a bubble plot draws: its answer (the SVG and every number drawn) stays a
+/// few MB, which the page receives from its engine's worker within a 50 ms task.
+pub const MAX_BUBBLE_RECORDS: usize = 5_000;
 
 /// What a bubble plot shows.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@
 //! row's error beside it).
 
 use super::data::{DataSource, DatasetInfo};
-use super::{ErrorCode, ToolError, MAX_TOOL_RECORDS};
+use super::{ErrorCode, ToolError, MAX_RAW_DATA_ROWS};
 use crate::{canonical, csv_table};
 use meta_analysis::effect_sizes::{
     escalc, AddTo, Column, EffectSizeError, EscalcOptions, Measure, RawRow,
@@ -49,7 +49,7 @@ above its n, r outside [-1, 1], n too small for the measure, a zero cell with no
 refuses the call, and the error lists each such row with its column. Returns measure, k, \
 `records` (one per row, in order: id, yi, vi, then the row's other columns) and dataset \
 (\"{RAW_DATA}\" with the SHA-256 of the canonical JSON of `data`). Pass `records` as the \
-`records` argument of {} and the other analyses. At most {MAX_TOOL_RECORDS} rows. \
+`records` argument of {} and the other analyses. At most {MAX_RAW_DATA_ROWS} rows. \
 docs/METHODS.md (the page's Methods section) states every formula.",
         measures.join("; "),
         super::FIT_RANDOM_EFFECTS.name,
@@ -75,7 +75,7 @@ pub fn input_schema() -> Value {
             "measure": {"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name."},
             "data": {
                 "type": "array",
-                "description": format!("One object per study with the measure's columns, an optional id and any other columns (kept in the records); at most {MAX_TOOL_RECORDS}."),
+                "description": format!("One object per study with the measure's columns, an optional id and any other columns (kept in the records); at most {MAX_RAW_DATA_ROWS}."),
                 "items": {"type": "object", "properties": columns, "additionalProperties": true}
             },
             "add": {"type": "number", "minimum": 0, "description": "Continuity correction added to the cells of a 2x2 table or a proportion's counts (default 0.5)."},
@@ -296,11 +296,11 @@ pub fn compute_effect_sizes(
             "data is empty; give one object per study",
         ));
     }
-    if args.data.len() > MAX_TOOL_RECORDS {
+    if args.data.len() > MAX_RAW_DATA_ROWS {
         return Err(ToolError::new(
             ErrorCode::TooManyRecords,
             format!(
-                "too many rows: {} given, at most {MAX_TOOL_RECORDS} are accepted",
+                "too many rows: {} given, at most {MAX_RAW_DATA_ROWS} are accepted",
                 args.data.len()
             ),
         ));
@@ -491,7 +491,7 @@ row 5 (\"a\"): the id \"a\" is also row 1's; ids must be unique"
         ] {
             assert_eq!(es(args.clone()).unwrap_err().code.as_str(), code, "{args}");
         }
-        let many: Vec<Value> = (0..=MAX_TOOL_RECORDS).map(|_| json!({})).collect();
+        let many: Vec<Value> = (0..=MAX_RAW_DATA_ROWS).map(|_| json!({})).collect();
         assert_eq!(
             es(json!({"measure": "PR", "data": many})).unwrap_err().code,
             ErrorCode::TooManyRecords

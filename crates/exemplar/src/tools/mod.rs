@@ -48,6 +48,11 @@ pub const MAX_TOOL_RECORDS: usize = 100_000;
 /// result a readable size).
 pub const MAX_LEAVE_ONE_OUT_RECORDS: usize = 2_000;
 
+/// The most rows of raw data `compute_effect_sizes` accepts. Its answer holds every record
+/// with all its columns, twice (as text and as structured content): at 20,000 rows a few
+/// MB, which the page receives from its engine's worker within a 50 ms task.
+pub const MAX_RAW_DATA_ROWS: usize = 20_000;
+
 /// The largest arguments text a tool call accepts: 16 MiB.
 pub const MAX_ARGS_BYTES: usize = 16 * 1024 * 1024;
 
