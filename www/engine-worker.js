@@ -34,16 +34,15 @@ function lean(reportText) {
 }
 
 const ops = {
-  // The glue first (while the page compiles the wasm), then the instance.
-  async load({ glue, tier: which }) {
-    wasm = await import(glue);
-    tier = which;
-    return null;
-  },
-  async start({ module, entries }) {
-    await wasm.default({ module_or_path: module });
+  // The glue and the module (compiled here from `wasmUrl` when the page has
+  // none yet: then it is handed back, for the page's instance and later
+  // workers), then the instance and the Session.
+  async start({ glue, tier: which, module, wasm: wasmUrl, entries }) {
+    const [loaded, compiled] = await Promise.all([import(glue), module ?? WebAssembly.compileStreaming(fetch(wasmUrl))]);
+    [wasm, tier] = [loaded, which];
+    await wasm.default({ module_or_path: compiled });
     session = entries ? wasm.Session.restore(entries) : new wasm.Session();
-    return null;
+    return module ? null : compiled;
   },
   // The full module takes over: its Session continues this one's ledger.
   async upgrade({ module, glue }) {

@@ -44,10 +44,12 @@ let trapArmed = false;
 class Trap extends Error {}
 
 /**
- * Starts a worker on the current module. `module` (the compiled module, or a
- * promise of it) may still be compiling: the worker loads its glue meanwhile.
+ * Starts a worker on the current module: from the compiled module, or, for
+ * the first worker, from the wasm's URL, which the worker compiles (off this
+ * thread, while the page is laid out). Resolves to the compiled module the
+ * first worker made, which every later instance is made from.
  */
-async function spawn(module = compiled[tier]) {
+function spawn(module = compiled[tier]) {
   worker = new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' });
   worker.onmessage = ({ data }) => {
     const pending = waiting.get(data.id);
@@ -61,10 +63,13 @@ async function spawn(module = compiled[tier]) {
     event.preventDefault();
     failAll(new Trap(event.message || 'the engine worker stopped'));
   };
-  const loading = call('load', { glue: glueUrl(tier), tier });
-  const ready = await module;
-  await loading;
-  return call('start', { module: ready, entries: entries.length ? `[${entries.join(',')}]` : null });
+  return call('start', {
+    glue: glueUrl(tier),
+    tier,
+    module,
+    wasm: module ? null : wasmUrl(tier).href,
+    entries: entries.length ? `[${entries.join(',')}]` : null,
+  });
 }
 
 function failAll(error) {
@@ -96,16 +101,16 @@ export function start() {
   starting =
     starting ??
     (async () => {
-      // Compiled once, here; this thread's instance and every worker's are made from it.
+      // Compiled once, by the first worker; this thread's instance and every
+      // later worker's are made from that module.
       const module = import(glueUrl('core'));
-      const compiling = WebAssembly.compileStreaming(fetch(wasmUrl('core')));
-      // The worker starts at once, loading its glue while the wasm compiles.
-      workerReady = spawn(compiling);
+      workerReady = spawn(null).then((made) => {
+        compiled.core = made;
+      });
       workerReady.catch(() => {}); // a failure is reported by the awaits of it
-      compiled.core = await compiling;
       glue = await module;
-      await glue.default({ module_or_path: compiled.core });
       await workerReady;
+      await glue.default({ module_or_path: compiled.core });
     })();
   return starting;
 }

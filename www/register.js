@@ -25,9 +25,14 @@ export function connectRunner(run) {
  * (`registration` as webmcp.js's registerTools gives it).
  */
 export const registered = (async () => {
-  const registration = await registerTools(definitions, async (name, input, signal) => (await runner)(name, input, 'agent (WebMCP)', signal));
-  document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
-  performance.mark('tools-registered');
+  let registration = { mode: 'none', reason: 'The registration did not finish.', registered: [], failed: [] };
+  try {
+    registration = await registerTools(definitions, async (name, input, signal) => (await runner)(name, input, 'agent (WebMCP)', signal));
+  } finally {
+    // Also shows the page, which style.css keeps unlaid-out until this is set.
+    document.documentElement.dataset.toolsRegistered = String(registration.mode !== 'none');
+    performance.mark('tools-registered');
+  }
   // The engine starts now, so that its wasm is on the way before app.js runs;
   // app.js awaits the same start and reports its failure.
   import('./engine.js')
