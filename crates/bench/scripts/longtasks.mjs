@@ -43,6 +43,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { join, normalize, extname, sep } from 'node:path';
 import { chromium } from 'playwright-core';
+import { HEADERS, TYPES } from './served.mjs';
 
 const [root, benchArg, namesArg] = process.argv.slice(2);
 if (!root) throw new Error('usage: node longtasks.mjs ROOT [BENCH [NAMES]]');
@@ -50,26 +51,6 @@ const only = namesArg ? new Set(namesArg.split(',')) : null;
 const AFTER_MS = 100;
 const IDLE_MS = 300;
 const PLOT_WAIT_MS = 30000;
-// crates/xtask/src/serve.rs `security_headers`, on every response, refusals included.
-const HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-cache',
-};
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.pdf': 'application/pdf',
-  '.json': 'application/json',
-};
 const PDF = '/benchmark-baseline.pdf';
 // Each measured call is traced (what the Performance panel shows: tasks, layout, paint,
 // GC); LONGTASKS_TRACE=DIR keeps the traces, as DIR/NAME.trace.json.

@@ -19,32 +19,13 @@ import { join, normalize, extname, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { barePage } from './bare-page.mjs';
+import { HEADERS, TYPES } from './served.mjs';
 
 const [root, navArg, callArg] = process.argv.slice(2);
 const NAVIGATIONS = Number(navArg ?? 20);
 const CALLS = Number(callArg ?? 200);
 const PDF = '/benchmark-baseline.pdf';
 const FIRST_TOOL = 'fit_random_effects';
-// crates/xtask/src/serve.rs `security_headers`, on every response, refusals included.
-const HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-cache',
-};
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.pdf': 'application/pdf',
-  '.json': 'application/json',
-};
 
 const bare = barePage(readFileSync(join(root, 'www', 'generated', 'tools.json'), 'utf8'));
 const definitionCount = JSON.parse(readFileSync(join(root, 'www', 'generated', 'tools.json'), 'utf8')).length;

@@ -1,4 +1,4 @@
-//! `scripts/page.mjs` serves the page with the headers of `cargo xtask serve`
+//! `scripts/served.mjs` (the server of `scripts/page.mjs` and `scripts/longtasks.mjs`) serves the page with the headers of `cargo xtask serve`
 //! (crates/xtask/src/serve.rs `security_headers`), so that the page is timed
 //! as it is served: a header added there and not here (a CSP directive, a
 //! new isolation header) would make the bench measure another page. This
@@ -70,12 +70,12 @@ fn xtask_headers() -> Vec<(String, String)> {
     names.into_iter().zip(values).collect()
 }
 
-/// `(name, value)` of page.mjs's `HEADERS` object: quoted strings, alternately key and value.
+/// `(name, value)` of served.mjs's `HEADERS` object (page.mjs and longtasks.mjs serve with it): quoted strings, alternately key and value.
 fn bench_headers() -> Vec<(String, String)> {
-    let page = read("crates/bench/scripts/page.mjs");
+    let page = read("crates/bench/scripts/served.mjs");
     let start = page
-        .find("const HEADERS = {")
-        .expect("page.mjs has const HEADERS");
+        .find("export const HEADERS = {")
+        .expect("served.mjs has HEADERS");
     let block = &page[start..start + page[start..].find("};").unwrap()];
     let mut strings = Vec::new();
     let mut chars = block.char_indices();
@@ -86,7 +86,7 @@ fn bench_headers() -> Vec<(String, String)> {
             chars.nth(len);
         }
     }
-    assert!(strings.len() % 2 == 0, "page.mjs HEADERS: {strings:?}");
+    assert!(strings.len() % 2 == 0, "served.mjs HEADERS: {strings:?}");
     strings
         .chunks(2)
         .map(|kv| (kv[0].clone(), kv[1].clone()))
