@@ -65,11 +65,13 @@ const server = createServer((req, res) => {
   const found = bodyOf(path);
   if (!found) {
     res.writeHead(404, HEADERS).end();
-    served.push({ path, found: false });
+    served.push({ path, found: false, at: performance.timeOrigin + performance.now() });
     return;
   }
   res.writeHead(200, { ...HEADERS, 'content-type': found.type }).end(found.body);
-  served.push({ path, found: true });
+  // When the request arrived (ms since the epoch, as the page's timeOrigin + mark is): a
+  // worker's requests are not in the page's Resource Timing, but they are here.
+  served.push({ path, found: true, at: performance.timeOrigin + performance.now() });
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const origin = `http://127.0.0.1:${server.address().port}`;
@@ -126,6 +128,7 @@ const pageFacts = async () => {
   const resources = performance.getEntriesByType('resource').map((e) => ({ url: e.name, start: e.startTime, end: e.responseEnd }));
   return {
     mark,
+    timeOrigin: performance.timeOrigin,
     mode: document.getElementById('webmcp-status')?.dataset.mode ?? null,
     count: document.modelContext ? (await document.modelContext.getTools()).length : 0,
     documentEnd: nav?.responseEnd,
@@ -192,7 +195,16 @@ const roundTrips = (page) =>
   );
 
 const paths = (requests) => requests.map((r) => ({ ...r, path: new URL(r.url).pathname }));
-const before = (facts) => paths(facts.requests).filter((r) => r.start < facts.mark);
+/**
+ * Every request made before the tools were registered: those the page's Resource Timing
+ * starts before the mark, and those the server received before it (which include the
+ * engine worker's own requests, absent from the page's timeline).
+ */
+const before = (facts) => {
+  const registeredAt = facts.timeOrigin + facts.mark;
+  const byServer = (facts.served ?? []).filter((s) => s.found && s.at < registeredAt).map((s) => ({ path: s.path }));
+  return [...paths(facts.requests).filter((r) => r.start < facts.mark), ...byServer];
+};
 const bytes = (list) =>
   [...new Set(list.map((r) => r.path))].reduce(
     (acc, p) => {
@@ -212,7 +224,7 @@ let calls = null;
 for (let i = 0; i < NAVIGATIONS; i += 1) {
   served = [];
   const visited = await visit('/', { ours: true, then: i === NAVIGATIONS - 1 ? roundTrips : null });
-  ours.push(visited.facts);
+  ours.push({ ...visited.facts, served: [...served] });
   calls = visited.after ?? calls;
   if (firstServed === null) firstServed = [...served];
   bares.push((await visit('/bare/', { ours: false })).facts);
