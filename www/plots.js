@@ -17,6 +17,15 @@ import { el, fill, downloadLink } from './dom.js';
 
 const DRAW_DELAY_MS = 30;
 
+/**
+ * A plot's SVG longer than this is not drawn by itself: parsing and laying
+ * out SVG costs the page's thread about 70 ms per million characters here
+ * (a cumulative forest plot of 2,000 records, about 2 M characters, held it
+ * for 140 ms), and no run may hold it for more than 50 ms. Such a plot is
+ * offered as a download, and drawn here when the person asks.
+ */
+export const MAX_DRAWN_SVG_CHARS = 300_000;
+
 /** Parses SVG text into a node of this document, or throws. */
 export function svgNode(svgText) {
   const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
@@ -53,6 +62,15 @@ export function createPlotter({ companionPlot, slotFor }) {
       fill(slot, el('p', { class: 'status alarm', text: `The plot could not be drawn: ${out.error.code}: ${out.error.message}` }));
       return;
     }
+    if (out.ok.svg.length > MAX_DRAWN_SVG_CHARS) {
+      offer(slot, out, via);
+      return;
+    }
+    show(slot, out, via);
+  }
+
+  /** Draws the plot's SVG into the slot, with its caption and download. */
+  function show(slot, out, via) {
     let svg;
     try {
       svg = svgNode(out.ok.svg);
@@ -74,6 +92,30 @@ export function createPlotter({ companionPlot, slotFor }) {
           ` from this run's arguments, after a run by ${via}. `,
           downloadLink('Download the SVG', `${out.tool}.svg`, out.ok.svg, 'image/svg+xml'),
         ),
+      ),
+    );
+  }
+
+  /** A plot too large to draw by itself: its download, and a button that draws it. */
+  function offer(slot, out, via) {
+    const chars = (out.ok.svg.length / 1e6).toFixed(1);
+    const drawIt = el('button', { type: 'button', text: 'Draw it here' });
+    drawIt.addEventListener('click', () => {
+      for (const old of slot.querySelectorAll('a[download]')) URL.revokeObjectURL(old.href);
+      show(slot, out, via);
+    });
+    fill(
+      slot,
+      el(
+        'p',
+        { class: 'note plot-offer', 'data-plot-tool': out.tool },
+        `The plot of this result (`,
+        el('code', { text: out.tool }),
+        `, ${chars} million characters of SVG) is too large to draw without holding the page; `,
+        downloadLink('download the SVG', `${out.tool}.svg`, out.ok.svg, 'image/svg+xml'),
+        ' or ',
+        drawIt,
+        '.',
       ),
     );
   }
