@@ -70,3 +70,43 @@ test('the first module answers the benchmark; another tool waits for the whole e
     await browser.close();
   }
 });
+
+test('when the whole engine cannot be loaded, a call that needs it is an error that says so, ledgered; the benchmark goes on; a later call loads it', async () => {
+  const browser = await launch({ webmcp: true });
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    // The whole module's wasm fails to arrive until the test lets it.
+    let blocked = true;
+    await page.route('**/pkg/full/exemplar_wasm_bg.wasm', (route) => (blocked ? route.abort('failed') : route.continue()));
+    await page.goto(`${BASE_URL}/`);
+    await page.waitForSelector('html[data-tools-registered="true"]', { state: 'attached', timeout: 10000 });
+
+    const forest = await agentCall(page, 'forest_plot', {});
+    assert.equal(forest.isError, true);
+    assert.match(forest.content[0].text, /^internal_error: internal error in tool forest_plot: the part of the engine it needs could not be loaded \(".+"\); this call has no result, and the benchmark's tools still work$/);
+    const fit = await agentCall(page, 'fit_random_effects', {});
+    assert.equal(fit.structuredContent.k, 19);
+
+    blocked = false;
+    const again = await agentCall(page, 'forest_plot', {});
+    assert.equal(again.isError, undefined, JSON.stringify(again).slice(0, 300));
+    assert.match(again.structuredContent.svg, /^<svg/);
+
+    await ledgerVerified(page, 3);
+    const entries = JSON.parse(await exportedLedger(page));
+    assert.deepEqual(
+      entries.map((e) => [e.tool, e.status]),
+      [
+        ['forest_plot', 'internal_error'],
+        ['fit_random_effects', 'ok'],
+        ['forest_plot', 'ok'],
+      ],
+    );
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -68,6 +68,11 @@ const ops = {
     report: lean(session.recordInterruption(name, text(args), time, cancelled)),
     entry: session.lastEntryJson(),
   }),
+  // A run that could not start: the whole module it needs did not load.
+  unavailable: ({ name, args, time, reason }) => ({
+    report: lean(session.recordUnavailable(name, text(args), time, reason)),
+    entry: session.lastEntryJson(),
+  }),
   // The plot beside run `seq` of tool `name`, with that run's arguments.
   plot: ({ name, seq }) => (recent.has(seq) ? session.companionPlot(name, recent.get(seq)) : 'null'),
   verify: () => session.verify(),

@@ -42,6 +42,8 @@ let workerReady = null; // the first worker's start: calls need only this, not t
 let trapArmed = false;
 
 class Trap extends Error {}
+/** The whole module could not be loaded (its glue or its wasm): the message says why. */
+class Unavailable extends Error {}
 
 /**
  * Starts a worker on the current module: from the compiled module, or, for
@@ -129,11 +131,19 @@ export function loadFull() {
   fullLoad =
     fullLoad ??
     (async () => {
-      const module = import(glueUrl('full'));
-      compiled.full = await WebAssembly.compileStreaming(fetch(wasmUrl('full')));
-      const full = await module;
-      await full.default({ module_or_path: compiled.full });
-      return full;
+      try {
+        const module = import(glueUrl('full'));
+        module.catch(() => {}); // reported by the await below, or by the compile's failure
+        compiled.full = await WebAssembly.compileStreaming(fetch(wasmUrl('full')));
+        const full = await module;
+        await full.default({ module_or_path: compiled.full });
+        return full;
+      } catch (err) {
+        // A later call tries again (the network may be back).
+        fullLoad = null;
+        compiled.full = null;
+        throw new Unavailable(String(err?.message ?? err));
+      }
     })();
   return fullLoad;
 }
@@ -146,7 +156,8 @@ async function upgrade() {
     await call('upgrade', { module: compiled.full, glue: glueUrl('full') });
     tier = 'full';
   } catch (err) {
-    if (!(err instanceof Trap)) throw err;
+    // The worker could not import the whole module's glue: the core module goes on.
+    if (!(err instanceof Trap)) throw new Unavailable(err.message);
     tier = 'full';
     await restart(err);
   }
@@ -236,7 +247,13 @@ async function runNow(name, input, signal, progress) {
     if (outcome?.missing) {
       // The first module lacks the tool: the whole engine takes over, and runs it.
       progress({ stage: 'loading' });
-      await upgrade();
+      try {
+        await upgrade();
+      } catch (err) {
+        if (!(err instanceof Unavailable)) throw err;
+        // Ledgered (in Rust, which words it), and said to the caller; the benchmark's tools still work.
+        return keep(await call('unavailable', { name, args, time: now(), reason: err.message }));
+      }
       progress({ stage: 'computing' });
       outcome = await runHere();
     }

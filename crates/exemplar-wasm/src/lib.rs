@@ -142,6 +142,26 @@ impl Session {
         )
     }
 
+    /// Ledgers a run of `tool` that could not start because the part of the engine it needs
+    /// could not be loaded; `reason` is the loader's message (quoted cut). Returns the report.
+    #[wasm_bindgen(js_name = recordUnavailable)]
+    pub fn record_unavailable(
+        &mut self,
+        tool: &str,
+        args_json: &str,
+        time_iso: &str,
+        reason: &str,
+    ) -> String {
+        let why = Interruption::EngineUnavailable {
+            reason: reason.to_string(),
+        };
+        text(
+            &self
+                .inner
+                .record_interruption(tool, args_json, time_iso, why),
+        )
+    }
+
     /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`.
     #[wasm_bindgen(js_name = companionPlot)]
     pub fn companion_plot(&self, tool: &str, args_json: &str) -> String {

@@ -125,12 +125,16 @@ fn escaped(text: String) -> String {
 }
 
 /// Why a run did not finish.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Interruption {
     /// The engine stopped unexpectedly (a trap of the WebAssembly instance).
     InternalError,
     /// The caller aborted the run.
     Cancelled,
+    /// The part of the engine the tool needs could not be loaded (the page's whole module,
+    /// fetched when a call needs a tool the first module lacks); `reason` is the loader's
+    /// own message, quoted cut.
+    EngineUnavailable { reason: String },
 }
 
 /// The visit's tool runs and their ledger.
@@ -307,6 +311,17 @@ impl Session {
                     format!(
                         "internal error in tool {tool}: the engine stopped unexpectedly and was \
 restarted; this call has no result, later calls work as before"
+                    ),
+                ),
+            ),
+            Interruption::EngineUnavailable { reason } => (
+                Status::InternalError,
+                ToolError::new(
+                    ErrorCode::InternalError,
+                    format!(
+                        "internal error in tool {tool}: the part of the engine it needs could \
+not be loaded ({}); this call has no result, and the benchmark's tools still work",
+                        crate::quote::quoted(&reason)
                     ),
                 ),
             ),
@@ -510,6 +525,23 @@ mod tests {
         assert_eq!(cancelled.entry.status, Status::Cancelled);
         assert!(cancelled.response.content[0].text.contains("cancelled"));
         assert_eq!(restored.verify(), Ok(3));
+        let unavailable = restored.record_interruption(
+            "funnel_plot",
+            "{}",
+            T,
+            Interruption::EngineUnavailable {
+                reason: format!("Failed to fetch {}", "x".repeat(500)),
+            },
+        );
+        assert_eq!(unavailable.entry.status, Status::InternalError);
+        assert_eq!(unavailable.entry.prev_hash, cancelled.entry.hash);
+        let text = &unavailable.response.content[0].text;
+        assert!(text.starts_with("internal_error: internal error in tool funnel_plot: the part of the engine it needs could not be loaded (\"Failed to fetch"), "{text}");
+        assert!(
+            text.contains("characters in all"),
+            "the reason is quoted cut: {text}"
+        );
+        assert_eq!(restored.verify(), Ok(4));
 
         let tampered = exported.replacen("forest_plot", "funnel_plot", 1);
         assert_eq!(Session::restore(&tampered).unwrap_err().seq, Some(2));
