@@ -187,7 +187,7 @@ function showResult(name, report, via) {
   if (report.display_abridged) {
     const button = el('button', { type: 'button', text: 'Download the whole result (JSON)' });
     button.addEventListener('click', () =>
-      downloadNow(`${name}-result-${report.entry.seq}.json`, JSON.stringify(report.response.structuredContent, null, 2), 'application/json'),
+      downloadNow(`${name}-result-${report.entry.seq}.json`, JSON.stringify(engineModule.responseOf(report).structuredContent, null, 2), 'application/json'),
     );
     output.after(el('p', { class: 'result-whole actions' }, button));
   }

@@ -24,13 +24,15 @@ function remember(seq, argsText) {
 }
 
 /**
- * A run report as the page takes it: parsed here, off the page's thread, and
- * without `ok`, which repeats the response's structured content (a result of
- * megabytes would otherwise cross to the page twice).
+ * A run report as the page takes it: parsed here, off the page's thread;
+ * without `ok`, which repeats the response's structured content; and with the
+ * response as its JSON text (`responseText`), which crosses to the page as one
+ * string. A result of megabytes is then neither cloned as objects into the
+ * page nor turned back into text there (an agent's executeTool answers text).
  */
 function lean(reportText) {
-  const { ok, ...report } = JSON.parse(reportText);
-  return report;
+  const { ok, response, ...report } = JSON.parse(reportText);
+  return { ...report, responseText: JSON.stringify(response) };
 }
 
 const ops = {

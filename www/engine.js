@@ -274,8 +274,9 @@ async function runNow(name, input, signal, progress) {
 /**
  * Runs a tool with `args` (JSON text, or an agent's input object, turned
  * into text in the worker) and ledgers the run. Resolves to the Rust report
- * `{error?, response, entry, plot, display, display_abridged, args_display}`
- * (a result is the response's structured content); never rejects
+ * `{error?, responseText, entry, plot, display, display_abridged, args_display}`
+ * (`responseText`: the JSON text of what the caller receives, whose
+ * structured content is the result; see `responseOf`); never rejects
  * for a tool's own failure. An aborted `signal` stops the run and ledgers a
  * cancellation. `onProgress({stage, done, total})`, if given, hears where the
  * run is: `queued` (behind earlier calls), `starting` (the engine loads),
@@ -295,6 +296,11 @@ export function run(name, args, signal, onProgress) {
   const result = queue.then(() => runNow(name, args, signal, progress));
   queue = result.catch(() => {});
   return result;
+}
+
+/** The response of a run report as an object (parsed on this thread: once, when it is needed). */
+export function responseOf(report) {
+  return JSON.parse(report.responseText);
 }
 
 /**

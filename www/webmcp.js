@@ -7,6 +7,17 @@
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
+ * What a tool's execute gives the fallback below: the response's JSON text,
+ * which its executeTool answers as it is (a result of megabytes is not parsed
+ * into objects and turned back into text on the page's thread).
+ */
+class ResponseText {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+/**
  * A small stand-in for the WebMCP API where the browser has none, so that
  * MCP-B-style bridges and scripts still discover and run the tools. It keeps
  * the native semantics: registerTool(tool, {signal}) returns a promise and
@@ -52,7 +63,8 @@ function installFallback() {
       if (!tool) throw new DOMException(`no tool named ${name}`, 'NotFoundError');
       // A JSON string goes to the tool as it is: Rust parses it (strictly)
       // and answers invalid_json for text that is not JSON.
-      return JSON.stringify(await tool.execute(input ?? {}, { signal }));
+      const out = await tool.execute(input ?? {}, { signal });
+      return out instanceof ResponseText ? out.text : JSON.stringify(out);
     },
   };
   Object.defineProperty(document, 'modelContext', { value: modelContext, configurable: true });
@@ -106,7 +118,7 @@ export async function registerTools(definitions, run) {
         inputSchema: def.inputSchema,
         outputSchema: def.outputSchema,
         annotations: def.annotations,
-        execute: (input, options) => execute(def.name, input, run, options?.signal),
+        execute: (input, options) => execute(def.name, input, run, options?.signal, mode === 'fallback'),
       };
       try {
         return api.registerTool(tool, { signal: controller.signal });
@@ -128,11 +140,12 @@ export async function registerTools(definitions, run) {
 }
 
 /** A tool's execute: never throws (a throw reaches the agent as a bare UnknownError). */
-async function execute(name, input, run, signal) {
+async function execute(name, input, run, signal, asText) {
   try {
     // The input goes to the engine as given: its worker turns it into text.
     const report = await run(name, input ?? {}, signal);
-    return report.response;
+    // The browser's WebMCP takes the response as an object; the fallback answers its text.
+    return asText ? new ResponseText(report.responseText) : JSON.parse(report.responseText);
   } catch (err) {
     return { isError: true, content: [{ type: 'text', text: `internal error in tool ${name}: ${err.message}` }] };
   }
