@@ -11,7 +11,9 @@ let wasm = null;
 let tier = null; // 'core' or 'full': which module `wasm` is
 let session = null;
 
-const text = (args) => (typeof args === 'string' ? args : JSON.stringify(args ?? {}));
+// Arguments come as text, as the pieces of a large input's text (engine.js
+// `inputText`: joined here, off the page's thread), or as an object.
+const text = (args) => (typeof args === 'string' ? args : Array.isArray(args) ? args.join('') : JSON.stringify(args ?? {}));
 
 // The arguments text of the latest runs, by ledger seq: a run's plot is drawn
 // from them, so the page does not send (and clone) large arguments twice.

@@ -187,36 +187,46 @@ const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
  * An agent's input as JSON text, written a slice of a large array at a time
  * with a yield between slices, so that no single task of the page's thread
  * grows with the input (a structured clone or one JSON.stringify of 100,000
- * records takes 25 to 50 ms on its own). Text comes through as it is.
+ * records takes 25 to 50 ms on its own). Text comes through as it is. A
+ * large input comes back as an array of text pieces, which the worker joins:
+ * one join of megabytes here would be a long task of its own.
  */
 async function inputText(input, progress) {
   if (typeof input === 'string') return input;
   const value = input ?? {};
   const large = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).some((v) => Array.isArray(v) && v.length > CHUNK);
   if (!large) return JSON.stringify(value);
-  const parts = [];
+  const pieces = ['{'];
+  let members = 0;
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined || typeof item === 'function') continue;
+    if (members++ > 0) pieces.push(',');
     if (!Array.isArray(item) || item.length <= CHUNK) {
-      parts.push(`${JSON.stringify(key)}:${JSON.stringify(item)}`);
+      pieces.push(`${JSON.stringify(key)}:${JSON.stringify(item)}`);
       continue;
     }
-    const slices = [];
+    pieces.push(`${JSON.stringify(key)}:[`);
+    let written = 0;
     let size = 500;
     for (let i = 0; i < item.length; ) {
       progress({ stage: 'input', done: i, total: item.length });
       const started = performance.now();
       const end = Math.min(i + size, item.length);
-      slices.push(JSON.stringify(item.slice(i, end)).slice(1, -1));
+      const slice = JSON.stringify(item.slice(i, end)).slice(1, -1);
+      if (slice.length) {
+        if (written++ > 0) pieces.push(',');
+        pieces.push(slice);
+      }
       i = end;
       // The next slice as long as fits the budget at this slice's pace (at least 50 items).
       const spent = Math.max(performance.now() - started, 0.1);
       size = Math.max(50, Math.min(20000, Math.round((size * SLICE_BUDGET_MS) / spent)));
       await yieldTask();
     }
-    parts.push(`${JSON.stringify(key)}:[${slices.filter((t) => t.length).join(',')}]`);
+    pieces.push(']');
   }
-  return `{${parts.join(',')}}`;
+  pieces.push('}');
+  return pieces;
 }
 
 /** `{report, entry}` from the worker: the report (parsed there), the whole entry kept as text. */
