@@ -212,6 +212,15 @@ pub fn session_runs_and_ledger() {
     assert_eq!(trap["entry"]["status"], "internal_error");
     assert_eq!(trap["response"]["isError"], true);
     assert_eq!(parse(&restored.verify()), json!({"ok": true, "length": 6}));
+    let unavailable =
+        parse(&restored.record_unavailable("forest_plot", "{}", "t", "Failed to fetch"));
+    assert_eq!(unavailable["entry"]["status"], "internal_error");
+    assert_eq!(unavailable["entry"]["prev_hash"], trap["entry"]["hash"]);
+    assert!(unavailable["response"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("could not be loaded (\"Failed to fetch\")"));
+    assert_eq!(parse(&restored.verify()), json!({"ok": true, "length": 7}));
 
     let tampered = exported.replacen("s04", "s05", 1);
     let report = parse(&api::Session::verify_json(&tampered));
