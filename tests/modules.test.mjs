@@ -89,11 +89,17 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
     assert.match(forest.content[0].text, /^internal_error: internal error in tool forest_plot: the part of the engine it needs could not be loaded \(".+"\); this call has no result, and the benchmark's tools still work$/);
     const fit = await agentCall(page, 'fit_random_effects', {});
     assert.equal(fit.structuredContent.k, 19);
+    // Your data needs the whole engine too: it says why it is not there, and offers to try again.
+    await page.waitForSelector('html[data-ready]', { state: 'attached', timeout: 15000 });
+    assert.match(await page.textContent('#your-data-body .status.alarm'), /The whole engine could not be loaded/);
 
     blocked = false;
     const again = await agentCall(page, 'forest_plot', {});
     assert.equal(again.isError, undefined, JSON.stringify(again).slice(0, 300));
     assert.match(again.structuredContent.svg, /^<svg/);
+
+    await page.click('#your-data-body button:has-text("Try again")');
+    await page.waitForSelector('#your-data-csv', { timeout: 10000 });
 
     await ledgerVerified(page, 3);
     const entries = JSON.parse(await exportedLedger(page));

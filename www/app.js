@@ -358,13 +358,25 @@ async function boot() {
   await Promise.all([modules.loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
   // The full module (every tool, the plots, "Your data"), after what the page shows first.
   // Without it the benchmark's tools still work; the sections that need it say why not.
-  try {
-    const { workspaceView } = await engineModule.workspaceEngine();
-    yourData = modules.createWorkspace({ target: byId('your-data-body'), workspaceView });
-    await engineModule.preloadFull();
-  } catch (err) {
-    fill(byId('your-data-body'), el('p', { class: 'status alarm', role: 'alert', text: `The whole engine could not be loaded (${err.message}); the benchmark's tools still work.` }));
-  }
+  // Should it fail (the network), the section says so and offers to try again.
+  const startYourData = async () => {
+    try {
+      const { workspaceView } = await engineModule.workspaceEngine();
+      yourData = modules.createWorkspace({ target: byId('your-data-body'), workspaceView });
+      await engineModule.preloadFull();
+    } catch (err) {
+      const again = el('button', { type: 'button', text: 'Try again' });
+      again.addEventListener('click', () => {
+        fill(byId('your-data-body'), el('p', { class: 'pending', text: 'Loading the whole engine…' }));
+        startYourData();
+      });
+      fill(
+        byId('your-data-body'),
+        el('p', { class: 'status alarm', role: 'alert', text: `The whole engine could not be loaded (${err.message}); the benchmark's tools still work. ` }, again),
+      );
+    }
+  };
+  await startYourData();
   document.documentElement.dataset.ready = 'true';
 }
 
