@@ -7,13 +7,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE_URL, agentCall, exportedLedger, launch, ledgerVerified } from './helpers.mjs';
 
+/**
+ * A fresh context and page, not yet navigated (a test routes the engine's
+ * requests first), recording the page's errors.
+ */
+async function unloadedPage(browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  return { page, errors };
+}
+
 test('the first module answers the benchmark; another tool waits for the whole engine; one ledger', async () => {
   const browser = await launch({ webmcp: true });
   try {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (err) => errors.push(err.message));
+    const { page, errors } = await unloadedPage(browser);
     let release;
     const held = new Promise((resolve) => {
       release = resolve;
@@ -74,10 +83,7 @@ test('the first module answers the benchmark; another tool waits for the whole e
 test('when the whole engine cannot be loaded, a call that needs it is an error that says so, ledgered; the benchmark goes on; a later call loads it', async () => {
   const browser = await launch({ webmcp: true });
   try {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (err) => errors.push(err.message));
+    const { page, errors } = await unloadedPage(browser);
     // The whole module's wasm fails to arrive until the test lets it.
     let blocked = true;
     await page.route('**/pkg/full/exemplar_wasm_bg.wasm', (route) => (blocked ? route.abort('failed') : route.continue()));
