@@ -1,13 +1,13 @@
 //! Distribution functions accurate to about 1e-14 relative.
 //!
-//! - Normal: Φ(x) = ½·erfc(−x/√2) with `libm::erfc`, so both tails keep full
+//! - Normal: Φ(x) = ½·erfc(−x/√2) with libm's `erfc`, so both tails keep full
 //!   relative precision; the quantile starts from Acklam's rational
 //!   approximation and is polished by Halley steps on that Φ.
 //! - Student t: the two tails are I_{ν/(ν+t²)}(ν/2, ½)/2, the regularized
-//!   incomplete beta function of `statrs`; the quantile is polished by Newton
+//!   incomplete beta function (`crate::special`); the quantile is polished by Newton
 //!   steps on that cdf.
 //! - χ²: the upper tail is Q(ν/2, x/2), the regularized upper incomplete gamma
-//!   function of `statrs`, the lower tail P(ν/2, x/2); the quantiles are found by
+//!   function (`crate::special`), the lower tail P(ν/2, x/2); the quantiles are found by
 //!   the safeguarded Newton solver of [`crate::solver`] on the tail that holds the
 //!   probability (so a small tail keeps its relative precision).
 //! - F: the upper tail is I_{ν₂/(ν₂+ν₁f)}(ν₂/2, ν₁/2), or its complement where that
@@ -16,27 +16,27 @@
 //! The fixtures in `tests/fixtures/distributions.json` were computed with
 //! mpmath at 50 digits (`tests/oracle/distributions.py`).
 
-use statrs::function::beta::beta_reg;
-use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
+use crate::math::{erfc, exp, lgamma as ln_gamma, ln, powi, tan};
+use crate::special::{beta_reg, gamma_lr, gamma_ur};
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
 /// Φ(x), the standard normal cdf.
 pub fn normal_cdf(x: f64) -> f64 {
-    0.5 * libm::erfc(-x * FRAC_1_SQRT_2)
+    0.5 * erfc(-x * FRAC_1_SQRT_2)
 }
 
 /// 1 − Φ(x), computed without cancellation.
 pub fn normal_sf(x: f64) -> f64 {
-    0.5 * libm::erfc(x * FRAC_1_SQRT_2)
+    0.5 * erfc(x * FRAC_1_SQRT_2)
 }
 
 /// Two-sided p value of a z statistic: 2·(1 − Φ(|z|)) = erfc(|z|/√2).
 pub fn normal_two_sided_p(z: f64) -> f64 {
-    libm::erfc(z.abs() * FRAC_1_SQRT_2)
+    erfc(z.abs() * FRAC_1_SQRT_2)
 }
 
 fn normal_pdf(x: f64) -> f64 {
-    (-0.5 * x * x).exp() / (2.0 * PI).sqrt()
+    exp(-0.5 * x * x) / (2.0 * PI).sqrt()
 }
 
 /// Φ⁻¹(p) for 0 < p < 1 (±∞ at 0 and 1, NaN outside).
@@ -105,7 +105,7 @@ fn acklam(p: f64) -> f64 {
         3.754408661907416e+00,
     ];
     if p < 0.02425 {
-        let q = (-2.0 * p.ln()).sqrt();
+        let q = (-2.0 * ln(p)).sqrt();
         (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
             / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
     } else {
@@ -151,8 +151,8 @@ pub fn t_sf(t: f64, df: f64) -> f64 {
 }
 
 fn t_pdf(t: f64, df: f64) -> f64 {
-    let log_c = ln_gamma(0.5 * (df + 1.0)) - ln_gamma(0.5 * df) - 0.5 * (df * PI).ln();
-    (log_c - 0.5 * (df + 1.0) * (1.0 + t * t / df).ln()).exp()
+    let log_c = ln_gamma(0.5 * (df + 1.0)) - ln_gamma(0.5 * df) - 0.5 * ln(df * PI);
+    exp(log_c - 0.5 * (df + 1.0) * ln(1.0 + t * t / df))
 }
 
 /// The t(ν) quantile: the t with P(T ≤ t) = p.
@@ -174,16 +174,16 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
     }
     // Start: exact closed forms for ν = 1 and 2, else a Cornish–Fisher expansion.
     let mut t = if df == 1.0 {
-        (PI * (p - 0.5)).tan()
+        tan(PI * (p - 0.5))
     } else if df == 2.0 {
         let a = 4.0 * p * (1.0 - p);
         (2.0 * p - 1.0) * (2.0 / a).sqrt()
     } else {
         let z = normal_quantile(p);
-        let g1 = (z.powi(3) + z) / 4.0;
-        let g2 = (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / 96.0;
-        let g3 = (3.0 * z.powi(7) + 19.0 * z.powi(5) + 17.0 * z.powi(3) - 15.0 * z) / 384.0;
-        z + g1 / df + g2 / df.powi(2) + g3 / df.powi(3)
+        let g1 = (powi(z, 3) + z) / 4.0;
+        let g2 = (5.0 * powi(z, 5) + 16.0 * powi(z, 3) + 3.0 * z) / 96.0;
+        let g3 = (3.0 * powi(z, 7) + 19.0 * powi(z, 5) + 17.0 * powi(z, 3) - 15.0 * z) / 384.0;
+        z + g1 / df + g2 / powi(df, 2) + g3 / powi(df, 3)
     };
     // Newton on the lower tail, which is computed without cancellation for t < 0.
     for _ in 0..50 {
@@ -233,7 +233,7 @@ pub fn chi2_cdf(x: f64, df: f64) -> f64 {
 /// The density of χ²(ν) at x > 0.
 fn chi2_pdf(x: f64, df: f64) -> f64 {
     let a = 0.5 * df;
-    ((a - 1.0) * (0.5 * x).ln() - 0.5 * x - ln_gamma(a)).exp() * 0.5
+    exp((a - 1.0) * ln(0.5 * x) - 0.5 * x - ln_gamma(a)) * 0.5
 }
 
 /// The χ²(ν) quantile: the x with P(X ≤ x) = p (0 at p = 0, +∞ at p = 1).
@@ -310,7 +310,7 @@ mod tests {
             }
         }
         // Two df: the exponential distribution, x = −2 log(1 − p).
-        assert!((chi2_quantile(0.3, 2.0) - (-2.0 * 0.7f64.ln())).abs() < 1e-14);
+        assert!((chi2_quantile(0.3, 2.0) - (-2.0 * ln(0.7))).abs() < 1e-14);
         assert_eq!(chi2_quantile(0.0, 3.0), 0.0);
         assert!(chi2_quantile(1.5, 3.0).is_nan());
     }
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn chi2_with_two_df_is_exponential() {
         for x in [0.1, 1.0, 7.5, 40.0] {
-            let exact = (-x / 2.0f64).exp();
+            let exact = exp(-x / 2.0);
             assert!((chi2_sf(x, 2.0) - exact).abs() <= 1e-15 * exact, "x = {x}");
         }
     }

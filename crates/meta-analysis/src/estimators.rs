@@ -7,6 +7,7 @@
 //! relative change of at most 1e-12 in τ²; the boundary τ² = 0 is taken
 //! exactly when the estimating equation is already ≤ 0 there.
 
+use crate::math::{ln, sq};
 use crate::passes;
 use crate::solver::{newton_bracketed, SolveError};
 use crate::weighted::{Degenerate, Design, Matrix, Wls};
@@ -144,7 +145,7 @@ fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
     let k = y.len() as f64;
     let kp = k - x.p() as f64;
     let mean = y.iter().sum::<f64>() / k;
-    let tau2_0 = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>() / k;
+    let tau2_0 = y.iter().map(|yi| sq(yi - mean)).sum::<f64>() / k;
     if !tau2_0.is_finite() {
         return Err(MetaError::NonFiniteResult {
             quantity: "Sidik–Jonkman starting value τ₀² (the mean squared residual)",
@@ -212,7 +213,7 @@ impl Moments {
             tr_pp: first.sw2 - 2.0 * ag3.trace() + ag2.mul(&ag2).trace(),
             sw: first.sw,
             sw2: first.sw2,
-            log_det_xwx: -a.det().ln(),
+            log_det_xwx: -ln(a.det()),
             wls: Some(Rc::new((beta, a))),
         })
     }
@@ -252,7 +253,7 @@ impl Moments {
             tr_pp: sw2 - 2.0 * sw3 / sw + h * h,
             sw,
             sw2,
-            log_det_xwx: sw.ln(),
+            log_det_xwx: ln(sw),
             wls: None,
         }
     }
@@ -345,16 +346,16 @@ fn sum_log_1p(v: &[f64], tau2: f64) -> f64 {
         let ratio = tau2 / vi;
         if ratio > 1e150 {
             // log(1 + r) = log τ² − log vᵢ to double precision, even where r overflows.
-            sum += tau2.ln() - vi.ln();
+            sum += ln(tau2) - ln(*vi);
             continue;
         }
         if product > 1e150 {
-            sum += product.ln();
+            sum += ln(product);
             product = 1.0;
         }
         product *= 1.0 + ratio;
     }
-    sum + product.ln()
+    sum + ln(product)
 }
 
 /// REML estimating equation (Viechtbauer 2005, eq. 8):
@@ -470,7 +471,7 @@ fn upper_bracket(
 ) -> Result<f64, MetaError> {
     let dl = (zero.ypy - (y.len() - x.p()) as f64) / zero.tr_p;
     let mean = y.iter().sum::<f64>() / y.len() as f64;
-    let spread = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>() / y.len() as f64;
+    let spread = y.iter().map(|yi| sq(yi - mean)).sum::<f64>() / y.len() as f64;
     // The first finite positive candidate: a start that overflowed is skipped, so that a
     // failure below names a τ² at which the equation itself is not finite.
     let mut hi = [2.0 * dl, spread, 1.0]
@@ -598,7 +599,7 @@ mod tests {
     fn blocked_log_sum_equals_the_plain_sum() {
         let v = [1e-300, 0.04, 3.0, 1e-9, 0.5];
         for tau2 in [0.0f64, 1e-6, 0.3, 1e200] {
-            let plain: f64 = v.iter().map(|vi| (tau2 + vi).ln() - vi.ln()).sum();
+            let plain: f64 = v.iter().map(|vi| ln(tau2 + vi) - ln(*vi)).sum();
             let blocked = sum_log_1p(&v, tau2);
             assert!(
                 (blocked - plain).abs() <= 1e-13 * plain.abs().max(1.0),

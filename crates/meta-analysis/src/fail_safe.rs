@@ -2,6 +2,7 @@
 //! methods of metafor 3.8-1's `fsn` (Rosenthal 1979; Orwin 1983; Rosenberg 2005).
 
 use crate::distributions::{normal_quantile, normal_two_sided_p};
+use crate::math::sq;
 use crate::records::validate;
 use crate::{MetaError, Record};
 
@@ -100,12 +101,7 @@ pub fn fail_safe_n(
             let z_avg = (z_sum / k.sqrt()).abs();
             let p = normal_two_sided_p(z_avg) / 2.0;
             let crit = normal_quantile(1.0 - alpha);
-            (
-                (k * (z_avg / crit).powi(2) - k).max(0.0),
-                None,
-                Some(p),
-                None,
-            )
+            ((k * sq(z_avg / crit) - k).max(0.0), None, Some(p), None)
         }
         FailSafeType::Orwin => {
             let mean = y.iter().sum::<f64>() / k;
@@ -129,7 +125,7 @@ pub fn fail_safe_n(
             let mean = swy / sw;
             let z = mean / (1.0 / sw).sqrt();
             let crit = normal_quantile(1.0 - alpha / 2.0);
-            let wp = (swy / crit).powi(2) - sw;
+            let wp = sq(swy / crit) - sw;
             (
                 (k * wp / sw).max(0.0),
                 None,
@@ -187,7 +183,7 @@ mod tests {
         let r = fail_safe_n(&records(), FailSafeType::Rosenthal, 0.05, None).unwrap();
         let z: f64 = 0.4 / 0.2 + 0.2 / 0.02f64.sqrt() + 0.6 / 0.3;
         let zbar = z / 3f64.sqrt();
-        let n = 3.0 * (zbar / normal_quantile(0.95)).powi(2) - 3.0;
+        let n = 3.0 * sq(zbar / normal_quantile(0.95)) - 3.0;
         assert_eq!(r.fsn, n.ceil() as u64);
         assert_eq!((r.target, r.observed_effect), (None, None));
     }

@@ -22,6 +22,7 @@
 
 use crate::estimators::{estimate_tau2, intercept_equation, log_likelihood_from, Method};
 use crate::estimators::{Moments, Tau2};
+use crate::math::{ln, ln_1p};
 use crate::weighted::{Degenerate, Design};
 use crate::MetaError;
 
@@ -146,7 +147,7 @@ impl PowerSums {
                 tr_pp,
                 sw: w,
                 sw2: s2[0],
-                log_det_xwx: w.ln(),
+                log_det_xwx: ln(w),
                 wls: None,
             });
         }
@@ -164,7 +165,7 @@ impl PowerSums {
             tr_pp: tr_pp + d_tr_pp * delta,
             sw: w_at,
             sw2: s20 - 2.0 * s30 * delta,
-            log_det_xwx: w.ln() - s20 / w * delta,
+            log_det_xwx: ln(w) - s20 / w * delta,
             wls: None,
         })
     }
@@ -186,16 +187,16 @@ fn sum_log_1p_without(inv_v: &[f64], tau2: f64, skip: usize) -> f64 {
         }
         let factor = 1.0 + tau2 * iv;
         if factor > 1e150 {
-            sum += factor.ln();
+            sum += ln(factor);
             continue;
         }
         if product > 1e150 {
-            sum += product.ln();
+            sum += ln(product);
             product = 1.0;
         }
         product *= factor;
     }
-    sum + product.ln()
+    sum + ln(product)
 }
 
 /// Where an omission's Newton iteration starts: the full data's τ̂², the omission's W there,
@@ -340,7 +341,7 @@ impl Shared<'_> {
     ) -> bool {
         let ll0 = log_likelihood_from(self.method, 0.0, fe);
         let d = -2.0 * ll0 + 2.0 * log_likelihood_from(self.method, 0.0, re);
-        let own = (start.tau2 * self.inv_v[i]).ln_1p();
+        let own = ln_1p(start.tau2 * self.inv_v[i]);
         if own <= start.log_1p * (7.0 / 8.0) {
             let at_start = start.log_1p - own;
             let delta = tau2 - start.tau2;

@@ -224,7 +224,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let y: Vec<f64> = (0..k).map(|i| (i as f64 * 0.37).sin()).collect();
+            let y: Vec<f64> = (0..k).map(|i| crate::math::sin(i as f64 * 0.37)).collect();
             let v: Vec<f64> = (0..k).map(|i| 0.01 + 0.01 * i as f64).collect();
             let a = first(&y, &v, &rows, p, 0.05).unwrap();
             let b = first_any(&y, &v, &rows, p, 0.05).unwrap();

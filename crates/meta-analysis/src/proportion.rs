@@ -29,7 +29,7 @@ mod tests {
     #[test]
     fn matches_hand_computed_values() {
         // x = 0, n = 1: centre = (z²/2)/(1+z²), half = z/(1+z²)·√(z²/4) = (z²/2)/(1+z²).
-        let z2 = 1.959963984540054f64.powi(2);
+        let z2 = crate::math::sq(1.959963984540054);
         let (lo, hi) = wilson_interval(0, 1, 0.95).unwrap();
         assert_eq!(lo, 0.0);
         assert!((hi - z2 / (1.0 + z2)).abs() < 1e-15);

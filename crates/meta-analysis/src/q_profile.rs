@@ -202,7 +202,7 @@ fn solve(
         });
     }
     let mean = y.iter().sum::<f64>() / y.len() as f64;
-    let spread = y.iter().map(|yi| (yi - mean).powi(2)).sum::<f64>() / y.len() as f64;
+    let spread = y.iter().map(|yi| crate::math::sq(yi - mean)).sum::<f64>() / y.len() as f64;
     let mut hi = if spread.is_finite() && spread > 0.0 {
         spread
     } else {

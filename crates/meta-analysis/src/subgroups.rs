@@ -2,6 +2,7 @@
 //! subgroup differences.
 
 use crate::distributions::{chi2_sf, normal_quantile, normal_two_sided_p};
+use crate::math::sq;
 use crate::meta_regression::{fit_coded, MetaRegression};
 use crate::model::{fit_data, upper_quantile_point};
 use crate::moderators::{check_levels, levels_of, Coding, Moderator};
@@ -89,7 +90,7 @@ pub fn subgroup_analysis(
     let mean = swy / sw;
     let q_between: f64 = groups
         .iter()
-        .map(|g| (g.fit.estimate - mean).powi(2) / (g.fit.se * g.fit.se))
+        .map(|g| sq(g.fit.estimate - mean) / (g.fit.se * g.fit.se))
         .sum();
     let q_between_df = groups.len() - 1;
     let coding = Coding::new(
@@ -203,7 +204,7 @@ mod tests {
         groups[5] = "a".into();
         let s = subgroup_analysis(&records, "g", &groups, &FitOptions::default()).unwrap();
         let (a, b) = (&s.groups[0].fit, &s.groups[1].fit);
-        let z2 = (a.estimate - b.estimate).powi(2) / (a.se * a.se + b.se * b.se);
+        let z2 = sq(a.estimate - b.estimate) / (a.se * a.se + b.se * b.se);
         assert!((s.q_between - z2).abs() < 1e-12 * z2);
     }
 

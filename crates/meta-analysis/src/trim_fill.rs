@@ -157,7 +157,7 @@ fn within(
                 let sr: f64 = signed.iter().filter(|r| **r > 0.0).sum();
                 let l0 = (4.0 * sr - kf * (kf + 1.0)) / (2.0 * kf - 1.0);
                 let var_sr = (kf * (kf + 1.0) * (2.0 * kf + 1.0)
-                    + 10.0 * l0.powi(3)
+                    + 10.0 * crate::math::powi(l0, 3)
                     + 27.0 * l0 * l0
                     + 17.0 * l0
                     - 18.0 * kf * l0 * l0

@@ -12,6 +12,7 @@
 //!
 //! so one evaluation costs O(k p²) time and O(k) memory, never a k × k matrix.
 
+use crate::math::{powi, sq};
 use crate::MetaError;
 
 /// Why a weighted least-squares fit cannot be formed.
@@ -315,7 +316,7 @@ impl<'a> Wls<'a> {
     }
 
     fn weights_pow(&self, e: i32) -> Vec<f64> {
-        self.w.iter().map(|w| w.powi(e)).collect()
+        self.w.iter().map(|w| powi(*w, e)).collect()
     }
 
     /// y'Py = Σ wᵢ rᵢ² (the Q statistic when w = 1/vᵢ).
@@ -326,7 +327,7 @@ impl<'a> Wls<'a> {
     /// log det(X'WX) = −log det(A).
     #[cfg(test)] // the estimators use the fused sums of `Moments`
     pub fn log_det_xwx(&self) -> f64 {
-        -self.a.det().ln()
+        -crate::math::ln(self.a.det())
     }
 
     /// y'PPy = Σ wᵢ² rᵢ².
@@ -366,12 +367,12 @@ impl<'a> Wls<'a> {
 
     /// tr(PVPV) = Σ (wᵢvᵢ)² − 2 tr(A G(w³v²)) + tr(A G(w²v) A G(w²v)).
     pub fn trace_pvpv(&self, v: &[f64]) -> f64 {
-        let s: f64 = self.w.iter().zip(v).map(|(w, v)| (w * v).powi(2)).sum();
+        let s: f64 = self.w.iter().zip(v).map(|(w, v)| sq(w * v)).sum();
         let d3: Vec<f64> = self
             .w
             .iter()
             .zip(v)
-            .map(|(w, v)| w.powi(3) * v * v)
+            .map(|(w, v)| powi(*w, 3) * v * v)
             .collect();
         let d2: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| w * w * v).collect();
         let ag = self.a.mul(&self.x.gram(&d2));
@@ -381,7 +382,7 @@ impl<'a> Wls<'a> {
     /// tr(PVP) = tr(PPV) = Σ wᵢ²vᵢ − 2 tr(A G(w³v)) + tr(A G(w²) A G(w²v)).
     pub fn trace_pvp(&self, v: &[f64]) -> f64 {
         let s: f64 = self.w.iter().zip(v).map(|(w, v)| w * w * v).sum();
-        let d3: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| w.powi(3) * v).collect();
+        let d3: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| powi(*w, 3) * v).collect();
         let d2v: Vec<f64> = self.w.iter().zip(v).map(|(w, v)| w * w * v).collect();
         let ag2 = self.a.mul(&self.x.gram(&self.weights_pow(2)));
         let ag2v = self.a.mul(&self.x.gram(&d2v));

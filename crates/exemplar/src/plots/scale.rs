@@ -1,6 +1,7 @@
 //! Linear scales and "nice" axis ticks (steps of 1, 2 or 5 times a power of ten).
 
 use super::svg::fixed;
+use meta_analysis::math::{log10, powi};
 
 /// Why an axis cannot be computed. Every step (the span, the tick step, each tick, each pixel
 /// position) is checked, so an axis over values too far apart is an error, never an infinity.
@@ -45,12 +46,12 @@ impl Step {
             return None;
         }
         // log10 of a positive finite double lies in [-324, 309), well inside i32.
-        let mut exponent = raw.log10().floor() as i32;
+        let mut exponent = log10(raw).floor() as i32;
         // Guard against log10 rounding just below an integer (log10(1000) = 2.9999…).
-        if 10f64.powi(exponent + 1) <= raw {
+        if powi(10.0, exponent + 1) <= raw {
             exponent += 1;
         }
-        let error = raw / 10f64.powi(exponent);
+        let error = raw / powi(10.0, exponent);
         let mantissa = if error >= 50f64.sqrt() {
             10
         } else if error >= 10f64.sqrt() {

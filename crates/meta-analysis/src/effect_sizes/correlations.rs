@@ -1,6 +1,7 @@
 //! Correlation coefficients: `COR` and `ZCOR`.
 
 use super::{finish, Column, EffectSize, EffectSizeError, Measure, RawRow};
+use crate::math::{ln, sq};
 
 /// - `COR`: yi = ri, vi = (1 − ri²)²/(ni − 1) (vtype "LS");
 /// - `ZCOR`: yi = ½·ln((1 + ri)/(1 − ri)) (Fisher's z), vi = 1/(ni − 3).
@@ -38,8 +39,8 @@ pub(super) fn effect_size(measure: Measure, row: &RawRow) -> Result<EffectSize, 
         });
     }
     let (yi, vi) = match measure {
-        Measure::Cor => (ri, (1.0 - ri * ri).powi(2) / (ni - 1.0)),
-        Measure::Zcor => (0.5 * ((1.0 + ri) / (1.0 - ri)).ln(), 1.0 / (ni - 3.0)),
+        Measure::Cor => (ri, sq(1.0 - ri * ri) / (ni - 1.0)),
+        Measure::Zcor => (0.5 * ln((1.0 + ri) / (1.0 - ri)), 1.0 / (ni - 3.0)),
         _ => unreachable!("correlations::effect_size is called for COR and ZCOR only"),
     };
     finish(yi, vi, Column::Ri, measure.title())

@@ -1,6 +1,7 @@
 //! Two groups' means, standard deviations and sizes: `MD`, `SMD` and `ROM`.
 
 use super::{finish, Column, EffectSize, EffectSizeError, Measure, RawRow};
+use crate::math::{exp, lgamma, ln};
 
 /// One row's two groups, checked: SDs ≥ 0, sizes > 0 (escalc refuses both otherwise).
 struct Groups {
@@ -91,7 +92,7 @@ fn hedges_g(g: &Groups) -> Result<EffectSize, EffectSizeError> {
 /// c(m) = Γ(m/2) / (√(m/2)·Γ((m − 1)/2)), as exp(lnΓ(m/2) − ln√(m/2) − lnΓ((m − 1)/2)) so
 /// that it does not overflow for large m (metafor's `.cmicalc`).
 pub(crate) fn bias_correction(m: f64) -> f64 {
-    (libm::lgamma(m / 2.0) - (m / 2.0).sqrt().ln() - libm::lgamma((m - 1.0) / 2.0)).exp()
+    exp(lgamma(m / 2.0) - ln((m / 2.0).sqrt()) - lgamma((m - 1.0) / 2.0))
 }
 
 /// `ROM`: yi = ln(m1i/m2i), vi = sd1i²/(n1i·m1i²) + sd2i²/(n2i·m2i²) (vtype "LS"; Hedges,
@@ -107,7 +108,7 @@ fn log_ratio_of_means(g: &Groups) -> Result<EffectSize, EffectSizeError> {
             });
         }
     }
-    let yi = (g.m1 / g.m2).ln();
+    let yi = ln(g.m1 / g.m2);
     let vi = g.sd1 * g.sd1 / (g.n1 * g.m1 * g.m1) + g.sd2 * g.sd2 / (g.n2 * g.m2 * g.m2);
     if vi == 0.0 {
         return Err(both_sds_zero());

@@ -64,7 +64,7 @@ pub(super) fn effect_size(
     let pi = xi / ni;
     let (yi, vi) = match measure {
         Measure::Pr => (pi, pi * (1.0 - pi) / ni),
-        Measure::Plo => ((pi / (1.0 - pi)).ln(), 1.0 / xi + 1.0 / mi),
+        Measure::Plo => (crate::math::ln(pi / (1.0 - pi)), 1.0 / xi + 1.0 / mi),
         _ => unreachable!("proportions::effect_size is called for PR and PLO only"),
     };
     if (xi == 0.0 || mi == 0.0) && !(yi.is_finite() && vi.is_finite() && vi > 0.0) {

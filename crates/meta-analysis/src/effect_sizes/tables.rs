@@ -5,6 +5,8 @@
 //! | group 1 | ai    | bi       | n1i  |
 //! | group 2 | ci    | di       | n2i  |
 
+use crate::math::ln;
+
 use super::{
     corrected, finish, Column, EffectSize, EffectSizeError, EscalcOptions, Measure, RawRow,
 };
@@ -141,10 +143,10 @@ pub(super) fn effect_size(
     let (p1, p2) = (a / n1, c / n2);
     let (yi, vi) = match measure {
         Measure::Or => (
-            (p1 / (1.0 - p1)).ln() - (p2 / (1.0 - p2)).ln(),
+            ln(p1 / (1.0 - p1)) - ln(p2 / (1.0 - p2)),
             1.0 / a + 1.0 / b + 1.0 / c + 1.0 / d,
         ),
-        Measure::Rr => (p1.ln() - p2.ln(), 1.0 / a - 1.0 / n1 + 1.0 / c - 1.0 / n2),
+        Measure::Rr => (ln(p1) - ln(p2), 1.0 / a - 1.0 / n1 + 1.0 / c - 1.0 / n2),
         Measure::Rd => (p1 - p2, p1 * (1.0 - p1) / n1 + p2 * (1.0 - p2) / n2),
         _ => unreachable!("tables::effect_size is called for OR, RR and RD only"),
     };

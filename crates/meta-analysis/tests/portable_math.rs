@@ -1,0 +1,99 @@
+//! Tidy: the engine's crates compute every transcendental function with
+//! `meta_analysis::math` (the portable `libm` crate), never with the platform's
+//! `f64::ln`, `exp`, `powf`, `powi`…, whose last bits differ between the CLI (native)
+//! and the page (wasm). See `src/math.rs` and docs/METHODS.md, "Numerics".
+
+use std::path::{Path, PathBuf};
+
+/// Method calls (`x.ln()`) and paths (`f64::ln(x)`) of the platform's functions.
+const FORBIDDEN: &[&str] = &[
+    "ln", "log", "log10", "log2", "ln_1p", "exp", "exp2", "exp_m1", "powf", "powi", "sin", "cos",
+    "tan", "sin_cos", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+    "atanh", "cbrt", "hypot", "ln_gamma", "gamma",
+];
+
+/// The crates whose numbers the engine reports.
+const CRATES: &[&str] = &["meta-analysis", "exemplar"];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The forbidden calls on one line of code, as `.name(` or `f64::name(`.
+fn violations(line: &str) -> Vec<String> {
+    let code = match line.find("//") {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    let mut found = Vec::new();
+    for name in FORBIDDEN {
+        for prefix in [".", "f64::", "f32::"] {
+            let needle = format!("{prefix}{name}(");
+            let mut from = 0;
+            while let Some(at) = code[from..].find(&needle) {
+                let start = from + at;
+                // `math::ln(` and `libm::log(` are the portable ones (`::ln(` does
+                // not match `.ln(`); `f64::ln(` is not.
+                let before = &code[..start];
+                let portable = before.ends_with("math:") || before.ends_with("libm:");
+                if !portable {
+                    found.push(needle.clone());
+                }
+                from = start + needle.len();
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_platform_transcendentals_in_the_engine() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for krate in CRATES {
+        rust_files(&root.join(krate).join("src"), &mut files);
+    }
+    assert!(files.len() > 20, "found only {} files", files.len());
+    let mut bad = Vec::new();
+    for file in &files {
+        if file.ends_with("meta-analysis/src/math.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            // A file's unit tests (its trailing `#[cfg(test)]` module) report nothing.
+            let next = text.lines().nth(n + 1).unwrap_or("");
+            if line.trim() == "#[cfg(test)]" && next.trim_start().starts_with("mod ") {
+                break;
+            }
+            for call in violations(line) {
+                bad.push(format!("{}:{}: {call}", file.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "platform transcendental functions differ between native and wasm; use \
+         meta_analysis::math (crates/meta-analysis/src/math.rs) instead:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_what_it_forbids() {
+    assert_eq!(violations("let y = (p1 / p2).ln();"), vec![".ln("]);
+    assert_eq!(
+        violations("let z = x.powi(2) + f64::exp(x);"),
+        vec!["f64::exp(", ".powi("]
+    );
+    assert!(violations("let y = math::ln(x) + crate::math::exp(y) + libm::log(z);").is_empty());
+    assert!(violations("let y = x.sqrt().abs().mul_add(a, b); // x.ln() in a comment").is_empty());
+    assert!(violations("let n = lengths.len();").is_empty());
+}
