@@ -26,12 +26,14 @@ mod estimators;
 mod fail_safe;
 mod influence;
 mod leave_one_out;
+mod mantel_haenszel;
 pub mod math;
 mod meta_regression;
 mod model;
 mod moderators;
 mod omission;
 mod passes;
+mod peto;
 mod proportion;
 mod q_profile;
 mod rank_test;
@@ -49,6 +51,10 @@ pub use estimators::Method;
 pub use fail_safe::{fail_safe_n, FailSafeN, FailSafeType, MAX_FSN};
 pub use influence::{influence_diagnostics, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
+pub use mantel_haenszel::{
+    mantel_haenszel, ChiSquareTest, MantelHaenszel, MhMeasure, Pooled, Table2x2,
+    TableHeterogeneity,
+};
 pub use meta_regression::{
     meta_regression, meta_regression_columns, Coefficient, MetaRegression, Prediction,
 };
@@ -57,6 +63,7 @@ pub use moderators::{
     levels_of, Moderator, ModeratorColumn, ModeratorValue, Term, MAX_ABS_MODERATOR,
     MAX_COEFFICIENTS, MAX_LEVELS, MAX_MODERATORS,
 };
+pub use peto::{peto_odds_ratio, PetoOddsRatio};
 pub use proportion::wilson_interval;
 pub use q_profile::{
     heterogeneity_intervals, Bound, BoundKind, HeterogeneityIntervals, Interval, TAU2_SEARCH_MAX,
