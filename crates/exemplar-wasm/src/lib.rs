@@ -162,6 +162,14 @@ impl Session {
         )
     }
 
+    /// Ledgers a call of `tool` whose arguments could not be written as JSON text (a BigInt,
+    /// an object containing itself); `reason` is JavaScript's message. Returns the report, an
+    /// `invalid_json` error worded by the session.
+    #[wasm_bindgen(js_name = refuseUnwritable)]
+    pub fn refuse_unwritable(&mut self, tool: &str, reason: &str, time_iso: &str) -> String {
+        text(&self.inner.refuse_unwritable(tool, reason, time_iso))
+    }
+
     /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`.
     #[wasm_bindgen(js_name = companionPlot)]
     pub fn companion_plot(&self, tool: &str, args_json: &str) -> String {

@@ -336,6 +336,35 @@ not be loaded ({}); this call has no result, and the benchmark's tools still wor
         self.report(tool, time, status, args, &dataset_sha256, Err(error))
     }
 
+    /// Ledgers a call whose arguments were given as a value that cannot be written as JSON
+    /// text, so that no tool can read them (on the page: a JavaScript BigInt, an object that
+    /// contains itself, a `toJSON` that throws), and says so to the caller: refused as
+    /// `invalid_json`, as arguments that are not JSON are. `reason` is the caller's runtime's
+    /// own message, quoted cut; the ledger records it, as text, in place of the arguments.
+    pub fn refuse_unwritable(&mut self, tool: &str, reason: &str, time: &str) -> RunReport {
+        let reason = crate::quote::quoted(reason);
+        let error = ToolError::new(
+            ErrorCode::InvalidJson,
+            format!(
+                "the arguments cannot be written as JSON text ({reason}); a tool takes JSON \
+values only: numbers, strings, true, false, null, and arrays and objects of them, none \
+containing itself"
+            ),
+        );
+        let recorded = Value::String(format!(
+            "(arguments that cannot be written as JSON: {reason})"
+        ));
+        let dataset_sha256 = crate::dataset::sha256().to_string();
+        self.report(
+            tool,
+            time,
+            Status::Error,
+            recorded,
+            &dataset_sha256,
+            Err(error),
+        )
+    }
+
     /// Ledgers the run (the arguments move into the ledger) and reports it. The result is
     /// hashed where it is, not copied.
     fn report(
@@ -499,6 +528,48 @@ mod tests {
         let report = session.run("fit_random_effects", &deep, T);
         assert_eq!(report.error.unwrap().code, ErrorCode::InvalidJson);
         assert_eq!(session.verify(), Ok(4));
+    }
+
+    /// Every failed call is ledgered, arguments no tool could read included (a BigInt or a
+    /// cycle on the page, which JavaScript refuses to write as JSON).
+    #[test]
+    fn arguments_that_cannot_be_written_as_json_are_refused_and_ledgered() {
+        let mut session = Session::new();
+        session.run("get_dataset", "{}", T);
+        let reason = format!(
+            "Converting circular structure to JSON{}",
+            " --> x".repeat(40)
+        );
+        let report = session.refuse_unwritable("fit_random_effects", &reason, T);
+        assert_eq!(report.error.as_ref().unwrap().code, ErrorCode::InvalidJson);
+        assert!(report.response.is_error);
+        let text = &report.response.content[0].text;
+        assert!(
+            text.starts_with("invalid_json: the arguments cannot be written as JSON text (\"Converting circular structure to JSON"),
+            "{text}"
+        );
+        assert!(
+            text.contains("characters in all"),
+            "the reason is quoted cut: {text}"
+        );
+        assert_eq!(report.entry.seq, 2);
+        assert_eq!(report.entry.status, Status::Error);
+        assert_eq!(report.entry.tool, "fit_random_effects");
+        assert_eq!(report.plot, None);
+        let recorded = last_args(&session).as_str().unwrap();
+        assert!(
+            recorded.starts_with("(arguments that cannot be written as JSON: \"Converting"),
+            "{recorded}"
+        );
+        assert_eq!(report.display, text.as_str());
+        assert_eq!(session.verify(), Ok(2));
+        let bigint =
+            session.refuse_unwritable("egger_test", "Do not know how to serialize a BigInt", T);
+        assert!(bigint.response.content[0]
+            .text
+            .contains("(\"Do not know how to serialize a BigInt\")"));
+        assert_eq!(bigint.entry.prev_hash, report.entry.hash);
+        assert_eq!(session.verify(), Ok(3));
     }
 
     #[test]

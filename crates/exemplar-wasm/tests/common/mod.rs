@@ -221,6 +221,31 @@ pub fn session_runs_and_ledger() {
         .unwrap()
         .contains("could not be loaded (\"Failed to fetch\")"));
     assert_eq!(parse(&restored.verify()), json!({"ok": true, "length": 7}));
+    let unwritable = parse(&restored.refuse_unwritable(
+        "fit_random_effects",
+        "Do not know how to serialize a BigInt",
+        "t",
+    ));
+    assert_eq!(unwritable["entry"]["status"], "error");
+    assert_eq!(
+        unwritable["entry"]["prev_hash"],
+        unavailable["entry"]["hash"]
+    );
+    assert_eq!(unwritable["error"]["code"], "invalid_json");
+    assert_eq!(
+        unwritable["response"],
+        serde_json::to_value(
+            exemplar::session::Session::new()
+                .refuse_unwritable(
+                    "fit_random_effects",
+                    "Do not know how to serialize a BigInt",
+                    "t"
+                )
+                .response
+        )
+        .unwrap()
+    );
+    assert_eq!(parse(&restored.verify()), json!({"ok": true, "length": 8}));
 
     let tampered = exported.replacen("s04", "s05", 1);
     let report = parse(&api::Session::verify_json(&tampered));
