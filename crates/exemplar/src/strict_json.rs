@@ -36,6 +36,18 @@ pub enum StrictJsonError {
     /// The text begins with U+FEFF, which is not JSON. A caller that accepts a byte order mark
     /// strips it before parsing.
     ByteOrderMark,
+    /// A `\uXXXX` escape of half a UTF-16 surrogate pair without its other half: a high
+    /// surrogate (`\uD800`–`\uDBFF`) not followed by a low one, or a low one (`\uDC00`–
+    /// `\uDFFF`) with no high one before it. The text names no character. `escape` is the
+    /// escape as written; the position is its backslash. (serde_json says "unexpected end
+    /// of hex escape" or "lone leading surrogate in hex escape", the latter for a low
+    /// surrogate too, at the character after.)
+    LoneSurrogate {
+        escape: String,
+        high: bool,
+        line: usize,
+        column: usize,
+    },
 }
 
 /// How deep arrays and objects may nest: serde_json's recursion limit of 128 refuses the
@@ -65,6 +77,23 @@ impl fmt::Display for StrictJsonError {
                 "arrays and objects are nested more than {MAX_DEPTH} deep at line {line} \
 column {column}"
             ),
+            StrictJsonError::LoneSurrogate {
+                escape,
+                high,
+                line,
+                column,
+            } => {
+                let half = if *high {
+                    "a high surrogate not followed by a low surrogate \\uDC00-\\uDFFF"
+                } else {
+                    "a low surrogate not preceded by a high surrogate \\uD800-\\uDBFF"
+                };
+                write!(
+                    f,
+                    "lone surrogate {escape} ({half}: half of a UTF-16 pair, no character) at \
+line {line} column {column}"
+                )
+            }
             StrictJsonError::ByteOrderMark => f.write_str(
                 "the text begins with a byte order mark (BOM, U+FEFF), which is not part of JSON",
             ),
@@ -97,7 +126,7 @@ pub fn parse(text: &str) -> Result<Value, StrictJsonError> {
     }
     .deserialize(&mut de)
     .and_then(|value| de.end().map(|()| value))
-    .map_err(|e| classify(e, duplicate.take()))
+    .map_err(|e| classify(text, e, duplicate.take()))
 }
 
 /// Parses the JSON value at the start of `text` (after white space) and returns it with the
@@ -117,7 +146,7 @@ pub fn parse_first(text: &str) -> Result<(Value, usize), StrictJsonError> {
     }
 }
 
-fn classify(e: serde_json::Error, duplicate: Option<String>) -> StrictJsonError {
+fn classify(text: &str, e: serde_json::Error, duplicate: Option<String>) -> StrictJsonError {
     let (line, column) = (e.line(), e.column());
     if let Some(key) = duplicate {
         return StrictJsonError::DuplicateKey { key, line, column };
@@ -127,6 +156,8 @@ fn classify(e: serde_json::Error, duplicate: Option<String>) -> StrictJsonError 
     let message = full.strip_suffix(&suffix).unwrap_or(&full);
     if message == "recursion limit exceeded" {
         StrictJsonError::TooDeep { line, column }
+    } else if let Some(lone) = lone_surrogate(text, message, line, column) {
+        lone
     } else {
         StrictJsonError::Syntax {
             message: message.to_string(),
@@ -134,6 +165,76 @@ fn classify(e: serde_json::Error, duplicate: Option<String>) -> StrictJsonError 
             column,
         }
     }
+}
+
+/// The lone surrogate behind serde_json's two surrogate messages, found from where serde_json
+/// stopped (its line and column count bytes; the column is the last byte read):
+/// - "unexpected end of hex escape": a high surrogate escape, then one more byte (`\uD800"`)
+///   or a backslash and one more byte (`\uD800\n`);
+/// - "lone leading surrogate in hex escape": a low surrogate escape just read (`\uDC00`), or
+///   a high one followed by an escape that is not a low one (`\uD800\u0041`).
+fn lone_surrogate(
+    text: &str,
+    message: &str,
+    line: usize,
+    column: usize,
+) -> Option<StrictJsonError> {
+    let bytes = text.as_bytes();
+    let line_start = match line {
+        0 | 1 => 0,
+        _ => {
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\n')
+                .nth(line - 2)?
+                .0
+                + 1
+        }
+    };
+    let end = (line_start + column).min(bytes.len());
+    let escape_at = |start: usize| -> Option<u16> {
+        match bytes.get(start..start + 6)? {
+            [b'\\', b'u', hex @ ..] => u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok(),
+            _ => None,
+        }
+    };
+    let is_high = |n: u16| (0xD800..=0xDBFF).contains(&n);
+    let is_low = |n: u16| (0xDC00..=0xDFFF).contains(&n);
+    let (start, high) = match message {
+        "unexpected end of hex escape" => (
+            [7, 8]
+                .into_iter()
+                .filter_map(|back| end.checked_sub(back))
+                .find(|&start| escape_at(start).is_some_and(is_high))?,
+            true,
+        ),
+        "lone leading surrogate in hex escape" => {
+            let last = end.checked_sub(6)?;
+            if escape_at(last).is_some_and(is_low) {
+                (last, false)
+            } else {
+                let first = end.checked_sub(12)?;
+                escape_at(first).filter(|&n| is_high(n))?;
+                (first, true)
+            }
+        }
+        _ => return None,
+    };
+    let before = &bytes[..start];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let column = start
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    Some(StrictJsonError::LoneSurrogate {
+        escape: text[start..start + 6].to_string(),
+        high,
+        line,
+        column,
+    })
 }
 
 /// Builds a `Value` as serde_json's own visitor does, refusing a repeated key. The key goes
@@ -296,19 +397,47 @@ mod tests {
         );
     }
 
+    /// Issue 25, item 10: serde_json calls `"\uD800"` an "unexpected end of hex escape" and a
+    /// lone `\uDC00` a "lone leading surrogate"; the error names the escape and where it is.
     #[test]
-    fn a_lone_surrogate_escape_is_a_syntax_error() {
-        for text in [r#""\ud800""#, r#"{"a":"\udc00"}"#, r#"["\ud800\u0041"]"#] {
+    fn a_lone_surrogate_is_named_with_its_escape_and_position() {
+        for (text, escape, high, line, column) in [
+            (r#""\ud800""#, r"\ud800", true, 1, 2),
+            (r#"{"method":"\uD800"}"#, r"\uD800", true, 1, 12),
+            (r#"{"method":"\uD800x"}"#, r"\uD800", true, 1, 12),
+            (r#"{"method":"\uD800é"}"#, r"\uD800", true, 1, 12),
+            (r#"["\uDBFF\n"]"#, r"\uDBFF", true, 1, 3),
+            (r#"{"a":"\udc00"}"#, r"\udc00", false, 1, 7),
+            (r#"["\ud800\u0041"]"#, r"\ud800", true, 1, 3),
+            (r#"["\ud800\ud800\udc00"]"#, r"\ud800", true, 1, 3),
+            ("[\n  \"ok\",\n  \"x\\uDFFF\"]", r"\uDFFF", false, 3, 5),
+            ("[\"\\uD800\n\"]", r"\uD800", true, 1, 3),
+        ] {
             let e = parse(text).unwrap_err();
-            assert!(
-                matches!(&e, StrictJsonError::Syntax { message, line: 1, .. }
-                    if message.contains("escape")),
-                "{text}: {e:?}"
+            assert_eq!(
+                e,
+                StrictJsonError::LoneSurrogate {
+                    escape: escape.into(),
+                    high,
+                    line,
+                    column
+                },
+                "{text}"
             );
             assert!(serde_json::from_str::<Value>(text).is_err());
         }
-        // A proper pair is one character.
+        assert_eq!(
+            parse(r#"{"method":"\uD800"}"#).unwrap_err().to_string(),
+            "lone surrogate \\uD800 (a high surrogate not followed by a low surrogate \
+\\uDC00-\\uDFFF: half of a UTF-16 pair, no character) at line 1 column 12"
+        );
+        assert!(parse(r#""\uDC00""#)
+            .unwrap_err()
+            .to_string()
+            .starts_with("lone surrogate \\uDC00 (a low surrogate not preceded by a high"));
+        // A proper pair is one character; an escaped backslash before "uD800" is no escape.
         assert_eq!(parse(r#""\ud83d\ude00""#).unwrap(), json!("😀"));
+        assert_eq!(parse(r#""\\uD800""#).unwrap(), json!("\\uD800"));
     }
 
     #[test]
@@ -433,6 +562,17 @@ mod tests {
                 prop_assert_eq!(a.to_string(), b.to_string());
             }
             (Err(StrictJsonError::ByteOrderMark), Err(_)) => {}
+            (Err(StrictJsonError::LoneSurrogate { line, column, .. }), Err(b)) => {
+                let message = b.to_string();
+                prop_assert!(message.contains("hex escape"), "{text:?}: {message}");
+                // The escape starts before where serde_json stopped.
+                prop_assert!((*line, *column) < (b.line(), b.column()) || *line < b.line());
+            }
+            (Err(StrictJsonError::Syntax { message, .. }), Err(_))
+                if message.contains("hex escape") =>
+            {
+                prop_assert!(false, "{text:?}: a surrogate error not named: {message}");
+            }
             (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
             _ => prop_assert!(false, "{text:?}: {ours:?} vs {theirs:?}"),
         }
