@@ -18,7 +18,11 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::check::RefusedArguments;
 
 /// The resource holding the frozen dataset's CSV, byte for byte.
 pub const DATASET_URI: &str = "exemplar://dataset/dat.raudenbush1985.csv";
@@ -27,9 +31,82 @@ pub const METHODS_URI: &str = "exemplar://docs/METHODS.md";
 /// The one prompt: the common prompt of both benchmark conditions.
 pub const PROMPT_NAME: &str = "common_prompt";
 
-/// The MCP server of `exemplar mcp`: stateless, one per connection or HTTP session.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ExemplarServer;
+/// The MCP server of `exemplar mcp`: one per connection or HTTP session, all sharing one
+/// [`CallGate`].
+#[derive(Debug, Clone, Default)]
+pub struct ExemplarServer {
+    gate: Arc<CallGate>,
+}
+
+impl ExemplarServer {
+    pub fn new(gate: Arc<CallGate>) -> Self {
+        ExemplarServer { gate }
+    }
+}
+
+/// How many tool calls run at once in one server, and how many may wait for a turn. A call
+/// beyond both is answered at once with a `busy:` tool error: the memory of calls is bounded
+/// by the calls running (each holds its records and its work) and those waiting (each holds
+/// its parsed arguments).
+#[derive(Debug)]
+pub struct CallGate {
+    running: Arc<Semaphore>,
+    max_running: usize,
+    waiting: AtomicUsize,
+    max_waiting: usize,
+}
+
+/// Tool calls running at once in one server.
+pub const MAX_RUNNING_CALLS: usize = 4;
+/// Tool calls waiting for a turn in one server.
+pub const MAX_WAITING_CALLS: usize = 16;
+
+impl Default for CallGate {
+    fn default() -> Self {
+        CallGate::new(MAX_RUNNING_CALLS, MAX_WAITING_CALLS)
+    }
+}
+
+impl CallGate {
+    pub fn new(max_running: usize, max_waiting: usize) -> Self {
+        CallGate {
+            running: Arc::new(Semaphore::new(max_running)),
+            max_running,
+            waiting: AtomicUsize::new(0),
+            max_waiting,
+        }
+    }
+
+    /// A turn to run, waiting when every one is taken, or the `busy` answer when the
+    /// waiting room is full too.
+    pub async fn enter(&self) -> Result<OwnedSemaphorePermit, CallToolResult> {
+        if let Ok(permit) = self.running.clone().try_acquire_owned() {
+            return Ok(permit);
+        }
+        let waiting = self.waiting.fetch_add(1, Ordering::SeqCst);
+        // Counted out again when the wait ends or is cancelled (the client went away).
+        struct Leave<'a>(&'a AtomicUsize);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        let _leave = Leave(&self.waiting);
+        if waiting >= self.max_waiting {
+            return Err(CallToolResult::error(vec![ContentBlock::text(format!(
+                "busy: this server is running {} tool calls and {} more are waiting, its \
+limit; call again when one has answered",
+                self.max_running, self.max_waiting
+            ))]));
+        }
+        Ok(self
+            .running
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed"))
+    }
+}
 
 /// The registry's tool definitions as MCP tools, built once.
 pub fn tools() -> &'static [Tool] {
@@ -87,7 +164,16 @@ pub fn call(name: &str, arguments: Option<JsonObject>) -> Result<CallToolResult,
             return Err(ErrorData::invalid_params(error.to_string(), None));
         }
     }
-    let response = ToolResponse::of(&outcome.result);
+    Ok(result_of(&outcome.result))
+}
+
+/// A refused call as a tool error, exactly as the registry words it.
+fn tool_error(error: &tools::ToolError) -> CallToolResult {
+    result_of(&Err(error.clone()))
+}
+
+fn result_of(outcome: &Result<Value, tools::ToolError>) -> CallToolResult {
+    let response = ToolResponse::of(outcome);
     let content = response
         .content
         .into_iter()
@@ -99,7 +185,7 @@ pub fn call(name: &str, arguments: Option<JsonObject>) -> Result<CallToolResult,
         CallToolResult::success(content)
     };
     result.structured_content = response.structured_content;
-    Ok(result)
+    result
 }
 
 /// The dataset's CSV and the methods text.
@@ -193,17 +279,36 @@ impl ServerHandler for ExemplarServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // The engine is synchronous and fast; a long call (leave_one_out on 2,000 records)
-        // runs off the async workers.
+        // The arguments' text was refused before rmcp parsed it (a key repeated, too long):
+        // the page's and the CLI's answer for the same text.
+        let refused = context.extensions.get::<RefusedArguments>().or_else(|| {
+            context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<RefusedArguments>())
+        });
+        if let Some(RefusedArguments(error)) = refused {
+            return Ok(tool_error(error).into());
+        }
+        let permit = match self.gate.enter().await {
+            Ok(permit) => permit,
+            Err(busy) => return Ok(busy.into()),
+        };
+        // The engine is synchronous; a long call (leave_one_out on 2,000 records) runs off
+        // the async workers, holding its turn until it ends even if its client went away.
         let CallToolRequestParams {
             name, arguments, ..
         } = request;
-        tokio::task::spawn_blocking(move || call(&name, arguments))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("the tool call failed: {e}"), None))?
-            .map(CallToolResponse::from)
+        tokio::task::spawn_blocking(move || {
+            let answer = call(&name, arguments);
+            drop(permit);
+            answer
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the tool call failed: {e}"), None))?
+        .map(CallToolResponse::from)
     }
 
     async fn list_resources(
@@ -273,7 +378,7 @@ mod tests {
                 let carried = tool["annotations"].get(hint).or(tool["_meta"].get(hint));
                 assert_eq!(carried, Some(value), "{hint} of {}", definition["name"]);
             }
-            assert_eq!(tool["annotations"]["readOnlyHint"], true);
+            assert!(tool["annotations"]["readOnlyHint"].is_boolean());
         }
     }
 
@@ -311,6 +416,38 @@ mod tests {
         let text = serde_json::to_value(&typed.content).unwrap()[0]["text"].clone();
         assert!(text.as_str().unwrap().starts_with("wrong_type: "), "{text}");
         assert!(text.as_str().unwrap().contains("level"), "{text}");
+    }
+
+    /// Issue 25 item 7: concurrent calls are bounded; one past the waiting room is told so.
+    #[tokio::test]
+    async fn calls_beyond_the_bound_wait_and_past_the_waiting_room_are_busy() {
+        let gate = Arc::new(CallGate::new(2, 1));
+        let first = gate.enter().await.unwrap();
+        let _second = gate.enter().await.unwrap();
+        let waiting = tokio::spawn({
+            let gate = gate.clone();
+            async move { gate.enter().await.map(|_| ()) }
+        });
+        while gate.waiting.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        assert!(!waiting.is_finished(), "a third call waits for a turn");
+        let busy = gate.enter().await.unwrap_err();
+        assert_eq!(busy.is_error, Some(true));
+        let text = serde_json::to_value(&busy.content).unwrap()[0]["text"].clone();
+        assert!(text.as_str().unwrap().starts_with("busy: "), "{text}");
+        drop(first);
+        assert!(
+            waiting.await.unwrap().is_ok(),
+            "it runs once a call has ended"
+        );
+        assert_eq!(gate.waiting.load(Ordering::SeqCst), 0);
+        // A wait given up (the client went away) leaves the waiting room.
+        let _third = gate.enter().await.unwrap();
+        let given_up =
+            tokio::time::timeout(std::time::Duration::from_millis(20), gate.enter()).await;
+        assert!(given_up.is_err());
+        assert_eq!(gate.waiting.load(Ordering::SeqCst), 0);
     }
 
     #[test]

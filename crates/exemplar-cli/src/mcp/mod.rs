@@ -5,31 +5,49 @@
 //! It is a way to reach the tools, not a benchmark condition. On stdio, stdout carries only
 //! the protocol; every log line goes to stderr.
 
+mod check;
 mod handler;
 mod http;
+mod server;
+mod sessions;
+mod stdio;
 
 pub use http::{AllowedOrigin, LoopbackAddr, DEFAULT_ADDR};
 
-use handler::ExemplarServer;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use handler::{CallGate, ExemplarServer};
 use rmcp::ServiceExt;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// Serves one client on stdin/stdout until it disconnects.
 pub fn serve_stdio() -> Result<(), String> {
-    run(async {
-        let running = ExemplarServer
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("the MCP session did not start: {e}"))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| format!("the MCP session ended abnormally: {e}"))?;
-        Ok(())
-    })
+    run(serve_lines(
+        tokio::io::BufReader::new(tokio::io::stdin()),
+        tokio::io::stdout(),
+        Arc::new(CallGate::default()),
+    ))
+}
+
+/// Serves one client reading `input` line by line and writing to `output`, until the input
+/// ends; the answers of calls still running are written first.
+async fn serve_lines<R, W>(input: R, output: W, gate: Arc<CallGate>) -> Result<(), String>
+where
+    R: tokio::io::AsyncBufRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (transport, reader) = stdio::transport(input, output, check::MAX_MESSAGE_BYTES);
+    let running = ExemplarServer::new(gate)
+        .serve(transport)
+        .await
+        .map_err(|e| format!("the MCP session did not start: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| format!("the MCP session ended abnormally: {e}"))?;
+    // The reader has written its own last answers by the time the input ends.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), reader).await;
+    Ok(())
 }
 
 /// Serves Streamable HTTP at `http://addr/mcp` until Ctrl-C.
@@ -41,31 +59,25 @@ pub fn serve_http(addr: SocketAddr, extra_origins: &[AllowedOrigin]) -> Result<(
         let bound = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(http::allowed_hosts(bound))
-            .with_allowed_origins(http::allowed_origins(bound, extra_origins))
-            .enforce_origin_validation();
-        let stop = config.cancellation_token.clone();
-        let service = StreamableHttpService::new(
-            || Ok(ExemplarServer),
-            Arc::new(LocalSessionManager::default()),
-            config,
+        let stop = CancellationToken::new();
+        let server = server::serve(
+            listener,
+            http::allowed_hosts(bound),
+            http::allowed_origins(bound, extra_origins),
+            server::HttpLimits::default(),
+            Arc::new(CallGate::default()),
+            stop.clone(),
         );
-        let app = axum::Router::new().nest_service(http::PATH, service);
         eprintln!(
             "exemplar mcp: Streamable HTTP at http://{bound}{} (Ctrl-C stops)",
             http::PATH
         );
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                // Without a signal handler there is nothing to wait for: serve until killed.
-                if tokio::signal::ctrl_c().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-                stop.cancel();
-            })
-            .await
-            .map_err(|e| format!("the HTTP server stopped: {e}"))
+        tokio::select! {
+            () = server => {}
+            // Without a signal handler there is nothing to wait for: serve until killed.
+            Ok(()) = tokio::signal::ctrl_c() => stop.cancel(),
+        }
+        Ok(())
     })
 }
 

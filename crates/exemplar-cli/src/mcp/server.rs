@@ -1,0 +1,732 @@
+//! The Streamable HTTP server's connections and requests, in front of rmcp's service.
+//!
+//! A client cannot hold the server: at most [`HttpLimits::max_connections`] connections are
+//! served at once (the others wait in the kernel's listen queue, costing the server nothing);
+//! a connection whose request headers take longer than the header timeout is closed (an idle
+//! keep-alive connection too), and a request whose body takes longer than the body timeout is
+//! answered 408 and closed. Bodies being read share a byte budget, so many large bodies at once
+//! wait for each other instead of all being held. Sessions are capped ([`BoundedSessions`]).
+//!
+//! Before rmcp sees a request: every `Host` value (and an absolute request target's
+//! authority) must be a loopback name without user info, every `Origin` value an allowed
+//! origin, and the body one message that [`check::check`] passes.
+
+use super::check::{self, RefusedArguments, Verdict};
+use super::handler::{CallGate, ExemplarServer};
+use super::sessions::BoundedSessions;
+use axum::http::{header, HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+/// How much the server lets its clients take.
+#[derive(Debug, Clone)]
+pub struct HttpLimits {
+    /// A request's headers must arrive within this (an idle keep-alive connection too).
+    pub header_read_timeout: Duration,
+    /// A request's body must arrive within this, counted from the end of its headers.
+    pub body_read_timeout: Duration,
+    /// Connections served at once.
+    pub max_connections: usize,
+    /// The largest body (one JSON-RPC message).
+    pub max_body_bytes: usize,
+    /// Bytes of request bodies held at once, over all connections.
+    pub body_bytes_budget: usize,
+    /// Live sessions; a new one closes the least recently used.
+    pub max_sessions: usize,
+    /// A session without a request for this long is closed.
+    pub session_idle: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
+            max_connections: 512,
+            max_body_bytes: check::MAX_MESSAGE_BYTES,
+            body_bytes_budget: 4 * check::MAX_MESSAGE_BYTES,
+            max_sessions: 1000,
+            session_idle: Duration::from_secs(300),
+        }
+    }
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+struct State {
+    service: StreamableHttpService<ExemplarServer, BoundedSessions>,
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    limits: HttpLimits,
+    body_budget: Arc<Semaphore>,
+    #[cfg(test)]
+    sessions: Arc<BoundedSessions>,
+}
+
+/// Serves `listener` until `stop` is cancelled.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    limits: HttpLimits,
+    gate: Arc<CallGate>,
+    stop: CancellationToken,
+) {
+    let state = Arc::new(state(hosts, origins, limits, gate, stop.clone()));
+    tokio::select! {
+        () = accept_loop(listener, state) => {}
+        () = stop.cancelled() => {}
+    }
+}
+
+fn state(
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    limits: HttpLimits,
+    gate: Arc<CallGate>,
+    stop: CancellationToken,
+) -> State {
+    // rmcp checks the first Host and Origin too, and never refuses a body this server read.
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts.clone())
+        .with_allowed_origins(origins.clone())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(limits.max_body_bytes)
+        .with_cancellation_token(stop);
+    let sessions = Arc::new(BoundedSessions::new(
+        limits.max_sessions,
+        limits.session_idle,
+    ));
+    let service = StreamableHttpService::new(
+        move || Ok(ExemplarServer::new(gate.clone())),
+        sessions.clone(),
+        config,
+    );
+    State {
+        service,
+        hosts,
+        origins,
+        body_budget: Arc::new(Semaphore::new(limits.body_bytes_budget)),
+        limits,
+        #[cfg(test)]
+        sessions,
+    }
+}
+
+/// Accepts a connection only once one of the connection permits is free.
+async fn accept_loop(mut listener: tokio::net::TcpListener, state: Arc<State>) {
+    use axum::serve::Listener;
+
+    let permits = Arc::new(Semaphore::new(state.limits.max_connections));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.limits.header_read_timeout);
+    loop {
+        let Ok(permit) = permits.clone().acquire_owned().await else {
+            return; // The semaphore is never closed.
+        };
+        // Retries and backs off on accept errors (e.g. too many open files).
+        let (stream, _peer) = Listener::accept(&mut listener).await;
+        let state = state.clone();
+        let service = hyper::service::service_fn(move |request| {
+            let state = state.clone();
+            async move { Ok::<_, Infallible>(answer(&state, request).await) }
+        });
+        let connection = http.serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            // A reset, a timeout or a malformed request ends this connection only.
+            let _ = connection.await;
+            drop(permit);
+        });
+    }
+}
+
+async fn answer(state: &State, request: Request<Incoming>) -> Response<Body> {
+    if request.uri().path() != super::http::PATH {
+        return plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
+    }
+    if let Err(refusal) = check_host(request.uri(), request.headers(), &state.hosts) {
+        return refusal;
+    }
+    if let Err(refusal) = check_origin(request.headers(), &state.origins) {
+        return refusal;
+    }
+    if request.method() != Method::POST {
+        return state.service.handle(request).await;
+    }
+    let (mut parts, body) = request.into_parts();
+    let (bytes, _budget) = match read_body(state, &parts.headers, body).await {
+        Ok(read) => read,
+        Err(refusal) => return refusal,
+    };
+    match check::check(&bytes) {
+        Verdict::Answer(error) => json_error(StatusCode::BAD_REQUEST, &error),
+        Verdict::Pass { refused, .. } => {
+            if let Some(refusal) = refused {
+                parts.extensions.insert(RefusedArguments(refusal));
+            }
+            state
+                .service
+                .handle(Request::from_parts(parts, Full::new(bytes)))
+                .await
+        }
+    }
+}
+
+/// The body, within the size limit, the time limit and the shared byte budget, with the
+/// budget it holds (given back when the request has been handed over).
+async fn read_body(
+    state: &State,
+    headers: &HeaderMap,
+    body: Incoming,
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), Response<Body>> {
+    let limits = &state.limits;
+    let too_large = |size| {
+        let mut response = json_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &check::too_large(Value::Null, size),
+        );
+        close(&mut response);
+        response
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
+    if let Some(size) = declared.filter(|size| *size > limits.max_body_bytes) {
+        return Err(too_large(Some(size)));
+    }
+    let deadline = tokio::time::Instant::now() + limits.body_read_timeout;
+    let mut body = std::pin::pin!(body);
+    let mut collected = Vec::new();
+    let mut held: Option<OwnedSemaphorePermit> = None;
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => {
+                let mut response = json_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &check::error(
+                        Value::Null,
+                        check::INVALID_REQUEST,
+                        format!(
+                            "Invalid Request: the body did not arrive within {} s ({} of its \
+bytes did)",
+                            limits.body_read_timeout.as_secs_f64(),
+                            collected.len()
+                        ),
+                    ),
+                );
+                close(&mut response);
+                return Err(response);
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                return Err(plain(
+                    StatusCode::BAD_REQUEST,
+                    &format!("Bad Request: the body could not be read: {e}"),
+                ))
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // Trailers.
+        };
+        if collected.len() + data.len() > limits.max_body_bytes {
+            return Err(too_large(None));
+        }
+        let wanted = u32::try_from(data.len()).expect("a frame is smaller than the body limit");
+        let permit = tokio::time::timeout_at(
+            deadline,
+            state.body_budget.clone().acquire_many_owned(wanted),
+        )
+        .await;
+        let Ok(Ok(permit)) = permit else {
+            let mut response = plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: too many large requests at once; try again",
+            );
+            close(&mut response);
+            return Err(response);
+        };
+        match &mut held {
+            Some(held) => held.merge(permit),
+            None => held = Some(permit),
+        }
+        collected.extend_from_slice(&data);
+    }
+    Ok((Bytes::from(collected), held))
+}
+
+/// Every `Host` value (and the request target's authority, when it has one) must name a
+/// loopback host, without user info.
+#[allow(clippy::result_large_err)]
+fn check_host(uri: &Uri, headers: &HeaderMap, allowed: &[String]) -> Result<(), Response<Body>> {
+    let target = uri.authority().map(|authority| authority.as_str());
+    let values = headers
+        .get_all(header::HOST)
+        .iter()
+        .map(HeaderValue::to_str);
+    for value in values.chain(target.map(Ok)) {
+        let allowed = value.is_ok_and(|text| {
+            !text.contains('@')
+                && text
+                    .parse::<axum::http::uri::Authority>()
+                    .is_ok_and(|authority| {
+                        let host = authority.host().trim_matches(['[', ']']);
+                        allowed.iter().any(|name| name.eq_ignore_ascii_case(host))
+                    })
+        });
+        if !allowed {
+            return Err(plain(
+                StatusCode::FORBIDDEN,
+                "Forbidden: Host header is not allowed (each Host must be a loopback name \
+without user info)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every `Origin` value, when there is one, must be an allowed origin exactly.
+#[allow(clippy::result_large_err)]
+fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), Response<Body>> {
+    for value in headers.get_all(header::ORIGIN) {
+        let origin = value.to_str().ok().and_then(|text| {
+            let uri = text.parse::<Uri>().ok()?;
+            let (scheme, authority) = (uri.scheme_str()?, uri.authority()?);
+            if authority.as_str().contains('@') || !matches!(uri.path(), "" | "/") {
+                return None;
+            }
+            let port = authority.port_u16().or(match scheme {
+                "http" => Some(80),
+                "https" => Some(443),
+                _ => None,
+            })?;
+            Some(format!(
+                "{}://{}:{port}",
+                scheme.to_ascii_lowercase(),
+                authority.host().to_ascii_lowercase()
+            ))
+        });
+        if !origin.is_some_and(|origin| allowed.contains(&origin)) {
+            return Err(plain(
+                StatusCode::FORBIDDEN,
+                "Forbidden: Origin header is not allowed",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn plain(status: StatusCode, text: &str) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Full::new(Bytes::from(text.to_owned())).boxed())
+        .expect("a valid response")
+}
+
+fn json_error(status: StatusCode, error: &Value) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(error.to_string())).boxed())
+        .expect("a valid response")
+}
+
+/// The rest of the request was not read: the connection cannot carry another one.
+fn close(response: &mut Response<Body>) {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::SocketAddr;
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    struct Running {
+        addr: SocketAddr,
+        state: Arc<State>,
+        stop: CancellationToken,
+    }
+
+    impl Drop for Running {
+        fn drop(&mut self) {
+            self.stop.cancel();
+        }
+    }
+
+    async fn start(limits: HttpLimits) -> Running {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let state = Arc::new(state(
+            super::super::http::allowed_hosts(addr),
+            super::super::http::allowed_origins(addr, &[]),
+            limits,
+            Arc::new(CallGate::default()),
+            stop.clone(),
+        ));
+        tokio::spawn({
+            let (state, stop) = (state.clone(), stop.clone());
+            async move {
+                tokio::select! {
+                    () = accept_loop(listener, state) => {}
+                    () = stop.cancelled() => {}
+                }
+            }
+        });
+        Running { addr, state, stop }
+    }
+
+    /// A response read to its end (every request here says `Connection: close`).
+    struct Reply {
+        status: u16,
+        head: String,
+        body: String,
+    }
+
+    impl Reply {
+        fn header(&self, name: &str) -> Option<&str> {
+            self.head.lines().find_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                key.eq_ignore_ascii_case(name).then(|| value.trim())
+            })
+        }
+
+        /// The JSON-RPC message of a JSON body or of an event stream's `data:` line.
+        fn message(&self) -> Value {
+            let data = self
+                .body
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim)
+                .find(|data| !data.is_empty())
+                .unwrap_or(&self.body);
+            serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+        }
+    }
+
+    async fn send(addr: SocketAddr, raw: &[u8]) -> Reply {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all(raw).await.unwrap();
+        let mut bytes = Vec::new();
+        tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut bytes))
+            .await
+            .expect("answered within 30 s")
+            .unwrap();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("no status line: {text:?}"));
+        Reply {
+            status,
+            head: head.to_owned(),
+            body: body.to_owned(),
+        }
+    }
+
+    fn post(addr: SocketAddr, extra: &str, body: &str) -> Vec<u8> {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+Accept: application/json, text/event-stream\r\nConnection: close\r\n{extra}\
+Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    }
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+
+    /// A new session, initialized; its id.
+    async fn session(addr: SocketAddr) -> String {
+        let reply = send(addr, &post(addr, "", INITIALIZE)).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.message()["result"]["serverInfo"]["name"], "exemplar");
+        let id = reply
+            .header("mcp-session-id")
+            .expect("a session")
+            .to_owned();
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let reply = send(addr, &post(addr, &session_headers(&id), initialized)).await;
+        assert_eq!(reply.status, 202, "{}", reply.body);
+        id
+    }
+
+    fn session_headers(id: &str) -> String {
+        format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+    }
+
+    async fn call(addr: SocketAddr, session: &str, name: &str, arguments: &str) -> Reply {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+        );
+        send(addr, &post(addr, &session_headers(session), &body)).await
+    }
+
+    fn fast() -> HttpLimits {
+        HttpLimits {
+            header_read_timeout: Duration::from_millis(1500),
+            body_read_timeout: Duration::from_millis(1500),
+            ..HttpLimits::default()
+        }
+    }
+
+    /// Issue 25 item 2: slow clients (headers never finished, bodies at a byte a second, many
+    /// of them) neither hold the server nor their connections.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn slow_clients_are_closed_and_a_good_client_is_answered_meanwhile() {
+        let server = start(fast()).await;
+        let addr = server.addr;
+        let started = Instant::now();
+        let mut slow = Vec::new();
+        for i in 0..120 {
+            let mut stream = TcpStream::connect(addr).await.unwrap();
+            if i % 2 == 0 {
+                // Headers that never end.
+                stream
+                    .write_all(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes())
+                    .await
+                    .unwrap();
+            } else {
+                // A body promised and sent a byte at a time.
+                stream
+                    .write_all(&post(addr, "", INITIALIZE)[..INITIALIZE.len() / 2 + 200])
+                    .await
+                    .unwrap();
+            }
+            slow.push(stream);
+        }
+        let trickle = tokio::spawn(async move {
+            for _ in 0..40 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                for stream in slow.iter_mut().skip(1).step_by(2) {
+                    let _ = stream.write_all(b" ").await;
+                }
+            }
+            slow
+        });
+        // A well-behaved client, while all of them are open.
+        let before = Instant::now();
+        let session = session(addr).await;
+        let fit = call(addr, &session, "fit_random_effects", "{}").await;
+        assert_eq!(fit.message()["result"]["isError"], false);
+        assert!(
+            before.elapsed() < Duration::from_millis(1000),
+            "a good client waited {:?}",
+            before.elapsed()
+        );
+        // Every slow connection is closed soon after its timeout.
+        let mut slow = trickle.await.unwrap();
+        for stream in &mut slow {
+            let mut rest = Vec::new();
+            let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest));
+            assert!(
+                read.await.is_ok(),
+                "a slow connection still open at {:?}",
+                started.elapsed()
+            );
+            if !rest.is_empty() {
+                let text = String::from_utf8_lossy(&rest);
+                assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+                assert!(text.contains("did not arrive within 1.5 s"), "{text}");
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(6));
+        assert_eq!(session_count(&server), 1);
+    }
+
+    fn session_count(server: &Running) -> usize {
+        server.state.sessions.live()
+    }
+
+    /// Connections beyond the cap wait in the listen queue and are served once a slow one
+    /// has been closed.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn connections_beyond_the_cap_wait_for_a_free_one() {
+        let server = start(HttpLimits {
+            max_connections: 4,
+            ..fast()
+        })
+        .await;
+        let addr = server.addr;
+        let mut slow = Vec::new();
+        for _ in 0..4 {
+            let mut stream = TcpStream::connect(addr).await.unwrap();
+            stream.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+            slow.push(stream);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = Instant::now();
+        let reply = send(addr, &post(addr, "", INITIALIZE)).await;
+        assert_eq!(reply.status, 200);
+        let waited = started.elapsed();
+        assert!(
+            waited > Duration::from_millis(1000) && waited < Duration::from_millis(3000),
+            "served after {waited:?}, when the slow ones were closed"
+        );
+    }
+
+    /// At most `max_sessions` live sessions: a new one closes the least recently used, whose
+    /// client then gets 404; an idle session expires; both release their memory.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sessions_are_capped_and_expire() {
+        let server = start(HttpLimits {
+            max_sessions: 3,
+            session_idle: Duration::from_millis(1500),
+            ..HttpLimits::default()
+        })
+        .await;
+        let addr = server.addr;
+        let first = session(addr).await;
+        let mut others = Vec::new();
+        for _ in 0..4 {
+            others.push(session(addr).await);
+            // The first one stays in use until the fourth session, so the second is evicted.
+            if others.len() < 3 {
+                let reply = call(addr, &first, "get_dataset", "{}").await;
+                assert_eq!(reply.status, 200);
+            }
+        }
+        assert_eq!(session_count(&server), 3);
+        let evicted = call(addr, &others[0], "get_dataset", "{}").await;
+        assert_eq!(evicted.status, 404, "{}", evicted.body);
+        assert!(evicted.body.contains("Session not found"));
+        let kept = call(addr, others.last().unwrap(), "get_dataset", "{}").await;
+        assert_eq!(kept.status, 200);
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(session_count(&server), 0, "idle sessions expired");
+        assert_eq!(
+            server.state.sessions.rmcp_live().await,
+            0,
+            "and rmcp dropped them"
+        );
+    }
+
+    /// Issue 25 item 4: arguments with a repeated key get the CLI's and the page's error.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn repeated_keys_are_refused_as_the_cli_refuses_them() {
+        let server = start(HttpLimits::default()).await;
+        let addr = server.addr;
+        let session = session(addr).await;
+        let arguments = r#"{"method":"REML","method":"DL"}"#;
+        let reply = call(addr, &session, "fit_random_effects", arguments).await;
+        let result = &reply.message()["result"];
+        assert_eq!(result["isError"], true, "{result}");
+        let expected = exemplar::tools::parse_args(arguments)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(result["content"][0]["text"], expected);
+        assert!(expected.contains("duplicate key \"method\""), "{expected}");
+        // Elsewhere in the message: an Invalid Request naming the key.
+        let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","method":"ping"}"#;
+        let reply = send(addr, &post(addr, &session_headers(&session), body)).await;
+        assert_eq!(reply.status, 400);
+        let error = reply.message();
+        assert_eq!(error["id"], 3);
+        assert_eq!(error["error"]["code"], check::INVALID_REQUEST);
+        // Not JSON, or followed by other text: a Parse error.
+        let reply = send(addr, &post(addr, &session_headers(&session), "{]")).await;
+        assert_eq!(reply.message()["error"]["code"], check::PARSE_ERROR);
+        assert!(reply.message().as_object().unwrap().contains_key("id"));
+    }
+
+    /// Issue 25 item 6: the 16 MiB the tools' descriptions promise can be sent; more is a
+    /// JSON-RPC error.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_documented_argument_limit_is_reachable_and_more_is_a_json_rpc_error() {
+        let server = start(HttpLimits::default()).await;
+        let addr = server.addr;
+        let session = session(addr).await;
+        // White space inside the arguments' object counts toward their size.
+        let padded = |size: usize| {
+            let core = r#"{"exclude":["s04"]}"#;
+            format!(r#"{{"exclude":["s04"]{}}}"#, " ".repeat(size - core.len()))
+        };
+        let max = exemplar::tools::MAX_ARGS_BYTES;
+        let reply = call(addr, &session, "refit_excluding", &padded(max)).await;
+        assert_eq!(reply.status, 200);
+        assert_eq!(
+            reply.message()["result"]["isError"],
+            false,
+            "16 MiB of arguments"
+        );
+        let reply = call(addr, &session, "refit_excluding", &padded(max + 1)).await;
+        let text = reply.message()["result"]["content"][0]["text"].clone();
+        assert_eq!(
+            text,
+            exemplar::tools::parse_args(&padded(max + 1))
+                .unwrap_err()
+                .to_string()
+        );
+        // Refused by its Content-Length, before the body is sent.
+        let huge = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+Accept: application/json, text/event-stream\r\n{}Content-Length: {}\r\n\r\n",
+            session_headers(&session),
+            check::MAX_MESSAGE_BYTES + 1
+        );
+        let reply = send(addr, huge.as_bytes()).await;
+        assert_eq!(reply.status, 413);
+        let error = reply.message();
+        assert_eq!(error["error"]["code"], check::INVALID_REQUEST);
+        assert!(error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("at most {} bytes", check::MAX_MESSAGE_BYTES)));
+    }
+
+    /// Issue 25 item 10: every Host and Origin value is checked; user info is refused.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_host_and_origin_is_checked() {
+        let server = start(HttpLimits::default()).await;
+        let addr = server.addr;
+        let own = format!("Origin: http://{addr}\r\n");
+        let raw = |headers: &str| {
+            format!(
+                "POST /mcp HTTP/1.1\r\n{headers}Content-Type: application/json\r\n\
+Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+Content-Length: {}\r\n\r\n{INITIALIZE}",
+                INITIALIZE.len()
+            )
+            .into_bytes()
+        };
+        let host = format!("Host: {addr}\r\n");
+        assert_eq!(send(addr, &raw(&host)).await.status, 200);
+        assert_eq!(send(addr, &raw(&format!("{host}{own}"))).await.status, 200);
+        for refused in [
+            format!("{host}Host: evil.example\r\n"),
+            format!("Host: evil.example\r\n{host}"),
+            format!("Host: user@{addr}\r\n"),
+            format!("Host: evil.example@{addr}\r\n"),
+            format!("{host}{own}Origin: https://evil.example\r\n"),
+            format!("{host}Origin: https://evil.example\r\n{own}"),
+            format!("{host}Origin: http://user@{addr}\r\n"),
+        ] {
+            let reply = send(addr, &raw(&refused)).await;
+            assert_eq!(reply.status, 403, "{refused:?}: {}", reply.body);
+        }
+        // An absolute request target names the host too.
+        let absolute = format!(
+            "POST http://evil.example/mcp HTTP/1.1\r\n{host}Content-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        assert_eq!(send(addr, absolute.as_bytes()).await.status, 403);
+    }
+}
