@@ -1,6 +1,6 @@
 //! Two groups' means, standard deviations and sizes: `MD`, `SMD` and `ROM`.
 
-use super::{finish, Column, EffectSize, EffectSizeError, Measure, RawRow};
+use super::{finish, Column, EffectSize, EffectSizeError, Measure, RawRow, Shown};
 use crate::math::{exp, lgamma, ln};
 
 /// One row's two groups, checked: SDs ≥ 0, sizes > 0 (escalc refuses both otherwise).
@@ -58,7 +58,13 @@ fn mean_difference(g: &Groups) -> Result<EffectSize, EffectSizeError> {
     let yi = g.m1 - g.m2;
     let vi = g.sd1 * g.sd1 / g.n1 + g.sd2 * g.sd2 / g.n2;
     if vi == 0.0 {
-        return Err(both_sds_zero());
+        let groups = format!(", n1i = {}, n2i = {}", Shown(g.n1), Shown(g.n2));
+        return Err(zero_variance(
+            g,
+            "the sampling variance sd1i²/n1i + sd2i²/n2i",
+            &groups,
+            SMALLER_UNITS,
+        ));
     }
     finish(yi, vi, Column::M1i, "mean difference")
 }
@@ -75,13 +81,19 @@ fn hedges_g(g: &Groups) -> Result<EffectSize, EffectSizeError> {
         return Err(EffectSizeError::Undefined {
             column: Column::N2i,
             reason: format!(
-                "n1i + n2i is {ni}; Hedges' g needs n1i + n2i - 2 > 1 (at least 4 people in all) for its bias correction"
+                "n1i + n2i is {}; Hedges' g needs n1i + n2i - 2 > 1 (at least 4 people in all) for its bias correction",
+                Shown(ni)
             ),
         });
     }
     let sdpi = (((g.n1 - 1.0) * g.sd1 * g.sd1 + (g.n2 - 1.0) * g.sd2 * g.sd2) / mi).sqrt();
     if sdpi == 0.0 {
-        return Err(both_sds_zero());
+        return Err(zero_variance(
+            g,
+            "the pooled SD √(((n1i − 1)·sd1i² + (n2i − 1)·sd2i²)/(n1i + n2i − 2))",
+            "",
+            SMALLER_UNITS,
+        ));
     }
     let di = (g.m1 - g.m2) / sdpi;
     let yi = bias_correction(mi) * di;
@@ -103,7 +115,8 @@ fn log_ratio_of_means(g: &Groups) -> Result<EffectSize, EffectSizeError> {
             return Err(EffectSizeError::Undefined {
                 column,
                 reason: format!(
-                    "{column} is {value}; the log ratio of means needs both means greater than 0"
+                    "{column} is {}; the log ratio of means needs both means greater than 0",
+                    Shown(value)
                 ),
             });
         }
@@ -111,21 +124,121 @@ fn log_ratio_of_means(g: &Groups) -> Result<EffectSize, EffectSizeError> {
     let yi = ln(g.m1 / g.m2);
     let vi = g.sd1 * g.sd1 / (g.n1 * g.m1 * g.m1) + g.sd2 * g.sd2 / (g.n2 * g.m2 * g.m2);
     if vi == 0.0 {
-        return Err(both_sds_zero());
+        let means = format!(", m1i = {}, m2i = {}", Shown(g.m1), Shown(g.m2));
+        return Err(zero_variance(
+            g,
+            "the sampling variance sd1i²/(n1i·m1i²) + sd2i²/(n2i·m2i²)",
+            &means,
+            "the SDs are too small against the means for the log ratio of means to have a \
+variance (it does not change with the units)",
+        ));
     }
     finish(yi, vi, Column::M1i, "log ratio of means")
 }
 
-fn both_sds_zero() -> EffectSizeError {
+/// Why the variance (or the pooled SD) is 0. With both SDs 0 that is the data. Otherwise it
+/// underflowed: a double below about 1.5e-154 squares to less than the smallest normal double
+/// (2.2e-308), and 5e-324 is the smallest double of all, so tiny SDs, or SDs tiny against
+/// large groups (MD) or large means (ROM), give 0 though no SD is 0. Saying "both 0" then
+/// would be false: the message gives the values, the formula that underflowed, and `remedy`.
+fn zero_variance(g: &Groups, formula: &str, more: &str, remedy: &str) -> EffectSizeError {
+    if g.sd1 == 0.0 && g.sd2 == 0.0 {
+        return EffectSizeError::Undefined {
+            column: Column::Sd2i,
+            reason: "sd1i and sd2i are both 0, so the sampling variance is 0".into(),
+        };
+    }
+    let column = if g.sd1 != 0.0 {
+        Column::Sd1i
+    } else {
+        Column::Sd2i
+    };
     EffectSizeError::Undefined {
-        column: Column::Sd2i,
-        reason: "sd1i and sd2i are both 0, so the sampling variance is 0".into(),
+        column,
+        reason: format!(
+            "{formula} underflows to 0 in double precision with sd1i = {}, sd2i = {}{more}, though \
+the SDs are not both 0 (a number below about 1.5e-154 squares to less than the smallest normal \
+double, 2.2e-308); {remedy}",
+            Shown(g.sd1),
+            Shown(g.sd2)
+        ),
     }
 }
+
+/// What to do when MD's or SMD's variance underflows.
+const SMALLER_UNITS: &str =
+    "give the means and SDs in smaller units (e.g. all multiplied by 1e6) so the SDs are not so small";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn groups(m1: f64, sd1: f64, n1: f64, m2: f64, sd2: f64, n2: f64) -> RawRow {
+        let mut row = RawRow::default();
+        for (c, v) in [
+            (Column::M1i, m1),
+            (Column::Sd1i, sd1),
+            (Column::N1i, n1),
+            (Column::M2i, m2),
+            (Column::Sd2i, sd2),
+            (Column::N2i, n2),
+        ] {
+            row.set(c, v);
+        }
+        row
+    }
+
+    /// Issue 25, item 10: SDs of 5e-324 were reported as "both 0". A variance that underflows
+    /// says so, with the values as written, and only SDs that are 0 are called 0.
+    #[test]
+    fn a_variance_that_underflows_is_not_called_both_sds_zero() {
+        let tiny = 5e-324;
+        for (measure, row, column, says) in [
+            (
+                Measure::Smd,
+                groups(1.0, tiny, 10.0, 0.0, tiny, 10.0),
+                Column::Sd1i,
+                "the pooled SD √(((n1i − 1)·sd1i² + (n2i − 1)·sd2i²)/(n1i + n2i − 2)) underflows \
+to 0 in double precision with sd1i = 5e-324, sd2i = 5e-324, though the SDs are not both 0",
+            ),
+            (
+                Measure::Md,
+                groups(1.0, 0.0, 10.0, 0.0, 1e-200, 10.0),
+                Column::Sd2i,
+                "the sampling variance sd1i²/n1i + sd2i²/n2i underflows to 0 in double precision \
+with sd1i = 0, sd2i = 1e-200, n1i = 10, n2i = 10, though",
+            ),
+            (
+                Measure::Md,
+                groups(1.0, 1e-160, 1e10, 0.0, 1e-160, 1e10),
+                Column::Sd1i,
+                "with sd1i = 1e-160, sd2i = 1e-160, n1i = 10000000000, n2i = 10000000000, though",
+            ),
+            (
+                Measure::Rom,
+                groups(1e200, 1.0, 10.0, 1e200, 1.0, 10.0),
+                Column::Sd1i,
+                "sd1i²/(n1i·m1i²) + sd2i²/(n2i·m2i²) underflows to 0 in double precision with \
+sd1i = 1, sd2i = 1, m1i = 1e200, m2i = 1e200, though the SDs are not both 0",
+            ),
+        ] {
+            let e = effect_size(measure, &row).unwrap_err();
+            let text = e.to_string();
+            assert_eq!(e.column(), Some(column), "{text}");
+            assert!(text.contains(says), "{measure}: {text}");
+            assert!(!text.contains("both 0,"), "{text}");
+            assert!(text.len() < 400, "{text}");
+        }
+        // SDs that are 0 are still called so.
+        let e = effect_size(Measure::Smd, &groups(1.0, 0.0, 10.0, 0.0, 0.0, 10.0)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sd2i: sd1i and sd2i are both 0, so the sampling variance is 0"
+        );
+        // Tiny values are written as numbers, not as 300 zeros.
+        let e = effect_size(Measure::Md, &groups(1.0, -1e-300, 10.0, 0.0, 1.0, 10.0)).unwrap_err();
+        assert_eq!(e.to_string(), "sd1i is -1e-300; it cannot be negative");
+    }
 
     #[test]
     fn the_exact_correction_approaches_hedges_approximation() {

@@ -394,17 +394,21 @@ impl fmt::Display for EffectSizeError {
                 or.description()
             ),
             EffectSizeError::NotFinite { column, value } => {
-                write!(f, "{column} is {value}, not a finite number")
+                write!(f, "{column} is {}, not a finite number", Shown(*value))
             }
             EffectSizeError::Negative { column, value } => {
-                write!(f, "{column} is {value}; it cannot be negative")
+                write!(f, "{column} is {}; it cannot be negative", Shown(*value))
             }
             EffectSizeError::TooSmall {
                 column,
                 value,
                 needed,
                 why,
-            } => write!(f, "{column} is {value}; it must be {needed} {why}"),
+            } => write!(
+                f,
+                "{column} is {}; it must be {needed} {why}",
+                Shown(*value)
+            ),
             EffectSizeError::AboveN {
                 column,
                 value,
@@ -412,7 +416,9 @@ impl fmt::Display for EffectSizeError {
                 n,
             } => write!(
                 f,
-                "{column} is {value}, more than {n_column} = {n}; a count cannot exceed its group's size"
+                "{column} is {}, more than {n_column} = {}; a count cannot exceed its group's size",
+                Shown(*value),
+                Shown(*n)
             ),
             EffectSizeError::Inconsistent {
                 column,
@@ -421,21 +427,44 @@ impl fmt::Display for EffectSizeError {
                 of: (a, b),
             } => write!(
                 f,
-                "{column} is {value}, but {a} + {b} = {sum}; give one of them or make them agree"
+                "{column} is {}, but {a} + {b} = {}; give one of them or make them agree",
+                Shown(*value),
+                Shown(*sum)
             ),
             EffectSizeError::OutOfRange { column, value } => {
-                write!(f, "{column} is {value}; a correlation must lie in [-1, 1]")
+                write!(
+                    f,
+                    "{column} is {}; a correlation must lie in [-1, 1]",
+                    Shown(*value)
+                )
             }
             EffectSizeError::Undefined { column, reason } => write!(f, "{column}: {reason}"),
             EffectSizeError::InvalidAdd { add } => write!(
                 f,
-                "add is {add}; the continuity correction must be a finite number >= 0"
+                "add is {}; the continuity correction must be a finite number >= 0",
+                Shown(*add)
             ),
         }
     }
 }
 
 impl std::error::Error for EffectSizeError {}
+
+/// A number as a message shows it: as JSON and R write it (`5e-324`, `-1e-300`, `0.5`, `12`),
+/// not as Rust's `Display` does (5e-324 as 0.000… with 323 zeros).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shown(pub f64);
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        if x.is_finite() && x == x.trunc() && x.abs() < 1e16 {
+            write!(f, "{x}")
+        } else {
+            write!(f, "{x:?}")
+        }
+    }
+}
 
 /// The effect size of every row, in order: `escalc(measure, …)` with vtype "LS" (its
 /// default). `to = "if0all"` looks at every row's table, so the rows are computed together.
@@ -499,13 +528,16 @@ fn finish(yi: f64, vi: f64, column: Column, what: &str) -> Result<EffectSize, Ef
     if !yi.is_finite() {
         return Err(EffectSizeError::Undefined {
             column,
-            reason: format!("the {what} is not finite (yi = {yi})"),
+            reason: format!("the {what} is not finite (yi = {})", Shown(yi)),
         });
     }
     if !(vi.is_finite() && vi > 0.0) {
         return Err(EffectSizeError::Undefined {
             column,
-            reason: format!("the sampling variance of the {what} is {vi}, not a positive number"),
+            reason: format!(
+                "the sampling variance of the {what} is {}, not a positive number",
+                Shown(vi)
+            ),
         });
     }
     Ok(EffectSize { yi, vi })
