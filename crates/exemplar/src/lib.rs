@@ -25,6 +25,7 @@ pub mod page;
 pub mod plots;
 pub mod protocol;
 pub mod quote;
+pub mod result_view;
 pub mod runs;
 pub mod schema;
 pub mod scorer;

@@ -81,6 +81,9 @@ pub struct RunReport {
     pub display: String,
     /// Whether `display` was cut.
     pub display_abridged: bool,
+    /// How the page shows a result to a person: tables of rounded values, and the field
+    /// holding a plot's SVG ([`crate::result_view`]); none for an error.
+    pub view: Option<crate::result_view::ResultView>,
     /// How the page shows the ledgered arguments, escaped the same way and abridged to
     /// [`DISPLAY_CHARS`] characters.
     pub args_display: String,
@@ -144,6 +147,8 @@ pub struct Session {
     /// How many entries, from the first, have been verified: each entry is checked once,
     /// against its predecessor, however long the visit.
     verified: usize,
+    /// The visit's data handles (`load_data`), in memory only.
+    store: tools::DataStore,
 }
 
 /// The arguments, parsed (the tool reads them, then the ledger records them: one tree, never
@@ -264,9 +269,18 @@ impl Session {
             message: format!("the ledger is not a JSON array of entries: {e}"),
         })?;
         let ledger = Ledger::from_entries(entries)?;
+        // The handles are made again by replaying the ledgered loads in order: the same
+        // handles for the same data (the store's bounds drop the same ones).
+        let mut store = tools::DataStore::new();
+        for entry in ledger.entries() {
+            if entry.tool == tools::LOAD_DATA.name && entry.status == Status::Ok {
+                let _ = tools::run_in(&entry.tool, &entry.args, &mut store);
+            }
+        }
         Ok(Session {
             verified: ledger.len(),
             ledger,
+            store,
         })
     }
 
@@ -275,7 +289,7 @@ impl Session {
     pub fn run(&mut self, tool: &str, args_text: &str, time: &str) -> RunReport {
         let (args, result, dataset_sha256) = match parsed_args(args_text) {
             Ok(args) => {
-                let outcome = tools::run(tool, &args);
+                let outcome = tools::run_in(tool, &args, &mut self.store);
                 (args, outcome.result, outcome.dataset_sha256)
             }
             Err((error, recorded)) => (recorded, Err(error), crate::dataset::sha256().to_string()),
@@ -377,7 +391,7 @@ containing itself"
         result: Result<Value, ToolError>,
     ) -> RunReport {
         let plot = match &result {
-            Ok(_) => tools::companion_plot(tool, &args),
+            Ok(_) => tools::companion_plot_in(tool, &args, &self.store),
             Err(_) => None,
         };
         let args_display = args_display(&args);
@@ -394,6 +408,7 @@ containing itself"
             result: &ledgered,
         }));
         let response = ToolResponse::of(&result);
+        let view = result.as_ref().ok().map(crate::result_view::view);
         let (display, display_abridged) = match &result {
             Ok(value) => result_display(value),
             Err(error) => (escaped(error.to_string()), false),
@@ -410,6 +425,7 @@ containing itself"
             plot,
             display,
             display_abridged,
+            view,
             args_display,
         }
     }
@@ -426,8 +442,9 @@ containing itself"
                 return Some(out);
             }
         };
-        let (plot, plot_args) = tools::companion_call(tool, &args)?;
-        let mut out = match tools::call(plot, &plot_args) {
+        let (plot, plot_args) = tools::companion_call_in(tool, &args, &self.store)?;
+        // Drawing reads the handles, never adds one: a copy of the store (shared data).
+        let mut out = match tools::call_in(plot, &plot_args, &mut self.store.clone()) {
             Ok(result) => json!({"ok": result}),
             Err(error) => error.to_json(),
         };
@@ -757,6 +774,43 @@ mod tests {
         assert_eq!(session.verify(), Ok(4));
         assert_eq!(session.ledger.verify_from(4), Ok(()));
         assert_eq!(session.ledger.verify_from(99), Ok(()));
+    }
+
+    /// A visit's handles survive a restore (the page's worker after a trap, or its move to
+    /// the whole module): the ledgered loads are replayed, so the same handle names the
+    /// same records; a run's view is the page's table of it.
+    #[test]
+    fn data_handles_live_in_the_session_and_survive_a_restore() {
+        let mut session = Session::new();
+        let records = r#"[{"id":"a","yi":0.1,"vi":0.01,"dose":1},{"id":"b","yi":0.3,"vi":0.02,"dose":2},{"id":"c","yi":-0.1,"vi":0.04,"dose":4}]"#;
+        let loaded = session.run("load_data", &format!(r#"{{"records":{records}}}"#), "t0");
+        assert_eq!(loaded.ok.as_ref().unwrap()["data_id"], "d1");
+        let by_handle = session.run("fit_random_effects", r#"{"data_id":"d1"}"#, "t1");
+        let inline = session.run(
+            "fit_random_effects",
+            &format!(r#"{{"records":{records}}}"#),
+            "t2",
+        );
+        assert_eq!(by_handle.ok, inline.ok);
+        assert_eq!(by_handle.entry.dataset_sha256, inline.entry.dataset_sha256);
+        let view = by_handle.view.as_ref().unwrap();
+        assert_eq!(view.tables[0].rows[3], ["k", "3"]);
+        let plot = session
+            .companion_plot("fit_random_effects", r#"{"data_id":"d1"}"#)
+            .unwrap();
+        assert!(plot["ok"]["svg"].is_string(), "{plot}");
+        let mut restored = Session::restore(&session.ledger().to_json().to_string()).unwrap();
+        let again = restored.run("fit_random_effects", r#"{"data_id":"d1"}"#, "t3");
+        assert_eq!(again.ok, inline.ok);
+        let unknown = restored.run("fit_random_effects", r#"{"data_id":"d2"}"#, "t4");
+        assert!(
+            unknown
+                .display
+                .starts_with("unknown_data: there is no data handle \"d2\""),
+            "{}",
+            unknown.display
+        );
+        assert_eq!(unknown.view, None);
     }
 
     #[test]

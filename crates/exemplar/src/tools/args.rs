@@ -81,11 +81,11 @@ pub struct EggerArgs {
     pub exclude: Vec<String>,
 }
 
-/// `leave_one_out`: only the estimator.
+/// `load_data`: the measure the raw data's records are computed with, if any (`records`
+/// and the raw data are read by the dispatch, which keeps them).
 #[derive(Debug, Deserialize)]
-pub struct MethodArgs {
-    #[serde(default, deserialize_with = "method")]
-    pub method: Option<Method>,
+pub struct LoadArgs {
+    pub measure: Option<String>,
 }
 
 /// A tool that takes no arguments.

@@ -23,6 +23,9 @@ pub enum ErrorCode {
     WrongType,
     /// An id in `exclude` is not among the records.
     UnknownRecord,
+    /// A `data_id` names no handle of this session (never made by `load_data`, or dropped
+    /// by the store's bounds).
+    UnknownData,
     /// More records than the tool accepts ([`super::Tool::max_records`]).
     TooManyRecords,
     /// The records cannot be analysed: empty or duplicate ids, vi ≤ 0, too few records.
@@ -50,6 +53,7 @@ impl ErrorCode {
             ErrorCode::UnknownProperty => "unknown_property",
             ErrorCode::WrongType => "wrong_type",
             ErrorCode::UnknownRecord => "unknown_record",
+            ErrorCode::UnknownData => "unknown_data",
             ErrorCode::TooManyRecords => "too_many_records",
             ErrorCode::InvalidRecords => "invalid_records",
             ErrorCode::InvalidData => "invalid_data",

@@ -1,10 +1,10 @@
 //! `fit_random_effects`, `refit_excluding` and `leave_one_out`: the pooled fit and its
 //! variants, with results written as the answer shape names them.
 
-use super::args::{ExcludeFitArgs, FitArgs, MethodArgs};
+use super::args::{ExcludeFitArgs, FitArgs};
 use super::data::{DataSource, DatasetInfo};
 use super::{ErrorCode, ToolError};
-use meta_analysis::{Fit, FitOptions, Test};
+use meta_analysis::{Fit, Test};
 use serde::Serialize;
 
 /// The model's description: method, test, level and k.
@@ -189,19 +189,20 @@ pub fn refit_excluding(args: ExcludeFitArgs, data: &DataSource) -> Result<RefitR
     Ok(RefitResult::of(&fit, excluded, data))
 }
 
-/// `leave_one_out` (level 0.95, test z; only the estimator is chosen).
-pub fn leave_one_out(args: MethodArgs, data: &DataSource) -> Result<LeaveOneOutResult, ToolError> {
-    let defaults = FitOptions::default();
-    let options = FitOptions {
-        method: args.method.unwrap_or(defaults.method),
-        ..defaults
-    };
-    let rows = meta_analysis::leave_one_out(data.records(), &options)?;
+/// `leave_one_out`: each record left out in turn, of the records left after `exclude`.
+pub fn leave_one_out(
+    args: ExcludeFitArgs,
+    data: &DataSource,
+) -> Result<LeaveOneOutResult, ToolError> {
+    let options = args.fit.options()?;
+    let excluded = data.exclusions(args.exclude)?;
+    let kept = data.kept(&excluded);
+    let rows = meta_analysis::leave_one_out(&kept, &options)?;
     Ok(LeaveOneOutResult {
         method: options.method.name(),
         test: options.test.name(),
         level: options.level,
-        k: data.records().len(),
+        k: kept.len(),
         results: rows
             .iter()
             .map(|row| LeaveOneOutRow {

@@ -23,6 +23,7 @@ mod metareg;
 mod plot;
 mod rank_test;
 mod schemas;
+mod store;
 mod subgroups;
 mod trim_fill;
 
@@ -30,6 +31,7 @@ pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS, FROZEN_COLUMNS};
 pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
 pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA};
 pub use error::{ErrorCode, ToolError};
+pub use store::{DataStore, LoadDataResult, DATA_ID, LOAD_DATA, MAX_HANDLES, MAX_HELD_BYTES};
 
 #[cfg(feature = "definitions")]
 use crate::protocol::RULE_TEXT;
@@ -332,8 +334,9 @@ pub static LEAVE_ONE_OUT: Tool = Tool {
     description: || {
         format!(
             "Leave-one-out sensitivity analysis: refits the random-effects model once \
-without each record in turn (level 0.95, test z; at most {MAX_LEAVE_ONE_OUT_RECORDS} \
-records). Default method REML. Returns method, test, level, k (all records), dataset and \
+without each record in turn (at most {MAX_LEAVE_ONE_OUT_RECORDS} records; `exclude` drops \
+records first). Defaults: method REML, level 0.95, test z. Returns method, test, level, k \
+(records analysed), dataset and \
 `results`: one entry per record, in record order, with `omitted` (its id) and the fit fields \
 of {} ({}). {} {}",
             FIT_RANDOM_EFFECTS.name,
@@ -343,9 +346,10 @@ of {} ({}). {} {}",
         )
     },
     input_schema: || {
-        schemas::object(
-            json!({"method": schemas::method(), "records": schemas::records(MAX_LEAVE_ONE_OUT_RECORDS)}),
+        schemas::fit_input(
+            Some("Optional ids of records to leave out first (distinct, each must exist)."),
             &[],
+            MAX_LEAVE_ONE_OUT_RECORDS,
         )
     },
     #[cfg(feature = "definitions")]
@@ -906,6 +910,8 @@ pub static REGISTRY: &[&Tool] = &[
     &BUBBLE_PLOT,
     #[cfg(feature = "extended")]
     &COMPUTE_EFFECT_SIZES,
+    #[cfg(feature = "extended")]
+    &LOAD_DATA,
 ];
 
 /// The tool named `name`.
@@ -964,7 +970,8 @@ impl Tool {
             input_schema: (self.input_schema)(),
             output_schema: (self.output_schema)(),
             annotations: Annotations {
-                read_only_hint: true,
+                // Loading data keeps them in the session; every other tool changes nothing.
+                read_only_hint: !std::ptr::eq(self, &LOAD_DATA),
                 untrusted_content_hint: self.echoes_caller_text,
             },
         }
@@ -993,14 +1000,40 @@ pub fn definitions_json() -> Value {
 
 /// The plot drawn beside a successful call of `name` with `args`, if any.
 pub fn companion_plot(name: &str, args: &Value) -> Option<&'static str> {
+    companion_plot_in(name, args, &DataStore::new())
+}
+
+/// [`companion_plot`] for a call that may name a handle of `store`.
+pub fn companion_plot_in(name: &str, args: &Value, store: &DataStore) -> Option<&'static str> {
+    let stand_in = store.stand_in(args);
+    let args = stand_in.as_ref().unwrap_or(args);
     let companion = find(name)?.companion?;
     (companion.applies)(args).then_some(companion.plot)
 }
 
 /// The plot drawn beside a call of `name` with `args`, and the arguments it is called with.
 pub fn companion_call(name: &str, args: &Value) -> Option<(&'static str, Value)> {
+    companion_call_in(name, args, &DataStore::new())
+}
+
+/// [`companion_call`] for a call that may name a handle of `store` (its rule reads a
+/// stand-in of the records; the plot's arguments keep the handle).
+pub fn companion_call_in(
+    name: &str,
+    args: &Value,
+    store: &DataStore,
+) -> Option<(&'static str, Value)> {
     let companion = find(name)?.companion?;
-    (companion.applies)(args).then(|| (companion.plot, (companion.arguments)(args)))
+    let stand_in = store.stand_in(args);
+    let rule_args = stand_in.as_ref().unwrap_or(args);
+    if !(companion.applies)(rule_args) {
+        return None;
+    }
+    let mut plot_args = (companion.arguments)(args);
+    if let (Some(id), Some(out)) = (args.get(DATA_ID), plot_args.as_object_mut()) {
+        out.insert(DATA_ID.into(), id.clone());
+    }
+    Some((companion.plot, plot_args))
 }
 
 /// Parses a JSON arguments text; empty text means no arguments. Ambiguous JSON (a key
@@ -1050,22 +1083,35 @@ pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
     run(name, args).result
 }
 
-/// Runs tool `name` with `args` and says which data it analysed.
+/// Runs tool `name` with `args` and says which data it analysed. Without a session's store:
+/// `load_data` runs but its handle is forgotten, and a `data_id` is unknown.
 pub fn run(name: &str, args: &Value) -> Outcome {
+    run_in(name, args, &mut DataStore::new())
+}
+
+/// Runs tool `name` with `args` in a session whose handles are `store`: `load_data` keeps
+/// its records there, and a `data_id` names them.
+pub fn run_in(name: &str, args: &Value, store: &mut DataStore) -> Outcome {
     let empty = Value::Object(Map::new());
     let args = if args.is_null() { &empty } else { args };
     let mut dataset_sha256 = None;
-    let result = dispatch(name, args, &mut dataset_sha256);
+    let result = dispatch(name, args, &mut dataset_sha256, store);
     Outcome {
         result,
         dataset_sha256: dataset_sha256.unwrap_or_else(|| dataset_sha256_for(args)),
     }
 }
 
+/// [`run_in`]'s result.
+pub fn call_in(name: &str, args: &Value, store: &mut DataStore) -> Result<Value, ToolError> {
+    run_in(name, args, store).result
+}
+
 fn dispatch(
     name: &str,
     args: &Value,
     dataset_sha256: &mut Option<String>,
+    store: &mut DataStore,
 ) -> Result<Value, ToolError> {
     let tool = find(name).ok_or_else(|| {
         ToolError::new(
@@ -1090,7 +1136,36 @@ fn dispatch(
         }
     }
     schema::validate(input_schema_of(tool), args)?;
-    let data = DataSource::from_args(args)?;
+    if std::ptr::eq(tool, &LOAD_DATA) {
+        let (data, bytes) = store::load_source(args)?;
+        *dataset_sha256 = Some(data.info().sha256.clone());
+        let mut result = tool.run(args, &data)?;
+        store::keep(store, data, bytes, &mut result);
+        return Ok(result);
+    }
+    let data = match args.get(DATA_ID) {
+        Some(id) => {
+            if args.get("records").is_some() {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("give records or {DATA_ID}, not both"),
+                ));
+            }
+            let data = store.get(id.as_str().unwrap_or_default())?;
+            if data.records().len() > tool.max_records {
+                return Err(ToolError::new(
+                    ErrorCode::TooManyRecords,
+                    format!(
+                        "too many records: {id} holds {}, at most {} are accepted by {name}",
+                        data.records().len(),
+                        tool.max_records
+                    ),
+                ));
+            }
+            data
+        }
+        None => std::sync::Arc::new(DataSource::from_args(args)?),
+    };
     *dataset_sha256 = Some(match args.get(effect_sizes::DATA_ARGUMENT) {
         Some(raw) => crate::canonical::sha256_hex(raw),
         None => data.info().sha256.clone(),
@@ -1268,7 +1343,7 @@ mod tests {
                 .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)));
             assert!(!d.title.is_empty());
             assert!(d.description.len() > 80, "{}", d.name);
-            assert!(d.annotations.read_only_hint);
+            assert_eq!(d.annotations.read_only_hint, d.name != LOAD_DATA.name);
             schema::check_plain_subset(&d.input_schema)
                 .unwrap_or_else(|e| panic!("{}: {e}", d.name));
             assert_eq!(d.input_schema["type"], "object");
@@ -1954,6 +2029,15 @@ mod tests {
             ));
         }
         calls.push(("leave_one_out", json!({"records": three})));
+        calls.push((
+            "leave_one_out",
+            json!({"exclude": ["s04"], "test": "knha", "level": 0.9}),
+        ));
+        calls.push(("load_data", json!({"records": three})));
+        calls.push((
+            "load_data",
+            json!({"measure": "RR", "data": [{"ai": 4, "bi": 119, "ci": 11, "di": 128}, {"ai": 6, "bi": 300, "ci": 29, "di": 274}]}),
+        ));
         for method in ["REML", "EE", "DL"] {
             for estimator in ["L0", "R0"] {
                 let args = json!({"estimator": estimator, "method": method});
@@ -2201,6 +2285,10 @@ mod tests {
             include_str!("influence.rs"),
             include_str!("rank_test.rs"),
             include_str!("trim_fill.rs"),
+            include_str!("store.rs")
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap(),
             include_str!("error.rs"),
             include_str!("../session.rs")
                 .split("#[cfg(test)]")
@@ -2227,6 +2315,7 @@ mod tests {
             "influence.rs",
             "rank_test.rs",
             "trim_fill.rs",
+            "store.rs",
             "error.rs",
         ];
         let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");

@@ -178,7 +178,16 @@ pub(super) fn cumulative_input(max: usize) -> Value {
 }
 
 /// `{"type": "object", "properties": …, "required": …, "additionalProperties": false}`
-pub(super) fn object(properties: Value, required: &[&str]) -> Value {
+/// A tool that takes `records` also takes a handle to records kept by `load_data`.
+pub(super) fn object(mut properties: Value, required: &[&str]) -> Value {
+    if let Some(list) = properties.as_object_mut() {
+        if list.contains_key("records") {
+            list.insert(
+                super::DATA_ID.into(),
+                json!({"type": "string", "description": format!("A handle from {} (e.g. \"d1\"): its records instead of `records`.", super::LOAD_DATA.name)}),
+            );
+        }
+    }
     let mut schema = json!({"type": "object", "properties": properties});
     if !required.is_empty() {
         schema["required"] = json!(required);

@@ -1,0 +1,271 @@
+//! How the page shows a tool's result to a person: tables of values rounded as metafor
+//! prints them, built here so that the page only moves them into the DOM.
+//!
+//! Numbers get 4 decimals (metafor's `digits = 4`); a p value below 0.0001 reads `<.0001`,
+//! as metafor's printout; counts and degrees of freedom stay whole. The result's single
+//! values form the first table (a nested object's as `fit.estimate`, …); each list of
+//! objects (`results`, `groups`, `coefficients`, `records`, …) is a table of its own, of at
+//! most [`MAX_ROWS`] rows. A plot's SVG is not a value: [`ResultView::figure`] names the
+//! field that holds it, for the page to draw; a plot's `numbers` (pixel positions) are left
+//! to the JSON, which keeps every digit.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The most rows a table of the view shows (the JSON has them all).
+pub const MAX_ROWS: usize = 200;
+
+/// Decimals of a number, as metafor prints them by default.
+pub const DIGITS: usize = 4;
+
+/// A result as tables.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultView {
+    pub tables: Vec<Table>,
+    /// The field of the result that holds an SVG drawn by the engine (a plot tool's `svg`).
+    pub figure: Option<String>,
+    /// What the rounding is, said once under the tables.
+    pub note: &'static str,
+}
+
+/// One table: a caption, column headings and rows of cells, all text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub caption: String,
+    pub columns: Vec<String>,
+    /// Indexes of the columns holding numbers (right-aligned).
+    pub numeric: Vec<usize>,
+    pub rows: Vec<Vec<String>>,
+    /// Rows in the result (more than `rows` holds when it was cut at [`MAX_ROWS`]).
+    pub total_rows: usize,
+}
+
+const NOTE: &str = "Rounded to 4 decimals, p values as metafor prints them (<.0001); the JSON \
+holds every digit.";
+
+/// The view of a tool's result.
+pub fn view(result: &Value) -> ResultView {
+    let mut builder = Builder {
+        values: Vec::new(),
+        tables: Vec::new(),
+        figure: None,
+    };
+    if let Value::Object(map) = result {
+        builder.object("", map);
+    } else {
+        builder
+            .values
+            .push(("result".into(), cell("result", result)));
+    }
+    let mut tables = Vec::new();
+    if !builder.values.is_empty() {
+        let total_rows = builder.values.len();
+        tables.push(Table {
+            caption: "Result".into(),
+            columns: vec!["".into(), "value".into()],
+            numeric: vec![1],
+            rows: builder
+                .values
+                .into_iter()
+                .map(|(name, value)| vec![name, value])
+                .collect(),
+            total_rows,
+        });
+    }
+    tables.extend(builder.tables);
+    ResultView {
+        tables,
+        figure: builder.figure,
+        note: NOTE,
+    }
+}
+
+struct Builder {
+    values: Vec<(String, String)>,
+    tables: Vec<Table>,
+    figure: Option<String>,
+}
+
+impl Builder {
+    fn object(&mut self, prefix: &str, map: &Map<String, Value>) {
+        for (key, value) in map {
+            let name = format!("{prefix}{key}");
+            match value {
+                Value::String(svg)
+                    if prefix.is_empty() && key == "svg" && svg.starts_with("<svg") =>
+                {
+                    self.figure = Some(key.clone());
+                }
+                // A plot's pixel positions: for checking a drawing, not for reading.
+                Value::Object(_) if prefix.is_empty() && key == "numbers" => {}
+                Value::Object(inner) => self.object(&format!("{name}."), inner),
+                Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object) => {
+                    self.tables.push(table(&name, items));
+                }
+                Value::Array(items) => {
+                    let text = if items.is_empty() {
+                        "none".to_string()
+                    } else {
+                        items
+                            .iter()
+                            .map(|v| cell(key, v))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
+                    self.values.push((name, text));
+                }
+                other => self.values.push((name, cell(key, other))),
+            }
+        }
+    }
+}
+
+/// A list of objects as a table: a column per key, in order of first appearance.
+fn table(caption: &str, items: &[Value]) -> Table {
+    let mut columns: Vec<String> = Vec::new();
+    for item in items.iter().take(MAX_ROWS) {
+        for key in item.as_object().into_iter().flat_map(Map::keys) {
+            if !columns.contains(key) {
+                columns.push(key.clone());
+            }
+        }
+    }
+    let rows: Vec<Vec<String>> = items
+        .iter()
+        .take(MAX_ROWS)
+        .map(|item| {
+            columns
+                .iter()
+                .map(|c| item.get(c).map_or(String::new(), |v| cell(c, v)))
+                .collect()
+        })
+        .collect();
+    let numeric = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            items
+                .iter()
+                .take(MAX_ROWS)
+                .any(|item| item.get(c.as_str()).is_some_and(Value::is_number))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    Table {
+        caption: caption.to_string(),
+        columns,
+        numeric,
+        rows,
+        total_rows: items.len(),
+    }
+}
+
+/// Whether field `key` holds a p value.
+fn is_p_value(key: &str) -> bool {
+    key == "p" || key.ends_with("_p") || key == "pval"
+}
+
+/// Whether field `key` holds a count or degrees of freedom (whole, though a float).
+fn is_whole(key: &str) -> bool {
+    key == "k" || key == "df" || key.ends_with("_df") || key.ends_with("_df2") || key == "k0"
+}
+
+/// One value as a person reads it.
+fn cell(key: &str, value: &Value) -> String {
+    let text = match value {
+        Value::Null => "—".to_string(),
+        Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) if n.is_i64() || n.is_u64() => n.to_string(),
+        Value::Number(n) => number(key, n.as_f64().unwrap_or(f64::NAN)),
+        Value::Array(_) | Value::Object(_) => value.to_string(),
+    };
+    crate::session::escape_direction_controls(&text)
+}
+
+fn number(key: &str, x: f64) -> String {
+    if is_p_value(key) && x < 1e-4 {
+        return "<.0001".to_string();
+    }
+    if is_whole(key) && x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{x:.0}");
+    }
+    let text = format!("{x:.DIGITS$}");
+    // -0.00001 reads 0.0000, not -0.0000.
+    if text.starts_with('-') && text[1..].chars().all(|c| c == '0' || c == '.') {
+        text[1..].to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools;
+    use serde_json::json;
+
+    fn row<'a>(view: &'a ResultView, name: &str) -> &'a str {
+        let table = &view.tables[0];
+        &table
+            .rows
+            .iter()
+            .find(|r| r[0] == name)
+            .unwrap_or_else(|| panic!("{name}"))[1]
+    }
+
+    #[test]
+    fn a_fit_reads_as_metafor_prints_it() {
+        let fit = tools::call(tools::FIT_RANDOM_EFFECTS.name, &json!({"test": "knha"})).unwrap();
+        let view = view(&fit);
+        let estimate = fit["estimate"].as_f64().unwrap();
+        assert_eq!(row(&view, "estimate"), format!("{estimate:.4}"));
+        assert_eq!(row(&view, "estimate").split('.').nth(1).unwrap().len(), 4);
+        assert_eq!(row(&view, "k"), "19");
+        assert_eq!(row(&view, "df"), "18");
+        assert_eq!(row(&view, "method"), "REML");
+        assert_eq!(row(&view, "dataset.name"), crate::dataset::NAME);
+        assert_eq!(view.figure, None);
+        assert_eq!(view.tables.len(), 1);
+    }
+
+    #[test]
+    fn p_values_counts_and_signs() {
+        assert_eq!(number("p", 3e-7), "<.0001");
+        assert_eq!(number("q_p", 0.04789), "0.0479");
+        assert_eq!(number("egger_p", 0.00012), "0.0001");
+        assert_eq!(number("estimate", 3e-7), "0.0000");
+        assert_eq!(number("estimate", -3e-7), "0.0000");
+        assert_eq!(number("estimate", -0.71449), "-0.7145");
+        assert_eq!(number("q_df", 18.0), "18");
+        assert_eq!(number("df", 17.5), "17.5000");
+        assert_eq!(cell("excluded", &json!(null)), "—");
+        assert_eq!(cell("exact", &json!(true)), "yes");
+        // Text a caller supplied cannot reorder what surrounds it.
+        assert_eq!(cell("id", &json!("a\u{202E}b")), "a\\u202eb");
+    }
+
+    #[test]
+    fn lists_of_objects_become_tables_and_a_plot_names_its_svg() {
+        let view = view(&json!({"k": 2, "excluded": ["a", "b"], "results": [
+            {"omitted": "a", "estimate": 0.123456, "p": 0.5},
+            {"omitted": "b", "estimate": -1.0, "p": 1e-9, "extra": "x"}
+        ], "svg": "<svg xmlns=\"http://www.w3.org/2000/svg\"/>", "numbers": {"x": 1}}));
+        assert_eq!(view.figure.as_deref(), Some("svg"));
+        assert_eq!(view.tables[0].rows, [["k", "2"], ["excluded", "a, b"]]);
+        let results = &view.tables[1];
+        assert_eq!(results.caption, "results");
+        assert_eq!(results.columns, ["omitted", "estimate", "p", "extra"]);
+        assert_eq!(results.numeric, [1, 2]);
+        assert_eq!(results.rows[0], ["a", "0.1235", "0.5000", ""]);
+        assert_eq!(results.rows[1], ["b", "-1.0000", "<.0001", "x"]);
+    }
+
+    #[test]
+    fn long_lists_are_cut_with_their_length() {
+        let items: Vec<Value> = (0..MAX_ROWS + 5).map(|i| json!({"id": i})).collect();
+        let view = view(&json!({ "records": items }));
+        assert_eq!(view.tables[0].rows.len(), MAX_ROWS);
+        assert_eq!(view.tables[0].total_rows, MAX_ROWS + 5);
+    }
+}

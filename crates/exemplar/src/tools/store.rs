@@ -1,0 +1,495 @@
+//! Data handles: `load_data` keeps a caller's records (or the records computed from raw
+//! data) in a session's [`DataStore`], and every tool that takes `records` accepts the
+//! handle instead (`data_id: "d1"`), so an agent sends thousands of records once.
+//!
+//! A store lives in memory only, one per MCP session and one per page visit (in its
+//! [`crate::session::Session`]); nothing is written anywhere. It is bounded: at most
+//! [`MAX_HANDLES`] handles and [`MAX_HELD_BYTES`] bytes of records (as canonical JSON); a
+//! load beyond either drops the oldest handles first. A handle that was dropped is
+//! "expired", one never made is "unknown": both are an `unknown_data` error naming it.
+
+use super::data::{DataSource, DatasetInfo};
+use super::{ErrorCode, ToolError};
+use crate::canonical;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// The argument naming a handle, in every tool that takes `records`.
+pub const DATA_ID: &str = "data_id";
+
+/// The most handles a store holds; loading one more drops the oldest.
+pub const MAX_HANDLES: usize = 16;
+
+/// The most bytes of records (their canonical JSON) a store holds; a load beyond it drops
+/// the oldest handles until it fits. One load is at most the arguments' own limit (16 MiB).
+pub const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
+
+/// One handle's data.
+#[derive(Debug)]
+struct Held {
+    number: u64,
+    data: Arc<DataSource>,
+    bytes: usize,
+    /// The first value of each further column, in order of first appearance: what a
+    /// companion's rule reads to decide whether it applies (e.g. a numeric moderator).
+    sample: Map<String, Value>,
+}
+
+/// The handles of one session, oldest first.
+#[derive(Debug, Clone, Default)]
+pub struct DataStore {
+    held: VecDeque<Arc<Held>>,
+    /// The number of the next handle (`d1` is the first).
+    next: u64,
+    bytes: usize,
+}
+
+/// `load_data`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct LoadDataResult {
+    /// The handle: pass it as `data_id` to any tool that takes `records`.
+    pub data_id: String,
+    /// Records held.
+    pub k: usize,
+    /// The records' further columns (moderators), in order of first appearance.
+    pub columns: Vec<String>,
+    /// The escalc measure the records were computed with (raw `data`), else null.
+    pub measure: Option<String>,
+    /// Size of the records as canonical JSON, in bytes.
+    pub bytes: usize,
+    /// Handles dropped to make room (oldest first); calls naming them now fail.
+    pub expired: Vec<String>,
+    /// The data, named and hashed exactly as the same records given inline.
+    pub dataset: DatasetInfo,
+}
+
+impl DataStore {
+    pub fn new() -> Self {
+        DataStore::default()
+    }
+
+    /// Handles held, oldest first.
+    pub fn handles(&self) -> Vec<String> {
+        self.held.iter().map(|h| handle(h.number)).collect()
+    }
+
+    /// Bytes of records held.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Keeps `data` (`bytes` of canonical JSON) under a new handle, dropping the oldest
+    /// handles beyond the bounds. Returns the handle and the handles dropped.
+    fn insert(&mut self, data: DataSource, bytes: usize) -> (String, Vec<String>) {
+        let mut expired = Vec::new();
+        while !self.held.is_empty()
+            && (self.held.len() >= MAX_HANDLES || self.bytes + bytes > MAX_HELD_BYTES)
+        {
+            let oldest = self.held.pop_front().expect("not empty");
+            self.bytes -= oldest.bytes;
+            expired.push(handle(oldest.number));
+        }
+        self.next += 1;
+        let mut sample = Map::new();
+        for columns in data.record_columns() {
+            for (name, value) in columns {
+                if !sample.contains_key(name) && !value.is_null() {
+                    sample.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        self.bytes += bytes;
+        self.held.push_back(Arc::new(Held {
+            number: self.next,
+            data: Arc::new(data),
+            bytes,
+            sample,
+        }));
+        (handle(self.next), expired)
+    }
+
+    fn find(&self, id: &str) -> Result<&Held, ToolError> {
+        let number = id
+            .strip_prefix('d')
+            .filter(|n| !n.starts_with('0'))
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(held) = number.and_then(|n| self.held.iter().find(|h| h.number == n)) {
+            return Ok(held);
+        }
+        let quoted = crate::quote::quoted(id);
+        let holds = if self.held.is_empty() {
+            "this session holds no handles".to_string()
+        } else {
+            format!("this session holds {}", self.handles().join(", "))
+        };
+        let message = match number {
+            Some(n) if n >= 1 && n <= self.next => format!(
+                "the data handle {quoted} has expired: a session keeps at most {MAX_HANDLES} \
+handles and {} MiB of records, dropping the oldest first; load the data again with {} \
+({holds})",
+                MAX_HELD_BYTES / (1024 * 1024),
+                LOAD_DATA.name
+            ),
+            _ => format!(
+                "there is no data handle {quoted}: handles are made by {} and live only in \
+the session that made them ({holds})",
+                LOAD_DATA.name
+            ),
+        };
+        Err(ToolError::new(ErrorCode::UnknownData, message))
+    }
+
+    /// The data behind handle `id`.
+    pub fn get(&self, id: &str) -> Result<Arc<DataSource>, ToolError> {
+        self.find(id).map(|held| held.data.clone())
+    }
+
+    /// For a companion's rule: `args` with the handle replaced by one stand-in record
+    /// holding the first value of each of its columns (the rule reads only those).
+    pub(super) fn stand_in(&self, args: &Value) -> Option<Value> {
+        let id = args.get(DATA_ID)?.as_str()?;
+        let held = self.find(id).ok()?;
+        let mut args = args.clone();
+        let object = args.as_object_mut()?;
+        object.remove(DATA_ID);
+        object.insert(
+            "records".into(),
+            Value::Array(vec![Value::Object(held.sample.clone())]),
+        );
+        Some(args)
+    }
+}
+
+fn handle(number: u64) -> String {
+    format!("d{number}")
+}
+
+/// The data a `load_data` call keeps, and its size: its `records`.
+pub(super) fn source_of(records: &Value) -> Result<(DataSource, usize), ToolError> {
+    let data = DataSource::custom(records)?;
+    let bytes = canonical::to_string(records).len();
+    Ok((data, bytes))
+}
+
+/// Keeps `data` in `store` and completes `load_data`'s result with its handle.
+pub(super) fn keep(store: &mut DataStore, data: DataSource, bytes: usize, result: &mut Value) {
+    let (id, expired) = store.insert(data, bytes);
+    result["data_id"] = Value::String(id);
+    result["bytes"] = Value::from(bytes);
+    result["expired"] = Value::from(expired);
+}
+
+/// The data `load_data`'s arguments name: `records` as they are, or the records
+/// `compute_effect_sizes` computes from raw `data` (with `measure` and its options); and
+/// their size.
+pub(super) fn load_source(args: &Value) -> Result<(DataSource, usize), ToolError> {
+    let raw = args.get(super::effect_sizes::DATA_ARGUMENT);
+    match (args.get("records"), raw) {
+        (Some(records), None) => {
+            if let Some(key) = args
+                .as_object()
+                .and_then(|o| o.keys().find(|k| *k != "records"))
+            {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("{key} goes with raw data (`data`), not with `records`"),
+                ));
+            }
+            source_of(records)
+        }
+        (None, Some(_)) => {
+            let escalc = &super::COMPUTE_EFFECT_SIZES;
+            super::schema::validate(super::input_schema_of(escalc), args)?;
+            let computed = escalc.run(args, &DataSource::frozen())?;
+            source_of(&computed["records"])
+        }
+        (Some(_), Some(_)) => Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            "give either records or raw data (`data` with `measure`), not both",
+        )),
+        (None, None) => Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            "load_data needs `records` ({id, yi, vi, ...} objects) or raw `data` with `measure`",
+        )),
+    }
+}
+
+/// The input schema: `records`, or raw data with `compute_effect_sizes`' own arguments.
+pub(super) fn input_schema() -> Value {
+    let mut schema = super::effect_sizes::input_schema();
+    let properties = schema["properties"]
+        .as_object_mut()
+        .expect("an object schema");
+    properties.insert(
+        "records".into(),
+        super::schemas::records(super::MAX_TOOL_RECORDS),
+    );
+    if let Some(data) = properties.get_mut(super::effect_sizes::DATA_ARGUMENT) {
+        data["description"] = Value::from(format!(
+            "Raw data instead of records: one object per study with the columns of `measure` \
+(required with data); its records are computed as {} does and kept.",
+            super::COMPUTE_EFFECT_SIZES.name
+        ));
+    }
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("required");
+    }
+    schema
+}
+
+#[cfg(feature = "definitions")]
+fn description() -> String {
+    format!(
+        "Keeps records in this session's memory and returns a handle (\"d1\", \"d2\", ...) \
+that every tool taking `records` accepts as `{DATA_ID}`, so large data are sent once. Give \
+`records`, or raw `data` with `measure` (computed as {} does). Holds at most {MAX_HANDLES} \
+handles and {} MiB of records; beyond that the oldest are dropped (`expired` lists them), and a \
+call naming a dropped or unknown handle fails with unknown_data. Handles are never stored on \
+disk and end with the session. One call's arguments are at most {} bytes.",
+        super::COMPUTE_EFFECT_SIZES.name,
+        MAX_HELD_BYTES / (1024 * 1024),
+        super::MAX_ARGS_BYTES
+    )
+}
+
+fn handler(args: &Value, data: &DataSource) -> Result<Value, ToolError> {
+    super::handle(describe, args, data)
+}
+
+pub static LOAD_DATA: super::Tool = super::Tool {
+    name: "load_data",
+    title: "Load data once, get a handle",
+    summary: "Keeps your records (or raw data's effect sizes) in this session and returns a handle (data_id) for later calls.",
+    group: super::ToolGroup::Data,
+    max_records: super::MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description,
+    input_schema,
+    #[cfg(feature = "definitions")]
+    output_schema: super::schemas::output_of::<LoadDataResult>,
+    handler,
+};
+
+/// `load_data`'s handler: what the records hold. The handle, their size and the handles
+/// dropped are filled in by the dispatch, which holds the store.
+pub fn describe(
+    args: super::args::LoadArgs,
+    data: &DataSource,
+) -> Result<LoadDataResult, ToolError> {
+    Ok(LoadDataResult {
+        data_id: String::new(),
+        k: data.records().len(),
+        columns: data.column_names().into_iter().map(String::from).collect(),
+        measure: args.measure,
+        bytes: 0,
+        expired: Vec::new(),
+        dataset: data.info().clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn records(n: usize, tag: &str) -> Value {
+        Value::Array(
+            (0..n)
+                .map(|i| json!({"id": format!("{tag}{i}"), "yi": i as f64 / 10.0, "vi": 0.01 + i as f64 / 100.0, "dose": i}))
+                .collect(),
+        )
+    }
+
+    fn load(store: &mut DataStore, value: &Value) -> (String, Vec<String>) {
+        let (data, bytes) = source_of(value).unwrap();
+        store.insert(data, bytes)
+    }
+
+    #[test]
+    fn handles_are_numbered_and_found() {
+        let mut store = DataStore::new();
+        let a = records(3, "a");
+        assert_eq!(load(&mut store, &a), ("d1".to_string(), vec![]));
+        assert_eq!(load(&mut store, &records(4, "b")).0, "d2");
+        let data = store.get("d1").unwrap();
+        assert_eq!(data.records().len(), 3);
+        assert_eq!(data.info().sha256, canonical::sha256_hex(&a));
+        assert_eq!(store.get("d2").unwrap().records()[0].id, "b0");
+        assert_eq!(store.handles(), ["d1", "d2"]);
+        assert_eq!(
+            store.bytes(),
+            canonical::to_string(&a).len() + canonical::to_string(&records(4, "b")).len()
+        );
+    }
+
+    #[test]
+    fn unknown_and_expired_handles_are_errors_naming_them() {
+        let mut store = DataStore::new();
+        let e = store.get("d1").unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownData);
+        assert!(
+            e.message.contains("no data handle \"d1\"") && e.message.contains("holds no handles"),
+            "{}",
+            e.message
+        );
+        for _ in 0..MAX_HANDLES + 2 {
+            load(&mut store, &records(2, "x"));
+        }
+        assert_eq!(store.handles().len(), MAX_HANDLES);
+        assert_eq!(store.handles()[0], "d3");
+        let e = store.get("d2").unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownData);
+        assert!(
+            e.message.starts_with("the data handle \"d2\" has expired"),
+            "{}",
+            e.message
+        );
+        for id in ["d99", "x1", "d01", "d0", "", "d-1"] {
+            let e = store.get(id).unwrap_err();
+            assert!(
+                e.message.starts_with("there is no data handle"),
+                "{id}: {}",
+                e.message
+            );
+            assert!(
+                e.message.contains("this session holds d3, d4"),
+                "{}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn the_bytes_bound_drops_the_oldest_first() {
+        let mut store = DataStore::new();
+        let big = records(40_000, "big-record-id-");
+        let bytes = canonical::to_string(&big).len();
+        let fits = MAX_HELD_BYTES / bytes;
+        assert!((2..MAX_HANDLES).contains(&fits), "{bytes} bytes");
+        for _ in 0..fits {
+            assert!(load(&mut store, &big).1.is_empty());
+        }
+        let (id, expired) = load(&mut store, &big);
+        assert_eq!(id, format!("d{}", fits + 1));
+        assert_eq!(expired, ["d1"]);
+        assert!(store.bytes() <= MAX_HELD_BYTES);
+        assert_eq!(store.handles().len(), fits);
+    }
+
+    #[test]
+    fn a_tool_given_a_handle_answers_as_with_the_records_inline() {
+        let mut store = DataStore::new();
+        let value = records(30, "r");
+        let loaded =
+            super::super::call_in("load_data", &json!({"records": value}), &mut store).unwrap();
+        assert_eq!(loaded["data_id"], "d1");
+        assert_eq!(loaded["k"], 30);
+        assert_eq!(loaded["columns"], json!(["dose"]));
+        assert_eq!(loaded["dataset"]["sha256"], canonical::sha256_hex(&value));
+        for (tool, extra) in [
+            (
+                "fit_random_effects",
+                json!({"method": "DL", "test": "knha"}),
+            ),
+            ("leave_one_out", json!({"exclude": ["r3"], "level": 0.9})),
+            ("meta_regression", json!({"mods": ["dose"]})),
+            ("egger_test", json!({})),
+        ] {
+            let mut by_handle = extra.clone();
+            by_handle["data_id"] = json!("d1");
+            let mut inline = extra;
+            inline["records"] = value.clone();
+            let outcome = super::super::run_in(tool, &by_handle, &mut store);
+            assert_eq!(outcome.result, super::super::call(tool, &inline), "{tool}");
+            assert_eq!(outcome.dataset_sha256, canonical::sha256_hex(&value));
+        }
+        // The companion of a handle's call reads its columns, and draws from the handle.
+        let args = json!({"mods": ["dose"], "data_id": "d1"});
+        let (plot, plot_args) =
+            super::super::companion_call_in("meta_regression", &args, &store).unwrap();
+        assert_eq!(plot_args, json!({"mod": "dose", "data_id": "d1"}));
+        assert!(super::super::call_in(plot, &plot_args, &mut store).unwrap()["svg"].is_string());
+        let both = json!({"data_id": "d1", "records": value});
+        let e = super::super::call_in("fit_random_effects", &both, &mut store).unwrap_err();
+        assert_eq!(e.message, "give records or data_id, not both");
+        let e = super::super::call_in("fit_random_effects", &json!({"data_id": "d2"}), &mut store)
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.contains("\"d2\"")),
+            (ErrorCode::UnknownData, true)
+        );
+        // Without a session's store a handle is unknown.
+        let e = super::super::call("fit_random_effects", &json!({"data_id": "d1"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownData);
+    }
+
+    #[test]
+    fn raw_data_are_loaded_as_their_effect_sizes() {
+        let mut store = DataStore::new();
+        let raw = json!({"measure": "RR", "data": [{"id": "a", "ai": 4, "bi": 119, "ci": 11, "di": 128}, {"id": "b", "ai": 6, "bi": 300, "ci": 29, "di": 274}, {"id": "c", "ai": 3, "bi": 228, "ci": 11, "di": 209}]});
+        let loaded = super::super::call_in("load_data", &raw, &mut store).unwrap();
+        assert_eq!(
+            (loaded["k"].as_u64(), loaded["measure"].as_str()),
+            (Some(3), Some("RR"))
+        );
+        let computed = super::super::call(super::super::COMPUTE_EFFECT_SIZES.name, &raw).unwrap();
+        let fit =
+            super::super::call_in("fit_random_effects", &json!({"data_id": "d1"}), &mut store)
+                .unwrap();
+        let inline = super::super::call(
+            "fit_random_effects",
+            &json!({"records": computed["records"]}),
+        )
+        .unwrap();
+        assert_eq!(fit, inline);
+        for (args, says) in [
+            (json!({}), "needs `records`"),
+            (
+                json!({"records": [], "measure": "RR"}),
+                "measure goes with raw data",
+            ),
+            (json!({"records": [], "data": []}), "not both"),
+            (json!({"data": [{"ai": 1}]}), "measure"),
+        ] {
+            let e = super::super::call_in("load_data", &args, &mut store).unwrap_err();
+            assert!(e.message.contains(says), "{args}: {}", e.message);
+        }
+        assert_eq!(store.handles(), ["d1"], "a refused load makes no handle");
+    }
+
+    #[test]
+    fn a_handle_with_more_records_than_a_tool_takes_is_refused_by_it() {
+        let mut store = DataStore::new();
+        let many = records(super::super::MAX_LEAVE_ONE_OUT_RECORDS + 1, "m");
+        super::super::call_in("load_data", &json!({"records": many}), &mut store).unwrap();
+        let e = super::super::call_in("leave_one_out", &json!({"data_id": "d1"}), &mut store)
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooManyRecords);
+        assert!(e.message.contains("\"d1\" holds 2001"), "{}", e.message);
+        assert!(
+            super::super::call_in("fit_random_effects", &json!({"data_id": "d1"}), &mut store)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_stand_in_record_carries_the_first_value_of_each_column() {
+        let mut store = DataStore::new();
+        let value = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "arm": "x"}, {"id": "b", "yi": 0.2, "vi": 0.1, "dose": 3}]);
+        load(&mut store, &value);
+        let args = store
+            .stand_in(&json!({"mods": ["dose"], "data_id": "d1"}))
+            .unwrap();
+        assert_eq!(
+            args,
+            json!({"mods": ["dose"], "records": [{"arm": "x", "dose": 3}]})
+        );
+        assert_eq!(store.stand_in(&json!({"data_id": "d7"})), None);
+        assert_eq!(store.stand_in(&json!({})), None);
+    }
+}
