@@ -41,6 +41,7 @@ mod records;
 pub mod solver;
 mod special;
 mod subgroups;
+pub mod transforms;
 mod trim_fill;
 mod weighted;
 
@@ -71,6 +72,7 @@ pub use q_profile::{
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use records::{validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI};
 pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
+pub use transforms::{measure_scale, MeasureScale, Natural, Transform, MEASURES};
 pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
 
 /// The engine version, reported with every result.
