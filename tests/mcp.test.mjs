@@ -213,3 +213,37 @@ async function rawRequest(url, headers, body) {
     request.end(body);
   });
 }
+
+test('exemplar mcp: records loaded once are named by their handle in later calls, in that session only', async () => {
+  const records = Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, yi: Math.sin(i) / 3, vi: 0.01 + (i % 9) / 60, dose: i % 5 }));
+  const { command, args } = exemplarCommand('mcp');
+  const client = await connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
+  const other = await connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
+  try {
+    const loaded = await client.callTool({ name: 'load_data', arguments: { records } });
+    assert.ok(!loaded.isError, JSON.stringify(loaded));
+    assert.equal(loaded.structuredContent.data_id, 'd1');
+    assert.equal(loaded.structuredContent.k, 40);
+    assert.deepEqual(loaded.structuredContent.columns, ['dose']);
+    for (const [name, extra] of [
+      ['fit_random_effects', { method: 'DL', test: 'knha' }],
+      ['meta_regression', { mods: ['dose'] }],
+      ['leave_one_out', { exclude: ['r3'], level: 0.9 }],
+    ]) {
+      const byHandle = await client.callTool({ name, arguments: { ...extra, data_id: 'd1' } });
+      const inline = await client.callTool({ name, arguments: { ...extra, records } });
+      assert.ok(!byHandle.isError, JSON.stringify(byHandle));
+      assert.deepEqual(byHandle.structuredContent, inline.structuredContent, name);
+      assert.equal(byHandle.content[0].text, inline.content[0].text, name);
+    }
+    // Another session (another connection) has no such handle; an unknown one is named.
+    const elsewhere = await other.callTool({ name: 'fit_random_effects', arguments: { data_id: 'd1' } });
+    assert.equal(elsewhere.isError, true);
+    assert.match(elsewhere.content[0].text, /^unknown_data: there is no data handle "d1"/);
+    const unknown = await client.callTool({ name: 'egger_test', arguments: { data_id: 'd9' } });
+    assert.match(unknown.content[0].text, /^unknown_data: there is no data handle "d9".*this session holds d1/);
+  } finally {
+    await client.close();
+    await other.close();
+  }
+});

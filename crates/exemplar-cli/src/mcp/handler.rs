@@ -19,7 +19,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::check::RefusedArguments;
@@ -36,11 +36,16 @@ pub const PROMPT_NAME: &str = "common_prompt";
 #[derive(Debug, Clone, Default)]
 pub struct ExemplarServer {
     gate: Arc<CallGate>,
+    /// This session's data handles (`load_data`): in memory, one store per MCP session.
+    store: Arc<Mutex<tools::DataStore>>,
 }
 
 impl ExemplarServer {
     pub fn new(gate: Arc<CallGate>) -> Self {
-        ExemplarServer { gate }
+        ExemplarServer {
+            gate,
+            store: Arc::default(),
+        }
     }
 }
 
@@ -156,9 +161,29 @@ fn object(schema: Value) -> JsonObject {
 /// Runs a tool through the registry's own validation and dispatch. A tool error is a
 /// result with `isError` and the error's text (`code: message`); only a tool that does not
 /// exist is a protocol error (invalid params), as MCP asks.
+#[cfg(test)]
 pub fn call(name: &str, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
+    call_in(name, arguments, &Mutex::default())
+}
+
+/// [`call`] in a session whose data handles are `store`. Only `load_data` holds the store
+/// while it runs; any other call reads a copy (shared data), so calls run side by side.
+pub fn call_in(
+    name: &str,
+    arguments: Option<JsonObject>,
+    store: &Mutex<tools::DataStore>,
+) -> Result<CallToolResult, ErrorData> {
     let args = arguments.map_or(Value::Null, Value::Object);
-    let outcome = tools::run(name, &args);
+    let mut held = store
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let outcome = if name == tools::LOAD_DATA.name {
+        tools::run_in(name, &args, &mut *held)
+    } else {
+        let mut copy = held.clone();
+        drop(held);
+        tools::run_in(name, &args, &mut copy)
+    };
     if let Err(error) = &outcome.result {
         if error.code == ErrorCode::UnknownTool {
             return Err(ErrorData::invalid_params(error.to_string(), None));
@@ -301,8 +326,9 @@ impl ServerHandler for ExemplarServer {
         let CallToolRequestParams {
             name, arguments, ..
         } = request;
+        let store = self.store.clone();
         tokio::task::spawn_blocking(move || {
-            let answer = call(&name, arguments);
+            let answer = call_in(&name, arguments, &store);
             drop(permit);
             answer
         })
