@@ -112,11 +112,12 @@ enum Command {
         /// File holding the agent's raw answer, or - for stdin.
         answer_file: String,
     },
-    /// Print a plot as SVG: `exemplar plot forest|funnel [ARGS_JSON | -] > plot.svg`. The
-    /// arguments are those of the forest_plot and funnel_plot tools; a tool error is JSON on
-    /// stdout with exit 1, as with `call`.
+    /// Print a plot as SVG: `exemplar plot KIND [ARGS_JSON | -] > plot.svg`, KIND a plot
+    /// tool's name without `_plot` (forest, funnel, trim_and_fill, cumulative_forest,
+    /// bubble). The arguments are that tool's; a tool error is JSON on stdout with exit 1, as
+    /// with `call`.
     Plot {
-        #[arg(value_parser = ["forest", "funnel"])]
+        #[arg(value_parser = PossibleValuesParser::new(plot_kinds()))]
         kind: String,
         /// Arguments as JSON text, or - to read them from stdin (default {}).
         args: Option<String>,
@@ -139,6 +140,15 @@ enum Command {
         #[command(subcommand)]
         command: RunsCommand,
     },
+}
+
+/// The plot tools of the registry, by name without `_plot`.
+fn plot_kinds() -> Vec<&'static str> {
+    tools::REGISTRY
+        .iter()
+        .filter(|tool| tool.group == tools::ToolGroup::Plot)
+        .filter_map(|tool| tool.name.strip_suffix("_plot"))
+        .collect()
 }
 
 /// The measure and continuity correction of `escalc` (and of `call --records` raw data).

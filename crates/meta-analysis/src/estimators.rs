@@ -7,10 +7,10 @@
 //! relative change of at most 1e-12 in τ²; the boundary τ² = 0 is taken
 //! exactly when the estimating equation is already ≤ 0 there.
 
-use crate::math::{ln, sq};
+use crate::math::ln;
 use crate::passes;
 use crate::solver::{newton_bracketed, SolveError};
-use crate::weighted::{Degenerate, Design, Matrix, Wls};
+use crate::weighted::{centre, plain_mean_spread, Degenerate, Design, Matrix, Wls};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -144,8 +144,7 @@ fn hedges(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, Degenerate> {
 fn sidik_jonkman(y: &[f64], v: &[f64], x: &Design) -> Result<Tau2, MetaError> {
     let k = y.len() as f64;
     let kp = k - x.p() as f64;
-    let mean = y.iter().sum::<f64>() / k;
-    let tau2_0 = y.iter().map(|yi| sq(yi - mean)).sum::<f64>() / k;
+    let (_, tau2_0) = plain_mean_spread(y);
     if !tau2_0.is_finite() {
         return Err(MetaError::NonFiniteResult {
             quantity: "Sidik–Jonkman starting value τ₀² (the mean squared residual)",
@@ -197,10 +196,13 @@ impl Moments {
     /// [`crate::passes`]: y'PPPy = Σw³r² − (X'W²r)' A (X'W²r), tr P = Σw − tr(A G(w²)),
     /// tr PP = Σw² − 2 tr(A G(w³)) + tr(A G(w²) A G(w²)). O(k p²) time.
     fn general(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Result<Moments, Degenerate> {
-        let first = passes::first(y, v, x.rows(), x.p(), tau2)?;
+        // On y − c (see [`centre`]); β₀ gets c back once the residual sums are taken.
+        let c = centre(y, v.iter().map(|vi| -vi));
+        let first = passes::first(y, c, v, x.rows(), x.p(), tau2)?;
         let a = first.g1.inverse()?;
-        let beta = a.times_vec(&first.xwy);
-        let second = passes::second(y, v, x.rows(), &beta, tau2);
+        let mut beta = a.times_vec(&first.xwy);
+        let second = passes::second(y, c, v, x.rows(), &beta, tau2);
+        beta[0] += c;
         let ag2 = a.mul(&first.g2);
         let ag3 = a.mul(&first.g3);
         Ok(Moments {
@@ -219,15 +221,16 @@ impl Moments {
     }
 
     /// For X = 1 every quantity is a power sum, computed in two passes without allocating
-    /// (r = y − μ̂, μ̂ = Σwy/Σw): tr P = Σw − Σw²/Σw, tr PP = Σw² − 2Σw³/Σw + (Σw²/Σw)²,
+    /// (r = y − μ̂, μ̂ = Σwy/Σw, both taken about the centre c of [`centre`]): tr P = Σw − Σw²/Σw, tr PP = Σw² − 2Σw³/Σw + (Σw²/Σw)²,
     /// y'Py = Σwr², y'PPy = Σw²r², y'PPPy = Σw³r² − (Σw²r)²/Σw.
     fn intercept(y: &[f64], v: &[f64], tau2: f64) -> Moments {
+        let c = centre(y, v.iter().map(|vi| -vi));
         let (mut sw, mut swy, mut sw2, mut sw3) = (0.0, 0.0, 0.0, 0.0);
         for (yi, vi) in y.iter().zip(v) {
             let w = 1.0 / (vi + tau2);
             let w2 = w * w;
             sw += w;
-            swy += w * yi;
+            swy += w * (yi - c);
             sw2 += w2;
             sw3 += w2 * w;
         }
@@ -235,7 +238,7 @@ impl Moments {
         let (mut swr2, mut sw2r, mut sw2r2, mut sw3r2) = (0.0, 0.0, 0.0, 0.0);
         for (yi, vi) in y.iter().zip(v) {
             let w = 1.0 / (vi + tau2);
-            let r = yi - mu;
+            let r = (yi - c) - mu;
             let wr2 = w * r * r;
             swr2 += wr2;
             sw2r += w * w * r;
@@ -244,7 +247,7 @@ impl Moments {
         }
         let h = sw2 / sw;
         Moments {
-            beta0: mu,
+            beta0: c + mu,
             var_beta0: 1.0 / sw,
             ypy: swr2,
             yppy: sw2r2,
@@ -470,8 +473,7 @@ fn upper_bracket(
     f: impl Fn(f64) -> Result<f64, MetaError>,
 ) -> Result<f64, MetaError> {
     let dl = (zero.ypy - (y.len() - x.p()) as f64) / zero.tr_p;
-    let mean = y.iter().sum::<f64>() / y.len() as f64;
-    let spread = y.iter().map(|yi| sq(yi - mean)).sum::<f64>() / y.len() as f64;
+    let (_, spread) = plain_mean_spread(y);
     // The first finite positive candidate: a start that overflowed is skipped, so that a
     // failure below names a τ² at which the equation itself is not finite.
     let mut hi = [2.0 * dl, spread, 1.0]

@@ -2,6 +2,10 @@
 //! the first accumulates G(w), G(w²), G(w³) and X'Wy (w = 1/(v + τ²)), the second the
 //! residual sums Σwr², Σw²r², Σw³r² and X'W²r. O(k p²) time, no allocation proportional to k.
 //!
+//! Both passes read y − c for a centre c (one of the yᵢ, see
+//! [`crate::weighted::centre`]), so that β and the residuals are computed at the scale of
+//! the effects' spread, not of their size: β₀ here is the intercept minus c.
+//!
 //! The design is read row by row from its row-major copy; for p ≤ 6 the row length
 //! is a compile-time constant, so the loops over a row unroll (several times faster at p = 5
 //! than the same loops over a run-time length, which remain for larger designs).
@@ -26,34 +30,42 @@ pub(crate) struct Second {
     pub xw2r: Vec<f64>,
 }
 
-/// The first pass over `rows` (row-major, p per row). Fails when a weight is not a finite
-/// positive number.
+/// The first pass over `rows` (row-major, p per row), on y − c. Fails when a weight is not
+/// a finite positive number.
 pub(crate) fn first(
     y: &[f64],
+    c: f64,
     v: &[f64],
     rows: &[f64],
     p: usize,
     tau2: f64,
 ) -> Result<First, Degenerate> {
     match p {
-        2 => first_n::<2>(y, v, rows.as_chunks().0, tau2),
-        3 => first_n::<3>(y, v, rows.as_chunks().0, tau2),
-        4 => first_n::<4>(y, v, rows.as_chunks().0, tau2),
-        5 => first_n::<5>(y, v, rows.as_chunks().0, tau2),
-        6 => first_n::<6>(y, v, rows.as_chunks().0, tau2),
-        _ => first_any(y, v, rows, p, tau2),
+        2 => first_n::<2>(y, c, v, rows.as_chunks().0, tau2),
+        3 => first_n::<3>(y, c, v, rows.as_chunks().0, tau2),
+        4 => first_n::<4>(y, c, v, rows.as_chunks().0, tau2),
+        5 => first_n::<5>(y, c, v, rows.as_chunks().0, tau2),
+        6 => first_n::<6>(y, c, v, rows.as_chunks().0, tau2),
+        _ => first_any(y, c, v, rows, p, tau2),
     }
 }
 
-/// The second pass, given β.
-pub(crate) fn second(y: &[f64], v: &[f64], rows: &[f64], beta: &[f64], tau2: f64) -> Second {
+/// The second pass on y − c, given the β of y − c.
+pub(crate) fn second(
+    y: &[f64],
+    c: f64,
+    v: &[f64],
+    rows: &[f64],
+    beta: &[f64],
+    tau2: f64,
+) -> Second {
     match beta.len() {
-        2 => second_n::<2>(y, v, rows.as_chunks().0, beta, tau2),
-        3 => second_n::<3>(y, v, rows.as_chunks().0, beta, tau2),
-        4 => second_n::<4>(y, v, rows.as_chunks().0, beta, tau2),
-        5 => second_n::<5>(y, v, rows.as_chunks().0, beta, tau2),
-        6 => second_n::<6>(y, v, rows.as_chunks().0, beta, tau2),
-        _ => second_any(y, v, rows, beta, tau2),
+        2 => second_n::<2>(y, c, v, rows.as_chunks().0, beta, tau2),
+        3 => second_n::<3>(y, c, v, rows.as_chunks().0, beta, tau2),
+        4 => second_n::<4>(y, c, v, rows.as_chunks().0, beta, tau2),
+        5 => second_n::<5>(y, c, v, rows.as_chunks().0, beta, tau2),
+        6 => second_n::<6>(y, c, v, rows.as_chunks().0, beta, tau2),
+        _ => second_any(y, c, v, rows, beta, tau2),
     }
 }
 
@@ -80,6 +92,7 @@ fn symmetric(upper: &[f64], p: usize) -> Matrix {
 
 fn first_n<const N: usize>(
     y: &[f64],
+    c: f64,
     v: &[f64],
     rows: &[[f64; N]],
     tau2: f64,
@@ -94,7 +107,7 @@ fn first_n<const N: usize>(
         sw2 += w2;
         for a in 0..N {
             let wxa = w * x[a];
-            xwy[a] += wxa * yi;
+            xwy[a] += wxa * (yi - c);
             for b in a..N {
                 let t = wxa * x[b];
                 g1[a][b] += t;
@@ -114,7 +127,14 @@ fn first_n<const N: usize>(
     })
 }
 
-fn first_any(y: &[f64], v: &[f64], rows: &[f64], p: usize, tau2: f64) -> Result<First, Degenerate> {
+fn first_any(
+    y: &[f64],
+    c: f64,
+    v: &[f64],
+    rows: &[f64],
+    p: usize,
+    tau2: f64,
+) -> Result<First, Degenerate> {
     let (mut g1, mut g2, mut g3) = (vec![0.0; p * p], vec![0.0; p * p], vec![0.0; p * p]);
     let mut xwy = vec![0.0; p];
     let (mut sw, mut sw2) = (0.0, 0.0);
@@ -125,7 +145,7 @@ fn first_any(y: &[f64], v: &[f64], rows: &[f64], p: usize, tau2: f64) -> Result<
         sw2 += w2;
         for a in 0..p {
             let wxa = w * x[a];
-            xwy[a] += wxa * yi;
+            xwy[a] += wxa * (yi - c);
             for b in a..p {
                 let t = wxa * x[b];
                 g1[a * p + b] += t;
@@ -146,6 +166,7 @@ fn first_any(y: &[f64], v: &[f64], rows: &[f64], p: usize, tau2: f64) -> Result<
 
 fn second_n<const N: usize>(
     y: &[f64],
+    c: f64,
     v: &[f64],
     rows: &[[f64; N]],
     beta: &[f64],
@@ -161,7 +182,7 @@ fn second_n<const N: usize>(
         for a in 0..N {
             fitted += x[a] * b[a];
         }
-        let r = yi - fitted;
+        let r = (yi - c) - fitted;
         let wr = w * r;
         let wr2_i = wr * r;
         wr2 += wr2_i;
@@ -180,14 +201,14 @@ fn second_n<const N: usize>(
     }
 }
 
-fn second_any(y: &[f64], v: &[f64], rows: &[f64], beta: &[f64], tau2: f64) -> Second {
+fn second_any(y: &[f64], c: f64, v: &[f64], rows: &[f64], beta: &[f64], tau2: f64) -> Second {
     let p = beta.len();
     let (mut wr2, mut w2r2, mut w3r2) = (0.0, 0.0, 0.0);
     let mut xw2r = vec![0.0; p];
     for ((yi, vi), x) in y.iter().zip(v).zip(rows.chunks_exact(p)) {
         let w = 1.0 / (vi + tau2);
         let fitted: f64 = x.iter().zip(beta).map(|(x, b)| x * b).sum();
-        let r = yi - fitted;
+        let r = (yi - c) - fitted;
         let wr = w * r;
         let wr2_i = wr * r;
         wr2 += wr2_i;
@@ -226,16 +247,16 @@ mod tests {
                 .collect();
             let y: Vec<f64> = (0..k).map(|i| crate::math::sin(i as f64 * 0.37)).collect();
             let v: Vec<f64> = (0..k).map(|i| 0.01 + 0.01 * i as f64).collect();
-            let a = first(&y, &v, &rows, p, 0.05).unwrap();
-            let b = first_any(&y, &v, &rows, p, 0.05).unwrap();
+            let a = first(&y, 0.25, &v, &rows, p, 0.05).unwrap();
+            let b = first_any(&y, 0.25, &v, &rows, p, 0.05).unwrap();
             assert_eq!(
                 (a.g1.a, a.g2.a, a.g3.a, a.xwy),
                 (b.g1.a, b.g2.a, b.g3.a, b.xwy)
             );
             let beta: Vec<f64> = (0..p).map(|j| 0.1 * j as f64 - 0.2).collect();
             let (c, d) = (
-                second(&y, &v, &rows, &beta, 0.05),
-                second_any(&y, &v, &rows, &beta, 0.05),
+                second(&y, 0.25, &v, &rows, &beta, 0.05),
+                second_any(&y, 0.25, &v, &rows, &beta, 0.05),
             );
             assert_eq!(
                 (c.wr2, c.w2r2, c.w3r2, c.xw2r),

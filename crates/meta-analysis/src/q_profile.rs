@@ -201,8 +201,7 @@ fn solve(
             kind: BoundKind::Root,
         });
     }
-    let mean = y.iter().sum::<f64>() / y.len() as f64;
-    let spread = y.iter().map(|yi| crate::math::sq(yi - mean)).sum::<f64>() / y.len() as f64;
+    let (_, spread) = crate::weighted::plain_mean_spread(y);
     let mut hi = if spread.is_finite() && spread > 0.0 {
         spread
     } else {

@@ -83,14 +83,17 @@ pub fn subgroup_analysis(
             single_record,
         });
     }
+    // About the centre of [`crate::weighted::centre`], as every Q (shift-invariant).
+    let estimates: Vec<f64> = groups.iter().map(|g| g.fit.estimate).collect();
+    let c = crate::weighted::centre(&estimates, groups.iter().map(|g| 1.0 / sq(g.fit.se)));
     let (sw, swy) = groups.iter().fold((0.0, 0.0), |(sw, swy), g| {
         let w = 1.0 / (g.fit.se * g.fit.se);
-        (sw + w, swy + w * g.fit.estimate)
+        (sw + w, swy + w * (g.fit.estimate - c))
     });
     let mean = swy / sw;
     let q_between: f64 = groups
         .iter()
-        .map(|g| sq(g.fit.estimate - mean) / (g.fit.se * g.fit.se))
+        .map(|g| sq((g.fit.estimate - c) - mean) / (g.fit.se * g.fit.se))
         .sum();
     let q_between_df = groups.len() - 1;
     let coding = Coding::new(

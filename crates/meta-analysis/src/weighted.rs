@@ -38,6 +38,38 @@ impl Degenerate {
     }
 }
 
+/// The centre c on which the weighted fits are computed: the yᵢ of the largest weight
+/// (the first of equal ones), a first estimate of the mean that is itself one of the data.
+///
+/// Every design has an intercept, so fitting y − c gives the same residuals, Q and τ²
+/// as y and an intercept smaller by exactly c; the residuals are then computed at the
+/// scale of the effects' spread, not of their size (ten identical yᵢ = 10¹² give Q = 0,
+/// where y − μ̂ with μ̂ = Σwy/Σw rounded one ulp away from 10¹² gave Q = 7·10⁴), and
+/// shifting every yᵢ by a constant shifts c with it and leaves the centred data unchanged.
+pub(crate) fn centre(y: &[f64], w: impl IntoIterator<Item = f64>) -> f64 {
+    let mut best = (f64::NEG_INFINITY, y.first().copied().unwrap_or(0.0));
+    for (wi, yi) in w.into_iter().zip(y) {
+        if wi > best.0 {
+            best = (wi, *yi);
+        }
+    }
+    if best.1.is_finite() {
+        best.1
+    } else {
+        0.0
+    }
+}
+
+/// The mean of y and Σ(yᵢ − ȳ)²/k, the unweighted spread, computed about y₀ so that a large
+/// common offset does not cost the spread its digits.
+pub(crate) fn plain_mean_spread(y: &[f64]) -> (f64, f64) {
+    let c = y.first().copied().filter(|c| c.is_finite()).unwrap_or(0.0);
+    let k = y.len() as f64;
+    let d = y.iter().map(|yi| yi - c).sum::<f64>() / k;
+    let spread = y.iter().map(|yi| sq((yi - c) - d)).sum::<f64>() / k;
+    (c + d, spread)
+}
+
 /// The design matrix X: a column of ones (implicit, never stored) followed by
 /// moderator columns of length k.
 #[derive(Debug, Clone)]
@@ -295,13 +327,16 @@ impl<'a> Wls<'a> {
             return Err(Degenerate::NonFinite);
         }
         let a = x.gram(&w).inverse()?;
-        let wy: Vec<f64> = w.iter().zip(y).map(|(wi, yi)| wi * yi).collect();
-        let beta = a.times_vec(&x.cross(&wy));
+        // Solved for y − c (see [`centre`]); the intercept gets c back.
+        let c = centre(y, w.iter().copied());
+        let wy: Vec<f64> = w.iter().zip(y).map(|(wi, yi)| wi * (yi - c)).collect();
+        let mut beta = a.times_vec(&x.cross(&wy));
         let r = y
             .iter()
             .enumerate()
-            .map(|(i, yi)| yi - x.times(&beta, i))
+            .map(|(i, yi)| (yi - c) - x.times(&beta, i))
             .collect();
+        beta[0] += c;
         Ok(Wls { x, w, a, beta, r })
     }
 

@@ -70,7 +70,7 @@ pub fn input_schema() -> Value {
             serde_json::json!({"type": ["number", "string", "null"], "description": format!("{} (a number, or numeric text).", capitalized(column.description()))}),
         );
     }
-    super::schemas::object(
+    let mut schema = super::schemas::object(
         serde_json::json!({
             "measure": {"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name."},
             "data": {
@@ -82,7 +82,9 @@ pub fn input_schema() -> Value {
             "to": {"type": "string", "enum": to, "description": "Which rows get `add`: \"only0\" (default: those with a zero cell), \"all\", \"if0all\" (all, if any has a zero) or \"none\"."}
         }),
         &["measure", "data"],
-    )
+    );
+    schema["properties"][super::raw_columns::COLUMNS_ARGUMENT] = super::raw_columns::schema();
+    schema
 }
 
 fn capitalized(text: &str) -> String {
@@ -99,6 +101,7 @@ pub struct EffectSizeArgs {
     data: Vec<Map<String, Value>>,
     add: Option<f64>,
     to: Option<String>,
+    columns: Option<Map<String, Value>>,
 }
 
 /// One computed record: id, yi, vi, then the row's other columns.
@@ -306,7 +309,8 @@ pub fn compute_effect_sizes(
         ));
     }
     let options = options(args.add, args.to.as_deref())?;
-    let outcomes = compute(measure, &args.data, &options);
+    let data = super::raw_columns::mapped(measure, args.columns.as_ref(), &args.data)?;
+    let outcomes = compute(measure, &data, &options);
     let errors: Vec<&RowError> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
     if !errors.is_empty() {
         let mut listed: Vec<String> = errors

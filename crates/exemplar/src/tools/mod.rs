@@ -22,6 +22,7 @@ mod influence;
 mod metareg;
 mod plot;
 mod rank_test;
+mod raw_columns;
 mod schemas;
 mod store;
 mod subgroups;
@@ -2289,6 +2290,7 @@ mod tests {
                 .split("#[cfg(test)]")
                 .next()
                 .unwrap(),
+            include_str!("raw_columns.rs"),
             include_str!("error.rs"),
             include_str!("../session.rs")
                 .split("#[cfg(test)]")
@@ -2316,6 +2318,7 @@ mod tests {
             "rank_test.rs",
             "trim_fill.rs",
             "store.rs",
+            "raw_columns.rs",
             "error.rs",
         ];
         let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
