@@ -5,16 +5,13 @@
 mod mcp;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use exemplar::runs::{self, Condition, Order, RunInput};
 use exemplar::{csv_table, protocol, scorer, tools, workspace};
-use meta_analysis::effect_sizes::{AddTo, Measure};
+use meta_analysis::effect_sizes::{AddTo, Column, Measure};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::process::ExitCode;
-
-/// The largest tool-arguments text read (a full `records` list fits easily).
-const MAX_ARGS_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Parser)]
 #[command(
@@ -179,11 +176,52 @@ enum RunsCommand {
     },
 }
 
+/// The `escalc` column flags of this invocation.
+static COLUMN_MAPPING: std::sync::OnceLock<serde_json::Map<String, Value>> =
+    std::sync::OnceLock::new();
+
 /// A usage error: reported on stderr with exit code 2.
 struct Usage(String);
 
+/// The command line: the derived commands, and on `escalc` one flag per escalc column
+/// (`--ai tpos`: the CSV column holding ai), made from the column list itself.
+fn command() -> clap::Command {
+    Cli::command().mut_subcommand("escalc", |escalc| {
+        escalc.args(Column::ALL.map(|column| {
+            clap::Arg::new(column.name())
+                .long(column.name())
+                .value_name("COLUMN")
+                .help(format!(
+                    "The CSV column holding {} (default: the column named {})",
+                    column.description(),
+                    column.name()
+                ))
+                .help_heading("Column mapping")
+        }))
+    })
+}
+
+/// The `--ai tpos`-style flags given to `escalc`, as compute_effect_sizes' `columns`.
+fn column_mapping(matches: &clap::ArgMatches) -> serde_json::Map<String, Value> {
+    let Some(("escalc", escalc)) = matches.subcommand() else {
+        return serde_json::Map::new();
+    };
+    Column::ALL
+        .iter()
+        .filter_map(|column| {
+            let source = escalc.get_one::<String>(column.name())?;
+            Some((column.name().to_string(), Value::from(source.clone())))
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let matches = command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    COLUMN_MAPPING
+        .set(column_mapping(&matches))
+        .expect("set once");
+    match run(cli) {
         Ok(code) => code,
         Err(Usage(message)) => {
             eprintln!("exemplar: {message}");
@@ -285,6 +323,9 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             }
             if let Some(to) = escalc.to {
                 args["to"] = to.into();
+            }
+            if let Some(mapping) = COLUMN_MAPPING.get().filter(|m| !m.is_empty()) {
+                args["columns"] = Value::Object(mapping.clone());
             }
             match tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args) {
                 Ok(result) if csv => {
@@ -417,7 +458,12 @@ fn read_args_text(args: Option<&str>) -> Result<String, Usage> {
     match args {
         None => Ok(String::new()),
         Some("-") => {
-            let bytes = read_bounded(std::io::stdin().lock(), MAX_ARGS_BYTES, "stdin")?;
+            // The tools' own bound: more than that is refused with its size, unparsed.
+            let bytes = read_at_most(
+                std::io::stdin().lock(),
+                tools::MAX_ARGS_BYTES as u64,
+                "the arguments on stdin",
+            )?;
             String::from_utf8(bytes)
                 .map_err(|_| Usage("the arguments on stdin are not UTF-8 text".into()))
         }
@@ -427,20 +473,14 @@ fn read_args_text(args: Option<&str>) -> Result<String, Usage> {
 
 /// A data file's text (or stdin with `-`): at most the CSV bound, and UTF-8.
 fn read_text_file(path: &str) -> Result<String, Usage> {
-    let limit = csv_table::MAX_CSV_BYTES as u64 + 1;
+    let limit = csv_table::MAX_CSV_BYTES as u64;
     let bytes = if path == "-" {
-        read_bounded(std::io::stdin().lock(), limit, "stdin")?
+        read_at_most(std::io::stdin().lock(), limit, "stdin")?
     } else {
         let file =
             std::fs::File::open(path).map_err(|e| Usage(format!("cannot read {path}: {e}")))?;
-        read_bounded(file, limit, path)?
+        read_at_most(file, limit, path)?
     };
-    if bytes.len() as u64 >= limit {
-        return Err(Usage(format!(
-            "{path} is longer than {} bytes (16 MiB)",
-            csv_table::MAX_CSV_BYTES
-        )));
-    }
     String::from_utf8(bytes).map_err(|e| {
         Usage(format!(
             "{path} is not UTF-8 text (invalid byte at offset {}); save it as UTF-8",
@@ -461,20 +501,15 @@ fn write_stdout(bytes: &[u8]) -> Result<(), Usage> {
 
 /// The answer text: bounded like `exemplar score`, and UTF-8.
 fn read_answer(path: &str) -> Result<String, Usage> {
-    let limit = scorer::MAX_ANSWER_BYTES as u64 + 1;
-    let bytes = if path == "-" {
-        read_bounded(std::io::stdin().lock(), limit, "stdin")?
+    let limit = scorer::MAX_ANSWER_BYTES as u64;
+    let read = if path == "-" {
+        read_at_most(std::io::stdin().lock(), limit, "stdin")
     } else {
         let file =
             std::fs::File::open(path).map_err(|e| Usage(format!("cannot read {path}: {e}")))?;
-        read_bounded(file, limit, path)?
+        read_at_most(file, limit, path)
     };
-    if bytes.len() as u64 >= limit {
-        return Err(Usage(format!(
-            "{path} is longer than {} bytes; record only the agent's answer",
-            scorer::MAX_ANSWER_BYTES
-        )));
-    }
+    let bytes = read.map_err(|Usage(e)| Usage(format!("{e}; record only the agent's answer")))?;
     String::from_utf8(bytes).map_err(|_| Usage(format!("{path} is not UTF-8 text")))
 }
 
@@ -490,6 +525,41 @@ fn today_utc() -> String {
 }
 
 /// Reads at most `limit` bytes.
+/// All of `reader` when it holds at most `limit` bytes; otherwise a usage error giving its
+/// size and the limit (issue 25: 70,000,000 bytes on stdin were reported as the 67108864
+/// bytes read). The bytes past the limit are counted, not kept.
+fn read_at_most(mut reader: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, Usage> {
+    let bytes = read_bounded(&mut reader, limit + 1, what)?;
+    if bytes.len() as u64 <= limit {
+        return Ok(bytes);
+    }
+    let rest = std::io::copy(&mut reader.take(MAX_COUNTED_BYTES), &mut std::io::sink())
+        .map_err(|e| Usage(format!("cannot read {what}: {e}")))?;
+    // The count stops at MAX_COUNTED_BYTES past the limit: an endless stream is "more than".
+    let more = if rest == MAX_COUNTED_BYTES {
+        "more than "
+    } else {
+        ""
+    };
+    Err(Usage(format!(
+        "{what}: {more}{} bytes; at most {limit} bytes ({}) are accepted",
+        bytes.len() as u64 + rest,
+        binary_size(limit)
+    )))
+}
+
+/// How far past a limit an input is read to say its size.
+const MAX_COUNTED_BYTES: u64 = 1 << 30;
+
+/// 16777216 as "16 MiB", 65536 as "64 KiB".
+fn binary_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
 fn read_bounded(reader: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, Usage> {
     let mut bytes = Vec::new();
     reader

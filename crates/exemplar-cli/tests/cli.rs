@@ -702,6 +702,68 @@ fn escalc_csv_neutralizes_formulas() {
     assert_eq!(lines.len(), 4, "{text}");
 }
 
+/// Issue 25, item 10, through the command: an input too large is reported with its real size
+/// and the limit; a lone surrogate and SDs that underflow are named as what they are.
+#[test]
+fn messages_say_what_is_actually_wrong() {
+    // 70,000,000 bytes on stdin were reported as "67108864 bytes" (what had been read).
+    let mut big = b"{\"records\": [".to_vec();
+    big.resize(70_000_000, b' ');
+    let out = run(&["call", "fit_random_effects", "-"], Some(&big));
+    assert_eq!(code(&out), 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        "exemplar: the arguments on stdin: 70000000 bytes; at most 16777216 bytes (16 MiB) \
+are accepted"
+    );
+    let dir = temp_dir("too-large");
+    let csv = dir.join("big.csv");
+    let mut text = b"yi,vi\n".to_vec();
+    text.resize(16 * 1024 * 1024 + 5, b'\n');
+    std::fs::write(&csv, &text).unwrap();
+    let csv = csv.to_str().unwrap();
+    for args in [
+        vec!["escalc", "--measure", "MD", csv],
+        vec!["call", "fit_random_effects", "{}", "--records", csv],
+    ] {
+        let out = run(&args, None);
+        assert_eq!(code(&out), 2, "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(&format!(
+                "{csv}: 16777221 bytes; at most 16777216 bytes (16 MiB) are accepted"
+            )),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    let message = |args: &[&str]| {
+        let out = run(args, None);
+        assert_eq!(code(&out), 1, "{args:?}");
+        stdout_json(&out)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let m = message(&["call", "fit_random_effects", r#"{"method":"\uD800"}"#]);
+    assert!(
+        m.starts_with("the arguments are not valid JSON: lone surrogate \\uD800 ("),
+        "{m}"
+    );
+    assert!(m.ends_with(" at line 1 column 12"), "{m}");
+    let m = message(&[
+        "call",
+        "compute_effect_sizes",
+        r#"{"measure": "SMD", "data": [{"m1i": 1, "sd1i": 5e-324, "n1i": 10, "m2i": 0, "sd2i": 5e-324, "n2i": 10}]}"#,
+    ]);
+    assert!(!m.contains("are both 0"), "{m}");
+    assert!(
+        m.contains("underflows to 0 in double precision with sd1i = 5e-324, sd2i = 5e-324"),
+        "{m}"
+    );
+}
+
 #[test]
 fn escalc_reports_bad_rows_and_bad_files() {
     let dir = temp_dir("escalc-bad");
