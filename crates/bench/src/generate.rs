@@ -4,6 +4,7 @@
 //! xorshift64* stream: the same records on every machine and every run.
 
 use meta_analysis::Record;
+use serde_json::{Map, Value};
 
 /// Marsaglia's xorshift64* (Vigna 2016): small, fast, and good enough for test data.
 pub struct XorShift(u64);
@@ -83,28 +84,58 @@ pub fn moderated(k: usize) -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
 /// [`moderated`] as `yi,vi,x1,x2,x3,x4` CSV text.
 pub fn moderated_csv(k: usize) -> String {
     let (yi, vi, x) = moderated(k);
-    let mut out = format!("yi,vi,{}\n", MODERATORS.join(","));
-    for i in 0..k {
-        out.push_str(&format!(
-            "{},{},{},{},{},{}\n",
-            yi[i], vi[i], x[0][i], x[1][i], x[2][i], x[3][i]
-        ));
-    }
-    out
+    let mut columns = vec!["yi".to_string(), "vi".to_string()];
+    columns.extend(MODERATORS.iter().map(|m| m.to_string()));
+    let rows: Vec<Map<String, Value>> = (0..k)
+        .map(|i| {
+            let values = [yi[i], vi[i], x[0][i], x[1][i], x[2][i], x[3][i]];
+            columns
+                .iter()
+                .cloned()
+                .zip(values.map(Value::from))
+                .collect()
+        })
+        .collect();
+    exemplar::csv_table::write(&columns, &rows)
 }
 
-/// `id,yi,vi` CSV text; Rust's shortest round-trip formatting keeps every value exact.
+/// `id,yi,vi` CSV text, written by the project's one CSV writer; shortest round-trip
+/// formatting keeps every value exact.
 pub fn csv(records: &[Record]) -> String {
-    let mut out = String::from("id,yi,vi\n");
-    for r in records {
-        out.push_str(&format!("{},{},{}\n", r.id, r.yi, r.vi));
-    }
-    out
+    let columns = ["id", "yi", "vi"].map(String::from);
+    let rows: Vec<Map<String, Value>> = records
+        .iter()
+        .map(|r| {
+            columns
+                .iter()
+                .cloned()
+                .zip([Value::from(r.id.clone()), r.yi.into(), r.vi.into()])
+                .collect()
+        })
+        .collect();
+    exemplar::csv_table::write(&columns, &rows)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_csv_texts_read_back_exactly() {
+        let records = records(50);
+        let table = exemplar::csv_table::parse(&csv(&records)).unwrap();
+        assert_eq!(table.header, ["id", "yi", "vi"]);
+        for (row, r) in table.rows.iter().zip(&records) {
+            assert_eq!(row.fields[0], r.id);
+            assert_eq!(row.fields[1].parse::<f64>().unwrap(), r.yi);
+            assert_eq!(row.fields[2].parse::<f64>().unwrap(), r.vi);
+        }
+        let (yi, _, x) = moderated(20);
+        let table = exemplar::csv_table::parse(&moderated_csv(20)).unwrap();
+        assert_eq!(table.header, ["yi", "vi", "x1", "x2", "x3", "x4"]);
+        assert_eq!(table.rows[19].fields[0].parse::<f64>().unwrap(), yi[19]);
+        assert_eq!(table.rows[19].fields[5].parse::<f64>().unwrap(), x[3][19]);
+    }
 
     #[test]
     fn deterministic_and_in_range() {
