@@ -178,7 +178,7 @@ pub fn call_in(
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let outcome = if name == tools::LOAD_DATA.name {
-        tools::run_in(name, &args, &mut *held)
+        tools::run_in(name, &args, &mut held)
     } else {
         let mut copy = held.clone();
         drop(held);
