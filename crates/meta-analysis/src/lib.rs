@@ -32,12 +32,15 @@ mod meta_regression;
 mod model;
 mod moderators;
 mod omission;
+mod optimize;
 mod passes;
+mod pet_peese;
 mod peto;
 mod proportion;
 mod q_profile;
 mod rank_test;
 mod records;
+mod selection;
 pub mod solver;
 mod special;
 mod subgroups;
@@ -64,6 +67,7 @@ pub use moderators::{
     levels_of, Moderator, ModeratorColumn, ModeratorValue, Term, MAX_ABS_MODERATOR,
     MAX_COEFFICIENTS, MAX_LEVELS, MAX_MODERATORS,
 };
+pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions};
 pub use peto::{peto_odds_ratio, PetoOddsRatio};
 pub use proportion::wilson_interval;
 pub use q_profile::{
@@ -71,6 +75,10 @@ pub use q_profile::{
 };
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use records::{validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI};
+pub use selection::{
+    selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,
+    MAX_SELECTION_ITERATIONS,
+};
 pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
 pub use transforms::{measure_scale, MeasureScale, Natural, Transform, MEASURES};
 pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
