@@ -95,9 +95,28 @@ fn hedges_g(g: &Groups) -> Result<EffectSize, EffectSizeError> {
             SMALLER_UNITS,
         ));
     }
-    let di = (g.m1 - g.m2) / sdpi;
+    let difference = g.m1 - g.m2;
+    let di = difference / sdpi;
     let yi = bias_correction(mi) * di;
     let vi = 1.0 / g.n1 + 1.0 / g.n2 + yi * yi / (2.0 * ni);
+    if difference.is_finite() && !(yi.is_finite() && vi.is_finite()) {
+        // Not "the sampling variance is inf": what overflowed is a difference standardised
+        // by an SD far too small for it.
+        return Err(EffectSizeError::Undefined {
+            column: Column::Sd1i,
+            reason: format!(
+                "the pooled SD sdpi = {} is too small against m1i - m2i = {}: Hedges' g is {} \
+and its sampling variance 1/n1i + 1/n2i + yi²/(2·(n1i + n2i)) is {} in double precision; check \
+the SDs (sd1i = {}, sd2i = {})",
+                Shown(sdpi),
+                Shown(difference),
+                Shown(yi),
+                Shown(vi),
+                Shown(g.sd1),
+                Shown(g.sd2)
+            ),
+        });
+    }
     finish(yi, vi, Column::M1i, "standardized mean difference")
 }
 
@@ -229,6 +248,26 @@ sd1i = 1, sd2i = 1, m1i = 1e200, m2i = 1e200, though the SDs are not both 0",
             assert!(!text.contains("both 0,"), "{text}");
             assert!(text.len() < 400, "{text}");
         }
+        // SDs not small enough to underflow, but too small to standardise by.
+        let e =
+            effect_size(Measure::Smd, &groups(1.0, 1e-160, 10.0, 0.0, 1e-160, 10.0)).unwrap_err();
+        assert_eq!(e.column(), Some(Column::Sd1i));
+        // (sdpi is 9.99994e-161: 1e-160 squared is subnormal, with fewer digits.)
+        assert!(
+            e.to_string()
+                .starts_with("sd1i: the pooled SD sdpi = 9.9999"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("is too small against m1i - m2i = 1: Hedges' g is 9.57"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("sampling variance 1/n1i + 1/n2i + yi²/(2·(n1i + n2i)) is inf"),
+            "{e}"
+        );
         // SDs that are 0 are still called so.
         let e = effect_size(Measure::Smd, &groups(1.0, 0.0, 10.0, 0.0, 0.0, 10.0)).unwrap_err();
         assert_eq!(
