@@ -31,6 +31,7 @@ pub mod math;
 mod meta_regression;
 mod model;
 mod moderators;
+mod multilevel;
 mod omission;
 mod optimize;
 mod passes;
@@ -40,6 +41,7 @@ mod proportion;
 mod q_profile;
 mod rank_test;
 mod records;
+mod robust;
 mod selection;
 pub mod solver;
 mod special;
@@ -67,6 +69,9 @@ pub use moderators::{
     levels_of, Moderator, ModeratorColumn, ModeratorValue, Term, MAX_ABS_MODERATOR,
     MAX_COEFFICIENTS, MAX_LEVELS, MAX_MODERATORS,
 };
+pub use multilevel::{
+    multilevel, ComponentInterval, Multilevel, MultilevelOptions, MultilevelTest,
+};
 pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions};
 pub use peto::{peto_odds_ratio, PetoOddsRatio};
 pub use proportion::wilson_interval;
@@ -75,6 +80,10 @@ pub use q_profile::{
 };
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use records::{validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI};
+pub use robust::{
+    robust_fit, robust_meta_regression, robust_multilevel, RobustCoefficient, RobustTest,
+    RobustVcov,
+};
 pub use selection::{
     selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,
     MAX_SELECTION_ITERATIONS,

@@ -1,0 +1,1159 @@
+//! The three-level random-effects model (Konstantopoulos 2011; metafor's
+//! `rma.mv(yi, vi, mods, random = ~ 1 | study/es)`):
+//!
+//! yᵢⱼ = xᵢⱼ′β + uⱼ + wᵢⱼ + εᵢⱼ,  uⱼ ~ N(0, σ₁²) (between studies),
+//! wᵢⱼ ~ N(0, σ₂²) (between the effect sizes of a study), εᵢⱼ ~ N(0, vᵢⱼ).
+//!
+//! The marginal covariance is block diagonal by study, Vⱼ = σ₁² J + diag(vᵢ + σ₂²) (J the
+//! matrix of ones). With dᵢ = 1/(vᵢ + σ₂²), Sⱼ = Σᵢ dᵢ and cⱼ = σ₁²/(1 + σ₁² Sⱼ), the
+//! Sherman–Morrison formula gives Vⱼ⁻¹ = diag(d) − cⱼ d d′ and
+//! log det Vⱼ = Σᵢ log(vᵢ + σ₂²) + log(1 + σ₁² Sⱼ), so every quantity of the likelihood and
+//! its first and second derivatives is a sum over records: O(k p²) per evaluation.
+//!
+//! With W = V⁻¹, A = (X′WX)⁻¹ and P = W − W X A X′W (Viechtbauer 2010; Harville 1977), the
+//! log-likelihoods maximized are
+//! ML:   ℓ = −½[k log 2π + log det V + y′Py],
+//! REML: ℓ = −½[(k − p) log 2π − log det X′X + log det V + log det X′WX + y′Py]
+//! (metafor's, constants included). With V_r = ∂V/∂σ_r² (V₁ = blockdiag(J), V₂ = I), the
+//! score is ∂ℓ/∂σ_r² = −½ tr(Q V_r) + ½ y′P V_r P y and the Hessian
+//! ∂²ℓ/∂σ_r²∂σ_s² = ½ tr(Q V_r Q V_s) − y′P V_r P V_s P y, with Q = P for REML and Q = W
+//! for ML. They are maximized over σ₁², σ₂² ≥ 0 by Newton's method (Fisher scoring where the
+//! Hessian is not negative definite), halving steps that would lower ℓ and holding a
+//! component at 0 while its score there is ≤ 0, until every step is at most 1e-13 of its
+//! component: the exact optimum, where metafor's optimizer stops at its own tolerance.
+//!
+//! Then β̂ = A X′Wy and Var β̂ = A; z or t (k − p df) tests, the omnibus Wald test QM of the
+//! moderators (χ² with p − 1 df, or F(p − 1, k − p) under t), the residual heterogeneity
+//! test QE = Σ (1/vᵢ) rᵢ² of the equal-effects fit of the same design, and for the model
+//! without moderators the prediction interval μ̂ ± crit·√(se² + σ₁² + σ₂²), as metafor.
+//!
+//! Profile-likelihood intervals for each σ_r² (as metafor's `confint` on `rma.mv`): the
+//! values where the profile ℓ (maximized over the other component) falls χ²₁(level)/2
+//! below its maximum, solved by [`crate::solver::newton_bracketed`] with the profile's
+//! derivative ∂ℓ/∂σ_r² at the inner optimum (the envelope theorem); 0 when the profile at 0
+//! is above that; searched up to max(10, 100 σ̂_r²), metafor's `vc.max`.
+
+use std::cell::Cell;
+
+use crate::distributions::{
+    chi2_quantile, chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
+};
+use crate::estimators::Moments;
+use crate::math::ln;
+use crate::meta_regression::Coefficient;
+use crate::model::upper_quantile_point;
+use crate::moderators::{Coding, Moderator};
+use crate::q_profile::{Bound, BoundKind};
+use crate::records::{validate, Record};
+use crate::solver::newton_bracketed;
+use crate::weighted::{Degenerate, Design, Matrix};
+use crate::{FitOptions, MetaError, Method};
+
+/// How the coefficients of a multilevel model are tested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MultilevelTest {
+    /// Normal (Wald) tests and intervals: metafor's `test = "z"`.
+    #[default]
+    Z,
+    /// t with k − p df (and F for QM): metafor's `test = "t"`.
+    T,
+}
+
+impl MultilevelTest {
+    pub fn name(self) -> &'static str {
+        match self {
+            MultilevelTest::Z => "z",
+            MultilevelTest::T => "t",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "z" => Some(MultilevelTest::Z),
+            "t" => Some(MultilevelTest::T),
+            _ => None,
+        }
+    }
+}
+
+/// Options of a multilevel fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MultilevelOptions {
+    /// REML or ML (the other estimators have no multilevel form here).
+    pub method: Method,
+    pub level: f64,
+    pub test: MultilevelTest,
+}
+
+impl Default for MultilevelOptions {
+    fn default() -> Self {
+        MultilevelOptions {
+            method: Method::Reml,
+            level: 0.95,
+            test: MultilevelTest::Z,
+        }
+    }
+}
+
+/// A variance component with its profile-likelihood interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ComponentInterval {
+    pub estimate: f64,
+    pub lower: Bound,
+    pub upper: Bound,
+}
+
+/// A fitted three-level model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Multilevel {
+    pub method: Method,
+    pub test: MultilevelTest,
+    pub level: f64,
+    pub k: usize,
+    /// Coefficients, the intercept included.
+    pub p: usize,
+    /// Number of studies (the outer level).
+    pub n_studies: usize,
+    /// σ̂₁² (between studies) and σ̂₂² (between effect sizes within a study).
+    pub sigma2: [f64; 2],
+    /// The (restricted) log-likelihood at the optimum, constants included (metafor's logLik).
+    pub loglik: f64,
+    pub iterations: usize,
+    /// Intercept first, then each moderator's columns.
+    pub coefficients: Vec<Coefficient>,
+    /// k − p under `MultilevelTest::T`.
+    pub df: Option<f64>,
+    /// The omnibus test of the moderators (`None` without moderators).
+    pub qm: Option<f64>,
+    pub qm_df: usize,
+    pub qm_df2: Option<usize>,
+    pub qm_p: Option<f64>,
+    pub qe: f64,
+    pub qe_df: usize,
+    pub qe_p: f64,
+    /// Without moderators: the prediction interval of a new effect size.
+    pub pi_lower: Option<f64>,
+    pub pi_upper: Option<f64>,
+    /// Var(β̂) = (X′WX)⁻¹ of the uncentred coefficients.
+    vb: Vec<Vec<f64>>,
+    /// The data, kept for the profile intervals and the robust variance.
+    data: Grouped,
+}
+
+/// The records grouped by study: positions in study order, the design rows (centred
+/// moderators) and the uncentred rows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Grouped {
+    /// y, v and the design rows (p per record, centred), in study order.
+    y: Vec<f64>,
+    v: Vec<f64>,
+    x: Vec<f64>,
+    p: usize,
+    /// Block j is positions `starts[j]..starts[j + 1]`.
+    starts: Vec<usize>,
+    /// The position in study order of each record (in the caller's order).
+    pub position: Vec<usize>,
+    /// Uncentred design rows in the caller's order (p per record).
+    pub x_raw: Vec<f64>,
+    /// log det X′X (REML's constant).
+    log_det_xx: f64,
+    /// Each record's study index (caller's order).
+    pub study: Vec<usize>,
+}
+
+/// Fits the three-level model to `records`, with `studies[i]` naming record i's study and
+/// the `moderators` (possibly none).
+pub fn multilevel(
+    records: &[Record],
+    studies: &[String],
+    moderators: &[Moderator],
+    options: &MultilevelOptions,
+) -> Result<Multilevel, MetaError> {
+    check_options(options)?;
+    let data = validate(records, 3, "a multilevel model")?;
+    let k = data.k();
+    if studies.len() != k {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "the study column has {} values for {k} records",
+                studies.len()
+            ),
+        });
+    }
+    let coding = if moderators.is_empty() {
+        None
+    } else {
+        Some(Coding::new(moderators, &|i| records[i].id.clone(), k)?)
+    };
+    let names = coding
+        .as_ref()
+        .map_or_else(|| vec!["intercept".to_string()], |c| c.names.clone());
+    let p = names.len();
+    if k <= p {
+        return Err(MetaError::TooFewForCoefficients { k, names });
+    }
+    let grouped = Grouped::new(&data.yi, &data.vi, studies, coding.as_ref())?;
+    let n_studies = grouped.starts.len() - 1;
+    if n_studies < 2 {
+        return Err(MetaError::Undefined {
+            reason: "all records belong to one study, so the between-study variance cannot be \
+                     estimated; a multilevel model needs at least 2 studies"
+                .into(),
+        });
+    }
+    if n_studies == k {
+        return Err(MetaError::Undefined {
+            reason: "every study has a single effect size, so the between-study and \
+                     within-study variances cannot be told apart (only their sum is \
+                     identified): fit the two-level random-effects model instead"
+                .into(),
+        });
+    }
+    let (sigma2, iterations) = maximize(&grouped, options.method, [true, true], None)?;
+    let at = grouped.evaluate(sigma2, options.method, false)?;
+
+    let df_resid = (k - p) as f64;
+    let point = upper_quantile_point(options.level);
+    let (crit, df) = match options.test {
+        MultilevelTest::Z => (normal_quantile(point), None),
+        MultilevelTest::T => (t_quantile(point, df_resid), Some(df_resid)),
+    };
+    let vb_centred: Vec<Vec<f64>> = (0..p)
+        .map(|i| (0..p).map(|j| at.a.get(i, j)).collect())
+        .collect();
+    let (qm, qm_df2, qm_p) = if p > 1 {
+        let m = p - 1;
+        let mut sub = Matrix::zeros(m);
+        for a in 0..m {
+            for b in 0..m {
+                sub.set(a, b, vb_centred[a + 1][b + 1]);
+            }
+        }
+        let wald = sub
+            .inverse()
+            .map_err(Degenerate::error)?
+            .quad(&at.beta[1..]);
+        match options.test {
+            MultilevelTest::Z => (Some(wald), None, Some(chi2_sf(wald, m as f64))),
+            MultilevelTest::T => {
+                let f = wald / m as f64;
+                (Some(f), Some(k - p), Some(f_sf(f, m as f64, df_resid)))
+            }
+        }
+    } else {
+        (None, None, None)
+    };
+    let (beta, vb) = match &coding {
+        Some(c) => c.uncentre(&at.beta, &vb_centred),
+        None => (at.beta.clone(), vb_centred),
+    };
+    let mut coefficients = Vec::with_capacity(p);
+    for (j, name) in names.iter().enumerate() {
+        let se = vb[j][j].max(0.0).sqrt();
+        if se == 0.0 {
+            return Err(MetaError::Undefined {
+                reason: "a coefficient's standard error is zero, so no test or interval is \
+                         defined"
+                    .into(),
+            });
+        }
+        let statistic = beta[j] / se;
+        let p_value = match options.test {
+            MultilevelTest::Z => normal_two_sided_p(statistic),
+            MultilevelTest::T => t_two_sided_p(statistic, df_resid),
+        };
+        coefficients.push(Coefficient {
+            name: name.clone(),
+            estimate: beta[j],
+            se,
+            statistic,
+            p: p_value,
+            ci_lower: beta[j] - crit * se,
+            ci_upper: beta[j] + crit * se,
+        });
+    }
+    let (pi_lower, pi_upper) = if p == 1 {
+        let half = crit * (vb[0][0] + sigma2[0] + sigma2[1]).sqrt();
+        (Some(beta[0] - half), Some(beta[0] + half))
+    } else {
+        (None, None)
+    };
+    let design = match &coding {
+        Some(c) => Design::intercept_and_columns(c.centred.clone()),
+        None => Design::intercept(),
+    };
+    let qe = Moments::at(&data.yi, &data.vi, &design, 0.0)
+        .map_err(Degenerate::error)?
+        .ypy
+        .max(0.0);
+    let model = Multilevel {
+        method: options.method,
+        test: options.test,
+        level: options.level,
+        k,
+        p,
+        n_studies,
+        sigma2,
+        loglik: at.ll,
+        iterations,
+        coefficients,
+        df,
+        qm,
+        qm_df: p - 1,
+        qm_df2,
+        qm_p,
+        qe,
+        qe_df: k - p,
+        qe_p: chi2_sf(qe, df_resid),
+        pi_lower,
+        pi_upper,
+        vb,
+        data: grouped,
+    };
+    model.check_finite()?;
+    Ok(model)
+}
+
+fn check_options(options: &MultilevelOptions) -> Result<(), MetaError> {
+    FitOptions {
+        method: options.method,
+        level: options.level,
+        test: crate::Test::Z,
+    }
+    .validate()?;
+    if !matches!(options.method, Method::Reml | Method::Ml) {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "a multilevel model is fitted by REML or ML, not {}",
+                options.method.name()
+            ),
+        });
+    }
+    Ok(())
+}
+
+impl Multilevel {
+    /// Var(β̂), p × p, in the order of the coefficients.
+    pub fn covariance(&self) -> &[Vec<f64>] {
+        &self.vb
+    }
+
+    /// Profile-likelihood intervals of σ₁² and σ₂² at the model's level.
+    pub fn profile_intervals(&self) -> Result<[ComponentInterval; 2], MetaError> {
+        let target = self.loglik - chi2_quantile(self.level, 1.0) / 2.0;
+        let mut out = [ComponentInterval {
+            estimate: 0.0,
+            lower: Bound {
+                tau2: 0.0,
+                kind: BoundKind::Zero,
+            },
+            upper: Bound {
+                tau2: 0.0,
+                kind: BoundKind::Zero,
+            },
+        }; 2];
+        for (r, slot) in out.iter_mut().enumerate() {
+            let est = self.sigma2[r];
+            let warm = Cell::new(self.sigma2);
+            let mut held = [true, true];
+            held[r] = false;
+            let profile = |x: f64| -> Result<(f64, f64), MetaError> {
+                let mut start = warm.get();
+                start[r] = x;
+                if start[1 - r] <= 0.0 {
+                    start[1 - r] = self.sigma2[1 - r].max(1e-8);
+                }
+                let (s, _) = maximize(&self.data, self.method, held, Some(start))?;
+                warm.set(s);
+                let e = self.data.evaluate(s, self.method, false)?;
+                Ok((e.ll - target, e.score[r]))
+            };
+            let solve = |lo: f64, hi: f64| {
+                newton_bracketed(
+                    |x| profile(x).unwrap_or((f64::NAN, f64::NAN)),
+                    lo,
+                    hi,
+                    1e-12,
+                    500,
+                )
+                .map_err(|e| MetaError::Undefined {
+                    reason: format!(
+                        "the profile-likelihood bound of sigma2[{}] could not be found: {e}",
+                        r + 1
+                    ),
+                })
+            };
+            let lower = if est == 0.0 || profile(0.0)?.0 >= 0.0 {
+                Bound {
+                    tau2: 0.0,
+                    kind: BoundKind::Zero,
+                }
+            } else {
+                warm.set(self.sigma2);
+                Bound {
+                    tau2: solve(0.0, est)?.x,
+                    kind: BoundKind::Root,
+                }
+            };
+            let end = (100.0 * est).max(10.0);
+            warm.set(self.sigma2);
+            let upper = if profile(end)?.0 >= 0.0 {
+                Bound {
+                    tau2: end,
+                    kind: BoundKind::BeyondSearch,
+                }
+            } else {
+                warm.set(self.sigma2);
+                Bound {
+                    tau2: solve(est, end)?.x,
+                    kind: BoundKind::Root,
+                }
+            };
+            *slot = ComponentInterval {
+                estimate: est,
+                lower,
+                upper,
+            };
+        }
+        Ok(out)
+    }
+
+    /// The model's pieces for a cluster-robust variance: uncentred rows, residuals, β̂,
+    /// Var β̂ and each record's covariance block.
+    pub(crate) fn robust_input(&self) -> crate::robust::GlsModel {
+        let p = self.p;
+        let beta: Vec<f64> = self.coefficients.iter().map(|c| c.estimate).collect();
+        let x = self.data.x_raw.clone();
+        let residuals = (0..self.k)
+            .map(|i| {
+                self.data.y[self.data.position[i]]
+                    - (0..p).map(|a| x[i * p + a] * beta[a]).sum::<f64>()
+            })
+            .collect();
+        let v = self
+            .data
+            .position
+            .iter()
+            .map(|&pos| self.data.v[pos])
+            .collect();
+        crate::robust::GlsModel {
+            names: self.coefficients.iter().map(|c| c.name.clone()).collect(),
+            beta,
+            vb: self.vb.clone(),
+            x,
+            residuals,
+            covariance: crate::robust::Covariance::Multilevel {
+                v,
+                study: self.data.study.clone(),
+                sigma2: self.sigma2,
+            },
+        }
+    }
+
+    fn check_finite(&self) -> Result<(), MetaError> {
+        let mut quantities = vec![
+            ("between-study variance σ₁²", self.sigma2[0]),
+            ("within-study variance σ₂²", self.sigma2[1]),
+            ("log-likelihood", self.loglik),
+            ("QE statistic", self.qe),
+            ("p value of QE", self.qe_p),
+            ("QM statistic", self.qm.unwrap_or(0.0)),
+            ("p value of QM", self.qm_p.unwrap_or(0.0)),
+            ("prediction interval", self.pi_lower.unwrap_or(0.0)),
+            ("prediction interval", self.pi_upper.unwrap_or(0.0)),
+        ];
+        for c in &self.coefficients {
+            quantities.extend([
+                ("coefficient", c.estimate),
+                ("standard error of a coefficient", c.se),
+                ("test statistic of a coefficient", c.statistic),
+                ("p value of a coefficient", c.p),
+                ("confidence interval of a coefficient", c.ci_lower),
+                ("confidence interval of a coefficient", c.ci_upper),
+            ]);
+        }
+        match quantities.iter().find(|(_, value)| !value.is_finite()) {
+            Some(&(quantity, _)) => Err(MetaError::NonFiniteResult { quantity }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The likelihood and its derivatives at one (σ₁², σ₂²).
+struct Evaluation {
+    ll: f64,
+    score: [f64; 2],
+    /// Observed Hessian of ℓ.
+    hessian: [[f64; 2]; 2],
+    /// Expected information (positive semi-definite).
+    fisher: [[f64; 2]; 2],
+    beta: Vec<f64>,
+    a: Matrix,
+}
+
+impl Grouped {
+    fn new(
+        yi: &[f64],
+        vi: &[f64],
+        studies: &[String],
+        coding: Option<&Coding>,
+    ) -> Result<Self, MetaError> {
+        let k = yi.len();
+        // Studies numbered in order of first appearance.
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut study = Vec::with_capacity(k);
+        for (i, s) in studies.iter().enumerate() {
+            if s.trim().is_empty() {
+                return Err(MetaError::Undefined {
+                    reason: format!("record {} has an empty study", i + 1),
+                });
+            }
+            let n = index.len();
+            study.push(*index.entry(s.as_str()).or_insert(n));
+        }
+        let n_studies = index.len();
+        let mut counts = vec![0usize; n_studies + 1];
+        for &s in &study {
+            counts[s + 1] += 1;
+        }
+        for j in 0..n_studies {
+            counts[j + 1] += counts[j];
+        }
+        let starts = counts.clone();
+        let mut fill = counts;
+        let mut position = vec![0; k];
+        for (i, &s) in study.iter().enumerate() {
+            position[i] = fill[s];
+            fill[s] += 1;
+        }
+        let p = coding.map_or(1, |c| c.names.len());
+        let mut y = vec![0.0; k];
+        let mut v = vec![0.0; k];
+        let mut x = vec![0.0; k * p];
+        let mut x_raw = vec![0.0; k * p];
+        for i in 0..k {
+            let pos = position[i];
+            y[pos] = yi[i];
+            v[pos] = vi[i];
+            x[pos * p] = 1.0;
+            x_raw[i * p] = 1.0;
+            if let Some(c) = coding {
+                for a in 1..p {
+                    x[pos * p + a] = c.centred[a - 1][i];
+                    x_raw[i * p + a] = c.centred[a - 1][i] + c.means[a - 1];
+                }
+            }
+        }
+        let mut xx = Matrix::zeros(p);
+        for i in 0..k {
+            for a in 0..p {
+                for b in 0..p {
+                    xx.set(a, b, xx.get(a, b) + x[i * p + a] * x[i * p + b]);
+                }
+            }
+        }
+        let log_det_xx = ln(xx.det());
+        Ok(Grouped {
+            y,
+            v,
+            x,
+            p,
+            starts,
+            position,
+            x_raw,
+            log_det_xx,
+            study,
+        })
+    }
+
+    /// The likelihood, score and Hessian at `s` (see the module's formulas), in two passes
+    /// over the blocks. `only_ll`: skip the derivatives.
+    fn evaluate(
+        &self,
+        s: [f64; 2],
+        method: Method,
+        only_ll: bool,
+    ) -> Result<Evaluation, MetaError> {
+        let p = self.p;
+        let (s1, s2) = (s[0], s[1]);
+        let k = self.y.len();
+        // Pass 1: X'WX, X'Wy, log det V.
+        let mut xwx = Matrix::zeros(p);
+        let mut xwy = vec![0.0; p];
+        let mut log_det_v = 0.0;
+        let mut xd = vec![0.0; p];
+        for j in 0..self.starts.len() - 1 {
+            let (lo, hi) = (self.starts[j], self.starts[j + 1]);
+            let mut sum_d = 0.0;
+            let mut yd = 0.0;
+            xd.iter_mut().for_each(|e| *e = 0.0);
+            let mut product = 1.0;
+            for i in lo..hi {
+                let vs = self.v[i] + s2;
+                let d = 1.0 / vs;
+                product *= vs;
+                if !(1e-150..=1e150).contains(&product) {
+                    log_det_v += ln(product);
+                    product = 1.0;
+                }
+                sum_d += d;
+                yd += d * self.y[i];
+                let row = &self.x[i * p..(i + 1) * p];
+                for a in 0..p {
+                    xd[a] += d * row[a];
+                    xwy[a] += d * row[a] * self.y[i];
+                    for b in a..p {
+                        xwx.a[a * p + b] += d * row[a] * row[b];
+                    }
+                }
+            }
+            log_det_v += ln(product) + ln(1.0 + s1 * sum_d);
+            let c = s1 / (1.0 + s1 * sum_d);
+            for a in 0..p {
+                xwy[a] -= c * xd[a] * yd;
+                for b in a..p {
+                    xwx.a[a * p + b] -= c * xd[a] * xd[b];
+                }
+            }
+        }
+        for a in 0..p {
+            for b in 0..a {
+                xwx.a[a * p + b] = xwx.a[b * p + a];
+            }
+        }
+        let a_inv = xwx.inverse().map_err(Degenerate::error)?;
+        let beta = a_inv.times_vec(&xwy);
+        let log_det_xwx = -ln(a_inv.det());
+
+        // Pass 2: residuals, y'Py, and the traces and quadratic forms of the derivatives.
+        let mut ypy = 0.0;
+        let (mut t1, mut t2, mut t11, mut t12, mut t22) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        let (mut qv1q, mut qv2q) = (0.0, 0.0);
+        let mut g1 = Matrix::zeros(p);
+        let mut g2 = Matrix::zeros(p);
+        let mut g11 = Matrix::zeros(p);
+        let mut g12 = Matrix::zeros(p);
+        let mut g22 = Matrix::zeros(p);
+        // z₁'Wz₁, z₁'Wz₂, z₂'Wz₂ and X'Wz₁, X'Wz₂ (z₁ = V₁q, z₂ = q).
+        let (mut z11, mut z12, mut z22) = (0.0, 0.0, 0.0);
+        let mut xwz1 = vec![0.0; p];
+        let mut xwz2 = vec![0.0; p];
+        let mut wx = vec![0.0; p * 64];
+        let mut r = vec![0.0; 64];
+        let mut q = vec![0.0; 64];
+        let mut xu2 = vec![0.0; p];
+        let mut dwx = vec![0.0; p];
+        for j in 0..self.starts.len() - 1 {
+            let (lo, hi) = (self.starts[j], self.starts[j + 1]);
+            let n = hi - lo;
+            if wx.len() < n * p {
+                wx.resize(n * p, 0.0);
+                r.resize(n, 0.0);
+                q.resize(n, 0.0);
+            }
+            let (mut sd, mut sd2, mut sd3, mut dr) = (0.0, 0.0, 0.0, 0.0);
+            xd.iter_mut().for_each(|e| *e = 0.0);
+            for (l, i) in (lo..hi).enumerate() {
+                let d = 1.0 / (self.v[i] + s2);
+                sd += d;
+                sd2 += d * d;
+                sd3 += d * d * d;
+                let row = &self.x[i * p..(i + 1) * p];
+                let fitted: f64 = row.iter().zip(&beta).map(|(x, b)| x * b).sum();
+                r[l] = self.y[i] - fitted;
+                dr += d * r[l];
+                for a in 0..p {
+                    xd[a] += d * row[a];
+                }
+            }
+            let c = s1 / (1.0 + s1 * sd);
+            let tau = 1.0 / (1.0 + s1 * sd);
+            // q = W r, (WX)ᵢ = dᵢ(xᵢ − c·xd).
+            let mut sum_q = 0.0;
+            let mut dq = 0.0;
+            let mut qq = 0.0;
+            let mut dqq = 0.0;
+            xu2.iter_mut().for_each(|e| *e = 0.0);
+            dwx.iter_mut().for_each(|e| *e = 0.0);
+            for (l, i) in (lo..hi).enumerate() {
+                let d = 1.0 / (self.v[i] + s2);
+                q[l] = d * (r[l] - c * dr);
+                ypy += r[l] * q[l];
+                sum_q += q[l];
+                dq += d * q[l];
+                qq += q[l] * q[l];
+                dqq += d * q[l] * q[l];
+                let row = &self.x[i * p..(i + 1) * p];
+                let u = tau * d;
+                for a in 0..p {
+                    let w = d * (row[a] - c * xd[a]);
+                    wx[l * p + a] = w;
+                    xu2[a] += w * u;
+                    dwx[a] += d * w;
+                    xwz2[a] += w * q[l];
+                }
+            }
+            if only_ll {
+                continue;
+            }
+            t1 += tau * sd;
+            t2 += sd - c * sd2;
+            t11 += (tau * sd) * (tau * sd);
+            t12 += tau * tau * sd2;
+            t22 += sd2 - 2.0 * c * sd3 + c * c * sd2 * sd2;
+            qv1q += sum_q * sum_q;
+            qv2q += qq;
+            z11 += sum_q * sum_q * tau * sd;
+            z12 += sum_q * tau * dq;
+            z22 += dqq - c * dq * dq;
+            for a in 0..p {
+                xwz1[a] += sum_q * tau * xd[a];
+            }
+            for a in 0..p {
+                let xa = tau * xd[a];
+                for b in 0..p {
+                    let xb = tau * xd[b];
+                    g1.a[a * p + b] += xa * xb;
+                    g11.a[a * p + b] += tau * sd * xa * xb;
+                    g12.a[a * p + b] += xa * xu2[b];
+                    let mut s22 = 0.0;
+                    let mut s2_ = 0.0;
+                    for l in 0..n {
+                        let d = 1.0 / (self.v[lo + l] + s2);
+                        let (wa, wb) = (wx[l * p + a], wx[l * p + b]);
+                        s2_ += wa * wb;
+                        s22 += d * wa * wb;
+                    }
+                    g2.a[a * p + b] += s2_;
+                    g22.a[a * p + b] += s22 - c * dwx[a] * dwx[b];
+                }
+            }
+        }
+        let ll = match method {
+            Method::Reml => {
+                -0.5 * ((k - p) as f64 * ln(2.0 * std::f64::consts::PI) - self.log_det_xx
+                    + log_det_v
+                    + log_det_xwx
+                    + ypy)
+            }
+            _ => -0.5 * (k as f64 * ln(2.0 * std::f64::consts::PI) + log_det_v + ypy),
+        };
+        if only_ll {
+            return Ok(Evaluation {
+                ll,
+                score: [0.0; 2],
+                hessian: [[0.0; 2]; 2],
+                fisher: [[0.0; 2]; 2],
+                beta,
+                a: a_inv,
+            });
+        }
+        let tr = |m: &Matrix| a_inv.mul(m).trace();
+        let g21 = {
+            let mut t = Matrix::zeros(p);
+            for a in 0..p {
+                for b in 0..p {
+                    t.set(a, b, g12.get(b, a));
+                }
+            }
+            t
+        };
+        let (tr_q, tr_qq) = if method == Method::Reml {
+            let ag1 = a_inv.mul(&g1);
+            let ag2 = a_inv.mul(&g2);
+            (
+                [t1 - ag1.trace(), t2 - ag2.trace()],
+                [
+                    [
+                        t11 - 2.0 * tr(&g11) + ag1.mul(&ag1).trace(),
+                        t12 - tr(&g12) - tr(&g21) + ag1.mul(&ag2).trace(),
+                    ],
+                    [
+                        t12 - tr(&g12) - tr(&g21) + ag2.mul(&ag1).trace(),
+                        t22 - 2.0 * tr(&g22) + ag2.mul(&ag2).trace(),
+                    ],
+                ],
+            )
+        } else {
+            ([t1, t2], [[t11, t12], [t12, t22]])
+        };
+        // y'PV_rPV_sPy = z_r'Wz_s − (X'Wz_r)'A(X'Wz_s).
+        let m11 = z11 - a_inv.quad(&xwz1);
+        let m22 = z22 - a_inv.quad(&xwz2);
+        let m12 = z12
+            - xwz1
+                .iter()
+                .zip(a_inv.times_vec(&xwz2))
+                .map(|(a, b)| a * b)
+                .sum::<f64>();
+        let score = [-0.5 * tr_q[0] + 0.5 * qv1q, -0.5 * tr_q[1] + 0.5 * qv2q];
+        let fisher = [
+            [0.5 * tr_qq[0][0], 0.5 * tr_qq[0][1]],
+            [0.5 * tr_qq[1][0], 0.5 * tr_qq[1][1]],
+        ];
+        let hessian = [
+            [fisher[0][0] - m11, fisher[0][1] - m12],
+            [fisher[1][0] - m12, fisher[1][1] - m22],
+        ];
+        Ok(Evaluation {
+            ll,
+            score,
+            hessian,
+            fisher,
+            beta,
+            a: a_inv,
+        })
+    }
+}
+
+/// Relative step below which the optimum is accepted.
+const STEP_TOL: f64 = 1e-13;
+const MAX_ITER: usize = 300;
+
+/// Maximizes ℓ over the components marked `free` (the others held at `start`), σ ≥ 0.
+fn maximize(
+    data: &Grouped,
+    method: Method,
+    free: [bool; 2],
+    start: Option<[f64; 2]>,
+) -> Result<([f64; 2], usize), MetaError> {
+    let mut s = start.unwrap_or_else(|| data.start());
+    let name = if method == Method::Reml {
+        "multilevel REML"
+    } else {
+        "multilevel ML"
+    };
+    for iteration in 1..=MAX_ITER {
+        let e = data.evaluate(s, method, false)?;
+        // Components at 0 whose score there is ≤ 0 are held (the optimum's boundary).
+        let active: Vec<usize> = (0..2)
+            .filter(|&r| free[r] && !(s[r] == 0.0 && e.score[r] <= 0.0))
+            .collect();
+        if active.is_empty() {
+            return Ok((s, iteration));
+        }
+        let step = newton_step(&e, &active).or_else(|| fisher_step(&e, &active));
+        // A step that would push a component sitting at 0 (with a positive score there)
+        // further down is replaced by the scaled gradient, which moves it up.
+        let step = step.map(|step| {
+            if active.iter().any(|&r| s[r] == 0.0 && step[r] < 0.0) {
+                let mut g = [0.0; 2];
+                for &r in &active {
+                    g[r] = e.score[r] / e.fisher[r][r].max(f64::MIN_POSITIVE);
+                }
+                g
+            } else {
+                step
+            }
+        });
+        let Some(mut step) = step else {
+            return Err(MetaError::NotConverged {
+                method: name,
+                iterations: iteration,
+            });
+        };
+        // Clip to the boundary (the component that reaches it set to exactly 0), then halve
+        // while ℓ falls.
+        let mut t = 1.0f64;
+        let mut hit = None;
+        for &r in &active {
+            if s[r] + step[r] < 0.0 && s[r] / -step[r] < t {
+                t = s[r] / -step[r];
+                hit = Some(r);
+            }
+        }
+        step = [step[0] * t, step[1] * t];
+        let mut accepted = None;
+        for trial in 0..60 {
+            let mut next = [(s[0] + step[0]).max(0.0), (s[1] + step[1]).max(0.0)];
+            if let (0, Some(r)) = (trial, hit) {
+                next[r] = 0.0;
+            }
+            let here = data.evaluate(next, method, true)?;
+            if here.ll >= e.ll - 1e-14 * e.ll.abs().max(1.0) {
+                accepted = Some(next);
+                break;
+            }
+            step = [step[0] / 2.0, step[1] / 2.0];
+        }
+        let Some(next) = accepted else {
+            return Err(MetaError::NotConverged {
+                method: name,
+                iterations: iteration,
+            });
+        };
+        let done = active
+            .iter()
+            .all(|&r| next[r] > 0.0 && (next[r] - s[r]).abs() <= STEP_TOL * next[r]);
+        s = next;
+        if done {
+            return Ok((s, iteration));
+        }
+    }
+    Err(MetaError::NotConverged {
+        method: name,
+        iterations: MAX_ITER,
+    })
+}
+
+/// −H⁻¹g on the active components, when −H is positive definite there.
+fn newton_step(e: &Evaluation, active: &[usize]) -> Option<[f64; 2]> {
+    solve_pd(|r, c| -e.hessian[r][c], e, active)
+}
+
+fn fisher_step(e: &Evaluation, active: &[usize]) -> Option<[f64; 2]> {
+    solve_pd(|r, c| e.fisher[r][c], e, active)
+}
+
+fn solve_pd(m: impl Fn(usize, usize) -> f64, e: &Evaluation, active: &[usize]) -> Option<[f64; 2]> {
+    let mut step = [0.0; 2];
+    match active {
+        [r] => {
+            let h = m(*r, *r);
+            if h.is_nan() || h <= 0.0 {
+                return None;
+            }
+            step[*r] = e.score[*r] / h;
+        }
+        _ => {
+            let (a, b, d) = (m(0, 0), m(0, 1), m(1, 1));
+            let det = a * d - b * b;
+            if a.is_nan() || det.is_nan() || a <= 0.0 || det <= 0.0 {
+                return None;
+            }
+            step[0] = (d * e.score[0] - b * e.score[1]) / det;
+            step[1] = (a * e.score[1] - b * e.score[0]) / det;
+        }
+    }
+    step.iter().all(|x| x.is_finite()).then_some(step)
+}
+
+impl Grouped {
+    /// A start inside the parameter space: half of a moment estimate of the total
+    /// heterogeneity each (at least a tenth of the mean vᵢ).
+    fn start(&self) -> [f64; 2] {
+        let k = self.y.len() as f64;
+        let mean = self.y.iter().sum::<f64>() / k;
+        let var = self.y.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / (k - 1.0);
+        let mean_v = self.v.iter().sum::<f64>() / k;
+        let total = (var - mean_v).max(0.1 * mean_v);
+        [total / 2.0, total / 2.0]
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::needless_range_loop)]
+mod tests {
+    use super::*;
+
+    /// A dense evaluation of the same likelihood, score and Hessian (k × k matrices).
+    fn dense(data: &Grouped, s: [f64; 2], method: Method) -> (f64, [f64; 2], [[f64; 2]; 2]) {
+        let k = data.y.len();
+        let p = data.p;
+        let mut study = vec![0; k];
+        for j in 0..data.starts.len() - 1 {
+            for s in study
+                .iter_mut()
+                .take(data.starts[j + 1])
+                .skip(data.starts[j])
+            {
+                *s = j;
+            }
+        }
+        let mut v = vec![vec![0.0; k]; k];
+        for i in 0..k {
+            for l in 0..k {
+                v[i][l] = if study[i] == study[l] { s[0] } else { 0.0 };
+            }
+            v[i][i] += data.v[i] + s[1];
+        }
+        let inv = |m: &Vec<Vec<f64>>| {
+            let n = m.len();
+            let mut mm = Matrix::zeros(n);
+            for i in 0..n {
+                for l in 0..n {
+                    mm.set(i, l, m[i][l]);
+                }
+            }
+            mm.inverse().unwrap()
+        };
+        let w = inv(&v);
+        let x = |i: usize, a: usize| data.x[i * p + a];
+        let mut xwx = Matrix::zeros(p);
+        for a in 0..p {
+            for b in 0..p {
+                let mut t = 0.0;
+                for i in 0..k {
+                    for l in 0..k {
+                        t += x(i, a) * w.get(i, l) * x(l, b);
+                    }
+                }
+                xwx.set(a, b, t);
+            }
+        }
+        let amat = xwx.inverse().unwrap();
+        let mut pm = Matrix::zeros(k);
+        let wx: Vec<Vec<f64>> = (0..k)
+            .map(|i| {
+                (0..p)
+                    .map(|a| (0..k).map(|l| w.get(i, l) * x(l, a)).sum())
+                    .collect()
+            })
+            .collect();
+        for i in 0..k {
+            for l in 0..k {
+                let h: f64 = (0..p)
+                    .map(|a| {
+                        (0..p)
+                            .map(|b| wx[i][a] * amat.get(a, b) * wx[l][b])
+                            .sum::<f64>()
+                    })
+                    .sum();
+                pm.set(i, l, w.get(i, l) - h);
+            }
+        }
+        let q = if method == Method::Reml { &pm } else { &w };
+        let v1 = {
+            let mut m = Matrix::zeros(k);
+            for i in 0..k {
+                for l in 0..k {
+                    m.set(i, l, if study[i] == study[l] { 1.0 } else { 0.0 });
+                }
+            }
+            m
+        };
+        let mut v2 = Matrix::zeros(k);
+        for i in 0..k {
+            v2.set(i, i, 1.0);
+        }
+        let vr = [v1, v2];
+        let py = pm.times_vec(&data.y);
+        let mut score = [0.0; 2];
+        let mut hess = [[0.0; 2]; 2];
+        for r in 0..2 {
+            let vpy = vr[r].times_vec(&py);
+            score[r] = -0.5 * q.mul(&vr[r]).trace()
+                + 0.5 * py.iter().zip(&vpy).map(|(a, b)| a * b).sum::<f64>();
+            for c in 0..2 {
+                let t = q.mul(&vr[r]).mul(q).mul(&vr[c]).trace();
+                let z = pm.times_vec(&vr[c].times_vec(&py));
+                let m: f64 = vpy.iter().zip(&z).map(|(a, b)| a * b).sum();
+                hess[r][c] = 0.5 * t - m;
+            }
+        }
+        let ypy: f64 = data.y.iter().zip(&py).map(|(a, b)| a * b).sum();
+        let mut vm = Matrix::zeros(k);
+        for i in 0..k {
+            for l in 0..k {
+                vm.set(i, l, v[i][l]);
+            }
+        }
+        let two_pi = ln(2.0 * std::f64::consts::PI);
+        let ll = if method == Method::Reml {
+            -0.5 * ((k - p) as f64 * two_pi - data.log_det_xx + ln(vm.det()) + ln(xwx.det()) + ypy)
+        } else {
+            -0.5 * (k as f64 * two_pi + ln(vm.det()) + ypy)
+        };
+        (ll, score, hess)
+    }
+
+    fn example() -> (Vec<f64>, Vec<f64>, Vec<String>, Vec<f64>) {
+        let y = vec![0.1, 0.3, -0.2, 0.5, 0.4, 0.0, 0.25, 0.6, -0.1, 0.2, 0.35];
+        let v = vec![
+            0.02, 0.03, 0.01, 0.05, 0.04, 0.02, 0.03, 0.06, 0.02, 0.01, 0.04,
+        ];
+        let s = ["a", "a", "a", "b", "b", "c", "c", "c", "c", "d", "e"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let x = vec![1.0, 2.0, 0.5, 3.0, 2.5, 1.0, 1.5, 4.0, 0.0, 2.0, 3.5];
+        (y, v, s, x)
+    }
+
+    #[test]
+    fn block_formulas_match_the_dense_likelihood_and_derivatives() {
+        let (y, v, s, x) = example();
+        let coding =
+            Coding::new(&[Moderator::numeric("x", x)], &|i| i.to_string(), y.len()).unwrap();
+        for coding in [None, Some(&coding)] {
+            let g = Grouped::new(&y, &v, &s, coding).unwrap();
+            for method in [Method::Reml, Method::Ml] {
+                for sig in [[0.03, 0.01], [0.0, 0.02], [0.1, 0.0]] {
+                    let e = g.evaluate(sig, method, false).unwrap();
+                    let (ll, score, hess) = dense(&g, sig, method);
+                    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+                    assert!(close(e.ll, ll), "{method:?} {sig:?} ll {} {}", e.ll, ll);
+                    for r in 0..2 {
+                        assert!(
+                            close(e.score[r], score[r]),
+                            "{method:?} {sig:?} score {r}: {} {}",
+                            e.score[r],
+                            score[r]
+                        );
+                        for c in 0..2 {
+                            assert!(
+                                close(e.hessian[r][c], hess[r][c]),
+                                "{method:?} {sig:?} H {r}{c}: {} {}",
+                                e.hessian[r][c],
+                                hess[r][c]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_optimum_has_a_zero_score() {
+        let (y, v, s, _) = example();
+        let recs: Vec<Record> = y
+            .iter()
+            .zip(&v)
+            .enumerate()
+            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
+            .collect();
+        for method in [Method::Reml, Method::Ml] {
+            let options = MultilevelOptions {
+                method,
+                ..MultilevelOptions::default()
+            };
+            let m = multilevel(&recs, &s, &[], &options).unwrap();
+            let e = m.data.evaluate(m.sigma2, method, false).unwrap();
+            for r in 0..2 {
+                assert!(
+                    m.sigma2[r] == 0.0 && e.score[r] <= 0.0 || e.score[r].abs() < 1e-8,
+                    "{method:?} {:?} {:?}",
+                    m.sigma2,
+                    e.score
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unidentified_designs_are_refused() {
+        let recs: Vec<Record> = (0..4)
+            .map(|i| Record::new(format!("r{i}"), i as f64 * 0.1, 0.01))
+            .collect();
+        let one: Vec<String> = vec!["a".into(); 4];
+        let each: Vec<String> = (0..4).map(|i| format!("s{i}")).collect();
+        let o = MultilevelOptions::default();
+        assert!(multilevel(&recs, &one, &[], &o)
+            .unwrap_err()
+            .to_string()
+            .contains("one study"));
+        assert!(multilevel(&recs, &each, &[], &o)
+            .unwrap_err()
+            .to_string()
+            .contains("single effect size"));
+        let dl = MultilevelOptions {
+            method: Method::Dl,
+            ..o
+        };
+        assert!(multilevel(&recs, &one, &[], &dl)
+            .unwrap_err()
+            .to_string()
+            .contains("REML or ML"));
+    }
+}
