@@ -1,9 +1,11 @@
 //! Strict JSON against serde_json. Where the text repeats no key in any object, both must
 //! agree exactly: the same value (to the bit, `to_string` tells -0.0 from 0.0) or the same
-//! error text. Where it does repeat one, serde_json keeps the last and the strict parser must
-//! refuse, naming a duplicate key. Whether the text repeats a key is decided independently of
-//! the strict parser: serde_json's parse, counting every key it reads, against the keys its
-//! value holds. `parse_first` finds the same value where the whole text is one.
+//! error text, except for a lone surrogate escape, which the strict parser names where
+//! serde_json only speaks of a hex escape: it must be one, at the place named. Where the text
+//! repeats a key, serde_json keeps the last and the strict parser must refuse, naming a
+//! duplicate key. Whether the text repeats a key is decided independently of the strict
+//! parser: serde_json's parse, counting every key it reads, against the keys its value holds.
+//! `parse_first` finds the same value where the whole text is one.
 
 #![no_main]
 
@@ -47,6 +49,40 @@ fuzz_target!(|data: &[u8]| {
                 b.to_string(),
                 format!("recursion limit exceeded at line {line} column {column}")
             );
+        }
+        (
+            Err(StrictJsonError::LoneSurrogate {
+                escape,
+                high,
+                line,
+                column,
+            }),
+            Err(b),
+        ) => {
+            // serde_json's two surrogate messages; the escape named is at the place named,
+            // before where serde_json stopped, and is the half it says.
+            let message = b.to_string();
+            assert!(
+                message.starts_with("unexpected end of hex escape")
+                    || message.starts_with("lone leading surrogate in hex escape"),
+                "{message} for {text:?}"
+            );
+            assert!((*line, *column) < (b.line(), b.column()), "{text:?}");
+            let start = text
+                .split_inclusive('\n')
+                .take(line - 1)
+                .map(str::len)
+                .sum::<usize>()
+                + column
+                - 1;
+            assert_eq!(&text[start..start + 6], escape, "{text:?}");
+            let n = u16::from_str_radix(&escape[2..], 16).unwrap();
+            let range = if *high {
+                0xD800..=0xDBFF
+            } else {
+                0xDC00..=0xDFFF
+            };
+            assert!(range.contains(&n), "{escape} in {text:?}");
         }
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
         (Err(a), Ok(_)) => panic!("strict refused what serde_json reads: {a:?} in {text:?}"),
