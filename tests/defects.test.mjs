@@ -99,6 +99,48 @@ test('arguments JavaScript accepts but strict JSON refuses are invalid_json, and
   }
 });
 
+test('an input JavaScript cannot write as JSON (a BigInt, a cycle, a throwing toJSON) is refused as invalid_json, worded in Rust, and ledgered', async () => {
+  // Through the page's own registry, which takes an agent's input object as given
+  // (Chromium's native executeTool refuses such an input itself, before the page sees it).
+  const browser = await launch({ webmcp: false });
+  try {
+    const { page, errors } = await openPage(browser);
+    const answers = await page.evaluate(async () => {
+      const cyclic = { method: 'DL' };
+      cyclic.self = cyclic;
+      // A large input is written a slice at a time: a BigInt deep in it.
+      const records = Array.from({ length: 5000 }, (_, i) => ({ id: `r${i}`, yi: 0.1 * (i % 7), vi: 0.01 }));
+      records[4321].vi = 1n;
+      const inputs = [{ method: 1n }, cyclic, { records }, { toJSON: () => { throw new Error('no JSON here'); } }];
+      const out = [];
+      for (const input of inputs) out.push(JSON.parse(await document.modelContext.executeTool('fit_random_effects', input)));
+      return out;
+    });
+    const reasons = ['Do not know how to serialize a BigInt', 'Converting circular structure to JSON', 'Do not know how to serialize a BigInt', 'no JSON here'];
+    answers.forEach((answer, i) => {
+      assert.equal(answer.isError, true, JSON.stringify(answer));
+      assert.ok(
+        answer.content[0].text.startsWith(`invalid_json: the arguments cannot be written as JSON text ("${reasons[i]}`),
+        answer.content[0].text,
+      );
+    });
+    // The page goes on, and every call, failed or not, is in the chain.
+    const fit = await agentCall(page, 'fit_random_effects', {});
+    assert.equal(fit.structuredContent.k, 19);
+    await ledgerVerified(page, 5);
+    const ledger = JSON.parse(await exportedLedger(page));
+    assert.deepEqual(
+      ledger.map((e) => [e.tool, e.status]),
+      [...reasons.map(() => ['fit_random_effects', 'error']), ['fit_random_effects', 'ok']],
+    );
+    assert.match(ledger[0].args, /^\(arguments that cannot be written as JSON: "Do not know how to serialize a BigInt"\)$/);
+    assert.equal(await page.$$eval('#ledger-table tbody tr', (rows) => rows.length), 5);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('direction controls in ids cannot reorder the page text around them', async () => {
   const browser = await launch({ webmcp: true });
   try {

@@ -88,7 +88,7 @@ test('a person pastes means and SDs, chooses SMD, sees the records and fits them
   await page.screenshot({ path: join(ARTIFACTS, 'your-data.png'), fullPage: false });
 
   // Downloads of the records, made in the page.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#your-data-downloads a[download="records.csv"]')]);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#your-data-downloads button[data-download="records.csv"]')]);
   const chunks = [];
   for await (const chunk of await download.createReadStream()) chunks.push(chunk);
   const csv = Buffer.concat(chunks).toString('utf8');
@@ -148,6 +148,101 @@ test('a person pastes means and SDs, chooses SMD, sees the records and fits them
   assert.deepEqual(foreign, []);
   // Nothing of the data went to the server: only the page's own files were requested.
   assert.ok(requests.every((u) => !/\?.*(csv|s1)|records/.test(u)), requests.join('\n'));
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
+/**
+ * A CSV of `rows` studies (two-group means, SDs and sizes, named as escalc names them for
+ * SMD), every `badEvery`th with a negative SD; deterministic.
+ */
+function largeCsv(rows, badEvery) {
+  const lines = ['id,m1i,sd1i,n1i,m2i,sd2i,n2i'];
+  for (let i = 0; i < rows; i += 1) {
+    const sd1 = (i + 1) % badEvery === 0 ? '-1' : (1 + ((i * 37) % 100) / 100).toFixed(2);
+    lines.push(`r${i},${(10 + Math.sin(i)).toFixed(6)},${sd1},${10 + (i % 190)},${(10 + Math.cos(i)).toFixed(6)},1.5,${12 + (i % 150)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+test('a pasted CSV of 20,000 rows is computed in the engine\u2019s worker and shown a page at a time; the page stays responsive', async () => {
+  const ROWS = 20000; // Your data's documented limit
+  const BAD_EVERY = 997;
+  const bad = Math.floor(ROWS / BAD_EVERY);
+  const csv = largeCsv(ROWS, BAD_EVERY);
+  const { page, context, errors } = await openPage(browser);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ORIGIN });
+  await page.selectOption('#your-data-measure', 'SMD');
+  await page.evaluate((text) => navigator.clipboard.writeText(text), csv);
+  // What Your data's status said when the page handled an input elsewhere.
+  await page.evaluate(() => {
+    window.__statusAtInput = [];
+    document.getElementById('answer-pdf').addEventListener('input', () => window.__statusAtInput.push(document.getElementById('your-data-status').textContent));
+  });
+  await page.focus('#your-data-csv');
+  await page.keyboard.press('Control+V');
+  // The view is computed in the worker: meanwhile the page takes a person's typing.
+  await page.waitForFunction(() => document.getElementById('your-data-status').classList.contains('pending'));
+  await page.fill('#answer-pdf', 'typed while Your data was being computed');
+  await page.waitForFunction(() => / from \d+ rows/.test(document.getElementById('your-data-status').textContent), null, { timeout: 60000 });
+  assert.deepEqual(await page.evaluate(() => window.__statusAtInput), ['Computing the records in the engine\u2026']);
+
+  const status = await page.textContent('#your-data-status');
+  assert.match(status, new RegExp(`^${ROWS - bad} records \\(SMD\\) from ${ROWS} rows; ${bad} rows give no record`));
+  // The CSV is held, not laid out in the text area; the table holds one page of rows, not 20,000.
+  assert.equal(await page.inputValue('#your-data-csv'), '');
+  assert.match(await page.textContent('#your-data-held'), new RegExp(`^A CSV of ${csv.length.toLocaleString('en')} characters is held in memory`));
+  const perPage = await page.evaluate(async () => (await import('/www/workspace.js')).ROWS_PER_PAGE);
+  assert.ok(perPage < ROWS);
+  const shown = () =>
+    page.$$eval('#your-data-table tbody tr', (trs) => trs.map((tr) => ({ bad: tr.classList.contains('bad'), cells: [...tr.cells].map((c) => c.textContent) })));
+  let rows = await shown();
+  assert.equal(rows.length, perPage);
+  assert.equal(await page.textContent('#your-data-table caption'), `${ROWS - bad} records from ${ROWS} rows`);
+  assert.equal(await page.textContent('#your-data-range'), `Rows 1\u2013${perPage} of ${ROWS} rows`);
+  // A row, number for number as the command line computes it from the same CSV row.
+  const cells = csv.split('\n')[1].split(',');
+  const [m1i, sd1i, n1i, m2i, sd2i, n2i] = cells.slice(1).map(Number);
+  const cli = JSON.parse(exemplar('call', 'compute_effect_sizes', JSON.stringify({ measure: 'SMD', data: [{ id: cells[0], m1i, sd1i, n1i, m2i, sd2i, n2i }] })));
+  assert.deepEqual(rows[0].cells.slice(0, 2), ['2', 'r0']);
+  assert.equal(rows[0].cells.at(-4), 'r0');
+  assert.equal(rows[0].cells.at(-3), String(cli.records[0].yi));
+  assert.equal(rows[0].cells.at(-2), String(cli.records[0].vi));
+
+  // The next page, then only the rows that give no record, each asked of the worker.
+  await page.click('#your-data-next');
+  await page.waitForFunction((n) => document.getElementById('your-data-range')?.textContent.startsWith(`Rows ${n + 1}\u2013`), perPage);
+  rows = await shown();
+  assert.equal(rows[0].cells[0], String(perPage + 2));
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'your-data-next');
+  await page.check('#your-data-errors-only');
+  await page.waitForFunction(() => /that give no record$/.test(document.getElementById('your-data-range')?.textContent));
+  rows = await shown();
+  assert.equal(rows.length, bad);
+  assert.ok(rows.every((r) => r.bad));
+  assert.equal(rows[0].cells.at(-1), `line ${BAD_EVERY + 1}: sd1i is -1; it cannot be negative`);
+
+  // The records as a download, and a tool run on them from its form, as the command line fits them.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#your-data-downloads button[data-download="records.csv"]')]);
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  assert.equal(Buffer.concat(chunks).toString('utf8').trim().split('\n').length, ROWS - bad + 1);
+  await page.click('#tool-fit_random_effects details.tool-details > summary');
+  await page.check('#tool-fit_random_effects input[type="radio"][value="yours"]');
+  await page.click('#tool-fit_random_effects button[type="submit"]');
+  await page.waitForFunction(() => /"k": \d+/.test(document.querySelector('#tool-fit_random_effects pre.result')?.textContent ?? ''), null, { timeout: 60000 });
+  const fit = JSON.parse(await resultOf(page, 'fit_random_effects'));
+  assert.equal(fit.k, ROWS - bad);
+  const dir = mkdtempSync(join(tmpdir(), 'your-data-large-'));
+  writeFileSync(join(dir, 'large.csv'), csv.split('\n').filter((line) => !line.includes(',-1,')).join('\n'));
+  const cliFit = JSON.parse(exemplar('call', 'fit_random_effects', '{}', '--records', join(dir, 'large.csv'), '--measure', 'SMD'));
+  assert.equal(cliFit.k, ROWS - bad);
+  assert.ok(Math.abs(fit.estimate - cliFit.estimate) <= 1e-12 * Math.abs(cliFit.estimate), `${fit.estimate} vs ${cliFit.estimate}`);
+
+  // Cleared, Your data is empty again.
+  await page.click('#your-data-held button');
+  await page.waitForFunction(() => document.getElementById('your-data-status').textContent === 'No data yet.');
+  assert.equal(await page.$$eval('#your-data-table tbody tr', (trs) => trs.length), 0);
   await context.close();
   assert.deepEqual(errors, []);
 });

@@ -361,9 +361,9 @@ async function boot() {
   // Should it fail (the network), the section says so and offers to try again.
   const startYourData = async () => {
     try {
-      const { workspaceView } = await engineModule.workspaceEngine();
-      yourData = modules.createWorkspace({ target: byId('your-data-body'), workspaceView });
+      // Your data is computed in the engine's worker, on the whole module.
       await engineModule.preloadFull();
+      yourData = await modules.createWorkspace({ target: byId('your-data-body'), engine: engineModule.workspace });
     } catch (err) {
       const again = el('button', { type: 'button', text: 'Try again' });
       again.addEventListener('click', () => {

@@ -20,6 +20,19 @@ const text = (args) => (typeof args === 'string' ? args : Array.isArray(args) ? 
 const recent = new Map();
 const RECENT_RUNS = 16;
 
+// "Your data": the view of the latest request (exemplar::workspace, parsed once here), so
+// that the page receives its summary and a page of its rows, never the whole view (20,000
+// rows and their records are megabytes: parsing or cloning them holds a thread for seconds).
+// Each op carries its request (an object, written as JSON here, off the page's thread), so
+// a fresh worker (after a trap or a cancelled call) computes the view again.
+let workspace = null;
+
+function workspaceOf(request) {
+  const text = JSON.stringify(request);
+  if (workspace?.text !== text) workspace = { text, view: JSON.parse(wasm.workspaceView(text)) };
+  return workspace.view;
+}
+
 function remember(seq, argsText) {
   recent.set(seq, argsText);
   if (recent.size > RECENT_RUNS) recent.delete(recent.keys().next().value);
@@ -77,6 +90,26 @@ const ops = {
     report: lean(session.recordUnavailable(name, text(args), time, reason)),
     entry: session.lastEntryJson(),
   }),
+  // A call whose arguments the page could not write as JSON text (a BigInt, a cycle): ledgered.
+  unwritable: ({ name, reason, time }) => ({
+    report: lean(session.refuseUnwritable(name, reason, time)),
+    entry: session.lastEntryJson(),
+  }),
+  // Your data's view without its rows and records, with `count` of its rows from `from`
+  // (of the rows that give no record only, when `errorsOnly`); `row_count` all its rows,
+  // `selected` those chosen.
+  workspace: ({ request, from, count, errorsOnly }) => {
+    const { rows, records, tool_records: toolRecords, records_csv: recordsCsv, ...summary } = workspaceOf(request);
+    const chosen = errorsOnly ? rows.filter((r) => r.error !== null) : rows;
+    return { ...summary, row_count: rows.length, selected: chosen.length, from, rows: chosen.slice(from, from + count) };
+  },
+  // Its records as the tools take them, as JSON text (the page hands the text on as it is).
+  workspaceRecords: ({ request }) => JSON.stringify(workspaceOf(request).tool_records),
+  // Its records as a download: `csv` (Rust's text) or `json`.
+  workspaceDownload: ({ request, format }) => {
+    const view = workspaceOf(request);
+    return format === 'csv' ? view.records_csv : JSON.stringify(view.records, null, 2);
+  },
   // The plot beside run `seq` of tool `name`, with that run's arguments.
   plot: ({ name, seq }) => (recent.has(seq) ? session.companionPlot(name, recent.get(seq)) : 'null'),
   verify: () => session.verify(),

@@ -1,7 +1,7 @@
-// The engine, behind async calls. The tools run in a dedicated module
-// worker (www/engine-worker.js), so no call blocks the page however large it
-// is; the page's own instances on this thread serve only the small
-// synchronous helpers (metadata, dataset, scorer, SHA-256; "Your data").
+// The engine, behind async calls. The tools and "Your data" run in a
+// dedicated module worker (www/engine-worker.js), so no call blocks the page
+// however large it is; the page's own core instance on this thread serves
+// only the small synchronous helpers (metadata, dataset, scorer, SHA-256).
 //
 // It owns what the page must survive:
 // - a trap (a Rust panic) leaves an instance in an undefined state: the
@@ -16,8 +16,10 @@
 // Two wasm modules (crates/xtask/src/build.rs): `core` holds the benchmark's
 // tools, the scorer and the ledger, and is what the page fetches first; `full`
 // holds every tool, the plots and "Your data". A call that core lacks (any
-// other tool, or a plot) moves the worker to full first: the full instance's
-// Session continues the visit's ledger from the entries core's recorded.
+// other tool, a plot, Your data's view) moves the worker to full first: the
+// full instance's Session continues the visit's ledger from the entries
+// core's recorded. This thread compiles full (off the thread, streaming) but
+// makes no instance of it.
 const PACKAGES = {
   core: new URL('./pkg/core/', import.meta.url),
   full: new URL('./pkg/full/', import.meta.url),
@@ -124,20 +126,15 @@ async function workerStarted() {
 }
 
 /**
- * The full module, fetched and compiled once, with its glue initialized on
- * this thread (for "Your data"). Resolves to that glue.
+ * The full module, fetched and compiled once, for the worker (which imports
+ * its glue itself).
  */
 export function loadFull() {
   fullLoad =
     fullLoad ??
     (async () => {
       try {
-        const module = import(glueUrl('full'));
-        module.catch(() => {}); // reported by the await below, or by the compile's failure
         compiled.full = await WebAssembly.compileStreaming(fetch(wasmUrl('full')));
-        const full = await module;
-        await full.default({ module_or_path: compiled.full });
-        return full;
       } catch (err) {
         // A later call tries again (the network may be back).
         fullLoad = null;
@@ -177,6 +174,17 @@ export async function preloadFull() {
 
 const now = () => new Date().toISOString();
 
+/**
+ * A value already written as JSON text (Your data's records, from the
+ * worker): `inputText` passes the text on as it is, rather than parsing it
+ * into objects on this thread only to write it again.
+ */
+export class JsonText {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
 /** An array longer than this is turned into text a slice at a time. */
 const CHUNK = 2000;
 /** The time one slice may take: the slice's length adapts to it (records differ in size). */
@@ -194,13 +202,21 @@ const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 async function inputText(input, progress) {
   if (typeof input === 'string') return input;
   const value = input ?? {};
-  const large = value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).some((v) => Array.isArray(v) && v.length > CHUNK);
+  const large =
+    value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).some((v) => v instanceof JsonText || (Array.isArray(v) && v.length > CHUNK));
   if (!large) return JSON.stringify(value);
   const pieces = ['{'];
   let members = 0;
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined || typeof item === 'function') continue;
     if (members++ > 0) pieces.push(',');
+    if (item instanceof JsonText) {
+      pieces.push(`${JSON.stringify(key)}:`, item.text);
+      continue;
+    }
     if (!Array.isArray(item) || item.length <= CHUNK) {
       pieces.push(`${JSON.stringify(key)}:${JSON.stringify(item)}`);
       continue;
@@ -238,7 +254,14 @@ function keep({ report, entry }) {
 async function runNow(name, input, signal, progress) {
   if (!starting) progress({ stage: 'starting' });
   await workerStarted();
-  const args = await inputText(input, progress);
+  let args;
+  try {
+    args = await inputText(input, progress);
+  } catch (err) {
+    // An input JavaScript cannot write as JSON (a BigInt, a cycle, a toJSON that
+    // throws): refused and ledgered, worded in Rust.
+    return keep(await call('unwritable', { name, reason: String(err?.message ?? err), time: now() }));
+  }
   const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
   if (signal?.aborted) return interrupt(true);
   let onAbort = null;
@@ -273,7 +296,8 @@ async function runNow(name, input, signal, progress) {
     }
     return keep(outcome);
   } catch (err) {
-    if (!(err instanceof Trap)) throw err;
+    // A trap, or any other failure of the worker: the worker is replaced and the
+    // call ledgered as an internal error, so that every failed call is in the ledger.
     await restart(err);
     return interrupt(false);
   } finally {
@@ -361,11 +385,38 @@ export const engine = {
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
 };
 
-/** "Your data"'s view (synchronous, on this thread's full instance), once the full module has loaded. */
-export async function workspaceEngine() {
-  const full = await loadFull();
-  return { workspaceView: (requestJson) => full.workspaceView(requestJson) };
+/**
+ * An op of "Your data" in the worker, on the full module, queued with the
+ * calls. A trap ends the worker (a fresh one computes the view again).
+ */
+function inWorker(op, fields) {
+  const result = queue.then(async () => {
+    await workerStarted();
+    await upgrade();
+    try {
+      return await call(op, fields);
+    } catch (err) {
+      if (!(err instanceof Trap)) throw err;
+      await restart(err);
+      throw new Error(`the engine stopped while working on Your data and was restarted (${err.message})`);
+    }
+  });
+  queue = result.catch(() => {});
+  return result;
 }
+
+/**
+ * "Your data", computed and held in the worker (exemplar::workspace): for a
+ * request (`{csv, measure, mapping, add, to}`, written as JSON there), its
+ * view without rows and records, with `count` rows from `from` (of the rows
+ * that give no record only, when `errorsOnly`); its records as the tools take
+ * them, as JsonText; a download (`csv` or `json`).
+ */
+export const workspace = {
+  view: (request, { from = 0, count, errorsOnly = false }) => inWorker('workspace', { request, from, count, errorsOnly }),
+  records: async (request) => new JsonText(await inWorker('workspaceRecords', { request })),
+  download: (request, format) => inWorker('workspaceDownload', { request, format }),
+};
 
 /**
  * For the end-to-end test of the recovery only: the next run first calls a

@@ -126,8 +126,8 @@ function runOnChoice(recordsField) {
  * awaited on submit (`args` the arguments object, turned into text by the
  * engine a slice at a time); it shows the run's result in the result area (as
  * an agent's run is). While it runs, Cancel aborts `signal`, and a progress
- * line says where the run is and for how long it has run. `yourRecords()` gives the
- * records of Your data (or null). Returns `{ form, result }`: the result area
+ * line says where the run is and for how long it has run. `yourRecords()` resolves to
+ * the records of Your data (or null). Returns `{ form, result }`: the result area
  * is placed by the caller, outside the form, so that a run shows even while
  * the form is folded away.
  */
@@ -168,7 +168,7 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
         if (value !== undefined) args[f.name] = value;
       }
       if (runOn?.yours()) {
-        const records = yourRecords();
+        const records = await yourRecords();
         if (!records) throw new Error('Your data has no records yet: paste a CSV there and choose a measure.');
         args.records = records;
       }

@@ -4,24 +4,41 @@
 // each bad row's error; downloads of the records as CSV and JSON. Every tool
 // form can then run on these records instead of the frozen dataset.
 //
-// Rust decides everything: `workspaceView(request)` (exemplar::workspace)
-// parses the CSV, matches the columns, computes each row and says why a row
-// gives no record. This module only gathers what a person chose and shows
-// what comes back. It keeps the text and the records in memory only.
+// Rust decides everything: the view (exemplar::workspace) parses the CSV,
+// matches the columns, computes each row and says why a row gives no record.
+// It is computed and held in the engine's worker (engine.js `workspace`), so
+// that 20,000 rows never hold the page's thread: this module gathers what a
+// person chose and shows what comes back, the rows a page at a time. It keeps
+// the text in memory only.
 
-import { el, fill, table, scroller, downloadLink } from './dom.js';
+import { el, fill, table, scroller, downloadNow } from './dom.js';
 
 const RECOMPUTE_DELAY_MS = 250;
+/** The rows shown at once: a page of the table is laid out within a few ms, whatever the CSV's length. */
+export const ROWS_PER_PAGE = 100;
+/**
+ * A CSV longer than this (pasted or picked) is kept in memory, not put in the
+ * text area: Chromium takes about 0.35 ms per kB to insert, lay out and paint
+ * text there (a 20,000-row CSV of 1 MB: over half a second, in one task).
+ */
+export const SHOWN_CSV_CHARS = 100_000;
 
 /**
- * Builds the workspace into `target`. `workspaceView(requestJson)` is the
- * engine's (returns the view's JSON text). Returns `{ records() }`: the
- * records the tools take (`records` argument), or null when there are none.
+ * Builds the workspace into `target`. `engine` is engine.js's `workspace`
+ * (`view`, `records`, `download`: each in the worker). Resolves to
+ * `{ records() }`: resolves to the records the tools take (`records`
+ * argument, as JSON text), or null when there are none.
  */
-export function createWorkspace({ target, workspaceView }) {
+export async function createWorkspace({ target, engine }) {
   const state = { csv: '', measure: '', mapping: {}, add: '', to: '' };
+  // The view shown (its summary and a page of rows) and the request it answers.
   let view = null;
+  let shownRequest = null;
+  let page = { from: 0, errorsOnly: false };
   let timer = null;
+  // The latest computation (a view, or a page of rows): newer ones supersede older ones.
+  let generation = 0;
+  let computing = Promise.resolve();
 
   const csvInput = el('textarea', {
     id: 'your-data-csv',
@@ -37,6 +54,8 @@ export function createWorkspace({ target, workspaceView }) {
   const mappingBox = el('div', { class: 'mapping' });
   const status = el('p', { id: 'your-data-status', class: 'status', role: 'status', text: 'No data yet.' });
   const downloads = el('p', { class: 'actions', id: 'your-data-downloads' });
+  // Says that a long CSV is held rather than shown, with a button to drop it.
+  const held = el('p', { class: 'hint', id: 'your-data-held', role: 'status', hidden: '' });
   const rowsBox = el('div', { id: 'your-data-table' });
 
   fill(
@@ -46,6 +65,7 @@ export function createWorkspace({ target, workspaceView }) {
       { class: 'field' },
       el('label', { for: 'your-data-csv', text: 'Paste a CSV (a header row naming the columns; comma, semicolon or tab)' }),
       csvInput,
+      held,
       el('p', { class: 'hint', id: 'your-data-csv-hint', text: 'One row per study. Name the columns as metafor\u2019s escalc does, or map them by hand below; an optional id column names the records.' }),
     ),
     el('div', { class: 'field' }, el('label', { for: 'your-data-file', text: 'or pick a file (read in this browser, never uploaded)' }), fileInput),
@@ -63,27 +83,51 @@ export function createWorkspace({ target, workspaceView }) {
     rowsBox,
   );
 
+  /** What the person chose, as the request of the view (written as JSON in the worker, not on this thread). */
   function request() {
     const add = state.add.trim() === '' ? undefined : Number(state.add.trim());
-    return JSON.stringify({
+    return {
       csv: state.csv,
       measure: state.measure || undefined,
-      mapping: state.mapping,
+      mapping: { ...state.mapping },
       add: Number.isFinite(add) ? add : undefined,
       to: state.to || undefined,
-    });
+    };
+  }
+
+  /** Asks the worker for `request`'s view with the rows of `at`, and shows it unless a newer one was asked for. */
+  function show(request, at) {
+    const mine = ++generation;
+    computing = (async () => {
+      try {
+        const next = await engine.view(request, { ...at, count: ROWS_PER_PAGE });
+        if (mine !== generation) return;
+        // A page's buttons are made again: the one that had the focus keeps it.
+        const focused = rowsBox.contains(document.activeElement) ? document.activeElement.id : '';
+        [view, shownRequest, page] = [next, request, at];
+        render();
+        if (focused) document.getElementById(focused)?.focus();
+      } catch (err) {
+        if (mine !== generation) return;
+        status.className = 'status alarm';
+        status.textContent = `Your data could not be computed: ${err.message}`;
+      }
+    })();
+    return computing;
   }
 
   function compute() {
     clearTimeout(timer);
     timer = null;
     if (state.csv.trim() === '') {
-      view = null;
+      ++generation;
+      [view, shownRequest] = [null, null];
       render();
       return;
     }
-    view = JSON.parse(workspaceView(request()));
-    render();
+    status.className = 'status pending';
+    status.textContent = 'Computing the records in the engine\u2026';
+    show(request(), { from: 0, errorsOnly: false });
   }
 
   function later() {
@@ -131,10 +175,49 @@ export function createWorkspace({ target, workspaceView }) {
     );
   }
 
+  /** A button that downloads the records, written in the worker when it is pressed. */
+  function downloadButton(label, filename, format, type) {
+    const button = el('button', { type: 'button', 'data-download': filename, text: label });
+    const request = shownRequest;
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        downloadNow(filename, await engine.download(request, format), type);
+      } catch (err) {
+        status.className = 'status alarm';
+        status.textContent = `The records could not be written: ${err.message}`;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return button;
+  }
+
+  /** Previous and next page, where the rows are, and (with rows that give no record) a filter to them. */
+  function pager(computed) {
+    const count = view.rows.length;
+    const all = page.errorsOnly ? 'rows that give no record' : 'rows';
+    const range = count ? `Rows ${view.from + 1}\u2013${view.from + count} of ${view.selected} ${all}` : `No ${all}`;
+    const go = (at) => show(shownRequest, at);
+    const previous = el('button', { type: 'button', id: 'your-data-previous', text: `Previous ${ROWS_PER_PAGE}` });
+    previous.disabled = view.from === 0;
+    previous.addEventListener('click', () => go({ ...page, from: Math.max(0, view.from - ROWS_PER_PAGE) }));
+    const next = el('button', { type: 'button', id: 'your-data-next', text: `Next ${ROWS_PER_PAGE}` });
+    next.disabled = view.from + count >= view.selected;
+    next.addEventListener('click', () => go({ ...page, from: view.from + ROWS_PER_PAGE }));
+    let filter = null;
+    if (computed && view.bad_rows > 0) {
+      const box = el('input', { type: 'checkbox', id: 'your-data-errors-only' });
+      box.checked = page.errorsOnly;
+      box.addEventListener('change', () => go({ from: 0, errorsOnly: box.checked }));
+      filter = el('label', {}, box, ` only the ${view.bad_rows} ${view.bad_rows === 1 ? 'row' : 'rows'} that give no record`);
+    }
+    return el('p', { class: 'actions pager' }, previous, el('span', { id: 'your-data-range', role: 'status', text: range }), next, filter);
+  }
+
   function renderRows() {
-    for (const old of downloads.querySelectorAll('a[download]')) URL.revokeObjectURL(old.href);
     fill(downloads);
-    if (!view || view.rows.length === 0) {
+    if (!view || view.row_count === 0) {
       fill(rowsBox);
       return;
     }
@@ -147,7 +230,7 @@ export function createWorkspace({ target, workspaceView }) {
       ...(computed ? [r.id ?? '', r.yi === null ? '' : String(r.yi), r.vi === null ? '' : String(r.vi), r.error ?? ''] : []),
     ]);
     const tableNode = table(columns, rows, {
-      caption: computed ? `${view.k} records from ${view.rows.length} rows` : `${view.rows.length} rows`,
+      caption: computed ? `${view.k} records from ${view.row_count} rows` : `${view.row_count} rows`,
       className: 'data your-data',
       numeric,
     });
@@ -158,13 +241,15 @@ export function createWorkspace({ target, workspaceView }) {
       const at = r.error_column ? view.columns.indexOf(r.error_column) : -1;
       if (at >= 0) tr.cells[at + 1].classList.add('fault');
     });
-    fill(rowsBox, scroller(tableNode, 'Your data and its records'));
+    // Only a page of the rows is in the table: thousands laid out at once would hold the page.
+    const paged = view.row_count > ROWS_PER_PAGE || page.errorsOnly;
+    fill(rowsBox, paged ? pager(computed) : null, scroller(tableNode, 'Your data and its records'));
     if (view.k > 0) {
       fill(
         downloads,
-        downloadLink('Download the records (CSV)', 'records.csv', view.records_csv, 'text/csv'),
+        downloadButton('Download the records (CSV)', 'records.csv', 'csv', 'text/csv'),
         ' ',
-        downloadLink('Download the records (JSON)', 'records.json', JSON.stringify(view.records, null, 2), 'application/json'),
+        downloadButton('Download the records (JSON)', 'records.json', 'json', 'application/json'),
       );
     }
   }
@@ -181,19 +266,19 @@ export function createWorkspace({ target, workspaceView }) {
       status.textContent = view.error;
     } else if (!view.measure) {
       status.className = 'status';
-      status.textContent = `Read ${view.rows.length} rows and ${view.columns.length} columns. Choose a measure.`;
+      status.textContent = `Read ${view.row_count} rows and ${view.columns.length} columns. Choose a measure.`;
     } else {
       status.className = `status ${view.bad_rows ? 'alarm' : 'ok'}`;
       const rows = (n) => `${n} row${n === 1 ? '' : 's'}`;
       status.textContent =
-        `${view.k} record${view.k === 1 ? '' : 's'} (${view.measure}) from ${rows(view.rows.length)}` +
+        `${view.k} record${view.k === 1 ? '' : 's'} (${view.measure}) from ${rows(view.row_count)}` +
         (view.bad_rows ? `; ${rows(view.bad_rows)} ${view.bad_rows === 1 ? 'gives' : 'give'} no record (see the errors below).` : '.') +
         (view.k ? ' Every tool form below can run on them: choose \u201cyour data\u201d.' : '');
     }
   }
 
   // The measures and correction options, before any data.
-  const empty = JSON.parse(workspaceView(JSON.stringify({ csv: '' })));
+  const empty = await engine.view({ csv: '' }, { count: 0 });
   renderMeasures(empty.measures);
   const { correction } = empty;
   target.querySelector('#your-data-add-hint').textContent = `Added to each cell of a corrected table (default ${correction.add}).`;
@@ -201,17 +286,44 @@ export function createWorkspace({ target, workspaceView }) {
     toSelect.append(el('option', { value: to === correction.to ? '' : to, text: to === correction.to ? `${to} (default)` : to }));
   }
 
+  /** A CSV pasted or picked: shown in the text area, or, when long, held in memory only. */
+  function take(text) {
+    state.csv = text;
+    if (text.length <= SHOWN_CSV_CHARS) {
+      csvInput.value = text;
+      held.hidden = true;
+    } else {
+      csvInput.value = '';
+      const clear = el('button', { type: 'button', text: 'Clear it' });
+      clear.addEventListener('click', () => take(''));
+      fill(
+        held,
+        `A CSV of ${String(text.length).replace(/\B(?=(\d{3})+$)/g, ',')} characters is held in memory rather than shown here (text this long would pause the page). ` +
+          'Paste, pick or type another to replace it. ',
+        clear,
+      );
+      held.hidden = false;
+    }
+    compute();
+  }
+
+  csvInput.addEventListener('paste', (event) => {
+    const text = event.clipboardData?.getData('text/plain') ?? '';
+    if (text.length <= SHOWN_CSV_CHARS) return; // the text area takes it as usual
+    event.preventDefault();
+    const { value, selectionStart, selectionEnd } = csvInput;
+    take(value.slice(0, selectionStart) + text + value.slice(selectionEnd));
+  });
   csvInput.addEventListener('input', () => {
     state.csv = csvInput.value;
+    held.hidden = true;
     later();
   });
   fileInput.addEventListener('change', async () => {
     const file = fileInput.files?.[0];
     if (!file) return;
     try {
-      state.csv = await file.text();
-      csvInput.value = state.csv;
-      compute();
+      take(await file.text());
     } catch (err) {
       status.className = 'status alarm';
       status.textContent = `The file could not be read: ${err.message}`;
@@ -232,10 +344,16 @@ export function createWorkspace({ target, workspaceView }) {
   });
 
   return {
-    /** The records the tools take, or null when there are none. */
-    records: () => {
-      if (timer) compute();
-      return view && view.k > 0 ? view.tool_records : null;
+    /** Resolves to the records the tools take (JSON text, for engine.js to pass on), or null when there are none. */
+    records: async () => {
+      // The view of what the person has chosen by now, once the worker has it.
+      for (;;) {
+        if (timer) compute();
+        const latest = computing;
+        await latest;
+        if (latest === computing && !timer) break;
+      }
+      return view && view.k > 0 ? engine.records(shownRequest) : null;
     },
   };
 }
