@@ -261,6 +261,8 @@ fn subset(schema: &Value, at: &str) -> Result<(), String> {
                 }
             }
             "description" => value.is_string(),
+            // An annotation for the reader (the value used when the argument is left out).
+            "default" => true,
             "minimum" | "maximum" => value.is_number(),
             "additionalProperties" => {
                 if value.is_object() {

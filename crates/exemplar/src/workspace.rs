@@ -553,12 +553,12 @@ s3;12;4;12;14,5;3,5;15;\r\n";
         // The tools get the row's other columns as moderators; an empty cell is left out.
         assert_eq!(
             v.tool_records[1],
-            json!({"id": "s3", "yi": v.records[1].yi, "vi": v.records[1].vi,
+            json!({"id": "s3", "yi": v.records[1].yi, "vi": v.records[1].vi, "measure": "SMD",
                 "m1i": 12, "sd1i": 4, "n1i": 12, "m2i": 14.5, "sd2i": 3.5, "n2i": 15})
         );
         assert!(v
             .records_csv
-            .starts_with("id,yi,vi,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,"));
+            .starts_with("id,yi,vi,measure,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,"));
         // A hand mapping to no column unmaps a column matched by name.
         let v = view(&request(&[("m2i", "mean_control"), ("sd1i", "")]));
         assert_eq!(v.k, 0);

@@ -42,6 +42,9 @@ pub struct FitArgs {
     pub level: Option<f64>,
     #[serde(default, deserialize_with = "test")]
     pub test: Option<Test>,
+    /// `measure` and `transform`: the scale of the results' `natural` fields.
+    #[serde(flatten)]
+    pub scale: super::scale::ScaleArgs,
 }
 
 impl FitArgs {
@@ -79,6 +82,9 @@ pub struct EggerArgs {
     pub variant: Option<EggerVariant>,
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// The funnel plot's axis.
+    #[serde(flatten)]
+    pub scale: super::scale::ScaleArgs,
 }
 
 /// `load_data`: the measure the raw data's records are computed with, if any (`records`
@@ -115,6 +121,8 @@ pub struct TrimFillArgs {
     pub method: Option<Method>,
     #[serde(default)]
     pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub scale: super::scale::ScaleArgs,
 }
 
 /// A tool that takes only `exclude` (and `records`).
@@ -197,6 +205,9 @@ pub struct BubbleArgs {
     pub method: Option<Method>,
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// The plot's axis.
+    #[serde(flatten)]
+    pub scale: super::scale::ScaleArgs,
 }
 
 /// `forest_plot`: a refit's arguments and, optionally, the text column to group rows by.

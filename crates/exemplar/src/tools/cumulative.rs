@@ -3,7 +3,8 @@
 use super::args::CumulativeArgs;
 use super::columns::column_values;
 use super::data::{DataSource, DatasetInfo};
-use super::plot::{title, EFFECT_LABEL};
+use super::plot::title;
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
 use crate::plots::{self, CumulativeInput};
 use meta_analysis::{CumulativeStep, FitOptions, Method, Record, Test};
@@ -26,6 +27,8 @@ pub struct CumulativeRow {
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,
+    /// estimate and CI on the natural scale (no prediction interval: null).
+    pub natural: Option<NaturalScale>,
     pub tau2: f64,
     /// I^2 in percent.
     pub i2: f64,
@@ -39,6 +42,8 @@ pub struct CumulativeRow {
 pub struct CumulativeResult {
     /// The column the records were ordered by; null for record order.
     pub order_by: Option<String>,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// One fit per step, in the order the records were added.
     pub results: Vec<CumulativeRow>,
     pub dataset: DatasetInfo,
@@ -90,9 +95,15 @@ fn run(
     Ok((meta_analysis::cumulative(&ordered, &options)?, options))
 }
 
-fn result(args: &CumulativeArgs, steps: &[CumulativeStep], data: &DataSource) -> CumulativeResult {
+fn result(
+    args: &CumulativeArgs,
+    steps: &[CumulativeStep],
+    data: &DataSource,
+    scale: &Scale,
+) -> CumulativeResult {
     CumulativeResult {
         order_by: args.order_by.clone(),
+        scale: scale.info(),
         results: steps
             .iter()
             .map(|s| CumulativeRow {
@@ -104,6 +115,7 @@ fn result(args: &CumulativeArgs, steps: &[CumulativeStep], data: &DataSource) ->
                 p: s.p,
                 ci_lower: s.ci_lower,
                 ci_upper: s.ci_upper,
+                natural: scale.natural(s.estimate, (s.ci_lower, s.ci_upper), None),
                 tau2: s.tau2,
                 i2: s.i2,
                 q: s.q,
@@ -118,8 +130,9 @@ pub fn cumulative_meta_analysis(
     args: CumulativeArgs,
     data: &DataSource,
 ) -> Result<CumulativeResult, ToolError> {
+    let scale = Scale::of(&args.fit.scale, data)?;
     let (steps, _) = run(&args, data)?;
-    Ok(result(&args, &steps, data))
+    Ok(result(&args, &steps, data, &scale))
 }
 
 /// `cumulative_forest_plot`
@@ -127,6 +140,7 @@ pub fn cumulative_forest_plot(
     args: CumulativeArgs,
     data: &DataSource,
 ) -> Result<CumulativePlotResult, ToolError> {
+    let scale = Scale::of(&args.fit.scale, data)?;
     let (steps, options) = run(&args, data)?;
     let model = format!(
         "{} ({}), {}",
@@ -158,11 +172,11 @@ pub fn cumulative_forest_plot(
         model: &model,
         order: &order,
         title: &title("Cumulative forest", data),
-        x_label: EFFECT_LABEL,
+        x_label: &scale.axis_title(),
     })?;
     Ok(CumulativePlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
-        cumulative: result(&args, &steps, data),
+        cumulative: result(&args, &steps, data, &scale),
     })
 }

@@ -27,72 +27,53 @@ const LISTED_ERRORS: usize = 20;
 
 #[cfg(feature = "definitions")]
 pub fn description() -> String {
-    let measures: Vec<String> = Measure::ALL
-        .iter()
-        .map(|m| {
-            let columns: Vec<&str> = m.columns().iter().map(|c| c.name()).collect();
-            format!("{} ({}; {})", m.name(), m.title(), columns.join(", "))
-        })
-        .collect();
     format!(
-        "Computes effect sizes yi and their sampling variances vi from study-level raw data, \
-with the formulas and defaults of R metafor 3.8-1's escalc (vtype \"LS\"). `measure` and its \
-columns: {}. A 2x2 table (OR, RR, RD) takes bi or n1i, and di or n2i. SMD is Hedges' g with \
-the exact bias correction. Continuity correction for 2x2 tables and proportions: `add` \
-(default 0.5) is added to every cell of a table that has a zero (`to` \"only0\", the default; \
-\"all\": every table; \"if0all\": every table if any has a zero; \"none\"); tables with no \
-events in both groups are kept (escalc's drop00 = FALSE). `data` is an array of objects, one \
-per study, with the measure's columns (numbers, or numeric text) and optionally an `id` (text; \
-rows without one get row1, row2, ...); other columns are carried into the records. Any row \
-that gives no effect size (a missing or non-numeric value, a negative SD or count, a count \
-above its n, r outside [-1, 1], n too small for the measure, a zero cell with no correction) \
-refuses the call, and the error lists each such row with its column. Returns measure, k, \
-`records` (one per row, in order: id, yi, vi, then the row's other columns) and dataset \
-(\"{RAW_DATA}\" with the SHA-256 of the canonical JSON of `data`). Pass `records` as the \
-`records` argument of {} and the other analyses. At most {MAX_RAW_DATA_ROWS} rows. \
-docs/METHODS.md (the page's Methods section) states every formula.",
-        measures.join("; "),
-        super::FIT_RANDOM_EFFECTS.name,
+        "Effect sizes yi and variances vi from study-level raw data, as metafor 3.8-1's escalc \
+(vtype LS; SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; other \
+columns are kept; each record carries `measure`. A row giving no effect size refuses the call, \
+listing each such row and column. At most {MAX_RAW_DATA_ROWS} rows."
     )
+}
+
+/// The measures' columns, e.g. "MD, SMD, ROM: m1i, sd1i, n1i, m2i, sd2i, n2i; …" (measures
+/// with the same columns together).
+fn columns_by_measure() -> String {
+    let mut groups: Vec<(Vec<&str>, &[Column])> = Vec::new();
+    for m in Measure::ALL {
+        match groups
+            .iter_mut()
+            .find(|(_, columns)| *columns == m.columns())
+        {
+            Some((names, _)) => names.push(m.name()),
+            None => groups.push((vec![m.name()], m.columns())),
+        }
+    }
+    groups
+        .iter()
+        .map(|(names, columns)| {
+            let columns: Vec<&str> = columns.iter().map(|c| c.name()).collect();
+            format!("{}: {}", names.join(", "), columns.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 pub fn input_schema() -> Value {
     let names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
     let to: Vec<&str> = AddTo::ALL.iter().map(|t| t.name()).collect();
-    let mut columns = Map::new();
-    columns.insert(
-        "id".into(),
-        serde_json::json!({"type": ["string", "null"], "description": "The study's record id (optional; rows without one get row1, row2, ...)."}),
-    );
-    for column in Column::ALL {
-        columns.insert(
-            column.name().into(),
-            serde_json::json!({"type": ["number", "string", "null"], "description": format!("{} (a number, or numeric text).", capitalized(column.description()))}),
-        );
-    }
-    let mut schema = super::schemas::object(
+    super::schemas::object(
         serde_json::json!({
-            "measure": {"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name."},
+            "measure": {"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name (no default)."},
             "data": {
                 "type": "array",
-                "description": format!("One object per study with the measure's columns, an optional id and any other columns (kept in the records); at most {MAX_RAW_DATA_ROWS}."),
-                "items": {"type": "object", "properties": columns, "additionalProperties": true}
+                "description": format!("One object per study: an optional id, the measure's columns (numbers or numeric text; {}; a 2x2 table may give n1i instead of bi, n2i instead of di), other columns kept.", columns_by_measure()),
+                "items": {"type": "object", "properties": {"id": {"type": ["string", "null"]}}}
             },
-            "add": {"type": "number", "minimum": 0, "description": "Continuity correction added to the cells of a 2x2 table or a proportion's counts (default 0.5)."},
-            "to": {"type": "string", "enum": to, "description": "Which rows get `add`: \"only0\" (default: those with a zero cell), \"all\", \"if0all\" (all, if any has a zero) or \"none\"."}
+            "add": {"type": "number", "minimum": 0, "default": 0.5, "description": "Continuity correction for 2x2 tables and proportions."},
+            "to": {"type": "string", "enum": to, "default": "only0", "description": "Which rows get add: with a zero cell, all, all if any has a zero (if0all), none."}
         }),
         &["measure", "data"],
-    );
-    schema["properties"][super::raw_columns::COLUMNS_ARGUMENT] = super::raw_columns::schema();
-    schema
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
+    )
 }
 
 #[derive(Debug, Deserialize)]
@@ -114,7 +95,8 @@ pub struct EffectSizeRecord {
     pub yi: f64,
     /// Its sampling variance (> 0).
     pub vi: f64,
-    /// The row's other columns, as given (a column named yi or vi is replaced).
+    /// `measure` (the measure's name, which the analyses read), then the row's other
+    /// columns, as given (a column named yi, vi or measure is replaced).
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -216,11 +198,22 @@ pub fn compute(
                 });
             }
             first_row_of.insert(id.clone(), n);
-            let other = row
-                .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "id" | "yi" | "vi"))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
+            // The measure first, so that the analyses read it (see `scale`).
+            let other = std::iter::once((
+                super::scale::MEASURE_COLUMN.to_string(),
+                Value::from(measure.name()),
+            ))
+            .chain(
+                row.iter()
+                    .filter(|(k, _)| {
+                        !matches!(
+                            k.as_str(),
+                            "id" | "yi" | "vi" | super::scale::MEASURE_COLUMN
+                        )
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            )
+            .collect();
             Ok(EffectSizeRecord {
                 id,
                 yi: size.yi,
@@ -385,7 +378,7 @@ mod tests {
             .collect();
         assert_eq!(
             keys,
-            ["id", "yi", "vi", "m1i", "sd1i", "n1i", "m2i", "sd2i", "n2i", "dose"]
+            ["id", "yi", "vi", "measure", "m1i", "sd1i", "n1i", "m2i", "sd2i", "n2i", "dose"]
         );
         assert_eq!(records[1]["dose"], Value::Null);
         // A yi column of the data is replaced by the computed one.

@@ -3,6 +3,7 @@
 
 use super::args::{ExcludeFitArgs, FitArgs};
 use super::data::{DataSource, DatasetInfo};
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{Fit, Test};
 use serde::Serialize;
@@ -59,6 +60,7 @@ pub struct FitStats {
     /// Prediction interval.
     pub pi_lower: f64,
     pub pi_upper: f64,
+    pub natural: Option<NaturalScale>,
     /// Iterations of an iterative estimator; null for closed forms.
     pub iterations: Option<usize>,
 }
@@ -75,7 +77,7 @@ impl FitHead {
 }
 
 impl FitStats {
-    pub fn of(fit: &Fit) -> Self {
+    pub fn of(fit: &Fit, scale: &Scale) -> Self {
         let (z, t) = match fit.test {
             Test::Z => (Some(fit.statistic), None),
             Test::Knha => (None, Some(fit.statistic)),
@@ -99,6 +101,11 @@ impl FitStats {
             h2: fit.h2,
             pi_lower: fit.pi_lower,
             pi_upper: fit.pi_upper,
+            natural: scale.natural(
+                fit.estimate,
+                (fit.ci_lower, fit.ci_upper),
+                Some((fit.pi_lower, fit.pi_upper)),
+            ),
             iterations: fit.iterations,
         }
     }
@@ -111,6 +118,8 @@ pub struct FitResult {
     #[serde(flatten)]
     pub head: FitHead,
     #[serde(flatten)]
+    pub scale: ScaleInfo,
+    #[serde(flatten)]
     pub stats: FitStats,
     pub dataset: DatasetInfo,
 }
@@ -121,6 +130,8 @@ pub struct FitResult {
 pub struct RefitResult {
     #[serde(flatten)]
     pub head: FitHead,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// The ids left out.
     pub excluded: Vec<String>,
     #[serde(flatten)]
@@ -129,11 +140,12 @@ pub struct RefitResult {
 }
 
 impl RefitResult {
-    pub fn of(fit: &Fit, excluded: Vec<String>, data: &DataSource) -> Self {
+    pub fn of(fit: &Fit, excluded: Vec<String>, data: &DataSource, scale: &Scale) -> Self {
         RefitResult {
             head: FitHead::of(fit),
+            scale: scale.info(),
             excluded,
-            stats: FitStats::of(fit),
+            stats: FitStats::of(fit, scale),
             dataset: data.info().clone(),
         }
     }
@@ -160,6 +172,8 @@ pub struct LeaveOneOutResult {
     pub level: f64,
     /// All records (each row fits k - 1).
     pub k: usize,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// One fit per record, in record order.
     pub results: Vec<LeaveOneOutRow>,
     pub dataset: DatasetInfo,
@@ -167,10 +181,12 @@ pub struct LeaveOneOutResult {
 
 /// `fit_random_effects`
 pub fn fit_random_effects(args: FitArgs, data: &DataSource) -> Result<FitResult, ToolError> {
+    let scale = Scale::of(&args.scale, data)?;
     let fit = meta_analysis::fit(data.records(), &args.options()?)?;
     Ok(FitResult {
         head: FitHead::of(&fit),
-        stats: FitStats::of(&fit),
+        scale: scale.info(),
+        stats: FitStats::of(&fit, &scale),
         dataset: data.info().clone(),
     })
 }
@@ -178,6 +194,7 @@ pub fn fit_random_effects(args: FitArgs, data: &DataSource) -> Result<FitResult,
 /// `refit_excluding`
 pub fn refit_excluding(args: ExcludeFitArgs, data: &DataSource) -> Result<RefitResult, ToolError> {
     let options = args.fit.options()?;
+    let scale = Scale::of(&args.fit.scale, data)?;
     let excluded = data.exclusions(args.exclude)?;
     if excluded.is_empty() {
         return Err(ToolError::new(
@@ -186,7 +203,7 @@ pub fn refit_excluding(args: ExcludeFitArgs, data: &DataSource) -> Result<RefitR
         ));
     }
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
-    Ok(RefitResult::of(&fit, excluded, data))
+    Ok(RefitResult::of(&fit, excluded, data, &scale))
 }
 
 /// `leave_one_out`: each record left out in turn, of the records left after `exclude`.
@@ -195,6 +212,7 @@ pub fn leave_one_out(
     data: &DataSource,
 ) -> Result<LeaveOneOutResult, ToolError> {
     let options = args.fit.options()?;
+    let scale = Scale::of(&args.fit.scale, data)?;
     let excluded = data.exclusions(args.exclude)?;
     let kept = data.kept(&excluded);
     let rows = meta_analysis::leave_one_out(&kept, &options)?;
@@ -203,12 +221,13 @@ pub fn leave_one_out(
         test: options.test.name(),
         level: options.level,
         k: kept.len(),
+        scale: scale.info(),
         results: rows
             .iter()
             .map(|row| LeaveOneOutRow {
                 omitted: row.id.clone(),
                 head: FitHead::of(&row.fit),
-                stats: FitStats::of(&row.fit),
+                stats: FitStats::of(&row.fit, &scale),
             })
             .collect(),
         dataset: data.info().clone(),

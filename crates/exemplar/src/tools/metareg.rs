@@ -3,6 +3,7 @@
 
 use super::args::MetaRegressionArgs;
 use super::data::{DataSource, DatasetInfo};
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{MetaRegression, Moderator, ModeratorValue, Term, MAX_MODERATORS};
 use serde::Serialize;
@@ -42,6 +43,7 @@ pub struct PredictionRow {
     /// Prediction interval of a new study's true effect at these values.
     pub pi_lower: f64,
     pub pi_upper: f64,
+    pub natural: Option<NaturalScale>,
 }
 
 /// `meta_regression`'s result.
@@ -56,6 +58,8 @@ pub struct MetaRegressionResult {
     pub test: &'static str,
     /// Confidence level of the intervals.
     pub level: f64,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// Residual heterogeneity tau^2.
     pub tau2: f64,
     pub tau: f64,
@@ -87,12 +91,18 @@ pub struct MetaRegressionResult {
 }
 
 impl MetaRegressionResult {
-    pub fn of(model: &MetaRegression, predictions: Vec<PredictionRow>, data: &DataSource) -> Self {
+    pub fn of(
+        model: &MetaRegression,
+        predictions: Vec<PredictionRow>,
+        data: &DataSource,
+        scale: &Scale,
+    ) -> Self {
         MetaRegressionResult {
             k: model.k,
             method: model.method.name(),
             test: model.test.name(),
             level: model.level,
+            scale: scale.info(),
             tau2: model.tau2,
             tau: model.tau,
             se_tau2: model.se_tau2,
@@ -189,6 +199,7 @@ pub fn meta_regression(
     data: &DataSource,
 ) -> Result<MetaRegressionResult, ToolError> {
     let options = args.fit.options()?;
+    let scale = Scale::of(&args.fit.scale, data)?;
     if args.at.len() > MAX_PREDICTIONS {
         return Err(invalid(format!(
             "at holds {} objects; at most {MAX_PREDICTIONS} predictions are accepted",
@@ -216,8 +227,13 @@ pub fn meta_regression(
                 ci_upper: p.ci_upper,
                 pi_lower: p.pi_lower,
                 pi_upper: p.pi_upper,
+                natural: scale.natural(
+                    p.estimate,
+                    (p.ci_lower, p.ci_upper),
+                    Some((p.pi_lower, p.pi_upper)),
+                ),
             })
         })
         .collect::<Result<Vec<_>, ToolError>>()?;
-    Ok(MetaRegressionResult::of(&model, predictions, data))
+    Ok(MetaRegressionResult::of(&model, predictions, data, &scale))
 }

@@ -6,6 +6,35 @@
 //! `JsonSchema` for the output schema) and its handler. Result field names match the answer
 //! shape where they overlap (`k`, `estimate`, `ci_lower`, `ci_upper`, `p`, `excluded`,
 //! `egger_p`, `rule_outcome`).
+//!
+//! # Lean definitions
+//!
+//! An agent reads every definition on every discovery (`exemplar tools`, MCP `tools/list`,
+//! the page's WebMCP registrations), so each says only what its own tool needs, once:
+//!
+//! - **Shared rules are said once**, in [`instructions`] (the MCP server's `instructions`,
+//!   the page's text): where the data come from (`records` or the frozen dataset), the
+//!   limits, the conventions (exact tau^2 roots, two-sided p, z/knha intervals), the shared
+//!   arguments (`method`, `level`, `test`, `exclude`, `records`, `measure`, `transform`) and
+//!   the shared result fields (`estimate`, `se`, `ci_lower`, `tau2`, `natural`, …). A
+//!   description never repeats them, nor another tool's description.
+//! - **A description** (at most [`MAX_DESCRIPTION_CHARS`] characters) says what the tool
+//!   computes, the method and its source (e.g. "as metafor's trimfill()"), what it needs
+//!   (e.g. "at least 3 records") and anything an agent would otherwise get wrong. It does
+//!   not list the result's fields (the output schema does) nor restate an argument (its
+//!   schema does).
+//! - **An input schema** holds, for every argument, its type, its `enum` where the values
+//!   are a fixed set, its `default` where it has one, and a one-line description; required
+//!   arguments are in `required`. Reading the schema alone must suffice to call the tool
+//!   right the first time.
+//! - **An output schema** lists the result's fields with their types; a shared field's
+//!   meaning is in [`instructions`], so only a field of this tool's own carries a
+//!   description. A nested object (another tool's result, a plot's `numbers`) is given by
+//!   its type and a one-line description, not restated.
+//!
+//! Tests hold this for every registered tool: the whole list is at most
+//! [`MAX_DEFINITIONS_BYTES`] of JSON, no sentence of 80 characters or more appears in two
+//! descriptions, and every argument has a type, a description, and its enum and default.
 
 mod args;
 mod columns;
@@ -17,6 +46,7 @@ mod egger;
 mod error;
 mod fail_safe;
 mod fit;
+mod guide;
 mod heterogeneity;
 mod influence;
 mod metareg;
@@ -24,6 +54,7 @@ mod plot;
 mod rank_test;
 mod raw_columns;
 mod schemas;
+mod scale;
 mod store;
 mod subgroups;
 mod trim_fill;
@@ -33,6 +64,9 @@ pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_op
 pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA};
 pub use error::{ErrorCode, ToolError};
 pub use store::{DataStore, LoadDataResult, DATA_ID, LOAD_DATA, MAX_HANDLES, MAX_HELD_BYTES};
+#[cfg(feature = "definitions")]
+pub use guide::instructions;
+pub use guide::{MAX_DEFINITIONS_BYTES, MAX_DESCRIPTION_CHARS};
 
 #[cfg(feature = "definitions")]
 use crate::protocol::RULE_TEXT;
@@ -238,13 +272,10 @@ pub static FIT_RANDOM_EFFECTS: Tool = Tool {
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "Fits a random-effects meta-analysis (an equal-effects model with method EE). \
-Defaults: method REML, level 0.95, test z. Returns {}, and dataset. {} {}",
-            schemas::FIT_FIELDS,
-            schemas::data_note(),
-            schemas::CONVENTIONS
-        )
+        "Fits the random-effects model, as metafor's rma(yi, vi): the pooled estimate with its \
+CI and test, tau^2, Cochran's Q, I^2, H^2 and the prediction interval. Method EE fits the \
+equal-effects model."
+            .to_string()
     },
     input_schema: || schemas::fit_input(None, &[], MAX_TOOL_RECORDS),
     #[cfg(feature = "definitions")]
@@ -262,19 +293,13 @@ pub static REFIT_EXCLUDING: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "Refits the random-effects model without the records whose ids are listed in \
-`exclude` (at least one id; each must exist; at least 2 records must remain). Defaults: method \
-REML, level 0.95, test z. Returns `excluded` (the ids left out), {}, and dataset; k counts \
-the remaining records. {} {}",
-            schemas::FIT_FIELDS,
-            schemas::data_note(),
-            schemas::CONVENTIONS
-        )
+        "Refits the random-effects model without the records listed in `exclude` (at least one \
+id; at least 2 records must remain). k counts the remaining records."
+            .to_string()
     },
     input_schema: || {
         schemas::fit_input(
-            Some("Ids of the records to leave out: a non-empty list of distinct ids, e.g. [\"s04\"]."),
+            Some("Ids to leave out (at least one), e.g. [\"s04\"]."),
             &["exclude"],
             MAX_TOOL_RECORDS,
         )
@@ -295,24 +320,17 @@ pub static EGGER_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Egger's regression test for funnel-plot asymmetry. Variant \"classic\" (default \
-and the registered variant; Egger et al. 1997): ordinary least squares of yi/sqrt(vi) on \
-1/sqrt(vi), two-sided t test of the intercept with k-2 df, identical to metafor's \
-regtest(model = \"lm\"). Variant \"rma\" (metafor's regtest default): REML meta-regression on \
-sqrt(vi), z test of that slope. Returns egger_p (the two-sided p value), statistic and \
-statistic_name (\"t\" or \"z\"), df (k-2 for classic, null for rma), coefficient and \
-coefficient_name (\"intercept\" or \"slope on sqrt(vi)\"), se, tau2 (rma only, else null), k, \
-excluded, rule (the registered rule: {RULE_TEXT}) and rule_outcome (that rule applied to \
-egger_p: \"passed\", \"failed\" or \"inconclusive\"). Needs at least 3 records whose vi are not \
-all equal. `exclude` optionally drops records first. {}",
-            schemas::data_note()
+            "Egger's test for funnel-plot asymmetry. classic (registered; Egger et al. 1997): OLS \
+of yi/sqrt(vi) on 1/sqrt(vi), t test of the intercept, k-2 df, as metafor's regtest(model = \
+\"lm\"). rma (regtest's default): REML meta-regression on sqrt(vi), z test of the slope. \
+rule_outcome: the registered rule ({RULE_TEXT}) on egger_p. Needs 3 records, vi not all equal."
         )
     },
     input_schema: || {
         schemas::object(
             json!({
-                "variant": schemas::variant("\"classic\" (default, registered): OLS t test of the intercept; \"rma\": metafor's default z test of the slope on sqrt(vi)."),
-                "exclude": schemas::exclude("Optional ids of records to leave out before the test (distinct, each must exist)."),
+                "variant": schemas::variant("classic: OLS t test of the intercept; rma: z test of the slope."),
+                "exclude": schemas::exclude(schemas::EXCLUDE),
                 "records": schemas::records(MAX_TOOL_RECORDS)
             }),
             &[],
@@ -334,26 +352,13 @@ pub static LEAVE_ONE_OUT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Leave-one-out sensitivity analysis: refits the random-effects model once \
-without each record in turn (at most {MAX_LEAVE_ONE_OUT_RECORDS} records; `exclude` drops \
-records first). Defaults: method REML, level 0.95, test z. Returns method, test, level, k \
-(records analysed), dataset and \
-`results`: one entry per record, in record order, with `omitted` (its id) and the fit fields \
-of {} ({}). {} {}",
-            FIT_RANDOM_EFFECTS.name,
-            schemas::FIT_FIELDS,
-            schemas::data_note(),
-            schemas::CONVENTIONS
-        )
-    },
-    input_schema: || {
-        schemas::fit_input(
-            Some("Optional ids of records to leave out first (distinct, each must exist)."),
-            &[],
-            MAX_LEAVE_ONE_OUT_RECORDS,
+            "Leave-one-out sensitivity analysis, as metafor's leave1out(): the model refitted \
+without each record in turn (at most {MAX_LEAVE_ONE_OUT_RECORDS} records). `results` holds one \
+fit per record, in record order, `omitted` naming it."
         )
     },
     #[cfg(feature = "definitions")]
+    input_schema: || schemas::fit_input(Some(schemas::EXCLUDE), &[], MAX_LEAVE_ONE_OUT_RECORDS),
     output_schema: schemas::output_of::<fit::LeaveOneOutResult>,
     handler: erase!(fit::leave_one_out),
 };
@@ -369,24 +374,29 @@ pub static FOREST_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Draws a forest plot as SVG: one row per record (label, yi, its 95% CI, a square sized by its weight in the fit), the pooled diamond (estimate and CI), the prediction interval and the model's label (method, k, tau^2). Records in `exclude` are drawn grey, marked \"(excluded)\" and left out of the fit, exactly as {refit} does. With `by` (a text column) the rows are grouped under each level with a diamond per subgroup, and the tests for subgroup differences of {subgroups} are written in the footer. Same arguments as {fit} plus `exclude` and `by`. Returns svg (the SVG text), numbers (every number drawn, with pixel positions, so it can be checked), fit (the fit fields of {fit}, with excluded) and subgroups (with `by`, the {subgroups} result; else null). At most {} records. {}",
-            crate::plots::MAX_FOREST_RECORDS,
-            schemas::data_note(),
+            "Forest plot (SVG) of {refit}'s fit: a row per record (its `label`, else author and \
+year for the frozen dataset, else the id) with CI and weight, the pooled diamond and the \
+prediction interval; records in `exclude` drawn grey. With `by`, rows grouped per level, a \
+diamond each, {subgroups}' tests in the footer.",
             refit = REFIT_EXCLUDING.name,
-            fit = FIT_RANDOM_EFFECTS.name,
             subgroups = SUBGROUP_ANALYSIS.name,
         )
     },
     input_schema: || {
         let mut schema = schemas::fit_input(
-            Some("Optional ids of records to leave out of the fit (drawn greyed)."),
+            Some("Ids to leave out of the fit (drawn grey)."),
             &[],
             crate::plots::MAX_FOREST_RECORDS,
         );
-        schema["properties"].as_object_mut().expect("an object schema").insert(
-            "by".into(),
-            schemas::column("Optional text column to group the rows by (a diamond per subgroup), e.g. \"tester\"."),
-        );
+        schema["properties"]
+            .as_object_mut()
+            .expect("an object schema")
+            .insert(
+                "by".into(),
+                schemas::column(
+                    "Text column to group the rows by, e.g. \"tester\"; default: no groups.",
+                ),
+            );
         schema
     },
     #[cfg(feature = "definitions")]
@@ -405,21 +415,23 @@ pub static FUNNEL_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Draws a funnel plot as SVG: yi against its standard error sqrt(vi) (axis inverted, most precise at the top), the pseudo 95% confidence funnel around the pooled REML estimate, and the regression line of Egger's test with its p value and rule outcome. Same arguments as {egger}. Returns svg, numbers (every number drawn, with pixel positions), fit (the pooled fit the funnel is centred on) and egger (the {egger} result). At most {} records. {}",
-            crate::plots::MAX_FUNNEL_RECORDS,
-            schemas::data_note(),
+            "Funnel plot (SVG): yi against sqrt(vi) (most precise at the top), the pseudo 95% \
+confidence funnel around the REML estimate, and the line of {egger} with its p value and rule \
+outcome. Returns the fit and the test drawn.",
             egger = EGGER_TEST.name,
         )
     },
     input_schema: || {
-        schemas::object(
+        let mut schema = schemas::object(
             json!({
-                "variant": schemas::variant("Egger variant whose line is drawn: \"classic\" (default, registered) or \"rma\"."),
-                "exclude": schemas::exclude("Optional ids of records to leave out (drawn greyed)."),
+                "variant": schemas::variant("Egger variant whose line is drawn."),
+                "exclude": schemas::exclude("Ids to leave out (drawn grey)."),
                 "records": schemas::records(crate::plots::MAX_FUNNEL_RECORDS)
             }),
             &[],
-        )
+        );
+        scale::add_properties(&mut schema);
+        schema
     },
     #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<plot::FunnelPlotResult>,
@@ -453,20 +465,11 @@ pub static TRIM_AND_FILL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Duval & Tweedie's trim-and-fill for funnel-plot asymmetry, run as metafor 3.8-1's \
-trimfill(). Estimator \"L0\" (default) or \"R0\"; side \"left\" or \"right\" of the missing \
-records (default: estimated as metafor does, from the sign of the slope of a meta-regression of \
-yi on sqrt(vi) with the model's method: negative means right, otherwise left). Iterates: fit \
-`method` (default REML) to the records left after trimming the k0 most extreme on the other \
-side, rank the centred effects, re-estimate k0 (rounded, at least 0), until k0 repeats (at most \
-{} iterations). The k0 filled records mirror the trimmed ones about the last trimmed estimate, \
-keeping their vi; the model is refitted with the same method (z test, 95% CI) to the records \
-and the filled ones. Returns estimator, side, k0, se_k0 (null where metafor's L0 variance is \
-negative), k (records plus filled), estimate, se, statistic (z), p, ci_lower, ci_upper, tau2 of \
-the adjusted fit, filled ([{{yi, vi}}]) and dataset. Needs at least 3 records; with all vi equal \
-the side must be given. `exclude` optionally drops records first. {}",
+            "Duval & Tweedie's trim-and-fill, as metafor 3.8-1's trimfill(): estimates k0 \
+records missing on one side (default side by metafor's rule: the sign of the slope of yi on \
+sqrt(vi)), fills their mirror images (`filled`) and refits (z test, 95% CI; at most {} \
+iterations). Needs 3 records; with all vi equal, give side.",
             meta_analysis::MAX_ITERATIONS,
-            schemas::data_note()
         )
     },
     input_schema: || schemas::trim_and_fill_input(MAX_TOOL_RECORDS),
@@ -487,20 +490,16 @@ pub static RANK_CORRELATION_TEST: Tool = Tool {
     description: || {
         format!(
             "Begg & Mazumdar's rank correlation test for funnel-plot asymmetry, as metafor's \
-ranktest(): Kendall's tau between the standardized deviates (yi - mu)/sqrt(vi - 1/sum(1/vi)) \
-(mu the equal-effects estimate) and the sampling variances vi. The two-sided p value is exact \
-(Kendall's distribution) when k < {} and there are no ties, otherwise the normal approximation \
-with the tie-corrected variance (as R's cor.test). Returns k, tau, p, exact (true for the exact \
-p value) and dataset. Needs at least 3 records whose vi are not all equal. `exclude` optionally \
-drops records first. {}",
+ranktest(): Kendall's tau between the standardized deviates and vi. The p value is exact \
+when k < {} without ties (`exact`), else the tie-corrected normal approximation. Needs 3 \
+records whose vi are not all equal.",
             meta_analysis::EXACT_BELOW,
-            schemas::data_note()
         )
     },
     input_schema: || {
         schemas::object(
             json!({
-                "exclude": schemas::exclude("Optional ids of records to leave out before the test (distinct, each must exist)."),
+                "exclude": schemas::exclude(schemas::EXCLUDE),
                 "records": schemas::records(MAX_TOOL_RECORDS)
             }),
             &[],
@@ -521,20 +520,11 @@ pub static FAIL_SAFE_N: Tool = Tool {
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "Fail-safe N, as metafor 3.8-1's fsn(): the number of unpublished null results \
-that would overturn the conclusion. type \"Rosenthal\" (default; Stouffer's combined z of \
-yi/sqrt(vi) falls below the one-sided critical value at alpha), \"Orwin\" (the unweighted mean \
-effect falls to `target`, default half the mean; the target's sign is made the mean's) or \
-\"Rosenberg\" (the equal-effects estimate stops being significant at two-sided alpha). alpha \
-defaults to {}. fsn is rounded up to an integer (unless within 1.5e-8 of one). Returns type, \
-fsn, alpha, target (Orwin only, else null), observed_p (Rosenthal: one-sided p of Stouffer's z; \
-Rosenberg: two-sided p of the estimate; null for Orwin), observed_effect (Orwin: the mean \
-effect; Rosenberg: the equal-effects estimate; null for Rosenthal) and dataset. Needs at least 2 \
-records; a target of 0 (infinite N) is refused. `exclude` optionally drops records first. {}",
-            fail_safe::DEFAULT_ALPHA,
-            schemas::data_note()
-        )
+        "Fail-safe N, as metafor 3.8-1's fsn(): how many null results would overturn the \
+conclusion. Rosenthal: Stouffer's z falls below the one-sided critical value at alpha; Orwin: \
+the unweighted mean falls to `target`; Rosenberg: the equal-effects estimate stops being \
+significant. fsn is rounded up. Needs 2 records."
+            .to_string()
     },
     input_schema: || schemas::fail_safe_input(MAX_TOOL_RECORDS),
     #[cfg(feature = "definitions")]
@@ -554,17 +544,8 @@ pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
     description: || {
         format!(
             "Cumulative meta-analysis, as metafor's cumul(): the model fitted to the first 1, \
-2, ..., k records, adding one record at a time in the order of the column `order_by` (default: \
-record order; `descending` reverses it; ties keep record order). Columns: those of the frozen \
-dataset ({}); records given in `records` offer id, yi, vi and their own further columns. The first step (k = 1) is \
-metafor's: the record's own yi and sqrt(vi), z test, tau2 = 0, Q = 0, I^2 = 0. Defaults: \
-method REML, level 0.95, test z. Returns order_by (null for record order), results (one entry \
-per step: added (the id added), k, estimate, se, statistic, p, ci_lower, ci_upper, tau2, i2, q) \
-and dataset. At most {MAX_CUMULATIVE_RECORDS} records. `exclude` optionally drops records \
-first. {} {}",
-            crate::dataset::COLUMNS.join(", "),
-            schemas::data_note(),
-            schemas::CONVENTIONS
+2, ..., k records, added in the order of `order_by` (at most {MAX_CUMULATIVE_RECORDS} \
+records). Step 1 is the record itself (tau2 = 0, z test), as in metafor."
         )
     },
     input_schema: || schemas::cumulative_input(MAX_CUMULATIVE_RECORDS),
@@ -584,22 +565,17 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Case-deletion influence diagnostics, as metafor 3.8-1's influence(): for each \
-record, the model (method, default REML; z test) is refitted without it. Returns k and \
-results, one entry per record in record order: id, rstudent (externally studentized residual), \
-dffits, cook_d (Cook's distance), cov_r (covariance ratio), tau2_del and qe_del (tau^2 and Q \
-without the record), hat, weight (percent) and influential (metafor's rule: |dffits| > \
-3*sqrt(1/(k-1)), or the chi-square(1) distribution function at cook_d above 0.5, or hat > 3/k, \
-or |dfbetas| > 1). Needs at least 3 records; at most {MAX_INFLUENCE_RECORDS}. `exclude` \
-optionally drops records first. {}",
-            schemas::data_note()
+            "Case-deletion influence diagnostics, as metafor 3.8-1's influence() (z test): per \
+record rstudent, dffits, cook_d, cov_r, tau2_del, qe_del, hat, weight (percent) and \
+influential (|dffits| > 3*sqrt(1/(k-1)), pchisq(cook_d, 1) > 0.5, hat > 3/k or |dfbetas| > \
+1). Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
         )
     },
     input_schema: || {
         schemas::object(
             json!({
                 "method": schemas::method(),
-                "exclude": schemas::exclude("Optional ids of records to leave out first (distinct, each must exist)."),
+                "exclude": schemas::exclude(schemas::EXCLUDE),
                 "records": schemas::records(MAX_INFLUENCE_RECORDS)
             }),
             &[],
@@ -621,12 +597,8 @@ pub static TRIM_AND_FILL_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Draws the funnel plot of {tf} as SVG: the records (excluded ones greyed), the \
-filled records as open circles, and the pseudo 95% confidence funnel around the adjusted \
-estimate. Same arguments as {tf}. Returns svg, numbers (every number drawn, with pixel \
-positions) and the field `trim_and_fill` (the {tf} result). At most {} records. {}",
-            crate::plots::MAX_FUNNEL_RECORDS,
-            schemas::data_note(),
+            "The funnel plot (SVG) of {tf}: the records, the filled ones as open circles, and the \
+funnel around the adjusted estimate.",
             tf = TRIM_AND_FILL.name,
         )
     },
@@ -647,11 +619,8 @@ pub static CUMULATIVE_FOREST_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Draws the cumulative forest plot of {cm} as SVG: one row per step, labelled with \
-the record added, showing the pooled estimate and its confidence interval of the records so \
-far. Same arguments as {cm}. Returns svg, numbers (every number drawn, with pixel positions) \
-and cumulative (the {cm} result). At most {MAX_CUMULATIVE_RECORDS} records. {}",
-            schemas::data_note(),
+            "The cumulative forest plot (SVG) of {cm}: a row per step, labelled with the record \
+added, with the pooled estimate and CI so far.",
             cm = CUMULATIVE_META_ANALYSIS.name,
         )
     },
@@ -676,25 +645,12 @@ pub static META_REGRESSION: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Mixed-effects meta-regression yi = b0 + b1*x1 + ... + ui + ei with an intercept and \
-the moderator columns named in `mods` (at most {}; a text column adds one coefficient per level \
-after the first). tau^2 (the residual heterogeneity) by `method` (default REML), each estimator \
-solved to its exact root; test \"z\" (default) or \"knha\" (Knapp-Hartung: t with k-p df, \
-p the number of coefficients). Returns k, method, test, level, tau2, tau, se_tau2, i2 and h2 \
-(residual, as metafor defines them), r2 (pseudo-R^2 in percent: the reduction of tau^2 against \
-the model without moderators, same method, never below 0), qm, qm_df, qm_df2 and qm_p (the \
-omnibus test of all moderators: chi^2 with p-1 df, or with knha an F(p-1, k-p) and qm_df2 = \
-k-p), qe, qe_df and qe_p (residual heterogeneity, k-p df), coefficients [{{name, estimate, se, \
-statistic, p, ci_lower, ci_upper}}] (\"intercept\", then each moderator in the order given: a \
-numeric one by its name, a text one as \"column:level\" per non-reference level), predictions \
-(one per object of `at`: {{at, estimate, se, ci_lower, ci_upper, pi_lower, pi_upper}}) and \
-dataset. A design whose columns are collinear (or constant), or with no more records than \
-coefficients, is refused naming the columns. {} {} With one numeric moderator its companion \
-plot is {}.",
+            "Mixed-effects meta-regression, as metafor's rma(yi, vi, mods): an intercept and \
+the columns in `mods` (at most {}). A text column is a factor in treatment coding (levels \
+sorted by code point, the first the reference; coefficients named column:level). Gives the \
+coefficients, QM (chi^2, or F with knha), QE, residual tau^2, I^2, H^2, pseudo-R^2 \
+(percent, at least 0) and a prediction with CI and PI per object of `at`.",
             meta_analysis::MAX_MODERATORS,
-            schemas::MODERATOR_NOTE,
-            schemas::data_note(),
-            BUBBLE_PLOT.name,
         )
     },
     input_schema: || {
@@ -761,33 +717,22 @@ pub static SUBGROUP_ANALYSIS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Subgroup analysis by the text column `by`: a separate fit of each level's records \
-(levels sorted; at most {} levels; `method`, `level`, `test` as in {fit}), and the test for \
-subgroup differences. Returns by, k, groups [{{level, k, estimate, se, statistic, p, ci_lower, \
-ci_upper, tau2, q, i2, note}}] (a level with a single record gets tau2 = 0, q = 0 and a z test, \
-as metafor does, and its note says so), q_between, q_between_df and q_between_p (Cochran's Q of \
-the subgroup estimates with weights 1/se^2, df = levels - 1: a separate tau^2 per subgroup, as \
-RevMan and R's meta report it), qm_common_tau2 and qm_common_tau2_p (the alternative with one \
-common tau^2: QM of the meta-regression on that column, an F statistic with knha), and dataset. \
-{} {} Its companion plot is {forest} with the same arguments (rows grouped, a diamond per \
-subgroup).",
+            "Subgroup analysis by the text column `by` (at most {} levels, sorted): a fit per \
+level (one record: tau2 = 0 and a z test, as metafor), q_between (Q of the subgroup \
+estimates, weights 1/se^2: a tau^2 per subgroup, as RevMan and R's meta) and qm_common_tau2 \
+(QM of the meta-regression on `by`: one common tau^2).",
             meta_analysis::MAX_LEVELS,
-            schemas::MODERATOR_NOTE,
-            schemas::data_note(),
-            fit = FIT_RANDOM_EFFECTS.name,
-            forest = FOREST_PLOT.name,
         )
     },
     input_schema: || {
-        let mut schema = schemas::fit_input(
-            Some("Optional ids of records to leave out before the analysis (distinct, each must exist)."),
-            &["by"],
-            MAX_TOOL_RECORDS,
-        );
-        schema["properties"].as_object_mut().expect("an object schema").insert(
-            "by".into(),
-            schemas::column("The text column whose levels define the subgroups, e.g. \"tester\" or \"setting\"."),
-        );
+        let mut schema = schemas::fit_input(Some(schemas::EXCLUDE), &["by"], MAX_TOOL_RECORDS);
+        schema["properties"]
+            .as_object_mut()
+            .expect("an object schema")
+            .insert(
+                "by".into(),
+                schemas::column("Text column whose levels are the subgroups, e.g. \"tester\"."),
+            );
         schema
     },
     #[cfg(feature = "definitions")]
@@ -805,25 +750,17 @@ pub static HETEROGENEITY: Tool = Tool {
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "Heterogeneity of the random-effects model: Cochran's Q (q, q_df, q_p), and tau2, \
-tau, i2 (percent) and h2 each with its confidence interval at `level` (default 0.95) by the \
-Q-profile method (Viechtbauer 2007, as metafor's confint): the tau^2 at which the generalized Q \
-equals the chi-square quantiles with k-1 df, solved exactly. The point estimates use `method` \
-(default REML; EE, which fixes tau^2 = 0, is refused). A bound at 0 (Q already below the \
-quantile at tau^2 = 0) or beyond the search range is reported with a sentence in `notes`. \
-Returns k, method, level, q, q_df, q_p, tau2, tau2_ci_lower, tau2_ci_upper, tau, tau_ci_lower, \
-tau_ci_upper, i2, i2_ci_lower, i2_ci_upper, h2, h2_ci_lower, h2_ci_upper, ci_method \
-(\"Q-profile\"), notes and dataset. {}",
-            schemas::data_note()
-        )
+        "Heterogeneity: Cochran's Q, and tau^2, tau, I^2 and H^2 with Q-profile confidence \
+intervals (Viechtbauer 2007, as metafor's confint), solved exactly. Method EE is refused. A \
+bound at 0 or beyond the search range is explained in `notes`."
+            .to_string()
     },
     input_schema: || {
         schemas::object(
             json!({
                 "method": schemas::method(),
                 "level": schemas::level(),
-                "exclude": schemas::exclude("Optional ids of records to leave out (distinct, each must exist)."),
+                "exclude": schemas::exclude(schemas::EXCLUDE),
                 "records": schemas::records(MAX_TOOL_RECORDS)
             }),
             &[],
@@ -845,27 +782,24 @@ pub static BUBBLE_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Draws the bubble plot of a meta-regression on one numeric moderator `mod` as SVG: \
-each record's yi against the moderator, the point's area proportional to its weight 1/(vi + \
-tau^2), the fitted line with its 95% confidence band (test z), and the model's numbers written \
-beside it (slope, its SE, CI and p, QM, QE, tau^2, I^2, R^2). Records in `exclude` are drawn \
-hollow and grey and left out of the model. Returns svg, numbers (every number drawn, with pixel \
-positions) and fit (the {} result drawn). At most {} records. {}",
+            "Bubble plot (SVG) of {}'s fit on one numeric moderator `mod` (z test): yi against \
+it, point areas proportional to 1/(vi + tau^2), the fitted line with its 95% band and the \
+model's numbers; records in `exclude` drawn hollow and left out.",
             META_REGRESSION.name,
-            crate::plots::MAX_BUBBLE_RECORDS,
-            schemas::data_note(),
         )
     },
     input_schema: || {
-        schemas::object(
+        let mut schema = schemas::object(
             json!({
-                "mod": schemas::column("The numeric moderator column, e.g. \"weeks\"."),
+                "mod": schemas::column("Numeric moderator column, e.g. \"weeks\"."),
                 "method": schemas::method(),
-                "exclude": schemas::exclude("Optional ids of records to leave out of the model (drawn hollow)."),
+                "exclude": schemas::exclude("Ids to leave out of the model (drawn hollow)."),
                 "records": schemas::records(crate::plots::MAX_BUBBLE_RECORDS)
             }),
             &["mod"],
-        )
+        );
+        scale::add_properties(&mut schema);
+        schema
     },
     #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<plot::BubblePlotResult>,
@@ -951,7 +885,9 @@ pub struct ToolDefinition {
     pub description: String,
     #[serde(rename = "inputSchema")]
     pub input_schema: Value,
-    #[serde(rename = "outputSchema")]
+    /// Null in the tool list, which stays lean (see the rules at the top of this module): a
+    /// tool's output schema is [`output_schema`]'s.
+    #[serde(rename = "outputSchema", skip_serializing_if = "Value::is_null")]
     pub output_schema: Value,
     pub annotations: Annotations,
 }
@@ -969,7 +905,7 @@ impl Tool {
             },
             description: (self.description)(),
             input_schema: (self.input_schema)(),
-            output_schema: (self.output_schema)(),
+            output_schema: Value::Null,
             annotations: Annotations {
                 // Loading data keeps them in the session; every other tool changes nothing.
                 read_only_hint: !std::ptr::eq(self, &LOAD_DATA),
@@ -1047,6 +983,25 @@ pub fn parse_args(args_json: &str) -> Result<Value, ToolError> {
             format!(
                 "the arguments are {} bytes of JSON; at most {MAX_ARGS_BYTES} bytes are accepted \
 (room for {MAX_TOOL_RECORDS} records)",
+/// The output schema of tool `name`: every field of its result with its type (and, for a
+/// field of the tool's own, its meaning), closed, so that a result with an undeclared field
+/// fails. Not part of the tool list; offered on its own ([`output_schemas_json`]).
+#[cfg(feature = "definitions")]
+pub fn output_schema(name: &str) -> Option<Value> {
+    find(name).map(|tool| (tool.output_schema)())
+}
+
+/// Every tool's output schema, by name, in registry order.
+#[cfg(feature = "definitions")]
+pub fn output_schemas_json() -> Value {
+    Value::Object(
+        REGISTRY
+            .iter()
+            .map(|tool| (tool.name.to_string(), (tool.output_schema)()))
+            .collect(),
+    )
+}
+
                 args_json.len()
             ),
         ));
@@ -1375,7 +1330,6 @@ mod tests {
                 "group",
                 "description",
                 "inputSchema",
-                "outputSchema",
                 "annotations"
             ]
         );
@@ -1864,12 +1818,17 @@ mod tests {
             "rank_correlation_test",
             "influence_diagnostics",
         ] {
+                "measure",
+                "transform",
             let (c, m) = code(name, json!({"records": two}));
             assert_eq!(c, "invalid_records", "{name}");
             assert!(m.contains("needs at least 3 records"), "{name}: {m}");
         }
         let one = json!([{"id": "a", "yi": 0.1, "vi": 0.1}]);
         assert_eq!(
+                "pi_lower",
+                "pi_upper",
+                "natural",
             code("fail_safe_n", json!({"records": one})).0,
             "invalid_records"
         );
@@ -2145,11 +2104,9 @@ mod tests {
 
     #[test]
     fn every_result_validates_against_its_output_schema() {
-        let definitions = definitions();
         for (name, args) in sample_calls() {
-            let definition = definitions.iter().find(|d| d.name == name).unwrap();
             let result = ok(name, args.clone());
-            schema::validate(&definition.output_schema, &result)
+            schema::validate(&output_schema(name).unwrap(), &result)
                 .unwrap_or_else(|v| panic!("{name} {args}: {} ({})", v.message, v.path));
         }
         for tool in REGISTRY {
@@ -2163,14 +2120,15 @@ mod tests {
 
     #[test]
     fn output_schemas_are_plain_closed_objects_that_catch_a_wrong_result() {
-        for d in definitions() {
-            let schema = &d.output_schema;
-            assert_eq!(schema["type"], "object", "{}", d.name);
-            schema::check_plain_subset(schema).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-            assert_eq!(schema["additionalProperties"], false, "{}", d.name);
+        let all = output_schemas_json();
+        for name in names() {
+            let schema = &all[name];
+            assert_eq!(schema["type"], "object", "{name}");
+            schema::check_plain_subset(schema).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(schema["additionalProperties"], false, "{name}");
             assert!(!schema.to_string().contains("$ref"));
         }
-        let fit = definitions()[1].output_schema.clone();
+        let fit = output_schema("fit_random_effects").unwrap();
         assert_eq!(
             fit["properties"]["se_tau2"]["type"],
             json!(["number", "null"])
@@ -2189,7 +2147,7 @@ mod tests {
         let mut result = ok("fit_random_effects", json!({}));
         result["extra"] = json!(1);
         assert!(schema::validate(&fit, &result).is_err());
-        let egger = &definitions()[3].output_schema;
+        let egger = &all["egger_test"];
         assert_eq!(
             egger["properties"]["rule_outcome"]["enum"],
             json!(["passed", "failed", "inconclusive"])
@@ -2223,6 +2181,11 @@ mod tests {
                 "pi_lower",
                 "pi_upper",
                 "iterations",
+            // The lean tool list leaves it out.
+            assert!(definitions_json()
+                .to_string()
+                .find("outputSchema")
+                .is_none());
                 "dataset"
             ]
         );
@@ -2231,7 +2194,16 @@ mod tests {
                 "refit_excluding",
                 json!({"exclude": ["s04"], "test": "knha"})
             ))[..8],
-            ["method", "test", "level", "k", "excluded", "estimate", "se", "t"]
+            [
+                "method",
+                "test",
+                "level",
+                "k",
+                "measure",
+                "transform",
+                "excluded",
+                "estimate"
+            ]
         );
         assert_eq!(
             keys(&ok("egger_test", json!({}))),
@@ -2255,11 +2227,22 @@ mod tests {
         let loo = ok("leave_one_out", json!({}));
         assert_eq!(
             keys(&loo),
-            ["method", "test", "level", "k", "results", "dataset"]
+            [
+                "method",
+                "test",
+                "level",
+                "k",
+                "measure",
+                "transform",
+                "results",
+                "dataset"
+            ]
         );
         assert_eq!(keys(&loo["results"][0])[..3], ["omitted", "method", "test"]);
         assert_eq!(
             keys(&ok("funnel_plot", json!({}))),
+                "measure",
+                "transform",
             ["svg", "numbers", "fit", "egger"]
         );
     }
@@ -2276,6 +2259,7 @@ mod tests {
             include_str!("effect_sizes.rs"),
             include_str!("args.rs"),
             include_str!("data.rs"),
+                "natural",
             include_str!("schemas.rs"),
             include_str!("metareg.rs"),
             include_str!("subgroups.rs"),
@@ -2339,6 +2323,8 @@ mod tests {
             let count: usize = std::iter::once(code)
                 .chain(others)
                 .map(|text| text.matches(&quoted).count())
+            include_str!("scale.rs"),
+            include_str!("guide.rs"),
                 .sum();
             assert_eq!(count, 1, "{name} is written as a string {count} times");
             // Nor inside prose: descriptions name other tools through their entries. A name
@@ -2364,17 +2350,14 @@ mod tests {
         for tool in REGISTRY {
             let definition = tool.definition();
             if tool.max_records > 0 {
-                assert!(
-                    definition.description.contains(&MAX_ARGS_BYTES.to_string()),
-                    "{}",
-                    tool.name
-                );
                 let records = &definition.input_schema["properties"]["records"]["description"];
+            "scale.rs",
+            "guide.rs",
                 assert!(
                     records
                         .as_str()
                         .unwrap()
-                        .contains(&format!("at most {} records", tool.max_records)),
+                        .contains(&format!("at most {}", tool.max_records)),
                     "{}: {records}",
                     tool.name
                 );
@@ -2382,3 +2365,5 @@ mod tests {
         }
     }
 }
+        // The limits every tool shares are said once, in the instructions.
+        assert!(instructions().contains(&MAX_ARGS_BYTES.to_string()));

@@ -6,6 +6,7 @@ use super::data::DataSource;
 use super::egger::{run_egger, EggerTestResult};
 use super::fit::RefitResult;
 use super::metareg::MetaRegressionResult;
+use super::scale::Scale;
 use super::subgroups::{run_subgroups, SubgroupResult};
 use super::{ErrorCode, ToolError};
 use crate::plots::{self, BubbleInput, EggerLine, ForestGroups, ForestInput, FunnelInput};
@@ -13,9 +14,6 @@ use crate::protocol::rule;
 use meta_analysis::{FitOptions, ModeratorColumn};
 use serde::Serialize;
 use serde_json::Value;
-
-/// The axis label of both plots.
-pub(super) const EFFECT_LABEL: &str = "Standardized mean difference (yi)";
 
 /// `forest_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,6 +80,7 @@ pub(super) fn title(kind: &str, data: &DataSource) -> String {
 /// `forest_plot`
 pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
     let options = args.refit.fit.options()?;
+    let scale = Scale::of(&args.refit.fit.scale, data)?;
     let excluded = data.exclusions(args.refit.exclude)?;
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
     let grouped = match &args.by {
@@ -103,7 +102,7 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         excluded: &excluded,
         fit: Some(&fit),
         title: &title("Forest", data),
-        x_label: EFFECT_LABEL,
+        x_label: &scale.axis_title(),
         groups: grouped.as_ref().map(|(by, analysis, levels)| ForestGroups {
             by,
             record_levels: levels,
@@ -113,8 +112,8 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     Ok(ForestPlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
-        fit: RefitResult::of(&fit, excluded, data),
-        subgroups: grouped.map(|(by, analysis, _)| SubgroupResult::of(by, &analysis, data)),
+        fit: RefitResult::of(&fit, excluded, data, &scale),
+        subgroups: grouped.map(|(by, analysis, _)| SubgroupResult::of(by, &analysis, data, &scale)),
     })
 }
 
@@ -124,6 +123,7 @@ pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResu
         method: args.method.unwrap_or_default(),
         ..FitOptions::default()
     };
+    let scale = Scale::of(&args.scale, data)?;
     let excluded = data.exclusions(args.exclude)?;
     let name = &args.moderator;
     let moderator = data.moderator(name, &excluded)?;
@@ -141,17 +141,18 @@ pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResu
         values: &values,
         model: &model,
         title: &title("Bubble", data),
-        y_label: EFFECT_LABEL,
+        y_label: &scale.axis_title(),
     })?;
     Ok(BubblePlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
-        fit: MetaRegressionResult::of(&model, Vec::new(), data),
+        fit: MetaRegressionResult::of(&model, Vec::new(), data, &scale),
     })
 }
 
 /// `funnel_plot`
 pub fn funnel_plot(args: EggerArgs, data: &DataSource) -> Result<FunnelPlotResult, ToolError> {
+    let scale = Scale::of(&args.scale, data)?;
     let (test, excluded) = run_egger(args, data)?;
     let kept = data.kept(&excluded);
     let fit = meta_analysis::fit(&kept, &FitOptions::default())?;
@@ -168,12 +169,12 @@ pub fn funnel_plot(args: EggerArgs, data: &DataSource) -> Result<FunnelPlotResul
         }),
         filled: None,
         title: &title("Funnel", data),
-        x_label: EFFECT_LABEL,
+        x_label: &scale.axis_title(),
     })?;
     Ok(FunnelPlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
-        fit: RefitResult::of(&fit, excluded.clone(), data),
+        fit: RefitResult::of(&fit, excluded.clone(), data, &scale),
         egger: EggerTestResult::of(&test, excluded, data),
     })
 }

@@ -7,42 +7,13 @@
 use meta_analysis::Method;
 use serde_json::{json, Value};
 
-#[cfg(feature = "definitions")]
-pub(super) const CONVENTIONS: &str = "Conventions: tau^2 is solved to the estimator's exact root \
-(relative change <= 1e-12), not metafor's default stopping threshold; p values are two-sided; \
-with test \"z\" the confidence and prediction intervals use the standard normal quantile, with \
-test \"knha\" (Knapp-Hartung) the t quantile with k-1 df; I^2 and H^2 follow metafor \
-(typical within-study variance). The page's Methods section states every formula.";
-
-#[cfg(feature = "definitions")]
-/// Where the data come from, and the limits every tool enforces before it starts.
-pub(super) fn data_note() -> String {
-    format!(
-        "Uses the frozen dataset dat.raudenbush1985 (19 records s01-s19) unless `records` is \
-given. `dataset` in the result names the data used: the frozen dataset's SHA-256, or \
-\"custom records\" with the SHA-256 of their canonical JSON. Limits, checked before any work: \
-the arguments are at most {} bytes of JSON, nested at most {} deep, with no repeated key; \
-the record cap is in `records`' description; iterative estimators stop with an error after \
-their iteration limit.",
-        super::MAX_ARGS_BYTES,
-        crate::strict_json::MAX_DEPTH
-    )
-}
-
-#[cfg(feature = "definitions")]
-/// What a fit result holds, for the descriptions of the tools that return one.
-pub(super) const FIT_FIELDS: &str = "k (records fitted), estimate (pooled effect), se, z (or t \
-and df with test \"knha\"), p (two-sided test of estimate = 0), ci_lower and ci_upper \
-(confidence interval at `level`), tau2, tau, se_tau2 (null where the estimator defines none), \
-q, q_df and q_p (Cochran's Q test of heterogeneity), i2 (percent), h2, pi_lower and pi_upper \
-(prediction interval), iterations (null for closed-form estimators), method, test and level";
-
 pub(super) fn method() -> Value {
     let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
     json!({
         "type": "string",
         "enum": names,
-        "description": "tau^2 estimator: REML (default, restricted maximum likelihood), ML, DL (DerSimonian-Laird), HE (Hedges), SJ (Sidik-Jonkman), PM (Paule-Mandel) or EE (equal effects, tau^2 = 0)."
+        "default": "REML",
+        "description": "tau^2 estimator."
     })
 }
 
@@ -51,7 +22,8 @@ pub(super) fn level() -> Value {
         "type": "number",
         "minimum": 0,
         "maximum": 1,
-        "description": "Confidence level of the CI and the prediction interval, strictly between 0 and 1 (default 0.95)."
+        "default": 0.95,
+        "description": "Confidence level."
     })
 }
 
@@ -59,45 +31,34 @@ pub(super) fn test() -> Value {
     json!({
         "type": "string",
         "enum": ["z", "knha"],
-        "description": "Inference for the pooled estimate: \"z\" (default, normal) or \"knha\" (Knapp-Hartung t test with k-1 df)."
+        "default": "z",
+        "description": "Test and intervals: z, or knha (t)."
     })
 }
 
 pub(super) fn variant(description: &str) -> Value {
-    json!({"type": "string", "enum": ["classic", "rma"], "description": description})
+    json!({"type": "string", "enum": ["classic", "rma"], "default": "classic", "description": description})
 }
 
 pub(super) fn records(max: usize) -> Value {
     json!({
         "type": "array",
-        "description": format!("Optional records to analyse instead of the frozen dataset: objects {{id, yi, vi}} with unique non-empty ids, yi the effect size and vi > 0 its sampling variance; further properties (numbers or strings, e.g. \"weeks\": 3 or \"arm\": \"b\") are columns that meta-regression and subgroup analysis can use as moderators; at most {max} records."),
+        "description": format!("Default: the frozen dataset; at most {max}."),
         "items": {
             "type": "object",
-            "properties": {
-                "id": {"type": "string", "description": "Unique record id."},
-                "yi": {"type": "number", "description": "Observed effect size."},
-                "vi": {"type": "number", "description": "Sampling variance of yi, greater than 0."}
-            },
+            "properties": {"id": {"type": "string"}, "yi": {"type": "number"}, "vi": {"type": "number"}},
             "required": ["id", "yi", "vi"],
-            "additionalProperties": {"type": ["number", "string"], "description": "A moderator column's value: a number, or a string (a level of a factor)."}
+            "additionalProperties": {"type": ["number", "string"]}
         }
     })
 }
-
-#[cfg(feature = "definitions")]
-/// What the frozen dataset offers as moderators, for the descriptions.
-pub(super) const MODERATOR_NOTE: &str = "Moderators are columns of the records: the frozen \
-dataset's weeks, year, n1i, n2i (numbers) and setting, tester (text); with `records`, any \
-further property of the records (numbers or strings; every record analysed must have it, all of \
-one type). A numeric column enters as it is; a text column is a factor in treatment coding, its \
-levels sorted (by their characters' code points), the first the reference.";
 
 /// `mods`: the moderator columns of a meta-regression.
 pub(super) fn mods() -> Value {
     json!({
         "type": "array",
         "items": {"type": "string"},
-        "description": format!("The moderator columns, in the order their coefficients are reported: a non-empty list of distinct column names (at most {}), e.g. [\"weeks\"] or [\"weeks\", \"tester\"].", meta_analysis::MAX_MODERATORS)
+        "description": format!("Moderator columns, distinct, at most {}, e.g. [\"weeks\", \"tester\"].", meta_analysis::MAX_MODERATORS)
     })
 }
 
@@ -107,10 +68,9 @@ pub(super) fn at(max: usize) -> Value {
         "type": "array",
         "items": {
             "type": "object",
-            "additionalProperties": {"type": ["number", "string"]},
-            "description": "One value per moderator: a number for a numeric one, a level for a text one."
+            "additionalProperties": {"type": ["number", "string"]}
         },
-        "description": format!("Optional moderator values to predict at (at most {max}): objects giving every moderator a value, e.g. [{{\"weeks\": 0}}, {{\"weeks\": 3}}]; each gets the predicted effect with its CI and prediction interval.")
+        "description": format!("Moderator values to predict at (at most {max}), every moderator given, e.g. [{{\"weeks\": 0}}]; default none.")
     })
 }
 
@@ -118,6 +78,9 @@ pub(super) fn at(max: usize) -> Value {
 pub(super) fn column(description: &str) -> Value {
     json!({"type": "string", "description": description})
 }
+
+/// `exclude`'s usual description.
+pub(super) const EXCLUDE: &str = "Ids to leave out first.";
 
 pub(super) fn exclude(description: &str) -> Value {
     json!({"type": "array", "items": {"type": "string"}, "description": description})
@@ -134,31 +97,35 @@ pub(super) fn fit_input(exclude: Option<&str>, required: &[&str], max: usize) ->
     properties.insert("level".into(), level());
     properties.insert("test".into(), test());
     properties.insert("records".into(), records(max));
-    object(Value::Object(properties), required)
+    let mut schema = object(Value::Object(properties), required);
+    super::scale::add_properties(&mut schema);
+    schema
 }
 
 /// The input of `trim_and_fill` and its plot.
 pub(super) fn trim_and_fill_input(max: usize) -> Value {
-    object(
+    let mut schema = object(
         json!({
-            "estimator": {"type": "string", "enum": ["L0", "R0"], "description": "Estimator of the number of missing records: \"L0\" (default) or \"R0\"."},
-            "side": {"type": "string", "enum": ["left", "right"], "description": "Side of the funnel where records are missing; default: estimated as metafor does (the sign of the slope on sqrt(vi))."},
+            "estimator": {"type": "string", "enum": ["L0", "R0"], "default": "L0", "description": "Estimator of the number missing."},
+            "side": {"type": "string", "enum": ["left", "right"], "description": "Side where records are missing; default: estimated as metafor does."},
             "method": method(),
-            "exclude": exclude("Optional ids of records to leave out first (distinct, each must exist)."),
+            "exclude": exclude(EXCLUDE),
             "records": records(max)
         }),
         &[],
-    )
+    );
+    super::scale::add_properties(&mut schema);
+    schema
 }
 
 /// The input of `fail_safe_n`.
 pub(super) fn fail_safe_input(max: usize) -> Value {
     object(
         json!({
-            "type": {"type": "string", "enum": ["Rosenthal", "Orwin", "Rosenberg"], "description": "\"Rosenthal\" (default), \"Orwin\" or \"Rosenberg\"."},
-            "alpha": {"type": "number", "minimum": 0, "maximum": 1, "description": "Significance level, strictly between 0 and 1 (default 0.05)."},
-            "target": {"type": "number", "description": "Orwin only: the mean effect to bring the results down to (default half the mean effect; not 0)."},
-            "exclude": exclude("Optional ids of records to leave out first (distinct, each must exist)."),
+            "type": {"type": "string", "enum": ["Rosenthal", "Orwin", "Rosenberg"], "default": "Rosenthal", "description": "The method."},
+            "alpha": {"type": "number", "minimum": 0, "maximum": 1, "default": super::fail_safe::DEFAULT_ALPHA, "description": "Significance level."},
+            "target": {"type": "number", "description": "Orwin only: the mean effect to reach (default half the mean; not 0)."},
+            "exclude": exclude(EXCLUDE),
             "records": records(max)
         }),
         &[],
@@ -167,13 +134,10 @@ pub(super) fn fail_safe_input(max: usize) -> Value {
 
 /// The input of `cumulative_meta_analysis` and its plot.
 pub(super) fn cumulative_input(max: usize) -> Value {
-    let mut schema = fit_input(
-        Some("Optional ids of records to leave out first (distinct, each must exist)."),
-        &[],
-        max,
-    );
-    schema["properties"]["order_by"] = json!({"type": "string", "description": "Column to add the records in the order of (ascending; ties keep record order), e.g. \"year\"; default: record order. The frozen dataset's columns, or id, yi, vi for given records."});
-    schema["properties"]["descending"] = json!({"type": "boolean", "description": "Add the records in descending order of order_by (default false)."});
+    let mut schema = fit_input(Some(EXCLUDE), &[], max);
+    schema["properties"]["order_by"] = json!({"type": "string", "description": "Column to add the records in order of, e.g. \"year\" (also id, yi, vi); default: record order."});
+    schema["properties"]["descending"] =
+        json!({"type": "boolean", "default": false, "description": "Descending order_by."});
     schema
 }
 
@@ -184,7 +148,7 @@ pub(super) fn object(mut properties: Value, required: &[&str]) -> Value {
         if list.contains_key("records") {
             list.insert(
                 super::DATA_ID.into(),
-                json!({"type": "string", "description": format!("A handle from {} (e.g. \"d1\"): its records instead of `records`.", super::LOAD_DATA.name)}),
+                json!({"type": "string", "description": format!("A {} handle, instead of records.", super::LOAD_DATA.name)}),
             );
         }
     }
@@ -208,6 +172,9 @@ pub(super) fn output_of<T: schemars::JsonSchema>() -> Value {
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
     plain(&mut schema);
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("description");
+    }
     schema
 }
 

@@ -3,6 +3,7 @@
 
 use super::args::SubgroupArgs;
 use super::data::{DataSource, DatasetInfo};
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{ModeratorColumn, SubgroupAnalysis};
 use serde::Serialize;
@@ -22,6 +23,8 @@ pub struct GroupRow {
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,
+    /// estimate and CI on the natural scale (no prediction interval: null).
+    pub natural: Option<NaturalScale>,
     /// tau^2 within the level (0 for a level with one record).
     pub tau2: f64,
     /// Cochran's Q within the level (0 on 0 df for one record).
@@ -40,6 +43,8 @@ pub struct SubgroupResult {
     pub by: String,
     /// All records analysed.
     pub k: usize,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// One fit per level, levels sorted.
     pub groups: Vec<GroupRow>,
     /// Test for subgroup differences with a separate tau^2 per subgroup: Cochran's Q of the
@@ -61,10 +66,11 @@ estimate it from), q is 0 on 0 df, and the estimate is the record's yi with se s
 z test, as metafor's rma() gives for k = 1";
 
 impl SubgroupResult {
-    pub fn of(by: &str, analysis: &SubgroupAnalysis, data: &DataSource) -> Self {
+    pub fn of(by: &str, analysis: &SubgroupAnalysis, data: &DataSource, scale: &Scale) -> Self {
         SubgroupResult {
             by: by.to_string(),
             k: analysis.k,
+            scale: scale.info(),
             groups: analysis
                 .groups
                 .iter()
@@ -77,6 +83,7 @@ impl SubgroupResult {
                     p: g.fit.p,
                     ci_lower: g.fit.ci_lower,
                     ci_upper: g.fit.ci_upper,
+                    natural: scale.natural(g.fit.estimate, (g.fit.ci_lower, g.fit.ci_upper), None),
                     tau2: g.fit.tau2,
                     q: g.fit.q,
                     i2: g.fit.i2,
@@ -127,7 +134,8 @@ pub fn subgroup_analysis(
     data: &DataSource,
 ) -> Result<SubgroupResult, ToolError> {
     let options = args.fit.options()?;
+    let scale = Scale::of(&args.fit.scale, data)?;
     let excluded = data.exclusions(args.exclude)?;
     let analysis = run_subgroups(&args.by, &excluded, &options, data)?;
-    Ok(SubgroupResult::of(&args.by, &analysis, data))
+    Ok(SubgroupResult::of(&args.by, &analysis, data, &scale))
 }

@@ -2,7 +2,8 @@
 
 use super::args::TrimFillArgs;
 use super::data::{DataSource, DatasetInfo};
-use super::plot::{title, EFFECT_LABEL};
+use super::plot::title;
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
 use crate::plots::{self, Filled, FunnelInput};
 use meta_analysis::{Estimator, TrimAndFill};
@@ -31,6 +32,8 @@ pub struct TrimAndFillResult {
     pub se_k0: Option<f64>,
     /// Records in the adjusted fit: the records plus the k0 filled ones.
     pub k: usize,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// Adjusted pooled estimate (the fit of the records and the filled ones).
     pub estimate: f64,
     pub se: f64,
@@ -41,6 +44,10 @@ pub struct TrimAndFillResult {
     /// 95% confidence interval of the adjusted estimate.
     pub ci_lower: f64,
     pub ci_upper: f64,
+    /// 95% prediction interval of the adjusted fit.
+    pub pi_lower: f64,
+    pub pi_upper: f64,
+    pub natural: Option<NaturalScale>,
     /// tau^2 of the adjusted fit.
     pub tau2: f64,
     /// The filled records, mirror images of the k0 most extreme records on the other side.
@@ -49,19 +56,27 @@ pub struct TrimAndFillResult {
 }
 
 impl TrimAndFillResult {
-    fn of(t: &TrimAndFill, data: &DataSource) -> Self {
+    fn of(t: &TrimAndFill, data: &DataSource, scale: &Scale) -> Self {
         TrimAndFillResult {
             estimator: t.estimator.name(),
             side: t.side.name(),
             k0: t.k0,
             se_k0: t.se_k0,
             k: t.fit.k,
+            scale: scale.info(),
             estimate: t.fit.estimate,
             se: t.fit.se,
             statistic: t.fit.statistic,
             p: t.fit.p,
             ci_lower: t.fit.ci_lower,
             ci_upper: t.fit.ci_upper,
+            pi_lower: t.fit.pi_lower,
+            pi_upper: t.fit.pi_upper,
+            natural: scale.natural(
+                t.fit.estimate,
+                (t.fit.ci_lower, t.fit.ci_upper),
+                Some((t.fit.pi_lower, t.fit.pi_upper)),
+            ),
             tau2: t.fit.tau2,
             filled: t
                 .filled
@@ -89,7 +104,11 @@ pub struct TrimAndFillPlotResult {
     pub trim_and_fill: TrimAndFillResult,
 }
 
-fn run(args: TrimFillArgs, data: &DataSource) -> Result<(TrimAndFill, Vec<String>), ToolError> {
+fn run(
+    args: TrimFillArgs,
+    data: &DataSource,
+) -> Result<(TrimAndFill, Vec<String>, Scale), ToolError> {
+    let scale = Scale::of(&args.scale, data)?;
     let excluded = data.exclusions(args.exclude)?;
     let result = meta_analysis::trim_and_fill(
         &data.kept(&excluded),
@@ -97,7 +116,7 @@ fn run(args: TrimFillArgs, data: &DataSource) -> Result<(TrimAndFill, Vec<String
         args.side,
         args.method.unwrap_or_default(),
     )?;
-    Ok((result, excluded))
+    Ok((result, excluded, scale))
 }
 
 /// `trim_and_fill`
@@ -105,8 +124,8 @@ pub fn trim_and_fill(
     args: TrimFillArgs,
     data: &DataSource,
 ) -> Result<TrimAndFillResult, ToolError> {
-    let (result, _) = run(args, data)?;
-    Ok(TrimAndFillResult::of(&result, data))
+    let (result, _, scale) = run(args, data)?;
+    Ok(TrimAndFillResult::of(&result, data, &scale))
 }
 
 /// `trim_and_fill_plot`: the funnel plot with the filled records drawn open, centred on the
@@ -115,7 +134,7 @@ pub fn trim_and_fill_plot(
     args: TrimFillArgs,
     data: &DataSource,
 ) -> Result<TrimAndFillPlotResult, ToolError> {
-    let (result, excluded) = run(args, data)?;
+    let (result, excluded, scale) = run(args, data)?;
     let plot = plots::funnel(&FunnelInput {
         records: data.records(),
         excluded: &excluded,
@@ -127,11 +146,11 @@ pub fn trim_and_fill_plot(
             side: result.side.name(),
         }),
         title: &title("Trim-and-fill funnel", data),
-        x_label: EFFECT_LABEL,
+        x_label: &scale.axis_title(),
     })?;
     Ok(TrimAndFillPlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
-        trim_and_fill: TrimAndFillResult::of(&result, data),
+        trim_and_fill: TrimAndFillResult::of(&result, data, &scale),
     })
 }

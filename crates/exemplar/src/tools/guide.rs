@@ -1,0 +1,290 @@
+//! What every tool shares, said once: the text of [`instructions`] (the MCP server's
+//! `instructions`, the page's text). The rules for a lean definition are in the doc comment
+//! of [`super`]; the tests below hold them for every registered tool.
+
+/// The most bytes the whole tool list (`exemplar tools`, compact JSON: what MCP's
+/// tools/list and the page's registrations carry) may take.
+pub const MAX_DEFINITIONS_BYTES: usize = 40_000;
+
+/// The most characters one tool's description may take.
+pub const MAX_DESCRIPTION_CHARS: usize = 600;
+
+/// Result fields whose meaning the instructions give once.
+#[cfg(test)]
+const SHARED_FIELDS: [&str; 31] = [
+    "method",
+    "test",
+    "level",
+    "k",
+    "measure",
+    "transform",
+    "estimate",
+    "se",
+    "z",
+    "t",
+    "df",
+    "statistic",
+    "p",
+    "ci_lower",
+    "ci_upper",
+    "pi_lower",
+    "pi_upper",
+    "natural",
+    "tau2",
+    "tau",
+    "se_tau2",
+    "q",
+    "q_df",
+    "q_p",
+    "i2",
+    "h2",
+    "iterations",
+    "excluded",
+    "dataset",
+    "svg",
+    "numbers",
+];
+
+/// The rules every tool shares, for an agent to read once before calling any: where the
+/// data come from, the shared arguments and result fields, the natural scale, the limits
+/// and the conventions.
+#[cfg(feature = "definitions")]
+pub fn instructions() -> String {
+    let measures: Vec<String> = meta_analysis::MEASURES
+        .iter()
+        .filter(|m| m.transform != meta_analysis::Transform::None)
+        .map(|m| format!("{} {}", m.name, m.transform.name()))
+        .collect();
+    format!(
+        "Exact meta-analysis tools: each number as R's metafor 3.8-1 computes it, with tau^2 \
+solved to the estimator's exact root (relative change <= 1e-12). These rules hold for every \
+tool; a tool's description says only what is its own.\n\n\
+DATA. A tool analyses the frozen dataset {dataset} (19 standardized mean differences, ids \
+s01-s19; columns {columns}) unless `records` is given: [{{id, yi, vi, ...}}] with unique \
+non-empty ids, yi the effect size and vi > 0 its sampling variance. Further properties \
+(numbers or strings) are columns: moderators, subgroups, orderings. A record's `measure` names \
+its effect-size measure ({escalc} writes it) and `label` is shown on forest plots instead of \
+the id. {escalc} turns raw study data (2x2 tables, means and SDs, correlations, counts) into \
+records.\n\n\
+SHARED ARGUMENTS (each schema gives the type, enum and default). method: the tau^2 estimator \
+(REML restricted maximum likelihood, ML, DL DerSimonian-Laird, HE Hedges, SJ Sidik-Jonkman, \
+PM Paule-Mandel; EE the equal-effects model, tau^2 = 0). records: the data, as above; \
+{data_id}: a handle from {load} instead. level: confidence level of the CI and PI. \
+test: z, or knha (Knapp-Hartung: t with k-1 df). exclude: ids left out first (distinct, each \
+must exist). measure, transform: the natural scale, below.\n\n\
+SHARED RESULT FIELDS. k: records analysed. estimate, se; z, or t and df with knha \
+(statistic: whichever the test gives); p: two-sided. ci_lower, ci_upper: the confidence interval at level. pi_lower, pi_upper: the \
+prediction interval of a new study's true effect. tau2, tau, se_tau2 (null where the \
+estimator defines none); q, q_df, q_p: Cochran's Q test; i2 (percent), h2. iterations: null \
+for closed forms. excluded: the ids left out. dataset: {{name, sha256}}, the frozen dataset's \
+SHA-256, or \"{custom}\" with the SHA-256 of the canonical JSON of `records`. svg and numbers \
+(plots): the SVG text, and every number drawn with its pixel position.\n\n\
+NATURAL SCALE. Results carry `measure` (null when unknown) and `transform`. With a transform, \
+an estimate also comes back-transformed, as metafor's predict(fit, transf=...): `natural` = \
+{{estimate, ci_lower, ci_upper, pi_lower, pi_upper}} (pi null where the result has no PI); \
+without one, natural is null. The measure is the `measure` argument, else the records' own, \
+else SMD for the frozen dataset. transform auto (default) picks the measure's: {measures}; \
+none for the others. Plots label their axis with the measure and, with a transform, write \
+natural-scale values.\n\n\
+LIMITS, checked before any work: arguments at most {bytes} bytes of JSON, nested at most \
+{depth} deep, no repeated key; the record cap is in `records`' description; an iterative \
+estimator stops with an error after its iteration limit. An error is {{code, message}}.\n\n\
+CONVENTIONS. p values are two-sided; with test z the intervals use the normal quantile, with \
+knha the t quantile with k-1 df; I^2 and H^2 as metafor (typical within-study variance). The \
+methods text (MCP resource exemplar://docs/METHODS.md; the page's Methods section) states \
+every formula.",
+        dataset = crate::dataset::NAME,
+        columns = crate::dataset::COLUMNS[1..8].join(", "),
+        escalc = super::COMPUTE_EFFECT_SIZES.name,
+        load = super::LOAD_DATA.name,
+        data_id = super::DATA_ID,
+        custom = super::CUSTOM_RECORDS,
+        measures = measures.join(", "),
+        bytes = super::MAX_ARGS_BYTES,
+        depth = crate::strict_json::MAX_DEPTH,
+    )
+}
+
+#[cfg(all(test, feature = "definitions"))]
+mod tests {
+    use super::super::{definitions, definitions_json};
+    use super::*;
+    use serde_json::Value;
+    use std::collections::HashMap;
+
+    /// The sentences of a text (split after ". "), trimmed.
+    fn sentences(text: &str) -> Vec<String> {
+        text.split(". ")
+            .map(|s| s.trim().trim_end_matches('.').to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn the_tool_list_is_lean() {
+        let list = definitions_json();
+        let size = list.to_string().len();
+        let mut problems = Vec::new();
+        eprintln!("the tool list: {size} bytes");
+        if size > MAX_DEFINITIONS_BYTES {
+            let mut each: Vec<String> = list
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| {
+                    let part = |key: &str| d[key].to_string().len();
+                    format!(
+                        "  {} {} (description {}, input {})",
+                        d["name"],
+                        d.to_string().len(),
+                        part("description"),
+                        part("inputSchema"),
+                    )
+                })
+                .collect();
+            each.sort();
+            problems.push(format!(
+                "the tool list is {size} bytes; at most {MAX_DEFINITIONS_BYTES}:\n{}",
+                each.join("\n")
+            ));
+        }
+        let mut seen: HashMap<String, &str> = HashMap::new();
+        for d in definitions() {
+            let chars = d.description.chars().count();
+            if chars > MAX_DESCRIPTION_CHARS {
+                problems.push(format!(
+                    "{}: the description is {chars} characters; at most {MAX_DESCRIPTION_CHARS}",
+                    d.name
+                ));
+            }
+            for sentence in sentences(&d.description) {
+                if sentence.chars().count() < 80 {
+                    continue;
+                }
+                if let Some(other) = seen.insert(sentence.clone(), d.name) {
+                    if other != d.name {
+                        problems.push(format!(
+                            "{other} and {} both say {sentence:?}: say it once, in instructions()",
+                            d.name
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "the tool definitions break the lean rules at the top of tools/mod.rs:\n{}",
+            problems.join("\n")
+        );
+    }
+
+    #[test]
+    fn a_repeated_sentence_is_caught() {
+        let long =
+            "This sentence is long enough to count, well over eighty characters in all, surely";
+        assert!(long.len() >= 80);
+        let text = format!("Computes a thing. {long}. Then more.");
+        assert!(sentences(&text).contains(&long.to_string()));
+        assert!(sentences(&text).iter().all(|s| !s.ends_with('.')));
+    }
+
+    /// What an agent needs to call a tool right the first time is in its input schema:
+    /// every argument's type and description, every fixed set of values as an enum, every
+    /// optional scalar's default (a `default`, or a description saying what happens when it
+    /// is left out), and the required ones in `required`.
+    #[test]
+    fn a_fresh_reading_of_the_definitions_suffices() {
+        for d in definitions() {
+            let schema = &d.input_schema;
+            let properties = schema["properties"].as_object().expect("properties");
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for name in &required {
+                assert!(properties.contains_key(*name), "{}: {name}", d.name);
+            }
+            for (name, p) in properties {
+                let at = format!("{}.{name}", d.name);
+                assert!(p.get("type").is_some(), "{at}: no type");
+                let text = p["description"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{at}: no description"));
+                assert!(
+                    !text.is_empty() && text.len() <= 300,
+                    "{at}: description of {} characters",
+                    text.len()
+                );
+                // A free string (a column name, a handle) has no default to state.
+                let chosen = p.get("enum").is_some()
+                    || matches!(p["type"].as_str(), Some("number" | "boolean" | "integer"));
+                if chosen && !required.contains(&name.as_str()) {
+                    assert!(
+                        p.get("default").is_some() || text.to_lowercase().contains("default"),
+                        "{at}: an optional argument says its default"
+                    );
+                }
+                if let Some(values) = p.get("enum") {
+                    if let Some(default) = p.get("default") {
+                        assert!(
+                            values.as_array().unwrap().contains(default),
+                            "{at}: default outside the enum"
+                        );
+                    }
+                    // Every value offered is accepted by the schema check.
+                    for value in values.as_array().unwrap() {
+                        let mut args = serde_json::Map::new();
+                        args.insert(name.clone(), value.clone());
+                        for r in &required {
+                            args.entry(r.to_string())
+                                .or_insert_with(|| Value::from("x"));
+                        }
+                        if let Err(e) = crate::schema::validate(schema, &Value::Object(args)) {
+                            assert_ne!(&e.path, name, "{at}={value}: {e}");
+                        }
+                    }
+                }
+            }
+            // A call without its required arguments is refused naming the first of them.
+            if let Some(first) = required.first() {
+                let e = super::super::call(d.name, &serde_json::json!({})).unwrap_err();
+                assert!(e.message.contains(first), "{}: {e}", d.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_instructions_say_the_shared_rules_once() {
+        let text = instructions();
+        for needle in [
+            "records",
+            "natural",
+            "transform",
+            &super::super::MAX_ARGS_BYTES.to_string(),
+            "knha",
+            "exemplar://docs/METHODS.md",
+        ] {
+            assert!(text.contains(needle), "instructions lack {needle}");
+        }
+        for field in SHARED_FIELDS {
+            assert!(
+                text.contains(field),
+                "instructions do not say what {field} is"
+            );
+        }
+        // No description repeats the instructions.
+        let shared: Vec<String> = sentences(&text)
+            .into_iter()
+            .filter(|s| s.len() >= 80)
+            .collect();
+        for d in definitions() {
+            for sentence in sentences(&d.description) {
+                assert!(
+                    !shared.contains(&sentence),
+                    "{} repeats the instructions: {sentence}",
+                    d.name
+                );
+            }
+        }
+    }
+}

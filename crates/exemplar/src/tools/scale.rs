@@ -1,0 +1,286 @@
+//! The measure of a call's effect sizes and the natural scale of its results: the
+//! `measure` and `transform` arguments, and the `measure`, `transform` and `natural` fields
+//! of a fit, a prediction, a subgroup, a cumulative step or a trim-and-fill result.
+//!
+//! The measure is the `measure` argument, or else the one the records carry (each record
+//! [`super::COMPUTE_EFFECT_SIZES`] makes has a `measure` column), or SMD for the frozen
+//! dataset. `transform` "auto" (the default) is the measure's usual back-transformation
+//! (`meta_analysis::transforms`): exp for log ratios and log proportions, the inverse logit
+//! for logit proportions, r from Fisher's z; none for the others.
+
+use super::data::DataSource;
+use super::{ErrorCode, ToolError};
+use meta_analysis::{measure_scale, MeasureScale, Natural, Transform};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// The column of a record that names its measure (written by `compute_effect_sizes`).
+pub const MEASURE_COLUMN: &str = "measure";
+
+/// The frozen dataset's measure: standardized mean differences.
+const FROZEN_MEASURE: &str = "SMD";
+
+/// The `transform` that picks the measure's own.
+const AUTO: &str = "auto";
+
+/// `measure` and `transform` as given.
+#[derive(Debug, Default, Deserialize)]
+pub struct ScaleArgs {
+    pub measure: Option<String>,
+    pub transform: Option<String>,
+}
+
+/// The scale of a call: its measure (if known) and the transform its `natural` fields use.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    pub measure: Option<&'static MeasureScale>,
+    pub transform: Transform,
+}
+
+/// `measure` and `transform` in a result (flattened into it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ScaleInfo {
+    /// The effect-size measure by metafor's name (null when neither given nor carried).
+    pub measure: Option<&'static str>,
+    /// The back-transformation of `natural`: "none", "exp", "ilogit" or "ztor".
+    pub transform: &'static str,
+}
+
+/// An estimate and its intervals on the natural scale (`transform` of each).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct NaturalScale {
+    pub estimate: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    pub pi_lower: Option<f64>,
+    pub pi_upper: Option<f64>,
+}
+
+impl Scale {
+    /// The call's scale from its arguments and data.
+    pub fn of(args: &ScaleArgs, data: &DataSource) -> Result<Scale, ToolError> {
+        let given = args.measure.as_deref().map(measure_named).transpose()?;
+        let carried = carried_measure(data)?.map(measure_named).transpose()?;
+        let measure = match (given, carried) {
+            (Some(given), Some(carried)) if given.name != carried.name => {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "measure is {:?} but the records are {:?}; leave measure out, or give {:?}",
+                        given.name, carried.name, carried.name
+                    ),
+                ))
+            }
+            (given, carried) => given.or(carried),
+        };
+        let transform = match args.transform.as_deref() {
+            None | Some(AUTO) => measure.map_or(Transform::None, |m| m.transform),
+            Some(name) => Transform::parse(name).ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "unknown transform {name:?}; one of {}",
+                        transform_names().join(", ")
+                    ),
+                )
+            })?,
+        };
+        Ok(Scale { measure, transform })
+    }
+
+    pub fn info(&self) -> ScaleInfo {
+        ScaleInfo {
+            measure: self.measure.map(|m| m.name),
+            transform: self.transform.name(),
+        }
+    }
+
+    /// The estimate and intervals on the natural scale; `None` when nothing is transformed.
+    pub fn natural(
+        &self,
+        estimate: f64,
+        ci: (f64, f64),
+        pi: Option<(f64, f64)>,
+    ) -> Option<NaturalScale> {
+        if self.transform == Transform::None {
+            return None;
+        }
+        let n = Natural::of(self.transform, estimate, ci, pi);
+        Some(NaturalScale {
+            estimate: n.estimate,
+            ci_lower: n.ci_lower,
+            ci_upper: n.ci_upper,
+            pi_lower: n.pi_lower,
+            pi_upper: n.pi_upper,
+        })
+    }
+
+    /// What yi is, for a plot's axis: e.g. "Log risk ratio (yi)".
+    pub fn axis_title(&self) -> String {
+        match self.measure {
+            Some(m) => format!("{} (yi)", m.title),
+            None => "Effect size (yi)".to_string(),
+        }
+    }
+}
+
+fn measure_named(name: &str) -> Result<&'static MeasureScale, ToolError> {
+    measure_scale(name).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "unknown measure {name:?}; one of {}",
+                measure_names().join(", ")
+            ),
+        )
+    })
+}
+
+/// The measure the records carry in their `measure` column, if every record carries the
+/// same measure name; SMD for the frozen dataset. A `measure` column that holds anything
+/// else (a column of the caller's own meaning) names no measure.
+fn carried_measure(data: &DataSource) -> Result<Option<&str>, ToolError> {
+    if data.is_frozen() {
+        return Ok(Some(FROZEN_MEASURE));
+    }
+    let mut found: Option<&str> = None;
+    for columns in data.record_columns() {
+        let Some(value) = columns.get(MEASURE_COLUMN) else {
+            return Ok(None);
+        };
+        let Some(name) = value.as_str().filter(|n| measure_scale(n).is_some()) else {
+            return Ok(None);
+        };
+        match found {
+            Some(first) if first != name => {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidRecords,
+                    format!(
+                        "the records carry different measures ({first:?} and {name:?}); \
+analyse one measure at a time"
+                    ),
+                ))
+            }
+            _ => found = Some(name),
+        }
+    }
+    Ok(found)
+}
+
+/// The measure names, for the input schema and errors.
+pub fn measure_names() -> Vec<&'static str> {
+    meta_analysis::MEASURES.iter().map(|m| m.name).collect()
+}
+
+fn transform_names() -> Vec<&'static str> {
+    std::iter::once(AUTO)
+        .chain(Transform::ALL.iter().map(|t| t.name()))
+        .collect()
+}
+
+/// The `measure` and `transform` properties of an input schema.
+pub(super) fn add_properties(schema: &mut Value) {
+    let properties = schema["properties"]
+        .as_object_mut()
+        .expect("an object schema");
+    properties.insert(
+        "measure".into(),
+        json!({"type": "string", "enum": measure_names(), "description": "Measure of yi; default: the records' own."}),
+    );
+    properties.insert(
+        "transform".into(),
+        json!({"type": "string", "enum": transform_names(), "default": AUTO, "description": "Scale of natural."}),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scale(args: Value, records: Option<Value>) -> Result<Scale, ToolError> {
+        let args: ScaleArgs = serde_json::from_value(args).unwrap();
+        let data = match records {
+            Some(r) => DataSource::custom(&r).unwrap(),
+            None => DataSource::frozen(),
+        };
+        Scale::of(&args, &data)
+    }
+
+    #[test]
+    fn the_measure_comes_from_the_argument_the_records_or_the_frozen_dataset() {
+        let frozen = scale(json!({}), None).unwrap();
+        assert_eq!(frozen.info().measure, Some("SMD"));
+        assert_eq!(frozen.transform, Transform::None);
+        assert_eq!(frozen.natural(0.1, (0.0, 0.2), None), None);
+        let rr = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "measure": "RR"}, {"id": "b", "yi": 0.2, "vi": 0.1, "measure": "RR"}]);
+        let carried = scale(json!({}), Some(rr.clone())).unwrap();
+        assert_eq!(
+            carried.info(),
+            ScaleInfo {
+                measure: Some("RR"),
+                transform: "exp"
+            }
+        );
+        let n = carried
+            .natural(0.0, (-1.0, 1.0), Some((-2.0, 2.0)))
+            .unwrap();
+        assert_eq!(n.estimate, 1.0);
+        assert_eq!(n.pi_upper, Some(meta_analysis::math::exp(2.0)));
+        let none = scale(json!({"transform": "none"}), Some(rr.clone())).unwrap();
+        assert_eq!(
+            none.info(),
+            ScaleInfo {
+                measure: Some("RR"),
+                transform: "none"
+            }
+        );
+        let plain = json!([{"id": "a", "yi": 0.1, "vi": 0.1}]);
+        assert_eq!(
+            scale(json!({}), Some(plain.clone()))
+                .unwrap()
+                .info()
+                .measure,
+            None
+        );
+        let given = scale(json!({"measure": "PLO"}), Some(plain.clone())).unwrap();
+        assert_eq!(given.transform, Transform::Ilogit);
+        assert_eq!(given.axis_title(), "Logit proportion (yi)");
+        let forced = scale(json!({"transform": "ztor"}), Some(plain)).unwrap();
+        assert_eq!(
+            forced.info(),
+            ScaleInfo {
+                measure: None,
+                transform: "ztor"
+            }
+        );
+    }
+
+    #[test]
+    fn a_conflicting_or_unknown_measure_is_refused() {
+        let rr = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "measure": "RR"}]);
+        let e = scale(json!({"measure": "OR"}), Some(rr)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+        assert!(e.message.contains("\"RR\""), "{}", e.message);
+        let mixed = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "measure": "RR"}, {"id": "b", "yi": 0.1, "vi": 0.1, "measure": "OR"}]);
+        assert_eq!(
+            scale(json!({}), Some(mixed)).unwrap_err().code,
+            ErrorCode::InvalidRecords
+        );
+        let odd = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "measure": "self-report"}]);
+        assert_eq!(
+            scale(json!({}), Some(odd.clone())).unwrap().info().measure,
+            None
+        );
+        let given = scale(json!({"measure": "OR"}), Some(odd)).unwrap();
+        assert_eq!(given.info().measure, Some("OR"));
+        let e = scale(json!({"measure": "XYZ"}), None).unwrap_err();
+        assert!(
+            e.message.contains("unknown measure \"XYZ\""),
+            "{}",
+            e.message
+        );
+        assert!(scale(json!({"transform": "log"}), None).is_err());
+    }
+}
