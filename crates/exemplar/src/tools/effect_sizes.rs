@@ -61,7 +61,7 @@ fn columns_by_measure() -> String {
 pub fn input_schema() -> Value {
     let names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
     let to: Vec<&str> = AddTo::ALL.iter().map(|t| t.name()).collect();
-    super::schemas::object(
+    let mut schema = super::schemas::object(
         serde_json::json!({
             "measure": {"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name (no default)."},
             "data": {
@@ -73,7 +73,9 @@ pub fn input_schema() -> Value {
             "to": {"type": "string", "enum": to, "default": "only0", "description": "Which rows get add: with a zero cell, all, all if any has a zero (if0all), none."}
         }),
         &["measure", "data"],
-    )
+    );
+    schema["properties"][super::raw_columns::COLUMNS_ARGUMENT] = super::raw_columns::schema();
+    schema
 }
 
 #[derive(Debug, Deserialize)]
