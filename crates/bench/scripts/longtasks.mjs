@@ -3,7 +3,8 @@
 // Usage: node longtasks.mjs ROOT [BENCH [NAMES]]. Prints one JSON line.
 //
 // BENCH is the bench binary (`-` or nothing: `cargo run --release -p bench --`);
-// NAMES, a comma-separated list, measures only those tools.
+// NAMES, a comma-separated list, measures only those tools (`your_data`: only
+// the Your data scenario below).
 // `BENCH tool-args NAME` prints the arguments text of NAME's largest call
 // (crates/bench/src/calls.rs `largest`), for every tool of
 // www/generated/tools.json.
@@ -27,6 +28,14 @@
 // the same window too (`api_longest_ms`): it does not count the rendering
 // update that follows a task (the layout of a large result), which the trace
 // shows.
+//
+// Your data (issue 25): on a fresh page, with the measure (SMD) chosen, a CSV
+// of the largest size Your data takes (`BENCH your-data-csv`: 20,000 rows, a
+// few of them bad) is pasted into its text area (Chromium's insertText, as a
+// paste inserts it), and the window runs until the view is shown (its status
+// names the records), its next page of rows and then its rows that give no
+// record are shown, plus AFTER_MS. The figure is the same: the longest task of
+// the page's main thread in that window.
 //
 // For attribution, without the Performance panel: each listed task carries
 // its largest parts from the trace (`Layout 449`, `HandlePostMessage 117`,
@@ -131,6 +140,12 @@ const origin = `http://127.0.0.1:${server.address().port}`;
 function argsText(name) {
   const [command, args] = benchArg && benchArg !== '-' ? [benchArg, []] : ['cargo', ['run', '-q', '--release', '-p', 'bench', '--']];
   return execFileSync(command, [...args, 'tool-args', name], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** The CSV of the Your data scenario, from the bench binary. */
+function yourDataCsv() {
+  const [command, args] = benchArg && benchArg !== '-' ? [benchArg, []] : ['cargo', ['run', '-q', '--release', '-p', 'bench', '--']];
+  return execFileSync(command, [...args, 'your-data-csv'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 }
 
 /** How many records (or raw-data rows) the arguments hold. */
@@ -249,6 +264,129 @@ const measure = async ([name, afterMs, plotWaitMs]) => {
   };
 };
 
+// In the page, before the paste: observers of the Your data scenario.
+const yourDataStart = () => {
+  const t0 = performance.now();
+  const longTasks = [];
+  const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries()));
+  observer.observe({ type: 'longtask', buffered: false });
+  const events = [];
+  const watch = (id, what) => {
+    const m = new MutationObserver(() => events.push({ at: performance.now(), what }));
+    m.observe(document.getElementById(id), { childList: true, characterData: true, subtree: true });
+    return m;
+  };
+  const mutations = [watch('your-data-status', 'status changed'), watch('your-data-table', 'rows drawn')];
+  const logStart = window.__workerLog.length;
+  window.__yourData = { t0, longTasks, observer, events, mutations, logStart };
+  performance.mark('longtasks-start');
+};
+
+// In the page, after the paste: waits for the view, its next page and its bad rows.
+const yourDataFinish = async (afterMs) => {
+  const { t0, longTasks, observer, events, mutations, logStart } = window.__yourData;
+  const { ROWS_PER_PAGE: ROWS } = await import('/www/workspace.js');
+  const rel = (t) => Math.round((t - t0) * 10) / 10;
+  const until = async (test, what) => {
+    const deadline = performance.now() + 60000;
+    while (!test()) {
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    events.push({ at: performance.now(), what });
+  };
+  const status = () => document.getElementById('your-data-status').textContent;
+  const range = () => document.getElementById('your-data-range')?.textContent ?? '';
+  let error = null;
+  try {
+    await until(() => / from \d+ rows/.test(status()), 'view shown');
+    document.getElementById('your-data-next').click();
+    await until(() => range().startsWith(`Rows ${ROWS + 1}`), 'next page shown');
+    document.getElementById('your-data-errors-only').click();
+    await until(() => /rows that give no record$/.test(range()), 'bad rows shown');
+  } catch (err) {
+    error = String(err);
+  }
+  const done = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, afterMs));
+  const windowEnd = performance.now();
+  performance.mark('longtasks-end');
+  performance.mark('longtasks-after');
+  longTasks.push(...observer.takeRecords());
+  observer.disconnect();
+  for (const m of mutations) m.disconnect();
+  const inWindow = longTasks.filter((e) => e.startTime < windowEnd);
+  return {
+    ok: error === null,
+    error,
+    call_ms: done - t0,
+    status: status(),
+    rows_drawn: document.querySelectorAll('#your-data-table tbody tr').length,
+    api_longest_ms: Math.max(0, ...inWindow.map((e) => e.duration)),
+    long_tasks: inWindow.map((e) => ({ start: rel(e.startTime), duration: Math.round(e.duration * 10) / 10 })),
+    events: [
+      ...events.map((e) => ({ at: rel(e.at), what: e.what })),
+      ...window.__workerLog.slice(logStart).map((m) => ({ at: rel(m.at), what: `${m.dir} ${m.op ?? ''} #${m.id} ${m.chars} chars`.replace('  ', ' ') })),
+    ].sort((a, b) => a.at - b.at),
+  };
+};
+
+/** A fresh page, ready and idle, recording its errors. */
+async function freshPage(context, errors) {
+  const page = await context.newPage();
+  page.on('pageerror', (err) => errors.push(String(err)));
+  await page.addInitScript(watchWorkers);
+  await page.goto(`${origin}/`);
+  await page.waitForSelector('html[data-ready="true"], #boot-error:not([hidden])', { state: 'attached', timeout: 30000 });
+  const bootError = await page.$eval('#boot-error', (n) => (n.hidden ? null : n.textContent));
+  if (bootError) throw new Error(`the page did not start: ${bootError}`);
+  mode = await page.$eval('#webmcp-status', (n) => n.dataset.mode ?? null);
+  await page.waitForTimeout(IDLE_MS);
+  return page;
+}
+
+/** The Your data scenario: a CSV of 20,000 rows pasted, its view, next page and bad rows shown. */
+async function yourData() {
+  process.stderr.write('longtasks: your_data\n');
+  const csv = yourDataCsv();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  try {
+    const errors = [];
+    const page = await freshPage(context, errors);
+    await page.selectOption('#your-data-measure', 'SMD');
+    // The CSV goes to the clipboard in an earlier task; the paste is the person's Ctrl+V.
+    await page.evaluate((text) => navigator.clipboard.writeText(text), csv);
+    await page.focus('#your-data-csv');
+    await page.waitForTimeout(IDLE_MS);
+    await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+    await page.evaluate(yourDataStart);
+    if (process.env.LONGTASKS_PASTE === 'value') {
+      await page.evaluate(() => {
+        const area = document.getElementById('your-data-csv');
+        navigator.clipboard.readText().then((text) => {
+          area.value = text;
+          area.dispatchEvent(new Event('input', { bubbles: true }));
+        });
+      });
+    } else await page.keyboard.press('Control+V');
+    const outcome = await page.evaluate(yourDataFinish, AFTER_MS);
+    const trace = await browser.stopTracing();
+    if (TRACE) writeFileSync(join(TRACE, 'your_data.trace.json'), trace);
+    const tasks = mainThreadTasks(JSON.parse(trace.toString('utf8')));
+    return {
+      rows: csv.trimEnd().split('\n').length - 1,
+      csv_bytes: Buffer.byteLength(csv),
+      longest_ms: tasks.longest,
+      tasks: tasks.window,
+      ...outcome,
+      page_errors: errors,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
 const definitions = JSON.parse(readFileSync(join(root, 'www', 'generated', 'tools.json'), 'utf8'));
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -257,6 +395,7 @@ const browser = await chromium.launch({
 });
 const results = [];
 let mode = null;
+let yourDataResult = null;
 try {
   for (const { name } of definitions.filter((d) => !only || only.has(d.name))) {
     process.stderr.write(`longtasks: ${name}\n`);
@@ -264,16 +403,8 @@ try {
     const records = recordsOf(text);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
-      const page = await context.newPage();
       const errors = [];
-      page.on('pageerror', (err) => errors.push(String(err)));
-      await page.addInitScript(watchWorkers);
-      await page.goto(`${origin}/`);
-      await page.waitForSelector('html[data-ready="true"], #boot-error:not([hidden])', { state: 'attached', timeout: 30000 });
-      const bootError = await page.$eval('#boot-error', (n) => (n.hidden ? null : n.textContent));
-      if (bootError) throw new Error(`the page did not start: ${bootError}`);
-      mode = await page.$eval('#webmcp-status', (n) => n.dataset.mode ?? null);
-      await page.waitForTimeout(IDLE_MS);
+      const page = await freshPage(context, errors);
       await page.evaluate((t) => {
         window.__input = JSON.parse(t);
       }, text);
@@ -297,8 +428,15 @@ try {
       await context.close();
     }
   }
+  if (!only || only.has('your_data')) {
+    try {
+      yourDataResult = await yourData();
+    } catch (err) {
+      yourDataResult = { ok: false, error: String(err) };
+    }
+  }
 } finally {
   await browser.close();
   server.close();
 }
-console.log(JSON.stringify({ mode, after_ms: AFTER_MS, page: 'fresh per tool', tools: results, not_found: [...notFound] }));
+console.log(JSON.stringify({ mode, after_ms: AFTER_MS, page: 'fresh per tool', tools: results, your_data: yourDataResult, not_found: [...notFound] }));

@@ -263,9 +263,54 @@ fn raw_data_json(out: &mut String, k: usize) {
     out.push(']');
 }
 
+/// Every this many rows of [`your_data_csv`], one has a negative SD (it gives no record).
+pub const BAD_ROW_EVERY: usize = 1000;
+
+/// The CSV the page's "Your data" is benchmarked with (a person pasting the largest CSV it
+/// takes): `rows` rows of two-group means, SDs and sizes with an id column, named as escalc
+/// names them for the standardized mean difference (`SMD`); every [`BAD_ROW_EVERY`]th row
+/// has a negative `sd1i`, so the view has rows that give no record.
+pub fn your_data_csv(rows: usize) -> String {
+    let mut rng = XorShift::new(0x70DA_7A00_0000_0000 ^ rows as u64);
+    let mut out = String::from("id,m1i,sd1i,n1i,m2i,sd2i,n2i\n");
+    for i in 0..rows {
+        let n1 = 10 + (rng.next_u64() % 191);
+        let n2 = 10 + (rng.next_u64() % 191);
+        let m1 = 10.0 + rng.normal();
+        let m2 = 10.0 + rng.normal();
+        let sd1 = if (i + 1) % BAD_ROW_EVERY == 0 {
+            -1.0
+        } else {
+            1.0 + rng.uniform()
+        };
+        let sd2 = 1.0 + rng.uniform();
+        writeln!(out, "{},{m1:.6},{sd1:.6},{n1},{m2:.6},{sd2:.6},{n2}", id(i))
+            .expect("writing to a String");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_your_data_csv_is_the_largest_the_page_takes_with_some_bad_rows() {
+        let rows = exemplar::csv_table::MAX_CSV_ROWS;
+        let csv = your_data_csv(rows);
+        let request = serde_json::json!({"csv": csv, "measure": "SMD"}).to_string();
+        let view = exemplar::workspace::view_json(&request);
+        assert_eq!(view["error"], Value::Null);
+        assert_eq!(view["rows"].as_array().unwrap().len(), rows);
+        assert_eq!(view["bad_rows"], rows / BAD_ROW_EVERY);
+        assert_eq!(view["k"], rows - rows / BAD_ROW_EVERY);
+        let bad = &view["rows"][BAD_ROW_EVERY - 1];
+        assert!(bad["error"].as_str().unwrap().contains("sd1i"), "{bad}");
+        // One more row is refused: this is the page's limit.
+        let over =
+            serde_json::json!({"csv": your_data_csv(rows + 1), "measure": "SMD"}).to_string();
+        assert!(exemplar::workspace::view_json(&over)["error"].is_string());
+    }
 
     #[test]
     fn every_tool_gets_a_call_it_accepts() {

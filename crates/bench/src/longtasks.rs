@@ -14,6 +14,11 @@
 //! 50 ms, the API's threshold), which does not count a rendering update that follows a task
 //! (the layout of a large result: seen in the trace, not by the API), and the call's
 //! duration.
+//!
+//! "Your data" (issue 25) is measured the same way: a CSV of the most rows it takes
+//! ([`bench::calls::your_data_csv`], printed by the `your-data-csv` subcommand) pasted into
+//! it with SMD chosen, until its view, its next page of rows and its rows that give no record
+//! are shown.
 
 use std::io::Write;
 use std::path::Path;
@@ -131,6 +136,7 @@ after the measured window"
             ));
         }
     }
+    your_data_figures(report, &out["your_data"]);
     let measured = tools_out.len();
     if measured != tools::REGISTRY.len() {
         report.note(format!(
@@ -143,6 +149,55 @@ after the measured window"
 task of the page's main thread in a trace (rendering included) from just before executeTool \
 until 100 ms after its answer; `bench longtasks` runs only these figures \
 (LONGTASKS_TRACE=DIR keeps the traces)",
+    );
+}
+
+/// The figures of the Your data scenario (`null` when it was not run).
+fn your_data_figures(report: &mut Report, y: &Value) {
+    if y.is_null() {
+        return;
+    }
+    if let Some(error) = y["error"].as_str() {
+        report.note(format!("Your data's scenario failed in the page: {error}"));
+    }
+    if let Some(errors) = y["page_errors"].as_array().filter(|e| !e.is_empty()) {
+        report.note(format!(
+            "the page reported errors during Your data's scenario: {errors:?}"
+        ));
+    }
+    let rows = y["rows"].as_u64().unwrap_or(0);
+    let ms = |key: &str| y[key].as_f64().unwrap_or(f64::NAN);
+    let figure = report.add_target(
+        "longtask_your_data_ms",
+        format!(
+            "page: longest main-thread task while Your data takes a pasted CSV of {rows} rows \
+(view, next page, rows that give no record)"
+        ),
+        ms("longest_ms"),
+        "ms",
+        Target::AtMost(LONGEST_TASK_MS),
+    );
+    figure.detail = Some(json!({
+        "rows": rows,
+        "csv_bytes": y["csv_bytes"],
+        "ok": y["ok"],
+        "status": y["status"],
+        "rows_drawn": y["rows_drawn"],
+        "tasks": y["tasks"],
+        "api_long_tasks": y["long_tasks"],
+        "events": y["events"],
+    }));
+    report.add(
+        "longtask_your_data_api_ms",
+        "  the longest 'longtask' entry (0: none over 50 ms; rendering not counted)",
+        ms("api_longest_ms"),
+        "ms",
+    );
+    report.add(
+        "longtask_your_data_call_ms",
+        "  the paste to its bad rows shown",
+        ms("call_ms"),
+        "ms",
     );
 }
 
@@ -160,7 +215,9 @@ mod tests {
                 {"tool": "leave_one_out", "records": 100000, "ok": false, "error": "boom",
                  "longest_ms": 120, "api_longest_ms": 0, "call_ms": 900.0,
                  "after_longest_ms": 70, "tasks": [{"duration": 120}]},
-            ]
+            ],
+            "your_data": {"rows": 20000, "ok": false, "error": "timed out", "longest_ms": 31.5,
+                          "api_longest_ms": 0, "call_ms": 1200.0, "tasks": []}
         });
         let mut report = Report::default();
         add_figures(&mut report, &out);
@@ -181,6 +238,23 @@ mod tests {
             .any(|n| n.contains("70 ms while its companion plot")));
         assert!(report.notes.iter().any(|n| n.contains("boom")));
         assert!(report.notes.iter().any(|n| n.contains("measured for 2 of")));
+        let your_data = report
+            .figures
+            .iter()
+            .find(|f| f.key == "longtask_your_data_ms")
+            .unwrap();
+        assert_eq!(your_data.value, 31.5);
+        assert_eq!(your_data.met(), Some(true));
+        assert!(your_data.label.contains("20000 rows"));
+        assert_eq!(report.value("longtask_your_data_call_ms"), Some(1200.0));
+        assert!(report.notes.iter().any(|n| n.contains("timed out")));
+    }
+
+    #[test]
+    fn no_your_data_figure_when_the_scenario_did_not_run() {
+        let mut report = Report::default();
+        add_figures(&mut report, &json!({"mode": "fallback", "tools": []}));
+        assert_eq!(report.value("longtask_your_data_ms"), None);
     }
 
     #[test]
