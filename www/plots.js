@@ -132,6 +132,17 @@ export function createPlotter({ companionPlot, slotFor }) {
         fill(slot);
       }
     },
+    /**
+     * Draws a plot tool's own result (`svgText`, the SVG our engine returned for that run)
+     * in the tool's slot, as a companion plot is drawn: parsed as XML, imported as nodes.
+     */
+    figure(name, svgText, via) {
+      const slot = slotFor(name);
+      if (!slot || typeof svgText !== 'string') return;
+      const out = { tool: name, ok: { svg: svgText } };
+      if (svgText.length > MAX_DRAWN_SVG_CHARS) offer(slot, out, via);
+      else show(slot, out, via);
+    },
     /** Draws the plot for a successful run soon; a later run of the same tool replaces it. */
     schedule(name, seq, via) {
       const previous = pending.get(name);
