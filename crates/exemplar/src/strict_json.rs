@@ -527,7 +527,7 @@ mod tests {
         ));
         assert!(matches!(
             parse_first(r#"["\ud800"] x"#),
-            Err(StrictJsonError::Syntax { .. })
+            Err(StrictJsonError::LoneSurrogate { column: 3, .. })
         ));
     }
 
