@@ -74,7 +74,8 @@ fn no_platform_transcendentals_in_the_engine() {
                 break;
             }
             for call in violations(line) {
-                bad.push(format!("{}:{}: {call}", file.display(), n + 1));
+                let shown = file.strip_prefix(&root).unwrap_or(file);
+                bad.push(format!("crates/{}:{}: {call}", shown.display(), n + 1));
             }
         }
     }
