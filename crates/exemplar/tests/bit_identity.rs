@@ -311,18 +311,31 @@ fn every_tool_answers_as_the_committed_fixture_says() {
     )
     .unwrap();
     let old = committed["calls"].as_array().unwrap();
-    assert_eq!(
-        old.len(),
-        calls.len(),
-        "calls added or removed: regenerate the fixture"
-    );
-    for (was, is) in old.iter().zip(calls) {
-        assert_eq!(
-            was, is,
-            "a tool's answer changed; if intended, regenerate the fixture \
-             (EXEMPLAR_WRITE_BIT_IDENTITY=1 cargo test -p exemplar --test bit_identity) and commit it"
-        );
+    // Each call that is new, gone or answers differently, by tool and arguments.
+    let key = |c: &Value| format!("{} {}", c["tool"], c["args"]);
+    let mut changed = Vec::new();
+    for is in calls {
+        match old.iter().find(|was| key(was) == key(is)) {
+            None => changed.push(format!("new: {:.160}", key(is))),
+            Some(was) if was != is => {
+                changed.push(format!("answers differently: {:.160}", key(is)))
+            }
+            Some(_) => {}
+        }
     }
+    for was in old {
+        if !calls.iter().any(|is| key(is) == key(was)) {
+            changed.push(format!("gone: {:.160}", key(was)));
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "{} calls differ from tests/fixtures/bit_identity.json; if the change is intended, \
+         regenerate it (EXEMPLAR_WRITE_BIT_IDENTITY=1 cargo test -p exemplar --test \
+         bit_identity) and commit it:\n{}",
+        changed.len(),
+        changed.join("\n")
+    );
 }
 
 /// The effect size the issue saw differ (bcg row 9: −0.4694176487381494 natively,
