@@ -127,7 +127,11 @@ pub struct View {
 
 /// The view of a request given as JSON text (the page's call); never fails.
 pub fn view_json(request_json: &str) -> Value {
-    let view = match serde_json::from_str::<Request>(request_json) {
+    // Strict JSON first, so a lone surrogate in the pasted text is named as one.
+    let request = crate::strict_json::parse(request_json)
+        .map_err(|e| e.to_string())
+        .and_then(|value| serde_json::from_value::<Request>(value).map_err(|e| e.to_string()));
+    let view = match request {
         Ok(request) => view(&request),
         Err(e) => View {
             measures: measures(),
@@ -636,6 +640,13 @@ s3;12;4;12;14,5;3,5;15;\r\n";
             .as_str()
             .unwrap()
             .starts_with("the request is not understood"));
+        // A lone surrogate (JSON.stringify writes one pasted alone as \ud800) is named.
+        let v = view_json(r#"{"csv": "id,yi\n\ud800,1\n"}"#);
+        assert_eq!(
+            v["error"].as_str().unwrap(),
+            "the request is not understood: lone surrogate \\ud800 (a high surrogate not \
+followed by a low surrogate \\uDC00-\\uDFFF: half of a UTF-16 pair, no character) at line 1 column 17"
+        );
         // Without a measure the CSV is only shown.
         let v = view(&Request {
             csv: CSV.into(),
