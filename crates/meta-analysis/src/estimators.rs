@@ -221,7 +221,8 @@ impl Moments {
     }
 
     /// For X = 1 every quantity is a power sum, computed in two passes without allocating
-    /// (r = y − μ̂, μ̂ = Σwy/Σw, both taken about the centre c of [`centre`]): tr P = Σw − Σw²/Σw, tr PP = Σw² − 2Σw³/Σw + (Σw²/Σw)²,
+    /// (r = y − μ̂, μ̂ = Σwy/Σw, both taken about the centre c of [`centre`]):
+    /// tr P = Σw − Σw²/Σw, tr PP = Σw² − 2Σw³/Σw + (Σw²/Σw)²,
     /// y'Py = Σwr², y'PPy = Σw²r², y'PPPy = Σw³r² − (Σw²r)²/Σw.
     fn intercept(y: &[f64], v: &[f64], tau2: f64) -> Moments {
         let c = centre(y, v.iter().map(|vi| -vi));

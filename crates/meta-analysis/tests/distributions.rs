@@ -85,9 +85,10 @@ fn normal_quantile_deep_into_the_tails() {
     );
 }
 
-/// statrs's regularized incomplete beta and gamma functions reach about 1e-14 for
-/// small parameters but only about 1e-12 for ν ≥ 18 (see docs/METHODS.md).
-fn statrs_scale(r: &Value) -> f64 {
+/// The regularized incomplete beta and gamma functions (`src/special.rs`, statrs's
+/// algorithms) reach about 1e-14 for small parameters but only about 1e-12 for ν ≥ 18
+/// (see docs/METHODS.md).
+fn special_scale(r: &Value) -> f64 {
     if num(r, "df") < 18.0 {
         1.0
     } else {
@@ -97,7 +98,7 @@ fn statrs_scale(r: &Value) -> f64 {
 
 #[test]
 fn t_cdf_and_both_tails() {
-    check("t_cdf", &fixtures(), 1e-13, statrs_scale, |r| {
+    check("t_cdf", &fixtures(), 1e-13, special_scale, |r| {
         let (x, df) = (num(r, "x"), num(r, "df"));
         vec![
             (t_cdf(x, df), num(r, "cdf"), format!("cdf({x}; {df})")),
@@ -108,7 +109,7 @@ fn t_cdf_and_both_tails() {
 
 #[test]
 fn t_quantiles() {
-    check("t_quantile", &fixtures(), 1e-13, statrs_scale, |r| {
+    check("t_quantile", &fixtures(), 1e-13, special_scale, |r| {
         let (p, df) = (num(r, "p"), num(r, "df"));
         vec![(t_quantile(p, df), num(r, "q"), format!("q({p}; {df})"))]
     });
@@ -116,7 +117,7 @@ fn t_quantiles() {
 
 #[test]
 fn chi2_upper_tail() {
-    check("chi2_sf", &fixtures(), 1e-13, statrs_scale, |r| {
+    check("chi2_sf", &fixtures(), 1e-13, special_scale, |r| {
         let (x, df) = (num(r, "x"), num(r, "df"));
         vec![(chi2_sf(x, df), num(r, "sf"), format!("sf({x}; {df})"))]
     });
@@ -124,7 +125,7 @@ fn chi2_upper_tail() {
 
 #[test]
 fn chi2_lower_tail() {
-    check("chi2_sf", &fixtures(), 1e-13, statrs_scale, |r| {
+    check("chi2_sf", &fixtures(), 1e-13, special_scale, |r| {
         let (x, df) = (num(r, "x"), num(r, "df"));
         vec![(chi2_cdf(x, df), num(r, "cdf"), format!("cdf({x}; {df})"))]
     });
@@ -133,7 +134,7 @@ fn chi2_lower_tail() {
 /// The Q-profile's critical values, from either tail.
 #[test]
 fn chi2_quantiles() {
-    check("chi2_quantile", &fixtures(), 1e-13, statrs_scale, |r| {
+    check("chi2_quantile", &fixtures(), 1e-13, special_scale, |r| {
         let (p, df) = (num(r, "p"), num(r, "df"));
         vec![(chi2_quantile(p, df), num(r, "q"), format!("q({p}; {df})"))]
     });
