@@ -6,6 +6,10 @@
 //! a quote inside); a UTF-8 byte-order mark and CRLF line ends are accepted; rows whose
 //! fields are all empty are skipped. Every error says where (line, and column where there
 //! is one), and the size is bounded ([`MAX_CSV_BYTES`], [`MAX_CSV_ROWS`], [`MAX_CSV_COLUMNS`]).
+//!
+//! [`write`] is the one CSV writer of the project (records of Your data and `escalc --csv`,
+//! bench data): a text cell a spreadsheet would run as a formula is neutralised
+//! ([`neutralized_text`], OWASP's rule for CSV injection).
 
 use serde_json::{Map, Value};
 use std::borrow::Cow;
