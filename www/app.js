@@ -162,35 +162,58 @@ function makeRunner(views) {
     const report = await engineModule.run(name, args, signal, onProgress);
     // The caller has its report at once; the page shows it as soon as it can.
     views
-      .then(({ ledgerView, plotter }) => {
+      .then(async ({ ledgerView, plotter }) => {
         if (!cleared) plotter.clear(name);
         ledgerView.append(report, via);
         if (report.plot) plotter.schedule(name, report.entry.seq, via);
-        showResult(name, report, via);
+        // A plot tool's own result: the SVG our engine drew, drawn as a companion plot is.
+        const figure = report.view?.figure;
+        if (figure) plotter.figure(name, engineModule.responseOf(report).structuredContent[figure], via);
+        showResult(name, report, via, (await later()).renderResultView);
       })
       .catch((err) => console.error(err));
     return report;
   };
 }
 
-/** A tool's result area shows its latest run and says who ran it. */
-function showResult(name, report, via) {
-  const output = document.getElementById(toolArticleId(name))?.querySelector('pre.result');
+/**
+ * A tool's result area shows its latest run and says who ran it: a result as the
+ * engine's tables (`report.view`), with its JSON, every digit, folded below them and a
+ * download and a copy of it; an error as its message. The JSON shown is cut when long
+ * (Rust cuts it); the download and the copy are whole, written when asked for.
+ */
+function showResult(name, report, via, renderResultView) {
+  const area = document.getElementById(toolArticleId(name))?.querySelector('.tool-result');
+  const output = area?.querySelector('pre.result');
   if (!output) return;
-  const labelNode = output.previousElementSibling;
-  if (labelNode?.classList.contains('output-label')) labelNode.textContent = `Result (run by ${via})`;
+  const labelNode = area.querySelector('.output-label');
+  if (labelNode) labelNode.textContent = `Result (run by ${via})`;
   output.textContent = report.display;
   output.classList.toggle('error', 'error' in report);
-  // A long result is shown cut (Rust cuts it); the whole one is a download,
-  // written when the person asks for it.
-  output.parentElement.querySelector('.result-whole')?.remove();
-  if (report.display_abridged) {
-    const button = el('button', { type: 'button', text: 'Download the whole result (JSON)' });
-    button.addEventListener('click', () =>
-      downloadNow(`${name}-result-${report.entry.seq}.json`, JSON.stringify(engineModule.responseOf(report).structuredContent, null, 2), 'application/json'),
-    );
-    output.after(el('p', { class: 'result-whole actions' }, button));
+  area.querySelector('.result-whole')?.remove();
+  const view = area.querySelector('.result-view');
+  const json = area.querySelector('details.result-json');
+  if (!report.view) {
+    fill(view);
+    json.open = true;
+    return;
   }
+  fill(view, renderResultView(report.view));
+  json.open = false;
+  const whole = () => JSON.stringify(engineModule.responseOf(report).structuredContent, null, 2);
+  const download = el('button', { type: 'button', text: 'Download JSON' });
+  download.addEventListener('click', () => downloadNow(`${name}-result-${report.entry.seq}.json`, whole(), 'application/json'));
+  const copied = el('span', { class: 'note', role: 'status' });
+  const copy = el('button', { type: 'button', text: 'Copy JSON' });
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(whole());
+      copied.textContent = ' Copied.';
+    } catch {
+      copied.textContent = ' Copying is blocked here; use Download JSON.';
+    }
+  });
+  view.after(el('p', { class: 'result-whole actions' }, download, ' ', copy, copied));
 }
 
 function renderRegistration(registration, count) {
@@ -231,15 +254,16 @@ function renderToolList(definitions, run, toolForm, yourRecords) {
       el(
         'details',
         { class: 'tool-details' },
-        el('summary', { text: 'Form and full description' }),
-        el('p', { class: 'description', text: def.description }),
+        el('summary', { text: 'Form' }),
+        form,
+        // What an agent reads, for a person who wants it: folded.
         el(
           'details',
-          {},
-          el('summary', { text: 'Input schema' }),
+          { class: 'tool-description' },
+          el('summary', { text: 'Full description and input schema' }),
+          el('p', { class: 'description', text: def.description }),
           el('pre', { class: 'schema', tabindex: '0', text: JSON.stringify(def.inputSchema, null, 2) }),
         ),
-        form,
       ),
       result,
       el('div', { class: 'plot-slot' }),

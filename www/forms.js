@@ -1,7 +1,7 @@
 // A form per tool, generated from its JSON Schema. The form only gathers
 // what a person typed; the wasm side validates it against the same schema.
 
-import { el } from './dom.js';
+import { el, fill, table, scroller } from './dom.js';
 
 let uid = 0;
 
@@ -140,6 +140,16 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
   const runOn = recordsField && yourRecords ? runOnChoice(recordsField) : null;
   const outputId = `out${++uid}`;
   const output = el('pre', { class: 'result', id: outputId, 'aria-live': 'polite', tabindex: '0' });
+  // A result reads as tables (the engine's view of it); its JSON, every digit, is folded
+  // below them. A status ("Running…", an error) shows with the fold open.
+  const view = el('div', { class: 'result-view' });
+  const json = el('details', { class: 'result-json', open: true }, el('summary', { text: 'As JSON (every digit)' }), output);
+  const status = (text, isError) => {
+    fill(view);
+    json.open = true;
+    output.textContent = text;
+    output.classList.toggle('error', isError);
+  };
   const button = el('button', { type: 'submit', text: `Run ${def.name}` });
   const cancel = el('button', { type: 'button', class: 'cancel', text: 'Cancel', disabled: '' });
   const progressBar = el('progress', { 'aria-label': `Progress of ${def.name}` });
@@ -157,7 +167,7 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
     el('div', { class: 'actions' }, button, ' ', cancel),
     progress,
   );
-  const result = el('div', { class: 'tool-result' }, el('p', { class: 'output-label', text: 'Result' }), output);
+  const result = el('div', { class: 'tool-result' }, el('p', { class: 'output-label', text: 'Result' }), view, json);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const args = {};
@@ -173,21 +183,18 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
         args.records = records;
       }
     } catch (err) {
-      output.textContent = `Not run: ${err.message}`;
-      output.classList.add('error');
+      status(`Not run: ${err.message}`, true);
       return;
     }
     button.disabled = true;
     controller = new AbortController();
     cancel.disabled = false;
-    output.textContent = 'Running…';
-    output.classList.remove('error');
+    status('Running…', false);
     const shown = showProgress(progress, progressBar, progressText);
     try {
       await onRun(args, controller.signal, shown.update);
     } catch (err) {
-      output.textContent = `Not run: ${err.message}`;
-      output.classList.add('error');
+      status(`Not run: ${err.message}`, true);
     } finally {
       shown.stop();
       button.disabled = false;
@@ -196,6 +203,27 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
     }
   });
   return { form, result };
+}
+
+/**
+ * A result as the engine's view gives it (session.rs `view`: tables of values rounded as
+ * metafor prints them): one table per part, each scrolling inside itself, with a note
+ * where a long list was cut, and the rounding said once. Text only: every cell is set as
+ * text.
+ */
+export function renderResultView(view) {
+  return [
+    view.tables.map((t) => [
+      scroller(
+        table(t.columns, t.rows, { caption: t.caption, className: 'result-table', numeric: new Set(t.numeric) }),
+        t.caption,
+      ),
+      t.rows.length < t.total_rows
+        ? el('p', { class: 'note', text: `The first ${t.rows.length} of ${t.total_rows} rows; the JSON has them all.` })
+        : null,
+    ]),
+    el('p', { class: 'note', text: view.note }),
+  ];
 }
 
 /** What each stage of a run (engine.js's `run`) is called in the progress line. */
