@@ -7,7 +7,7 @@
 //! fields are all empty are skipped. Every error says where (line, and column where there
 //! is one), and the size is bounded ([`MAX_CSV_BYTES`], [`MAX_CSV_ROWS`], [`MAX_CSV_COLUMNS`]).
 //!
-//! [`write`] is the one CSV writer of the project (records of Your data and `escalc --csv`,
+//! [`write()`] is the one CSV writer of the project (records of Your data and `escalc --csv`,
 //! bench data): a text cell a spreadsheet would run as a formula is neutralised
 //! ([`neutralized_text`], OWASP's rule for CSV injection).
 
@@ -335,7 +335,7 @@ const FORMULA_STARTS: [char; 11] = [
 ];
 
 /// Whether a spreadsheet could read `text` as a formula (a command, a link that sends the
-/// sheet's cells away): it begins with one of [`FORMULA_STARTS`], also after leading white
+/// sheet's cells away): it begins with one of `FORMULA_STARTS`, also after leading white
 /// space (some spreadsheets trim it on import), and it is not a plain number as [`number`]
 /// reads it. A plain number (`-1`, `+2.5e3`) holds no cell reference and no function, a
 /// spreadsheet reads it as that number, and leaving it as it is keeps an id such as `-1` the
