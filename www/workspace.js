@@ -15,7 +15,7 @@ import { el, fill, table, scroller, downloadNow } from './dom.js';
 
 const RECOMPUTE_DELAY_MS = 250;
 /** The rows shown at once: a page of the table is laid out within a few ms, whatever the CSV's length. */
-export const ROWS_PER_PAGE = 100;
+export const ROWS_PER_PAGE = 50;
 /**
  * A CSV longer than this (pasted or picked) is kept in memory, not put in the
  * text area: Chromium takes about 0.35 ms per kB to insert, lay out and paint
@@ -104,8 +104,11 @@ export async function createWorkspace({ target, engine }) {
         if (mine !== generation) return;
         // A page's buttons are made again: the one that had the focus keeps it.
         const focused = rowsBox.contains(document.activeElement) ? document.activeElement.id : '';
+        // Another page of the view shown redraws its rows only.
+        const sameView = request === shownRequest;
         [view, shownRequest, page] = [next, request, at];
-        render();
+        if (sameView) renderRows();
+        else render();
         if (focused) document.getElementById(focused)?.focus();
       } catch (err) {
         if (mine !== generation) return;

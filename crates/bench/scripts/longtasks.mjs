@@ -361,15 +361,7 @@ async function yourData() {
     await page.waitForTimeout(IDLE_MS);
     await browser.startTracing(page, { categories: TRACE_CATEGORIES });
     await page.evaluate(yourDataStart);
-    if (process.env.LONGTASKS_PASTE === 'value') {
-      await page.evaluate(() => {
-        const area = document.getElementById('your-data-csv');
-        navigator.clipboard.readText().then((text) => {
-          area.value = text;
-          area.dispatchEvent(new Event('input', { bubbles: true }));
-        });
-      });
-    } else await page.keyboard.press('Control+V');
+    await page.keyboard.press('Control+V');
     const outcome = await page.evaluate(yourDataFinish, AFTER_MS);
     const trace = await browser.stopTracing();
     if (TRACE) writeFileSync(join(TRACE, 'your_data.trace.json'), trace);

@@ -83,11 +83,17 @@ fn main() -> ExitCode {
     }
     if args.first().map(String::as_str) == Some("your-data-csv") {
         // The CSV `scripts/longtasks.mjs` pastes into the page's "Your data".
-        print!(
-            "{}",
-            bench::calls::your_data_csv(exemplar::csv_table::MAX_CSV_ROWS)
-        );
-        return ExitCode::SUCCESS;
+        let csv = bench::calls::your_data_csv(exemplar::csv_table::MAX_CSV_ROWS);
+        let mut out = std::io::stdout().lock();
+        return match std::io::Write::write_all(&mut out, csv.as_bytes())
+            .and_then(|()| std::io::Write::flush(&mut out))
+        {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench your-data-csv: cannot write the CSV: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     const USAGE: &str = "usage: bench [memory | longtasks] [--json] [--native-only]";
     let mut json_out = false;
