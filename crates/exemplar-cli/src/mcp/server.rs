@@ -517,8 +517,8 @@ Content-Length: {}\r\n\r\n{body}",
 
     fn fast() -> HttpLimits {
         HttpLimits {
-            header_read_timeout: Duration::from_millis(1500),
-            body_read_timeout: Duration::from_millis(1500),
+            header_read_timeout: Duration::from_secs(3),
+            body_read_timeout: Duration::from_secs(3),
             ..HttpLimits::default()
         }
     }
@@ -550,7 +550,7 @@ Content-Length: {}\r\n\r\n{body}",
         }
         let trickle = tokio::spawn(async move {
             for _ in 0..40 {
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                tokio::time::sleep(Duration::from_millis(150)).await;
                 for stream in slow.iter_mut().skip(1).step_by(2) {
                     let _ = stream.write_all(b" ").await;
                 }
@@ -562,8 +562,9 @@ Content-Length: {}\r\n\r\n{body}",
         let session = session(addr).await;
         let fit = call(addr, &session, "fit_random_effects", "{}").await;
         assert_eq!(fit.message()["result"]["isError"], false);
+        // Answered while every slow connection is still open (they are closed at 3 s).
         assert!(
-            before.elapsed() < Duration::from_millis(1000),
+            started.elapsed() < Duration::from_millis(2500),
             "a good client waited {:?}",
             before.elapsed()
         );
@@ -571,7 +572,7 @@ Content-Length: {}\r\n\r\n{body}",
         let mut slow = trickle.await.unwrap();
         for stream in &mut slow {
             let mut rest = Vec::new();
-            let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest));
+            let read = tokio::time::timeout(Duration::from_secs(8), stream.read_to_end(&mut rest));
             assert!(
                 read.await.is_ok(),
                 "a slow connection still open at {:?}",
@@ -580,10 +581,10 @@ Content-Length: {}\r\n\r\n{body}",
             if !rest.is_empty() {
                 let text = String::from_utf8_lossy(&rest);
                 assert!(text.starts_with("HTTP/1.1 408"), "{text}");
-                assert!(text.contains("did not arrive within 1.5 s"), "{text}");
+                assert!(text.contains("did not arrive within 3 s"), "{text}");
             }
         }
-        assert!(started.elapsed() < Duration::from_secs(6));
+        assert!(started.elapsed() < Duration::from_secs(8));
         assert_eq!(session_count(&server), 1);
     }
 
@@ -613,7 +614,7 @@ Content-Length: {}\r\n\r\n{body}",
         assert_eq!(reply.status, 200);
         let waited = started.elapsed();
         assert!(
-            waited > Duration::from_millis(1000) && waited < Duration::from_millis(3000),
+            waited > Duration::from_millis(2500) && waited < Duration::from_secs(8),
             "served after {waited:?}, when the slow ones were closed"
         );
     }
@@ -624,7 +625,7 @@ Content-Length: {}\r\n\r\n{body}",
     async fn sessions_are_capped_and_expire() {
         let server = start(HttpLimits {
             max_sessions: 3,
-            session_idle: Duration::from_millis(1500),
+            session_idle: Duration::from_secs(5),
             ..HttpLimits::default()
         })
         .await;
@@ -645,7 +646,7 @@ Content-Length: {}\r\n\r\n{body}",
         assert!(evicted.body.contains("Session not found"));
         let kept = call(addr, others.last().unwrap(), "get_dataset", "{}").await;
         assert_eq!(kept.status, 200);
-        tokio::time::sleep(Duration::from_millis(2500)).await;
+        tokio::time::sleep(Duration::from_millis(6500)).await;
         assert_eq!(session_count(&server), 0, "idle sessions expired");
         assert_eq!(
             server.state.sessions.rmcp_live().await,
