@@ -156,21 +156,33 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
         }
     }
     if let Some(x) = value.as_f64() {
-        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-            if x < min {
+        // Bounds and values as JSON writes them (-1e-300, not 0.000… with 300 digits).
+        let json = |v: &Value| crate::quote::json_value(v);
+        if let Some(bound) = schema.get("minimum").filter(|b| b.is_number()) {
+            if bound.as_f64().is_some_and(|min| x < min) {
                 return Err(violation(
                     ViolationKind::OutOfRange,
                     path,
-                    format!("{} must be at least {min}, got {x}", describe(path)),
+                    format!(
+                        "{} must be at least {}, got {}",
+                        describe(path),
+                        json(bound),
+                        json(value)
+                    ),
                 ));
             }
         }
-        if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-            if x > max {
+        if let Some(bound) = schema.get("maximum").filter(|b| b.is_number()) {
+            if bound.as_f64().is_some_and(|max| x > max) {
                 return Err(violation(
                     ViolationKind::OutOfRange,
                     path,
-                    format!("{} must be at most {max}, got {x}", describe(path)),
+                    format!(
+                        "{} must be at most {}, got {}",
+                        describe(path),
+                        json(bound),
+                        json(value)
+                    ),
                 ));
             }
         }
@@ -402,6 +414,12 @@ mod tests {
         );
         let (k, _, m) = kind(json!({"method": "REML", "n": 0}));
         assert_eq!((k, m.as_str()), (OutOfRange, "n must be at least 1, got 0"));
+        // A tiny value is written as JSON writes it, not as 300 digits (issue 25, item 10).
+        let (k, _, m) = kind(json!({"method": "REML", "level": -1e-300}));
+        assert_eq!(
+            (k, m.as_str()),
+            (OutOfRange, "level must be at least 0, got -1e-300")
+        );
         let (k, _, m) = kind(json!({"method": "REML", "n": 1.5}));
         assert_eq!(
             (k, m.as_str()),
