@@ -53,8 +53,8 @@ mod metareg;
 mod plot;
 mod rank_test;
 mod raw_columns;
-mod schemas;
 mod scale;
+mod schemas;
 mod store;
 mod subgroups;
 mod trim_fill;
@@ -63,10 +63,10 @@ pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS, FROZEN_COLUMNS};
 pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
 pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA};
 pub use error::{ErrorCode, ToolError};
-pub use store::{DataStore, LoadDataResult, DATA_ID, LOAD_DATA, MAX_HANDLES, MAX_HELD_BYTES};
 #[cfg(feature = "definitions")]
 pub use guide::instructions;
 pub use guide::{MAX_DEFINITIONS_BYTES, MAX_DESCRIPTION_CHARS};
+pub use store::{DataStore, LoadDataResult, DATA_ID, LOAD_DATA, MAX_HANDLES, MAX_HELD_BYTES};
 
 #[cfg(feature = "definitions")]
 use crate::protocol::RULE_TEXT;
@@ -272,9 +272,8 @@ pub static FIT_RANDOM_EFFECTS: Tool = Tool {
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        "Fits the random-effects model, as metafor's rma(yi, vi): the pooled estimate with its \
-CI and test, tau^2, Cochran's Q, I^2, H^2 and the prediction interval. Method EE fits the \
-equal-effects model."
+        "The random-effects model, as metafor's rma(yi, vi): pooled estimate, CI, test, tau^2, \
+Q, I^2, H^2 and prediction interval. Method EE: the equal-effects model."
             .to_string()
     },
     input_schema: || schemas::fit_input(None, &[], MAX_TOOL_RECORDS),
@@ -321,9 +320,9 @@ pub static EGGER_TEST: Tool = Tool {
     description: || {
         format!(
             "Egger's test for funnel-plot asymmetry. classic (registered; Egger et al. 1997): OLS \
-of yi/sqrt(vi) on 1/sqrt(vi), t test of the intercept, k-2 df, as metafor's regtest(model = \
-\"lm\"). rma (regtest's default): REML meta-regression on sqrt(vi), z test of the slope. \
-rule_outcome: the registered rule ({RULE_TEXT}) on egger_p. Needs 3 records, vi not all equal."
+of yi/sqrt(vi) on 1/sqrt(vi), t test of the intercept (metafor's regtest(model = \"lm\")). \
+rma: z test of the slope on sqrt(vi) (regtest's default). rule_outcome: {RULE_TEXT}, on \
+egger_p. Needs 3 records, vi not all equal."
         )
     },
     input_schema: || {
@@ -357,8 +356,8 @@ without each record in turn (at most {MAX_LEAVE_ONE_OUT_RECORDS} records). `resu
 fit per record, in record order, `omitted` naming it."
         )
     },
-    #[cfg(feature = "definitions")]
     input_schema: || schemas::fit_input(Some(schemas::EXCLUDE), &[], MAX_LEAVE_ONE_OUT_RECORDS),
+    #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<fit::LeaveOneOutResult>,
     handler: erase!(fit::leave_one_out),
 };
@@ -375,9 +374,8 @@ pub static FOREST_PLOT: Tool = Tool {
     description: || {
         format!(
             "Forest plot (SVG) of {refit}'s fit: a row per record (its `label`, else author and \
-year for the frozen dataset, else the id) with CI and weight, the pooled diamond and the \
-prediction interval; records in `exclude` drawn grey. With `by`, rows grouped per level, a \
-diamond each, {subgroups}' tests in the footer.",
+year, else id), the pooled diamond and PI; excluded records grey. With `by`: rows grouped, a \
+diamond per level, {subgroups}' tests in the footer.",
             refit = REFIT_EXCLUDING.name,
             subgroups = SUBGROUP_ANALYSIS.name,
         )
@@ -466,9 +464,8 @@ pub static TRIM_AND_FILL: Tool = Tool {
     description: || {
         format!(
             "Duval & Tweedie's trim-and-fill, as metafor 3.8-1's trimfill(): estimates k0 \
-records missing on one side (default side by metafor's rule: the sign of the slope of yi on \
-sqrt(vi)), fills their mirror images (`filled`) and refits (z test, 95% CI; at most {} \
-iterations). Needs 3 records; with all vi equal, give side.",
+records missing on one side, fills their mirror images (`filled`) and refits (z test, 95% CI; \
+at most {} iterations). Needs 3 records; with all vi equal, give side.",
             meta_analysis::MAX_ITERATIONS,
         )
     },
@@ -645,11 +642,10 @@ pub static META_REGRESSION: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Mixed-effects meta-regression, as metafor's rma(yi, vi, mods): an intercept and \
-the columns in `mods` (at most {}). A text column is a factor in treatment coding (levels \
-sorted by code point, the first the reference; coefficients named column:level). Gives the \
-coefficients, QM (chi^2, or F with knha), QE, residual tau^2, I^2, H^2, pseudo-R^2 \
-(percent, at least 0) and a prediction with CI and PI per object of `at`.",
+            "Mixed-effects meta-regression, as metafor's rma(yi, vi, mods): intercept plus the \
+columns in `mods` (at most {}); a text column is a factor (treatment coding, levels sorted, \
+coefficients column:level). Gives coefficients, QM (F with knha), QE, residual tau^2, I^2, \
+pseudo-R^2 (percent) and a prediction per object of `at`.",
             meta_analysis::MAX_MODERATORS,
         )
     },
@@ -929,6 +925,25 @@ fn cached_definitions() -> &'static [ToolDefinition] {
     DEFINITIONS.get_or_init(|| REGISTRY.iter().map(|tool| tool.definition()).collect())
 }
 
+/// The output schema of tool `name`: every field of its result with its type (and, for a
+/// field of the tool's own, its meaning), closed, so that a result with an undeclared field
+/// fails. Not part of the tool list; offered on its own ([`output_schemas_json`]).
+#[cfg(feature = "definitions")]
+pub fn output_schema(name: &str) -> Option<Value> {
+    find(name).map(|tool| (tool.output_schema)())
+}
+
+/// Every tool's output schema, by name, in registry order.
+#[cfg(feature = "definitions")]
+pub fn output_schemas_json() -> Value {
+    Value::Object(
+        REGISTRY
+            .iter()
+            .map(|tool| (tool.name.to_string(), (tool.output_schema)()))
+            .collect(),
+    )
+}
+
 /// The tool definitions as a JSON array (what the page registers).
 #[cfg(feature = "definitions")]
 pub fn definitions_json() -> Value {
@@ -983,25 +998,6 @@ pub fn parse_args(args_json: &str) -> Result<Value, ToolError> {
             format!(
                 "the arguments are {} bytes of JSON; at most {MAX_ARGS_BYTES} bytes are accepted \
 (room for {MAX_TOOL_RECORDS} records)",
-/// The output schema of tool `name`: every field of its result with its type (and, for a
-/// field of the tool's own, its meaning), closed, so that a result with an undeclared field
-/// fails. Not part of the tool list; offered on its own ([`output_schemas_json`]).
-#[cfg(feature = "definitions")]
-pub fn output_schema(name: &str) -> Option<Value> {
-    find(name).map(|tool| (tool.output_schema)())
-}
-
-/// Every tool's output schema, by name, in registry order.
-#[cfg(feature = "definitions")]
-pub fn output_schemas_json() -> Value {
-    Value::Object(
-        REGISTRY
-            .iter()
-            .map(|tool| (tool.name.to_string(), (tool.output_schema)()))
-            .collect(),
-    )
-}
-
                 args_json.len()
             ),
         ));
@@ -1764,12 +1760,17 @@ mod tests {
                 "k0",
                 "se_k0",
                 "k",
+                "measure",
+                "transform",
                 "estimate",
                 "se",
                 "statistic",
                 "p",
                 "ci_lower",
                 "ci_upper",
+                "pi_lower",
+                "pi_upper",
+                "natural",
                 "tau2",
                 "filled",
                 "dataset"
@@ -1818,17 +1819,12 @@ mod tests {
             "rank_correlation_test",
             "influence_diagnostics",
         ] {
-                "measure",
-                "transform",
             let (c, m) = code(name, json!({"records": two}));
             assert_eq!(c, "invalid_records", "{name}");
             assert!(m.contains("needs at least 3 records"), "{name}: {m}");
         }
         let one = json!([{"id": "a", "yi": 0.1, "vi": 0.1}]);
         assert_eq!(
-                "pi_lower",
-                "pi_upper",
-                "natural",
             code("fail_safe_n", json!({"records": one})).0,
             "invalid_records"
         );
@@ -2127,6 +2123,11 @@ mod tests {
             schema::check_plain_subset(schema).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(schema["additionalProperties"], false, "{name}");
             assert!(!schema.to_string().contains("$ref"));
+            // The lean tool list leaves it out.
+            assert!(definitions_json()
+                .to_string()
+                .find("outputSchema")
+                .is_none());
         }
         let fit = output_schema("fit_random_effects").unwrap();
         assert_eq!(
@@ -2164,6 +2165,8 @@ mod tests {
                 "test",
                 "level",
                 "k",
+                "measure",
+                "transform",
                 "estimate",
                 "se",
                 "z",
@@ -2180,12 +2183,8 @@ mod tests {
                 "h2",
                 "pi_lower",
                 "pi_upper",
+                "natural",
                 "iterations",
-            // The lean tool list leaves it out.
-            assert!(definitions_json()
-                .to_string()
-                .find("outputSchema")
-                .is_none());
                 "dataset"
             ]
         );
@@ -2241,8 +2240,6 @@ mod tests {
         assert_eq!(keys(&loo["results"][0])[..3], ["omitted", "method", "test"]);
         assert_eq!(
             keys(&ok("funnel_plot", json!({}))),
-                "measure",
-                "transform",
             ["svg", "numbers", "fit", "egger"]
         );
     }
@@ -2259,7 +2256,6 @@ mod tests {
             include_str!("effect_sizes.rs"),
             include_str!("args.rs"),
             include_str!("data.rs"),
-                "natural",
             include_str!("schemas.rs"),
             include_str!("metareg.rs"),
             include_str!("subgroups.rs"),
@@ -2269,6 +2265,8 @@ mod tests {
             include_str!("fail_safe.rs"),
             include_str!("influence.rs"),
             include_str!("rank_test.rs"),
+            include_str!("scale.rs"),
+            include_str!("guide.rs"),
             include_str!("trim_fill.rs"),
             include_str!("store.rs")
                 .split("#[cfg(test)]")
@@ -2300,6 +2298,8 @@ mod tests {
             "fail_safe.rs",
             "influence.rs",
             "rank_test.rs",
+            "scale.rs",
+            "guide.rs",
             "trim_fill.rs",
             "store.rs",
             "raw_columns.rs",
@@ -2323,8 +2323,6 @@ mod tests {
             let count: usize = std::iter::once(code)
                 .chain(others)
                 .map(|text| text.matches(&quoted).count())
-            include_str!("scale.rs"),
-            include_str!("guide.rs"),
                 .sum();
             assert_eq!(count, 1, "{name} is written as a string {count} times");
             // Nor inside prose: descriptions name other tools through their entries. A name
@@ -2347,12 +2345,12 @@ mod tests {
 
     #[test]
     fn every_tool_states_its_limits_where_an_agent_reads_them() {
+        // The limits every tool shares are said once, in the instructions.
+        assert!(instructions().contains(&MAX_ARGS_BYTES.to_string()));
         for tool in REGISTRY {
             let definition = tool.definition();
             if tool.max_records > 0 {
                 let records = &definition.input_schema["properties"]["records"]["description"];
-            "scale.rs",
-            "guide.rs",
                 assert!(
                     records
                         .as_str()
@@ -2365,5 +2363,3 @@ mod tests {
         }
     }
 }
-        // The limits every tool shares are said once, in the instructions.
-        assert!(instructions().contains(&MAX_ARGS_BYTES.to_string()));
