@@ -230,3 +230,66 @@ fn records_from_raw_data_carry_their_measure_into_the_fit() {
     .unwrap_err();
     assert_eq!(e.code.as_str(), "invalid_arguments");
 }
+
+/// Every plot names the measure on its effect axis; the forest plot writes the natural
+/// scale and labels its rows by study (a `label` column, or author and year).
+#[test]
+fn plots_name_the_measure_and_label_the_studies() {
+    let fixtures = fixtures();
+    let case = &fixtures["cases"][0];
+    let mut records = records(case, &["year"], true);
+    for (i, r) in records.as_array_mut().unwrap().iter_mut().enumerate() {
+        if i != 1 {
+            r["label"] = json!(format!("Trial {}, {}", i + 1, r["year"]));
+        }
+    }
+    let forest = ok("forest_plot", json!({"records": records}));
+    let svg = forest["svg"].as_str().unwrap();
+    assert!(svg.contains(">Risk ratio (log scale)<"), "axis title");
+    assert!(svg.contains(">Trial 1, 1948<"));
+    assert!(
+        svg.contains(">b02<"),
+        "a record without a label keeps its id"
+    );
+    assert_eq!(forest["numbers"]["transform"], "exp");
+    let shown = |x: &Value| format!("{:.2}", x.as_f64().unwrap());
+    let n = &forest["fit"]["natural"];
+    let pooled = format!(
+        "{} [{}, {}]",
+        shown(&n["estimate"]),
+        shown(&n["ci_lower"]),
+        shown(&n["ci_upper"])
+    );
+    assert!(svg.contains(&format!(">{pooled}<")), "{pooled}");
+    let raw = ok(
+        "forest_plot",
+        json!({"records": records, "transform": "none"}),
+    );
+    assert!(raw["svg"]
+        .as_str()
+        .unwrap()
+        .contains(">Log risk ratio (yi)<"));
+    for plot in [
+        "funnel_plot",
+        "trim_and_fill_plot",
+        "cumulative_forest_plot",
+    ] {
+        let out = ok(plot, json!({"records": records}));
+        assert!(
+            out["svg"]
+                .as_str()
+                .unwrap()
+                .contains(">Log risk ratio (yi)<"),
+            "{plot}"
+        );
+    }
+    let bubble = ok("bubble_plot", json!({"records": records, "mod": "year"}));
+    assert!(bubble["svg"]
+        .as_str()
+        .unwrap()
+        .contains(">Log risk ratio (yi)<"));
+    let frozen = ok("forest_plot", json!({}));
+    let svg = frozen["svg"].as_str().unwrap();
+    assert!(svg.contains(">s04 Pellegrini &amp; Hicks, 1972<"));
+    assert!(svg.contains(">Standardized mean difference (yi)<"));
+}

@@ -31,6 +31,8 @@ fn forest_of(records: &[Record], excluded: &[String], fit: Option<&Fit>) -> Plot
         fit,
         title: "Forest plot: dat.raudenbush1985",
         x_label: X_LABEL,
+        labels: None,
+        transform: meta_analysis::Transform::None,
         groups: None,
     })
     .unwrap()
@@ -339,6 +341,8 @@ fn bad_input_is_refused_with_a_clear_error() {
         fit: None,
         title: "t",
         x_label: "x",
+        labels: None,
+        transform: meta_analysis::Transform::None,
         groups: None,
     };
     let err = forest(&input).unwrap_err();
@@ -356,6 +360,8 @@ fn bad_input_is_refused_with_a_clear_error() {
         fit: Some(&all),
         title: "t",
         x_label: "x",
+        labels: None,
+        transform: meta_analysis::Transform::None,
         groups: None,
     };
     assert_eq!(
@@ -663,6 +669,8 @@ proptest! {
             fit: fitted.as_ref(),
             title: "t",
             x_label: "x",
+            labels: None,
+            transform: meta_analysis::Transform::None,
             groups: None,
         }))?;
         let egger = egger.map(|(b0, b1, p)| EggerLine {
@@ -694,6 +702,8 @@ fn a_single_record_at_f64_max_is_a_clear_error() {
         fit: None,
         title: "t",
         x_label: "x",
+        labels: None,
+        transform: meta_analysis::Transform::None,
         groups: None,
     })
     .unwrap_err();
@@ -720,6 +730,8 @@ fn subnormal_variances_get_finite_weights() {
         fit: Some(&fitted),
         title: "t",
         x_label: "x",
+        labels: None,
+        transform: meta_analysis::Transform::None,
         groups: None,
     })
     .unwrap();
@@ -977,4 +989,89 @@ fn golden_forest_by_tester() {
         "forest_by_tester.svg",
         &tool_svg("forest_plot", serde_json::json!({"by": "tester"})).0,
     );
+}
+
+/// dat.bcg's log risk ratios (metafor's escalc, `tests/fixtures/backtransform.json`), with
+/// author and year as the row labels.
+fn bcg_risk_ratios() -> (Vec<Record>, Vec<String>) {
+    let fixtures: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/backtransform.json")).unwrap();
+    let case = &fixtures["cases"][0];
+    assert_eq!(case["measure"], "RR");
+    let authors = [
+        "Aronson",
+        "Ferguson & Simes",
+        "Rosenthal et al.",
+        "Hart & Sutherland",
+        "Frimodt-Moller et al.",
+        "Stein & Aronson",
+        "Vandiviere et al.",
+        "TPT Madras",
+        "Coetzee & Berjak",
+        "Rosenthal et al.",
+        "Comstock et al.",
+        "Comstock & Webster",
+        "Comstock et al.",
+    ];
+    let records = (0..authors.len())
+        .map(|i| {
+            Record::new(
+                case["ids"][i].as_str().unwrap(),
+                case["yi"][i].as_f64().unwrap(),
+                case["vi"][i].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let labels = authors
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{a}, {}", case["year"][i]))
+        .collect();
+    (records, labels)
+}
+
+/// As metafor's forest(..., atransf = exp): positions on the log scale, every number
+/// written as a risk ratio, rows labelled by study.
+#[test]
+fn a_forest_of_risk_ratios_is_labelled_by_study_on_the_natural_scale() {
+    let (records, labels) = bcg_risk_ratios();
+    let fitted = full_fit(&records);
+    let out = forest(&ForestInput {
+        records: &records,
+        excluded: &[],
+        fit: Some(&fitted),
+        title: "Forest plot: dat.bcg",
+        x_label: "Risk ratio (log scale)",
+        labels: Some(&labels),
+        transform: meta_analysis::Transform::Exp,
+        groups: None,
+    })
+    .unwrap();
+    check_document(&out.svg);
+    let doc = Document::parse(&out.svg).unwrap();
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(texts.contains(&"Aronson, 1948"), "{texts:?}");
+    assert!(texts.contains(&"Risk ratio (log scale)"));
+    let rr = |x: f64| format!("{:.2}", meta_analysis::math::exp(x));
+    let pooled = format!(
+        "{} [{}, {}]",
+        rr(fitted.estimate),
+        rr(fitted.ci_lower),
+        rr(fitted.ci_upper)
+    );
+    assert!(texts.contains(&pooled.as_str()), "{pooled} in {texts:?}");
+    // Ticks sit at log-scale positions and read as their risk ratios.
+    let ticks: Vec<f64> = serde_json::from_value(out.numbers["x_axis"]["ticks"].clone()).unwrap();
+    assert!(ticks.len() >= 2);
+    for t in &ticks {
+        assert!(texts.contains(&rr(*t).as_str()), "tick {t} as {}", rr(*t));
+    }
+    assert_eq!(out.numbers["transform"], "exp");
+    assert_eq!(out.numbers["rows"][0]["label"], "Aronson, 1948");
+    assert_eq!(out.numbers["rows"][0]["id"], "b01");
+    golden("forest_bcg_rr.svg", &out.svg);
 }

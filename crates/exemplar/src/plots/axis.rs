@@ -14,6 +14,18 @@ pub(super) fn bottom(
     y: f64,
     title: &str,
 ) -> Result<(), ScaleError> {
+    bottom_labelled(w, scale, ticks, y, title, |v| ticks.label(v))
+}
+
+/// [`bottom`] with each tick written as `label` of its value (e.g. exp of a log ratio).
+pub(super) fn bottom_labelled(
+    w: &mut Writer,
+    scale: &Linear,
+    ticks: &Ticks,
+    y: f64,
+    title: &str,
+    label: impl Fn(f64) -> String,
+) -> Result<(), ScaleError> {
     let (r0, r1) = scale.range;
     w.open("g", &[("class", "axis x-axis")]);
     line(w, (r0, y), (r1, y));
@@ -27,7 +39,7 @@ pub(super) fn bottom(
                 ("y", &px(y + TICK + 12.0)),
                 ("text-anchor", "middle"),
             ],
-            &ticks.label(v),
+            &label(v),
         );
     }
     w.text(

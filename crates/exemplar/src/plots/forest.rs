@@ -8,7 +8,7 @@ use super::{
     axis, finite, id_label, id_text, open_document, validate, PlotError, PlotOutput, GREY, INK,
 };
 use meta_analysis::distributions::normal_quantile;
-use meta_analysis::{Fit, Method, Record, SubgroupAnalysis, Test};
+use meta_analysis::{Fit, Method, Record, SubgroupAnalysis, Test, Transform};
 use serde_json::{json, Value};
 
 /// The most records a forest plot draws (one 18-pixel row each).
@@ -28,6 +28,13 @@ pub struct ForestInput<'a> {
     pub title: &'a str,
     /// The effect measure, written under the x axis (e.g. "Standardized mean difference").
     pub x_label: &'a str,
+    /// Each record's label, in record order (e.g. author and year); `None` labels the rows
+    /// by id. The id stays in the row's `data-id` and tooltip.
+    pub labels: Option<&'a [String]>,
+    /// The back-transformation of the numbers written (tick labels, estimates and
+    /// intervals), as metafor's `atransf`: positions stay on the fitted scale (a log axis for
+    /// ratios), the text is on the natural scale. [`Transform::None`] writes yi's scale.
+    pub transform: Transform,
     /// Rows grouped by a text column, with the subgroup analysis of the records not
     /// excluded (needs `fit`).
     pub groups: Option<ForestGroups<'a>>,
@@ -54,12 +61,12 @@ enum Line<'a> {
     Subgroup(usize),
 }
 
-const WIDTH: f64 = 640.0;
+const WIDTH: f64 = 720.0;
 const LABEL_X: f64 = 12.0;
-const PLOT_X0: f64 = 150.0;
-const PLOT_X1: f64 = 410.0;
-const ESTIMATE_X: f64 = 560.0;
-const WEIGHT_X: f64 = 628.0;
+const PLOT_X0: f64 = 230.0;
+const PLOT_X1: f64 = 490.0;
+const ESTIMATE_X: f64 = 640.0;
+const WEIGHT_X: f64 = 708.0;
 const HEADER_Y: f64 = 54.0;
 const FIRST_ROW_Y: f64 = 76.0;
 const ROW_HEIGHT: f64 = 18.0;
@@ -69,11 +76,12 @@ const MIN_SIDE: f64 = 4.0;
 /// Side of every square when there is no fit (and so no weights).
 const PLAIN_SIDE: f64 = 7.0;
 const DIAMOND_HALF_HEIGHT: f64 = 7.0;
-const LABEL_CHARS: usize = 18;
+const LABEL_CHARS: usize = 30;
 const NOTE_CHARS: usize = 96;
 
 struct Row<'r> {
     record: &'r Record,
+    label: &'r str,
     excluded: bool,
     ci: (f64, f64),
     weight_percent: Option<f64>,
@@ -147,6 +155,10 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
             let w = if excluded { None } else { weight(record) };
             Row {
                 record,
+                label: input
+                    .labels
+                    .and_then(|labels| labels.get(i))
+                    .map_or(record.id.as_str(), String::as_str),
                 excluded,
                 ci: (record.yi - half, record.yi + half),
                 weight_percent: w.map(|w| 100.0 * w / total),
@@ -196,10 +208,12 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     let height = notes_y + (notes.len() as f64 - 1.0).max(0.0) * 15.0 + 14.0;
 
     let mut numbers = numbers(&rows, &pooled, &x, &ticks.values, level, input.excluded)?;
+    // The scale of the text (positions are always on yi's scale).
+    numbers["transform"] = json!(input.transform.name());
     let mut desc = description(input, &rows, &pooled, level);
     if let Some(g) = &groups {
         group_numbers(&mut numbers, g, &subgroup_y, &x)?;
-        desc.push_str(&group_description(g));
+        desc.push_str(&group_description(input.transform, g));
     }
 
     let mut w = Writer::default();
@@ -245,7 +259,7 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         );
     }
     for row in &rows {
-        draw_row(&mut w, row, &x, level)?;
+        draw_row(&mut w, input.transform, row, &x, level)?;
     }
     if let Some(g) = &groups {
         for (level_name, y) in &heading_y {
@@ -261,7 +275,14 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
             );
         }
         for (index, y) in &subgroup_y {
-            draw_subgroup(&mut w, g, &g.analysis.groups[*index], &x, *y)?;
+            draw_subgroup(
+                &mut w,
+                input.transform,
+                g,
+                &g.analysis.groups[*index],
+                &x,
+                *y,
+            )?;
         }
     }
     if let Some(p) = &pooled {
@@ -276,10 +297,17 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
                 ("stroke-width", "0.5"),
             ],
         );
-        draw_pooled(&mut w, p, &x, diamond_y, pi_y, level)?;
+        draw_pooled(&mut w, input.transform, p, &x, diamond_y, pi_y, level)?;
     }
     w.close("g");
-    axis::bottom(&mut w, &x, &ticks, axis_y, input.x_label)?;
+    let t = input.transform;
+    axis::bottom_labelled(&mut w, &x, &ticks, axis_y, input.x_label, |v| {
+        if t == Transform::None {
+            ticks.label(v)
+        } else {
+            fixed(t.apply(v), 2)
+        }
+    })?;
     w.open("g", &[("class", "notes"), ("font-size", "11")]);
     for (i, note) in notes.iter().enumerate() {
         w.text(
@@ -349,6 +377,7 @@ fn check_groups<'a>(g: &ForestGroups<'a>, records: usize) -> Result<ForestGroups
 
 fn draw_subgroup(
     w: &mut Writer,
+    t: Transform,
     g: &ForestGroups,
     s: &meta_analysis::Subgroup,
     x: &Linear,
@@ -389,7 +418,7 @@ fn draw_subgroup(
             "{} = {}: {}, k = {}, τ² = {}",
             id_text(g.by),
             id_text(&s.level),
-            interval_text(f.estimate, (f.ci_lower, f.ci_upper)),
+            interval_text(t, f.estimate, (f.ci_lower, f.ci_upper)),
             f.k,
             fixed(f.tau2, 4)
         ),
@@ -402,7 +431,7 @@ fn draw_subgroup(
     w.text(
         "text",
         &[("x", &px(ESTIMATE_X)), ("y", &ty), ("text-anchor", "end")],
-        &interval_text(f.estimate, (f.ci_lower, f.ci_upper)),
+        &interval_text(t, f.estimate, (f.ci_lower, f.ci_upper)),
     );
     w.close("g");
     Ok(())
@@ -439,7 +468,7 @@ fn group_notes(g: &ForestGroups) -> Vec<String> {
     notes
 }
 
-fn group_description(g: &ForestGroups) -> String {
+fn group_description(t: Transform, g: &ForestGroups) -> String {
     let a = g.analysis;
     let parts: Vec<String> = a
         .groups
@@ -448,7 +477,7 @@ fn group_description(g: &ForestGroups) -> String {
             format!(
                 "{} {} (k = {})",
                 id_text(&s.level),
-                interval_text(s.fit.estimate, (s.fit.ci_lower, s.fit.ci_upper)),
+                interval_text(t, s.fit.estimate, (s.fit.ci_lower, s.fit.ci_upper)),
                 s.fit.k
             )
         })
@@ -609,13 +638,19 @@ fn percent(level: f64) -> String {
     }
 }
 
-fn interval_text(estimate: f64, (lo, hi): (f64, f64)) -> String {
+/// "estimate [lo, hi]" on the natural scale of `t`, two decimals.
+fn interval_text(t: Transform, estimate: f64, (lo, hi): (f64, f64)) -> String {
     format!(
         "{} [{}, {}]",
-        fixed(estimate, 2),
-        fixed(lo, 2),
-        fixed(hi, 2)
+        shown(t, estimate),
+        shown(t, lo),
+        shown(t, hi)
     )
+}
+
+/// `v` on the natural scale of `t`, two decimals.
+fn shown(t: Transform, v: f64) -> String {
+    fixed(t.apply(v), 2)
 }
 
 fn header(w: &mut Writer, level: f64) {
@@ -657,7 +692,13 @@ fn header(w: &mut Writer, level: f64) {
     );
 }
 
-fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) -> Result<(), ScaleError> {
+fn draw_row(
+    w: &mut Writer,
+    t: Transform,
+    row: &Row,
+    x: &Linear,
+    level: f64,
+) -> Result<(), ScaleError> {
     let r = row.record;
     let ink = if row.excluded { GREY } else { INK };
     let weight_text = row
@@ -670,13 +711,17 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) -> Result<(), Sca
     } else {
         format!(", weight {weight_text}")
     };
+    let value = match t {
+        Transform::None => "yi".to_string(),
+        t => format!("{}(yi)", t.name()),
+    };
     let tooltip = format!(
-        "{}: yi = {}, {}% CI [{}, {}]{note}",
+        "{}: {value} = {}, {}% CI [{}, {}]{note}",
         id_text(&r.id),
-        fixed(r.yi, 2),
+        shown(t, r.yi),
         percent(level),
-        fixed(row.ci.0, 2),
-        fixed(row.ci.1, 2),
+        shown(t, row.ci.0),
+        shown(t, row.ci.1),
     );
     w.open(
         "g",
@@ -689,9 +734,9 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) -> Result<(), Sca
     );
     w.text("title", &[], &tooltip);
     let label = if row.excluded {
-        format!("{} (excluded)", id_label(&r.id, LABEL_CHARS - 11))
+        format!("{} (excluded)", id_label(row.label, LABEL_CHARS - 11))
     } else {
-        id_label(&r.id, LABEL_CHARS)
+        id_label(row.label, LABEL_CHARS)
     };
     let y = px(row.y + 4.0);
     w.text("text", &[("x", &px(LABEL_X)), ("y", &y)], &label);
@@ -729,7 +774,7 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) -> Result<(), Sca
     w.text(
         "text",
         &[("x", &px(ESTIMATE_X)), ("y", &y), ("text-anchor", "end")],
-        &interval_text(r.yi, row.ci),
+        &interval_text(t, r.yi, row.ci),
     );
     w.text(
         "text",
@@ -742,6 +787,7 @@ fn draw_row(w: &mut Writer, row: &Row, x: &Linear, level: f64) -> Result<(), Sca
 
 fn draw_pooled(
     w: &mut Writer,
+    t: Transform,
     p: &Pooled,
     x: &Linear,
     diamond_y: f64,
@@ -770,7 +816,7 @@ fn draw_pooled(
             "Pooled estimate ({}, k = {}): {}",
             p.short_name(),
             f.k,
-            interval_text(f.estimate, (f.ci_lower, f.ci_upper))
+            interval_text(t, f.estimate, (f.ci_lower, f.ci_upper))
         ),
     );
     w.text("text", &[("x", &px(LABEL_X)), ("y", &y)], &p.short_name());
@@ -781,7 +827,7 @@ fn draw_pooled(
     w.text(
         "text",
         &[("x", &px(ESTIMATE_X)), ("y", &y), ("text-anchor", "end")],
-        &interval_text(f.estimate, (f.ci_lower, f.ci_upper)),
+        &interval_text(t, f.estimate, (f.ci_lower, f.ci_upper)),
     );
     w.text(
         "text",
@@ -801,8 +847,8 @@ fn draw_pooled(
         &format!(
             "{}% prediction interval [{}, {}]",
             percent(level),
-            fixed(f.pi_lower, 2),
-            fixed(f.pi_upper, 2)
+            shown(t, f.pi_lower),
+            shown(t, f.pi_upper)
         ),
     );
     w.text(
@@ -835,7 +881,7 @@ fn draw_pooled(
     w.text(
         "text",
         &[("x", &px(ESTIMATE_X)), ("y", &y), ("text-anchor", "end")],
-        &format!("[{}, {}]", fixed(f.pi_lower, 2), fixed(f.pi_upper, 2)),
+        &format!("[{}, {}]", shown(t, f.pi_lower), shown(t, f.pi_upper)),
     );
     w.close("g");
     Ok(())
@@ -931,21 +977,22 @@ fn description(input: &ForestInput, rows: &[Row], pooled: &Option<Pooled>, level
     match pooled {
         Some(p) => {
             let f = p.fit;
+            let t = input.transform;
             d.push_str(&format!(
                 " Pooled estimate, {}, k = {}: {}, {}% CI {} to {}",
                 p.long_name(),
                 f.k,
-                fixed(f.estimate, 2),
+                shown(t, f.estimate),
                 percent(level),
-                fixed(f.ci_lower, 2),
-                fixed(f.ci_upper, 2)
+                shown(t, f.ci_lower),
+                shown(t, f.ci_upper)
             ));
             if p.shows_pi() {
                 d.push_str(&format!(
                     "; {}% prediction interval {} to {}",
                     percent(level),
-                    fixed(f.pi_lower, 2),
-                    fixed(f.pi_upper, 2)
+                    shown(t, f.pi_lower),
+                    shown(t, f.pi_upper)
                 ));
             }
             d.push_str(&format!("; τ² = {}.", fixed(f.tau2, 4)));
@@ -969,6 +1016,7 @@ fn numbers(
         .map(|row| {
             Ok(json!({
                 "id": row.record.id,
+                "label": row.label,
                 "yi": row.record.yi,
                 "vi": row.record.vi,
                 "ci_lower": row.ci.0,

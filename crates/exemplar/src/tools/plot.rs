@@ -77,6 +77,40 @@ pub(super) fn title(kind: &str, data: &DataSource) -> String {
     }
 }
 
+/// The column of a record that labels its forest-plot row (metafor's `slab`).
+pub(super) const LABEL_COLUMN: &str = "label";
+
+/// Each record's row label: "s04 Pellegrini & Hicks, 1972" (id, author and year) for the
+/// frozen dataset; the `label` column of given records (the id where a record has none);
+/// `None` when no record has a label.
+pub(super) fn record_labels(data: &DataSource) -> Option<Vec<String>> {
+    if data.is_frozen() {
+        return Some(
+            crate::dataset::rows()
+                .iter()
+                .map(|r| format!("{} {}, {}", r.id, r.author, r.year))
+                .collect(),
+        );
+    }
+    let columns = data.record_columns();
+    if !columns
+        .iter()
+        .any(|c| c.get(LABEL_COLUMN).is_some_and(Value::is_string))
+    {
+        return None;
+    }
+    Some(
+        data.records()
+            .iter()
+            .zip(columns)
+            .map(|(r, c)| match c.get(LABEL_COLUMN) {
+                Some(Value::String(label)) if !label.trim().is_empty() => label.clone(),
+                _ => r.id.clone(),
+            })
+            .collect(),
+    )
+}
+
 /// `forest_plot`
 pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
     let options = args.refit.fit.options()?;
@@ -97,12 +131,15 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         }
         None => None,
     };
+    let labels = record_labels(data);
     let plot = plots::forest(&ForestInput {
         records: data.records(),
         excluded: &excluded,
         fit: Some(&fit),
         title: &title("Forest", data),
-        x_label: &scale.axis_title(),
+        x_label: &scale.natural_axis_title(),
+        labels: labels.as_deref(),
+        transform: scale.transform,
         groups: grouped.as_ref().map(|(by, analysis, levels)| ForestGroups {
             by,
             record_levels: levels,

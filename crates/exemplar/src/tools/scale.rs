@@ -124,6 +124,23 @@ impl Scale {
             None => "Effect size (yi)".to_string(),
         }
     }
+
+    /// The effect axis of a plot whose text is back-transformed (a forest plot): with a
+    /// transform, the natural scale and the scale of the positions, e.g. "Risk ratio (log
+    /// scale)"; else [`Scale::axis_title`].
+    pub fn natural_axis_title(&self) -> String {
+        let positions = match self.transform {
+            Transform::None => return self.axis_title(),
+            Transform::Exp => "log",
+            Transform::Ilogit => "logit",
+            Transform::Ztor => "Fisher's z",
+        };
+        let natural = match self.measure {
+            Some(m) if m.transform == self.transform => m.natural_title.to_string(),
+            _ => format!("{}(yi)", self.transform.name()),
+        };
+        format!("{natural} ({positions} scale)")
+    }
 }
 
 fn measure_named(name: &str) -> Result<&'static MeasureScale, ToolError> {
@@ -247,7 +264,13 @@ mod tests {
         let given = scale(json!({"measure": "PLO"}), Some(plain.clone())).unwrap();
         assert_eq!(given.transform, Transform::Ilogit);
         assert_eq!(given.axis_title(), "Logit proportion (yi)");
+        assert_eq!(given.natural_axis_title(), "Proportion (logit scale)");
+        assert_eq!(
+            frozen.natural_axis_title(),
+            "Standardized mean difference (yi)"
+        );
         let forced = scale(json!({"transform": "ztor"}), Some(plain)).unwrap();
+        assert_eq!(forced.natural_axis_title(), "ztor(yi) (Fisher's z scale)");
         assert_eq!(
             forced.info(),
             ScaleInfo {

@@ -32,7 +32,7 @@ pub(super) fn test() -> Value {
         "type": "string",
         "enum": ["z", "knha"],
         "default": "z",
-        "description": "Test and intervals: z, or knha (t)."
+        "description": "z, or knha (t)."
     })
 }
 
@@ -148,7 +148,7 @@ pub(super) fn object(mut properties: Value, required: &[&str]) -> Value {
         if list.contains_key("records") {
             list.insert(
                 super::DATA_ID.into(),
-                json!({"type": "string", "description": format!("A {} handle, instead of records.", super::LOAD_DATA.name)}),
+                json!({"type": "string", "description": format!("A {} handle.", super::LOAD_DATA.name)}),
             );
         }
     }
