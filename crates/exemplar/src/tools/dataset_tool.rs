@@ -8,10 +8,9 @@ use crate::dataset::{self, DatasetView};
 #[cfg(feature = "definitions")]
 pub fn description() -> String {
     format!(
-        "The frozen benchmark dataset, metadat's dat.raudenbush1985 (teacher expectancy and \
-pupil IQ): 19 records from 18 experiments, s01-s19 in study order (s04 and s05: two samples of \
-Pellegrini & Hicks 1972, tester aware and blind), with every column ({}), the SHA-256 of its \
-exact CSV bytes, the baseline version and the provenance.",
+        "The frozen dataset, metadat's dat.raudenbush1985 (teacher expectancy, pupil IQ): 19 \
+records, s01-s19 (s04, s05: two samples of one study), every column ({}), its CSV's SHA-256 \
+and provenance.",
         dataset::COLUMNS.join(", ")
     )
 }

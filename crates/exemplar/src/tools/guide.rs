@@ -125,7 +125,6 @@ mod tests {
         let list = definitions_json();
         let size = list.to_string().len();
         let mut problems = Vec::new();
-        eprintln!("the tool list: {size} bytes");
         if size > MAX_DEFINITIONS_BYTES {
             let mut each: Vec<String> = list
                 .as_array()

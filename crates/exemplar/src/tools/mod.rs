@@ -265,7 +265,7 @@ pub static GET_DATASET: Tool = Tool {
 pub static FIT_RANDOM_EFFECTS: Tool = Tool {
     name: "fit_random_effects",
     title: "Fit a random-effects meta-analysis",
-    summary: "The pooled estimate with its CI and p value, tau^2, heterogeneity and the prediction interval.",
+    summary: "The pooled estimate, its CI and p, tau^2, heterogeneity and the PI.",
     group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FOREST_PLOT)),
@@ -415,7 +415,7 @@ pub static FUNNEL_PLOT: Tool = Tool {
         format!(
             "Funnel plot (SVG): yi against sqrt(vi) (most precise at the top), the pseudo 95% \
 confidence funnel around the REML estimate, and the line of {egger} with its p value and rule \
-outcome. Returns the fit and the test drawn.",
+outcome.",
             egger = EGGER_TEST.name,
         )
     },
@@ -439,7 +439,7 @@ outcome. Returns the fit and the test drawn.",
 pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     name: "compute_effect_sizes",
     title: "Effect sizes from raw data",
-    summary: "Records (id, yi, vi) from means and SDs, 2x2 tables, correlations or proportions, as metafor's escalc computes them.",
+    summary: "Records (id, yi, vi) from means and SDs, 2x2 tables, correlations or counts, as escalc.",
     group: ToolGroup::Data,
     max_records: 0,
     companion: None,
@@ -455,7 +455,7 @@ pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
 pub static TRIM_AND_FILL: Tool = Tool {
     name: "trim_and_fill",
     title: "Trim-and-fill (Duval & Tweedie)",
-    summary: "The pooled estimate adjusted for funnel-plot asymmetry by Duval and Tweedie's trim-and-fill, with the filled records.",
+    summary: "The estimate adjusted for funnel-plot asymmetry by Duval and Tweedie's trim-and-fill.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&TRIM_AND_FILL_PLOT)),
@@ -486,10 +486,9 @@ pub static RANK_CORRELATION_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Begg & Mazumdar's rank correlation test for funnel-plot asymmetry, as metafor's \
-ranktest(): Kendall's tau between the standardized deviates and vi. The p value is exact \
-when k < {} without ties (`exact`), else the tie-corrected normal approximation. Needs 3 \
-records whose vi are not all equal.",
+            "Begg & Mazumdar's rank correlation test, as metafor's ranktest(): Kendall's tau \
+between standardized deviates and vi; exact p when k < {} without ties, else normal. Needs 3 \
+records, vi not all equal.",
             meta_analysis::EXACT_BELOW,
         )
     },
@@ -510,17 +509,16 @@ records whose vi are not all equal.",
 pub static FAIL_SAFE_N: Tool = Tool {
     name: "fail_safe_n",
     title: "Fail-safe N",
-    summary: "How many null studies would overturn the result: Rosenthal's, Orwin's or Rosenberg's fail-safe N.",
+    summary: "How many null studies would overturn the result (fail-safe N).",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        "Fail-safe N, as metafor 3.8-1's fsn(): how many null results would overturn the \
-conclusion. Rosenthal: Stouffer's z falls below the one-sided critical value at alpha; Orwin: \
-the unweighted mean falls to `target`; Rosenberg: the equal-effects estimate stops being \
-significant. fsn is rounded up. Needs 2 records."
+        "Fail-safe N, as metafor 3.8-1's fsn(): null results needed to overturn the result. \
+Rosenthal: Stouffer's z below the one-sided critical value; Orwin: the mean down to `target`; \
+Rosenberg: the equal-effects estimate not significant. Needs 2 records."
             .to_string()
     },
     input_schema: || schemas::fail_safe_input(MAX_TOOL_RECORDS),
@@ -554,7 +552,7 @@ records). Step 1 is the record itself (tau2 = 0, z test), as in metafor."
 pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     name: "influence_diagnostics",
     title: "Influence diagnostics",
-    summary: "Each record's influence on the fit: studentized residuals, DFFITS, Cook's distance and more.",
+    summary: "Each record's influence on the fit: residuals, DFFITS, Cook's distance.",
     group: ToolGroup::Analysis,
     max_records: MAX_INFLUENCE_RECORDS,
     companion: None,
@@ -562,10 +560,9 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Case-deletion influence diagnostics, as metafor 3.8-1's influence() (z test): per \
-record rstudent, dffits, cook_d, cov_r, tau2_del, qe_del, hat, weight (percent) and \
-influential (|dffits| > 3*sqrt(1/(k-1)), pchisq(cook_d, 1) > 0.5, hat > 3/k or |dfbetas| > \
-1). Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
+            "Case-deletion diagnostics, as metafor 3.8-1's influence() (z test): per record \
+rstudent, dffits, cook_d, cov_r, tau2_del, qe_del, hat, weight and influential (metafor's \
+rule). Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
         )
     },
     input_schema: || {
@@ -630,7 +627,7 @@ added, with the pooled estimate and CI so far.",
 pub static META_REGRESSION: Tool = Tool {
     name: "meta_regression",
     title: "Mixed-effects meta-regression",
-    summary: "Effects explained by moderator columns: coefficients, the omnibus test, residual heterogeneity and R^2, with predictions.",
+    summary: "Effects explained by moderator columns: coefficients, tests, R^2, predictions.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::mapped(
@@ -770,7 +767,7 @@ bound at 0 or beyond the search range is explained in `notes`."
 pub static BUBBLE_PLOT: Tool = Tool {
     name: "bubble_plot",
     title: "Bubble plot of a meta-regression (SVG)",
-    summary: "Effects against a numeric moderator with the fitted line and its band, points sized by weight, as SVG.",
+    summary: "Effects against a numeric moderator with the fitted line and band, as SVG.",
     group: ToolGroup::Plot,
     max_records: crate::plots::MAX_BUBBLE_RECORDS,
     companion: None,
@@ -778,9 +775,8 @@ pub static BUBBLE_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Bubble plot (SVG) of {}'s fit on one numeric moderator `mod` (z test): yi against \
-it, point areas proportional to 1/(vi + tau^2), the fitted line with its 95% band and the \
-model's numbers; records in `exclude` drawn hollow and left out.",
+            "Bubble plot (SVG) of {}'s fit on one numeric moderator `mod`: yi against it, areas \
+proportional to 1/(vi + tau^2), the fitted line and CI band; excluded records hollow.",
             META_REGRESSION.name,
         )
     },
@@ -2355,6 +2351,7 @@ mod tests {
                     records
                         .as_str()
                         .unwrap()
+                        .to_lowercase()
                         .contains(&format!("at most {}", tool.max_records)),
                     "{}: {records}",
                     tool.name

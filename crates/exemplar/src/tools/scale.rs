@@ -204,7 +204,7 @@ pub(super) fn add_properties(schema: &mut Value) {
         .expect("an object schema");
     properties.insert(
         "measure".into(),
-        json!({"type": "string", "enum": measure_names(), "description": "Measure of yi; default: the records' own."}),
+        json!({"type": "string", "enum": measure_names(), "description": "Default: the records' own."}),
     );
     properties.insert(
         "transform".into(),

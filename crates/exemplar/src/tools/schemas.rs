@@ -43,7 +43,7 @@ pub(super) fn variant(description: &str) -> Value {
 pub(super) fn records(max: usize) -> Value {
     json!({
         "type": "array",
-        "description": format!("Default: the frozen dataset; at most {max}."),
+        "description": format!("At most {max}."),
         "items": {
             "type": "object",
             "properties": {"id": {"type": "string"}, "yi": {"type": "number"}, "vi": {"type": "number"}},
@@ -70,7 +70,7 @@ pub(super) fn at(max: usize) -> Value {
             "type": "object",
             "additionalProperties": {"type": ["number", "string"]}
         },
-        "description": format!("Moderator values to predict at (at most {max}), every moderator given, e.g. [{{\"weeks\": 0}}]; default none.")
+        "description": format!("Points to predict at (at most {max}), e.g. [{{\"weeks\": 0}}]; default none.")
     })
 }
 
