@@ -53,6 +53,35 @@ fn violations(line: &str) -> Vec<String> {
     found
 }
 
+/// A file's forbidden calls with their line numbers, outside its unit-test modules
+/// (`#[cfg(test)] mod … { … }`, which report nothing).
+fn file_violations(text: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    // Inside a test module: its brace depth so far.
+    let mut in_tests: Option<i64> = None;
+    for (n, line) in lines.iter().enumerate() {
+        let next = lines.get(n + 1).map_or("", |l| l.trim());
+        if in_tests.is_none()
+            && line.trim() == "#[cfg(test)]"
+            && next.starts_with("mod ")
+            && !next.ends_with(';')
+        {
+            in_tests = Some(0);
+            continue;
+        }
+        if let Some(depth) = in_tests.as_mut() {
+            *depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+            if *depth <= 0 && line.contains('}') {
+                in_tests = None;
+            }
+            continue;
+        }
+        found.extend(violations(line).into_iter().map(|call| (n + 1, call)));
+    }
+    found
+}
+
 #[test]
 fn no_platform_transcendentals_in_the_engine() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -67,16 +96,9 @@ fn no_platform_transcendentals_in_the_engine() {
             continue;
         }
         let text = std::fs::read_to_string(file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            // A file's unit tests (its trailing `#[cfg(test)]` module) report nothing.
-            let next = text.lines().nth(n + 1).unwrap_or("");
-            if line.trim() == "#[cfg(test)]" && next.trim_start().starts_with("mod ") {
-                break;
-            }
-            for call in violations(line) {
-                let shown = file.strip_prefix(&root).unwrap_or(file);
-                bad.push(format!("crates/{}:{}: {call}", shown.display(), n + 1));
-            }
+        let shown = file.strip_prefix(&root).unwrap_or(file);
+        for (n, call) in file_violations(&text) {
+            bad.push(format!("crates/{}:{n}: {call}", shown.display()));
         }
     }
     assert!(
@@ -97,4 +119,25 @@ fn the_check_sees_what_it_forbids() {
     assert!(violations("let y = math::ln(x) + crate::math::exp(y) + libm::log(z);").is_empty());
     assert!(violations("let y = x.sqrt().abs().mul_add(a, b); // x.ln() in a comment").is_empty());
     assert!(violations("let n = lengths.len();").is_empty());
+}
+
+#[test]
+fn test_modules_are_skipped_and_the_code_after_them_is_not() {
+    let text = "fn a() -> f64 { 2f64.ln() }\n\
+                #[cfg(test)]\n\
+                mod tests {\n\
+                    fn t() { let _ = 1f64.exp(); }\n\
+                }\n\
+                fn b(x: f64) -> f64 { x.powf(0.5) }\n\
+                #[cfg(test)]\n\
+                mod outside;\n\
+                fn c(x: f64) -> f64 { x.sin() }\n";
+    assert_eq!(
+        file_violations(text),
+        vec![
+            (1, ".ln(".to_string()),
+            (6, ".powf(".to_string()),
+            (9, ".sin(".to_string())
+        ]
+    );
 }
