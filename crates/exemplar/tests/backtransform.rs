@@ -269,11 +269,19 @@ fn plots_name_the_measure_and_label_the_studies() {
         .as_str()
         .unwrap()
         .contains(">Log risk ratio (yi)<"));
-    for plot in [
-        "funnel_plot",
-        "trim_and_fill_plot",
-        "cumulative_forest_plot",
-    ] {
+    let cumulative = ok("cumulative_forest_plot", json!({"records": records}));
+    let svg = cumulative["svg"].as_str().unwrap();
+    assert!(svg.contains(">Risk ratio (log scale)<"));
+    let steps = cumulative["cumulative"]["results"].as_array().unwrap();
+    let n = &steps[steps.len() - 1]["natural"];
+    let text = format!(
+        "{} [{}, {}]",
+        shown(&n["estimate"]),
+        shown(&n["ci_lower"]),
+        shown(&n["ci_upper"])
+    );
+    assert!(svg.contains(&format!(">{text}<")), "{text}");
+    for plot in ["funnel_plot", "trim_and_fill_plot"] {
         let out = ok(plot, json!({"records": records}));
         assert!(
             out["svg"]

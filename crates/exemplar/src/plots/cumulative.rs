@@ -4,7 +4,7 @@
 use super::scale::{nice, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{axis, finite, id_label, id_text, open_document, PlotError, PlotOutput, GREY, INK};
-use meta_analysis::CumulativeStep;
+use meta_analysis::{CumulativeStep, Transform};
 use serde_json::{json, Value};
 
 /// The most steps a cumulative forest plot draws (one 18-pixel row each).
@@ -24,6 +24,9 @@ pub struct CumulativeInput<'a> {
     pub title: &'a str,
     /// The effect measure, written under the x axis.
     pub x_label: &'a str,
+    /// The back-transformation of the numbers written (tick labels, estimates, intervals),
+    /// as in the forest plot: positions stay on yi's scale.
+    pub transform: Transform,
 }
 
 const WIDTH: f64 = 640.0;
@@ -83,9 +86,9 @@ pub fn cumulative(input: &CumulativeInput) -> Result<PlotOutput, PlotError> {
         input.steps.len(),
         percent(input.level),
         last.k,
-        fixed(last.estimate, 2),
-        fixed(last.ci_lower, 2),
-        fixed(last.ci_upper, 2)
+        shown(input.transform, last.estimate),
+        shown(input.transform, last.ci_lower),
+        shown(input.transform, last.ci_upper)
     );
 
     let mut w = Writer::default();
@@ -134,6 +137,7 @@ pub fn cumulative(input: &CumulativeInput) -> Result<PlotOutput, PlotError> {
     for (i, step) in input.steps.iter().enumerate() {
         draw_row(
             &mut w,
+            input.transform,
             step,
             FIRST_ROW_Y + i as f64 * ROW_HEIGHT,
             &x,
@@ -141,7 +145,14 @@ pub fn cumulative(input: &CumulativeInput) -> Result<PlotOutput, PlotError> {
         )?;
     }
     w.close("g");
-    axis::bottom(&mut w, &x, &ticks, axis_y, input.x_label)?;
+    let t = input.transform;
+    axis::bottom_labelled(&mut w, &x, &ticks, axis_y, input.x_label, |v| {
+        if t == Transform::None {
+            ticks.label(v)
+        } else {
+            shown(t, v)
+        }
+    })?;
     w.open("g", &[("class", "notes"), ("font-size", "11")]);
     for (i, note) in notes.iter().enumerate() {
         w.text(
@@ -167,13 +178,19 @@ fn percent(level: f64) -> String {
     }
 }
 
-fn interval_text(s: &CumulativeStep) -> String {
+/// "estimate [lo, hi]" on the natural scale of `t`, two decimals.
+fn interval_text(t: Transform, s: &CumulativeStep) -> String {
     format!(
         "{} [{}, {}]",
-        fixed(s.estimate, 2),
-        fixed(s.ci_lower, 2),
-        fixed(s.ci_upper, 2)
+        shown(t, s.estimate),
+        shown(t, s.ci_lower),
+        shown(t, s.ci_upper)
     )
+}
+
+/// `v` on the natural scale of `t`, two decimals.
+fn shown(t: Transform, v: f64) -> String {
+    fixed(t.apply(v), 2)
 }
 
 fn header(w: &mut Writer, level: f64) {
@@ -217,6 +234,7 @@ fn header(w: &mut Writer, level: f64) {
 
 fn draw_row(
     w: &mut Writer,
+    t: Transform,
     s: &CumulativeStep,
     y: f64,
     x: &Linear,
@@ -240,7 +258,7 @@ fn draw_row(
             id_text(&s.added),
             s.k,
             percent(level),
-            interval_text(s)
+            interval_text(t, s)
         ),
     );
     let text_y = px(y + 4.0);
@@ -278,7 +296,7 @@ fn draw_row(
             ("y", &text_y),
             ("text-anchor", "end"),
         ],
-        &interval_text(s),
+        &interval_text(t, s),
     );
     w.text(
         "text",

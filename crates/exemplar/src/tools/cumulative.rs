@@ -172,7 +172,8 @@ pub fn cumulative_forest_plot(
         model: &model,
         order: &order,
         title: &title("Cumulative forest", data),
-        x_label: &scale.axis_title(),
+        x_label: &scale.natural_axis_title(),
+        transform: scale.transform,
     })?;
     Ok(CumulativePlotResult {
         svg: plot.svg,
