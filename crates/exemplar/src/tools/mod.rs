@@ -27,14 +27,16 @@
 //!   are a fixed set, its `default` where it has one, and a one-line description; required
 //!   arguments are in `required`. Reading the schema alone must suffice to call the tool
 //!   right the first time.
-//! - **An output schema** lists the result's fields with their types; a shared field's
-//!   meaning is in [`instructions`], so only a field of this tool's own carries a
-//!   description. A nested object (another tool's result, a plot's `numbers`) is given by
-//!   its type and a one-line description, not restated.
+//! - **Output schemas are not in the list.** They are derived from the result types and
+//!   served on their own ([`output_schema`], [`output_schemas_json`]); a result's fields
+//!   are named as the instructions name them.
+//! - **Budget.** The whole list is at most [`MAX_DEFINITIONS_BYTES`] of compact JSON; with
+//!   26 tools that is about 1.5 KB a tool, schema included. A tool that needs more says less
+//!   elsewhere: a shared argument's schema (`schemas.rs`) is written once and reused.
 //!
-//! Tests hold this for every registered tool: the whole list is at most
-//! [`MAX_DEFINITIONS_BYTES`] of JSON, no sentence of 80 characters or more appears in two
-//! descriptions, and every argument has a type, a description, and its enum and default.
+//! Tests (`guide.rs`) hold this for every registered tool: the size, no sentence of 80
+//! characters or more in two descriptions, at most [`MAX_DESCRIPTION_CHARS`] characters a
+//! description, and every argument with a type, a description, its enum and its default.
 
 mod args;
 mod columns;
