@@ -52,6 +52,7 @@ mod guide;
 mod heterogeneity;
 mod influence;
 mod metareg;
+mod multilevel;
 mod plot;
 mod rank_test;
 mod raw_columns;
@@ -766,6 +767,56 @@ bound at 0 or beyond the search range is explained in `notes`."
     handler: erase!(heterogeneity::heterogeneity),
 };
 
+pub static FIT_MULTILEVEL: Tool = Tool {
+    name: "fit_multilevel",
+    title: "Multilevel (three-level) meta-analysis",
+    summary: "Several effect sizes per study: between- and within-study variances with profile CIs, the pooled estimate or moderators.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Three-level random-effects model for several effect sizes per study, as metafor's \
+rma.mv(yi, vi, mods, random = ~ 1 | study/es): sigma2 = [between studies, within studies] by \
+REML or ML at the exact optimum, with profile-likelihood CIs as confint(). Without mods: the \
+pooled estimate with its CI and prediction interval; with mods (columns as in {}): \
+coefficients and the QM test. Test t uses k-p df. Needs at least 2 studies, one of them with \
+more than one record.",
+            META_REGRESSION.name
+        )
+    },
+    input_schema: || multilevel::multilevel_input(MAX_TOOL_RECORDS, false),
+    #[cfg(feature = "definitions")]
+    output_schema: schemas::output_of::<multilevel::MultilevelResult>,
+    handler: erase!(multilevel::fit_multilevel),
+};
+
+pub static ROBUST_TEST: Tool = Tool {
+    name: "robust_test",
+    title: "Cluster-robust tests (RVE)",
+    summary: "Coefficients tested with cluster-robust variance: CR2 with Satterthwaite df, or CR1.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Cluster-robust (sandwich) tests of a model's coefficients, the records grouped by the \
+column `cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
+coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (factor m/(m-p), m-p df). \
+The model is the random-effects fit, a meta-regression on mods, or the three-level model on \
+study (its studies must lie inside the clusters). Needs more clusters than coefficients; a \
+coefficient estimated from one cluster alone is refused."
+            .to_string()
+    },
+    input_schema: || multilevel::multilevel_input(MAX_TOOL_RECORDS, true),
+    #[cfg(feature = "definitions")]
+    output_schema: schemas::output_of::<multilevel::RobustResult>,
+    handler: erase!(multilevel::robust_test),
+};
+
 pub static BUBBLE_PLOT: Tool = Tool {
     name: "bubble_plot",
     title: "Bubble plot of a meta-regression (SVG)",
@@ -817,6 +868,10 @@ pub static REGISTRY: &[&Tool] = &[
     &SUBGROUP_ANALYSIS,
     #[cfg(feature = "extended")]
     &HETEROGENEITY,
+    #[cfg(feature = "extended")]
+    &FIT_MULTILEVEL,
+    #[cfg(feature = "extended")]
+    &ROBUST_TEST,
     #[cfg(feature = "extended")]
     &TRIM_AND_FILL,
     #[cfg(feature = "extended")]
@@ -2093,6 +2148,26 @@ mod tests {
             "bubble_plot",
             json!({"mod": "dose", "records": moderated, "exclude": ["a"]}),
         ));
+        let nested = json!([
+            {"id": "a1", "yi": 0.10, "vi": 0.02, "study": "a", "x": 1.0},
+            {"id": "a2", "yi": 0.30, "vi": 0.03, "study": "a", "x": 2.0},
+            {"id": "b1", "yi": 0.50, "vi": 0.05, "study": "b", "x": 3.0},
+            {"id": "b2", "yi": 0.40, "vi": 0.04, "study": "b", "x": 2.5},
+            {"id": "c1", "yi": 0.00, "vi": 0.02, "study": 3, "x": 1.0},
+            {"id": "c2", "yi": 0.25, "vi": 0.03, "study": 3, "x": 1.5},
+            {"id": "d1", "yi": -0.10, "vi": 0.02, "study": "d", "x": 0.0},
+            {"id": "e1", "yi": 0.35, "vi": 0.04, "study": "e", "x": 3.5}
+        ]);
+        calls.push((FIT_MULTILEVEL.name, json!({"records": nested})));
+        calls.push((
+            FIT_MULTILEVEL.name,
+            json!({"records": nested, "mods": ["x"], "method": "ML", "test": "t", "exclude": ["e1"]}),
+        ));
+        calls.push((ROBUST_TEST.name, json!({"records": nested, "cluster": "study"})));
+        calls.push((
+            ROBUST_TEST.name,
+            json!({"records": nested, "cluster": "study", "model": "multilevel", "mods": ["x"], "vcov": "CR1"}),
+        ));
         calls
     }
 
@@ -2271,6 +2346,10 @@ mod tests {
                 .next()
                 .unwrap(),
             include_str!("raw_columns.rs"),
+            include_str!("multilevel.rs")
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap(),
             include_str!("error.rs"),
             include_str!("../session.rs")
                 .split("#[cfg(test)]")
@@ -2302,6 +2381,7 @@ mod tests {
             "store.rs",
             "raw_columns.rs",
             "error.rs",
+            "multilevel.rs",
         ];
         let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
         let mut on_disk: Vec<String> = std::fs::read_dir(folder)
