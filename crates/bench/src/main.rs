@@ -15,6 +15,8 @@
 //!   round trip.
 //! - R metafor and PyMARE on the same records, when installed
 //!   (`scripts/metafor.R`, `scripts/pymare.py`).
+//! - Dependent effect sizes (issue 22): the three-level model and CR2 natively, and beside
+//!   metafor's rma.mv and clubSandwich when R has them (`scripts/dependent.R`).
 //!
 //! - The page's main thread (issue 16): the longest task during each tool's largest call
 //!   through the page's own registry (`scripts/longtasks.mjs`, which takes each call's
@@ -23,8 +25,10 @@
 //!
 //! Progress goes to stderr; stdout is the table, or with `--json` one JSON object.
 //! `--native-only` skips Node, Chromium, R and Python; `bench memory [--json]` runs only the
-//! tools' memory figures, `bench longtasks [--json]` only the main-thread figures.
+//! tools' memory figures, `bench longtasks [--json]` only the main-thread figures,
+//! `bench dependent [--json] [--native-only]` only issue 22's figures.
 
+mod dependent;
 mod external;
 mod harness;
 mod longtasks;
@@ -95,15 +99,17 @@ fn main() -> ExitCode {
             }
         };
     }
-    const USAGE: &str = "usage: bench [memory | longtasks] [--json] [--native-only]";
+    const USAGE: &str = "usage: bench [memory | longtasks | dependent] [--json] [--native-only]";
     let mut json_out = false;
     let mut native_only = false;
     let mut memory_only = false;
     let mut longtasks_only = false;
+    let mut dependent_only = false;
     for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
             "memory" if i == 0 => memory_only = true,
             "longtasks" if i == 0 => longtasks_only = true,
+            "dependent" if i == 0 => dependent_only = true,
             "--json" => json_out = true,
             "--native-only" => native_only = true,
             "-h" | "--help" => {
@@ -124,7 +130,9 @@ fn main() -> ExitCode {
         machine: machine(&root),
         ..Report::default()
     };
-    if longtasks_only {
+    if dependent_only {
+        dependent::run(&mut report, &root, native_only);
+    } else if longtasks_only {
         match external::node_and_pkg(&root) {
             Ok(_) => longtasks::page_long_tasks(&mut report, &root, &external::scripts(&root)),
             Err(why) => report.note(format!("{why}: no main-thread figures")),
@@ -132,6 +140,7 @@ fn main() -> ExitCode {
     } else {
         if !memory_only {
             native::run(&mut report);
+            dependent::run(&mut report, &root, native_only);
         }
         tool_memory::run(&mut report);
         if !native_only && !memory_only {

@@ -560,15 +560,19 @@ fn inverse_sqrt(g: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     for (i, row) in v.iter_mut().enumerate() {
         row[i] = 1.0;
     }
+    // Sweeps until the off-diagonal mass is at rounding level (quadratic convergence gets
+    // there in a few sweeps), or stops falling.
+    let mut last_off = f64::INFINITY;
     for _sweep in 0..100 {
         let off: f64 = (0..n)
             .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
             .map(|(i, j)| a[i][j] * a[i][j])
             .sum();
         let diag: f64 = (0..n).map(|i| a[i][i] * a[i][i]).sum();
-        if off <= 1e-32 * diag || off == 0.0 {
+        if off <= 1e-30 * diag || off >= last_off {
             break;
         }
+        last_off = off;
         for pi in 0..n {
             for q in pi + 1..n {
                 if a[pi][q] == 0.0 {

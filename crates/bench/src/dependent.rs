@@ -1,0 +1,228 @@
+//! Issue 22's figures: the three-level model (REML, k = 10⁴ effect sizes in 10³ studies)
+//! and cluster-robust CR2 tests (k = 10⁴ in 10³ clusters) natively, against their 100 ms
+//! targets; and at k = 10³ (10² studies) beside metafor's rma.mv and clubSandwich's
+//! coef_test when R has them (`scripts/dependent.R`). metafor's rma.mv builds k × k
+//! matrices: at k = 10⁴ one REML fit took 431 s on this machine (sparse = TRUE), so R is
+//! compared at k = 10³.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use meta_analysis::{
+    multilevel, robust_fit, robust_multilevel, FitOptions, Moderator, MultilevelOptions, Record,
+    RobustVcov,
+};
+
+use crate::harness::time;
+use crate::report::{Report, Target};
+
+/// `m` studies of `n` effect sizes: yᵢⱼ = 0.2 + 0.1·xᵢⱼ + uⱼ + wᵢⱼ + εᵢⱼ with σ₁ = 0.2,
+/// σ₂ = 0.1 and vᵢⱼ uniform on [0.01, 0.1] (deterministic: splitmix64, normals as the sum of
+/// 12 uniforms minus 6).
+pub struct Nested {
+    pub records: Vec<Record>,
+    pub study: Vec<String>,
+    pub x: Vec<f64>,
+}
+
+pub fn nested(m: usize, n: usize) -> Nested {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut uniform = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let normal = |u: &mut dyn FnMut() -> f64| (0..12).map(|_| u()).sum::<f64>() - 6.0;
+    let (mut records, mut study, mut x) = (Vec::new(), Vec::new(), Vec::new());
+    for j in 0..m {
+        let u = 0.2 * normal(&mut uniform);
+        for i in 0..n {
+            let xi = uniform();
+            let vi = 0.01 + 0.09 * uniform();
+            let yi =
+                0.2 + 0.1 * xi + u + 0.1 * normal(&mut uniform) + vi.sqrt() * normal(&mut uniform);
+            records.push(Record::new(format!("s{j}e{i}"), yi, vi));
+            study.push(format!("s{j}"));
+            x.push(xi);
+        }
+    }
+    Nested { records, study, x }
+}
+
+fn csv(data: &Nested) -> String {
+    let mut out = String::from("yi,vi,study,x\n");
+    for ((r, s), x) in data.records.iter().zip(&data.study).zip(&data.x) {
+        out.push_str(&format!("{},{},{},{}\n", r.yi, r.vi, s, x));
+    }
+    out
+}
+
+pub fn run(report: &mut Report, root: &Path, native_only: bool) {
+    let reml = MultilevelOptions::default();
+    for (m, label) in [(1000, "10^4"), (100, "10^3")] {
+        let data = nested(m, 10);
+        let k = 10 * m;
+        eprintln!("bench: multilevel REML and CR2, k = {label}");
+        let budget = Duration::from_millis(1500);
+        let t = time(budget, 5, || {
+            multilevel(black_box(&data.records), &data.study, &[], &reml)
+        });
+        let key = format!("multilevel_reml_k{k}_ms");
+        let what = format!("multilevel REML fit, k = {label} in {m} studies (one fit)");
+        if k == 10_000 {
+            report.add_target(&key, what, t.median_ms(), "ms", Target::AtMost(100.0));
+        } else {
+            report.add(&key, what, t.median_ms(), "ms");
+        }
+        let model = multilevel(&data.records, &data.study, &[], &reml).expect("the records fit");
+        report.add(
+            format!("multilevel_reml_k{k}_iterations"),
+            "  its Newton iterations",
+            model.iterations as f64,
+            "",
+        );
+        let mods = [Moderator::numeric("x", data.x.clone())];
+        let t = time(budget, 5, || {
+            multilevel(black_box(&data.records), &data.study, &mods, &reml)
+        });
+        report.add(
+            format!("multilevel_reml_mods_k{k}_ms"),
+            format!("  with one moderator, k = {label}"),
+            t.median_ms(),
+            "ms",
+        );
+        let t = time(budget, 3, || model.profile_intervals());
+        report.add(
+            format!("multilevel_profile_ci_k{k}_ms"),
+            format!("  profile-likelihood CIs of both sigma2, k = {label}"),
+            t.median_ms(),
+            "ms",
+        );
+        let options = FitOptions::default();
+        let t = time(budget, 5, || {
+            robust_fit(
+                black_box(&data.records),
+                &options,
+                &data.study,
+                RobustVcov::Cr2,
+            )
+        });
+        let key = format!("cr2_k{k}_ms");
+        let what = format!(
+            "CR2 + Satterthwaite df of a REML fit, k = {label} in {m} clusters (fit included)"
+        );
+        if k == 10_000 {
+            report.add_target(&key, what, t.median_ms(), "ms", Target::AtMost(100.0));
+        } else {
+            report.add(&key, what, t.median_ms(), "ms");
+        }
+        let t = time(budget, 3, || {
+            robust_multilevel(
+                black_box(&data.records),
+                &data.study,
+                &[],
+                &reml,
+                &data.study,
+                RobustVcov::Cr2,
+            )
+        });
+        report.add(
+            format!("cr2_multilevel_k{k}_ms"),
+            format!("  CR2 of the multilevel fit, k = {label} (fit included)"),
+            t.median_ms(),
+            "ms",
+        );
+    }
+    if native_only {
+        return;
+    }
+    r_figures(report, root);
+}
+
+fn r_figures(report: &mut Report, root: &Path) {
+    let ok = Command::new("Rscript")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        return report.note("Rscript is not installed: no rma.mv or clubSandwich figures");
+    }
+    let dir = std::env::temp_dir().join(format!("bench-dependent-{}", std::process::id()));
+    let path = dir.join("nested_k1000.csv");
+    if let Err(e) =
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, csv(&nested(100, 10))))
+    {
+        return report.note(format!("cannot write the records for R: {e}"));
+    }
+    eprintln!("bench: metafor rma.mv and clubSandwich, k = 10^3 (about 30 s)");
+    let out = Command::new("Rscript")
+        .arg(root.join("crates/bench/scripts/dependent.R"))
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Ok(o) => {
+            return report.note(format!(
+                "dependent.R failed: {}",
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+            ))
+        }
+        Err(e) => return report.note(format!("dependent.R failed: {e}")),
+    };
+    let kv: HashMap<&str, &str> = out
+        .lines()
+        .filter_map(|l| l.trim().split_once(' '))
+        .collect();
+    if let Some(reason) = kv.get("absent") {
+        return report.note(format!("{reason}: no rma.mv or clubSandwich figures"));
+    }
+    let num = |k: &str| {
+        kv.get(k)
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    let version = |k: &str| kv.get(k).map_or("", |v| v.trim()).to_string();
+    let pairs = [
+        (
+            "metafor_rma_mv_k1000_ms",
+            format!(
+                "metafor {} rma.mv(REML, ~ 1 | study/es), k = 10^3 (one fit)",
+                version("metafor")
+            ),
+            "multilevel_reml_k1000_ms",
+        ),
+        (
+            "clubsandwich_cr2_k1000_ms",
+            format!(
+                "clubSandwich {} coef_test(CR2) of an rma() fit, k = 10^3 in 100 clusters",
+                version("clubSandwich")
+            ),
+            "cr2_k1000_ms",
+        ),
+        (
+            "clubsandwich_cr2_mv_k1000_ms",
+            "clubSandwich coef_test(CR2) of the rma.mv fit, k = 10^3".to_string(),
+            "cr2_multilevel_k1000_ms",
+        ),
+    ];
+    for (key, label, ours) in pairs {
+        let theirs = num(key);
+        report.add(key, label, theirs, "ms");
+        report.add(
+            format!("{key}_over_ours"),
+            "  R / ours",
+            theirs / report.value(ours).unwrap_or(f64::NAN),
+            "×",
+        );
+    }
+}
