@@ -37,7 +37,9 @@ impl MultilevelArgs {
         let method = match self.method.as_deref() {
             None | Some("REML") => Method::Reml,
             Some("ML") => Method::Ml,
-            Some(other) => return Err(invalid(format!("method must be REML or ML, got {other:?}"))),
+            Some(other) => {
+                return Err(invalid(format!("method must be REML or ML, got {other:?}")))
+            }
         };
         let test = match self.test.as_deref() {
             None => MultilevelTest::Z,
@@ -163,7 +165,10 @@ pub fn fit_multilevel(
     data: &DataSource,
 ) -> Result<MultilevelResult, ToolError> {
     let options = args.options()?;
-    let study = args.study.clone().unwrap_or_else(|| DEFAULT_STUDY.to_string());
+    let study = args
+        .study
+        .clone()
+        .unwrap_or_else(|| DEFAULT_STUDY.to_string());
     let excluded = data.exclusions(args.exclude.clone())?;
     let studies = labels(data, &study, "study", &excluded)?;
     let mods = optional_moderators(&args.mods, &excluded, data)?;
@@ -454,22 +459,31 @@ mod tests {
         assert!(fit["estimate"].is_number() && fit["pi_lower"].is_number());
         let lower = fit["sigma2_ci_lower"][1].as_f64().unwrap();
         assert!(lower <= fit["sigma2"][1].as_f64().unwrap());
-        let reg = call(FIT_MULTILEVEL.name, &json!({"records": records(), "mods": ["x"], "test": "t"})).unwrap();
+        let reg = call(
+            FIT_MULTILEVEL.name,
+            &json!({"records": records(), "mods": ["x"], "test": "t"}),
+        )
+        .unwrap();
         assert!(reg["estimate"].is_null() && reg["qm"].is_number());
         assert_eq!(reg["coefficients"][1]["name"], "x");
 
         for model in ["random_effects", "regression", "multilevel"] {
             for vcov in ["CR2", "CR1"] {
-                let mut args = json!({"records": records(), "cluster": "study", "model": model, "vcov": vcov});
+                let mut args =
+                    json!({"records": records(), "cluster": "study", "model": model, "vcov": vcov});
                 if model != "random_effects" {
                     args["mods"] = json!(["x"]);
                 }
-                let r = call(ROBUST_TEST.name, &args).unwrap_or_else(|e| panic!("{model} {vcov}: {e}"));
+                let r =
+                    call(ROBUST_TEST.name, &args).unwrap_or_else(|e| panic!("{model} {vcov}: {e}"));
                 assert_eq!(r["n_clusters"], 5);
                 let c = &r["coefficients"][0];
                 assert!(c["ci_lower"].as_f64().unwrap() < c["estimate"].as_f64().unwrap());
                 if vcov == "CR1" {
-                    assert_eq!(c["df"].as_f64().unwrap(), 5.0 - r["coefficients"].as_array().unwrap().len() as f64);
+                    assert_eq!(
+                        c["df"].as_f64().unwrap(),
+                        5.0 - r["coefficients"].as_array().unwrap().len() as f64
+                    );
                 }
             }
         }
@@ -503,9 +517,52 @@ mod tests {
         for (i, r) in two.as_array_mut().unwrap().iter_mut().enumerate() {
             r["g"] = json!(if i < 6 { "p" } else { "q" });
         }
-        let e = call(ROBUST_TEST.name, &json!({"records": two, "cluster": "g", "model": "regression", "mods": ["x"]})).unwrap_err();
-        assert!(e.message.contains("more clusters than coefficients"), "{}", e.message);
-        let e = call(ROBUST_TEST.name, &json!({"records": records(), "cluster": "study", "study": "study"})).unwrap_err();
+        let e = call(
+            ROBUST_TEST.name,
+            &json!({"records": two, "cluster": "g", "model": "regression", "mods": ["x"]}),
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("more clusters than coefficients"),
+            "{}",
+            e.message
+        );
+        let e = call(
+            ROBUST_TEST.name,
+            &json!({"records": records(), "cluster": "study", "study": "study"}),
+        )
+        .unwrap_err();
         assert_eq!(e.code.as_str(), "invalid_arguments");
+    }
+}
+
+/// The page's "Your data" hands the tools every CSV column of a row: a study column read
+/// there is the `study` (and `cluster`) of these tools.
+#[cfg(test)]
+mod your_data {
+    use super::super::{call, FIT_MULTILEVEL, ROBUST_TEST};
+    use serde_json::json;
+
+    #[test]
+    fn records_read_from_a_csv_run_both_tools_by_its_study_column() {
+        let csv = "id,yi,vi,district\n\
+                   a1,0.10,0.02,11\na2,0.30,0.03,11\na3,-0.20,0.01,11\n\
+                   b1,0.50,0.05,12\nb2,0.40,0.04,12\n\
+                   c1,0.00,0.02,18\nc2,0.25,0.03,18\nc3,0.60,0.06,18\n\
+                   d1,-0.10,0.02,27\nd2,0.20,0.01,27\n";
+        let records = crate::workspace::records_from_text(csv, None, None, None).unwrap();
+        let fit = call(
+            FIT_MULTILEVEL.name,
+            &json!({"records": records, "study": "district"}),
+        )
+        .unwrap();
+        assert_eq!(fit["n_studies"], 4);
+        let robust = call(
+            ROBUST_TEST.name,
+            &json!({"records": records, "cluster": "district", "model": "multilevel", "study": "district"}),
+        )
+        .unwrap();
+        assert_eq!(robust["n_clusters"], 4);
+        assert_eq!(robust["coefficients"][0]["estimate"], fit["estimate"]);
     }
 }
