@@ -29,6 +29,11 @@ use crate::multilevel::{multilevel, MultilevelOptions};
 use crate::records::Record;
 use crate::{FitOptions, MetaError, Test};
 
+/// The most records one cluster may hold.
+pub const MAX_CLUSTER_RECORDS: usize = 2_000;
+/// The largest Σ n_c³ over the clusters (about a second of work natively).
+pub const MAX_CLUSTER_COST: f64 = 2e9;
+
 /// Which cluster-robust estimator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RobustVcov {
@@ -275,6 +280,26 @@ pub(crate) fn robust(
                 "{m} clusters cannot support {p} coefficients: a cluster-robust variance needs \
                  more clusters than coefficients (its df are m − p = {})",
                 m as i64 - p as i64
+            ),
+        });
+    }
+    // Each cluster costs O(n³) (its covariance block is factored and, for CR2, its
+    // adjustment's eigenvalues found): the total is bounded so that no call runs for long.
+    let cost: f64 = members
+        .iter()
+        .map(|c| {
+            let n = c.len() as f64;
+            n * n * n
+        })
+        .sum();
+    let largest = members.iter().map(Vec::len).max().unwrap_or(0);
+    if largest > MAX_CLUSTER_RECORDS || cost > MAX_CLUSTER_COST {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "the clusters are too large for a cluster-robust variance here: the largest has \
+                 {largest} records (at most {MAX_CLUSTER_RECORDS} are accepted) and the sum of \
+                 the cubes of their sizes is {cost:e} (at most {MAX_CLUSTER_COST:e}), each \
+                 cluster costing the cube of its size; cluster more finely"
             ),
         });
     }
@@ -657,6 +682,19 @@ mod tests {
             "{h:?}"
         );
         assert!(inverse_sqrt(&[vec![0.0]]).is_none());
+    }
+
+    #[test]
+    fn a_cluster_too_large_is_refused_before_any_work() {
+        let k = MAX_CLUSTER_RECORDS + 5;
+        let recs: Vec<Record> = (0..k)
+            .map(|i| Record::new(format!("r{i}"), (i % 7) as f64 * 0.1, 0.02))
+            .collect();
+        let clusters: Vec<String> = (0..k)
+            .map(|i| if i < 5 { format!("c{i}") } else { "big".into() })
+            .collect();
+        let e = robust_fit(&recs, &FitOptions::default(), &clusters, RobustVcov::Cr2).unwrap_err();
+        assert!(e.to_string().contains("too large"), "{e}");
     }
 
     #[test]
