@@ -18,11 +18,10 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::check::RefusedArguments;
+use super::gate::{CallGate, MessageBytes};
 
 /// The resource holding the frozen dataset's CSV, byte for byte.
 pub const DATASET_URI: &str = "exemplar://dataset/dat.raudenbush1985.csv";
@@ -46,70 +45,6 @@ impl ExemplarServer {
             gate,
             store: Arc::default(),
         }
-    }
-}
-
-/// How many tool calls run at once in one server, and how many may wait for a turn. A call
-/// beyond both is answered at once with a `busy:` tool error: the memory of calls is bounded
-/// by the calls running (each holds its records and its work) and those waiting (each holds
-/// its parsed arguments).
-#[derive(Debug)]
-pub struct CallGate {
-    running: Arc<Semaphore>,
-    max_running: usize,
-    waiting: AtomicUsize,
-    max_waiting: usize,
-}
-
-/// Tool calls running at once in one server.
-pub const MAX_RUNNING_CALLS: usize = 4;
-/// Tool calls waiting for a turn in one server.
-pub const MAX_WAITING_CALLS: usize = 16;
-
-impl Default for CallGate {
-    fn default() -> Self {
-        CallGate::new(MAX_RUNNING_CALLS, MAX_WAITING_CALLS)
-    }
-}
-
-impl CallGate {
-    pub fn new(max_running: usize, max_waiting: usize) -> Self {
-        CallGate {
-            running: Arc::new(Semaphore::new(max_running)),
-            max_running,
-            waiting: AtomicUsize::new(0),
-            max_waiting,
-        }
-    }
-
-    /// A turn to run, waiting when every one is taken, or the `busy` answer when the
-    /// waiting room is full too.
-    pub async fn enter(&self) -> Result<OwnedSemaphorePermit, CallToolResult> {
-        if let Ok(permit) = self.running.clone().try_acquire_owned() {
-            return Ok(permit);
-        }
-        let waiting = self.waiting.fetch_add(1, Ordering::SeqCst);
-        // Counted out again when the wait ends or is cancelled (the client went away).
-        struct Leave<'a>(&'a AtomicUsize);
-        impl Drop for Leave<'_> {
-            fn drop(&mut self) {
-                self.0.fetch_sub(1, Ordering::SeqCst);
-            }
-        }
-        let _leave = Leave(&self.waiting);
-        if waiting >= self.max_waiting {
-            return Err(CallToolResult::error(vec![ContentBlock::text(format!(
-                "busy: this server is running {} tool calls and {} more are waiting, its \
-limit; call again when one has answered",
-                self.max_running, self.max_waiting
-            ))]));
-        }
-        Ok(self
-            .running
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed"))
     }
 }
 
@@ -308,16 +243,21 @@ impl ServerHandler for ExemplarServer {
     ) -> Result<CallToolResponse, ErrorData> {
         // The arguments' text was refused before rmcp parsed it (a key repeated, too long):
         // the page's and the CLI's answer for the same text.
-        let refused = context.extensions.get::<RefusedArguments>().or_else(|| {
-            context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<RefusedArguments>())
-        });
-        if let Some(RefusedArguments(error)) = refused {
+        // (What the transport attached: in the request's extensions on stdio, in its HTTP
+        // parts' over Streamable HTTP.)
+        fn attached<T: Send + Sync + 'static>(context: &RequestContext<RoleServer>) -> Option<&T> {
+            context.extensions.get::<T>().or_else(|| {
+                context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<T>())
+            })
+        }
+        if let Some(RefusedArguments(error)) = attached(&context) {
             return Ok(tool_error(error).into());
         }
-        let permit = match self.gate.enter().await {
+        let bytes = attached::<MessageBytes>(&context).map_or(0, |size| size.0);
+        let permit = match self.gate.enter(bytes).await {
             Ok(permit) => permit,
             Err(busy) => return Ok(busy.into()),
         };
@@ -442,38 +382,6 @@ mod tests {
         let text = serde_json::to_value(&typed.content).unwrap()[0]["text"].clone();
         assert!(text.as_str().unwrap().starts_with("wrong_type: "), "{text}");
         assert!(text.as_str().unwrap().contains("level"), "{text}");
-    }
-
-    /// Issue 25 item 7: concurrent calls are bounded; one past the waiting room is told so.
-    #[tokio::test]
-    async fn calls_beyond_the_bound_wait_and_past_the_waiting_room_are_busy() {
-        let gate = Arc::new(CallGate::new(2, 1));
-        let first = gate.enter().await.unwrap();
-        let _second = gate.enter().await.unwrap();
-        let waiting = tokio::spawn({
-            let gate = gate.clone();
-            async move { gate.enter().await.map(|_| ()) }
-        });
-        while gate.waiting.load(Ordering::SeqCst) == 0 {
-            tokio::task::yield_now().await;
-        }
-        assert!(!waiting.is_finished(), "a third call waits for a turn");
-        let busy = gate.enter().await.unwrap_err();
-        assert_eq!(busy.is_error, Some(true));
-        let text = serde_json::to_value(&busy.content).unwrap()[0]["text"].clone();
-        assert!(text.as_str().unwrap().starts_with("busy: "), "{text}");
-        drop(first);
-        assert!(
-            waiting.await.unwrap().is_ok(),
-            "it runs once a call has ended"
-        );
-        assert_eq!(gate.waiting.load(Ordering::SeqCst), 0);
-        // A wait given up (the client went away) leaves the waiting room.
-        let _third = gate.enter().await.unwrap();
-        let given_up =
-            tokio::time::timeout(std::time::Duration::from_millis(20), gate.enter()).await;
-        assert!(given_up.is_err());
-        assert_eq!(gate.waiting.load(Ordering::SeqCst), 0);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! the protocol; every log line goes to stderr.
 
 mod check;
+mod gate;
 mod handler;
 mod http;
 mod server;
@@ -14,7 +15,8 @@ mod stdio;
 
 pub use http::{AllowedOrigin, LoopbackAddr, DEFAULT_ADDR};
 
-use handler::{CallGate, ExemplarServer};
+use gate::CallGate;
+use handler::ExemplarServer;
 use rmcp::ServiceExt;
 use std::net::SocketAddr;
 use std::sync::Arc;

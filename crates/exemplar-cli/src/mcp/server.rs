@@ -12,7 +12,8 @@
 //! origin, and the body one message that [`check::check`] passes.
 
 use super::check::{self, RefusedArguments, Verdict};
-use super::handler::{CallGate, ExemplarServer};
+use super::gate::{CallGate, MessageBytes};
+use super::handler::ExemplarServer;
 use super::sessions::BoundedSessions;
 use axum::http::{header, HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use bytes::Bytes;
@@ -191,6 +192,7 @@ async fn answer(state: &State, request: Request<Incoming>) -> Response<Body> {
             if let Some(refusal) = refused {
                 parts.extensions.insert(RefusedArguments(refusal));
             }
+            parts.extensions.insert(MessageBytes(bytes.len()));
             state
                 .service
                 .handle(Request::from_parts(parts, Full::new(bytes)))
@@ -405,6 +407,10 @@ mod tests {
     }
 
     async fn start(limits: HttpLimits) -> Running {
+        start_with(limits, CallGate::default()).await
+    }
+
+    async fn start_with(limits: HttpLimits, gate: CallGate) -> Running {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let stop = CancellationToken::new();
@@ -412,7 +418,7 @@ mod tests {
             super::super::http::allowed_hosts(addr),
             super::super::http::allowed_origins(addr, &[]),
             limits,
-            Arc::new(CallGate::default()),
+            Arc::new(gate),
             stop.clone(),
         ));
         tokio::spawn({
@@ -726,6 +732,19 @@ Accept: application/json, text/event-stream\r\n{}Content-Length: {}\r\n\r\n",
             .as_str()
             .unwrap()
             .contains(&format!("at most {} bytes", check::MAX_MESSAGE_BYTES)));
+    }
+
+    /// Issue 25 item 7: the waiting room counts each call's message, as the body arrived.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_too_large_for_the_waiting_room_is_busy() {
+        // No call ever runs; 50 bytes of messages may wait (a call is about 90).
+        let server = start_with(HttpLimits::default(), CallGate::new(0, 10, 50)).await;
+        let session = session(server.addr).await;
+        let reply = call(server.addr, &session, "egger_test", "{}").await;
+        let result = &reply.message()["result"];
+        assert_eq!(result["isError"], true);
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("busy: "), "{text}");
     }
 
     /// Issue 25 item 10: every Host and Origin value is checked; user info is refused.

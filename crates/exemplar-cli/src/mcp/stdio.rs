@@ -12,6 +12,7 @@
 //! Answers and rmcp's messages go to stdout whole, one line each, through one lock.
 
 use super::check::{self, IdScanner, RefusedArguments, Verdict};
+use super::gate::MessageBytes;
 use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
 use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
@@ -147,16 +148,18 @@ async fn read_lines<R, W>(
                 }
                 match check::check(text) {
                     Verdict::Answer(answer) => Some(answer),
-                    Verdict::Pass { message, refused } => match to_rmcp(message, refused) {
-                        Ok(Some(message)) => {
-                            if sender.send(message).await.is_err() {
-                                return; // The session has ended.
+                    Verdict::Pass { message, refused } => {
+                        match to_rmcp(message, refused, text.len()) {
+                            Ok(Some(message)) => {
+                                if sender.send(message).await.is_err() {
+                                    return; // The session has ended.
+                                }
+                                None
                             }
-                            None
+                            Ok(None) => None,
+                            Err(answer) => Some(answer),
                         }
-                        Ok(None) => None,
-                        Err(answer) => Some(answer),
-                    },
+                    }
                 }
             }
         };
@@ -173,17 +176,18 @@ async fn read_lines<R, W>(
 fn to_rmcp(
     message: Value,
     refused: Option<exemplar::tools::ToolError>,
+    bytes: usize,
 ) -> Result<Option<ClientJsonRpcMessage>, Value> {
     let id = check::id_of(&message);
     let notification = message.get("id").is_none() && message.get("method").is_some();
     match serde_json::from_value::<ClientJsonRpcMessage>(message) {
         Ok(mut parsed) => {
-            if let (Some(refusal), ClientJsonRpcMessage::Request(request)) = (refused, &mut parsed)
-            {
-                request
-                    .request
-                    .extensions_mut()
-                    .insert(RefusedArguments(refusal));
+            if let ClientJsonRpcMessage::Request(request) = &mut parsed {
+                let extensions = request.request.extensions_mut();
+                extensions.insert(MessageBytes(bytes));
+                if let Some(refusal) = refused {
+                    extensions.insert(RefusedArguments(refusal));
+                }
             }
             Ok(Some(parsed))
         }
@@ -214,5 +218,57 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Transport<RoleServer> for LineTrans
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.incoming.close();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::gate::CallGate;
+    use serde_json::{json, Value};
+    use std::sync::Arc;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    /// Issue 25 item 7 on stdio: the waiting room counts each call's line.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_too_large_for_the_waiting_room_is_busy() {
+        let (mut client, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, client_out) = tokio::io::duplex(1 << 16);
+        // No call ever runs; 50 bytes of messages may wait (a call is about 90).
+        let gate = Arc::new(CallGate::new(0, 10, 50));
+        let served = tokio::spawn(super::super::serve_lines(
+            BufReader::new(server_in),
+            server_out,
+            gate,
+        ));
+        for message in [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "egger_test", "arguments": {}}}),
+        ] {
+            client
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        let mut lines = BufReader::new(client_out).lines();
+        let reply = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+            loop {
+                let line = lines.next_line().await.unwrap().expect("a reply");
+                let reply: Value = serde_json::from_str(&line).unwrap();
+                if reply["id"] == 2 {
+                    break reply;
+                }
+            }
+        })
+        .await
+        .expect("answered at once, not left waiting");
+        assert_eq!(reply["result"]["isError"], true);
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("busy: "), "{text}");
+        drop(client);
+        served.await.unwrap().unwrap();
     }
 }
