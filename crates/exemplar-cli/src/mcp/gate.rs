@@ -10,13 +10,15 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// Tool calls running at once in one server (each on a blocking thread).
-pub const MAX_RUNNING_CALLS: usize = 4;
+/// Tool calls running at once in one server (each on a blocking thread). A call on 100,000
+/// records peaks at a few hundred MB (its arguments as JSON values, then its work), and one
+/// call uses one core.
+pub const MAX_RUNNING_CALLS: usize = 2;
 /// Tool calls waiting for a turn in one server.
 pub const MAX_WAITING_CALLS: usize = 64;
-/// Bytes of messages (arguments and envelope) of the calls waiting in one server: four
+/// Bytes of messages (arguments and envelope) of the calls waiting in one server: two
 /// messages of the largest size.
-pub const MAX_WAITING_BYTES: usize = 4 * super::check::MAX_MESSAGE_BYTES;
+pub const MAX_WAITING_BYTES: usize = 2 * super::check::MAX_MESSAGE_BYTES;
 
 /// The size of a tool call's message as it arrived, attached by the transport (a stdio line,
 /// an HTTP body).

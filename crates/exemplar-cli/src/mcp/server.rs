@@ -55,7 +55,7 @@ impl Default for HttpLimits {
             body_read_timeout: Duration::from_secs(10),
             max_connections: 512,
             max_body_bytes: check::MAX_MESSAGE_BYTES,
-            body_bytes_budget: 4 * check::MAX_MESSAGE_BYTES,
+            body_bytes_budget: 2 * check::MAX_MESSAGE_BYTES,
             max_sessions: 1000,
             session_idle: Duration::from_secs(300),
         }
