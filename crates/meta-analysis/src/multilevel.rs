@@ -395,19 +395,30 @@ impl Multilevel {
                     kind: BoundKind::Root,
                 }
             };
+            // The upper bound: bracketed by doubling from 2σ̂ (a root is usually within a
+            // doubling or two, where bisection from metafor's far end would take many
+            // inner fits), up to max(10, 100 σ̂), metafor's `vc.max`.
             let end = (100.0 * est).max(10.0);
+            let mean_v = self.data.v.iter().sum::<f64>() / self.data.v.len() as f64;
+            let mut below = est;
+            let mut x = if est > 0.0 { 2.0 * est } else { 0.1 * mean_v }.min(end);
             warm.set(self.sigma2);
-            let upper = if profile(end)?.0 >= 0.0 {
-                Bound {
-                    tau2: end,
-                    kind: BoundKind::BeyondSearch,
+            let upper = loop {
+                if profile(x)?.0 < 0.0 {
+                    warm.set(self.sigma2);
+                    break Bound {
+                        tau2: solve(below, x)?.x,
+                        kind: BoundKind::Root,
+                    };
                 }
-            } else {
-                warm.set(self.sigma2);
-                Bound {
-                    tau2: solve(est, end)?.x,
-                    kind: BoundKind::Root,
+                if x >= end {
+                    break Bound {
+                        tau2: end,
+                        kind: BoundKind::BeyondSearch,
+                    };
                 }
+                below = x;
+                x = (2.0 * x).min(end);
             };
             *slot = ComponentInterval {
                 estimate: est,
