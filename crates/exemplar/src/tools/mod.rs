@@ -54,12 +54,14 @@ mod influence;
 mod metareg;
 mod multilevel;
 mod plot;
+mod publication_bias;
 mod rank_test;
 mod raw_columns;
 mod scale;
 mod schemas;
 mod store;
 mod subgroups;
+mod tables;
 mod trim_fill;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS, FROZEN_COLUMNS};
@@ -851,6 +853,92 @@ proportional to 1/(vi + tau^2), the fitted line and CI band; excluded records ho
     handler: erase!(plot::bubble_plot),
 };
 
+pub static MANTEL_HAENSZEL: Tool = Tool {
+    name: "mantel_haenszel",
+    title: "Mantel-Haenszel for 2x2 tables",
+    summary: "Mantel-Haenszel pooled OR, RR or RD of 2x2 tables, with CMH and Tarone tests.",
+    group: ToolGroup::Analysis,
+    max_records: 0,
+    companion: None,
+    echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Pools 2x2 tables by Mantel-Haenszel as metafor's rma.mh(), uncorrected: \
+Robins-Breslow-Greenland (OR) and Greenland-Robins (RR, RD) variances; estimate on the log scale \
+for OR and RR (exp_* the ratio). Q: the tables' escalc effects about the pooled one (0.5 added \
+to tables with a zero; double-zero tables left out)."
+            .to_string()
+    },
+    input_schema: || tables::input_schema(true),
+    #[cfg(feature = "definitions")]
+    output_schema: schemas::output_of::<tables::MantelHaenszelResult>,
+    handler: erase!(tables::mantel_haenszel),
+};
+
+pub static PETO_ODDS_RATIO: Tool = Tool {
+    name: "peto_odds_ratio",
+    title: "Peto's odds ratio for 2x2 tables",
+    summary: "Peto's one-step pooled odds ratio of 2x2 tables, with its Q test.",
+    group: ToolGroup::Analysis,
+    max_records: 0,
+    companion: None,
+    echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Pools 2x2 tables by Peto's one-step method as metafor's rma.peto(): ln OR = \
+sum(a - E)/sum(V), se = 1/sqrt(sum(V))."
+            .to_string()
+    },
+    input_schema: || tables::input_schema(false),
+    #[cfg(feature = "definitions")]
+    output_schema: schemas::output_of::<tables::PetoResult>,
+    handler: erase!(tables::peto_odds_ratio),
+};
+
+pub static SELECTION_MODEL: Tool = Tool {
+    name: "selection_model",
+    title: "Step-function selection model",
+    summary: "The estimate adjusted for publication bias by Vevea and Hedges' step-function selection model.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Vevea & Hedges' step-function selection model on the ML random-effects model, as \
+metafor's selmodel(type = \"stepfun\"), at the exact maximum: one-sided p values (yi > 0) cut \
+at `steps` into intervals with publication weights delta (the first 1), and the \
+likelihood-ratio test of no selection. Each interval needs a record; k >= steps + 2."
+            .to_string()
+    },
+    input_schema: || publication_bias::selection_input(MAX_TOOL_RECORDS),
+    #[cfg(feature = "definitions")]
+    output_schema: schemas::output_of::<publication_bias::SelectionResult>,
+    handler: erase!(publication_bias::selection_model),
+};
+
+pub static PET_PEESE: Tool = Tool {
+    name: "pet_peese",
+    title: "PET-PEESE",
+    summary: "The effect corrected for small-study effects by PET-PEESE's conditional rule.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "PET-PEESE (Stanley & Doucouliagos 2014): WLS of yi on sqrt(vi) (PET) and on vi (PEESE), \
+weights 1/vi (knha: lm's multiplicative error, t with k-2 df; z: fixed effect). The estimate is \
+PEESE's intercept if PET's intercept test rejects at alpha, else PET's. Needs 3 records with \
+unequal vi."
+            .to_string()
+    },
+    input_schema: || publication_bias::pet_peese_input(MAX_TOOL_RECORDS),
+    #[cfg(feature = "definitions")]
+    output_schema: schemas::output_of::<publication_bias::PetPeeseResult>,
+    handler: erase!(publication_bias::pet_peese),
+};
+
 /// Every tool, in the order the page lists them: grouped, in [`ToolGroup`] order.
 ///
 /// Without the `extended` feature only the benchmark's own tools ([`ToolGroup::Benchmark`]) are here: the
@@ -882,6 +970,14 @@ pub static REGISTRY: &[&Tool] = &[
     &CUMULATIVE_META_ANALYSIS,
     #[cfg(feature = "extended")]
     &INFLUENCE_DIAGNOSTICS,
+    #[cfg(feature = "extended")]
+    &MANTEL_HAENSZEL,
+    #[cfg(feature = "extended")]
+    &PETO_ODDS_RATIO,
+    #[cfg(feature = "extended")]
+    &SELECTION_MODEL,
+    #[cfg(feature = "extended")]
+    &PET_PEESE,
     #[cfg(feature = "extended")]
     &FOREST_PLOT,
     #[cfg(feature = "extended")]
@@ -2168,6 +2264,22 @@ mod tests {
             ROBUST_TEST.name,
             json!({"records": nested, "cluster": "study", "model": "multilevel", "mods": ["x"], "vcov": "CR1"}),
         ));
+        let tables = json!([
+            {"ai": 4, "bi": 119, "ci": 11, "di": 128},
+            {"ai": 0, "n1i": 300, "ci": 29, "n2i": 303},
+            {"ai": 0, "bi": 228, "ci": 0, "di": 209}
+        ]);
+        for measure in ["OR", "RR", "RD"] {
+            calls.push((
+                "mantel_haenszel",
+                json!({"data": tables, "measure": measure, "level": 0.9}),
+            ));
+        }
+        calls.push(("peto_odds_ratio", json!({"data": tables})));
+        calls.push(("selection_model", json!({})));
+        calls.push(("selection_model", json!({"steps": [0.05], "exclude": ["s04"]})));
+        calls.push(("pet_peese", json!({})));
+        calls.push(("pet_peese", json!({"test": "z", "alternative": "greater"})));
         calls
     }
 
@@ -2346,6 +2458,8 @@ mod tests {
                 .next()
                 .unwrap(),
             include_str!("raw_columns.rs"),
+            include_str!("tables.rs"),
+            include_str!("publication_bias.rs"),
             include_str!("multilevel.rs")
                 .split("#[cfg(test)]")
                 .next()
@@ -2380,6 +2494,8 @@ mod tests {
             "trim_fill.rs",
             "store.rs",
             "raw_columns.rs",
+            "tables.rs",
+            "publication_bias.rs",
             "error.rs",
             "multilevel.rs",
         ];

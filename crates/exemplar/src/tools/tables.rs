@@ -1,0 +1,330 @@
+//! The Mantel–Haenszel and Peto tools: pooled analyses of 2×2 tables given as raw data
+//! (`ai`, `ci` and `bi` or `n1i`, `di` or `n2i`, as the effect-size tool takes them), as
+//! metafor's `rma.mh()` and `rma.peto()` (the statistics are `meta_analysis`').
+
+use super::data::{DataSource, DatasetInfo};
+use super::effect_sizes::RAW_DATA;
+use super::{ErrorCode, ToolError, MAX_RAW_DATA_ROWS};
+use crate::{canonical, csv_table};
+use meta_analysis::effect_sizes::{Column, RawRow};
+use meta_analysis::{FitOptions, MhMeasure, Pooled, Table2x2, TableHeterogeneity};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// The columns a table is read from (the rest of a row is ignored).
+const TABLE_COLUMNS: [Column; 6] = [
+    Column::Ai,
+    Column::Bi,
+    Column::Ci,
+    Column::Di,
+    Column::N1i,
+    Column::N2i,
+];
+
+/// The input schema of both tools (`measure` for `mantel_haenszel` only).
+pub fn input_schema(with_measure: bool) -> Value {
+    let mut properties = json!({
+        "data": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": format!("One 2x2 table per study: ai, ci, and bi or n1i, di or n2i (numbers or numeric text); at most {MAX_RAW_DATA_ROWS}.")
+        },
+        "level": super::schemas::level()
+    });
+    if with_measure {
+        properties["measure"] = json!({"type": "string", "enum": ["OR", "RR", "RD"], "default": "OR", "description": "The measure pooled."});
+    }
+    super::schemas::object(properties, &["data"])
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TablesArgs {
+    data: Vec<Map<String, Value>>,
+    measure: Option<String>,
+    level: Option<f64>,
+}
+
+/// The pooled estimate of a table analysis, on the measure's scale (log for OR and RR).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct TablesPooled {
+    /// Pooled estimate (log odds ratio, log risk ratio or risk difference).
+    pub estimate: f64,
+    pub se: f64,
+    /// z = estimate / se.
+    pub z: f64,
+    /// Two-sided p value of estimate = 0.
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    /// exp(estimate) and exp of the CI: the ratio itself (OR, RR; null for RD).
+    pub exp_estimate: Option<f64>,
+    pub exp_ci_lower: Option<f64>,
+    pub exp_ci_upper: Option<f64>,
+    /// Cochran's Q of the tables' own effect sizes about the pooled one.
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
+    /// I^2 in percent, from Q.
+    pub i2: f64,
+    pub h2: f64,
+    /// Tables in Q: those with events and non-events (double-zero tables left out).
+    pub k_heterogeneity: usize,
+}
+
+impl TablesPooled {
+    fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, ratio: bool) -> Self {
+        let (e, lo, hi) = pooled.exp();
+        TablesPooled {
+            estimate: pooled.estimate,
+            se: pooled.se,
+            z: pooled.statistic,
+            p: pooled.p,
+            ci_lower: pooled.ci_lower,
+            ci_upper: pooled.ci_upper,
+            exp_estimate: ratio.then_some(e),
+            exp_ci_lower: ratio.then_some(lo),
+            exp_ci_upper: ratio.then_some(hi),
+            q: heterogeneity.q,
+            q_df: heterogeneity.q_df,
+            q_p: heterogeneity.q_p,
+            i2: heterogeneity.i2,
+            h2: heterogeneity.h2,
+            k_heterogeneity: heterogeneity.k,
+        }
+    }
+}
+
+/// `mantel_haenszel`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MantelHaenszelResult {
+    /// "OR", "RR" or "RD".
+    pub measure: &'static str,
+    /// Tables analysed.
+    pub k: usize,
+    pub level: f64,
+    #[serde(flatten)]
+    pub pooled: TablesPooled,
+    /// OR only: the Cochran-Mantel-Haenszel test of OR = 1 (continuity corrected, 1 df).
+    pub cmh: Option<f64>,
+    pub cmh_p: Option<f64>,
+    /// OR only: Tarone's test of homogeneous odds ratios, on tarone_df df (null with fewer
+    /// than 2 informative tables).
+    pub tarone: Option<f64>,
+    pub tarone_df: Option<usize>,
+    pub tarone_p: Option<f64>,
+    pub dataset: DatasetInfo,
+}
+
+/// `peto_odds_ratio`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct PetoResult {
+    /// Tables analysed.
+    pub k: usize,
+    pub level: f64,
+    #[serde(flatten)]
+    pub pooled: TablesPooled,
+    pub dataset: DatasetInfo,
+}
+
+/// The tables of `data`, or an error listing every bad row with its column.
+fn tables(data: &[Map<String, Value>]) -> Result<Vec<Table2x2>, ToolError> {
+    if data.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            "data is empty; give one 2x2 table per study",
+        ));
+    }
+    if data.len() > MAX_RAW_DATA_ROWS {
+        return Err(ToolError::new(
+            ErrorCode::TooManyRecords,
+            format!(
+                "too many rows: {} given, at most {MAX_RAW_DATA_ROWS} are accepted",
+                data.len()
+            ),
+        ));
+    }
+    let mut tables = Vec::with_capacity(data.len());
+    let mut errors = Vec::new();
+    for (i, row) in data.iter().enumerate() {
+        match read(row).and_then(|raw| Table2x2::from_row(&raw).map_err(|e| e.to_string())) {
+            Ok(table) => tables.push(table),
+            Err(message) => errors.push(format!("row {}: {message}", i + 1)),
+        }
+    }
+    if errors.is_empty() {
+        return Ok(tables);
+    }
+    let total = errors.len();
+    errors.truncate(20);
+    if total > 20 {
+        errors.push(format!("and {} more", total - 20));
+    }
+    Err(ToolError::new(
+        ErrorCode::InvalidData,
+        format!(
+            "{total} of {} rows are not 2x2 tables: {}",
+            data.len(),
+            errors.join("; ")
+        ),
+    ))
+}
+
+/// A row's table columns as numbers (numeric text accepted).
+fn read(row: &Map<String, Value>) -> Result<RawRow, String> {
+    let mut raw = RawRow::default();
+    for column in TABLE_COLUMNS {
+        let name = column.name();
+        match row.get(name) {
+            None | Some(Value::Null) => {}
+            Some(Value::Number(x)) => raw.set(column, x.as_f64().unwrap_or(f64::NAN)),
+            Some(Value::String(s)) if s.trim().is_empty() => {}
+            Some(Value::String(s)) => match csv_table::number(s.trim()) {
+                Some(x) => raw.set(column, x),
+                None => return Err(format!("{name} is {s:?}, not a number")),
+            },
+            Some(other) => return Err(format!("{name} is {other}, not a number")),
+        }
+    }
+    Ok(raw)
+}
+
+fn options(level: Option<f64>) -> Result<FitOptions, ToolError> {
+    let level = level.unwrap_or(0.95);
+    if !(level > 0.0 && level < 1.0) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
+        ));
+    }
+    Ok(FitOptions {
+        level,
+        ..FitOptions::default()
+    })
+}
+
+fn dataset(data: Vec<Map<String, Value>>) -> DatasetInfo {
+    let data = Value::Array(data.into_iter().map(Value::Object).collect());
+    DatasetInfo {
+        name: RAW_DATA,
+        sha256: canonical::sha256_hex(&data),
+    }
+}
+
+/// `mantel_haenszel`
+pub fn mantel_haenszel(
+    args: TablesArgs,
+    _: &DataSource,
+) -> Result<MantelHaenszelResult, ToolError> {
+    let name = args.measure.as_deref().unwrap_or("OR");
+    let measure = MhMeasure::parse(name).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("unknown measure {name:?}; one of OR, RR, RD"),
+        )
+    })?;
+    let options = options(args.level)?;
+    let tables = tables(&args.data)?;
+    let r = meta_analysis::mantel_haenszel(&tables, measure, &options)?;
+    Ok(MantelHaenszelResult {
+        measure: measure.name(),
+        k: r.k,
+        level: r.level,
+        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, measure.is_ratio()),
+        cmh: r.cmh.map(|t| t.statistic),
+        cmh_p: r.cmh.map(|t| t.p),
+        tarone: r.tarone.map(|t| t.statistic),
+        tarone_df: r.tarone.map(|t| t.df),
+        tarone_p: r.tarone.map(|t| t.p),
+        dataset: dataset(args.data),
+    })
+}
+
+/// `peto_odds_ratio`
+pub fn peto_odds_ratio(args: TablesArgs, _: &DataSource) -> Result<PetoResult, ToolError> {
+    let options = options(args.level)?;
+    let tables = tables(&args.data)?;
+    let r = meta_analysis::peto_odds_ratio(&tables, &options)?;
+    Ok(PetoResult {
+        k: r.k,
+        level: r.level,
+        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, true),
+        dataset: dataset(args.data),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{call, MANTEL_HAENSZEL, PETO_ODDS_RATIO};
+    use super::*;
+
+    fn bcg() -> Value {
+        // The first four trials of metadat's dat.bcg, one given with group sizes.
+        json!([
+            {"id": "Aronson", "ai": 4, "bi": 119, "ci": 11, "di": 128},
+            {"id": "Ferguson", "ai": 6, "bi": 300, "ci": 29, "di": 274},
+            {"ai": "3", "n1i": 231, "ci": 11, "n2i": 220},
+            {"ai": 62, "bi": 13536, "ci": 248, "di": 12619}
+        ])
+    }
+
+    #[test]
+    fn the_tools_pool_tables_as_the_library_does() {
+        let out = call(MANTEL_HAENSZEL.name, &json!({"data": bcg()})).unwrap();
+        let rows = [
+            (4.0, 119.0, 11.0, 128.0),
+            (6.0, 300.0, 29.0, 274.0),
+            (3.0, 228.0, 11.0, 209.0),
+            (62.0, 13536.0, 248.0, 12619.0),
+        ];
+        let tables: Vec<Table2x2> = rows
+            .iter()
+            .map(|&(a, b, c, d)| Table2x2::new(a, b, c, d).unwrap())
+            .collect();
+        let lib =
+            meta_analysis::mantel_haenszel(&tables, MhMeasure::Or, &FitOptions::default()).unwrap();
+        assert_eq!(out["measure"], "OR");
+        assert_eq!(out["estimate"].as_f64(), Some(lib.pooled.estimate));
+        assert_eq!(out["exp_estimate"].as_f64(), Some(lib.pooled.exp().0));
+        assert_eq!(out["tarone_df"], 3);
+        assert_eq!(out["dataset"]["name"], RAW_DATA);
+        let rd = call(
+            MANTEL_HAENSZEL.name,
+            &json!({"data": bcg(), "measure": "RD"}),
+        )
+        .unwrap();
+        assert_eq!(rd["exp_estimate"], Value::Null);
+        assert_eq!(rd["cmh"], Value::Null);
+        let peto = call(PETO_ODDS_RATIO.name, &json!({"data": bcg(), "level": 0.9})).unwrap();
+        assert_eq!(peto["level"], 0.9);
+        assert!(peto["estimate"].as_f64().unwrap() < 0.0);
+    }
+
+    #[test]
+    fn bad_tables_are_listed_and_impossible_pools_named() {
+        let e = call(
+            MANTEL_HAENSZEL.name,
+            &json!({"data": [{"ai": 1, "bi": -2, "ci": 3, "di": 4}, {"ai": "x", "bi": 1, "ci": 1, "di": 1}, {"ai": 1, "ci": 1, "di": 1}]}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidData);
+        assert!(e.message.starts_with("3 of 3 rows"), "{}", e.message);
+        assert!(e.message.contains("row 2: ai is \"x\""), "{}", e.message);
+        let zeros =
+            json!([{"ai": 0, "bi": 10, "ci": 0, "di": 12}, {"ai": 0, "bi": 5, "ci": 0, "di": 7}]);
+        for tool in [MANTEL_HAENSZEL.name, PETO_ODDS_RATIO.name] {
+            let e = call(tool, &json!({"data": zeros})).unwrap_err();
+            assert_eq!(e.code, ErrorCode::AnalysisFailed, "{tool}: {}", e.message);
+        }
+        let e = call(
+            PETO_ODDS_RATIO.name,
+            &json!({"data": bcg(), "measure": "RR"}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code.as_str(), "unknown_property");
+        let e = call(MANTEL_HAENSZEL.name, &json!({"data": []})).unwrap_err();
+        assert_eq!(e.code.as_str(), "invalid_arguments");
+    }
+}
