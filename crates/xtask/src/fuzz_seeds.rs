@@ -60,6 +60,9 @@ fn csv_effect_sizes() -> Vec<Vec<u8>> {
     ]
 }
 
+/// The most combinations of enum values one tool's dispatch seeds take.
+const MAX_ENUM_COMBINATIONS: usize = 32;
+
 /// Four custom records, as the tools' output-schema tests use them.
 fn four_records() -> Value {
     json!([
@@ -81,17 +84,34 @@ fn tool_dispatch() -> Vec<Vec<u8>> {
             .cloned()
             .unwrap_or_default();
         let mut calls: Vec<String> = vec![String::new(), "{}".into()];
+        let enums: Vec<(&String, &Vec<Value>)> = properties
+            .iter()
+            .filter_map(|(name, property)| property["enum"].as_array().map(|v| (name, v)))
+            .collect();
+        // Every combination while they are few; beyond that (a fit's method, test, measure
+        // and transform make 910) each value of each property once.
+        let combinations: usize = enums.iter().map(|(_, values)| values.len()).product();
         let mut with_enums = vec![json!({})];
-        for (name, property) in &properties {
-            let Some(values) = property["enum"].as_array() else {
-                continue;
-            };
-            with_enums = with_enums
+        if combinations <= MAX_ENUM_COMBINATIONS {
+            for (name, values) in &enums {
+                with_enums = with_enums
+                    .iter()
+                    .flat_map(|base| {
+                        values.iter().map(move |v| {
+                            let mut call = base.clone();
+                            call[name.as_str()] = v.clone();
+                            call
+                        })
+                    })
+                    .collect();
+            }
+        } else {
+            with_enums = enums
                 .iter()
-                .flat_map(|base| {
+                .flat_map(|(name, values)| {
                     values.iter().map(move |v| {
-                        let mut call = base.clone();
-                        call[name] = v.clone();
+                        let mut call = json!({});
+                        call[name.as_str()] = v.clone();
                         call
                     })
                 })
