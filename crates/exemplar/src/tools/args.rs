@@ -50,20 +50,30 @@ pub struct FitArgs {
 impl FitArgs {
     /// The fit options, defaults filled in (REML, 0.95, z); a level of 0 or 1 is refused.
     pub fn options(&self) -> Result<FitOptions, ToolError> {
-        let defaults = FitOptions::default();
-        let level = self.level.unwrap_or(defaults.level);
-        if !(level > 0.0 && level < 1.0) {
-            return Err(ToolError::new(
-                ErrorCode::InvalidArguments,
-                format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
-            ));
-        }
-        Ok(FitOptions {
-            method: self.method.unwrap_or(defaults.method),
-            level,
-            test: self.test.unwrap_or(defaults.test),
-        })
+        fit_options(self.method, self.level, self.test)
     }
+}
+
+/// The fit options of `method`, `level` and `test`, defaults filled in (REML, 0.95, z); a
+/// level of 0 or 1 is refused.
+pub fn fit_options(
+    method: Option<Method>,
+    level: Option<f64>,
+    test: Option<Test>,
+) -> Result<FitOptions, ToolError> {
+    let defaults = FitOptions::default();
+    let level = level.unwrap_or(defaults.level);
+    if !(level > 0.0 && level < 1.0) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
+        ));
+    }
+    Ok(FitOptions {
+        method: method.unwrap_or(defaults.method),
+        level,
+        test: test.unwrap_or(defaults.test),
+    })
 }
 
 /// A fit of the records left after `exclude` (required and non-empty for `refit_excluding`).
@@ -196,13 +206,16 @@ pub struct HeterogeneityArgs {
     pub exclude: Vec<String>,
 }
 
-/// `bubble_plot`: the numeric moderator, the estimator and exclusions.
+/// `bubble_plot`: the numeric moderator, the fit's options and exclusions.
 #[derive(Debug, Deserialize)]
 pub struct BubbleArgs {
     #[serde(rename = "mod")]
     pub moderator: String,
     #[serde(default, deserialize_with = "method")]
     pub method: Option<Method>,
+    pub level: Option<f64>,
+    #[serde(default, deserialize_with = "test")]
+    pub test: Option<Test>,
     #[serde(default)]
     pub exclude: Vec<String>,
     /// The plot's axis.

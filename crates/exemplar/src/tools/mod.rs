@@ -696,7 +696,7 @@ fn bubble_arguments(args: &Value) -> Value {
     if let Some(name) = args.get("mods").and_then(|m| m.get(0)) {
         out.insert("mod".into(), name.clone());
     }
-    for key in ["method", "exclude", "records"] {
+    for key in ["method", "level", "test", "exclude", "records"] {
         if let Some(value) = args.get(key) {
             out.insert(key.into(), value.clone());
         }
@@ -840,6 +840,8 @@ proportional to 1/(vi + tau^2), the fitted line and CI band; excluded records ho
             json!({
                 "mod": schemas::column("Numeric moderator column, e.g. \"weeks\"."),
                 "method": schemas::method(),
+                "level": schemas::level(),
+                "test": schemas::test(),
                 "exclude": schemas::exclude("Ids to leave out of the model (drawn hollow)."),
                 "records": schemas::records(crate::plots::MAX_BUBBLE_RECORDS)
             }),
@@ -1382,12 +1384,12 @@ mod tests {
         assert_eq!(plot, "bubble_plot");
         assert_eq!(
             plot_args,
-            json!({"mod": "weeks", "method": "DL", "exclude": ["s04"]})
+            json!({"mod": "weeks", "method": "DL", "level": 0.9, "test": "knha", "exclude": ["s04"]})
         );
         let bubble = ok(plot, plot_args);
         let model = ok(
             "meta_regression",
-            json!({"mods": ["weeks"], "method": "DL", "exclude": ["s04"]}),
+            json!({"mods": ["weeks"], "method": "DL", "level": 0.9, "test": "knha", "exclude": ["s04"]}),
         );
         assert_eq!(bubble["fit"], model);
         assert_eq!(

@@ -156,10 +156,7 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
 
 /// `bubble_plot` (test z, level 0.95).
 pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResult, ToolError> {
-    let options = FitOptions {
-        method: args.method.unwrap_or_default(),
-        ..FitOptions::default()
-    };
+    let options = super::args::fit_options(args.method, args.level, args.test)?;
     let scale = Scale::of(&args.scale, data)?;
     let excluded = data.exclusions(args.exclude)?;
     let name = &args.moderator;
