@@ -186,6 +186,7 @@ test('a pasted CSV of 20,000 rows is computed in the engine\u2019s worker and sh
   await page.fill('#answer-pdf', 'typed while Your data was being computed');
   await page.waitForFunction(() => / from \d+ rows/.test(document.getElementById('your-data-status').textContent), null, { timeout: 60000 });
   assert.deepEqual(await page.evaluate(() => window.__statusAtInput), ['Computing the records in the engine\u2026']);
+  await page.waitForSelector('#your-data-range');
 
   const status = await page.textContent('#your-data-status');
   assert.match(status, new RegExp(`^${ROWS - bad} records \\(SMD\\) from ${ROWS} rows; ${bad} rows give no record`));

@@ -299,7 +299,7 @@ const yourDataFinish = async (afterMs) => {
   const range = () => document.getElementById('your-data-range')?.textContent ?? '';
   let error = null;
   try {
-    await until(() => / from \d+ rows/.test(status()), 'view shown');
+    await until(() => / from \d+ rows/.test(status()) && range() !== '', 'view shown');
     document.getElementById('your-data-next').click();
     await until(() => range().startsWith(`Rows ${ROWS + 1}`), 'next page shown');
     document.getElementById('your-data-errors-only').click();
