@@ -58,8 +58,7 @@ pub use fail_safe::{fail_safe_n, FailSafeN, FailSafeType, MAX_FSN};
 pub use influence::{influence_diagnostics, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
 pub use mantel_haenszel::{
-    mantel_haenszel, ChiSquareTest, MantelHaenszel, MhMeasure, Pooled, Table2x2,
-    TableHeterogeneity,
+    mantel_haenszel, ChiSquareTest, MantelHaenszel, MhMeasure, Pooled, Table2x2, TableHeterogeneity,
 };
 pub use meta_regression::{
     meta_regression, meta_regression_columns, Coefficient, MetaRegression, Prediction,

@@ -2246,6 +2246,22 @@ mod tests {
             "bubble_plot",
             json!({"mod": "dose", "records": moderated, "exclude": ["a"]}),
         ));
+        let tables = json!([
+            {"ai": 4, "bi": 119, "ci": 11, "di": 128},
+            {"ai": 0, "n1i": 300, "ci": 29, "n2i": 303},
+            {"ai": 0, "bi": 228, "ci": 0, "di": 209}
+        ]);
+        for measure in ["OR", "RR", "RD"] {
+            calls.push((
+                "mantel_haenszel",
+                json!({"data": tables, "measure": measure, "level": 0.9}),
+            ));
+        }
+        calls.push(("peto_odds_ratio", json!({"data": tables})));
+        calls.push(("selection_model", json!({})));
+        calls.push(("selection_model", json!({"steps": [0.05], "exclude": ["s04"]})));
+        calls.push(("pet_peese", json!({})));
+        calls.push(("pet_peese", json!({"test": "z", "alternative": "greater"})));
         let nested = json!([
             {"id": "a1", "yi": 0.10, "vi": 0.02, "study": "a", "x": 1.0},
             {"id": "a2", "yi": 0.30, "vi": 0.03, "study": "a", "x": 2.0},
@@ -2266,22 +2282,6 @@ mod tests {
             ROBUST_TEST.name,
             json!({"records": nested, "cluster": "study", "model": "multilevel", "mods": ["x"], "vcov": "CR1"}),
         ));
-        let tables = json!([
-            {"ai": 4, "bi": 119, "ci": 11, "di": 128},
-            {"ai": 0, "n1i": 300, "ci": 29, "n2i": 303},
-            {"ai": 0, "bi": 228, "ci": 0, "di": 209}
-        ]);
-        for measure in ["OR", "RR", "RD"] {
-            calls.push((
-                "mantel_haenszel",
-                json!({"data": tables, "measure": measure, "level": 0.9}),
-            ));
-        }
-        calls.push(("peto_odds_ratio", json!({"data": tables})));
-        calls.push(("selection_model", json!({})));
-        calls.push(("selection_model", json!({"steps": [0.05], "exclude": ["s04"]})));
-        calls.push(("pet_peese", json!({})));
-        calls.push(("pet_peese", json!({"test": "z", "alternative": "greater"})));
         calls
     }
 
@@ -2460,12 +2460,12 @@ mod tests {
                 .next()
                 .unwrap(),
             include_str!("raw_columns.rs"),
-            include_str!("tables.rs"),
-            include_str!("publication_bias.rs"),
             include_str!("multilevel.rs")
                 .split("#[cfg(test)]")
                 .next()
                 .unwrap(),
+            include_str!("tables.rs"),
+            include_str!("publication_bias.rs"),
             include_str!("error.rs"),
             include_str!("../session.rs")
                 .split("#[cfg(test)]")
