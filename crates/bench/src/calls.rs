@@ -52,6 +52,12 @@ const RAW_DATA: &str = "data";
 /// The text column that `by` names: [`LEVELS`] levels, `g01` to `g12`.
 pub const GROUP_COLUMN: &str = "group";
 
+/// The study (cluster) column of the multilevel and cluster-robust tools.
+pub const STUDY_COLUMN: &str = "study";
+
+/// How many records a study of [`STUDY_COLUMN`] holds.
+pub const STUDY_SIZE: usize = 4;
+
 /// How many levels the subgroup column has.
 pub const LEVELS: usize = 12;
 
@@ -137,6 +143,9 @@ fn arguments(tool: &Tool, k: usize) -> Result<String, String> {
         .unwrap_or_default();
     let mut fields: Vec<String> = Vec::new();
     let mut moderated = false;
+    // A tool that reads a study column gets one (the three-level model needs it even
+    // when no argument names it: its default column is "study").
+    let mut clustered = schema["properties"].get(STUDY_COLUMN).is_some();
     for name in &required {
         let value = match *name {
             "exclude" => {
@@ -163,6 +172,10 @@ fn arguments(tool: &Tool, k: usize) -> Result<String, String> {
                 format!("\"{GROUP_COLUMN}\"")
             }
             "measure" => "\"SMD\"".to_string(),
+            "cluster" => {
+                clustered = true;
+                format!("\"{STUDY_COLUMN}\"")
+            }
             n if n == RAW_DATA => continue,
             other => {
                 return Err(format!(
@@ -182,7 +195,9 @@ crates/bench/src/calls.rs",
         }
         write!(out, "\"{key}\":").expect("writing to a String");
         if key == "records" {
-            records_json(&mut out, k, moderated);
+            records_json(&mut out, k, moderated, clustered);
+        } else if takes_tables(tool) {
+            tables_json(&mut out, k);
         } else {
             raw_data_json(&mut out, k);
         }
@@ -196,9 +211,16 @@ fn id(i: usize) -> String {
     format!("r{i:07}")
 }
 
+/// Whether `tool`'s `data` are 2×2 tables (rather than the two-group summaries of the
+/// effect-size tool).
+fn takes_tables(tool: &Tool) -> bool {
+    [tools::MANTEL_HAENSZEL.name, tools::PETO_ODDS_RATIO.name].contains(&tool.name)
+}
+
 /// `[{"id": …, "yi": …, "vi": …}, …]`, with the moderators `x1`…`x4` and the text column
-/// [`GROUP_COLUMN`] when `moderated`.
-fn records_json(out: &mut String, k: usize, moderated: bool) {
+/// [`GROUP_COLUMN`] when `moderated`, and the study column [`STUDY_COLUMN`] (studies of
+/// [`STUDY_SIZE`] records) when `clustered`.
+fn records_json(out: &mut String, k: usize, moderated: bool, clustered: bool) {
     out.push('[');
     if moderated {
         let (yi, vi, x) = generate::moderated(k);
@@ -217,8 +239,9 @@ fn records_json(out: &mut String, k: usize, moderated: bool) {
             for (name, column) in generate::MODERATORS.iter().zip(&x) {
                 write!(out, ",\"{name}\":{}", column[i]).expect("writing to a String");
             }
-            write!(out, ",\"{GROUP_COLUMN}\":\"g{:02}\"}}", i % LEVELS + 1)
+            write!(out, ",\"{GROUP_COLUMN}\":\"g{:02}\"", i % LEVELS + 1)
                 .expect("writing to a String");
+            study_json(out, i, clustered);
         }
     } else {
         let (yi, vi) = generate::columns(k);
@@ -228,13 +251,45 @@ fn records_json(out: &mut String, k: usize, moderated: bool) {
             }
             write!(
                 out,
-                "{{\"id\":\"{}\",\"yi\":{},\"vi\":{}}}",
+                "{{\"id\":\"{}\",\"yi\":{},\"vi\":{}",
                 id(i),
                 yi[i],
                 vi[i]
             )
             .expect("writing to a String");
+            study_json(out, i, clustered);
         }
+    }
+    out.push(']');
+}
+
+/// The end of record `i`: its study (`s0000000`, … one per [`STUDY_SIZE`] records) when
+/// `clustered`, and the closing brace.
+fn study_json(out: &mut String, i: usize, clustered: bool) {
+    if clustered {
+        write!(out, ",\"{STUDY_COLUMN}\":\"s{:07}\"", i / STUDY_SIZE).expect("writing to a String");
+    }
+    out.push('}');
+}
+
+/// `k` 2×2 tables (events and sizes of two groups), some with a zero cell.
+fn tables_json(out: &mut String, k: usize) {
+    let mut rng = XorShift::new(0x2B2_7AB1E ^ k as u64);
+    out.push('[');
+    for i in 0..k {
+        if i > 0 {
+            out.push(',');
+        }
+        let n1 = 20 + rng.next_u64() % 181;
+        let n2 = 20 + rng.next_u64() % 181;
+        let ai = rng.next_u64() % (n1 / 2);
+        let ci = rng.next_u64() % (n2 / 2);
+        write!(
+            out,
+            "{{\"id\":\"{}\",\"ai\":{ai},\"n1i\":{n1},\"ci\":{ci},\"n2i\":{n2}}}",
+            id(i)
+        )
+        .expect("writing to a String");
     }
     out.push(']');
 }

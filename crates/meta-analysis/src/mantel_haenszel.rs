@@ -211,7 +211,7 @@ impl Pooled {
     }
 
     /// exp of the estimate and of the CI (the ratio scale).
-    pub fn exp(&self) -> (f64, f64, f64) {
+    pub fn exponentiated(&self) -> (f64, f64, f64) {
         (exp(self.estimate), exp(self.ci_lower), exp(self.ci_upper))
     }
 }

@@ -444,7 +444,8 @@ outcome.",
 pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     name: "compute_effect_sizes",
     title: "Effect sizes from raw data",
-    summary: "Records (id, yi, vi) from means and SDs, 2x2 tables, correlations or counts, as escalc.",
+    summary:
+        "Records (id, yi, vi) from means and SDs, 2x2 tables, correlations or counts, as escalc.",
     group: ToolGroup::Data,
     max_records: 0,
     companion: None,
@@ -460,7 +461,8 @@ pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
 pub static TRIM_AND_FILL: Tool = Tool {
     name: "trim_and_fill",
     title: "Trim-and-fill (Duval & Tweedie)",
-    summary: "The estimate adjusted for funnel-plot asymmetry by Duval and Tweedie's trim-and-fill.",
+    summary:
+        "The estimate adjusted for funnel-plot asymmetry by Duval and Tweedie's trim-and-fill.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&TRIM_AND_FILL_PLOT)),
@@ -2259,7 +2261,10 @@ mod tests {
         }
         calls.push(("peto_odds_ratio", json!({"data": tables})));
         calls.push(("selection_model", json!({})));
-        calls.push(("selection_model", json!({"steps": [0.05], "exclude": ["s04"]})));
+        calls.push((
+            "selection_model",
+            json!({"steps": [0.05], "exclude": ["s04"]}),
+        ));
         calls.push(("pet_peese", json!({})));
         calls.push(("pet_peese", json!({"test": "z", "alternative": "greater"})));
         let nested = json!([
@@ -2277,7 +2282,10 @@ mod tests {
             FIT_MULTILEVEL.name,
             json!({"records": nested, "mods": ["x"], "method": "ML", "test": "t", "exclude": ["e1"]}),
         ));
-        calls.push((ROBUST_TEST.name, json!({"records": nested, "cluster": "study"})));
+        calls.push((
+            ROBUST_TEST.name,
+            json!({"records": nested, "cluster": "study"}),
+        ));
         calls.push((
             ROBUST_TEST.name,
             json!({"records": nested, "cluster": "study", "model": "multilevel", "mods": ["x"], "vcov": "CR1"}),

@@ -74,7 +74,7 @@ pub struct TablesPooled {
 
 impl TablesPooled {
     fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, ratio: bool) -> Self {
-        let (e, lo, hi) = pooled.exp();
+        let (e, lo, hi) = pooled.exponentiated();
         TablesPooled {
             estimate: pooled.estimate,
             se: pooled.se,
@@ -287,7 +287,10 @@ mod tests {
             meta_analysis::mantel_haenszel(&tables, MhMeasure::Or, &FitOptions::default()).unwrap();
         assert_eq!(out["measure"], "OR");
         assert_eq!(out["estimate"].as_f64(), Some(lib.pooled.estimate));
-        assert_eq!(out["exp_estimate"].as_f64(), Some(lib.pooled.exp().0));
+        assert_eq!(
+            out["exp_estimate"].as_f64(),
+            Some(lib.pooled.exponentiated().0)
+        );
         assert_eq!(out["tarone_df"], 3);
         assert_eq!(out["dataset"]["name"], RAW_DATA);
         let rd = call(
