@@ -60,18 +60,56 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test('the default build (runs/ ships empty) shows exactly "No runs recorded."', async () => {
+test('the default build shows the summary of the committed runs/, the same numbers as `exemplar runs summary`', async () => {
+  const shipped = JSON.parse(exemplar('runs', 'summary'));
   const page = await browser.newPage();
   await load(page);
-  const section = await page.$eval('#living-evidence', (s) => ({
-    children: [...s.children].map((n) => n.tagName),
-    body: s.querySelector('#evidence-body').innerText,
-    paragraphs: s.querySelectorAll('#evidence-body > *').length,
+  const body = await page.$eval('#evidence-body', (b) => ({
+    text: b.innerText,
+    rows: [...b.querySelectorAll('table.evidence-conditions tbody tr')].map((r) => ({
+      condition: r.dataset.condition,
+      runs: r.cells[1].textContent.trim(),
+      fully: [...r.cells[4].querySelectorAll('[data-value]')].map((v) => v.dataset.value),
+    })),
+    notes: [...b.querySelectorAll('.evidence-notes li')].map((l) => l.textContent),
   }));
-  assert.deepEqual(section.children, ['H2', 'DIV']);
-  assert.equal(section.body, 'No runs recorded.');
-  assert.equal(section.paragraphs, 1);
+  if (shipped.total_runs === 0) {
+    assert.equal(body.text, 'No runs recorded.');
+  } else {
+    assert.doesNotMatch(body.text, /No runs recorded/);
+    assert.deepEqual(
+      body.rows,
+      shipped.conditions.map((c) => ({ condition: c.condition, runs: String(c.runs), fully: [String(c.fully_correct)] })),
+    );
+    // The protocol's caveats are shown with the counts: a handful of runs is descriptive only.
+    assert.deepEqual(body.notes, shipped.notes);
+    assert.ok(body.notes.some((n) => /handful of runs/.test(n)), body.notes.join('\n'));
+  }
   await page.close();
+});
+
+test('with no records, Living Evidence says exactly "No runs recorded." and nothing else', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'exemplar-no-runs-'));
+  try {
+    const text = exemplar('runs', 'summary', '--dir', empty);
+    assert.equal(JSON.parse(text).total_runs, 0);
+    const page = await browser.newPage();
+    await page.route('**/runs-summary.json', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: text }),
+    );
+    await load(page);
+    const section = await page.$eval('#living-evidence', (s) => ({
+      children: [...s.children].map((n) => n.tagName),
+      body: s.querySelector('#evidence-body').innerText,
+      paragraphs: s.querySelectorAll('#evidence-body > *').length,
+    }));
+    assert.deepEqual(section.children, ['H2', 'DIV']);
+    assert.equal(section.body, 'No runs recorded.');
+    assert.equal(section.paragraphs, 1);
+    await page.close();
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
 });
 
 test('fixture records: the page shows the summary\'s numbers, and stores nothing', async () => {
