@@ -20,7 +20,16 @@ const HOSTILE_IDS = [
 ];
 
 function hostileRecords() {
-  return HOSTILE_IDS.map((id, i) => ({ id, yi: 0.1 * (i - 3), vi: 0.01 + 0.005 * i, dose: i, arm: HOSTILE_IDS[i % 3] }));
+  // `study` (hostile text too) groups the records in threes for the multilevel and
+  // cluster-robust tools.
+  return HOSTILE_IDS.map((id, i) => ({
+    id,
+    yi: 0.1 * (i - 3),
+    vi: 0.01 + 0.005 * i,
+    dose: i,
+    arm: HOSTILE_IDS[i % 3],
+    study: HOSTILE_IDS[Math.floor(i / 3)],
+  }));
 }
 
 test('hostile ids through every tool, plot, the ledger and the scorer: nothing runs or is interpreted', async () => {
@@ -45,6 +54,10 @@ test('hostile ids through every tool, plot, the ledger and the scorer: nothing r
       if (name === 'meta_regression') args.mods = ['arm'];
       if (name === 'subgroup_analysis') args.by = 'arm';
       if (name === 'bubble_plot') args.mod = 'dose';
+      if (name === 'robust_test') args.cluster = 'study';
+      if (name === 'mantel_haenszel' || name === 'peto_odds_ratio') {
+        args.data = HOSTILE_IDS.map((id, i) => ({ id, ai: 2 + i, n1i: 40, ci: 1 + (i % 4), n2i: 42 }));
+      }
       if (name === 'compute_effect_sizes') {
         args.measure = 'MD';
         args.data = HOSTILE_IDS.map((id, i) => ({ id, m1i: i, sd1i: 1, n1i: 10, m2i: 0, sd2i: 1, n2i: 10 }));

@@ -36,7 +36,9 @@ test('native WebMCP: an agent discovers the tools, calls fit, refit and Egger, a
     for (const t of tools) {
       assert.ok(t.description && t.description.length > 40, `${t.name} has a description for agents`);
       assert.equal(t.inputSchema.type, 'object', `${t.name} has an object input schema`);
-      assert.equal(t.annotations.readOnlyHint, true, `${t.name} is marked read-only`);
+      // load_data keeps records in the page's memory for later calls: the one tool that
+      // is not read-only.
+      assert.equal(t.annotations.readOnlyHint, t.name !== 'load_data', `${t.name}'s readOnlyHint`);
     }
 
     const fit = await page.webmcp.callTool('fit_random_effects', {});
@@ -119,8 +121,24 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     const byName = JSON.parse(await page.evaluate(() => document.modelContext.executeTool('egger_test', {})));
     assert.ok(['passed', 'failed', 'inconclusive'].includes(byName.structuredContent.rule_outcome));
     // Tools whose arguments are required get the least they need.
+    const nested = ['a', 'a', 'b', 'b', 'c', 'c', 'd'].map((study, i) => ({
+      id: `e${i}`,
+      yi: 0.1 * i - 0.2,
+      vi: 0.02 + 0.01 * (i % 3),
+      study,
+    }));
+    const tables = [
+      { ai: 4, n1i: 123, ci: 11, n2i: 139 },
+      { ai: 6, n1i: 306, ci: 29, n2i: 303 },
+      { ai: 3, n1i: 231, ci: 11, n2i: 220 },
+    ];
     const required = {
       refit_excluding: { exclude: ['s01'] },
+      fit_multilevel: { records: nested },
+      robust_test: { records: nested, cluster: 'study' },
+      mantel_haenszel: { data: tables },
+      peto_odds_ratio: { data: tables },
+      load_data: { records: nested },
       compute_effect_sizes: { measure: 'PR', data: [{ xi: 1, ni: 10 }] },
       meta_regression: { mods: ['weeks'] },
       subgroup_analysis: { by: 'tester' },
