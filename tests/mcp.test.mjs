@@ -1,7 +1,8 @@
 // `exemplar mcp` as an MCP client reaches it, with the official TypeScript SDK's client:
-// on stdio and over Streamable HTTP, the same tools as `exemplar tools`, the reference
-// answer's numbers, errors as results, the dataset's exact bytes, the methods text and the
-// common prompt byte for byte; over HTTP, the DNS-rebinding defence.
+// on stdio and over Streamable HTTP, the shared rules as the server's instructions, the same
+// tools as `exemplar tools`, the reference answer's numbers, errors as results, the dataset's
+// exact bytes, the methods text, the output schemas and the common prompt byte for byte; over
+// HTTP, the DNS-rebinding defence.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -104,7 +105,7 @@ async function checkServer(client, prompt) {
 
   // Resources: the dataset's exact bytes (their SHA-256 is the dataset hash) and METHODS.md.
   const { resources } = await client.listResources();
-  assert.deepEqual(resources.map((r) => r.mimeType), ['text/csv', 'text/markdown']);
+  assert.deepEqual(resources.map((r) => r.mimeType), ['text/csv', 'text/markdown', 'application/json']);
   const csv = (await client.readResource({ uri: resources[0].uri })).contents[0];
   assert.equal(csv.mimeType, 'text/csv');
   assert.equal(createHash('sha256').update(csv.text, 'utf8').digest('hex'), DATASET_SHA256);
@@ -113,7 +114,19 @@ async function checkServer(client, prompt) {
   const methods = (await client.readResource({ uri: resources[1].uri })).contents[0];
   assert.equal(methods.mimeType, 'text/markdown');
   assert.equal(methods.text, readFileSync('docs/METHODS.md', 'utf8'));
+  // The output schemas, which tools/list leaves out: one per tool, by name.
+  const schemas = JSON.parse((await client.readResource({ uri: resources[2].uri })).contents[0].text);
+  assert.deepEqual(Object.keys(schemas), defined.map((t) => t.name));
   await assert.rejects(client.readResource({ uri: 'exemplar://nothing' }), /exemplar:\/\/nothing/);
+
+  // The rules every tool shares arrive once, as the initialize result's instructions (the
+  // descriptions rely on them): the data source and its handles, the shared arguments, the
+  // methods resource.
+  const instructions = client.getInstructions() ?? '';
+  assert.ok(
+    ['records', 'data_id', 'load_data', 'level', 'knha', 'natural', resources[1].uri].every((word) => instructions.includes(word)),
+    `instructions: ${instructions.slice(0, 200)}`,
+  );
 
   // The prompt: the common prompt, byte for byte.
   const { prompts } = await client.listPrompts();

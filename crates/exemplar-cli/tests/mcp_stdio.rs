@@ -10,8 +10,13 @@ const MAX_ARGS: usize = exemplar::tools::MAX_ARGS_BYTES;
 const MAX_MESSAGE: usize = MAX_ARGS + 1024 * 1024;
 
 /// Runs `exemplar mcp` on `lines` (an initialize handshake first) and returns its stdout
-/// messages, each checked to be one JSON value on one line.
+/// messages but the initialize result, each checked to be one JSON value on one line.
 fn session(lines: &[Vec<u8>]) -> Vec<Value> {
+    session_with_init(lines).1
+}
+
+/// [`session`], with the reply to initialize.
+fn session_with_init(lines: &[Vec<u8>]) -> (Value, Vec<Value>) {
     let mut input = Vec::new();
     for line in [
         json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
@@ -49,10 +54,10 @@ fn session(lines: &[Vec<u8>]) -> Vec<Value> {
         .map(|line| serde_json::from_str(line).expect("each stdout line is one JSON message"))
         .collect();
     // The reader's own answers and rmcp's replies are written as they come, in any order.
-    let (init, rest): (Vec<Value>, Vec<Value>) =
+    let (mut init, rest): (Vec<Value>, Vec<Value>) =
         replies.into_iter().partition(|reply| reply["id"] == "init");
     assert_eq!(init.len(), 1, "{rest:?}");
-    rest
+    (init.remove(0), rest)
 }
 
 fn call(id: u64, name: &str, arguments: &str) -> Vec<u8> {
@@ -72,6 +77,20 @@ fn by_id(replies: &[Value], id: impl Into<Value>) -> &Value {
 
 fn text(reply: &Value) -> &str {
     reply["result"]["content"][0]["text"].as_str().unwrap()
+}
+
+/// Issue 21 item 3: the rules every tool shares reach an MCP client once, in the initialize
+/// result's `instructions`, exactly as `exemplar::tools::instructions()` writes them.
+#[test]
+fn initialize_carries_the_shared_instructions() {
+    let (init, rest) = session_with_init(&[]);
+    assert!(rest.is_empty(), "{rest:?}");
+    assert_eq!(
+        init["result"]["instructions"].as_str(),
+        Some(exemplar::tools::instructions().as_str()),
+        "{init}"
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "exemplar");
 }
 
 /// Item 4: a repeated key in the arguments is refused as `exemplar call` refuses it.

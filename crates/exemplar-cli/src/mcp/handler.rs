@@ -1,5 +1,6 @@
-//! What `exemplar mcp` serves, as rmcp's types: the registry's tools, the frozen dataset's
-//! CSV and the methods text as resources, and the common prompt. Every value comes from
+//! What `exemplar mcp` serves, as rmcp's types: the rules every tool shares as the server's
+//! `instructions`, the registry's tools, the frozen dataset's CSV, the methods text and the
+//! tools' output schemas as resources, and the common prompt. Every value comes from
 //! `exemplar`; this module only maps it onto the protocol.
 //!
 //! Each answer is a plain function (tested without a transport); [`ExemplarServer`] hands
@@ -27,6 +28,9 @@ use super::gate::{CallGate, MessageBytes};
 pub const DATASET_URI: &str = "exemplar://dataset/dat.raudenbush1985.csv";
 /// The resource holding the methods text (`docs/METHODS.md`).
 pub const METHODS_URI: &str = "exemplar://docs/METHODS.md";
+/// The resource holding every tool's output schema, by tool name: not part of tools/list,
+/// which stays lean (`exemplar::tools` says why).
+pub const OUTPUT_SCHEMAS_URI: &str = "exemplar://tools/output-schemas.json";
 /// The one prompt: the common prompt of both benchmark conditions.
 pub const PROMPT_NAME: &str = "common_prompt";
 
@@ -93,6 +97,19 @@ fn object(schema: Value) -> JsonObject {
     }
 }
 
+/// What the initialize result carries as `instructions`: the rules every tool shares
+/// (`exemplar::tools::instructions()`), which the tool descriptions do not repeat.
+pub fn instructions() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(tools::instructions)
+}
+
+/// Every tool's output schema as one JSON object by tool name, built once.
+fn output_schemas() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| tools::output_schemas_json().to_string())
+}
+
 /// Runs a tool through the registry's own validation and dispatch. A tool error is a
 /// result with `isError` and the error's text (`code: message`); only a tool that does not
 /// exist is a protocol error (invalid params), as MCP asks.
@@ -148,7 +165,7 @@ fn result_of(outcome: &Result<Value, tools::ToolError>) -> CallToolResult {
     result
 }
 
-/// The dataset's CSV and the methods text.
+/// The dataset's CSV, the methods text and the tools' output schemas.
 pub fn resources() -> Vec<Resource> {
     vec![
         Resource::new(DATASET_URI, dataset::NAME)
@@ -168,6 +185,15 @@ metafor's defaults (docs/METHODS.md).",
             )
             .with_mime_type("text/markdown")
             .with_size(exemplar::methods_markdown().len() as u64),
+        Resource::new(OUTPUT_SCHEMAS_URI, "output-schemas.json")
+            .with_title("The tools' output schemas")
+            .with_description(
+                "Every tool's output schema (JSON Schema of its structuredContent), as one \
+object by tool name: every result field with its type, closed. tools/list leaves them out \
+to stay small.",
+            )
+            .with_mime_type("application/json")
+            .with_size(output_schemas().len() as u64),
     ]
 }
 
@@ -176,9 +202,13 @@ pub fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let (text, mime_type) = match uri {
         DATASET_URI => (dataset::CSV, "text/csv"),
         METHODS_URI => (exemplar::methods_markdown(), "text/markdown"),
+        OUTPUT_SCHEMAS_URI => (output_schemas(), "application/json"),
         _ => {
             return Err(ErrorData::resource_not_found(
-                format!("no resource {uri:?}; the resources are {DATASET_URI} and {METHODS_URI}"),
+                format!(
+                    "no resource {uri:?}; the resources are {DATASET_URI}, {METHODS_URI} and \
+{OUTPUT_SCHEMAS_URI}"
+                ),
                 None,
             ))
         }
@@ -226,6 +256,7 @@ impl ServerHandler for ExemplarServer {
             Implementation::new("exemplar", env!("CARGO_PKG_VERSION"))
                 .with_title("Living-evidence exemplar"),
         )
+        .with_instructions(instructions())
     }
 
     async fn list_tools(
@@ -392,17 +423,35 @@ mod tests {
     }
 
     #[test]
+    fn the_instructions_are_the_shared_rules() {
+        let info = ExemplarServer::default().get_info();
+        assert_eq!(
+            info.instructions.as_deref(),
+            Some(tools::instructions().as_str())
+        );
+    }
+
+    #[test]
     fn resources_hold_the_exact_bytes() {
         let listed = resources();
-        assert_eq!(listed.len(), 2);
+        assert_eq!(listed.len(), 3);
         let csv = serde_json::to_value(read(DATASET_URI).unwrap()).unwrap();
         assert_eq!(csv["contents"][0]["text"], dataset::CSV);
         assert_eq!(csv["contents"][0]["mimeType"], "text/csv");
         let methods = serde_json::to_value(read(METHODS_URI).unwrap()).unwrap();
         assert_eq!(methods["contents"][0]["text"], exemplar::methods_markdown());
         assert_eq!(methods["contents"][0]["mimeType"], "text/markdown");
+        let schemas = serde_json::to_value(read(OUTPUT_SCHEMAS_URI).unwrap()).unwrap();
+        assert_eq!(schemas["contents"][0]["mimeType"], "application/json");
+        let text = schemas["contents"][0]["text"].as_str().unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(text).unwrap(),
+            tools::output_schemas_json()
+        );
+        assert_eq!(listed[2].size, Some(text.len() as u64));
         let missing = read("exemplar://nothing").unwrap_err();
         assert!(missing.message.contains("exemplar://nothing"));
+        assert!(missing.message.contains(OUTPUT_SCHEMAS_URI));
     }
 
     #[test]
