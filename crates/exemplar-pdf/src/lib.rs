@@ -1,7 +1,8 @@
 //! The frozen evidence artifact of the benchmark's PDF condition: `benchmark-baseline.pdf`.
 //!
-//! [`render`] writes the dataset (provenance, the full data table, the CSV verbatim), the methods
-//! context (`docs/METHODS.md`) and the common prompt as a PDF that is the same bytes on every
+//! [`render`] writes the dataset (provenance, the full data table, the CSV verbatim), the
+//! benchmark's own methods (`docs/BENCHMARK_METHODS.md`, not the engine's growing
+//! `docs/METHODS.md`) and the common prompt as a PDF that is the same bytes on every
 //! machine: no dates, a document ID derived from the content, the standard 14 fonts (nothing
 //! embedded), uncompressed streams. It carries no results of the benchmark tasks and nothing
 //! executable: no JavaScript, actions, forms, annotations or embedded files.
@@ -33,7 +34,7 @@ pub const TITLE: &str = "Teacher expectancy and pupil IQ: benchmark baseline";
 pub enum PdfError {
     /// The standard fonts have no glyph for this character.
     Unrenderable { character: char, context: String },
-    /// `docs/METHODS.md` uses Markdown the PDF does not render.
+    /// `docs/BENCHMARK_METHODS.md` uses Markdown the PDF does not render.
     Markdown(String),
     /// The embedded CSV does not match the parsed dataset.
     Dataset(String),
@@ -48,7 +49,7 @@ impl fmt::Display for PdfError {
                  fonts; it occurs in {context:?}",
                 *character as u32
             ),
-            PdfError::Markdown(message) => write!(f, "docs/METHODS.md: {message}"),
+            PdfError::Markdown(message) => write!(f, "docs/BENCHMARK_METHODS.md: {message}"),
             PdfError::Dataset(message) => write!(f, "the embedded dataset: {message}"),
         }
     }
@@ -225,7 +226,7 @@ fn build() -> Result<Doc, PdfError> {
     doc.keep_last();
     doc.code_block(dataset::CSV, 0.0, true)?;
 
-    markdown::render(exemplar::methods_markdown(), &mut doc)?;
+    markdown::render(exemplar::benchmark_methods_markdown(), &mut doc)?;
 
     doc.heading(1, &body("The common prompt"))?;
     doc.paragraph(
@@ -364,7 +365,7 @@ fn document_id() -> Vec<u8> {
     for part in [
         protocol::BASELINE_VERSION,
         dataset::CSV,
-        exemplar::methods_markdown(),
+        exemplar::benchmark_methods_markdown(),
         protocol::PROMPT,
         env!("CARGO_PKG_VERSION"),
     ] {
@@ -448,8 +449,8 @@ mod tests {
     #[test]
     fn the_methods_text_renders() {
         let mut doc = Doc::default();
-        if let Err(e) = markdown::render(exemplar::methods_markdown(), &mut doc) {
-            panic!("docs/METHODS.md does not render: {e}");
+        if let Err(e) = markdown::render(exemplar::benchmark_methods_markdown(), &mut doc) {
+            panic!("docs/BENCHMARK_METHODS.md does not render: {e}");
         }
         assert!(doc.lines.len() > 50);
     }

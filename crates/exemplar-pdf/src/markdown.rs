@@ -1,4 +1,4 @@
-//! Renders the Markdown subset of `docs/METHODS.md`: headings, paragraphs, bullet and numbered
+//! Renders the Markdown subset of `docs/BENCHMARK_METHODS.md`: headings, paragraphs, bullet and numbered
 //! lists (nested), fenced code in Courier, indented code as displayed formulas, inline `code`,
 //! **bold** and *emphasis*. Links keep their text; anything else is refused by name.
 

@@ -262,3 +262,61 @@ fn renders_and_passes_qpdf_check() {
     let bytes = std::fs::read(&target).unwrap();
     assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000);
 }
+
+/// Frozen and growing apart (issue 23, item 5): the PDF is made of the baseline version, the
+/// dataset, the benchmark's own methods and the prompt, so adding a tool or rewording one
+/// (its description, the engine's `docs/METHODS.md`) cannot change its bytes.
+#[test]
+fn adding_or_describing_a_tool_leaves_the_pdf_unchanged() {
+    // What the renderer reads: no tool registry, no engine methods.
+    let src = root().join("crates/exemplar-pdf/src");
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for reader in [
+            "exemplar::tools",
+            "exemplar::methods_markdown",
+            "METHODS.md\")",
+        ] {
+            assert!(
+                !text.contains(reader),
+                "{} reads {reader}: the PDF would change when a tool is added or described",
+                path.display()
+            );
+        }
+    }
+    // And nothing of the registry is in the document: no tool's name, no sentence of a
+    // tool's description, no heading of the engine's methods that the benchmark's lack.
+    let text = flowing_text();
+    for definition in exemplar::tools::definitions() {
+        assert!(
+            !text.contains(definition.name),
+            "the PDF names the tool {}",
+            definition.name
+        );
+        let first = definition.description.split(". ").next().unwrap();
+        assert!(
+            !text.contains(first),
+            "the PDF holds {}'s description: {first:?}",
+            definition.name
+        );
+    }
+    let benchmark = exemplar::benchmark_methods_markdown();
+    for heading in exemplar::methods_markdown()
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .filter(|h| !benchmark.contains(h))
+    {
+        assert!(
+            !text.contains(heading),
+            "the PDF holds the engine's section {heading:?}"
+        );
+    }
+    // The benchmark's methods are there, word for word (each paragraph's first words).
+    for heading in benchmark.lines().filter_map(|l| l.strip_prefix("## ")) {
+        assert!(
+            text.contains(heading),
+            "the PDF lacks the section {heading:?}"
+        );
+    }
+}

@@ -4,7 +4,7 @@
 //! fails the PDF crate's tests. The last row is the current baseline.
 
 /// The version of the current frozen baseline: the dataset, prompt, rule and PDF together.
-pub const BASELINE_VERSION: &str = "2026-12-02.v2";
+pub const BASELINE_VERSION: &str = "2026-12-04.v3";
 
 /// One released baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +22,15 @@ pub const RELEASED: &[Baseline] = &[
     },
     // METHODS.md states the engine's input bounds and its truthful solver errors.
     Baseline {
-        version: BASELINE_VERSION,
+        version: "2026-12-02.v2",
         pdf_sha256: "59747a9f0993ec0dc7066f564605e6fba35921ae6d1253839235e373476100c1",
+    },
+    // The PDF carries the benchmark's own methods (docs/BENCHMARK_METHODS.md: the data, REML,
+    // the exclusion, Egger's test and its rule, the scoring tolerances) instead of the
+    // engine's docs/METHODS.md, so adding or describing a tool no longer changes it.
+    Baseline {
+        version: BASELINE_VERSION,
+        pdf_sha256: "77fa116b40f1adc7e6a153bac6ab6d8a551dbb969a56ee57d4516f194764ec91",
     },
 ];
 

@@ -47,9 +47,18 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The methods context (`docs/METHODS.md`), one source for the page and the PDF.
+/// The engine's methods (`docs/METHODS.md`): every analysis and convention, growing as tools
+/// are added. The page shows it folded; `exemplar mcp` serves it as a resource.
 pub fn methods_markdown() -> &'static str {
     include_str!("../../../docs/METHODS.md")
+}
+
+/// The benchmark's own methods (`docs/BENCHMARK_METHODS.md`): the data, REML, the exclusion,
+/// Egger's test and its rule, the scoring tolerances. The frozen PDF and the page's Methods
+/// section carry it word for word; it changes only with a new baseline version, never when a
+/// tool is added or described.
+pub fn benchmark_methods_markdown() -> &'static str {
+    include_str!("../../../docs/BENCHMARK_METHODS.md")
 }
 
 #[cfg(test)]
@@ -71,5 +80,6 @@ mod tests {
     #[test]
     fn methods_text_is_embedded() {
         assert!(methods_markdown().trim_start().starts_with('#'));
+        assert!(benchmark_methods_markdown().starts_with("# Methods of the benchmark\n"));
     }
 }

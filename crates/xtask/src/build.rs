@@ -3,8 +3,9 @@
 //! - `www/pkg/core` and `www/pkg/full`: `crates/exemplar-wasm` for wasm32 (profile `wasm`:
 //!   release, optimized for size), without and with its `full` feature, each through
 //!   `wasm-bindgen --target web` and shrunk by `wasm-opt -Oz`.
-//! - `www/generated/methods.html`: `docs/METHODS.md` as an HTML fragment, so
-//!   the page carries the methods from their one source.
+//! - `www/generated/methods.html`: `docs/BENCHMARK_METHODS.md` (the benchmark's
+//!   methods, as the frozen PDF carries them) and, folded, `docs/METHODS.md` (the
+//!   engine's), as an HTML fragment, so the page carries both from their one source.
 //! - `www/generated/runs-summary.json`: the Living Evidence summary of the
 //!   records in `runs/`, checked first exactly as `exemplar runs check` does.
 
@@ -148,17 +149,39 @@ fn build_wasm(root: &Path) -> Result<()> {
 /// Renders docs/METHODS.md. The fragment is our own build output, so the
 /// page may insert it as HTML; pasted and computed text never goes that way.
 fn render_methods(root: &Path) -> Result<()> {
-    let source = root.join("docs").join("METHODS.md");
-    let markdown = std::fs::read_to_string(&source)
-        .map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+    let read = |name: &str| {
+        let source = root.join("docs").join(name);
+        std::fs::read_to_string(&source)
+            .map_err(|e| format!("cannot read {}: {e}", source.display()))
+    };
+    // The benchmark's own methods, as the frozen PDF carries them, then the engine's
+    // methods folded: the page's Methods section shows what the PDF shows, and more only
+    // behind a click.
+    let mut fragment = markdown_fragment(&read("BENCHMARK_METHODS.md")?);
+    fragment.push_str(
+        "<details class=\"engine-methods\"><summary>The engine's methods: every tool and \
+convention (docs/METHODS.md)</summary>\n",
+    );
+    fragment.push_str(&markdown_fragment(&read("METHODS.md")?));
+    fragment.push_str("</details>\n");
+    let out_dir = root.join("www").join("generated");
+    std::fs::create_dir_all(&out_dir)?;
+    std::fs::write(out_dir.join("methods.html"), fragment)?;
+    eprintln!(
+        "www/generated/methods.html: rendered from docs/BENCHMARK_METHODS.md and docs/METHODS.md"
+    );
+    Ok(())
+}
+
+/// A Markdown document as an HTML fragment: the page's section heading ("Methods", an h2)
+/// replaces the document's title, and the document's sections nest below it.
+fn markdown_fragment(markdown: &str) -> String {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH;
     let mut fragment = String::with_capacity(markdown.len() * 2);
-    // The page's section heading ("Methods", an h2) replaces the document's
-    // title, and the document's sections nest below it.
     let mut in_title = false;
     let mut seen_content = false;
-    let events = Parser::new_ext(&markdown, options).filter_map(|event| {
+    let events = Parser::new_ext(markdown, options).filter_map(|event| {
         let first = !seen_content;
         seen_content = true;
         match event {
@@ -190,11 +213,7 @@ fn render_methods(root: &Path) -> Result<()> {
         }
     });
     html::push_html(&mut fragment, events);
-    let out_dir = root.join("www").join("generated");
-    std::fs::create_dir_all(&out_dir)?;
-    std::fs::write(out_dir.join("methods.html"), fragment)?;
-    eprintln!("www/generated/methods.html: rendered from docs/METHODS.md");
-    Ok(())
+    fragment
 }
 
 fn demote(level: HeadingLevel) -> HeadingLevel {
