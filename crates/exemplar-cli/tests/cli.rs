@@ -636,7 +636,7 @@ fn escalc_turns_a_csv_into_records_and_call_reads_them() {
     assert_eq!(code(&out), 0);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.starts_with("id,yi,vi,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,0.477"),
+        text.starts_with("id,yi,vi,measure,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,0.477"),
         "{text}"
     );
 
@@ -720,7 +720,7 @@ fn messages_say_what_is_actually_wrong() {
         "exemplar: the arguments on stdin: 70000000 bytes; at most 16777216 bytes (16 MiB) \
 are accepted"
     );
-    let dir = temp_dir("too-large");
+    let dir = temp_dir("too-large-input");
     let csv = dir.join("big.csv");
     let mut text = b"yi,vi\n".to_vec();
     text.resize(16 * 1024 * 1024 + 5, b'\n');
