@@ -567,9 +567,10 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Case-deletion diagnostics, as metafor 3.8-1's influence() (z test): per record \
-rstudent, dffits, cook_d, cov_r, tau2_del, qe_del, hat, weight and influential (metafor's \
-rule). Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
+            "Case-deletion diagnostics of each record, as metafor 3.8-1's influence() of a \
+fit with the z test. No test or level argument: none of its values is an interval, and \
+knha (not offered) would rescale rstudent, dffits, cook_d and cov_r. Needs 3 records; at \
+most {MAX_INFLUENCE_RECORDS}."
         )
     },
     input_schema: || {
