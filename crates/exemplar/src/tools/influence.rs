@@ -70,3 +70,43 @@ pub fn influence_diagnostics(
         dataset: data.info().clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{call, ErrorCode, INFLUENCE_DIAGNOSTICS};
+    use serde_json::json;
+
+    /// metafor 3.8-1 on the frozen dataset (REML, threshold 1e-14): `influence(rma(yi, vi))`
+    /// gives s01 rstudent -0.302736769759548052 and cook.d 0.049738947248233585, and flags s10;
+    /// with `test = "knha"` the same record has -0.260947850508333412 and 0.034979256837833067
+    /// and no record is flagged. The tool gives the z-test values, and refuses `test` and
+    /// `level` rather than answer a knha call with them.
+    #[test]
+    fn the_z_test_values_and_no_test_or_level() {
+        let result = call(INFLUENCE_DIAGNOSTICS.name, &json!({})).unwrap();
+        let s01 = &result["results"][0];
+        assert_eq!(s01["id"], "s01");
+        let close = |got: &serde_json::Value, want: f64| {
+            let got = got.as_f64().unwrap();
+            assert!(
+                ((got - want) / want).abs() < 1e-9,
+                "{got} vs metafor {want}"
+            );
+        };
+        close(&s01["rstudent"], -0.302736769759548052);
+        close(&s01["cook_d"], 0.049738947248233585);
+        let flagged: Vec<&str> = result["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|row| row["influential"] == true)
+            .map(|row| row["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(flagged, ["s10"]);
+        for (name, value) in [("test", json!("knha")), ("level", json!(0.9))] {
+            let error = call(INFLUENCE_DIAGNOSTICS.name, &json!({ name: value })).unwrap_err();
+            assert_eq!(error.code, ErrorCode::UnknownProperty, "{error}");
+            assert!(error.message.contains(&format!("\"{name}\"")), "{error}");
+        }
+    }
+}
