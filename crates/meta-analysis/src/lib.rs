@@ -48,6 +48,7 @@ mod special;
 mod subgroups;
 pub mod transforms;
 mod trim_fill;
+mod user_weights;
 mod weighted;
 
 pub use cumulative::{cumulative, CumulativeStep};
@@ -90,6 +91,7 @@ pub use selection::{
 pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
 pub use transforms::{measure_scale, MeasureScale, Natural, Transform, MEASURES};
 pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
+pub use user_weights::{fit_weighted, meta_regression_weighted, WeightError, WeightedError};
 
 /// The engine version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

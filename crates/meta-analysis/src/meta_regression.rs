@@ -3,7 +3,8 @@
 //!
 //! τ² is estimated by any [`Method`] on the p-column design (the estimators' projection
 //! formulas hold for any X, see [`crate::weighted`]); then, with wᵢ = 1/(vᵢ + τ̂²),
-//! β̂ = (X′WX)⁻¹X′Wy and Var β̂ = (X′WX)⁻¹ (Viechtbauer 2005; metafor's `rma.uni`).
+//! β̂ = (X′WX)⁻¹X′Wy and Var β̂ = (X′WX)⁻¹ (Viechtbauer 2005; metafor's `rma.uni`). With
+//! user weights the coefficients and their variance are those of [`crate::user_weights`].
 
 use crate::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
@@ -12,6 +13,7 @@ use crate::estimators::{estimate_tau2, estimate_tau2_with, Memo, Method, Moments
 use crate::model::{upper_quantile_point, Heterogeneity};
 use crate::moderators::{Coding, Moderator, ModeratorValue, Term};
 use crate::records::{validate, validate_columns, Record};
+use crate::user_weights;
 use crate::weighted::{Degenerate, Design, Matrix};
 use crate::{FitOptions, MetaError, Test};
 
@@ -180,6 +182,19 @@ pub(crate) fn fit_coded(
     coding: Coding,
     options: &FitOptions,
 ) -> Result<MetaRegression, MetaError> {
+    fit_coded_with(yi, vi, coding, None, options)
+}
+
+/// [`fit_coded`] with optional user weights `a` (checked, one per record): τ̂², QE, I², H²
+/// as without them; β̂, Var β̂ (the sandwich, scaled by the same Knapp–Hartung s²), QM and
+/// the equal-effects pseudo-R² from [`crate::user_weights`].
+pub(crate) fn fit_coded_with(
+    yi: &[f64],
+    vi: &[f64],
+    coding: Coding,
+    weights: Option<&[f64]>,
+    options: &FitOptions,
+) -> Result<MetaRegression, MetaError> {
     options.validate()?;
     let k = yi.len();
     let p = coding.names.len();
@@ -193,7 +208,15 @@ pub(crate) fn fit_coded(
     let Some(wls) = at_estimate.wls else {
         return Err(Degenerate::Singular.error());
     };
-    let (beta_centred, a) = (&wls.0, &wls.1);
+    let user = weights
+        .map(|w| user_weights::coefficients(yi, vi, &x, w, tau2.tau2))
+        .transpose()
+        .map_err(Degenerate::error)?;
+    // Without weights A = (X′WX)⁻¹; with them, the sandwich.
+    let (beta_centred, a) = match &user {
+        None => (&wls.0, &wls.1),
+        Some((beta, sandwich)) => (beta, sandwich),
+    };
     let df_resid = (k - p) as f64;
     let scale = match options.test {
         Test::Z => 1.0,
@@ -260,7 +283,12 @@ pub(crate) fn fit_coded(
 
     let heterogeneity = Heterogeneity::from_fe(&memo.at(0.0)?, k, p, options.method, tau2.tau2);
     let qe = heterogeneity.q.max(0.0);
-    let r2 = pseudo_r2(options.method, yi, vi, tau2.tau2, qe, p)?;
+    let r2 = match weights {
+        Some(w) if options.method == Method::Ee => {
+            (100.0 * user_weights::equal_effects_r2(yi, &x, w, beta_centred)).max(0.0)
+        }
+        _ => pseudo_r2(options.method, yi, vi, tau2.tau2, qe, p)?,
+    };
     let model = MetaRegression {
         method: options.method,
         test: options.test,
