@@ -1,6 +1,7 @@
-//! `exemplar mcp`: the registry's tools, the frozen dataset, the methods text and the common
-//! prompt over the Model Context Protocol, with the official Rust SDK (rmcp), on stdio or
-//! Streamable HTTP.
+//! `exemplar mcp`: the registry's tools with the rules they share (the server's
+//! `instructions`), the frozen dataset, the methods text, the tools' output schemas and the
+//! common prompt over the Model Context Protocol, with the official Rust SDK (rmcp), on stdio
+//! or Streamable HTTP.
 //!
 //! It is a way to reach the tools, not a benchmark condition. On stdio, stdout carries only
 //! the protocol; every log line goes to stderr.
