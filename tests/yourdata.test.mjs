@@ -92,7 +92,7 @@ test('a person pastes means and SDs, chooses SMD, sees the records and fits them
   const chunks = [];
   for await (const chunk of await download.createReadStream()) chunks.push(chunk);
   const csv = Buffer.concat(chunks).toString('utf8');
-  assert.match(csv, /^id,yi,vi,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,0\.477/);
+  assert.match(csv, /^id,yi,vi,measure,m1i,sd1i,n1i,m2i,sd2i,n2i,dose\ns1,0\.477/);
   assert.equal(csv.trim().split('\n').length, 5);
 
   // The random-effects fit on these records, from its form, with its forest plot.

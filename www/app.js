@@ -141,6 +141,18 @@ async function renderArtifacts(meta) {
   }
 }
 
+/**
+ * The rules every tool follows, as the engine says them (exemplar::tools::instructions, on
+ * the whole module), folded in the tools section: a paragraph for each of its paragraphs.
+ */
+async function renderRules() {
+  const text = await engineModule.instructions();
+  fill(
+    byId('tool-rules-body'),
+    text.split('\n\n').map((paragraph) => el('p', { text: paragraph })),
+  );
+}
+
 const toolArticleId = (name) => `tool-${name}`;
 
 /**
@@ -236,7 +248,7 @@ function renderRegistration(registration, count) {
  * form and full description folded in a <details>, and its result and plot
  * right below; a short index of the groups first.
  */
-function renderToolList(definitions, run, toolForm, yourRecords) {
+function renderToolList(definitions, run, toolForm, yourInput) {
   const groups = [];
   for (const def of definitions) {
     const key = def.group?.key ?? 'other';
@@ -245,7 +257,7 @@ function renderToolList(definitions, run, toolForm, yourRecords) {
     group.defs.push(def);
   }
   const article = (def) => {
-    const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), { yourRecords });
+    const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), { yourInput });
     return el(
       'article',
       { class: 'tool', id: toolArticleId(def.name), 'aria-labelledby': `tool-${def.name}-title` },
@@ -367,10 +379,14 @@ async function boot() {
   const meta = engine.metadata();
   // "Your data" needs the full module: its records are read at a run, once it is there.
   let yourData = null;
+  const yourInput = async (name, args, takes) => {
+    if (!yourData) throw new Error('Your data is not ready: the whole engine has not loaded yet.');
+    return yourData.input(name, args, takes);
+  };
   // One section per task, so that a call's answer on its way to the agent is
   // not held behind the whole page's drawing.
   const sections = [
-    () => renderToolList(definitions, run, modules.toolForm, () => yourData?.records() ?? null),
+    () => renderToolList(definitions, run, modules.toolForm, yourInput),
     () => renderHeader(meta),
     () => renderData(meta),
     () => renderProtocol(meta, modules.setUpScoring),
@@ -388,6 +404,7 @@ async function boot() {
       // Your data is computed in the engine's worker, on the whole module.
       await engineModule.preloadFull();
       yourData = await modules.createWorkspace({ target: byId('your-data-body'), engine: engineModule.workspace });
+      await renderRules();
     } catch (err) {
       const again = el('button', { type: 'button', text: 'Try again' });
       again.addEventListener('click', () => {

@@ -103,8 +103,19 @@ const ops = {
     const chosen = errorsOnly ? rows.filter((r) => r.error !== null) : rows;
     return { ...summary, row_count: rows.length, selected: chosen.length, from, rows: chosen.slice(from, from + count) };
   },
-  // Its records as the tools take them, as JSON text (the page hands the text on as it is).
-  workspaceRecords: ({ request }) => JSON.stringify(workspaceOf(request).tool_records),
+  // A person's run of tool `name` on Your data: the arguments typed in its form (`args`),
+  // completed in Rust (the study column where the tool names one; or the sentence why the run
+  // cannot be made, thrown), with Your data's records or CSV rows (`takes`) attached, as JSON text.
+  workspaceInput: ({ request, name, args, takes }) => {
+    const view = workspaceOf(request);
+    const offer = { takes, study: view.study, k: view.k, rows: view.rows.length };
+    const answer = JSON.parse(wasm.workspaceToolInput(name, JSON.stringify(args), JSON.stringify(offer)));
+    if (answer.error !== undefined) throw new Error(answer.error);
+    const { args: completed, takes: key } = answer.ok;
+    const attached = key === 'records' ? JSON.stringify(view.tool_records) : wasm.workspaceData(workspace.text);
+    const head = JSON.stringify(completed).slice(0, -1);
+    return `${head}${head === '{' ? '' : ','}${JSON.stringify(key)}:${attached}}`;
+  },
   // Its records as a download: `csv` (Rust's text) or `json`.
   workspaceDownload: ({ request, format }) => {
     const view = workspaceOf(request);
@@ -112,6 +123,8 @@ const ops = {
   },
   // The plot beside run `seq` of tool `name`, with that run's arguments.
   plot: ({ name, seq }) => (recent.has(seq) ? session.companionPlot(name, recent.get(seq)) : 'null'),
+  // The rules every tool follows (exemplar::tools::instructions), on the full module.
+  instructions: () => wasm.instructions(),
   verify: () => session.verify(),
   entries: () => session.entriesJson(),
   trap: () => wasm.trapForTest(),

@@ -174,17 +174,6 @@ export async function preloadFull() {
 
 const now = () => new Date().toISOString();
 
-/**
- * A value already written as JSON text (Your data's records, from the
- * worker): `inputText` passes the text on as it is, rather than parsing it
- * into objects on this thread only to write it again.
- */
-export class JsonText {
-  constructor(text) {
-    this.text = text;
-  }
-}
-
 /** An array longer than this is turned into text a slice at a time. */
 const CHUNK = 2000;
 /** The time one slice may take: the slice's length adapts to it (records differ in size). */
@@ -206,17 +195,13 @@ async function inputText(input, progress) {
     value &&
     typeof value === 'object' &&
     !Array.isArray(value) &&
-    Object.values(value).some((v) => v instanceof JsonText || (Array.isArray(v) && v.length > CHUNK));
+    Object.values(value).some((v) => Array.isArray(v) && v.length > CHUNK);
   if (!large) return JSON.stringify(value);
   const pieces = ['{'];
   let members = 0;
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined || typeof item === 'function') continue;
     if (members++ > 0) pieces.push(',');
-    if (item instanceof JsonText) {
-      pieces.push(`${JSON.stringify(key)}:`, item.text);
-      continue;
-    }
     if (!Array.isArray(item) || item.length <= CHUNK) {
       pieces.push(`${JSON.stringify(key)}:${JSON.stringify(item)}`);
       continue;
@@ -409,14 +394,19 @@ function inWorker(op, fields) {
  * "Your data", computed and held in the worker (exemplar::workspace): for a
  * request (`{csv, measure, mapping, add, to}`, written as JSON there), its
  * view without rows and records, with `count` rows from `from` (of the rows
- * that give no record only, when `errorsOnly`); its records as the tools take
- * them, as JsonText; a download (`csv` or `json`).
+ * that give no record only, when `errorsOnly`); a person's run of tool `name`
+ * on it: the arguments typed (`args`) completed in Rust, with its records or
+ * CSV rows (`takes`: `records` or `data`), as JSON text, or a rejection with
+ * the sentence why not; a download (`csv` or `json`).
  */
 export const workspace = {
   view: (request, { from = 0, count, errorsOnly = false }) => inWorker('workspace', { request, from, count, errorsOnly }),
-  records: async (request) => new JsonText(await inWorker('workspaceRecords', { request })),
+  toolInput: (request, name, args, takes) => inWorker('workspaceInput', { request, name, args, takes }),
   download: (request, format) => inWorker('workspaceDownload', { request, format }),
 };
+
+/** The rules every tool follows, as the engine says them (the full module's `instructions`). */
+export const instructions = () => inWorker('instructions', {});
 
 /**
  * For the end-to-end test of the recovery only: the next run first calls a

@@ -91,10 +91,12 @@ function field(name, schema, required) {
     input,
     el('p', { class: 'hint', id: hintId, text: hints.join(' ') }),
   );
-  const read = () => {
+  // `lenient`: a required field may stay empty (a run on Your data, which may fill it; the
+  // engine names any required argument still missing).
+  const read = (lenient = false) => {
     const raw = input.value.trim();
     if (raw === '') {
-      if (required) throw new Error(`${name} is required`);
+      if (required && !lenient) throw new Error(`${name} is required`);
       return undefined;
     }
     return parse(raw);
@@ -103,20 +105,27 @@ function field(name, schema, required) {
 }
 
 /**
- * "Run on: frozen dataset / your data" for a tool that takes `records`.
- * Returns `{ fieldset, yours() }`; choosing "your data" disables the typed
- * records field, which the records of Your data replace.
+ * "Run on" for a tool that takes `records` (the frozen dataset, or the records
+ * typed, / your data's records) or raw `data` (the rows typed / your data's
+ * rows). Returns `{ fieldset, yours() }`; choosing "your data" disables the
+ * typed field, which Your data replaces.
  */
-function runOnChoice(recordsField) {
+function runOnChoice(yoursField, takes) {
   const name = `run-on-${++uid}`;
   const radio = (value, label, checked) =>
     el('label', { class: 'choice' }, el('input', { type: 'radio', name, value, checked }), ` ${label}`);
-  const frozen = radio('frozen', 'frozen dataset (or the records typed below)', true);
-  const yours = radio('yours', 'your data (the records of the Your data section)', false);
+  const frozen =
+    takes === 'records'
+      ? radio('frozen', 'frozen dataset (or the records typed below)', true)
+      : radio('typed', 'the rows typed below', true);
+  const yours =
+    takes === 'records'
+      ? radio('yours', 'your data (the records of the Your data section)', false)
+      : radio('yours', 'your data (the rows of the Your data section, with its columns as mapped there)', false);
   const fieldset = el('fieldset', { class: 'run-on' }, el('legend', { text: 'Run on' }), frozen, yours);
   const yoursInput = yours.querySelector('input');
   fieldset.addEventListener('change', () => {
-    if (recordsField) recordsField.input.disabled = yoursInput.checked;
+    yoursField.input.disabled = yoursInput.checked;
   });
   return { fieldset, yours: () => yoursInput.checked };
 }
@@ -124,20 +133,26 @@ function runOnChoice(recordsField) {
 /**
  * A form for one tool definition. `onRun(args, signal, onProgress)` is
  * awaited on submit (`args` the arguments object, turned into text by the
- * engine a slice at a time); it shows the run's result in the result area (as
- * an agent's run is). While it runs, Cancel aborts `signal`, and a progress
- * line says where the run is and for how long it has run. `yourRecords()` resolves to
- * the records of Your data (or null). Returns `{ form, result }`: the result area
- * is placed by the caller, outside the form, so that a run shows even while
- * the form is folded away.
+ * engine a slice at a time, or, on Your data, their JSON text); it shows the
+ * run's result in the result area (as an agent's run is). While it runs,
+ * Cancel aborts `signal`, and a progress line says where the run is and for
+ * how long it has run. `yourInput(name, args, takes)` resolves to the
+ * arguments of a run on Your data (`args` as typed, completed there, with its
+ * `records` or `data` as `takes`) as JSON text, or rejects saying why not.
+ * Returns `{ form, result }`: the result area is placed by the caller, outside
+ * the form, so that a run shows even while the form is folded away.
  */
-export function toolForm(def, onRun, { yourRecords } = {}) {
+export function toolForm(def, onRun, { yourInput } = {}) {
   const schema = def.inputSchema ?? {};
   const props = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
   const fields = Object.entries(props).map(([name, s]) => field(name, s, required.has(name)));
+  // Your data replaces the records (an analysis, a plot) or, for a tool of raw data, the rows.
   const recordsField = fields.find((f) => f.name === 'records');
-  const runOn = recordsField && yourRecords ? runOnChoice(recordsField) : null;
+  const dataField = fields.find((f) => f.name === 'data' && typeOf(props.data) === 'array');
+  const yoursField = recordsField ?? dataField;
+  const takes = recordsField ? 'records' : 'data';
+  const runOn = yoursField && yourInput ? runOnChoice(yoursField, takes) : null;
   const outputId = `out${++uid}`;
   const output = el('pre', { class: 'result', id: outputId, 'aria-live': 'polite', tabindex: '0' });
   // A result reads as tables (the engine's view of it); its JSON, every digit, is folded
@@ -170,18 +185,15 @@ export function toolForm(def, onRun, { yourRecords } = {}) {
   const result = el('div', { class: 'tool-result' }, el('p', { class: 'output-label', text: 'Result' }), view, json);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const args = {};
+    let args = {};
     try {
+      const yours = runOn?.yours() ?? false;
       for (const f of fields) {
-        if (f === recordsField && runOn?.yours()) continue;
-        const value = f.read();
+        if (yours && f === yoursField) continue;
+        const value = f.read(yours);
         if (value !== undefined) args[f.name] = value;
       }
-      if (runOn?.yours()) {
-        const records = await yourRecords();
-        if (!records) throw new Error('Your data has no records yet: paste a CSV there and choose a measure.');
-        args.records = records;
-      }
+      if (yours) args = await yourInput(def.name, args, takes);
     } catch (err) {
       status(`Not run: ${err.message}`, true);
       return;

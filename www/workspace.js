@@ -2,7 +2,9 @@
 // never uploaded or stored; the measure chosen; the columns matched by name
 // (Rust matches them) and mappable by hand; the computed records shown with
 // each bad row's error; downloads of the records as CSV and JSON. Every tool
-// form can then run on these records instead of the frozen dataset.
+// form can then run on these records instead of the frozen dataset (a tool of
+// raw data on the CSV's rows as mapped), with the column chosen as the study's
+// passed to the tools that name a study or cluster column.
 //
 // Rust decides everything: the view (exemplar::workspace) parses the CSV,
 // matches the columns, computes each row and says why a row gives no record.
@@ -25,9 +27,8 @@ export const SHOWN_CSV_CHARS = 100_000;
 
 /**
  * Builds the workspace into `target`. `engine` is engine.js's `workspace`
- * (`view`, `records`, `download`: each in the worker). Resolves to
- * `{ records() }`: resolves to the records the tools take (`records`
- * argument, as JSON text), or null when there are none.
+ * (`view`, `toolInput`, `download`: each in the worker). Resolves to
+ * `{ input(name, args, takes) }`: a run's arguments on Your data (see below).
  */
 export async function createWorkspace({ target, engine }) {
   const state = { csv: '', measure: '', mapping: {}, add: '', to: '' };
@@ -347,8 +348,12 @@ export async function createWorkspace({ target, engine }) {
   });
 
   return {
-    /** Resolves to the records the tools take (JSON text, for engine.js to pass on), or null when there are none. */
-    records: async () => {
+    /**
+     * A person's run of tool `name` on Your data: resolves to its arguments as JSON text
+     * (`args` as typed, completed in Rust with the study column where the tool names one, and
+     * Your data's records or CSV rows as `takes`), or rejects with the sentence why not.
+     */
+    input: async (name, args, takes) => {
       // The view of what the person has chosen by now, once the worker has it.
       for (;;) {
         if (timer) compute();
@@ -356,7 +361,7 @@ export async function createWorkspace({ target, engine }) {
         await latest;
         if (latest === computing && !timer) break;
       }
-      return view && view.k > 0 ? engine.records(shownRequest) : null;
+      return engine.toolInput(shownRequest ?? request(), name, args, takes);
     },
   };
 }

@@ -67,6 +67,33 @@ pub fn workspace_view(request_json: &str) -> String {
     text(&workspace::view_json(request_json))
 }
 
+/// "Your data" for a person's run of `tool` from its form: the arguments typed (JSON text)
+/// completed with Your data's study column where the tool names a study or cluster column,
+/// given what the view offers (`{takes, study, k, rows}`, JSON text): `{"ok": {"args",
+/// "takes"}}` (the records or rows, attached by the caller, go as `takes`) or `{"error":
+/// sentence}`. Never throws.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = workspaceToolInput)]
+pub fn workspace_tool_input(tool: &str, args_json: &str, offer_json: &str) -> String {
+    text(&workspace::tool_input_json(tool, args_json, offer_json))
+}
+
+/// "Your data": the CSV's rows of a request (JSON text, as [`workspace_view`] takes it) as
+/// the tools of raw data take them (`data`): a JSON array, empty when there are none.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = workspaceData)]
+pub fn workspace_data(request_json: &str) -> String {
+    text(&workspace::data_json(request_json))
+}
+
+/// The rules every tool follows, said once (`exemplar::tools::instructions`): the page shows
+/// them beside the tools.
+#[cfg(feature = "full")]
+#[wasm_bindgen]
+pub fn instructions() -> String {
+    tools::instructions()
+}
+
 /// Scores a raw pasted answer; returns the report JSON.
 #[wasm_bindgen]
 pub fn score(raw: &str) -> String {

@@ -5,6 +5,11 @@
 //! name, unless mapped by hand), every row with its effect size or its error, the records
 //! of the good rows, and those records as CSV for download. The page only shows it. The CLI
 //! reads records files through [`records_from_text`].
+//!
+//! A tool run from the page on Your data gets its arguments completed here ([`tool_input`]):
+//! the records (or, for a tool of raw data, the CSV's rows as mapped: [`tool_data`]), and
+//! the study column chosen among the columns ([`STUDY`]) as the arguments that name a
+//! record's study or cluster.
 
 use crate::csv_table::{self, Table};
 use crate::tools::{self, EffectSizeRecord, ToolError};
@@ -12,6 +17,12 @@ use meta_analysis::effect_sizes::{AddTo, Column, EscalcOptions, Measure};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+
+/// The key of the column naming each record's study, among the columns mapped (matched by
+/// this name, or chosen by hand). It is no column of the measure: the CSV column keeps its own
+/// name in the records and rows, and a tool run on Your data gets that name as its `study`
+/// or `cluster` argument ([`tool_input`]).
+pub const STUDY: &str = "study";
 
 /// What the page asks for.
 #[derive(Debug, Default, Deserialize)]
@@ -22,8 +33,8 @@ pub struct Request {
     /// escalc's name of the measure; none: the CSV is only read.
     #[serde(default)]
     pub measure: Option<String>,
-    /// Measure column (or `id`) → CSV column, for columns mapped by hand; an empty CSV column
-    /// name leaves the measure column unmapped.
+    /// Measure column (or `id`, or [`STUDY`]) → CSV column, for columns mapped by hand; an
+    /// empty CSV column name leaves the measure column unmapped.
     #[serde(default)]
     pub mapping: BTreeMap<String, String>,
     #[serde(default)]
@@ -41,7 +52,7 @@ pub struct MeasureChoice {
     pub columns: Vec<&'static str>,
 }
 
-/// One column the measure reads (or `id`), and the CSV column it is read from.
+/// One column the measure reads (or `id`, or [`STUDY`]), and the CSV column it is read from.
 #[derive(Debug, Serialize)]
 pub struct Mapping {
     pub column: &'static str,
@@ -50,7 +61,8 @@ pub struct Mapping {
     pub source: Option<String>,
     /// Whether it was matched by name (not chosen by hand).
     pub by_name: bool,
-    /// Whether it may stay unmapped (`id`; in a 2x2 table `bi` or `n1i`, `di` or `n2i`).
+    /// Whether it may stay unmapped (`id`, the study; in a 2x2 table `bi` or `n1i`, `di` or
+    /// `n2i`).
     pub optional: bool,
 }
 
@@ -113,6 +125,8 @@ pub struct View {
     pub columns: Vec<String>,
     pub measure: Option<&'static str>,
     pub mapping: Vec<Mapping>,
+    /// The CSV column naming each record's study (mapped as [`STUDY`]), if any.
+    pub study: Option<String>,
     pub rows: Vec<RowView>,
     /// Rows that gave a record, and rows that did not.
     pub k: usize,
@@ -170,6 +184,7 @@ pub fn view(request: &Request) -> View {
     let measure = request.measure.as_deref().and_then(Measure::parse);
     view.measure = measure.map(Measure::name);
     view.mapping = mapping(measure, &table.header, &request.mapping);
+    view.study = source(&view.mapping, STUDY);
     let Some(measure) = measure else {
         view.rows = rows_without_results(&table);
         return view;
@@ -182,7 +197,7 @@ pub fn view(request: &Request) -> View {
             return view;
         }
     };
-    let data = data_rows(&table, &view.mapping);
+    let data = data_rows(&table, &view.mapping, true);
     let outcomes = tools::compute_effect_size_rows(measure, &data, &options);
     let source_of = |column: &str| {
         view.mapping
@@ -225,6 +240,14 @@ pub fn view(request: &Request) -> View {
     view
 }
 
+/// The CSV column mapped to `column`, if any.
+fn source(mapping: &[Mapping], column: &str) -> Option<String> {
+    mapping
+        .iter()
+        .find(|m| m.column == column)
+        .and_then(|m| m.source.clone())
+}
+
 fn rows_without_results(table: &Table) -> Vec<RowView> {
     table
         .rows
@@ -256,8 +279,15 @@ fn mapping(
             .find(|h| h.trim().eq_ignore_ascii_case(name))
             .cloned()
     };
-    let mut columns: Vec<(&'static str, &'static str, bool)> =
-        vec![("id", "the study's record id (optional)", true)];
+    let mut columns: Vec<(&'static str, &'static str, bool)> = vec![
+        ("id", "the study's record id (optional)", true),
+        (
+            STUDY,
+            "the study each record belongs to, when a study gives several effect sizes (optional; \
+             the tools for dependent effect sizes take it as their study or cluster column)",
+            true,
+        ),
+    ];
     if let Some(m) = measure {
         columns.extend(
             m.columns()
@@ -285,20 +315,23 @@ fn mapping(
 }
 
 /// The CSV rows as the tool's `data`: each mapped column under its measure name, every other
-/// CSV column under its own name (a CSV column named like a measure column but not mapped
-/// to it is left out, so it cannot be read as that column).
-fn data_rows(table: &Table, mapping: &[Mapping]) -> Vec<Map<String, Value>> {
+/// CSV column under its own name (the study column too). With `measure_chosen`, a CSV column
+/// named like a measure column but not mapped to it is left out, so it cannot be read as
+/// that column; without, only `id` can be mapped and every other column keeps its name.
+fn data_rows(table: &Table, mapping: &[Mapping], measure_chosen: bool) -> Vec<Map<String, Value>> {
     let mapped: BTreeMap<&str, &str> = mapping
         .iter()
+        .filter(|m| m.column != STUDY)
         .filter_map(|m| Some((m.source.as_deref()?, m.column)))
         .collect();
     let reserved = |name: &str| {
         name.eq_ignore_ascii_case("id")
-            || name.eq_ignore_ascii_case("yi")
-            || name.eq_ignore_ascii_case("vi")
-            || Column::ALL
-                .iter()
-                .any(|c| c.name().eq_ignore_ascii_case(name))
+            || (measure_chosen
+                && (name.eq_ignore_ascii_case("yi")
+                    || name.eq_ignore_ascii_case("vi")
+                    || Column::ALL
+                        .iter()
+                        .any(|c| c.name().eq_ignore_ascii_case(name))))
     };
     table
         .json_rows()
@@ -332,6 +365,149 @@ fn data_rows(table: &Table, mapping: &[Mapping]) -> Vec<Map<String, Value>> {
             data
         })
         .collect()
+}
+
+/// The CSV's rows as a tool of raw data takes them (its `data` argument: the 2x2-table tools,
+/// the effect sizes): each column mapped for the chosen measure under the measure's name, the
+/// others under their own (see [`data_rows`]); without a measure, every column under its own
+/// name. None when the CSV cannot be read.
+pub fn tool_data(request: &Request) -> Vec<Map<String, Value>> {
+    let Ok(table) = csv_table::parse(&request.csv) else {
+        return Vec::new();
+    };
+    let measure = request.measure.as_deref().and_then(Measure::parse);
+    let mapping = mapping(measure, &table.header, &request.mapping);
+    data_rows(&table, &mapping, measure.is_some())
+}
+
+/// [`tool_data`] of a request given as JSON text (the page's worker); an empty array when the
+/// request is not understood (the view says why).
+pub fn data_json(request_json: &str) -> Value {
+    let rows = crate::strict_json::parse(request_json)
+        .ok()
+        .and_then(|value| serde_json::from_value::<Request>(value).ok())
+        .map(|request| tool_data(&request))
+        .unwrap_or_default();
+    Value::Array(rows.into_iter().map(Value::Object).collect())
+}
+
+/// Which argument of a tool takes Your data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Takes {
+    /// Its records, as `records`: the analyses and plots.
+    Records,
+    /// Its CSV rows as mapped ([`tool_data`]), as `data`: the tools of raw data.
+    Data,
+}
+
+impl Takes {
+    pub fn argument(self) -> &'static str {
+        match self {
+            Takes::Records => "records",
+            Takes::Data => "data",
+        }
+    }
+}
+
+/// What Your data offers a tool run on it, as the page's worker (which holds the view) says.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Offer {
+    pub takes: Takes,
+    /// The view's study column ([`View::study`]).
+    #[serde(default)]
+    pub study: Option<String>,
+    /// The view's records, and the CSV's rows.
+    pub k: usize,
+    pub rows: usize,
+}
+
+/// A run's arguments completed from Your data, but for the data themselves, which the
+/// worker attaches as `takes` (they are megabytes, and it holds them already).
+#[derive(Debug, PartialEq, Serialize)]
+pub struct ToolInput {
+    pub args: Map<String, Value>,
+    pub takes: Takes,
+}
+
+/// The arguments of `tool` that name the column of a record's study (or cluster): the
+/// three-level model's `study`; the cluster-robust tests' `cluster`, and their `study` only
+/// with the three-level model (their other models refuse it).
+fn study_arguments(tool: &str, args: &Map<String, Value>) -> &'static [&'static str] {
+    if tool == tools::FIT_MULTILEVEL.name {
+        &["study"]
+    } else if tool == tools::ROBUST_TEST.name {
+        match args.get("model").and_then(Value::as_str) {
+            Some("multilevel") => &["cluster", "study"],
+            _ => &["cluster"],
+        }
+    } else {
+        &[]
+    }
+}
+
+/// The arguments of a person's run of `tool` on Your data: `args` as typed in its form, with
+/// Your data's study column as each argument naming a study or cluster column that was left
+/// empty. Fails with the sentence the form shows when Your data has nothing to give (no
+/// records, no rows) or the tool needs a study column and none is chosen.
+pub fn tool_input(
+    tool: &str,
+    mut args: Map<String, Value>,
+    offer: &Offer,
+) -> Result<ToolInput, String> {
+    match offer.takes {
+        Takes::Records if offer.k == 0 => {
+            return Err(
+                "Your data has no records yet: paste a CSV there and choose a measure.".into(),
+            )
+        }
+        Takes::Data if offer.rows == 0 => {
+            return Err("Your data has no rows yet: paste a CSV there.".into())
+        }
+        _ => {}
+    }
+    for &argument in study_arguments(tool, &args) {
+        if args.contains_key(argument) {
+            continue;
+        }
+        match &offer.study {
+            Some(column) => {
+                args.insert(argument.into(), Value::String(column.clone()));
+            }
+            None => {
+                return Err(format!(
+                    "{tool} needs the column naming each record's study: choose it as \
+                     \"{STUDY}\" among Your data's columns, or type {argument} in the form."
+                ))
+            }
+        }
+    }
+    args.remove(offer.takes.argument());
+    Ok(ToolInput {
+        args,
+        takes: offer.takes,
+    })
+}
+
+/// [`tool_input`] with its arguments and offer as JSON text (the page's worker):
+/// `{"ok": {"args", "takes"}}` or `{"error": sentence}`; never fails.
+pub fn tool_input_json(tool: &str, args_json: &str, offer_json: &str) -> Value {
+    let outcome = crate::strict_json::parse(args_json)
+        .map_err(|e| format!("the arguments are not understood: {e}"))
+        .and_then(|value| match value {
+            Value::Object(args) => Ok(args),
+            _ => Err("the arguments are not a JSON object".to_string()),
+        })
+        .and_then(|args| {
+            let offer = serde_json::from_str::<Offer>(offer_json)
+                .map_err(|e| format!("Your data's offer is not understood: {e}"))?;
+            tool_input(tool, args, &offer)
+        });
+    match outcome {
+        Ok(input) => serde_json::json!({ "ok": input }),
+        Err(message) => serde_json::json!({ "error": message }),
+    }
 }
 
 /// The records as the analysis tools' `records` argument takes them: `{id, yi, vi}`.
@@ -526,6 +702,7 @@ s3;12;4;12;14,5;3,5;15;\r\n";
             sources,
             [
                 ("id", None, false),
+                ("study", Some("study"), true),
                 ("m1i", Some("M1I"), true),
                 ("sd1i", Some("sd1i"), true),
                 ("n1i", Some("n1i"), true),
@@ -566,6 +743,236 @@ s3;12;4;12;14,5;3,5;15;\r\n";
         // A hand mapping to no column unmaps a column matched by name.
         let v = view(&request(&[("m2i", "mean_control"), ("sd1i", "")]));
         assert_eq!(v.k, 0);
+    }
+
+    /// Three studies (a CSV column "school"), two or three effect sizes each, as means and SDs.
+    const NESTED: &str = "es,school,m1i,sd1i,n1i,m2i,sd2i,n2i\n\
+a1,A,10.2,2.1,20,9.1,2.4,22\n\
+a2,A,10.8,2.0,18,9.4,2.2,20\n\
+b1,B,3.1,1.1,12,3.9,1.5,12\n\
+b2,B,3.6,1.3,14,3.2,1.4,15\n\
+b3,B,3.3,1.2,16,3.0,1.1,16\n\
+c1,C,12,4,12,14.5,3.5,15\n\
+c2,C,13,3.8,14,13.1,3.6,13\n";
+
+    fn nested(mapping: &[(&str, &str)]) -> View {
+        view(&Request {
+            csv: NESTED.into(),
+            measure: Some("MD".into()),
+            mapping: mapping
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            ..Request::default()
+        })
+    }
+
+    fn offer(v: &View, takes: Takes) -> Offer {
+        Offer {
+            takes,
+            study: v.study.clone(),
+            k: v.k,
+            rows: v.rows.len(),
+        }
+    }
+
+    fn args(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    /// Issue 22: the study column is mapped like the others, and a run of the tools for
+    /// dependent effect sizes on Your data gets it as `study` or `cluster`.
+    #[test]
+    fn the_study_column_is_mapped_and_given_to_the_tools_that_need_one() {
+        let unmapped = nested(&[("id", "es")]);
+        assert_eq!((unmapped.k, unmapped.study.as_deref()), (7, None));
+        let study = unmapped.mapping.iter().find(|m| m.column == STUDY).unwrap();
+        assert!(study.optional && study.source.is_none());
+        let none = tool_input(
+            tools::FIT_MULTILEVEL.name,
+            Map::new(),
+            &offer(&unmapped, Takes::Records),
+        )
+        .unwrap_err();
+        assert_eq!(
+            none,
+            "fit_multilevel needs the column naming each record's study: choose it as \"study\" \
+             among Your data's columns, or type study in the form."
+        );
+        let none = tool_input(
+            tools::ROBUST_TEST.name,
+            Map::new(),
+            &offer(&unmapped, Takes::Records),
+        )
+        .unwrap_err();
+        assert!(none.ends_with("or type cluster in the form."), "{none}");
+        // A tool without such an argument needs none.
+        assert!(tool_input(
+            tools::FIT_RANDOM_EFFECTS.name,
+            Map::new(),
+            &offer(&unmapped, Takes::Records)
+        )
+        .is_ok());
+
+        let v = nested(&[("id", "es"), (STUDY, "school")]);
+        assert_eq!(v.study.as_deref(), Some("school"));
+        // The column keeps its name in the records, as a moderator would.
+        assert_eq!(v.tool_records[2]["school"], json!("B"));
+        let input = tool_input(
+            tools::FIT_MULTILEVEL.name,
+            args(json!({"method": "ML"})),
+            &offer(&v, Takes::Records),
+        )
+        .unwrap();
+        assert_eq!(input.args, args(json!({"method": "ML", "study": "school"})));
+        assert_eq!(input.takes, Takes::Records);
+        // The robust tests: the cluster always, the study only for the three-level model.
+        let input = tool_input(
+            tools::ROBUST_TEST.name,
+            Map::new(),
+            &offer(&v, Takes::Records),
+        )
+        .unwrap();
+        assert_eq!(input.args, args(json!({"cluster": "school"})));
+        let input = tool_input(
+            tools::ROBUST_TEST.name,
+            args(json!({"model": "multilevel", "cluster": "typed"})),
+            &offer(&v, Takes::Records),
+        )
+        .unwrap();
+        assert_eq!(
+            input.args,
+            args(json!({"model": "multilevel", "cluster": "typed", "study": "school"}))
+        );
+
+        // The completed arguments run: the same numbers as the records given by hand.
+        let call = input_with(&v, tools::FIT_MULTILEVEL.name, json!({}));
+        let fit = tools::call(tools::FIT_MULTILEVEL.name, &call).unwrap();
+        assert_eq!(
+            (fit["k"].clone(), fit["n_studies"].clone()),
+            (json!(7), json!(3))
+        );
+        assert_eq!(fit["sigma2"].as_array().unwrap().len(), 2);
+        let by_hand = tools::call(
+            tools::FIT_MULTILEVEL.name,
+            &json!({"records": v.tool_records, "study": "school"}),
+        )
+        .unwrap();
+        assert_eq!(fit, by_hand);
+        let robust = tools::call(
+            tools::ROBUST_TEST.name,
+            &input_with(&v, tools::ROBUST_TEST.name, json!({"model": "multilevel"})),
+        )
+        .unwrap();
+        assert_eq!(robust["n_clusters"], json!(3));
+
+        // Nothing to give: no records (no measure), or no rows.
+        let no_measure = view(&Request {
+            csv: NESTED.into(),
+            ..Request::default()
+        });
+        assert_eq!(
+            tool_input(
+                "fit_random_effects",
+                Map::new(),
+                &offer(&no_measure, Takes::Records)
+            )
+            .unwrap_err(),
+            "Your data has no records yet: paste a CSV there and choose a measure."
+        );
+        let empty = view(&Request::default());
+        assert_eq!(
+            tool_input("peto_odds_ratio", Map::new(), &offer(&empty, Takes::Data)).unwrap_err(),
+            "Your data has no rows yet: paste a CSV there."
+        );
+        let v = tool_input_json(
+            tools::ROBUST_TEST.name,
+            r#"{"vcov": "CR1"}"#,
+            r#"{"takes": "records", "study": "school", "k": 7, "rows": 7}"#,
+        );
+        assert_eq!(
+            v,
+            json!({"ok": {"args": {"vcov": "CR1", "cluster": "school"}, "takes": "records"}})
+        );
+        assert!(tool_input_json("x", "[1]", "{}")["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a JSON object"));
+    }
+
+    /// The arguments of a run of `tool` on Your data's records, as the page's worker makes them.
+    fn input_with(v: &View, tool: &str, typed: Value) -> Value {
+        let input = tool_input(tool, args(typed), &offer(v, Takes::Records)).unwrap();
+        let mut call = Value::Object(input.args);
+        call["records"] = Value::Array(v.tool_records.clone());
+        call
+    }
+
+    /// Your data's rows as the 2x2-table tools take them: the columns mapped for the chosen
+    /// measure under escalc's names, the rest under their own.
+    #[test]
+    fn the_rows_of_a_2x2_csv_are_the_tables_tools_data() {
+        let csv = "trial,events_t,n1i,ci,n2i,year\nt1,12,100,20,100,2001\nt2,4,50,9,50,2003\nt3,0,20,3,20,2009\n";
+        let request = Request {
+            csv: csv.into(),
+            measure: Some("OR".into()),
+            mapping: [("ai", "events_t"), ("id", "trial")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            ..Request::default()
+        };
+        let rows = tool_data(&request);
+        assert_eq!(
+            Value::Array(rows.into_iter().map(Value::Object).collect())[1],
+            json!({"id": "t2", "ai": 4, "n1i": 50, "ci": 9, "n2i": 50, "year": 2003})
+        );
+        let data = data_json(
+            &serde_json::to_string(&json!({
+                "csv": csv, "measure": "OR", "mapping": {"ai": "events_t", "id": "trial"}
+            }))
+            .unwrap(),
+        );
+        let by_hand = json!([
+            {"ai": 12, "n1i": 100, "ci": 20, "n2i": 100},
+            {"ai": 4, "n1i": 50, "ci": 9, "n2i": 50},
+            {"ai": 0, "n1i": 20, "ci": 3, "n2i": 20}
+        ]);
+        // The same tables, the same numbers (the data's hash differs: the rows keep id and year).
+        for tool in [tools::MANTEL_HAENSZEL.name, tools::PETO_ODDS_RATIO.name] {
+            let [mut from_csv, mut given] =
+                [&data, &by_hand].map(|data| tools::call(tool, &json!({"data": data})).unwrap());
+            from_csv.as_object_mut().unwrap().remove("dataset");
+            given.as_object_mut().unwrap().remove("dataset");
+            assert_eq!(from_csv, given, "{tool}");
+        }
+        // Without a measure the columns keep their names; an unreadable request gives none.
+        let plain = tool_data(&Request {
+            csv: "ai,bi,ci,di\n1,9,2,8\n".into(),
+            ..Request::default()
+        });
+        assert_eq!(
+            Value::Object(plain[0].clone()),
+            json!({"ai": 1, "bi": 9, "ci": 2, "di": 8})
+        );
+        assert_eq!(data_json("{\"csv\": 3}"), json!([]));
+        assert_eq!(
+            tool_input(
+                tools::MANTEL_HAENSZEL.name,
+                args(json!({"data": [], "measure": "RR"})),
+                &Offer {
+                    takes: Takes::Data,
+                    study: None,
+                    k: 0,
+                    rows: 3
+                }
+            )
+            .unwrap(),
+            ToolInput {
+                args: args(json!({"measure": "RR"})),
+                takes: Takes::Data
+            }
+        );
     }
 
     /// Issue 25, item 1: the records CSV the page offers for download must not carry a
