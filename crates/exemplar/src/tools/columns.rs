@@ -111,6 +111,38 @@ pub fn column_values(data: &DataSource, name: &str) -> Result<Vec<ColumnValue>, 
     }
 }
 
+/// The user weights in column `name` (the `weights` argument of a fit) for the records not
+/// in `excluded`, in record order: the column must exist and hold numbers. Whether each
+/// weight is usable (finite, > 0) is the engine's rule ([`meta_analysis::WeightError`]).
+pub fn weight_column(
+    data: &DataSource,
+    name: &str,
+    excluded: &[String],
+) -> Result<Vec<f64>, ToolError> {
+    let values = column_values(data, name)?;
+    let excluded = super::data::id_set(excluded);
+    let mut weights = Vec::with_capacity(values.len());
+    for (record, value) in data.records().iter().zip(values) {
+        if excluded.contains(record.id.as_str()) {
+            continue;
+        }
+        match value {
+            ColumnValue::Number(w) => weights.push(w),
+            ColumnValue::Text(_) => {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "weights: the column {} holds text in record {}; weights must be numbers",
+                        crate::quote::quoted(name),
+                        crate::quote::quoted(&record.id)
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(weights)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

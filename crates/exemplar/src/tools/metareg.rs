@@ -2,11 +2,13 @@
 //! predictions at given moderator values.
 
 use super::args::MetaRegressionArgs;
+use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
+use super::fit::weighted_error;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{MetaRegression, Moderator, ModeratorValue, Term, MAX_MODERATORS};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The most prediction points one call takes.
@@ -58,6 +60,11 @@ pub struct MetaRegressionResult {
     pub test: &'static str,
     /// Confidence level of the intervals.
     pub level: f64,
+    /// The column of user weights the coefficients were weighted by (only when `weights` is
+    /// given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(with = "String"))]
+    pub weights: Option<String>,
     #[serde(flatten)]
     pub scale: ScaleInfo,
     /// Residual heterogeneity tau^2.
@@ -102,6 +109,7 @@ impl MetaRegressionResult {
             method: model.method.name(),
             test: model.test.name(),
             level: model.level,
+            weights: None,
             scale: scale.info(),
             tau2: model.tau2,
             tau: model.tau,
@@ -193,11 +201,26 @@ fn values_at(
         .collect()
 }
 
-/// `meta_regression`
+/// `meta_regression`'s arguments: a meta-regression's, and `weights`, the name of a numeric
+/// column holding each record's weight.
+#[derive(Debug, Deserialize)]
+pub struct WeightedMetaRegressionArgs {
+    pub weights: Option<String>,
+    #[serde(flatten)]
+    pub regression: MetaRegressionArgs,
+}
+
+/// `meta_regression`: without `weights` exactly [`meta_analysis::meta_regression`]; with
+/// them, [`meta_analysis::meta_regression_weighted`] on the column's values of the records
+/// kept.
 pub fn meta_regression(
-    args: MetaRegressionArgs,
+    args: WeightedMetaRegressionArgs,
     data: &DataSource,
 ) -> Result<MetaRegressionResult, ToolError> {
+    let WeightedMetaRegressionArgs {
+        weights: column,
+        regression: args,
+    } = args;
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
     if args.at.len() > MAX_PREDICTIONS {
@@ -208,7 +231,15 @@ pub fn meta_regression(
     }
     let excluded = data.exclusions(args.exclude)?;
     let moderators = moderators(&args.mods, &excluded, data)?;
-    let model = meta_analysis::meta_regression(&data.kept(&excluded), &moderators, &options)?;
+    let kept = data.kept(&excluded);
+    let model = match &column {
+        None => meta_analysis::meta_regression(&kept, &moderators, &options)?,
+        Some(name) => {
+            let weights = weight_column(data, name, &excluded)?;
+            meta_analysis::meta_regression_weighted(&kept, &moderators, Some(&weights), &options)
+                .map_err(|e| weighted_error(name, e))?
+        }
+    };
     let predictions = args
         .at
         .into_iter()
@@ -235,5 +266,7 @@ pub fn meta_regression(
             })
         })
         .collect::<Result<Vec<_>, ToolError>>()?;
-    Ok(MetaRegressionResult::of(&model, predictions, data, &scale))
+    let mut result = MetaRegressionResult::of(&model, predictions, data, &scale);
+    result.weights = column;
+    Ok(result)
 }

@@ -62,6 +62,14 @@ pub(super) fn mods() -> Value {
     })
 }
 
+/// `weights`: the column of user weights of a fit or a meta-regression.
+pub(super) fn weights() -> Value {
+    json!({
+        "type": "string",
+        "description": "Numeric column of weights (> 0) for the fixed effects, as metafor's; default none."
+    })
+}
+
 /// `at`: the moderator values at which a meta-regression predicts.
 pub(super) fn at(max: usize) -> Value {
     json!({
