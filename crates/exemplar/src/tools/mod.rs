@@ -273,7 +273,11 @@ pub static FIT_RANDOM_EFFECTS: Tool = Tool {
     summary: "The pooled estimate, its CI and p, tau^2, heterogeneity and the PI.",
     group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
-    companion: Some(Companion::same_arguments(&FOREST_PLOT)),
+    companion: Some(Companion::mapped(
+        &FOREST_PLOT,
+        fit::unweighted,
+        Value::clone,
+    )),
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
@@ -281,7 +285,11 @@ pub static FIT_RANDOM_EFFECTS: Tool = Tool {
 Q, I^2, H^2 and prediction interval. Method EE: the equal-effects model."
             .to_string()
     },
-    input_schema: || schemas::fit_input(None, &[], MAX_TOOL_RECORDS),
+    input_schema: || {
+        let mut schema = schemas::fit_input(None, &[], MAX_TOOL_RECORDS);
+        schema["properties"]["weights"] = schemas::weights();
+        schema
+    },
     #[cfg(feature = "definitions")]
     output_schema: schemas::output_of::<fit::FitResult>,
     handler: erase!(fit::fit_random_effects),
@@ -667,6 +675,7 @@ pseudo-R^2 (percent) and a prediction per object of `at`.",
             .expect("an object schema");
         properties.insert("mods".into(), schemas::mods());
         properties.insert("at".into(), schemas::at(metareg::MAX_PREDICTIONS));
+        properties.insert("weights".into(), schemas::weights());
         schema
     },
     #[cfg(feature = "definitions")]
@@ -674,8 +683,12 @@ pseudo-R^2 (percent) and a prediction per object of `at`.",
     handler: erase!(metareg::meta_regression),
 };
 
-/// `meta_regression`'s bubble plot: with exactly one moderator, a numeric one.
+/// `meta_regression`'s bubble plot: with exactly one moderator, a numeric one, and no user
+/// weights (the plot draws the unweighted line).
 fn bubble_applies(args: &Value) -> bool {
+    if args.get("weights").is_some() {
+        return false;
+    }
     let Some([Value::String(name)]) = args
         .get("mods")
         .and_then(Value::as_array)
