@@ -575,10 +575,9 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Case-deletion diagnostics of each record, as metafor 3.8-1's influence() of a \
-fit with the z test. No test or level argument: none of its values is an interval, and \
-knha (not offered) would rescale rstudent, dffits, cook_d and cov_r. Needs 3 records; at \
-most {MAX_INFLUENCE_RECORDS}."
+            "Case-deletion diagnostics of each record, as metafor 3.8-1's influence() with \
+the z test. No test or level: no value is an interval, and knha would rescale rstudent, \
+dffits, cook_d and cov_r. Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
         )
     },
     input_schema: || {
