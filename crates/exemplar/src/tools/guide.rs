@@ -47,8 +47,8 @@ const SHARED_FIELDS: [&str; 31] = [
 
 /// The rules every tool shares, for an agent to read once before calling any: where the
 /// data come from, the shared arguments and result fields, the natural scale, the limits
-/// and the conventions.
-#[cfg(feature = "definitions")]
+/// and the conventions. Plain text built from the registry's constants: no schemars, so the
+/// page's wasm (built without `definitions`) has it too.
 pub fn instructions() -> String {
     let measures: Vec<String> = meta_analysis::MEASURES
         .iter()

@@ -68,7 +68,6 @@ pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS, FROZEN_COLUMNS};
 pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
 pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA};
 pub use error::{ErrorCode, ToolError};
-#[cfg(feature = "definitions")]
 pub use guide::instructions;
 pub use guide::{MAX_DEFINITIONS_BYTES, MAX_DESCRIPTION_CHARS};
 pub use store::{DataStore, LoadDataResult, DATA_ID, LOAD_DATA, MAX_HANDLES, MAX_HELD_BYTES};
