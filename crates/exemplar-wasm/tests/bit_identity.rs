@@ -22,10 +22,9 @@ fn every_call_answers_the_native_bytes() {
         let args = call["args"].as_str().unwrap();
         if !api::has_tool(name) {
             // The first module (without `full`): the page moves the call to the whole engine.
-            assert!(
-                !cfg!(feature = "full"),
-                "{name} missing from the whole engine"
-            );
+            if cfg!(feature = "full") {
+                panic!("{name} missing from the whole engine");
+            }
             continue;
         }
         let answer = api::call_tool(name, args);

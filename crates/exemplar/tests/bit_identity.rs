@@ -195,6 +195,15 @@ fn calls() -> Vec<(&'static str, Value)> {
         "meta_regression",
         json!({"mods": ["ablat", "year"], "records": bcg_rr, "at": [{"ablat": 30, "year": 1960}]}),
     ));
+    // User weights (a positive numeric column; issue 22).
+    calls.push((
+        "fit_random_effects",
+        json!({"records": bcg_rr, "weights": "ablat"}),
+    ));
+    calls.push((
+        "meta_regression",
+        json!({"mods": ["year"], "records": bcg_rr, "weights": "ablat", "test": "knha"}),
+    ));
     calls.push(("heterogeneity", json!({"records": bcg_rr})));
     calls.push(("leave_one_out", json!({"records": bcg_rr})));
     for variant in ["classic", "rma"] {

@@ -5,7 +5,9 @@
 //! table's total, Eᵢ = mᵢn1ᵢ/Nᵢ the expected aᵢ and Vᵢ = mᵢ(Nᵢ − mᵢ)n1ᵢn2ᵢ/(Nᵢ²(Nᵢ − 1)) its
 //! hypergeometric variance:
 //!
-//!     ln OR_Peto = Σ(aᵢ − Eᵢ) / ΣVᵢ,   se = 1/√ΣVᵢ.
+//! ```text
+//! ln OR_Peto = Σ(aᵢ − Eᵢ) / ΣVᵢ,   se = 1/√ΣVᵢ.
+//! ```
 //!
 //! Heterogeneity: Q = Σ(aᵢ − Eᵢ)²/Vᵢ − (Σ(aᵢ − Eᵢ))²/ΣVᵢ over the tables with Vᵢ > 0 (at
 //! least 0), on k′ − 1 df with k′ the tables that are not double-zero (no events, or only

@@ -8,9 +8,11 @@
 //! result in interval j is published with relative likelihood δⱼ, δ₁ = 1. With
 //! yᵢ ~ N(μ, vᵢ + τ²) before selection, the log-likelihood is
 //!
-//!     ℓ(μ, τ², δ) = Σᵢ [ ln δ_{g(i)} + ln φ(yᵢ; μ, vᵢ + τ²) − ln Aᵢ ],
-//!     Aᵢ = Σⱼ δⱼ P(s_{j−1} < p ≤ sⱼ) = Σⱼ δⱼ [Φ(u_{i,j−1}) − Φ(u_{i,j})],
-//!     u_{i,j} = (c_{i,j} − μ)/√(vᵢ + τ²),   c_{i,j} = √vᵢ · Φ⁻¹(1 − sⱼ),
+//! ```text
+//! ℓ(μ, τ², δ) = Σᵢ [ ln δ_{g(i)} + ln φ(yᵢ; μ, vᵢ + τ²) − ln Aᵢ ],
+//! Aᵢ = Σⱼ δⱼ P(s_{j−1} < p ≤ sⱼ) = Σⱼ δⱼ [Φ(u_{i,j−1}) − Φ(u_{i,j})],
+//! u_{i,j} = (c_{i,j} − μ)/√(vᵢ + τ²),   c_{i,j} = √vᵢ · Φ⁻¹(1 − sⱼ),
+//! ```
 //!
 //! with g(i) the interval of pᵢ, Φ(u_{i,0}) = 1 and Φ(u_{i,N}) = 0. ℓ is maximised over μ,
 //! τ² ≥ 0 and δ₂, …, δ_N > 0 by Newton's method with the analytic gradient and Hessian
