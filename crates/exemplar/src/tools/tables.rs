@@ -8,8 +8,11 @@ use super::{ErrorCode, ToolError, MAX_RAW_DATA_ROWS};
 use crate::{canonical, csv_table};
 use meta_analysis::effect_sizes::{Column, RawRow};
 use meta_analysis::{FitOptions, MhMeasure, Pooled, Table2x2, TableHeterogeneity};
+use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+use std::fmt;
 
 /// The columns a table is read from (the rest of a row is ignored).
 const TABLE_COLUMNS: [Column; 6] = [
@@ -39,7 +42,7 @@ pub fn input_schema(with_measure: bool) -> Value {
 
 #[derive(Debug, Deserialize)]
 pub struct TablesArgs {
-    data: Vec<Map<String, Value>>,
+    data: TableRows,
     measure: Option<String>,
     level: Option<f64>,
 }
@@ -129,8 +132,53 @@ pub struct PetoResult {
     pub dataset: DatasetInfo,
 }
 
+/// `data` as read, a row at a time: each row's table columns (or why they are not
+/// numbers), and the SHA-256 of the rows' canonical JSON (the dataset hash of
+/// [`canonical::sha256_hex`] on the whole array, computed without holding the rows twice:
+/// a 2x2 row is a few small numbers, whose JSON tree is many times its text).
+#[derive(Debug)]
+pub struct TableRows {
+    rows: Vec<Result<RawRow, String>>,
+    sha256: String,
+}
+
+impl<'de> Deserialize<'de> for TableRows {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Rows;
+        impl<'de> Visitor<'de> for Rows {
+            type Value = TableRows;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an array of 2x2 tables (objects)")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<TableRows, S::Error> {
+                // The canonical text of an array is its items' canonical texts, comma
+                // separated, in brackets.
+                let mut hasher = Sha256::new();
+                hasher.update(b"[");
+                let mut rows = Vec::new();
+                while let Some(row) = seq.next_element::<Map<String, Value>>()? {
+                    if !rows.is_empty() {
+                        hasher.update(b",");
+                    }
+                    rows.push(read(&row));
+                    hasher.update(canonical::to_string(&Value::Object(row)).as_bytes());
+                }
+                hasher.update(b"]");
+                let sha256 = hasher
+                    .finalize()
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                Ok(TableRows { rows, sha256 })
+            }
+        }
+        deserializer.deserialize_seq(Rows)
+    }
+}
+
 /// The tables of `data`, or an error listing every bad row with its column.
-fn tables(data: &[Map<String, Value>]) -> Result<Vec<Table2x2>, ToolError> {
+fn tables(data: &TableRows) -> Result<Vec<Table2x2>, ToolError> {
+    let data = &data.rows;
     if data.is_empty() {
         return Err(ToolError::new(
             ErrorCode::InvalidArguments,
@@ -149,7 +197,10 @@ fn tables(data: &[Map<String, Value>]) -> Result<Vec<Table2x2>, ToolError> {
     let mut tables = Vec::with_capacity(data.len());
     let mut errors = Vec::new();
     for (i, row) in data.iter().enumerate() {
-        match read(row).and_then(|raw| Table2x2::from_row(&raw).map_err(|e| e.to_string())) {
+        match row
+            .clone()
+            .and_then(|raw| Table2x2::from_row(&raw).map_err(|e| e.to_string()))
+        {
             Ok(table) => tables.push(table),
             Err(message) => errors.push(format!("row {}: {message}", i + 1)),
         }
@@ -205,11 +256,10 @@ fn options(level: Option<f64>) -> Result<FitOptions, ToolError> {
     })
 }
 
-fn dataset(data: Vec<Map<String, Value>>) -> DatasetInfo {
-    let data = Value::Array(data.into_iter().map(Value::Object).collect());
+fn dataset(data: TableRows) -> DatasetInfo {
     DatasetInfo {
         name: RAW_DATA,
-        sha256: canonical::sha256_hex(&data),
+        sha256: data.sha256,
     }
 }
 
@@ -293,6 +343,13 @@ mod tests {
         );
         assert_eq!(out["tarone_df"], 3);
         assert_eq!(out["dataset"]["name"], RAW_DATA);
+        // The hash made a row at a time is the canonical hash of the whole array, as the
+        // ledger computes it.
+        assert_eq!(out["dataset"]["sha256"], canonical::sha256_hex(&bcg()));
+        assert_eq!(
+            out["dataset"]["sha256"],
+            super::super::dataset_sha256_for(&json!({"data": bcg()}))
+        );
         let rd = call(
             MANTEL_HAENSZEL.name,
             &json!({"data": bcg(), "measure": "RD"}),
