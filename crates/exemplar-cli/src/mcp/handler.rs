@@ -19,10 +19,11 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use super::check::RefusedArguments;
 use super::gate::{CallGate, MessageBytes};
+use super::held::{self, HeldData, SessionStore};
 
 /// The resource holding the frozen dataset's CSV, byte for byte.
 pub const DATASET_URI: &str = "exemplar://dataset/dat.raudenbush1985.csv";
@@ -35,20 +36,29 @@ pub const OUTPUT_SCHEMAS_URI: &str = "exemplar://tools/output-schemas.json";
 pub const PROMPT_NAME: &str = "common_prompt";
 
 /// The MCP server of `exemplar mcp`: one per connection or HTTP session, all sharing one
-/// [`CallGate`].
-#[derive(Debug, Clone, Default)]
+/// [`CallGate`] and one [`HeldData`].
+#[derive(Debug, Clone)]
 pub struct ExemplarServer {
     gate: Arc<CallGate>,
     /// This session's data handles (`load_data`): in memory, one store per MCP session.
-    store: Arc<Mutex<tools::DataStore>>,
+    store: SessionStore,
+    /// Every session's stores, bounded together.
+    held: Arc<HeldData>,
 }
 
 impl ExemplarServer {
-    pub fn new(gate: Arc<CallGate>) -> Self {
+    pub fn new(gate: Arc<CallGate>, held: Arc<HeldData>) -> Self {
         ExemplarServer {
             gate,
-            store: Arc::default(),
+            store: held.session_store(),
+            held,
         }
+    }
+}
+
+impl Default for ExemplarServer {
+    fn default() -> Self {
+        ExemplarServer::new(Arc::default(), Arc::default())
     }
 }
 
@@ -115,33 +125,44 @@ fn output_schemas() -> &'static str {
 /// exist is a protocol error (invalid params), as MCP asks.
 #[cfg(test)]
 pub fn call(name: &str, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
-    call_in(name, arguments, &Mutex::default())
+    ExemplarServer::default().run_tool(name, arguments)
 }
 
-/// [`call`] in a session whose data handles are `store`. Only `load_data` holds the store
-/// while it runs; any other call reads a copy (shared data), so calls run side by side.
-pub fn call_in(
-    name: &str,
-    arguments: Option<JsonObject>,
-    store: &Mutex<tools::DataStore>,
-) -> Result<CallToolResult, ErrorData> {
-    let args = arguments.map_or(Value::Null, Value::Object);
-    let mut held = store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let outcome = if name == tools::LOAD_DATA.name {
-        tools::run_in(name, &args, &mut held)
-    } else {
-        let mut copy = held.clone();
-        drop(held);
-        tools::run_in(name, &args, &mut copy)
-    };
-    if let Err(error) = &outcome.result {
-        if error.code == ErrorCode::UnknownTool {
-            return Err(ErrorData::invalid_params(error.to_string(), None));
+impl ExemplarServer {
+    /// Runs a tool in this session, whose data handles are its store, as the registry does.
+    /// Only `load_data` holds the store while it runs; any other call reads a copy (shared
+    /// data), so calls run side by side. After a load, the oldest handles of all sessions
+    /// are dropped beyond the server's budget; those of this session join the load's
+    /// `expired`.
+    pub fn run_tool(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let args = arguments.map_or(Value::Null, Value::Object);
+        let mut store = held::lock(&self.store);
+        let outcome = if name == tools::LOAD_DATA.name {
+            let mut outcome = tools::run_in(name, &args, &mut store);
+            drop(store);
+            if let Ok(result) = &mut outcome.result {
+                let dropped = self.held.make_room(&self.store);
+                if let Some(expired) = result["expired"].as_array_mut() {
+                    expired.extend(dropped.into_iter().map(Value::String));
+                }
+            }
+            outcome
+        } else {
+            let mut copy = store.clone();
+            drop(store);
+            tools::run_in(name, &args, &mut copy)
+        };
+        if let Err(error) = &outcome.result {
+            if error.code == ErrorCode::UnknownTool {
+                return Err(ErrorData::invalid_params(error.to_string(), None));
+            }
         }
+        Ok(result_of(&outcome.result))
     }
-    Ok(result_of(&outcome.result))
 }
 
 /// A refused call as a tool error, exactly as the registry words it.
@@ -297,9 +318,9 @@ impl ServerHandler for ExemplarServer {
         let CallToolRequestParams {
             name, arguments, ..
         } = request;
-        let store = self.store.clone();
+        let session = self.clone();
         tokio::task::spawn_blocking(move || {
-            let answer = call_in(&name, arguments, &store);
+            let answer = session.run_tool(&name, arguments);
             drop(permit);
             answer
         })

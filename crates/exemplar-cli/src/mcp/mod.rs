@@ -9,6 +9,7 @@
 mod check;
 mod gate;
 mod handler;
+mod held;
 mod http;
 mod server;
 mod sessions;
@@ -40,7 +41,8 @@ where
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let (transport, reader) = stdio::transport(input, output, check::MAX_MESSAGE_BYTES);
-    let running = ExemplarServer::new(gate)
+    // One session: its own store's bounds (32 MiB) are within the server's budget.
+    let running = ExemplarServer::new(gate, Arc::default())
         .serve(transport)
         .await
         .map_err(|e| format!("the MCP session did not start: {e}"))?;

@@ -14,6 +14,7 @@
 use super::check::{self, RefusedArguments, Verdict};
 use super::gate::{CallGate, MessageBytes};
 use super::handler::ExemplarServer;
+use super::held::{HeldData, HELD_BUDGET};
 use super::sessions::BoundedSessions;
 use axum::http::{header, HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use bytes::Bytes;
@@ -46,6 +47,8 @@ pub struct HttpLimits {
     pub max_sessions: usize,
     /// A session without a request for this long is closed.
     pub session_idle: Duration,
+    /// Bytes of records all sessions' data handles hold together (`held.rs`).
+    pub held_bytes: usize,
 }
 
 impl Default for HttpLimits {
@@ -58,6 +61,7 @@ impl Default for HttpLimits {
             body_bytes_budget: 2 * check::MAX_MESSAGE_BYTES,
             max_sessions: 1000,
             session_idle: Duration::from_secs(300),
+            held_bytes: HELD_BUDGET,
         }
     }
 }
@@ -71,6 +75,9 @@ struct State {
     limits: HttpLimits,
     body_budget: Arc<Semaphore>,
     sessions: Arc<BoundedSessions>,
+    /// The sessions' data handles, bounded together (the factory holds it; tests read it).
+    #[cfg(test)]
+    held: Arc<HeldData>,
 }
 
 /// Serves `listener` until `stop` is cancelled.
@@ -125,8 +132,12 @@ fn state(
         limits.max_sessions,
         limits.session_idle,
     ));
+    let held = Arc::new(HeldData::new(limits.held_bytes));
     let service = StreamableHttpService::new(
-        move || Ok(ExemplarServer::new(gate.clone())),
+        {
+            let held = held.clone();
+            move || Ok(ExemplarServer::new(gate.clone(), held.clone()))
+        },
         sessions.clone(),
         config,
     );
@@ -137,6 +148,8 @@ fn state(
         body_budget: Arc::new(Semaphore::new(limits.body_bytes_budget)),
         limits,
         sessions,
+        #[cfg(test)]
+        held,
     }
 }
 
@@ -659,6 +672,91 @@ Content-Length: {}\r\n\r\n{body}",
             0,
             "and rmcp dropped them"
         );
+    }
+
+    /// The data handles of all sessions are bounded together: a load past the budget drops
+    /// the oldest handle of the server, in whichever session; a closed session's data no
+    /// longer count.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn data_handles_of_all_sessions_are_bounded_together() {
+        let records = |tag: &str| {
+            Value::Array(
+                (0..50)
+                    .map(|i| serde_json::json!({"id": format!("{tag}{i:02}"), "yi": 0.5, "vi": 0.25}))
+                    .collect(),
+            )
+        };
+        let one = exemplar::canonical::to_string(&records("a")).len();
+        let server = start(HttpLimits {
+            max_sessions: 3,
+            held_bytes: 2 * one + one / 2,
+            ..HttpLimits::default()
+        })
+        .await;
+        let addr = server.addr;
+        let load = |session: String, tag: &'static str| async move {
+            let arguments = serde_json::json!({"records": records(tag)}).to_string();
+            let reply = call(addr, &session, "load_data", &arguments).await;
+            let result = reply.message()["result"]["structuredContent"].clone();
+            (result["data_id"].clone(), result["expired"].clone())
+        };
+        // The text of a fit by handle: a result, or the error.
+        let fit = |session: String, id: &'static str| async move {
+            let arguments = format!(r#"{{"data_id":"{id}"}}"#);
+            let reply = call(addr, &session, "fit_random_effects", &arguments).await;
+            reply.message()["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        let (s1, s2, s3) = (
+            session(addr).await,
+            session(addr).await,
+            session(addr).await,
+        );
+        let none = serde_json::json!([]);
+        assert_eq!(load(s1.clone(), "a").await, ("d1".into(), none.clone()));
+        assert_eq!(load(s2.clone(), "b").await, ("d1".into(), none.clone()));
+        assert_eq!(server.state.held.bytes(), 2 * one);
+        // The third load passes the budget: the first session's handle goes.
+        assert_eq!(load(s3.clone(), "c").await, ("d1".into(), none.clone()));
+        let expired = fit(s1.clone(), "d1").await;
+        assert!(
+            expired.starts_with("unknown_data: the data handle \"d1\" has expired")
+                && expired.contains(&format!(
+                    "all sessions of this server together {} bytes",
+                    2 * one + one / 2
+                )),
+            "{expired}"
+        );
+        let inline = |tag| {
+            exemplar::tools::call(
+                "fit_random_effects",
+                &serde_json::json!({"records": records(tag)}),
+            )
+            .unwrap()
+            .to_string()
+        };
+        assert_eq!(fit(s3.clone(), "d1").await, inline("c"), "the newest works");
+        // The second session is now the least recently used: a new one closes it, and its
+        // data stop counting once its worker has ended.
+        assert_eq!(fit(s1.clone(), "d1").await, expired);
+        assert_eq!(fit(s3.clone(), "d1").await, inline("c"));
+        let s4 = session(addr).await;
+        let closed = call(addr, &s2, "get_dataset", "{}").await;
+        assert_eq!(closed.status, 404, "{}", closed.body);
+        let started = Instant::now();
+        while server.state.held.bytes() > one {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the closed session's store was dropped"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // Had the closed session counted, this load would drop the third session's handle.
+        assert_eq!(load(s4.clone(), "d").await, ("d1".into(), none.clone()));
+        assert_eq!(fit(s3.clone(), "d1").await, inline("c"));
+        assert_eq!(fit(s4.clone(), "d1").await, inline("d"));
     }
 
     /// Issue 25 item 4: arguments with a repeated key get the CLI's and the page's error.

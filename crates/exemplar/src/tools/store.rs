@@ -7,6 +7,11 @@
 //! [`MAX_HANDLES`] handles and [`MAX_HELD_BYTES`] bytes of records (as canonical JSON); a
 //! load beyond either drops the oldest handles first. A handle that was dropped is
 //! "expired", one never made is "unknown": both are an `unknown_data` error naming it.
+//!
+//! A server holding many stores (one per MCP session) may bound them together: every handle
+//! carries its place in the process's order of loads ([`DataStore::oldest_load`]), so the
+//! server can find the oldest handle of all its sessions and drop it
+//! ([`DataStore::drop_oldest`]), as one store drops its own oldest.
 
 use super::data::{DataSource, DatasetInfo};
 use super::{ErrorCode, ToolError};
@@ -14,6 +19,7 @@ use crate::canonical;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// The argument naming a handle, in every tool that takes `records`.
@@ -26,10 +32,15 @@ pub const MAX_HANDLES: usize = 16;
 /// the oldest handles until it fits. One load is at most the arguments' own limit (16 MiB).
 pub const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
 
+/// Loads made in this process, over all stores: the next load's place in their order.
+static LOADS: AtomicU64 = AtomicU64::new(0);
+
 /// One handle's data.
 #[derive(Debug)]
 struct Held {
     number: u64,
+    /// Its place in the order of every load of the process (all stores).
+    load: u64,
     data: Arc<DataSource>,
     bytes: usize,
     /// The first value of each further column, in order of first appearance: what a
@@ -44,6 +55,9 @@ pub struct DataStore {
     /// The number of the next handle (`d1` is the first).
     next: u64,
     bytes: usize,
+    /// The bound on the bytes of all stores together, when a server bounds them (only named
+    /// in the message of an expired handle: the server enforces it).
+    shared_budget: Option<usize>,
 }
 
 /// `load_data`'s result.
@@ -71,6 +85,39 @@ impl DataStore {
         DataStore::default()
     }
 
+    /// A store of one of a server's sessions, which together hold at most `budget` bytes of
+    /// records: the server drops their oldest handles beyond it, and an expired handle's
+    /// error says so.
+    pub fn sharing(budget: usize) -> Self {
+        DataStore {
+            shared_budget: Some(budget),
+            ..DataStore::default()
+        }
+    }
+
+    /// How many handles it holds.
+    pub fn len(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Whether it holds no handle.
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty()
+    }
+
+    /// Where its oldest handle's load stands in the order of all loads of the process (a
+    /// smaller number was loaded earlier, whichever store holds it); `None` when empty.
+    pub fn oldest_load(&self) -> Option<u64> {
+        self.held.front().map(|h| h.load)
+    }
+
+    /// Drops its oldest handle, which then answers as expired; returns that handle.
+    pub fn drop_oldest(&mut self) -> Option<String> {
+        let oldest = self.held.pop_front()?;
+        self.bytes -= oldest.bytes;
+        Some(handle(oldest.number))
+    }
+
     /// Handles held, oldest first.
     pub fn handles(&self) -> Vec<String> {
         self.held.iter().map(|h| handle(h.number)).collect()
@@ -88,9 +135,7 @@ impl DataStore {
         while !self.held.is_empty()
             && (self.held.len() >= MAX_HANDLES || self.bytes + bytes > MAX_HELD_BYTES)
         {
-            let oldest = self.held.pop_front().expect("not empty");
-            self.bytes -= oldest.bytes;
-            expired.push(handle(oldest.number));
+            expired.extend(self.drop_oldest());
         }
         self.next += 1;
         let mut sample = Map::new();
@@ -104,6 +149,7 @@ impl DataStore {
         self.bytes += bytes;
         self.held.push_back(Arc::new(Held {
             number: self.next,
+            load: LOADS.fetch_add(1, Ordering::Relaxed),
             data: Arc::new(data),
             bytes,
             sample,
@@ -125,10 +171,17 @@ impl DataStore {
         } else {
             format!("this session holds {}", self.handles().join(", "))
         };
+        let shared = match self.shared_budget {
+            Some(budget) => format!(
+                ", and all sessions of this server together {}",
+                mebibytes(budget)
+            ),
+            None => String::new(),
+        };
         let message = match number {
             Some(n) if n >= 1 && n <= self.next => format!(
                 "the data handle {quoted} has expired: a session keeps at most {MAX_HANDLES} \
-handles and {} MiB of records, dropping the oldest first; load the data again with {} \
+handles and {} MiB of records{shared}, dropping the oldest first; load the data again with {} \
 ({holds})",
                 MAX_HELD_BYTES / (1024 * 1024),
                 LOAD_DATA.name
@@ -165,6 +218,16 @@ the session that made them ({holds})",
 
 fn handle(number: u64) -> String {
     format!("d{number}")
+}
+
+/// `bytes` in MiB when whole (every bound the server uses), else in bytes (a test's).
+fn mebibytes(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// The data a `load_data` call keeps, and its size: its `records`.
@@ -379,6 +442,59 @@ mod tests {
         assert_eq!(expired, ["d1"]);
         assert!(store.bytes() <= MAX_HELD_BYTES);
         assert_eq!(store.handles().len(), fits);
+    }
+
+    #[test]
+    fn a_server_finds_and_drops_the_oldest_handle_of_all_its_stores() {
+        let budget = 64 * 1024 * 1024;
+        let (mut a, mut b) = (DataStore::sharing(budget), DataStore::sharing(budget));
+        assert_eq!(
+            (a.oldest_load(), a.drop_oldest(), a.len(), a.is_empty()),
+            (None, None, 0, true)
+        );
+        let first = records(3, "a");
+        load(&mut a, &first);
+        load(&mut b, &records(4, "b"));
+        load(&mut a, &records(5, "c"));
+        assert_eq!((a.len(), b.len(), a.is_empty()), (2, 1, false));
+        assert!(a.oldest_load().unwrap() < b.oldest_load().unwrap());
+        let before = a.bytes();
+        assert_eq!(a.drop_oldest().as_deref(), Some("d1"));
+        assert_eq!(a.bytes(), before - canonical::to_string(&first).len());
+        assert_eq!(a.handles(), ["d2"]);
+        // Now b's handle is the oldest of the two stores; a's next handle is still d3.
+        assert!(b.oldest_load().unwrap() < a.oldest_load().unwrap());
+        assert_eq!(load(&mut a, &records(2, "d")).0, "d3");
+        let e = a.get("d1").unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownData);
+        assert_eq!(
+            e.message,
+            "the data handle \"d1\" has expired: a session keeps at most 16 handles and 32 MiB \
+of records, and all sessions of this server together 64 MiB, dropping the oldest first; load \
+the data again with load_data (this session holds d2, d3)"
+        );
+        assert!(a.get("d2").is_ok());
+        assert_eq!(b.drop_oldest().as_deref(), Some("d1"));
+        assert_eq!(
+            (b.bytes(), b.oldest_load(), b.drop_oldest()),
+            (0, None, None)
+        );
+        let e = b.get("d1").unwrap_err();
+        assert!(
+            e.message.contains("has expired") && e.message.contains("holds no handles"),
+            "{}",
+            e.message
+        );
+        // A store of its own (a page visit) names no server; a budget in bytes reads so.
+        let mut own = DataStore::new();
+        load(&mut own, &first);
+        own.drop_oldest();
+        assert!(!own.get("d1").unwrap_err().message.contains("server"));
+        let mut small = DataStore::sharing(1000);
+        load(&mut small, &first);
+        small.drop_oldest();
+        let e = small.get("d1").unwrap_err();
+        assert!(e.message.contains("together 1000 bytes,"), "{}", e.message);
     }
 
     #[test]
