@@ -24,7 +24,8 @@ function hostileRecords() {
   // cluster-robust tools.
   return HOSTILE_IDS.map((id, i) => ({
     id,
-    yi: 0.1 * (i - 3),
+    // Not exactly linear in vi (PEESE would fit it without residual and refuse).
+    yi: 0.1 * (i - 3) + (i % 3 === 0 ? 0.05 : 0),
     vi: 0.01 + 0.005 * i,
     dose: i,
     arm: HOSTILE_IDS[i % 3],
