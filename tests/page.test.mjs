@@ -178,3 +178,22 @@ test('phone width: no horizontal overflow, with results shown', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("the Methods section carries the benchmark's methods as the PDF does, and the engine's folded below", async () => {
+  const { page, context } = await openPage(browser);
+  await page.waitForSelector('#methods-body details.engine-methods');
+  const shown = await page.$eval('#methods-body', (body) => ({
+    open: [...body.children].filter((n) => n.tagName === 'H3').map((h) => h.textContent.trim()),
+    folded: body.querySelector('details.engine-methods').open,
+    engine: [...body.querySelectorAll('details.engine-methods h3')].map((h) => h.textContent.trim()),
+  }));
+  // The sections of docs/BENCHMARK_METHODS.md, in order, outside the fold: the text the
+  // frozen PDF carries (crates/exemplar-pdf/tests/pdf.rs checks the PDF side).
+  const benchmark = readFileSync(join(process.cwd(), 'docs/BENCHMARK_METHODS.md'), 'utf8');
+  const headings = benchmark.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3).replace(/`/g, ''));
+  assert.deepEqual(shown.open, headings);
+  // The engine's methods (every tool) are there, folded.
+  assert.equal(shown.folded, false);
+  assert.ok(shown.engine.includes('Dependent effect sizes: the three-level model and cluster-robust tests'), shown.engine.join(' | '));
+  await context.close();
+});
