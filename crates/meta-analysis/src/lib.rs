@@ -56,7 +56,7 @@ pub use egger::{egger_test, EggerResult, EggerVariant};
 pub use error::MetaError;
 pub use estimators::Method;
 pub use fail_safe::{fail_safe_n, FailSafeN, FailSafeType, MAX_FSN};
-pub use influence::{influence_diagnostics, Influence};
+pub use influence::{influence_diagnostics, influence_diagnostics_with_test, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
 pub use mantel_haenszel::{
     mantel_haenszel, ChiSquareTest, MantelHaenszel, MhMeasure, Pooled, Table2x2, TableHeterogeneity,

@@ -142,11 +142,14 @@ pub struct ExcludeArgs {
     pub exclude: Vec<String>,
 }
 
-/// `influence_diagnostics`: the estimator and `exclude`.
+/// `influence_diagnostics`: the estimator, the test and `exclude` (no level: it reports no
+/// interval).
 #[derive(Debug, Deserialize)]
-pub struct MethodExcludeArgs {
+pub struct InfluenceArgs {
     #[serde(default, deserialize_with = "method")]
     pub method: Option<Method>,
+    #[serde(default, deserialize_with = "test")]
+    pub test: Option<Test>,
     #[serde(default)]
     pub exclude: Vec<String>,
 }

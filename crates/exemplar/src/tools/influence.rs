@@ -1,6 +1,6 @@
 //! `influence_diagnostics`: metafor's case-deletion diagnostics for every record.
 
-use super::args::MethodExcludeArgs;
+use super::args::InfluenceArgs;
 use super::data::{DataSource, DatasetInfo};
 use super::ToolError;
 use serde::Serialize;
@@ -35,6 +35,11 @@ pub struct InfluenceRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct InfluenceResult {
+    /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM or EE).
+    pub method: &'static str,
+    /// "z" or "knha" (Knapp-Hartung: rstudent, dffits, cook_d and cov_r rescaled by the
+    /// fits' s^2, as metafor's influence() with test = "knha").
+    pub test: &'static str,
     /// Records analysed.
     pub k: usize,
     /// One row per record, in record order.
@@ -44,13 +49,19 @@ pub struct InfluenceResult {
 
 /// `influence_diagnostics`
 pub fn influence_diagnostics(
-    args: MethodExcludeArgs,
+    args: InfluenceArgs,
     data: &DataSource,
 ) -> Result<InfluenceResult, ToolError> {
     let excluded = data.exclusions(args.exclude)?;
     let kept = data.kept(&excluded);
-    let rows = meta_analysis::influence_diagnostics(&kept, args.method.unwrap_or_default())?;
+    let (method, test) = (
+        args.method.unwrap_or_default(),
+        args.test.unwrap_or_default(),
+    );
+    let rows = meta_analysis::influence_diagnostics_with_test(&kept, method, test)?;
     Ok(InfluenceResult {
+        method: method.name(),
+        test: test.name(),
         k: kept.len(),
         results: rows
             .into_iter()
@@ -74,39 +85,111 @@ pub fn influence_diagnostics(
 #[cfg(test)]
 mod tests {
     use super::super::{call, ErrorCode, INFLUENCE_DIAGNOSTICS};
-    use serde_json::json;
+    use serde_json::{json, Value};
 
-    /// metafor 3.8-1 on the frozen dataset (REML, threshold 1e-14): `influence(rma(yi, vi))`
-    /// gives s01 rstudent -0.302736769759548052 and cook.d 0.049738947248233585, and flags s10;
-    /// with `test = "knha"` the same record has -0.260947850508333412 and 0.034979256837833067
-    /// and no record is flagged. The tool gives the z-test values, and refuses `test` and
-    /// `level` rather than answer a knha call with them.
-    #[test]
-    fn the_z_test_values_and_no_test_or_level() {
-        let result = call(INFLUENCE_DIAGNOSTICS.name, &json!({})).unwrap();
-        let s01 = &result["results"][0];
-        assert_eq!(s01["id"], "s01");
-        let close = |got: &serde_json::Value, want: f64| {
-            let got = got.as_f64().unwrap();
-            assert!(
-                ((got - want) / want).abs() < 1e-9,
-                "{got} vs metafor {want}"
-            );
-        };
-        close(&s01["rstudent"], -0.30273676975954805);
-        close(&s01["cook_d"], 0.049738947248233585);
-        let flagged: Vec<&str> = result["results"]
+    fn close(got: &Value, want: f64) {
+        let got = got.as_f64().unwrap();
+        assert!(
+            ((got - want) / want).abs() < 1e-9,
+            "{got} vs metafor {want}"
+        );
+    }
+
+    fn flagged(result: &Value) -> Vec<&str> {
+        result["results"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|row| row["influential"] == true)
             .map(|row| row["id"].as_str().unwrap())
-            .collect();
-        assert_eq!(flagged, ["s10"]);
-        for (name, value) in [("test", json!("knha")), ("level", json!(0.9))] {
-            let error = call(INFLUENCE_DIAGNOSTICS.name, &json!({ name: value })).unwrap_err();
-            assert_eq!(error.code, ErrorCode::UnknownProperty, "{error}");
-            assert!(error.message.contains(&format!("\"{name}\"")), "{error}");
+            .collect()
+    }
+
+    /// metafor 3.8-1 on the frozen dataset (REML, threshold 1e-14): `influence(rma(yi, vi))`
+    /// gives s01 rstudent -0.30273676975954805 and cook.d 0.049738947248233585, and flags
+    /// s10. z is the default and the result says so.
+    #[test]
+    fn the_z_test_values_by_default() {
+        let result = call(INFLUENCE_DIAGNOSTICS.name, &json!({})).unwrap();
+        assert_eq!(
+            (result["method"].as_str(), result["test"].as_str()),
+            (Some("REML"), Some("z"))
+        );
+        let s01 = &result["results"][0];
+        assert_eq!(s01["id"], "s01");
+        close(&s01["rstudent"], -0.30273676975954805);
+        close(&s01["cook_d"], 0.049738947248233585);
+        assert_eq!(flagged(&result), ["s10"]);
+        let explicit = call(INFLUENCE_DIAGNOSTICS.name, &json!({"test": "z"})).unwrap();
+        assert_eq!(explicit, result);
+    }
+
+    /// `influence(rma(yi, vi, test = "knha", control = list(threshold = 1e-14)))` on the
+    /// frozen dataset, metafor 3.8-1: s01 and s10 below, and no record flagged (s10's cook.d,
+    /// 0.497 under z, is divided by s² = 1.42 to 0.350, under the χ²₁ median 0.455); DL's
+    /// s01. `level` is still refused: no value is an interval.
+    #[test]
+    fn knha_gives_metafors_knha_values_and_level_is_refused() {
+        let result = call(INFLUENCE_DIAGNOSTICS.name, &json!({"test": "knha"})).unwrap();
+        assert_eq!(
+            (result["method"].as_str(), result["test"].as_str()),
+            (Some("REML"), Some("knha"))
+        );
+        let rows = result["results"].as_array().unwrap();
+        // id, rstudent, dffits, cook.d, cov.r, tau2.del, QE.del, hat, weight
+        let metafor = [
+            (
+                0,
+                "s01",
+                [
+                    -0.2609478505083334,
+                    -0.17208881970796086,
+                    0.03497925683783307,
+                    1.2281500988379583,
+                    0.027349453833145583,
+                    35.76492092315808,
+                    0.07748087086927413,
+                    7.748087086927416,
+                ],
+            ),
+            (
+                9,
+                "s10",
+                [
+                    2.381822974650431,
+                    0.6458889121695263,
+                    0.3496920232527783,
+                    0.6192977395349822,
+                    0.0026273506860020985,
+                    26.9588010200853,
+                    0.03259367800954203,
+                    3.259367800954204,
+                ],
+            ),
+        ];
+        for (index, id, values) in metafor {
+            let row = &rows[index];
+            assert_eq!(row["id"], id);
+            let fields = [
+                "rstudent", "dffits", "cook_d", "cov_r", "tau2_del", "qe_del", "hat", "weight",
+            ];
+            for (field, want) in fields.into_iter().zip(values) {
+                close(&row[field], want);
+            }
         }
+        assert!(flagged(&result).is_empty());
+        // DL: s01's rstudent and cook.d.
+        let dl = call(
+            INFLUENCE_DIAGNOSTICS.name,
+            &json!({"method": "DL", "test": "knha"}),
+        )
+        .unwrap();
+        close(&dl["results"][0]["rstudent"], -0.26484753879800155);
+        close(&dl["results"][0]["cook_d"], 0.0152009848175478);
+        let error = call(INFLUENCE_DIAGNOSTICS.name, &json!({"level": 0.9})).unwrap_err();
+        assert_eq!(error.code, ErrorCode::UnknownProperty, "{error}");
+        assert!(error.message.contains("\"level\""), "{error}");
+        let error = call(INFLUENCE_DIAGNOSTICS.name, &json!({"test": "t"})).unwrap_err();
+        assert_ne!(error.code, ErrorCode::UnknownProperty, "{error}");
     }
 }

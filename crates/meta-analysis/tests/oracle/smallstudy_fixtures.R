@@ -1,7 +1,8 @@
 #!/usr/bin/env Rscript
 ## Golden fixtures for the small-study and sensitivity analyses (trim-and-fill, the rank
 ## correlation test, fail-safe N, cumulative meta-analysis, influence diagnostics), produced
-## with metafor.
+## with metafor. The influence diagnostics, with the z test and Knapp-Hartung's, are also
+## made for dat.bcg's log risk ratios (`influence_datasets`: metadat's data, escalc("RR")).
 ##
 ## Usage (from the repository root):
 ##   Rscript crates/meta-analysis/tests/oracle/smallstudy_fixtures.R \
@@ -129,10 +130,17 @@ cumul_one <- function(d, method, test, level, decreasing) {
        I2 = vec(cm$I2), Q = vec(cm$Q))
 }
 
-infl_one <- function(d, method) {
-  f <- fit(d, method)
+infl_one <- function(d, method, test) {
+  f <- fit(d, method, test)
   inf <- influence(f)
-  list(method = method, rstudent = vec(inf$inf$rstudent), dffits = vec(inf$inf$dffits),
+  ## metafor's Fisher scoring stops a hair above an optimum at tau2 = 0 (as in cumul_one):
+  ## such tau2.del are the exact boundary 0. The other columns, computed at that tau2, differ
+  ## from theirs at 0 by far less than 1e-9 relative and are kept.
+  if (method %in% c("ML", "REML")) {
+    tiny <- inf$inf$tau2.del > 0 & inf$inf$tau2.del < BOUNDARY
+    inf$inf$tau2.del[tiny] <- 0
+  }
+  list(method = method, test = test, rstudent = vec(inf$inf$rstudent), dffits = vec(inf$inf$dffits),
        cook_d = vec(inf$inf$cook.d), cov_r = vec(inf$inf$cov.r), tau2_del = vec(inf$inf$tau2.del),
        QE_del = vec(inf$inf$QE.del), hat = vec(inf$inf$hat), weight = vec(inf$inf$weight),
        dfbetas = vec(inf$dfbs$intrcpt), influential = I(unname(inf$is.infl)))
@@ -159,11 +167,26 @@ for (d in datasets) {
   ## Descending with DL: REML's restricted likelihood is bimodal at one step of
   ## dat.raudenbush1985 in this order (see docs/METHODS.md, "Cumulative meta-analysis").
   cumuls[[length(cumuls) + 1]] <- cumul_one(d, "DL", "z", 90, TRUE)
-  infls <- lapply(METHODS, function(m) infl_one(d, m))
+  infls <- list()
+  for (t in c("z", "knha")) for (m in METHODS) infls[[length(infls) + 1]] <- infl_one(d, m, t)
   out_ds[[length(out_ds) + 1]] <- list(
     name = d$name, ids = I(d$ids), yi = I(d$yi), vi = I(d$vi), year = I(d$year), k = length(d$yi),
     trimfill = trims, ranktest = rank_one(d), fsn = fsns, cumul = cumuls, influence = infls,
     notes = d$notes)
+}
+
+## ---------------------------------------------------------------- influence only
+## dat.bcg (13 trials of the BCG vaccine), log risk ratios: large effects, large
+## heterogeneity, s2w far from 1 under Knapp-Hartung.
+bcg <- escalc(measure = "RR", ai = tpos, bi = tneg, ci = cpos, di = cneg, data = dat.bcg)
+infl_ds <- list()
+for (d in list(list(name = "bcg_log_rr", ids = sprintf("bcg%02d", dat.bcg$trial),
+                    yi = as.numeric(bcg$yi), vi = as.numeric(bcg$vi),
+                    notes = "dat.bcg, escalc(measure = \"RR\", ai = tpos, bi = tneg, ci = cpos, di = cneg)"))) {
+  infls <- list()
+  for (t in c("z", "knha")) for (m in METHODS) infls[[length(infls) + 1]] <- infl_one(d, m, t)
+  infl_ds[[length(infl_ds) + 1]] <- list(name = d$name, ids = I(d$ids), yi = I(d$yi), vi = I(d$vi),
+                                         k = length(d$yi), influence = infls, notes = d$notes)
 }
 
 res <- list(
@@ -176,8 +199,9 @@ res <- list(
     ranktest = "ranktest(fit, exact = k < 50 && no ties in vi) (cor.test's default rule; metafor's own default asks for the exact p whatever k is).",
     fsn = "fsn(yi, vi, type, alpha, [target]) with metafor's defaults (Stouffer for Rosenthal, unweighted for Orwin).",
     cumul = "the data reordered by order(year, decreasing) (stable), refitted, then cumul(fit); EE models have no tau2 column (0 here).",
-    influence = "influence(fit): the inf columns, dfbs$intrcpt and is.infl."),
-  datasets = out_ds)
+    influence = "influence(fit) of rma(yi, vi, method, test, control = CTRL), test z and knha (s2w of each fit scales rstudent, dffits, dfbetas, cook.d and cov.r): the inf columns, dfbs$intrcpt and is.infl."),
+  datasets = out_ds,
+  influence_datasets = infl_ds)
 
 ## ---------------------------------------------------------------- JSON writer
 json_atom <- function(v) {
