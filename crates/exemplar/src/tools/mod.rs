@@ -574,15 +574,16 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Case-deletion diagnostics of each record, as metafor 3.8-1's influence() with \
-the z test. No test or level: no value is an interval, and knha would rescale rstudent, \
-dffits, cook_d and cov_r. Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
+            "Case-deletion diagnostics of each record, as metafor 3.8-1's influence(), with \
+the z test or knha (which rescales rstudent, dffits, cook_d and cov_r). No level: no value is \
+an interval. Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
         )
     },
     input_schema: || {
         schemas::object(
             json!({
                 "method": schemas::method(),
+                "test": schemas::test(),
                 "exclude": schemas::exclude(schemas::EXCLUDE),
                 "records": schemas::records(MAX_INFLUENCE_RECORDS)
             }),
