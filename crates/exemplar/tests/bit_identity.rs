@@ -206,6 +206,10 @@ fn calls() -> Vec<(&'static str, Value)> {
     ));
     calls.push(("heterogeneity", json!({"records": bcg_rr})));
     calls.push(("leave_one_out", json!({"records": bcg_rr})));
+    calls.push((
+        "influence_diagnostics",
+        json!({"records": bcg_rr, "test": "knha"}),
+    ));
     for variant in ["classic", "rma"] {
         calls.push(("egger_test", json!({"variant": variant})));
         calls.push(("egger_test", json!({"variant": variant, "records": bcg_rr})));
