@@ -12,8 +12,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The most rows a table of the view shows (the JSON has them all).
-pub const MAX_ROWS: usize = 200;
+/// The most rows a table of the view shows (the JSON has them all): 100, so that laying
+/// out the widest per-record table (leave_one_out, 15 columns) stays within the page's
+/// 50 ms main-thread budget (200 rows took 49-56 ms on 2026-12-04).
+pub const MAX_ROWS: usize = 100;
 
 /// Decimals of a number, as metafor prints them by default.
 pub const DIGITS: usize = 4;
