@@ -27,6 +27,8 @@ pub struct InfluenceRow {
     pub hat: f64,
     /// The record's weight in the full model, percent.
     pub weight: f64,
+    /// DFBETAS of the pooled estimate (metafor's `dfbs`, the model's one coefficient).
+    pub dfbetas: f64,
     /// Influential by metafor's rule.
     pub influential: bool,
 }
@@ -37,7 +39,7 @@ pub struct InfluenceRow {
 pub struct InfluenceResult {
     /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM or EE).
     pub method: &'static str,
-    /// "z" or "knha" (Knapp-Hartung: rstudent, dffits, cook_d and cov_r rescaled by the
+    /// "z" or "knha" (Knapp-Hartung: rstudent, dffits, dfbetas, cook_d and cov_r rescaled by the
     /// fits' s^2, as metafor's influence() with test = "knha").
     pub test: &'static str,
     /// Records analysed.
@@ -75,6 +77,7 @@ pub fn influence_diagnostics(
                 qe_del: r.qe_del,
                 hat: r.hat,
                 weight: r.weight,
+                dfbetas: r.dfbetas,
                 influential: r.influential,
             })
             .collect(),
@@ -106,7 +109,8 @@ mod tests {
     }
 
     /// metafor 3.8-1 on the frozen dataset (REML, threshold 1e-14): `influence(rma(yi, vi))`
-    /// gives s01 rstudent -0.30273676975954805 and cook.d 0.049738947248233585, and flags
+    /// gives s01 rstudent -0.30273676975954805, cook.d 0.049738947248233585 and dfbs
+    /// -0.2035242900935374, and flags
     /// s10. z is the default and the result says so.
     #[test]
     fn the_z_test_values_by_default() {
@@ -119,6 +123,8 @@ mod tests {
         assert_eq!(s01["id"], "s01");
         close(&s01["rstudent"], -0.30273676975954805);
         close(&s01["cook_d"], 0.049738947248233585);
+        // inf$dfbs$intrcpt[1]
+        close(&s01["dfbetas"], -0.2035242900935374);
         assert_eq!(flagged(&result), ["s10"]);
         let explicit = call(INFLUENCE_DIAGNOSTICS.name, &json!({"test": "z"})).unwrap();
         assert_eq!(explicit, result);
@@ -177,6 +183,8 @@ mod tests {
                 close(&row[field], want);
             }
         }
+        // dfbs under knha: s01's, divided by its deleted fit's sqrt(s2w).
+        close(&rows[0]["dfbetas"], -0.17543037824023044);
         assert!(flagged(&result).is_empty());
         // DL: s01's rstudent and cook.d.
         let dl = call(

@@ -575,7 +575,7 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     description: || {
         format!(
             "Case-deletion diagnostics of each record, as metafor 3.8-1's influence(), with \
-the z test or knha (which rescales rstudent, dffits, cook_d and cov_r). No level: no value is \
+the z test or knha (which rescales rstudent, dffits, dfbetas, cook_d and cov_r). No level: no value is \
 an interval. Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
         )
     },
