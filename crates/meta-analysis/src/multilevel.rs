@@ -897,12 +897,12 @@ fn maximize(
             }
             let here = data.evaluate(next, method, true)?;
             if here.ll >= e.ll - 1e-14 * e.ll.abs().max(1.0) {
-                accepted = Some((next, here.ll));
+                accepted = Some((next, here.ll, trial));
                 break;
             }
             step = [step[0] / 2.0, step[1] / 2.0];
         }
-        let Some((next, next_ll)) = accepted else {
+        let Some((next, next_ll, halvings)) = accepted else {
             return Err(MetaError::NotConverged {
                 method: name,
                 iterations: iteration,
@@ -915,8 +915,11 @@ fn maximize(
         };
         // Converged: a step within STEP_TOL; or, where the score is only rounding noise
         // (a small component whose steps flip between two neighbours that far apart), a
-        // step within ROUNDING_STEP_TOL that does not raise ℓ at all.
-        let done = within(STEP_TOL) || (next_ll <= e.ll && within(ROUNDING_STEP_TOL));
+        // full Newton step (not halved: a halved step is short because the full one
+        // overshot, not because the optimum is near) within ROUNDING_STEP_TOL that does
+        // not raise ℓ at all.
+        let done =
+            within(STEP_TOL) || (halvings == 0 && next_ll <= e.ll && within(ROUNDING_STEP_TOL));
         s = next;
         if done {
             return Ok((s, iteration));
