@@ -157,7 +157,7 @@ fn checked(
 }
 
 /// The intercept-only fit with weights `a` (checked) on validated columns: τ̂², Q, I², H²
-/// as without weights; μ̂ and its variance from [`weighted_mean`]; under Knapp–Hartung the
+/// as without weights; μ̂ and its variance from [`coefficients`]; under Knapp–Hartung the
 /// s² of the inverse-variance fit, 0 when its residual sum is at most machine epsilon
 /// (metafor's `RSS.knha`), so that the standard error is then 0 and refused.
 fn fit_data_weighted(
@@ -171,28 +171,17 @@ fn fit_data_weighted(
     let tau2 = estimate_tau2(options.method, yi, vi, &x)?;
     let mut re = Moments::at(yi, vi, &x, tau2.tau2).map_err(Degenerate::error)?;
     let fe = Moments::at(yi, vi, &x, 0.0).map_err(Degenerate::error)?;
-    let (estimate, variance) = weighted_mean(yi, vi, a, tau2.tau2);
+    // μ̂ = Σaᵢyᵢ/Σaᵢ and Var μ̂ = Σaᵢ²(vᵢ + τ̂²)/(Σaᵢ)²: the intercept-only case of
+    // [`coefficients`].
+    let (beta, sandwich) = coefficients(yi, vi, &x, a, tau2.tau2).map_err(Degenerate::error)?;
     // `assemble` reads the estimate, its model variance and the Knapp–Hartung residual sum
     // from the moments at τ̂²: the first two become the weighted ones, the sum stays.
-    re.beta0 = estimate;
-    re.var_beta0 = variance;
+    re.beta0 = beta[0];
+    re.var_beta0 = sandwich.get(0, 0);
     if options.test == Test::Knha && re.ypy <= f64::EPSILON {
         re.ypy = 0.0;
     }
     assemble(yi.len(), tau2, &re, &fe, options)
-}
-
-/// μ̂ = Σaᵢyᵢ/Σaᵢ and Var μ̂ = Σaᵢ²(vᵢ + τ²)/(Σaᵢ)², with y taken about the centre c of
-/// [`centre`] (the yᵢ of the largest weight) so that a common offset costs no digits.
-pub(crate) fn weighted_mean(yi: &[f64], vi: &[f64], a: &[f64], tau2: f64) -> (f64, f64) {
-    let c = centre(yi, a.iter().copied());
-    let (mut sa, mut say, mut sa2m) = (0.0, 0.0, 0.0);
-    for ((y, v), ai) in yi.iter().zip(vi).zip(a) {
-        sa += ai;
-        say += ai * (y - c);
-        sa2m += ai * ai * (v + tau2);
-    }
-    (c + say / sa, sa2m / (sa * sa))
 }
 
 /// β̂ = (X′AX)⁻¹X′Ay and the sandwich (X′AX)⁻¹ X′AMAX (X′AX)⁻¹ with M = diag(vᵢ + τ²),

@@ -200,33 +200,34 @@ pub(super) fn unweighted(args: &serde_json::Value) -> bool {
 }
 
 /// A weighted fit's engine error: a weight that cannot be used (its record named) is the
-/// caller's argument, anything else the fit's own error.
-pub(super) fn weighted_error(column: &str, error: WeightedError) -> ToolError {
+/// caller's argument, named by its `column`; anything else the fit's own error.
+pub(super) fn weighted_error(column: Option<&str>, error: WeightedError) -> ToolError {
     match error {
         WeightedError::Weights(e) => ToolError::new(
             ErrorCode::InvalidArguments,
-            format!("weights {}: {e}", crate::quote::quoted(column)),
+            format!(
+                "weights {}: {e}",
+                crate::quote::quoted(column.unwrap_or_default())
+            ),
         ),
         WeightedError::Fit(e) => e.into(),
     }
 }
 
-/// `fit_random_effects`: without `weights` exactly [`meta_analysis::fit`]; with them,
-/// [`meta_analysis::fit_weighted`] on the column's values.
+/// `fit_random_effects`: [`meta_analysis::fit_weighted`] with the `weights` column's values,
+/// or without weights (then exactly [`meta_analysis::fit`]).
 pub fn fit_random_effects(
     args: WeightedFitArgs,
     data: &DataSource,
 ) -> Result<FitResult, ToolError> {
     let scale = Scale::of(&args.fit.scale, data)?;
     let options = args.fit.options()?;
-    let fit = match &args.weights {
-        None => meta_analysis::fit(data.records(), &options)?,
-        Some(column) => {
-            let weights = weight_column(data, column, &[])?;
-            meta_analysis::fit_weighted(data.records(), Some(&weights), &options)
-                .map_err(|e| weighted_error(column, e))?
-        }
+    let weights = match &args.weights {
+        Some(column) => Some(weight_column(data, column, &[])?),
+        None => None,
     };
+    let fit = meta_analysis::fit_weighted(data.records(), weights.as_deref(), &options)
+        .map_err(|e| weighted_error(args.weights.as_deref(), e))?;
     Ok(FitResult {
         head: FitHead::of(&fit),
         weights: args.weights,

@@ -210,9 +210,9 @@ pub struct WeightedMetaRegressionArgs {
     pub regression: MetaRegressionArgs,
 }
 
-/// `meta_regression`: without `weights` exactly [`meta_analysis::meta_regression`]; with
-/// them, [`meta_analysis::meta_regression_weighted`] on the column's values of the records
-/// kept.
+/// `meta_regression`: [`meta_analysis::meta_regression_weighted`] with the `weights`
+/// column's values of the records kept, or without weights (then exactly
+/// [`meta_analysis::meta_regression`]).
 pub fn meta_regression(
     args: WeightedMetaRegressionArgs,
     data: &DataSource,
@@ -232,14 +232,13 @@ pub fn meta_regression(
     let excluded = data.exclusions(args.exclude)?;
     let moderators = moderators(&args.mods, &excluded, data)?;
     let kept = data.kept(&excluded);
-    let model = match &column {
-        None => meta_analysis::meta_regression(&kept, &moderators, &options)?,
-        Some(name) => {
-            let weights = weight_column(data, name, &excluded)?;
-            meta_analysis::meta_regression_weighted(&kept, &moderators, Some(&weights), &options)
-                .map_err(|e| weighted_error(name, e))?
-        }
+    let weights = match &column {
+        Some(name) => Some(weight_column(data, name, &excluded)?),
+        None => None,
     };
+    let model =
+        meta_analysis::meta_regression_weighted(&kept, &moderators, weights.as_deref(), &options)
+            .map_err(|e| weighted_error(column.as_deref(), e))?;
     let predictions = args
         .at
         .into_iter()
