@@ -10,36 +10,17 @@
 
 use meta_analysis::{
     multilevel, robust_fit, robust_meta_regression, robust_multilevel, BoundKind, FitOptions,
-    Method, Moderator, MultilevelOptions, MultilevelTest, Record, RobustTest, RobustVcov,
+    Method, Moderator, MultilevelOptions, MultilevelTest, RobustTest, RobustVcov,
 };
 use serde_json::Value;
+
+mod fixture_data;
+use fixture_data::{dataset, records};
 
 const TOL: f64 = 1e-9;
 
 fn fixtures() -> Value {
     serde_json::from_str(include_str!("fixtures/multilevel.json")).expect("fixture JSON")
-}
-
-fn dataset<'a>(all: &'a Value, name: &str) -> &'a Value {
-    all["datasets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["name"] == name)
-        .unwrap_or_else(|| panic!("no dataset {name}"))
-}
-
-fn records(ds: &Value) -> Vec<Record> {
-    let ids = ds["ids"].as_array().unwrap();
-    (0..ids.len())
-        .map(|i| {
-            Record::new(
-                ids[i].as_str().unwrap(),
-                ds["yi"][i].as_f64().unwrap(),
-                ds["vi"][i].as_f64().unwrap(),
-            )
-        })
-        .collect()
 }
 
 fn strings(v: &Value) -> Vec<String> {

@@ -12,23 +12,13 @@ use meta_analysis::{
 };
 use serde_json::Value;
 
+mod fixture_data;
+use fixture_data::records;
+
 const TOL: f64 = 1e-9;
 
 fn fixtures() -> Value {
     serde_json::from_str(include_str!("fixtures/smallstudy.json")).expect("fixture JSON")
-}
-
-fn records(ds: &Value) -> Vec<Record> {
-    let ids = ds["ids"].as_array().unwrap();
-    (0..ids.len())
-        .map(|i| {
-            Record::new(
-                ids[i].as_str().unwrap(),
-                ds["yi"][i].as_f64().unwrap(),
-                ds["vi"][i].as_f64().unwrap(),
-            )
-        })
-        .collect()
 }
 
 /// Collects disagreements: |ours − metafor| ≤ 1e-9 · max(1, |metafor|).

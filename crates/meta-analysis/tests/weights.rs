@@ -5,61 +5,18 @@
 
 use meta_analysis::{
     fit, fit_weighted, meta_regression, meta_regression_weighted, FitOptions, Method, Moderator,
-    ModeratorValue, Record, Test,
+    ModeratorValue, Test,
 };
 use serde_json::Value;
+
+mod fixture_data;
+use fixture_data::{dataset, moderator, numbers, records};
 
 /// Relative: |ours − metafor| ≤ 1e-9 · |metafor|.
 const TOL: f64 = 1e-9;
 
 fn fixtures() -> Value {
     serde_json::from_str(include_str!("fixtures/weights.json")).expect("fixture JSON")
-}
-
-fn dataset<'a>(all: &'a Value, name: &str) -> &'a Value {
-    all["datasets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["name"] == name)
-        .unwrap_or_else(|| panic!("no dataset {name}"))
-}
-
-fn records(ds: &Value) -> Vec<Record> {
-    let ids = ds["ids"].as_array().unwrap();
-    (0..ids.len())
-        .map(|i| {
-            Record::new(
-                ids[i].as_str().unwrap(),
-                ds["yi"][i].as_f64().unwrap(),
-                ds["vi"][i].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
-
-fn numbers(values: &Value) -> Vec<f64> {
-    values
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect()
-}
-
-fn moderator(ds: &Value, name: &str) -> Moderator {
-    let column = ds["columns"][name].as_array().unwrap();
-    if column[0].is_string() {
-        Moderator::factor(
-            name,
-            column
-                .iter()
-                .map(|v| v.as_str().unwrap().to_string())
-                .collect(),
-        )
-    } else {
-        Moderator::numeric(name, numbers(&ds["columns"][name]))
-    }
 }
 
 fn options(row: &Value) -> FitOptions {
