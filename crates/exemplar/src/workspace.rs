@@ -510,9 +510,8 @@ pub fn tool_input_json(tool: &str, args_json: &str, offer_json: &str) -> Value {
     }
 }
 
-/// The records as the analysis tools' `records` argument takes them: `{id, yi, vi}`.
-/// (The records schema of this branch accepts no other columns; once it carries extra
-/// columns, e.g. moderators, pass the whole records here.)
+/// The records as the analysis tools' `records` argument takes them: `{id, yi, vi}` and the
+/// row's other columns (moderators, the study column) as further properties.
 pub fn tool_records(records: &[EffectSizeRecord]) -> Vec<Value> {
     records
         .iter()
