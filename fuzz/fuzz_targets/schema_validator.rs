@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use exemplar::schema;
+use exemplar::schema_check as schema;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 

@@ -3,7 +3,7 @@
 //! - [`dataset`]: the frozen dataset (metadat's `dat.raudenbush1985`), embedded byte for byte.
 //! - [`protocol`]: baseline version, the common prompt, the answer shape, the registered rule
 //!   and the reference answer computed by the engine.
-//! - [`schema`]: a validator for the plain JSON Schema subset of the tool inputs.
+//! - [`schema_check`]: a validator for the plain JSON Schema subset of the tool inputs.
 //! - [`tools`]: the agent tool definitions (the one source the page registers as WebMCP tools),
 //!   validated against their own schemas, and the JSON dispatch [`tools::call`].
 //! - [`scorer`]: scores a raw pasted answer against the reference answer, field by field.
@@ -27,7 +27,7 @@ pub mod protocol;
 pub mod quote;
 pub mod result_view;
 pub mod runs;
-pub mod schema;
+pub mod schema_check;
 pub mod scorer;
 pub mod session;
 pub mod strict_json;

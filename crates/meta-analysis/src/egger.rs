@@ -26,12 +26,11 @@ impl EggerVariant {
         }
     }
 
+    /// Every variant, the registered (classic) one first.
+    pub const ALL: [EggerVariant; 2] = [EggerVariant::Classic, EggerVariant::Rma];
+
     pub fn parse(name: &str) -> Option<EggerVariant> {
-        match name {
-            "classic" => Some(EggerVariant::Classic),
-            "rma" => Some(EggerVariant::Rma),
-            _ => None,
-        }
+        EggerVariant::ALL.into_iter().find(|v| v.name() == name)
     }
 }
 

@@ -27,12 +27,11 @@ impl Test {
         }
     }
 
+    /// Every test, the default first.
+    pub const ALL: [Test; 2] = [Test::Z, Test::Knha];
+
     pub fn parse(name: &str) -> Option<Test> {
-        match name {
-            "z" => Some(Test::Z),
-            "knha" => Some(Test::Knha),
-            _ => None,
-        }
+        Test::ALL.into_iter().find(|t| t.name() == name)
     }
 }
 

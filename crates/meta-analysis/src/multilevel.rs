@@ -67,12 +67,11 @@ impl MultilevelTest {
         }
     }
 
+    /// Both tests, the default (z) first.
+    pub const ALL: [MultilevelTest; 2] = [MultilevelTest::Z, MultilevelTest::T];
+
     pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "z" => Some(MultilevelTest::Z),
-            "t" => Some(MultilevelTest::T),
-            _ => None,
-        }
+        MultilevelTest::ALL.into_iter().find(|t| t.name() == name)
     }
 }
 

@@ -52,12 +52,11 @@ impl RobustVcov {
         }
     }
 
+    /// Both estimators, the default (CR2) first.
+    pub const ALL: [RobustVcov; 2] = [RobustVcov::Cr2, RobustVcov::Cr1];
+
     pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "CR2" => Some(RobustVcov::Cr2),
-            "CR1" => Some(RobustVcov::Cr1),
-            _ => None,
-        }
+        RobustVcov::ALL.into_iter().find(|v| v.name() == name)
     }
 }
 

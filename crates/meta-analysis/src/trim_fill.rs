@@ -25,10 +25,11 @@ impl Estimator {
         }
     }
 
+    /// Every estimator, the default (L0) first.
+    pub const ALL: [Estimator; 2] = [Estimator::L0, Estimator::R0];
+
     pub fn parse(name: &str) -> Option<Estimator> {
-        [Estimator::L0, Estimator::R0]
-            .into_iter()
-            .find(|e| e.name() == name)
+        Estimator::ALL.into_iter().find(|e| e.name() == name)
     }
 }
 
@@ -47,10 +48,10 @@ impl Side {
         }
     }
 
+    pub const ALL: [Side; 2] = [Side::Left, Side::Right];
+
     pub fn parse(name: &str) -> Option<Side> {
-        [Side::Left, Side::Right]
-            .into_iter()
-            .find(|s| s.name() == name)
+        Side::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 

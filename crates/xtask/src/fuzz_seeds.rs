@@ -312,7 +312,7 @@ pub fn dictionary() -> String {
     for definition in tools::definitions() {
         collect_schema_words(&definition.input_schema, &mut words);
     }
-    words.extend(exemplar::schema::KEYWORDS.map(String::from));
+    words.extend(exemplar::schema_check::KEYWORDS.map(String::from));
     words.extend(
         [
             "null", "boolean", "number", "integer", "string", "array", "object",

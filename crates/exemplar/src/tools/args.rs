@@ -1,9 +1,13 @@
-//! The tools' arguments as typed values, read once after the schema check.
+//! The arguments several tools share, as typed values read once after the schema check;
+//! each tool's own argument type lives in its file and flattens these in.
 //!
-//! The input schema has already refused unknown properties, wrong types and values outside
-//! an `enum`, so these only carry what the handlers use. `records` is read separately, into
-//! the call's [`super::DataSource`].
+//! The input schema (derived from these types, `schema_derivation.rs`) has already refused
+//! unknown properties, wrong types and values outside an `enum`. `records` is read
+//! separately, into the call's [`super::DataSource`]: an argument type only marks where it
+//! sits ([`RecordsSlot`]).
 
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
 use super::{ErrorCode, ToolError};
 use meta_analysis::{EggerVariant, Estimator, FailSafeType, FitOptions, Method, Side, Test};
 use serde::{Deserialize, Deserializer};
@@ -22,27 +26,47 @@ where
         .ok_or_else(|| serde::de::Error::custom(format!("unknown {what} {name:?}")))
 }
 
-fn method<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Method>, D::Error> {
-    parsed(d, "method", Method::parse)
+/// Where `records` sits among a tool's arguments (its schema says which). The dispatch reads
+/// the records into the call's [`super::DataSource`]; the handler never sees them, so they
+/// are skipped here without a copy.
+#[derive(Debug, Default)]
+pub struct RecordsSlot;
+
+impl<'de> Deserialize<'de> for RecordsSlot {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer)?;
+        Ok(RecordsSlot)
+    }
 }
 
-fn test<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Test>, D::Error> {
-    parsed(d, "test", Test::parse)
-}
-
-fn variant<'de, D: Deserializer<'de>>(d: D) -> Result<Option<EggerVariant>, D::Error> {
-    parsed(d, "variant", EggerVariant::parse)
-}
-
-/// `method`, `level` and `test` of a fit.
+/// `method`, `level`, `test`, `records` and the scale of a fit.
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitArgs {
-    #[serde(default, deserialize_with = "method")]
+    #[serde(
+        default,
+        deserialize_with = "method",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
     pub method: Option<Method>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
     pub level: Option<f64>,
-    #[serde(default, deserialize_with = "test")]
+    #[serde(
+        default,
+        deserialize_with = "test",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
     pub test: Option<Test>,
-    /// `measure` and `transform`: the scale of the results' `natural` fields.
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+    // `measure` and `transform`: the scale of the results' `natural` fields.
     #[serde(flatten)]
     pub scale: super::scale::ScaleArgs,
 }
@@ -76,161 +100,44 @@ pub fn fit_options(
     })
 }
 
-/// A fit of the records left after `exclude` (required and non-empty for `refit_excluding`).
+/// A fit of the records left after `exclude` (`leave_one_out`, the cumulative tools).
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ExcludeFitArgs {
     #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
     pub exclude: Vec<String>,
     #[serde(flatten)]
     pub fit: FitArgs,
 }
 
-/// Egger's test (and the funnel plot): `variant` and `exclude`.
-#[derive(Debug, Deserialize)]
-pub struct EggerArgs {
-    #[serde(default, deserialize_with = "variant")]
-    pub variant: Option<EggerVariant>,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    /// The funnel plot's axis.
-    #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
+pub(super) fn method<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Method>, D::Error> {
+    parsed(d, "method", Method::parse)
 }
 
-/// `load_data`: the measure the raw data's records are computed with, if any (`records`
-/// and the raw data are read by the dispatch, which keeps them).
-#[derive(Debug, Deserialize)]
-pub struct LoadArgs {
-    pub measure: Option<String>,
+pub(super) fn test<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Test>, D::Error> {
+    parsed(d, "test", Test::parse)
+}
+
+pub(super) fn variant<'de, D: Deserializer<'de>>(d: D) -> Result<Option<EggerVariant>, D::Error> {
+    parsed(d, "variant", EggerVariant::parse)
+}
+
+pub(super) fn estimator<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Estimator>, D::Error> {
+    parsed(d, "estimator", Estimator::parse)
+}
+
+pub(super) fn side<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, D::Error> {
+    parsed(d, "side", Side::parse)
+}
+
+pub(super) fn fail_safe_type<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<FailSafeType>, D::Error> {
+    parsed(d, "type", FailSafeType::parse)
 }
 
 /// A tool that takes no arguments.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct NoArgs {}
-
-fn estimator<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Estimator>, D::Error> {
-    parsed(d, "estimator", Estimator::parse)
-}
-
-fn side<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, D::Error> {
-    parsed(d, "side", Side::parse)
-}
-
-fn fail_safe_type<'de, D: Deserializer<'de>>(d: D) -> Result<Option<FailSafeType>, D::Error> {
-    parsed(d, "type", FailSafeType::parse)
-}
-
-/// `trim_and_fill` (and its plot).
-#[derive(Debug, Deserialize)]
-pub struct TrimFillArgs {
-    #[serde(default, deserialize_with = "estimator")]
-    pub estimator: Option<Estimator>,
-    #[serde(default, deserialize_with = "side")]
-    pub side: Option<Side>,
-    #[serde(default, deserialize_with = "method")]
-    pub method: Option<Method>,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
-}
-
-/// A tool that takes only `exclude` (and `records`).
-#[derive(Debug, Deserialize)]
-pub struct ExcludeArgs {
-    #[serde(default)]
-    pub exclude: Vec<String>,
-}
-
-/// `influence_diagnostics`: the estimator, the test and `exclude` (no level: it reports no
-/// interval).
-#[derive(Debug, Deserialize)]
-pub struct InfluenceArgs {
-    #[serde(default, deserialize_with = "method")]
-    pub method: Option<Method>,
-    #[serde(default, deserialize_with = "test")]
-    pub test: Option<Test>,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-}
-
-/// `fail_safe_n`.
-#[derive(Debug, Deserialize)]
-pub struct FailSafeArgs {
-    #[serde(rename = "type", default, deserialize_with = "fail_safe_type")]
-    pub kind: Option<FailSafeType>,
-    pub alpha: Option<f64>,
-    pub target: Option<f64>,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-}
-
-/// `cumulative_meta_analysis` (and its plot).
-#[derive(Debug, Deserialize)]
-pub struct CumulativeArgs {
-    pub order_by: Option<String>,
-    #[serde(default)]
-    pub descending: bool,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-}
-
-/// `meta_regression`: the moderators, the fit's options, prediction points and exclusions.
-#[derive(Debug, Deserialize)]
-pub struct MetaRegressionArgs {
-    pub mods: Vec<String>,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    /// One object per prediction: a value for each moderator.
-    #[serde(default)]
-    pub at: Vec<serde_json::Map<String, serde_json::Value>>,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-}
-
-/// `subgroup_analysis`: the text column, the fit's options and exclusions.
-#[derive(Debug, Deserialize)]
-pub struct SubgroupArgs {
-    pub by: String,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-}
-
-/// `heterogeneity`: the estimator, the level and exclusions.
-#[derive(Debug, Deserialize)]
-pub struct HeterogeneityArgs {
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-}
-
-/// `bubble_plot`: the numeric moderator, the fit's options and exclusions.
-#[derive(Debug, Deserialize)]
-pub struct BubbleArgs {
-    #[serde(rename = "mod")]
-    pub moderator: String,
-    #[serde(default, deserialize_with = "method")]
-    pub method: Option<Method>,
-    pub level: Option<f64>,
-    #[serde(default, deserialize_with = "test")]
-    pub test: Option<Test>,
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    /// The plot's axis.
-    #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
-}
-
-/// `forest_plot`: a refit's arguments and, optionally, the text column to group rows by.
-#[derive(Debug, Deserialize)]
-pub struct ForestArgs {
-    #[serde(default)]
-    pub by: Option<String>,
-    #[serde(flatten)]
-    pub refit: ExcludeFitArgs,
-}

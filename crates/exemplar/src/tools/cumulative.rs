@@ -1,15 +1,14 @@
 //! `cumulative_meta_analysis` and its plot, `cumulative_forest_plot`.
 
-use super::args::CumulativeArgs;
+use super::args::FitArgs;
 use super::columns::column_values;
 use super::data::{DataSource, DatasetInfo};
-use super::plot::title;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
 use super::ToolError;
-use crate::plots::{self, CumulativeInput};
-use meta_analysis::{CumulativeStep, FitOptions, Method, Record, Test};
-use serde::Serialize;
-use serde_json::Value;
+use meta_analysis::{CumulativeStep, FitOptions, Record};
+use serde::{Deserialize, Serialize};
 
 /// One step: the fit of the records up to and including `added`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -49,25 +48,9 @@ pub struct CumulativeResult {
     pub dataset: DatasetInfo,
 }
 
-/// `cumulative_forest_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct CumulativePlotResult {
-    /// The SVG document.
-    pub svg: String,
-    /// Every number drawn, with its pixel position.
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(with = "serde_json::Map<String, Value>")
-    )]
-    pub numbers: Value,
-    /// The cumulative meta-analysis drawn.
-    pub cumulative: CumulativeResult,
-}
-
 /// The records not excluded, ordered by `order_by` (stable: ties keep record order, also
 /// when descending), and the steps of the analysis.
-fn run(
+pub(super) fn run(
     args: &CumulativeArgs,
     data: &DataSource,
 ) -> Result<(Vec<CumulativeStep>, FitOptions), ToolError> {
@@ -95,7 +78,8 @@ fn run(
     Ok((meta_analysis::cumulative(&ordered, &options)?, options))
 }
 
-fn result(
+/// The result of the steps.
+pub(super) fn result(
     args: &CumulativeArgs,
     steps: &[CumulativeStep],
     data: &DataSource,
@@ -125,59 +109,18 @@ fn result(
     }
 }
 
-/// `cumulative_meta_analysis`
-pub fn cumulative_meta_analysis(
-    args: CumulativeArgs,
-    data: &DataSource,
-) -> Result<CumulativeResult, ToolError> {
-    let scale = Scale::of(&args.fit.scale, data)?;
-    let (steps, _) = run(&args, data)?;
-    Ok(result(&args, &steps, data, &scale))
-}
-
-/// `cumulative_forest_plot`
-pub fn cumulative_forest_plot(
-    args: CumulativeArgs,
-    data: &DataSource,
-) -> Result<CumulativePlotResult, ToolError> {
-    let scale = Scale::of(&args.fit.scale, data)?;
-    let (steps, options) = run(&args, data)?;
-    let model = format!(
-        "{} ({}), {}",
-        if options.method == Method::Ee {
-            "Equal-effects model"
-        } else {
-            "Random-effects model"
-        },
-        options.method.name(),
-        match options.test {
-            Test::Z => "z test",
-            Test::Knha => "Knapp–Hartung test (z at k = 1)",
-        }
-    );
-    let order = match &args.order_by {
-        Some(column) => format!(
-            "in {} order of {column} (ties in record order)",
-            if args.descending {
-                "descending"
-            } else {
-                "ascending"
-            }
-        ),
-        None => "in record order".to_string(),
-    };
-    let plot = plots::cumulative(&CumulativeInput {
-        steps: &steps,
-        level: options.level,
-        model: &model,
-        order: &order,
-        title: &title("Cumulative forest", data),
-        x_label: &scale.natural_axis_title(),
-        transform: scale.transform,
-    })?;
-    Ok(CumulativePlotResult {
-        svg: plot.svg,
-        numbers: plot.numbers,
-        cumulative: result(&args, &steps, data, &scale),
-    })
+/// The arguments of `cumulative_meta_analysis` and its plot.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct CumulativeArgs {
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub fit: FitArgs,
+    /// Column to add the records in order of, e.g. "year" (also id, yi, vi); default: record order.
+    pub order_by: Option<String>,
+    /// Descending order_by.
+    #[serde(default)]
+    pub descending: bool,
 }

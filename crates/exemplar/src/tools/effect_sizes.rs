@@ -1,16 +1,15 @@
-//! `compute_effect_sizes`: records `{id, yi, vi, …}` from study-level raw data, by
-//! metafor's `escalc` (the formulas are `meta_analysis::effect_sizes`').
+//! Records `{id, yi, vi, …}` from study-level raw data, by metafor's `escalc` (the formulas
+//! are `meta_analysis::effect_sizes`'), and the arguments that say how.
 //!
-//! [`compute`] does the work row by row, for this tool (which refuses the call when a row
-//! is bad, listing every bad row) and for the page's "Your data" (which shows each bad
-//! row's error beside it).
+//! [`compute`] does the work row by row, for `compute_effect_sizes` (which refuses the call
+//! when a row is bad, listing every bad row), `load_data` and the page's "Your data" (which
+//! shows each bad row's error beside it).
 
-use super::data::{DataSource, DatasetInfo};
-use super::{ErrorCode, ToolError, MAX_RAW_DATA_ROWS};
-use crate::{canonical, csv_table};
-use meta_analysis::effect_sizes::{
-    escalc, AddTo, Column, EffectSizeError, EscalcOptions, Measure, RawRow,
-};
+use super::{ErrorCode, ToolError};
+use crate::csv_table;
+#[cfg(feature = "definitions")]
+use meta_analysis::effect_sizes::Column;
+use meta_analysis::effect_sizes::{escalc, AddTo, EffectSizeError, EscalcOptions, Measure, RawRow};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -20,24 +19,12 @@ use std::fmt;
 pub const DATA_ARGUMENT: &str = "data";
 
 /// The name `dataset` carries for raw data given by the caller.
-pub const RAW_DATA: &str = "raw data";
-
-/// The most bad rows one error message lists.
-const LISTED_ERRORS: usize = 20;
-
-#[cfg(feature = "definitions")]
-pub fn description() -> String {
-    format!(
-        "Effect sizes yi and variances vi from study-level raw data, as metafor 3.8-1's escalc \
-(vtype LS; SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; other \
-columns are kept; each record carries `measure`. A row giving no effect size refuses the call, \
-listing each such row and column. At most {MAX_RAW_DATA_ROWS} rows."
-    )
-}
+pub const RAW_DATA_NAME: &str = "raw data";
 
 /// The measures' columns, e.g. "MD, SMD, ROM: m1i, sd1i, n1i, m2i, sd2i, n2i; …" (measures
 /// with the same columns together).
-fn columns_by_measure() -> String {
+#[cfg(feature = "definitions")]
+pub(super) fn columns_by_measure() -> String {
     let mut groups: Vec<(Vec<&str>, &[Column])> = Vec::new();
     for m in Measure::ALL {
         match groups
@@ -58,35 +45,6 @@ fn columns_by_measure() -> String {
         .join("; ")
 }
 
-pub fn input_schema() -> Value {
-    let names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
-    let to: Vec<&str> = AddTo::ALL.iter().map(|t| t.name()).collect();
-    let mut schema = super::schemas::object(
-        serde_json::json!({
-            "measure": {"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name (no default)."},
-            "data": {
-                "type": "array",
-                "description": format!("One object per study: an optional id, the measure's columns (numbers or numeric text; {}; a 2x2 table may give n1i instead of bi, n2i instead of di), other columns kept.", columns_by_measure()),
-                "items": {"type": "object", "properties": {"id": {"type": ["string", "null"]}}}
-            },
-            "add": {"type": "number", "minimum": 0, "default": 0.5, "description": "Continuity correction for 2x2 tables and proportions."},
-            "to": {"type": "string", "enum": to, "default": "only0", "description": "Which rows get add: with a zero cell, all, all if any has a zero (if0all), none."}
-        }),
-        &["measure", "data"],
-    );
-    schema["properties"][super::raw_columns::COLUMNS_ARGUMENT] = super::raw_columns::schema();
-    schema
-}
-
-#[derive(Debug, Deserialize)]
-pub struct EffectSizeArgs {
-    measure: String,
-    data: Vec<Map<String, Value>>,
-    add: Option<f64>,
-    to: Option<String>,
-    columns: Option<Map<String, Value>>,
-}
-
 /// One computed record: id, yi, vi, then the row's other columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
@@ -101,20 +59,6 @@ pub struct EffectSizeRecord {
     /// columns, as given (a column named yi, vi or measure is replaced).
     #[serde(flatten)]
     pub other: Map<String, Value>,
-}
-
-/// `compute_effect_sizes`' result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct EffectSizesResult {
-    /// The measure, by escalc's name.
-    pub measure: &'static str,
-    /// Records computed (one per row of data).
-    pub k: usize,
-    /// One record per row, in order.
-    pub records: Vec<EffectSizeRecord>,
-    /// "raw data" and the SHA-256 of the canonical JSON of `data`.
-    pub dataset: DatasetInfo,
 }
 
 /// Why one row gives no record.
@@ -277,74 +221,42 @@ fn read_row(
     Ok((id.unwrap_or_else(|| format!("row{n}")), raw))
 }
 
-/// `compute_effect_sizes` (the raw `data`; the frozen dataset and `records` play no part).
-pub fn compute_effect_sizes(
-    args: EffectSizeArgs,
-    _: &DataSource,
-) -> Result<EffectSizesResult, ToolError> {
-    let measure = Measure::parse(&args.measure).ok_or_else(|| {
-        ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("unknown measure {:?}", args.measure),
-        )
-    })?;
-    if args.data.is_empty() {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            "data is empty; give one object per study",
-        ));
-    }
-    if args.data.len() > MAX_RAW_DATA_ROWS {
-        return Err(ToolError::new(
-            ErrorCode::TooManyRecords,
-            format!(
-                "too many rows: {} given, at most {MAX_RAW_DATA_ROWS} are accepted",
-                args.data.len()
-            ),
-        ));
-    }
-    let options = options(args.add, args.to.as_deref())?;
-    let data = super::raw_columns::mapped(measure, args.columns.as_ref(), &args.data)?;
-    let outcomes = compute(measure, &data, &options);
-    let errors: Vec<&RowError> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
-    if !errors.is_empty() {
-        let mut listed: Vec<String> = errors
-            .iter()
-            .take(LISTED_ERRORS)
-            .map(|e| e.to_string())
-            .collect();
-        if errors.len() > LISTED_ERRORS {
-            listed.push(format!("and {} more", errors.len() - LISTED_ERRORS));
-        }
-        return Err(ToolError::new(
-            ErrorCode::InvalidData,
-            format!(
-                "{} of {} rows give no {} ({}): {}",
-                errors.len(),
-                outcomes.len(),
-                measure.name(),
-                measure.title(),
-                listed.join("; ")
-            ),
-        ));
-    }
-    let records: Vec<EffectSizeRecord> = outcomes.into_iter().filter_map(Result::ok).collect();
-    let data = Value::Array(args.data.into_iter().map(Value::Object).collect());
-    Ok(EffectSizesResult {
-        measure: measure.name(),
-        k: records.len(),
-        records,
-        dataset: DatasetInfo {
-            name: RAW_DATA,
-            sha256: canonical::sha256_hex(&data),
-        },
-    })
+/// `measure`: one of escalc's measures (no default).
+#[cfg(feature = "definitions")]
+pub(super) fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name (no default)."}))
+        .expect("an object schema")
+}
+
+/// `data`: one object per study, its id a string if given (the field describes the rest).
+#[cfg(feature = "definitions")]
+pub(super) fn data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "array", "items": {"type": "object", "properties": {"id": {"type": ["string", "null"]}}}}))
+        .expect("an object schema")
+}
+
+/// `add`: the continuity correction.
+#[cfg(feature = "definitions")]
+pub(super) fn add_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "number", "minimum": 0, "default": EscalcOptions::default().add, "description": "Continuity correction for 2x2 tables and proportions."}))
+        .expect("an object schema")
+}
+
+/// `to`: which rows get `add`, one of [`AddTo::ALL`].
+#[cfg(feature = "definitions")]
+pub(super) fn to_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = AddTo::ALL.iter().map(|t| t.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": EscalcOptions::default().to.name(), "description": "Which rows get add: with a zero cell, all, all if any has a zero (if0all), none."}))
+        .expect("an object schema")
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::MAX_RAW_DATA_ROWS;
     use super::super::{call, dataset_sha256_for, run, COMPUTE_EFFECT_SIZES, FIT_RANDOM_EFFECTS};
     use super::*;
+    use crate::canonical;
     use serde_json::json;
 
     fn es(args: Value) -> Result<Value, ToolError> {
@@ -387,7 +299,7 @@ mod tests {
         assert_ne!(records[2]["yi"], 99);
         assert_eq!(
             out["dataset"],
-            json!({"name": RAW_DATA, "sha256": canonical::sha256_hex(&smd_rows())})
+            json!({"name": RAW_DATA_NAME, "sha256": canonical::sha256_hex(&smd_rows())})
         );
         let args = json!({"measure": "SMD", "data": smd_rows()});
         assert_eq!(

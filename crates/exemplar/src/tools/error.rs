@@ -1,6 +1,6 @@
 //! Why a tool call was refused: a stable code and a message a person (or agent) understands.
 
-use crate::schema::{self, ViolationKind};
+use crate::schema_check::{self, ViolationKind};
 use meta_analysis::MetaError;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -133,8 +133,8 @@ fn code_of(error: &MetaError) -> ErrorCode {
     }
 }
 
-impl From<schema::Violation> for ToolError {
-    fn from(violation: schema::Violation) -> Self {
+impl From<schema_check::Violation> for ToolError {
+    fn from(violation: schema_check::Violation) -> Self {
         let code = match violation.kind {
             ViolationKind::UnknownProperty => ErrorCode::UnknownProperty,
             ViolationKind::WrongType => ErrorCode::WrongType,

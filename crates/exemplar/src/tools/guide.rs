@@ -238,7 +238,8 @@ mod tests {
                             args.entry(r.to_string())
                                 .or_insert_with(|| Value::from("x"));
                         }
-                        if let Err(e) = crate::schema::validate(schema, &Value::Object(args)) {
+                        if let Err(e) = crate::schema_check::validate(schema, &Value::Object(args))
+                        {
                             assert_ne!(&e.path, name, "{at}={value}: {e}");
                         }
                     }

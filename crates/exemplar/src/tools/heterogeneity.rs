@@ -1,10 +1,57 @@
 //! `heterogeneity`: Q, tau^2, tau, I^2 and H^2 with Q-profile confidence intervals.
 
-use super::args::HeterogeneityArgs;
+use super::args::{fit_options, RecordsSlot};
 use super::data::{DataSource, DatasetInfo};
-use super::ToolError;
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use meta_analysis::Method;
 use meta_analysis::{BoundKind, HeterogeneityIntervals};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+pub static HETEROGENEITY: Tool = Tool {
+    name: "heterogeneity",
+    title: "Heterogeneity with confidence intervals",
+    summary: "Cochran's Q, and tau^2, tau, I^2 and H^2 with Q-profile confidence intervals.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Heterogeneity: Cochran's Q, and tau^2, tau, I^2 and H^2 with Q-profile confidence \
+intervals (Viechtbauer 2007, as metafor's confint), solved exactly. Method EE is refused. A \
+bound at 0 or beyond the search range is explained in `notes`."
+            .to_string()
+    },
+    handler: handler!(heterogeneity),
+};
+
+/// `heterogeneity`'s arguments: the estimator, the level and exclusions (no test: it reports
+/// no pooled estimate).
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct HeterogeneityArgs {
+    #[serde(
+        default,
+        deserialize_with = "super::args::method",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
+    pub method: Option<Method>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
+    pub level: Option<f64>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+}
 
 /// `heterogeneity`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -85,7 +132,7 @@ pub fn heterogeneity(
     args: HeterogeneityArgs,
     data: &DataSource,
 ) -> Result<HeterogeneityResult, ToolError> {
-    let options = args.fit.options()?;
+    let options = fit_options(args.method, args.level, None)?;
     let excluded = data.exclusions(args.exclude)?;
     let h = meta_analysis::heterogeneity_intervals(&data.kept(&excluded), &options)?;
     Ok(HeterogeneityResult {

@@ -1,48 +1,97 @@
-//! `fit_multilevel` (the three-level model, metafor's `rma.mv(random = ~ 1 | study/es)`) and
-//! `robust_test` (cluster-robust tests of a fit, a meta-regression or a multilevel model).
-//! Their argument types live here, beside their handlers.
+//! What `fit_multilevel` (the three-level model, metafor's `rma.mv(random = ~ 1 |
+//! study/es)`) and `robust_test` (cluster-robust tests of a fit, a meta-regression or a
+//! multilevel model) share: the multilevel model's arguments and a column's labels.
 
-use super::data::{DataSource, DatasetInfo};
-use super::metareg::{moderators, CoefficientRow};
+use super::args::RecordsSlot;
+use super::data::DataSource;
+use super::meta_regression::moderators;
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
 use super::{ErrorCode, ToolError};
-use meta_analysis::{
-    BoundKind, FitOptions, Method, Moderator, MultilevelOptions, MultilevelTest, RobustVcov,
-};
-use serde::{Deserialize, Serialize};
+use meta_analysis::{Method, Moderator, MultilevelOptions, MultilevelTest};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// The default name of the study column.
 pub const DEFAULT_STUDY: &str = "study";
 
-fn invalid(message: String) -> ToolError {
+pub(super) fn invalid(message: String) -> ToolError {
     ToolError::new(ErrorCode::InvalidArguments, message)
 }
 
-/// `fit_multilevel`'s arguments.
+/// The multilevel model's arguments (`fit_multilevel`'s).
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MultilevelArgs {
-    /// The column naming each record's study (default "study").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "study_schema"))]
     pub study: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
     pub mods: Vec<String>,
+    /// Estimator of sigma2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "method_schema"))]
     pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
     pub level: Option<f64>,
+    /// z, or t with k-p df (F for QM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
     pub test: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
     pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+}
+
+/// The multilevel model's estimators: REML (the default) and ML.
+pub const METHODS: [Method; 2] = [Method::Reml, Method::Ml];
+
+/// `study`: the column of study labels, by default [`DEFAULT_STUDY`].
+#[cfg(feature = "definitions")]
+pub(super) fn study_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "default": DEFAULT_STUDY, "description": "The column naming each record's study (a string or number per record)."}))
+        .expect("an object schema")
+}
+
+/// `method` of the multilevel model: one of [`METHODS`].
+#[cfg(feature = "definitions")]
+fn method_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = METHODS.iter().map(|m| m.name()).collect();
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "enum": names, "default": names[0]}),
+    )
+    .expect("an object schema")
+}
+
+/// `test` of the multilevel model: one of [`MultilevelTest::ALL`].
+#[cfg(feature = "definitions")]
+pub(super) fn test_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = MultilevelTest::ALL.iter().map(|t| t.name()).collect();
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "enum": names, "default": names[0]}),
+    )
+    .expect("an object schema")
 }
 
 impl MultilevelArgs {
-    fn options(&self) -> Result<MultilevelOptions, ToolError> {
+    pub(super) fn options(&self) -> Result<MultilevelOptions, ToolError> {
         let method = match self.method.as_deref() {
-            None | Some("REML") => Method::Reml,
-            Some("ML") => Method::Ml,
-            Some(other) => {
-                return Err(invalid(format!("method must be REML or ML, got {other:?}")))
-            }
+            None => METHODS[0],
+            Some(name) => METHODS
+                .into_iter()
+                .find(|m| m.name() == name)
+                .ok_or_else(|| invalid(format!("method must be REML or ML, got {name:?}")))?,
         };
         let test = match self.test.as_deref() {
-            None => MultilevelTest::Z,
+            None => MultilevelTest::ALL[0],
             Some(name) => MultilevelTest::parse(name)
                 .ok_or_else(|| invalid(format!("test must be \"z\" or \"t\", got {name:?}")))?,
         };
@@ -106,144 +155,8 @@ pub fn labels(
     Ok(out)
 }
 
-/// `fit_multilevel`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct MultilevelResult {
-    /// Records fitted.
-    pub k: usize,
-    /// Studies (the outer level).
-    pub n_studies: usize,
-    /// The column naming the studies.
-    pub study: String,
-    /// "REML" or "ML".
-    pub method: &'static str,
-    /// "z" or "t".
-    pub test: &'static str,
-    pub level: f64,
-    /// [between studies, within studies]: sigma^2 of the study level and of the effect sizes within a study.
-    pub sigma2: Vec<f64>,
-    /// Profile-likelihood lower bounds of sigma2 (0 when the profile at 0 is inside the interval).
-    pub sigma2_ci_lower: Vec<f64>,
-    /// Profile-likelihood upper bounds of sigma2 (null when beyond the search range).
-    pub sigma2_ci_upper: Vec<Option<f64>>,
-    /// Without moderators: the pooled estimate (else null).
-    pub estimate: Option<f64>,
-    pub se: Option<f64>,
-    /// z, or t with k - p df.
-    pub statistic: Option<f64>,
-    /// k - p with test "t", else null.
-    pub df: Option<f64>,
-    pub p: Option<f64>,
-    pub ci_lower: Option<f64>,
-    pub ci_upper: Option<f64>,
-    /// Prediction interval of a new effect size (without moderators; else null).
-    pub pi_lower: Option<f64>,
-    pub pi_upper: Option<f64>,
-    /// Omnibus test of the moderators (null without moderators): chi^2, or F with test "t".
-    pub qm: Option<f64>,
-    pub qm_df: usize,
-    pub qm_df2: Option<usize>,
-    pub qm_p: Option<f64>,
-    /// Test of residual heterogeneity, k - p df.
-    pub qe: f64,
-    pub qe_df: usize,
-    pub qe_p: f64,
-    /// The (restricted) log-likelihood at the optimum, as metafor's logLik.
-    pub loglik: f64,
-    pub iterations: usize,
-    /// Intercept first, then each moderator's coefficients.
-    pub coefficients: Vec<CoefficientRow>,
-    /// Sentences on bounds at 0 or beyond the search range.
-    pub notes: Vec<String>,
-    pub dataset: DatasetInfo,
-}
-
-/// `fit_multilevel`
-pub fn fit_multilevel(
-    args: MultilevelArgs,
-    data: &DataSource,
-) -> Result<MultilevelResult, ToolError> {
-    let options = args.options()?;
-    let study = args
-        .study
-        .clone()
-        .unwrap_or_else(|| DEFAULT_STUDY.to_string());
-    let excluded = data.exclusions(args.exclude.clone())?;
-    let studies = labels(data, &study, "study", &excluded)?;
-    let mods = optional_moderators(&args.mods, &excluded, data)?;
-    let model = meta_analysis::multilevel(&data.kept(&excluded), &studies, &mods, &options)?;
-    let intervals = model.profile_intervals()?;
-    let mut notes = Vec::new();
-    let which = ["between-study", "within-study"];
-    for (r, ci) in intervals.iter().enumerate() {
-        if ci.lower.kind == BoundKind::Zero {
-            notes.push(format!(
-                "The lower bound of the {} sigma^2 is 0: the profile likelihood at 0 lies inside \
-                 the interval.",
-                which[r]
-            ));
-        }
-        if ci.upper.kind == BoundKind::BeyondSearch {
-            notes.push(format!(
-                "The upper bound of the {} sigma^2 lies beyond {} (the search range), so it is \
-                 reported as null.",
-                which[r], ci.upper.tau2
-            ));
-        }
-    }
-    let single = model.p == 1;
-    let c0 = &model.coefficients[0];
-    Ok(MultilevelResult {
-        k: model.k,
-        n_studies: model.n_studies,
-        study,
-        method: model.method.name(),
-        test: model.test.name(),
-        level: model.level,
-        sigma2: model.sigma2.to_vec(),
-        sigma2_ci_lower: intervals.iter().map(|c| c.lower.tau2).collect(),
-        sigma2_ci_upper: intervals
-            .iter()
-            .map(|c| (c.upper.kind != BoundKind::BeyondSearch).then_some(c.upper.tau2))
-            .collect(),
-        estimate: single.then_some(c0.estimate),
-        se: single.then_some(c0.se),
-        statistic: single.then_some(c0.statistic),
-        df: model.df,
-        p: single.then_some(c0.p),
-        ci_lower: single.then_some(c0.ci_lower),
-        ci_upper: single.then_some(c0.ci_upper),
-        pi_lower: model.pi_lower,
-        pi_upper: model.pi_upper,
-        qm: model.qm,
-        qm_df: model.qm_df,
-        qm_df2: model.qm_df2,
-        qm_p: model.qm_p,
-        qe: model.qe,
-        qe_df: model.qe_df,
-        qe_p: model.qe_p,
-        loglik: model.loglik,
-        iterations: model.iterations,
-        coefficients: model
-            .coefficients
-            .iter()
-            .map(|c| CoefficientRow {
-                name: c.name.clone(),
-                estimate: c.estimate,
-                se: c.se,
-                statistic: c.statistic,
-                p: c.p,
-                ci_lower: c.ci_lower,
-                ci_upper: c.ci_upper,
-            })
-            .collect(),
-        notes,
-        dataset: data.info().clone(),
-    })
-}
-
-fn optional_moderators(
+/// The moderators of `mods` (none when it is empty).
+pub(super) fn optional_moderators(
     mods: &[String],
     excluded: &[String],
     data: &DataSource,
@@ -255,173 +168,8 @@ fn optional_moderators(
     }
 }
 
-/// `robust_test`'s arguments.
-#[derive(Debug, Deserialize)]
-pub struct RobustArgs {
-    /// "random_effects" (default), "regression" or "multilevel".
-    pub model: Option<String>,
-    pub cluster: String,
-    pub vcov: Option<String>,
-    #[serde(flatten)]
-    pub multilevel: MultilevelArgs,
-}
-
-/// One coefficient's robust test.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct RobustRow {
-    /// "intercept", a numeric moderator's name, or "column:level".
-    pub name: String,
-    pub estimate: f64,
-    /// Cluster-robust standard error.
-    pub se: f64,
-    /// t = estimate / se.
-    pub statistic: f64,
-    /// Satterthwaite df (CR2) or clusters - p (CR1).
-    pub df: f64,
-    /// Two-sided p value from t with df.
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
-}
-
-/// `robust_test`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct RobustResult {
-    /// "random_effects", "regression" or "multilevel".
-    pub model: String,
-    /// "CR2" or "CR1".
-    pub vcov: &'static str,
-    /// The cluster column.
-    pub cluster: String,
-    pub k: usize,
-    pub n_clusters: usize,
-    /// The model's estimator (REML, ML, ...).
-    pub method: &'static str,
-    pub level: f64,
-    pub coefficients: Vec<RobustRow>,
-    pub dataset: DatasetInfo,
-}
-
 /// The models `robust_test` takes.
 pub const MODELS: [&str; 3] = ["random_effects", "regression", "multilevel"];
-
-/// `robust_test`
-pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, ToolError> {
-    let model = args.model.clone().unwrap_or_else(|| MODELS[0].to_string());
-    let vcov = match args.vcov.as_deref() {
-        None => RobustVcov::Cr2,
-        Some(name) => RobustVcov::parse(name)
-            .ok_or_else(|| invalid(format!("vcov must be \"CR2\" or \"CR1\", got {name:?}")))?,
-    };
-    let a = &args.multilevel;
-    let excluded = data.exclusions(a.exclude.clone())?;
-    let clusters = labels(data, &args.cluster, "cluster", &excluded)?;
-    let records = data.kept(&excluded);
-    let (test, method) = match model.as_str() {
-        "multilevel" => {
-            let options = a.options()?;
-            let study = a.study.clone().unwrap_or_else(|| DEFAULT_STUDY.to_string());
-            let studies = labels(data, &study, "study", &excluded)?;
-            let mods = optional_moderators(&a.mods, &excluded, data)?;
-            (
-                meta_analysis::robust_multilevel(
-                    &records, &studies, &mods, &options, &clusters, vcov,
-                )?,
-                options.method,
-            )
-        }
-        "random_effects" | "regression" => {
-            if a.study.is_some() || a.test.is_some() {
-                return Err(invalid(format!(
-                    "study and test belong to the multilevel model; model {model:?} takes \
-                     method, level, mods (regression), exclude and cluster"
-                )));
-            }
-            let method = match a.method.as_deref() {
-                None => Method::Reml,
-                Some(name) => Method::parse(name)
-                    .ok_or_else(|| invalid(format!("unknown method {name:?}")))?,
-            };
-            let level = a.level.unwrap_or(0.95);
-            let options = FitOptions {
-                method,
-                level,
-                ..FitOptions::default()
-            };
-            let result = if model == "regression" {
-                let mods = moderators(&a.mods, &excluded, data)?;
-                meta_analysis::robust_meta_regression(&records, &mods, &options, &clusters, vcov)?
-            } else {
-                if !a.mods.is_empty() {
-                    return Err(invalid(
-                        "mods belong to model \"regression\" or \"multilevel\"".into(),
-                    ));
-                }
-                meta_analysis::robust_fit(&records, &options, &clusters, vcov)?
-            };
-            (result, method)
-        }
-        other => {
-            return Err(invalid(format!(
-                "model must be one of {}, got {other:?}",
-                MODELS.join(", ")
-            )))
-        }
-    };
-    Ok(RobustResult {
-        model,
-        vcov: test.vcov.name(),
-        cluster: args.cluster,
-        k: test.k,
-        n_clusters: test.n_clusters,
-        method: method.name(),
-        level: test.level,
-        coefficients: test
-            .coefficients
-            .iter()
-            .map(|c| RobustRow {
-                name: c.name.clone(),
-                estimate: c.estimate,
-                se: c.se,
-                statistic: c.statistic,
-                df: c.df,
-                p: c.p,
-                ci_lower: c.ci_lower,
-                ci_upper: c.ci_upper,
-            })
-            .collect(),
-        dataset: data.info().clone(),
-    })
-}
-
-/// The input schema of `fit_multilevel` (and, with `cluster`, `vcov` and `model`, of
-/// `robust_test`).
-pub fn multilevel_input(max: usize, robust: bool) -> Value {
-    use serde_json::json;
-    let mut properties = json!({
-        "study": {"type": "string", "default": DEFAULT_STUDY, "description": "The column naming each record's study (a string or number per record)."},
-        "mods": super::schemas::mods(),
-        "method": {"type": "string", "enum": ["REML", "ML"], "default": "REML", "description": "Estimator of sigma2."},
-        "level": super::schemas::level(),
-        "test": {"type": "string", "enum": ["z", "t"], "default": "z", "description": "z, or t with k-p df (F for QM)."},
-        "exclude": super::schemas::exclude("Ids to leave out first."),
-        "records": super::schemas::records(max)
-    });
-    let mut required: Vec<&str> = Vec::new();
-    if robust {
-        let p = properties.as_object_mut().expect("an object");
-        p.insert("model".into(), json!({"type": "string", "enum": MODELS, "default": MODELS[0], "description": "The intercept-only random-effects fit, a meta-regression on mods, or the three-level model on study."}));
-        p.insert("cluster".into(), json!({"type": "string", "description": "The column naming each record's cluster, usually the study (a string or number per record)."}));
-        p.insert("vcov".into(), json!({"type": "string", "enum": ["CR2", "CR1"], "default": "CR2", "description": "CR2 (Satterthwaite df) or CR1 (m-p df)."}));
-        let methods: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
-        p.insert("method".into(), json!({"type": "string", "enum": methods, "default": "REML", "description": "The model's estimator (REML or ML for multilevel)."}));
-        p.insert("test".into(), json!({"type": "string", "enum": ["z", "t"], "default": "z", "description": "Multilevel only; robust tests are t tests whatever it is."}));
-        required.push("cluster");
-    }
-    super::schemas::object(properties, &required)
-}
 
 #[cfg(test)]
 mod tests {

@@ -5,20 +5,22 @@
 
 use super::{ErrorCode, ToolError};
 use meta_analysis::effect_sizes::{Column, Measure};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// The argument mapping escalc's column names to the data's.
 pub const COLUMNS_ARGUMENT: &str = "columns";
 
 /// The schema of `columns`.
-pub fn schema() -> Value {
+#[cfg(feature = "definitions")]
+pub fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
-    json!({
+    schemars::Schema::try_from(serde_json::json!({
         "type": "object",
         "additionalProperties": {"type": "string"},
         "description": format!("Optional: which column of the data holds each of escalc's columns ({}, or id), when their names differ, e.g. {{\"ai\": \"tpos\", \"bi\": \"tneg\"}}.", names.join(", "))
-    })
+    }))
+    .expect("an object schema")
 }
 
 /// The rows with the mapped columns renamed to escalc's names (the rows themselves when
@@ -171,6 +173,7 @@ fn invalid(message: String) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn rows(value: Value) -> Vec<Map<String, Value>> {
         serde_json::from_value(value).unwrap()

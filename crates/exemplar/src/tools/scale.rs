@@ -12,7 +12,6 @@ use super::data::DataSource;
 use super::{ErrorCode, ToolError};
 use meta_analysis::{measure_scale, MeasureScale, Natural, Transform};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 /// The column of a record that names its measure (written by `compute_effect_sizes`).
 pub const MEASURE_COLUMN: &str = "measure";
@@ -25,8 +24,13 @@ const AUTO: &str = "auto";
 
 /// `measure` and `transform` as given.
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ScaleArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "measure_schema"))]
     pub measure: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "transform_schema"))]
     pub transform: Option<String>,
 }
 
@@ -197,24 +201,25 @@ fn transform_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// The `measure` and `transform` properties of an input schema.
-pub(super) fn add_properties(schema: &mut Value) {
-    let properties = schema["properties"]
-        .as_object_mut()
-        .expect("an object schema");
-    properties.insert(
-        "measure".into(),
-        json!({"type": "string", "enum": measure_names(), "description": "Default: the records' own."}),
-    );
-    properties.insert(
-        "transform".into(),
-        json!({"type": "string", "enum": transform_names(), "default": AUTO, "description": "Scale of natural."}),
-    );
+/// `measure`'s schema: one of the measures the natural scale knows.
+#[cfg(feature = "definitions")]
+fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": measure_names(), "description": "Default: the records' own."}))
+        .expect("an object schema")
+}
+
+/// `transform`'s schema: auto, or a back-transformation.
+#[cfg(feature = "definitions")]
+fn transform_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": transform_names(), "default": AUTO, "description": "Scale of natural."}))
+        .expect("an object schema")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+    use serde_json::Value;
 
     fn scale(args: Value, records: Option<Value>) -> Result<Scale, ToolError> {
         let args: ScaleArgs = serde_json::from_value(args).unwrap();

@@ -13,10 +13,9 @@
 //! server can find the oldest handle of all its sessions and drop it
 //! ([`DataStore::drop_oldest`]), as one store drops its own oldest.
 
-use super::data::{DataSource, DatasetInfo};
+use super::data::DataSource;
 use super::{ErrorCode, ToolError};
 use crate::canonical;
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,26 +57,6 @@ pub struct DataStore {
     /// The bound on the bytes of all stores together, when a server bounds them (only named
     /// in the message of an expired handle: the server enforces it).
     shared_budget: Option<usize>,
-}
-
-/// `load_data`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct LoadDataResult {
-    /// The handle: pass it as `data_id` to any tool that takes `records`.
-    pub data_id: String,
-    /// Records held.
-    pub k: usize,
-    /// The records' further columns (moderators), in order of first appearance.
-    pub columns: Vec<String>,
-    /// The escalc measure the records were computed with (raw `data`), else null.
-    pub measure: Option<String>,
-    /// Size of the records as canonical JSON, in bytes.
-    pub bytes: usize,
-    /// Handles dropped to make room (oldest first); calls naming them now fail.
-    pub expired: Vec<String>,
-    /// The data, named and hashed exactly as the same records given inline.
-    pub dataset: DatasetInfo,
 }
 
 impl DataStore {
@@ -184,12 +163,12 @@ impl DataStore {
 handles and {} MiB of records{shared}, dropping the oldest first; load the data again with {} \
 ({holds})",
                 MAX_HELD_BYTES / (1024 * 1024),
-                LOAD_DATA.name
+                super::LOAD_DATA.name
             ),
             _ => format!(
                 "there is no data handle {quoted}: handles are made by {} and live only in \
 the session that made them ({holds})",
-                LOAD_DATA.name
+                super::LOAD_DATA.name
             ),
         };
         Err(ToolError::new(ErrorCode::UnknownData, message))
@@ -265,7 +244,7 @@ pub(super) fn load_source(args: &Value) -> Result<(DataSource, usize), ToolError
         }
         (None, Some(_)) => {
             let escalc = &super::COMPUTE_EFFECT_SIZES;
-            super::schema::validate(super::input_schema_of(escalc), args)?;
+            crate::schema_check::validate(super::input_schema_of(escalc), args)?;
             let computed = escalc.run(args, &DataSource::frozen())?;
             source_of(&computed["records"])
         }
@@ -278,81 +257,6 @@ pub(super) fn load_source(args: &Value) -> Result<(DataSource, usize), ToolError
             "load_data needs `records` ({id, yi, vi, ...} objects) or raw `data` with `measure`",
         )),
     }
-}
-
-/// The input schema: `records`, or raw data with `compute_effect_sizes`' own arguments.
-pub(super) fn input_schema() -> Value {
-    let mut schema = super::effect_sizes::input_schema();
-    let properties = schema["properties"]
-        .as_object_mut()
-        .expect("an object schema");
-    properties.insert(
-        "records".into(),
-        super::schemas::records(super::MAX_TOOL_RECORDS),
-    );
-    if let Some(data) = properties.get_mut(super::effect_sizes::DATA_ARGUMENT) {
-        data["description"] = Value::from(format!(
-            "Raw data instead of records: one object per study with the columns of `measure` \
-(required with data); its records are computed as {} does and kept.",
-            super::COMPUTE_EFFECT_SIZES.name
-        ));
-    }
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("required");
-    }
-    schema
-}
-
-#[cfg(feature = "definitions")]
-fn description() -> String {
-    format!(
-        "Keeps records in this session's memory and returns a handle (\"d1\", \"d2\", ...) \
-that every tool taking `records` accepts as `{DATA_ID}`, so large data are sent once. Give \
-`records`, or raw `data` with `measure` (computed as {} does). Holds at most {MAX_HANDLES} \
-handles and {} MiB of records; beyond that the oldest are dropped (`expired` lists them), and a \
-call naming a dropped or unknown handle fails with unknown_data. Handles are never stored on \
-disk and end with the session. One call's arguments are at most {} bytes.",
-        super::COMPUTE_EFFECT_SIZES.name,
-        MAX_HELD_BYTES / (1024 * 1024),
-        super::MAX_ARGS_BYTES
-    )
-}
-
-fn handler(args: &Value, data: &DataSource) -> Result<Value, ToolError> {
-    super::handle(describe, args, data)
-}
-
-pub static LOAD_DATA: super::Tool = super::Tool {
-    name: "load_data",
-    title: "Load data once, get a handle",
-    summary: "Keeps your records (or raw data's effect sizes) in this session and returns a handle (data_id) for later calls.",
-    group: super::ToolGroup::Data,
-    max_records: super::MAX_TOOL_RECORDS,
-    companion: None,
-    echoes_caller_text: true,
-    #[cfg(feature = "definitions")]
-    description,
-    input_schema,
-    #[cfg(feature = "definitions")]
-    output_schema: super::schemas::output_of::<LoadDataResult>,
-    handler,
-};
-
-/// `load_data`'s handler: what the records hold. The handle, their size and the handles
-/// dropped are filled in by the dispatch, which holds the store.
-pub fn describe(
-    args: super::args::LoadArgs,
-    data: &DataSource,
-) -> Result<LoadDataResult, ToolError> {
-    Ok(LoadDataResult {
-        data_id: String::new(),
-        k: data.records().len(),
-        columns: data.column_names().into_iter().map(String::from).collect(),
-        measure: args.measure,
-        bytes: 0,
-        expired: Vec::new(),
-        dataset: data.info().clone(),
-    })
 }
 
 #[cfg(test)]

@@ -2,15 +2,15 @@
 //! (`ai`, `ci` and `bi` or `n1i`, `di` or `n2i`, as the effect-size tool takes them), as
 //! metafor's `rma.mh()` and `rma.peto()` (the statistics are `meta_analysis`').
 
-use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::RAW_DATA;
+use super::data::DatasetInfo;
+use super::effect_sizes::RAW_DATA_NAME;
 use super::{ErrorCode, ToolError, MAX_RAW_DATA_ROWS};
 use crate::{canonical, csv_table};
 use meta_analysis::effect_sizes::{Column, RawRow};
-use meta_analysis::{FitOptions, MhMeasure, Pooled, Table2x2, TableHeterogeneity};
+use meta_analysis::{FitOptions, Pooled, Table2x2, TableHeterogeneity};
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -23,29 +23,6 @@ const TABLE_COLUMNS: [Column; 6] = [
     Column::N1i,
     Column::N2i,
 ];
-
-/// The input schema of both tools (`measure` for `mantel_haenszel` only).
-pub fn input_schema(with_measure: bool) -> Value {
-    let mut properties = json!({
-        "data": {
-            "type": "array",
-            "items": {"type": "object"},
-            "description": format!("One 2x2 table per study: ai, ci, and bi or n1i, di or n2i (numbers or numeric text); at most {MAX_RAW_DATA_ROWS}.")
-        },
-        "level": super::schemas::level()
-    });
-    if with_measure {
-        properties["measure"] = json!({"type": "string", "enum": ["OR", "RR", "RD"], "default": "OR", "description": "The measure pooled."});
-    }
-    super::schemas::object(properties, &["data"])
-}
-
-#[derive(Debug, Deserialize)]
-pub struct TablesArgs {
-    data: TableRows,
-    measure: Option<String>,
-    level: Option<f64>,
-}
 
 /// The pooled estimate of a table analysis, on the measure's scale (log for OR and RR).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -76,7 +53,7 @@ pub struct TablesPooled {
 }
 
 impl TablesPooled {
-    fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, ratio: bool) -> Self {
+    pub(super) fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, ratio: bool) -> Self {
         let (e, lo, hi) = pooled.exponentiated();
         TablesPooled {
             estimate: pooled.estimate,
@@ -96,40 +73,6 @@ impl TablesPooled {
             k_heterogeneity: heterogeneity.k,
         }
     }
-}
-
-/// `mantel_haenszel`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct MantelHaenszelResult {
-    /// "OR", "RR" or "RD".
-    pub measure: &'static str,
-    /// Tables analysed.
-    pub k: usize,
-    pub level: f64,
-    #[serde(flatten)]
-    pub pooled: TablesPooled,
-    /// OR only: the Cochran-Mantel-Haenszel test of OR = 1 (continuity corrected, 1 df).
-    pub cmh: Option<f64>,
-    pub cmh_p: Option<f64>,
-    /// OR only: Tarone's test of homogeneous odds ratios, on tarone_df df (null with fewer
-    /// than 2 informative tables).
-    pub tarone: Option<f64>,
-    pub tarone_df: Option<usize>,
-    pub tarone_p: Option<f64>,
-    pub dataset: DatasetInfo,
-}
-
-/// `peto_odds_ratio`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct PetoResult {
-    /// Tables analysed.
-    pub k: usize,
-    pub level: f64,
-    #[serde(flatten)]
-    pub pooled: TablesPooled,
-    pub dataset: DatasetInfo,
 }
 
 /// `data` as read, a row at a time: each row's table columns (or why they are not
@@ -177,7 +120,7 @@ impl<'de> Deserialize<'de> for TableRows {
 }
 
 /// The tables of `data`, or an error listing every bad row with its column.
-fn tables(data: &TableRows) -> Result<Vec<Table2x2>, ToolError> {
+pub(super) fn tables(data: &TableRows) -> Result<Vec<Table2x2>, ToolError> {
     let data = &data.rows;
     if data.is_empty() {
         return Err(ToolError::new(
@@ -242,7 +185,8 @@ fn read(row: &Map<String, Value>) -> Result<RawRow, String> {
     Ok(raw)
 }
 
-fn options(level: Option<f64>) -> Result<FitOptions, ToolError> {
+/// The options of a table analysis: its level (default 0.95).
+pub(super) fn options(level: Option<f64>) -> Result<FitOptions, ToolError> {
     let level = level.unwrap_or(0.95);
     if !(level > 0.0 && level < 1.0) {
         return Err(ToolError::new(
@@ -256,59 +200,31 @@ fn options(level: Option<f64>) -> Result<FitOptions, ToolError> {
     })
 }
 
-fn dataset(data: TableRows) -> DatasetInfo {
+/// The dataset a table analysis read: its raw data's hash.
+pub(super) fn dataset(data: TableRows) -> DatasetInfo {
     DatasetInfo {
-        name: RAW_DATA,
+        name: RAW_DATA_NAME,
         sha256: data.sha256,
     }
 }
 
-/// `mantel_haenszel`
-pub fn mantel_haenszel(
-    args: TablesArgs,
-    _: &DataSource,
-) -> Result<MantelHaenszelResult, ToolError> {
-    let name = args.measure.as_deref().unwrap_or("OR");
-    let measure = MhMeasure::parse(name).ok_or_else(|| {
-        ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("unknown measure {name:?}; one of OR, RR, RD"),
-        )
-    })?;
-    let options = options(args.level)?;
-    let tables = tables(&args.data)?;
-    let r = meta_analysis::mantel_haenszel(&tables, measure, &options)?;
-    Ok(MantelHaenszelResult {
-        measure: measure.name(),
-        k: r.k,
-        level: r.level,
-        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, measure.is_ratio()),
-        cmh: r.cmh.map(|t| t.statistic),
-        cmh_p: r.cmh.map(|t| t.p),
-        tarone: r.tarone.map(|t| t.statistic),
-        tarone_df: r.tarone.map(|t| t.df),
-        tarone_p: r.tarone.map(|t| t.p),
-        dataset: dataset(args.data),
-    })
-}
-
-/// `peto_odds_ratio`
-pub fn peto_odds_ratio(args: TablesArgs, _: &DataSource) -> Result<PetoResult, ToolError> {
-    let options = options(args.level)?;
-    let tables = tables(&args.data)?;
-    let r = meta_analysis::peto_odds_ratio(&tables, &options)?;
-    Ok(PetoResult {
-        k: r.k,
-        level: r.level,
-        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, true),
-        dataset: dataset(args.data),
-    })
+/// `data`: the 2x2 tables, one per study.
+#[cfg(feature = "definitions")]
+pub(super) fn data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({
+        "type": "array",
+        "items": {"type": "object"},
+        "description": format!("One 2x2 table per study: ai, ci, and bi or n1i, di or n2i (numbers or numeric text); at most {MAX_RAW_DATA_ROWS}.")
+    }))
+    .expect("an object schema")
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::{call, MANTEL_HAENSZEL, PETO_ODDS_RATIO};
     use super::*;
+    use meta_analysis::MhMeasure;
+    use serde_json::json;
 
     fn bcg() -> Value {
         // The first four trials of metadat's dat.bcg, one given with group sizes.
@@ -342,7 +258,7 @@ mod tests {
             Some(lib.pooled.exponentiated().0)
         );
         assert_eq!(out["tarone_df"], 3);
-        assert_eq!(out["dataset"]["name"], RAW_DATA);
+        assert_eq!(out["dataset"]["name"], RAW_DATA_NAME);
         // The hash made a row at a time is the canonical hash of the whole array, as the
         // ledger computes it.
         assert_eq!(out["dataset"]["sha256"], canonical::sha256_hex(&bcg()));

@@ -1,14 +1,13 @@
 //! `trim_and_fill` and its plot, `trim_and_fill_plot`: Duval & Tweedie's trim-and-fill.
 
-use super::args::TrimFillArgs;
+use super::args::RecordsSlot;
 use super::data::{DataSource, DatasetInfo};
-use super::plot::title;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
 use super::ToolError;
-use crate::plots::{self, Filled, FunnelInput};
-use meta_analysis::{Estimator, TrimAndFill};
-use serde::Serialize;
-use serde_json::Value;
+use meta_analysis::{Estimator, Method, Side, TrimAndFill};
+use serde::{Deserialize, Serialize};
 
 /// A filled record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,7 +55,7 @@ pub struct TrimAndFillResult {
 }
 
 impl TrimAndFillResult {
-    fn of(t: &TrimAndFill, data: &DataSource, scale: &Scale) -> Self {
+    pub(super) fn of(t: &TrimAndFill, data: &DataSource, scale: &Scale) -> Self {
         TrimAndFillResult {
             estimator: t.estimator.name(),
             side: t.side.name(),
@@ -88,23 +87,8 @@ impl TrimAndFillResult {
     }
 }
 
-/// `trim_and_fill_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct TrimAndFillPlotResult {
-    /// The SVG document.
-    pub svg: String,
-    /// Every number drawn, with its pixel position.
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(with = "serde_json::Map<String, Value>")
-    )]
-    pub numbers: Value,
-    /// The trim-and-fill result drawn.
-    pub trim_and_fill: TrimAndFillResult,
-}
-
-fn run(
+/// Trim-and-fill of the records left after `exclude`, with the ids left out and the scale.
+pub(super) fn run(
     args: TrimFillArgs,
     data: &DataSource,
 ) -> Result<(TrimAndFill, Vec<String>, Scale), ToolError> {
@@ -112,45 +96,61 @@ fn run(
     let excluded = data.exclusions(args.exclude)?;
     let result = meta_analysis::trim_and_fill(
         &data.kept(&excluded),
-        args.estimator.unwrap_or(Estimator::L0),
+        args.estimator.unwrap_or(Estimator::ALL[0]),
         args.side,
         args.method.unwrap_or_default(),
     )?;
     Ok((result, excluded, scale))
 }
 
-/// `trim_and_fill`
-pub fn trim_and_fill(
-    args: TrimFillArgs,
-    data: &DataSource,
-) -> Result<TrimAndFillResult, ToolError> {
-    let (result, _, scale) = run(args, data)?;
-    Ok(TrimAndFillResult::of(&result, data, &scale))
+/// The arguments of `trim_and_fill` and its plot.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct TrimFillArgs {
+    #[serde(
+        default,
+        deserialize_with = "super::args::estimator",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "estimator_schema"))]
+    pub estimator: Option<Estimator>,
+    #[serde(
+        default,
+        deserialize_with = "super::args::side",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "side_schema"))]
+    pub side: Option<Side>,
+    #[serde(
+        default,
+        deserialize_with = "super::args::method",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
+    pub method: Option<Method>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub scale: super::scale::ScaleArgs,
 }
 
-/// `trim_and_fill_plot`: the funnel plot with the filled records drawn open, centred on the
-/// adjusted estimate.
-pub fn trim_and_fill_plot(
-    args: TrimFillArgs,
-    data: &DataSource,
-) -> Result<TrimAndFillPlotResult, ToolError> {
-    let (result, excluded, scale) = run(args, data)?;
-    let plot = plots::funnel(&FunnelInput {
-        records: data.records(),
-        excluded: &excluded,
-        pooled: Some(result.fit.estimate),
-        egger: None,
-        filled: Some(Filled {
-            records: &result.filled,
-            estimator: result.estimator.name(),
-            side: result.side.name(),
-        }),
-        title: &title("Trim-and-fill funnel", data),
-        x_label: &scale.axis_title(),
-    })?;
-    Ok(TrimAndFillPlotResult {
-        svg: plot.svg,
-        numbers: plot.numbers,
-        trim_and_fill: TrimAndFillResult::of(&result, data, &scale),
-    })
+#[cfg(feature = "definitions")]
+fn estimator_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Estimator::ALL.iter().map(|e| e.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "Estimator of the number missing."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn side_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Side::ALL.iter().map(|s| s.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "Side where records are missing; default: estimated as metafor does."}))
+        .expect("an object schema")
 }

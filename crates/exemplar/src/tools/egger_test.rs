@@ -1,11 +1,33 @@
 //! `egger_test`: Egger's regression test and the registered rule.
 
-use super::args::EggerArgs;
+use super::args::RecordsSlot;
 use super::data::{DataSource, DatasetInfo};
-use super::ToolError;
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{Companion, Tool, ToolError, ToolGroup, FUNNEL_PLOT, MAX_TOOL_RECORDS};
 use crate::protocol::{rule, RuleOutcome, RULE_TEXT};
 use meta_analysis::{EggerResult, EggerVariant};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+pub static EGGER_TEST: Tool = Tool {
+    name: "egger_test",
+    title: "Egger's regression test",
+    summary: "Egger's test for funnel-plot asymmetry, and the registered rule's outcome.",
+    group: ToolGroup::Benchmark,
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(Companion::same_arguments(&FUNNEL_PLOT)),
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Egger's test for funnel-plot asymmetry. classic (registered; Egger et al. 1997): OLS \
+of yi/sqrt(vi) on 1/sqrt(vi), t test of the intercept (metafor's regtest(model = \"lm\")). \
+rma: z test of the slope on sqrt(vi) (regtest's default). rule_outcome: {RULE_TEXT}, on \
+egger_p. Needs 3 records, vi not all equal."
+        )
+    },
+    handler: handler!(egger_test),
+};
 
 /// `egger_test`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -63,19 +85,44 @@ impl EggerTestResult {
     }
 }
 
-/// The test on the records left after `exclude`, with the ids left out.
+/// `egger_test`'s arguments.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct EggerArgs {
+    /// classic: OLS t test of the intercept; rma: z test of the slope.
+    #[serde(
+        default,
+        deserialize_with = "super::args::variant",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
+    pub variant: Option<EggerVariant>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+}
+
+/// The test of `variant` (default classic) on the records left after `exclude`, with the
+/// ids left out.
 pub fn run_egger(
-    args: EggerArgs,
+    variant: Option<EggerVariant>,
+    exclude: Vec<String>,
     data: &DataSource,
 ) -> Result<(EggerResult, Vec<String>), ToolError> {
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = data.exclusions(exclude)?;
     let kept = data.kept(&excluded);
-    let variant = args.variant.unwrap_or(EggerVariant::Classic);
+    let variant = variant.unwrap_or(EggerVariant::ALL[0]);
     Ok((meta_analysis::egger_test(&kept, variant)?, excluded))
 }
 
 /// `egger_test`
 pub fn egger_test(args: EggerArgs, data: &DataSource) -> Result<EggerTestResult, ToolError> {
-    let (result, excluded) = run_egger(args, data)?;
+    let (result, excluded) = run_egger(args.variant, args.exclude, data)?;
     Ok(EggerTestResult::of(&result, excluded, data))
 }

@@ -2,11 +2,24 @@
 
 use super::args::NoArgs;
 use super::data::DataSource;
-use super::ToolError;
+use super::{Tool, ToolError, ToolGroup};
 use crate::dataset::{self, DatasetView};
 
+pub static GET_DATASET: Tool = Tool {
+    name: "get_dataset",
+    title: "Get the frozen dataset",
+    summary: "The frozen dataset: all 19 records with every column, its SHA-256 and provenance.",
+    group: ToolGroup::Benchmark,
+    max_records: 0,
+    companion: None,
+    echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
+    description,
+    handler: handler!(get_dataset),
+};
+
 #[cfg(feature = "definitions")]
-pub fn description() -> String {
+fn description() -> String {
     format!(
         "The frozen dataset, metadat's dat.raudenbush1985 (teacher expectancy, pupil IQ): 19 \
 records, s01-s19 (s04, s05: two samples of one study), every column ({}), its CSV's SHA-256 \

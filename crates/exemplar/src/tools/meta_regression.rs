@@ -1,11 +1,14 @@
 //! `meta_regression`: the mixed-effects meta-regression on named moderator columns, with
 //! predictions at given moderator values.
 
-use super::args::MetaRegressionArgs;
+use super::args::FitArgs;
 use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
 use super::fit::weighted_error;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{Companion, Tool, ToolGroup, BUBBLE_PLOT, MAX_TOOL_RECORDS};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{MetaRegression, Moderator, ModeratorValue, Term, MAX_MODERATORS};
 use serde::{Deserialize, Serialize};
@@ -13,6 +16,68 @@ use serde_json::{Map, Value};
 
 /// The most prediction points one call takes.
 pub const MAX_PREDICTIONS: usize = 100;
+
+pub static META_REGRESSION: Tool = Tool {
+    name: "meta_regression",
+    title: "Mixed-effects meta-regression",
+    summary: "Effects explained by moderator columns: coefficients, tests, R^2, predictions.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(Companion::mapped(
+        &BUBBLE_PLOT,
+        bubble_applies,
+        bubble_arguments,
+    )),
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Mixed-effects meta-regression, as metafor's rma(yi, vi, mods): intercept plus the \
+columns in `mods` (at most {}); a text column is a factor (treatment coding, levels sorted, \
+coefficients column:level). Gives coefficients, QM (F with knha), QE, residual tau^2, I^2, \
+pseudo-R^2 (percent) and a prediction per object of `at`.",
+            meta_analysis::MAX_MODERATORS,
+        )
+    },
+    handler: handler!(meta_regression),
+};
+
+/// `meta_regression`'s bubble plot: with exactly one moderator, a numeric one, and no user
+/// weights (the plot draws the unweighted line).
+fn bubble_applies(args: &Value) -> bool {
+    if args.get("weights").is_some() {
+        return false;
+    }
+    let Some([Value::String(name)]) = args
+        .get("mods")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    else {
+        return false;
+    };
+    match args.get("records").and_then(Value::as_array) {
+        // The call succeeded, so every record analysed holds the column, all of one type.
+        Some(records) => records
+            .iter()
+            .find_map(|r| r.get(name))
+            .is_some_and(Value::is_number),
+        None => super::data::FROZEN_NUMERIC_COLUMNS.contains(&name.as_str()),
+    }
+}
+
+/// `meta_regression`'s arguments as `bubble_plot`'s: `mod`, `method`, `exclude`, `records`.
+fn bubble_arguments(args: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(name) = args.get("mods").and_then(|m| m.get(0)) {
+        out.insert("mod".into(), name.clone());
+    }
+    for key in ["method", "level", "test", "exclude", "records"] {
+        if let Some(value) = args.get(key) {
+            out.insert(key.into(), value.clone());
+        }
+    }
+    Value::Object(out)
+}
 
 /// One coefficient.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -201,26 +266,50 @@ fn values_at(
         .collect()
 }
 
-/// `meta_regression`'s arguments: a meta-regression's, and `weights`, the name of a numeric
-/// column holding each record's weight.
+/// `meta_regression`'s arguments: the moderators, the fit's options, prediction points,
+/// exclusions and `weights`, the name of a numeric column holding each record's weight.
 #[derive(Debug, Deserialize)]
-pub struct WeightedMetaRegressionArgs {
-    pub weights: Option<String>,
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MetaRegressionArgs {
+    /// Optional ids of records to leave out before the fit (distinct, each must exist).
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
+    pub exclude: Vec<String>,
     #[serde(flatten)]
-    pub regression: MetaRegressionArgs,
+    pub fit: FitArgs,
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
+    pub mods: Vec<String>,
+    // One object per prediction: a value for each moderator.
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "at_schema"))]
+    pub at: Vec<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::weights"))]
+    pub weights: Option<String>,
+}
+
+/// `at`: the moderator values at which to predict.
+#[cfg(feature = "definitions")]
+fn at_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "additionalProperties": {"type": ["number", "string"]}
+        },
+        "description": format!("Points to predict at (at most {MAX_PREDICTIONS}), e.g. [{{\"weeks\": 0}}]; default none.")
+    }))
+    .expect("an object schema")
 }
 
 /// `meta_regression`: [`meta_analysis::meta_regression_weighted`] with the `weights`
 /// column's values of the records kept, or without weights (then exactly
 /// [`meta_analysis::meta_regression`]).
 pub fn meta_regression(
-    args: WeightedMetaRegressionArgs,
+    args: MetaRegressionArgs,
     data: &DataSource,
 ) -> Result<MetaRegressionResult, ToolError> {
-    let WeightedMetaRegressionArgs {
-        weights: column,
-        regression: args,
-    } = args;
+    let column = args.weights.clone();
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
     if args.at.len() > MAX_PREDICTIONS {

@@ -1,9 +1,62 @@
 //! `influence_diagnostics`: metafor's case-deletion diagnostics for every record.
 
-use super::args::InfluenceArgs;
+use super::args::RecordsSlot;
 use super::data::{DataSource, DatasetInfo};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
 use super::ToolError;
-use serde::Serialize;
+use super::{Tool, ToolGroup, MAX_INFLUENCE_RECORDS};
+use meta_analysis::{Method, Test};
+use serde::{Deserialize, Serialize};
+
+pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
+    name: "influence_diagnostics",
+    title: "Influence diagnostics",
+    summary: "Each record's influence on the fit: residuals, DFFITS, Cook's distance.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_INFLUENCE_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Case-deletion diagnostics of each record, as metafor 3.8-1's influence(), with \
+the z test or knha (which rescales rstudent, dffits, dfbetas, cook_d and cov_r). No level: no value is \
+an interval. Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
+        )
+    },
+    handler: handler!(influence_diagnostics),
+};
+
+/// `influence_diagnostics`' arguments: the estimator, the test and `exclude` (no level: it
+/// reports no interval).
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct InfluenceArgs {
+    #[serde(
+        default,
+        deserialize_with = "super::args::method",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
+    pub method: Option<Method>,
+    #[serde(
+        default,
+        deserialize_with = "super::args::test",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
+    pub test: Option<Test>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+}
 
 /// One record's diagnostics.
 #[derive(Debug, Clone, PartialEq, Serialize)]

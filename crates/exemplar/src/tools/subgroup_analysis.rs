@@ -1,12 +1,49 @@
 //! `subgroup_analysis`: a separate fit per level of a text column and the tests for
 //! subgroup differences.
 
-use super::args::SubgroupArgs;
+use super::args::FitArgs;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{Companion, Tool, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{ModeratorColumn, SubgroupAnalysis};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+pub static SUBGROUP_ANALYSIS: Tool = Tool {
+    name: "subgroup_analysis",
+    title: "Subgroup analysis",
+    summary: "A separate fit per level of a text column, and the test for subgroup differences.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(Companion::same_arguments(&FOREST_PLOT)),
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Subgroup analysis by the text column `by` (at most {} levels, sorted): a fit per \
+level (one record: tau2 = 0 and a z test, as metafor), q_between (Q of the subgroup \
+estimates, weights 1/se^2: a tau^2 per subgroup, as RevMan and R's meta) and qm_common_tau2 \
+(QM of the meta-regression on `by`: one common tau^2).",
+            meta_analysis::MAX_LEVELS,
+        )
+    },
+    handler: handler!(subgroup_analysis),
+};
+
+/// `subgroup_analysis`'s arguments: the text column, the fit's options and exclusions.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct SubgroupArgs {
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub fit: FitArgs,
+    /// Text column whose levels are the subgroups, e.g. "tester".
+    pub by: String,
+}
 
 /// One level's fit.
 #[derive(Debug, Clone, PartialEq, Serialize)]

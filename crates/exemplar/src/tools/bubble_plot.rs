@@ -1,0 +1,120 @@
+//! `bubble_plot`: effects against a numeric moderator with the meta-regression's line.
+
+use super::args::{fit_options, RecordsSlot};
+use super::data::DataSource;
+use super::meta_regression::MetaRegressionResult;
+use super::plot::title;
+use super::scale::Scale;
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+#[cfg(feature = "definitions")]
+use super::META_REGRESSION;
+use super::{ErrorCode, Tool, ToolError, ToolGroup};
+use crate::plots::{self, BubbleInput};
+use meta_analysis::{Method, ModeratorColumn, Test};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub static BUBBLE_PLOT: Tool = Tool {
+    name: "bubble_plot",
+    title: "Bubble plot of a meta-regression (SVG)",
+    summary: "Effects against a numeric moderator with the fitted line and band, as SVG.",
+    group: ToolGroup::Plot,
+    max_records: crate::plots::MAX_BUBBLE_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Bubble plot (SVG) of {}'s fit on one numeric moderator `mod`: yi against it, areas \
+proportional to 1/(vi + tau^2), the fitted line and CI band; excluded records hollow.",
+            META_REGRESSION.name,
+        )
+    },
+    handler: handler!(bubble_plot),
+};
+
+/// `bubble_plot`'s arguments: the numeric moderator, the fit's options and exclusions.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct BubbleArgs {
+    /// Numeric moderator column, e.g. "weeks".
+    #[serde(rename = "mod")]
+    pub moderator: String,
+    #[serde(
+        default,
+        deserialize_with = "super::args::method",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
+    pub method: Option<Method>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
+    pub level: Option<f64>,
+    #[serde(
+        default,
+        deserialize_with = "super::args::test",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
+    pub test: Option<Test>,
+    /// Ids to leave out of the model (drawn hollow).
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
+    pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+    /// The plot's axis.
+    #[serde(flatten)]
+    pub scale: super::scale::ScaleArgs,
+}
+
+/// `bubble_plot`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct BubblePlotResult {
+    /// The SVG document.
+    pub svg: String,
+    /// Every number drawn, with its pixel position.
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "serde_json::Map<String, Value>")
+    )]
+    pub numbers: Value,
+    /// The meta-regression drawn (as the meta-regression tool returns it, without predictions).
+    pub fit: MetaRegressionResult,
+}
+
+/// `bubble_plot` (test z, level 0.95).
+pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResult, ToolError> {
+    let options = fit_options(args.method, args.level, args.test)?;
+    let scale = Scale::of(&args.scale, data)?;
+    let excluded = data.exclusions(args.exclude)?;
+    let name = &args.moderator;
+    let moderator = data.moderator(name, &excluded)?;
+    if let ModeratorColumn::Factor(_) = moderator.column {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("a bubble plot needs a numeric moderator, but {name} holds text"),
+        ));
+    }
+    let model = meta_analysis::meta_regression(&data.kept(&excluded), &[moderator], &options)?;
+    let values = data.numbers(name);
+    let plot = plots::bubble(&BubbleInput {
+        records: data.records(),
+        excluded: &excluded,
+        values: &values,
+        model: &model,
+        title: &title("Bubble", data),
+        y_label: &scale.axis_title(),
+    })?;
+    Ok(BubblePlotResult {
+        svg: plot.svg,
+        numbers: plot.numbers,
+        fit: MetaRegressionResult::of(&model, Vec::new(), data, &scale),
+    })
+}

@@ -1,0 +1,37 @@
+//! `cumulative_meta_analysis`: the pooled fit as records are added one at a time.
+
+use super::cumulative::{result, run, CumulativeArgs, CumulativeResult};
+use super::data::DataSource;
+use super::scale::Scale;
+use super::{
+    Companion, Tool, ToolError, ToolGroup, CUMULATIVE_FOREST_PLOT, MAX_CUMULATIVE_RECORDS,
+};
+
+pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
+    name: "cumulative_meta_analysis",
+    title: "Cumulative meta-analysis",
+    summary: "The pooled fit as records are added one at a time, in the order you choose.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_CUMULATIVE_RECORDS,
+    companion: Some(Companion::same_arguments(&CUMULATIVE_FOREST_PLOT)),
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Cumulative meta-analysis, as metafor's cumul(): the model fitted to the first 1, \
+2, ..., k records, added in the order of `order_by` (at most {MAX_CUMULATIVE_RECORDS} \
+records). Step 1 is the record itself (tau2 = 0, z test), as in metafor."
+        )
+    },
+    handler: handler!(cumulative_meta_analysis),
+};
+
+/// `cumulative_meta_analysis`
+pub fn cumulative_meta_analysis(
+    args: CumulativeArgs,
+    data: &DataSource,
+) -> Result<CumulativeResult, ToolError> {
+    let scale = Scale::of(&args.fit.scale, data)?;
+    let (steps, _) = run(&args, data)?;
+    Ok(result(&args, &steps, data, &scale))
+}

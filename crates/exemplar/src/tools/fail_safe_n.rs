@@ -1,0 +1,126 @@
+//! `fail_safe_n`: Rosenthal's, Orwin's and Rosenberg's fail-safe N.
+
+use super::args::RecordsSlot;
+use super::data::{DataSource, DatasetInfo};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use meta_analysis::FailSafeType;
+use serde::{Deserialize, Serialize};
+
+pub static FAIL_SAFE_N: Tool = Tool {
+    name: "fail_safe_n",
+    title: "Fail-safe N",
+    summary: "How many null studies would overturn the result (fail-safe N).",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Fail-safe N, as metafor 3.8-1's fsn(): null results needed to overturn the result. \
+Rosenthal: Stouffer's z below the one-sided critical value; Orwin: the mean down to `target`; \
+Rosenberg: the equal-effects estimate not significant. Needs 2 records."
+            .to_string()
+    },
+    handler: handler!(fail_safe_n),
+};
+
+/// `fail_safe_n`'s arguments.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct FailSafeArgs {
+    #[serde(
+        rename = "type",
+        default,
+        deserialize_with = "super::args::fail_safe_type",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "type_schema"))]
+    pub kind: Option<FailSafeType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "alpha_schema"))]
+    pub alpha: Option<f64>,
+    /// Orwin only: the mean effect to reach (default half the mean; not 0).
+    pub target: Option<f64>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+}
+
+#[cfg(feature = "definitions")]
+fn type_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = FailSafeType::ALL.iter().map(|t| t.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "The method."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn alpha_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_ALPHA, "description": "Significance level."}))
+        .expect("an object schema")
+}
+
+/// The default significance level.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
+/// `fail_safe_n`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct FailSafeResult {
+    /// "Rosenthal", "Orwin" or "Rosenberg".
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The fail-safe number of null studies.
+    pub fsn: u64,
+    /// Significance level (used by Rosenthal and Rosenberg).
+    pub alpha: f64,
+    /// Orwin: the effect the mean is brought down to (default half the mean effect); null
+    /// for the other types.
+    pub target: Option<f64>,
+    /// Rosenthal: one-sided p value of Stouffer's combined z; Rosenberg: two-sided p value of
+    /// the equal-effects estimate; null for Orwin.
+    pub observed_p: Option<f64>,
+    /// Orwin: the unweighted mean effect; Rosenberg: the equal-effects estimate; null for
+    /// Rosenthal.
+    pub observed_effect: Option<f64>,
+    pub dataset: DatasetInfo,
+}
+
+/// `fail_safe_n`
+pub fn fail_safe_n(args: FailSafeArgs, data: &DataSource) -> Result<FailSafeResult, ToolError> {
+    let alpha = args.alpha.unwrap_or(DEFAULT_ALPHA);
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("alpha must be strictly between 0 and 1 (for example 0.05), got {alpha}"),
+        ));
+    }
+    let kind = args.kind.unwrap_or_default();
+    if args.target.is_some() && kind != meta_analysis::FailSafeType::Orwin {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "target applies only to type \"Orwin\", not to \"{}\"",
+                kind.name()
+            ),
+        ));
+    }
+    let excluded = data.exclusions(args.exclude)?;
+    let n = meta_analysis::fail_safe_n(&data.kept(&excluded), kind, alpha, args.target)?;
+    Ok(FailSafeResult {
+        kind: n.kind.name(),
+        fsn: n.fsn,
+        alpha: n.alpha,
+        target: n.target,
+        observed_p: n.observed_p,
+        observed_effect: n.observed_effect,
+        dataset: data.info().clone(),
+    })
+}

@@ -1,0 +1,171 @@
+//! `fit_multilevel`: the three-level random-effects model for several effect sizes per
+//! study (metafor's `rma.mv(yi, vi, random = ~ 1 | study/es)`).
+
+use super::data::{DataSource, DatasetInfo};
+use super::meta_regression::CoefficientRow;
+use super::multilevel::{labels, optional_moderators, MultilevelArgs, DEFAULT_STUDY};
+#[cfg(feature = "definitions")]
+use super::META_REGRESSION;
+use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use meta_analysis::BoundKind;
+use serde::Serialize;
+
+pub static FIT_MULTILEVEL: Tool = Tool {
+    name: "fit_multilevel",
+    title: "Multilevel (three-level) meta-analysis",
+    summary: "Several effect sizes per study: between- and within-study variances with profile CIs, the pooled estimate or moderators.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Three-level random-effects model for several effect sizes per study, as metafor's \
+rma.mv(yi, vi, mods, random = ~ 1 | study/es): sigma2 = [between studies, within studies] by \
+REML or ML at the exact optimum, with profile-likelihood CIs as confint(). Without mods: the \
+pooled estimate with its CI and prediction interval; with mods (columns as in {}): \
+coefficients and the QM test. Test t uses k-p df. Needs at least 2 studies, one of them with \
+more than one record.",
+            META_REGRESSION.name
+        )
+    },
+    handler: handler!(fit_multilevel),
+};
+
+/// `fit_multilevel`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MultilevelResult {
+    /// Records fitted.
+    pub k: usize,
+    /// Studies (the outer level).
+    pub n_studies: usize,
+    /// The column naming the studies.
+    pub study: String,
+    /// "REML" or "ML".
+    pub method: &'static str,
+    /// "z" or "t".
+    pub test: &'static str,
+    pub level: f64,
+    /// [between studies, within studies]: sigma^2 of the study level and of the effect sizes within a study.
+    pub sigma2: Vec<f64>,
+    /// Profile-likelihood lower bounds of sigma2 (0 when the profile at 0 is inside the interval).
+    pub sigma2_ci_lower: Vec<f64>,
+    /// Profile-likelihood upper bounds of sigma2 (null when beyond the search range).
+    pub sigma2_ci_upper: Vec<Option<f64>>,
+    /// Without moderators: the pooled estimate (else null).
+    pub estimate: Option<f64>,
+    pub se: Option<f64>,
+    /// z, or t with k - p df.
+    pub statistic: Option<f64>,
+    /// k - p with test "t", else null.
+    pub df: Option<f64>,
+    pub p: Option<f64>,
+    pub ci_lower: Option<f64>,
+    pub ci_upper: Option<f64>,
+    /// Prediction interval of a new effect size (without moderators; else null).
+    pub pi_lower: Option<f64>,
+    pub pi_upper: Option<f64>,
+    /// Omnibus test of the moderators (null without moderators): chi^2, or F with test "t".
+    pub qm: Option<f64>,
+    pub qm_df: usize,
+    pub qm_df2: Option<usize>,
+    pub qm_p: Option<f64>,
+    /// Test of residual heterogeneity, k - p df.
+    pub qe: f64,
+    pub qe_df: usize,
+    pub qe_p: f64,
+    /// The (restricted) log-likelihood at the optimum, as metafor's logLik.
+    pub loglik: f64,
+    pub iterations: usize,
+    /// Intercept first, then each moderator's coefficients.
+    pub coefficients: Vec<CoefficientRow>,
+    /// Sentences on bounds at 0 or beyond the search range.
+    pub notes: Vec<String>,
+    pub dataset: DatasetInfo,
+}
+
+/// `fit_multilevel`
+pub fn fit_multilevel(
+    args: MultilevelArgs,
+    data: &DataSource,
+) -> Result<MultilevelResult, ToolError> {
+    let options = args.options()?;
+    let study = args
+        .study
+        .clone()
+        .unwrap_or_else(|| DEFAULT_STUDY.to_string());
+    let excluded = data.exclusions(args.exclude.clone())?;
+    let studies = labels(data, &study, "study", &excluded)?;
+    let mods = optional_moderators(&args.mods, &excluded, data)?;
+    let model = meta_analysis::multilevel(&data.kept(&excluded), &studies, &mods, &options)?;
+    let intervals = model.profile_intervals()?;
+    let mut notes = Vec::new();
+    let which = ["between-study", "within-study"];
+    for (r, ci) in intervals.iter().enumerate() {
+        if ci.lower.kind == BoundKind::Zero {
+            notes.push(format!(
+                "The lower bound of the {} sigma^2 is 0: the profile likelihood at 0 lies inside \
+                 the interval.",
+                which[r]
+            ));
+        }
+        if ci.upper.kind == BoundKind::BeyondSearch {
+            notes.push(format!(
+                "The upper bound of the {} sigma^2 lies beyond {} (the search range), so it is \
+                 reported as null.",
+                which[r], ci.upper.tau2
+            ));
+        }
+    }
+    let single = model.p == 1;
+    let c0 = &model.coefficients[0];
+    Ok(MultilevelResult {
+        k: model.k,
+        n_studies: model.n_studies,
+        study,
+        method: model.method.name(),
+        test: model.test.name(),
+        level: model.level,
+        sigma2: model.sigma2.to_vec(),
+        sigma2_ci_lower: intervals.iter().map(|c| c.lower.tau2).collect(),
+        sigma2_ci_upper: intervals
+            .iter()
+            .map(|c| (c.upper.kind != BoundKind::BeyondSearch).then_some(c.upper.tau2))
+            .collect(),
+        estimate: single.then_some(c0.estimate),
+        se: single.then_some(c0.se),
+        statistic: single.then_some(c0.statistic),
+        df: model.df,
+        p: single.then_some(c0.p),
+        ci_lower: single.then_some(c0.ci_lower),
+        ci_upper: single.then_some(c0.ci_upper),
+        pi_lower: model.pi_lower,
+        pi_upper: model.pi_upper,
+        qm: model.qm,
+        qm_df: model.qm_df,
+        qm_df2: model.qm_df2,
+        qm_p: model.qm_p,
+        qe: model.qe,
+        qe_df: model.qe_df,
+        qe_p: model.qe_p,
+        loglik: model.loglik,
+        iterations: model.iterations,
+        coefficients: model
+            .coefficients
+            .iter()
+            .map(|c| CoefficientRow {
+                name: c.name.clone(),
+                estimate: c.estimate,
+                se: c.se,
+                statistic: c.statistic,
+                p: c.p,
+                ci_lower: c.ci_lower,
+                ci_upper: c.ci_upper,
+            })
+            .collect(),
+        notes,
+        dataset: data.info().clone(),
+    })
+}

@@ -1,0 +1,83 @@
+//! `leave_one_out`: the fit again without each record in turn.
+
+use super::args::ExcludeFitArgs;
+use super::data::{DataSource, DatasetInfo};
+use super::fit::{FitHead, FitStats};
+use super::scale::{Scale, ScaleInfo};
+use super::{Tool, ToolError, ToolGroup, MAX_LEAVE_ONE_OUT_RECORDS};
+use serde::Serialize;
+
+pub static LEAVE_ONE_OUT: Tool = Tool {
+    name: "leave_one_out",
+    title: "Leave-one-out sensitivity analysis",
+    summary: "The fit again without each record in turn.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_LEAVE_ONE_OUT_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "Leave-one-out sensitivity analysis, as metafor's leave1out(): the model refitted \
+without each record in turn (at most {MAX_LEAVE_ONE_OUT_RECORDS} records). `results` holds one \
+fit per record, in record order, `omitted` naming it."
+        )
+    },
+    handler: handler!(leave_one_out),
+};
+
+/// One row of `leave_one_out`: the fit without record `omitted`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct LeaveOneOutRow {
+    /// The id of the record left out.
+    pub omitted: String,
+    #[serde(flatten)]
+    pub head: FitHead,
+    #[serde(flatten)]
+    pub stats: FitStats,
+}
+
+/// `leave_one_out`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct LeaveOneOutResult {
+    pub method: &'static str,
+    pub test: &'static str,
+    pub level: f64,
+    /// All records (each row fits k - 1).
+    pub k: usize,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
+    /// One fit per record, in record order.
+    pub results: Vec<LeaveOneOutRow>,
+    pub dataset: DatasetInfo,
+}
+
+/// `leave_one_out`: each record left out in turn, of the records left after `exclude`.
+pub fn leave_one_out(
+    args: ExcludeFitArgs,
+    data: &DataSource,
+) -> Result<LeaveOneOutResult, ToolError> {
+    let options = args.fit.options()?;
+    let scale = Scale::of(&args.fit.scale, data)?;
+    let excluded = data.exclusions(args.exclude)?;
+    let kept = data.kept(&excluded);
+    let rows = meta_analysis::leave_one_out(&kept, &options)?;
+    Ok(LeaveOneOutResult {
+        method: options.method.name(),
+        test: options.test.name(),
+        level: options.level,
+        k: kept.len(),
+        scale: scale.info(),
+        results: rows
+            .iter()
+            .map(|row| LeaveOneOutRow {
+                omitted: row.id.clone(),
+                head: FitHead::of(&row.fit),
+                stats: FitStats::of(&row.fit, &scale),
+            })
+            .collect(),
+        dataset: data.info().clone(),
+    })
+}

@@ -1,0 +1,115 @@
+//! `load_data`: keeps a caller's records (or the records computed from raw data) in the
+//! session's [`DataStore`](super::DataStore) and returns a handle. The dispatch reads the
+//! data and keeps them; the handler describes them.
+
+use super::args::RecordsSlot;
+use super::data::{DataSource, DatasetInfo};
+#[cfg(feature = "definitions")]
+use super::store::{DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
+use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+#[cfg(feature = "definitions")]
+use super::{COMPUTE_EFFECT_SIZES, MAX_ARGS_BYTES};
+use serde::{Deserialize, Serialize};
+
+pub static LOAD_DATA: Tool = Tool {
+    name: "load_data",
+    title: "Load data once, get a handle",
+    summary: "Keeps your records (or raw data's effect sizes) in this session and returns a handle (data_id) for later calls.",
+    group: ToolGroup::Data,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description,
+    handler: handler!(describe),
+};
+
+#[cfg(feature = "definitions")]
+fn description() -> String {
+    format!(
+        "Keeps records in this session's memory and returns a handle (\"d1\", \"d2\", ...) \
+that every tool taking `records` accepts as `{DATA_ID}`, so large data are sent once. Give \
+`records`, or raw `data` with `measure` (computed as {} does). Holds at most {MAX_HANDLES} \
+handles and {} MiB of records; beyond that the oldest are dropped (`expired` lists them), and a \
+call naming a dropped or unknown handle fails with unknown_data. Handles are never stored on \
+disk and end with the session. One call's arguments are at most {} bytes.",
+        COMPUTE_EFFECT_SIZES.name,
+        MAX_HELD_BYTES / (1024 * 1024),
+        MAX_ARGS_BYTES
+    )
+}
+
+/// `load_data`'s arguments: `records`, or raw `data` with `compute_effect_sizes`' own
+/// arguments. Only `measure` is read here; the dispatch reads the data.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct LoadArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::effect_sizes::measure_schema")
+    )]
+    pub measure: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("Raw data instead of records: one object per study with the columns of `measure` (required with data); its records are computed as {} does and kept.", COMPUTE_EFFECT_SIZES.name)))]
+    pub data: RecordsSlot,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::effect_sizes::add_schema")
+    )]
+    pub add: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::effect_sizes::to_schema")
+    )]
+    pub to: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::raw_columns::schema")
+    )]
+    pub columns: RecordsSlot,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::schema_derivation::records_slot")
+    )]
+    pub _records: RecordsSlot,
+}
+
+/// `load_data`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct LoadDataResult {
+    /// The handle: pass it as `data_id` to any tool that takes `records`.
+    pub data_id: String,
+    /// Records held.
+    pub k: usize,
+    /// The records' further columns (moderators), in order of first appearance.
+    pub columns: Vec<String>,
+    /// The escalc measure the records were computed with (raw `data`), else null.
+    pub measure: Option<String>,
+    /// Size of the records as canonical JSON, in bytes.
+    pub bytes: usize,
+    /// Handles dropped to make room (oldest first); calls naming them now fail.
+    pub expired: Vec<String>,
+    /// The data, named and hashed exactly as the same records given inline.
+    pub dataset: DatasetInfo,
+}
+
+/// `load_data`'s handler: what the records hold. The handle, their size and the handles
+/// dropped are filled in by the dispatch, which holds the store.
+pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, ToolError> {
+    Ok(LoadDataResult {
+        data_id: String::new(),
+        k: data.records().len(),
+        columns: data.column_names().into_iter().map(String::from).collect(),
+        measure: args.measure,
+        bytes: 0,
+        expired: Vec::new(),
+        dataset: data.info().clone(),
+    })
+}

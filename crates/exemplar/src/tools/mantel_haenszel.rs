@@ -1,0 +1,104 @@
+//! `mantel_haenszel`: the Mantel-Haenszel pooled OR, RR or RD of 2x2 tables.
+
+use super::data::{DataSource, DatasetInfo};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::tables::{dataset, options, tables, TableRows, TablesPooled};
+use super::{ErrorCode, Tool, ToolError, ToolGroup};
+use meta_analysis::MhMeasure;
+use serde::{Deserialize, Serialize};
+
+pub static MANTEL_HAENSZEL: Tool = Tool {
+    name: "mantel_haenszel",
+    title: "Mantel-Haenszel for 2x2 tables",
+    summary: "Mantel-Haenszel pooled OR, RR or RD of 2x2 tables, with CMH and Tarone tests.",
+    group: ToolGroup::Analysis,
+    max_records: 0,
+    companion: None,
+    echoes_caller_text: false,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Pools 2x2 tables by Mantel-Haenszel as metafor's rma.mh(), uncorrected: \
+Robins-Breslow-Greenland (OR) and Greenland-Robins (RR, RD) variances; estimate on the log scale \
+for OR and RR (exp_* the ratio). Q: the tables' escalc effects about the pooled one (0.5 added \
+to tables with a zero; double-zero tables left out)."
+            .to_string()
+    },
+    handler: handler!(mantel_haenszel),
+};
+
+/// `mantel_haenszel`'s arguments.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MantelHaenszelArgs {
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::tables::data_schema")
+    )]
+    pub data: TableRows,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
+    pub level: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "measure_schema"))]
+    pub measure: Option<String>,
+}
+
+/// `measure`: one of [`MhMeasure::ALL`], OR by default.
+#[cfg(feature = "definitions")]
+fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = MhMeasure::ALL.iter().map(|m| m.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "The measure pooled."}))
+        .expect("an object schema")
+}
+
+/// `mantel_haenszel`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MantelHaenszelResult {
+    /// "OR", "RR" or "RD".
+    pub measure: &'static str,
+    /// Tables analysed.
+    pub k: usize,
+    pub level: f64,
+    #[serde(flatten)]
+    pub pooled: TablesPooled,
+    /// OR only: the Cochran-Mantel-Haenszel test of OR = 1 (continuity corrected, 1 df).
+    pub cmh: Option<f64>,
+    pub cmh_p: Option<f64>,
+    /// OR only: Tarone's test of homogeneous odds ratios, on tarone_df df (null with fewer
+    /// than 2 informative tables).
+    pub tarone: Option<f64>,
+    pub tarone_df: Option<usize>,
+    pub tarone_p: Option<f64>,
+    pub dataset: DatasetInfo,
+}
+
+/// `mantel_haenszel`
+pub fn mantel_haenszel(
+    args: MantelHaenszelArgs,
+    _: &DataSource,
+) -> Result<MantelHaenszelResult, ToolError> {
+    let name = args.measure.as_deref().unwrap_or(MhMeasure::ALL[0].name());
+    let measure = MhMeasure::parse(name).ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("unknown measure {name:?}; one of OR, RR, RD"),
+        )
+    })?;
+    let options = options(args.level)?;
+    let tables = tables(&args.data)?;
+    let r = meta_analysis::mantel_haenszel(&tables, measure, &options)?;
+    Ok(MantelHaenszelResult {
+        measure: measure.name(),
+        k: r.k,
+        level: r.level,
+        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, measure.is_ratio()),
+        cmh: r.cmh.map(|t| t.statistic),
+        cmh_p: r.cmh.map(|t| t.p),
+        tarone: r.tarone.map(|t| t.statistic),
+        tarone_df: r.tarone.map(|t| t.df),
+        tarone_p: r.tarone.map(|t| t.p),
+        dataset: dataset(args.data),
+    })
+}

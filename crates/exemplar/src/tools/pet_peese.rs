@@ -1,0 +1,214 @@
+//! `pet_peese`: the effect corrected for small-study effects by PET-PEESE.
+
+use super::args::RecordsSlot;
+use super::data::{DataSource, DatasetInfo};
+use super::publication_bias::level;
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use meta_analysis::{Alternative, Coefficient, MetaRegression, PetPeeseOptions, Test};
+use serde::{Deserialize, Serialize};
+
+/// PET-PEESE's tests, the default (knha: lm's multiplicative error) first.
+const TESTS: [Test; 2] = [Test::Knha, Test::Z];
+
+/// The default level of PET's intercept test.
+const DEFAULT_ALPHA: f64 = 0.05;
+
+pub static PET_PEESE: Tool = Tool {
+    name: "pet_peese",
+    title: "PET-PEESE",
+    summary: "The effect corrected for small-study effects by PET-PEESE's conditional rule.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "PET-PEESE (Stanley & Doucouliagos 2014): WLS of yi on sqrt(vi) (PET) and on vi (PEESE), \
+weights 1/vi (knha: lm's multiplicative error, t with k-2 df; z: fixed effect). The estimate is \
+PEESE's intercept if PET's intercept test rejects at alpha, else PET's. Needs 3 records with \
+unequal vi."
+            .to_string()
+    },
+    handler: handler!(pet_peese),
+};
+
+/// `pet_peese`'s arguments.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct PetPeeseArgs {
+    /// knha: multiplicative error, t tests; z: fixed effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
+    test: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
+    level: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "alpha_schema"))]
+    alpha: Option<f64>,
+    /// Alternative of PET's intercept test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "alternative_schema"))]
+    alternative: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    _records: RecordsSlot,
+}
+
+#[cfg(feature = "definitions")]
+fn test_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = TESTS.iter().map(|t| t.name()).collect();
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "enum": names, "default": names[0]}),
+    )
+    .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn alpha_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_ALPHA, "description": "Level of PET's intercept test."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn alternative_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Alternative::ALL.iter().map(|a| a.name()).collect();
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "enum": names, "default": names[0]}),
+    )
+    .expect("an object schema")
+}
+
+/// One coefficient of PET or PEESE.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RegressionCoefficient {
+    pub estimate: f64,
+    pub se: f64,
+    /// t (test knha, k - 2 df) or z.
+    pub statistic: f64,
+    /// Two-sided p value of the coefficient = 0.
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+}
+
+impl RegressionCoefficient {
+    fn of(c: &Coefficient) -> Self {
+        RegressionCoefficient {
+            estimate: c.estimate,
+            se: c.se,
+            statistic: c.statistic,
+            p: c.p,
+            ci_lower: c.ci_lower,
+            ci_upper: c.ci_upper,
+        }
+    }
+}
+
+/// PET (yi on sqrt(vi)) or PEESE (yi on vi).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct Regression {
+    pub intercept: RegressionCoefficient,
+    pub slope: RegressionCoefficient,
+    /// k - 2 with test knha, null with z.
+    pub df: Option<f64>,
+}
+
+impl Regression {
+    fn of(m: &MetaRegression) -> Self {
+        Regression {
+            intercept: RegressionCoefficient::of(&m.coefficients[0]),
+            slope: RegressionCoefficient::of(&m.coefficients[1]),
+            df: m.df,
+        }
+    }
+}
+
+/// `pet_peese`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct PetPeeseResult {
+    /// Records fitted.
+    pub k: usize,
+    /// "knha" or "z".
+    pub test: &'static str,
+    pub level: f64,
+    pub pet: Regression,
+    pub peese: Regression,
+    /// The rule: PEESE's intercept if PET's intercept test (alternative, alpha) rejects, else PET's.
+    pub alpha: f64,
+    pub alternative: &'static str,
+    /// The p value of PET's intercept under alternative.
+    pub pet_intercept_p: f64,
+    pub pet_rejects: bool,
+    /// "PET" or "PEESE".
+    pub choice: &'static str,
+    /// The chosen intercept: the estimate corrected for small-study effects.
+    pub estimate: f64,
+    pub se: f64,
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    /// The ids left out.
+    pub excluded: Vec<String>,
+    pub dataset: DatasetInfo,
+}
+
+/// `pet_peese`
+pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult, ToolError> {
+    let excluded = data.exclusions(args.exclude)?;
+    let kept = data.kept(&excluded);
+    let invalid = |m: String| ToolError::new(ErrorCode::InvalidArguments, m);
+    let test = match args.test.as_deref() {
+        None => TESTS[0],
+        Some(name) => Test::parse(name).ok_or_else(|| invalid(format!("unknown test {name:?}")))?,
+    };
+    let alternative = match args.alternative.as_deref() {
+        None => Alternative::ALL[0],
+        Some(name) => Alternative::parse(name)
+            .ok_or_else(|| invalid(format!("unknown alternative {name:?}")))?,
+    };
+    let alpha = args.alpha.unwrap_or(DEFAULT_ALPHA);
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return Err(invalid(format!(
+            "alpha must be strictly between 0 and 1 (for example 0.05), got {alpha}"
+        )));
+    }
+    let options = PetPeeseOptions {
+        test,
+        level: level(args.level)?,
+        alpha,
+        alternative,
+    };
+    let r = meta_analysis::pet_peese(&kept, &options)?;
+    let chosen = r.chosen();
+    Ok(PetPeeseResult {
+        k: r.pet.k,
+        test: test.name(),
+        level: options.level,
+        pet: Regression::of(&r.pet),
+        peese: Regression::of(&r.peese),
+        alpha,
+        alternative: alternative.name(),
+        pet_intercept_p: r.pet_intercept_p,
+        pet_rejects: r.pet_rejects,
+        choice: r.choice.name(),
+        estimate: chosen.estimate,
+        se: chosen.se,
+        p: chosen.p,
+        ci_lower: chosen.ci_lower,
+        ci_upper: chosen.ci_upper,
+        excluded,
+        dataset: data.info().clone(),
+    })
+}

@@ -1,0 +1,53 @@
+//! `refit_excluding`: the fit without the records named.
+
+use super::args::FitArgs;
+use super::data::DataSource;
+use super::fit::RefitResult;
+use super::scale::Scale;
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{Companion, ErrorCode, Tool, ToolError, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
+use serde::Deserialize;
+
+pub static REFIT_EXCLUDING: Tool = Tool {
+    name: "refit_excluding",
+    title: "Refit without some records",
+    summary: "The same fit without the records you name.",
+    group: ToolGroup::Benchmark,
+    max_records: MAX_TOOL_RECORDS,
+    companion: Some(Companion::same_arguments(&FOREST_PLOT)),
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Refits the random-effects model without the records listed in `exclude` (at least one \
+id; at least 2 records must remain). k counts the remaining records."
+            .to_string()
+    },
+    handler: handler!(refit_excluding),
+};
+
+/// `refit_excluding`'s arguments: the ids to leave out (at least one), and a fit's.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RefitArgs {
+    /// Ids to leave out (at least one), e.g. ["s04"].
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
+    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub fit: FitArgs,
+}
+
+/// `refit_excluding`
+pub fn refit_excluding(args: RefitArgs, data: &DataSource) -> Result<RefitResult, ToolError> {
+    let options = args.fit.options()?;
+    let scale = Scale::of(&args.fit.scale, data)?;
+    let excluded = data.exclusions(args.exclude)?;
+    if excluded.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            "exclude must list at least one record id, e.g. [\"s04\"]",
+        ));
+    }
+    let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
+    Ok(RefitResult::of(&fit, excluded, data, &scale))
+}

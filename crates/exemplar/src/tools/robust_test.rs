@@ -1,0 +1,236 @@
+//! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
+
+use super::args::RecordsSlot;
+use super::data::{DataSource, DatasetInfo};
+use super::meta_regression::moderators;
+use super::multilevel::{
+    invalid, labels, optional_moderators, MultilevelArgs, DEFAULT_STUDY, MODELS,
+};
+#[cfg(feature = "definitions")]
+use super::schema_derivation as schemas;
+use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use meta_analysis::{FitOptions, Method, RobustVcov};
+use serde::{Deserialize, Serialize};
+
+pub static ROBUST_TEST: Tool = Tool {
+    name: "robust_test",
+    title: "Cluster-robust tests (RVE)",
+    summary: "Coefficients tested with cluster-robust variance: CR2 with Satterthwaite df, or CR1.",
+    group: ToolGroup::Analysis,
+    max_records: MAX_TOOL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Cluster-robust (sandwich) tests of a model's coefficients, the records grouped by the \
+column `cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
+coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (factor m/(m-p), m-p df). \
+The model is the random-effects fit, a meta-regression on mods, or the three-level model on \
+study (its studies must lie inside the clusters). Needs more clusters than coefficients; a \
+coefficient estimated from one cluster alone is refused."
+            .to_string()
+    },
+    handler: handler!(robust_test),
+};
+
+/// `robust_test`'s arguments: the model's (the multilevel model's, with any estimator),
+/// the model and the cluster column and the estimator of the variance.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RobustArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::multilevel::study_schema")
+    )]
+    pub study: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
+    pub mods: Vec<String>,
+    /// The model's estimator (REML or ML for multilevel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
+    pub level: Option<f64>,
+    /// Multilevel only; robust tests are t tests whatever it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::multilevel::test_schema")
+    )]
+    pub test: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+    #[serde(default, rename = "records")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "schemas::records_slot")
+    )]
+    pub _records: RecordsSlot,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
+    pub model: Option<String>,
+    /// The column naming each record's cluster, usually the study (a string or number per record).
+    pub cluster: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
+    pub vcov: Option<String>,
+}
+
+impl RobustArgs {
+    /// The multilevel model's arguments among these.
+    fn multilevel(&self) -> MultilevelArgs {
+        MultilevelArgs {
+            study: self.study.clone(),
+            mods: self.mods.clone(),
+            method: self.method.clone(),
+            level: self.level,
+            test: self.test.clone(),
+            exclude: self.exclude.clone(),
+            _records: RecordsSlot,
+        }
+    }
+}
+
+#[cfg(feature = "definitions")]
+fn model_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": MODELS, "default": MODELS[0], "description": "The intercept-only random-effects fit, a meta-regression on mods, or the three-level model on study."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn vcov_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = RobustVcov::ALL.iter().map(|v| v.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "CR2 (Satterthwaite df) or CR1 (m-p df)."}))
+        .expect("an object schema")
+}
+
+/// One coefficient's robust test.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RobustRow {
+    /// "intercept", a numeric moderator's name, or "column:level".
+    pub name: String,
+    pub estimate: f64,
+    /// Cluster-robust standard error.
+    pub se: f64,
+    /// t = estimate / se.
+    pub statistic: f64,
+    /// Satterthwaite df (CR2) or clusters - p (CR1).
+    pub df: f64,
+    /// Two-sided p value from t with df.
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+}
+
+/// `robust_test`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RobustResult {
+    /// "random_effects", "regression" or "multilevel".
+    pub model: String,
+    /// "CR2" or "CR1".
+    pub vcov: &'static str,
+    /// The cluster column.
+    pub cluster: String,
+    pub k: usize,
+    pub n_clusters: usize,
+    /// The model's estimator (REML, ML, ...).
+    pub method: &'static str,
+    pub level: f64,
+    pub coefficients: Vec<RobustRow>,
+    pub dataset: DatasetInfo,
+}
+
+/// `robust_test`
+pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, ToolError> {
+    let model = args.model.clone().unwrap_or_else(|| MODELS[0].to_string());
+    let vcov = match args.vcov.as_deref() {
+        None => RobustVcov::Cr2,
+        Some(name) => RobustVcov::parse(name)
+            .ok_or_else(|| invalid(format!("vcov must be \"CR2\" or \"CR1\", got {name:?}")))?,
+    };
+    let a = &args.multilevel();
+    let excluded = data.exclusions(a.exclude.clone())?;
+    let clusters = labels(data, &args.cluster, "cluster", &excluded)?;
+    let records = data.kept(&excluded);
+    let (test, method) = match model.as_str() {
+        "multilevel" => {
+            let options = a.options()?;
+            let study = a.study.clone().unwrap_or_else(|| DEFAULT_STUDY.to_string());
+            let studies = labels(data, &study, "study", &excluded)?;
+            let mods = optional_moderators(&a.mods, &excluded, data)?;
+            (
+                meta_analysis::robust_multilevel(
+                    &records, &studies, &mods, &options, &clusters, vcov,
+                )?,
+                options.method,
+            )
+        }
+        "random_effects" | "regression" => {
+            if a.study.is_some() || a.test.is_some() {
+                return Err(invalid(format!(
+                    "study and test belong to the multilevel model; model {model:?} takes \
+                     method, level, mods (regression), exclude and cluster"
+                )));
+            }
+            let method = match a.method.as_deref() {
+                None => Method::Reml,
+                Some(name) => Method::parse(name)
+                    .ok_or_else(|| invalid(format!("unknown method {name:?}")))?,
+            };
+            let level = a.level.unwrap_or(0.95);
+            let options = FitOptions {
+                method,
+                level,
+                ..FitOptions::default()
+            };
+            let result = if model == "regression" {
+                let mods = moderators(&a.mods, &excluded, data)?;
+                meta_analysis::robust_meta_regression(&records, &mods, &options, &clusters, vcov)?
+            } else {
+                if !a.mods.is_empty() {
+                    return Err(invalid(
+                        "mods belong to model \"regression\" or \"multilevel\"".into(),
+                    ));
+                }
+                meta_analysis::robust_fit(&records, &options, &clusters, vcov)?
+            };
+            (result, method)
+        }
+        other => {
+            return Err(invalid(format!(
+                "model must be one of {}, got {other:?}",
+                MODELS.join(", ")
+            )))
+        }
+    };
+    Ok(RobustResult {
+        model,
+        vcov: test.vcov.name(),
+        cluster: args.cluster,
+        k: test.k,
+        n_clusters: test.n_clusters,
+        method: method.name(),
+        level: test.level,
+        coefficients: test
+            .coefficients
+            .iter()
+            .map(|c| RobustRow {
+                name: c.name.clone(),
+                estimate: c.estimate,
+                se: c.se,
+                statistic: c.statistic,
+                df: c.df,
+                p: c.p,
+                ci_lower: c.ci_lower,
+                ci_upper: c.ci_upper,
+            })
+            .collect(),
+        dataset: data.info().clone(),
+    })
+}

@@ -1,0 +1,73 @@
+//! `trim_and_fill_plot`: the funnel plot with the records trim-and-fill adds.
+
+use super::data::DataSource;
+use super::plot::title;
+use super::trim_fill::{run, TrimAndFillResult, TrimFillArgs};
+#[cfg(feature = "definitions")]
+use super::TRIM_AND_FILL;
+use super::{Tool, ToolError, ToolGroup};
+use crate::plots::{self, Filled, FunnelInput};
+use serde::Serialize;
+use serde_json::Value;
+
+pub static TRIM_AND_FILL_PLOT: Tool = Tool {
+    name: "trim_and_fill_plot",
+    title: "Trim-and-fill funnel plot (SVG)",
+    summary: "The funnel plot with the records trim-and-fill adds drawn open, as SVG.",
+    group: ToolGroup::Plot,
+    max_records: crate::plots::MAX_FUNNEL_RECORDS,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        format!(
+            "The funnel plot (SVG) of {tf}: the records, the filled ones as open circles, and the \
+funnel around the adjusted estimate.",
+            tf = TRIM_AND_FILL.name,
+        )
+    },
+    handler: handler!(trim_and_fill_plot),
+};
+
+/// `trim_and_fill_plot`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct TrimAndFillPlotResult {
+    /// The SVG document.
+    pub svg: String,
+    /// Every number drawn, with its pixel position.
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "serde_json::Map<String, Value>")
+    )]
+    pub numbers: Value,
+    /// The trim-and-fill result drawn.
+    pub trim_and_fill: TrimAndFillResult,
+}
+
+/// `trim_and_fill_plot`: the funnel plot with the filled records drawn open, centred on the
+/// adjusted estimate.
+pub fn trim_and_fill_plot(
+    args: TrimFillArgs,
+    data: &DataSource,
+) -> Result<TrimAndFillPlotResult, ToolError> {
+    let (result, excluded, scale) = run(args, data)?;
+    let plot = plots::funnel(&FunnelInput {
+        records: data.records(),
+        excluded: &excluded,
+        pooled: Some(result.fit.estimate),
+        egger: None,
+        filled: Some(Filled {
+            records: &result.filled,
+            estimator: result.estimator.name(),
+            side: result.side.name(),
+        }),
+        title: &title("Trim-and-fill funnel", data),
+        x_label: &scale.axis_title(),
+    })?;
+    Ok(TrimAndFillPlotResult {
+        svg: plot.svg,
+        numbers: plot.numbers,
+        trim_and_fill: TrimAndFillResult::of(&result, data, &scale),
+    })
+}
