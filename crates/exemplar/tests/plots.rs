@@ -9,7 +9,9 @@ use exemplar::plots::{
     forest, funnel, EggerLine, ForestInput, FunnelInput, PlotError, PlotOutput, MAX_FOREST_RECORDS,
 };
 use exemplar::protocol::{protocol_options, rule, EXCLUDED_RECORD};
-use meta_analysis::{egger_test, fit, refit_excluding, EggerVariant, Fit, Method, Record, Test};
+use meta_analysis::{
+    egger_test, fit, refit_excluding, EggerVariant, Fit, MetaError, Method, Record, Test,
+};
 use proptest::prelude::*;
 use roxmltree::{Document, Node};
 use std::path::PathBuf;
@@ -192,6 +194,21 @@ fn forest_has_one_row_per_record_and_marks_exclusions() {
         .sum();
     assert!((total - 100.0).abs() < 1e-9);
     assert!(weights[3]["weight_percent"].is_null());
+    // Each is metafor's weights(): 100·wᵢ/Σwⱼ with wᵢ = 1/(vᵢ + τ̂²) over the records in the fit.
+    let kept: Vec<&Record> = records.iter().filter(|r| r.id != EXCLUDED_RECORD).collect();
+    let sum: f64 = kept.iter().map(|r| 1.0 / (r.vi + without.tau2)).sum();
+    for (row, record) in weights.iter().zip(&records) {
+        if record.id == EXCLUDED_RECORD {
+            continue;
+        }
+        let expected = 100.0 / (record.vi + without.tau2) / sum;
+        let got = row["weight_percent"].as_f64().unwrap();
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{}: {got} vs {expected}",
+            record.id
+        );
+    }
 }
 
 #[test]
@@ -382,7 +399,10 @@ fn bad_input_is_refused_with_a_clear_error() {
             title: "t",
             x_label: "x",
         }),
-        Err(PlotError::NonFinite { field: "yi", .. })
+        Err(PlotError::InvalidRecords(MetaError::NonFinite {
+            field: "yi",
+            ..
+        }))
     ));
     let err = funnel(&FunnelInput {
         records: &records,
@@ -693,13 +713,54 @@ proptest! {
 }
 
 #[test]
-fn a_single_record_at_f64_max_is_a_clear_error() {
-    // The forest's axis runs from 0 to f64::MAX, and whole tick steps reach past it.
-    let records = [Record::new("top", f64::MAX, 5e-324)];
+fn records_outside_the_engines_range_are_refused_naming_the_record() {
+    // The engine's rules for records (|yi| ≤ 1e25, 1e-25 ≤ vi ≤ 1e25) hold for the plots too.
+    for (yi, vi, field) in [
+        (f64::MAX, 0.1, "yi"),
+        (0.1, 5e-324, "vi"),
+        (0.1, 1e308, "vi"),
+    ] {
+        let records = [Record::new("a", 0.2, 0.1), Record::new("top", yi, vi)];
+        let err = forest(&ForestInput {
+            records: &records,
+            excluded: &[],
+            fit: None,
+            title: "t",
+            x_label: "x",
+            labels: None,
+            transform: meta_analysis::Transform::None,
+            groups: None,
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&err, PlotError::InvalidRecords(MetaError::OutOfRange { id, field: f, .. })
+                if id == "top" && *f == field),
+            "{err:?}"
+        );
+        assert!(err.to_string().starts_with("record \"top\": "), "{err}");
+        let err = funnel(&FunnelInput {
+            records: &records,
+            excluded: &[],
+            pooled: None,
+            egger: None,
+            filled: None,
+            title: "t",
+            x_label: "x",
+        })
+        .unwrap_err();
+        assert!(matches!(err, PlotError::InvalidRecords(_)), "{err:?}");
+    }
+}
+
+#[test]
+fn a_fit_whose_interval_spans_every_double_is_a_clear_error() {
+    // The forest's axis runs from -f64::MAX to f64::MAX, and whole tick steps reach past it.
+    let records = [Record::new("a", 0.1, 0.01), Record::new("b", 0.2, 0.02)];
+    let fitted = extreme_fit(2, [0.0, -f64::MAX, f64::MAX, 0.0, 0.0, 0.0], Method::Ee);
     let err = forest(&ForestInput {
         records: &records,
         excluded: &[],
-        fit: None,
+        fit: Some(&fitted),
         title: "t",
         x_label: "x",
         labels: None,
@@ -711,19 +772,14 @@ fn a_single_record_at_f64_max_is_a_clear_error() {
 }
 
 #[test]
-fn subnormal_variances_get_finite_weights() {
-    // 1/5e-324 is infinite; the weights are scaled by a power of two before they are summed.
+fn weights_spanning_the_engines_range_are_finite() {
+    // vi from 1e-25 to 1e25 under an equal-effects fit: weights from 1e25 down to 1e-25.
     let records = [
-        Record::new("a", 0.1, 5e-324),
-        Record::new("b", 0.2, 1e-308),
-        Record::new("c", 0.3, 0.5),
+        Record::new("a", 0.1, 1e-25),
+        Record::new("b", 0.2, 1e-10),
+        Record::new("c", 0.3, 1e25),
     ];
-    let fitted = Fit {
-        tau2: 0.0,
-        tau: 0.0,
-        ..full_fit(&dataset::records())
-    };
-    let fitted = Fit { k: 3, ..fitted };
+    let fitted = extreme_fit(3, [0.1, 0.0, 0.2, 0.0, 0.2, 0.0], Method::Ee);
     let out = forest(&ForestInput {
         records: &records,
         excluded: &[],
@@ -742,15 +798,19 @@ fn subnormal_variances_get_finite_weights() {
         .iter()
         .map(|r| r["weight_percent"].as_f64().unwrap())
         .collect();
-    // 5e-324 against 1e-308 and 0.5: nearly all the weight, the rest tiny but finite.
+    // 1e-25 against 1e-10 and 1e25: nearly all the weight, the rest tiny but finite.
     assert!((weights[0] - 100.0).abs() < 1e-9, "{weights:?}");
-    assert!(weights[1] > 0.0 && weights[1] < 1e-10 && weights[2] >= 0.0);
+    assert!(weights[1] > 0.0 && weights[1] < 1e-12 && weights[2] >= 0.0);
     assert!((weights.iter().sum::<f64>() - 100.0).abs() < 1e-9);
 }
 
 #[test]
 fn very_small_standard_errors_get_no_negative_ticks() {
-    let records = [Record::new("a", 0.1, 1e-40), Record::new("b", 0.2, 4e-40)];
+    // The smallest variances the engine accepts.
+    let records = [
+        Record::new("a", 0.1, meta_analysis::MIN_VI),
+        Record::new("b", 0.2, 4.0 * meta_analysis::MIN_VI),
+    ];
     let out = funnel_plain(&records, &[]);
     let ticks = out.numbers["y_axis"]["ticks"].as_array().unwrap();
     assert_eq!(ticks[0], 0.0);
@@ -865,6 +925,19 @@ fn bubble_points_and_line_map_back_to_the_data_and_the_model() {
         notes.contains(&format!("R² = {:.1}%", fit["r2"].as_f64().unwrap())),
         "{notes}"
     );
+    // Each point's weight is metafor's weights(): 100·wᵢ/Σwⱼ with wᵢ = 1/(vᵢ + τ̂²).
+    let tau2 = fit["tau2"].as_f64().unwrap();
+    let sum: f64 = rows.iter().map(|r| 1.0 / (r.vi + tau2)).sum();
+    let drawn = result["numbers"]["points"].as_array().unwrap();
+    assert_eq!(drawn.len(), rows.len());
+    for point in drawn {
+        let expected = 100.0 / (point["vi"].as_f64().unwrap() + tau2) / sum;
+        let got = point["weight_percent"].as_f64().unwrap();
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{point}: {got} vs {expected}"
+        );
+    }
 }
 
 #[test]

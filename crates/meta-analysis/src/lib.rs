@@ -40,6 +40,7 @@ mod peto;
 mod proportion;
 mod q_profile;
 mod rank_test;
+mod record_weights;
 mod records;
 mod robust;
 mod selection;
@@ -79,7 +80,10 @@ pub use q_profile::{
     heterogeneity_intervals, Bound, BoundKind, HeterogeneityIntervals, Interval, TAU2_SEARCH_MAX,
 };
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
-pub use records::{validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI};
+pub use record_weights::{record_weights, RecordWeights};
+pub use records::{
+    record_intervals, validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI,
+};
 pub use robust::{
     robust_fit, robust_meta_regression, robust_multilevel, RobustCoefficient, RobustTest,
     RobustVcov,

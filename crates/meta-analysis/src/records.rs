@@ -2,6 +2,8 @@
 
 use std::collections::HashSet;
 
+use crate::distributions::normal_quantile;
+use crate::model::upper_quantile_point;
 use crate::MetaError;
 
 /// The largest number of records one analysis accepts (10⁷: about 240 MB of input).
@@ -35,6 +37,35 @@ impl Record {
             vi,
         }
     }
+}
+
+/// Each record's own confidence interval at `level`, yᵢ ± z₁₋α/₂ · √vᵢ with vᵢ taken as
+/// known (a Wald interval: metafor's `summary(escalc(...))` `ci.lb`, `ci.ub`, and the rows
+/// of its `forest`), in record order. For records as [`validate_records`] accepts them.
+///
+/// Refused when the level is not strictly between 0 and 1 ([`MetaError::InvalidLevel`]) or
+/// so close to 1 that the normal quantile is infinite ([`MetaError::LevelTooCloseToOne`]).
+///
+/// ```
+/// use meta_analysis::{record_intervals, Record};
+/// let ci = record_intervals(&[Record::new("a", 0.5, 0.04)], 0.95).unwrap();
+/// assert!((ci[0].0 - (0.5 - 1.959963984540054 * 0.2)).abs() < 1e-15);
+/// ```
+pub fn record_intervals(records: &[Record], level: f64) -> Result<Vec<(f64, f64)>, MetaError> {
+    if !(level > 0.0 && level < 1.0) {
+        return Err(MetaError::InvalidLevel { level });
+    }
+    let z = normal_quantile(upper_quantile_point(level));
+    if !z.is_finite() {
+        return Err(MetaError::LevelTooCloseToOne { level });
+    }
+    Ok(records
+        .iter()
+        .map(|r| {
+            let half = z * r.vi.sqrt();
+            (r.yi - half, r.yi + half)
+        })
+        .collect())
 }
 
 /// Validated columns `yi`, `vi` of at least `needed` records.
@@ -297,6 +328,36 @@ mod tests {
         r.push(Record::new("lo", -MAX_ABS_YI, MIN_VI));
         r.push(Record::new("hi", MAX_ABS_YI, MAX_VI));
         assert_eq!(validate_records(&r), Ok(()));
+    }
+
+    #[test]
+    fn each_record_has_its_wald_interval() {
+        // z₀.₉₇₅ = 1.959963984540054; √0.04 = 0.2.
+        let records = [Record::new("a", 0.5, 0.04), Record::new("b", -1.0, 1.0)];
+        let ci = record_intervals(&records, 0.95).unwrap();
+        let z = 1.959963984540054;
+        for ((lo, hi), (yi, se)) in ci.iter().zip([(0.5, 0.2), (-1.0, 1.0)]) {
+            assert!((lo - (yi - z * se)).abs() < 1e-15, "{lo}");
+            assert!((hi - (yi + z * se)).abs() < 1e-15, "{hi}");
+        }
+        // A wider level, a wider interval; z₀.₉₉₅ = 2.5758293035489004.
+        let wide = record_intervals(&records, 0.99).unwrap();
+        assert!((wide[1].1 - (-1.0 + 2.5758293035489004)).abs() < 1e-15);
+        assert!(record_intervals(&records, crate::MAX_LEVEL).is_ok());
+        assert_eq!(
+            record_intervals(&records, 1.0),
+            Err(MetaError::InvalidLevel { level: 1.0 })
+        );
+        assert_eq!(
+            record_intervals(&records, 1.0 - 1e-17),
+            Err(MetaError::InvalidLevel { level: 1.0 })
+        );
+        assert_eq!(
+            record_intervals(&records, 1.0 - f64::EPSILON / 2.0),
+            Err(MetaError::LevelTooCloseToOne {
+                level: 1.0 - f64::EPSILON / 2.0
+            })
+        );
     }
 
     #[test]

@@ -5,8 +5,8 @@
 use super::scale::{nice, span, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
-    axis, finite, id_label, id_text, open_document, p_text, validate, PlotError, PlotOutput, FILL,
-    GREY, INK,
+    axis, finite, id_label, id_text, included_weights, open_document, p_text, validate, PlotError,
+    PlotOutput, FILL, GREY, INK,
 };
 use meta_analysis::{MetaRegression, ModeratorValue, Record, Term, Test};
 use serde_json::{json, Value};
@@ -58,15 +58,13 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
     let model = input.model;
     let name = match model.terms() {
         [Term::Numeric { name }] => name.as_str(),
-        _ => {
-            return Err(PlotError::NonFiniteInput {
-                what: "a model that is not a meta-regression on one numeric moderator",
-            })
-        }
+        _ => return Err(PlotError::NotOneNumericModerator),
     };
     if input.values.len() != input.records.len() {
-        return Err(PlotError::NonFiniteInput {
-            what: "the moderator values (one per record is needed)",
+        return Err(PlotError::ColumnLength {
+            what: "the moderator values",
+            records: input.records.len(),
+            got: input.values.len(),
         });
     }
     let included = is_excluded.iter().filter(|e| !**e).count();
@@ -76,14 +74,14 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
             included,
         });
     }
-    for (value, &excluded) in input.values.iter().zip(&is_excluded) {
+    for ((value, &excluded), record) in input.values.iter().zip(&is_excluded).zip(input.records) {
         match value {
             Some(v) => {
                 finite(*v, "a moderator value")?;
             }
             None if !excluded => {
-                return Err(PlotError::NonFiniteInput {
-                    what: "a moderator value of a record in the model",
+                return Err(PlotError::MissingModeratorValue {
+                    id: record.id.clone(),
                 })
             }
             None => {}
@@ -94,19 +92,7 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
         finite(model.coefficients[1].estimate, "the slope")?,
     );
 
-    // Weights scaled as in the forest plot: only their ratios matter.
-    let weights: Vec<Option<f64>> = input
-        .records
-        .iter()
-        .zip(&is_excluded)
-        .map(|(r, e)| (!e).then(|| 1.0 / (r.vi + model.tau2)))
-        .collect();
-    let max_weight = weights.iter().flatten().copied().fold(0.0, f64::max);
-    let total: f64 = weights
-        .iter()
-        .flatten()
-        .map(|w| w / max_weight)
-        .sum::<f64>();
+    let weights = included_weights(input.records, &is_excluded, model.tau2)?;
     let points: Vec<Point> = input
         .records
         .iter()
@@ -115,14 +101,13 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
         .zip(&weights)
         .filter_map(|(((record, value), &excluded), weight)| {
             let x = (*value)?;
-            let relative = weight.map(|w| w / max_weight);
             Some(Point {
                 record,
                 x,
                 excluded,
-                weight_percent: relative.map(|r| 100.0 * r / total),
-                radius: relative.map_or(MIN_RADIUS + 1.0, |r| {
-                    (MAX_RADIUS * r.sqrt()).max(MIN_RADIUS)
+                weight_percent: weight.map(|(percent, _)| percent),
+                radius: weight.map_or(MIN_RADIUS + 1.0, |(_, relative)| {
+                    (MAX_RADIUS * relative.sqrt()).max(MIN_RADIUS)
                 }),
             })
         })

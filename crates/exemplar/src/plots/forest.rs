@@ -5,10 +5,11 @@
 use super::scale::{nice, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
-    axis, finite, id_label, id_text, open_document, validate, PlotError, PlotOutput, GREY, INK,
+    axis, finite, id_label, id_text, included_weights, open_document, validate, PlotError,
+    PlotOutput, GREY, INK,
 };
 use meta_analysis::distributions::normal_quantile;
-use meta_analysis::{Fit, Method, Record, SubgroupAnalysis, Test, Transform};
+use meta_analysis::{record_intervals, Fit, Method, Record, SubgroupAnalysis, Test, Transform};
 use serde_json::{json, Value};
 
 /// The most records a forest plot draws (one 18-pixel row each).
@@ -89,9 +90,9 @@ struct Row<'r> {
     y: f64,
 }
 
-/// Draws a forest plot. The per-record intervals are yᵢ ± z·√vᵢ at the fit's level (95% without
-/// a fit); weights are wᵢ = 1/(vᵢ + τ̂²) as a percentage of their sum over the records not
-/// excluded.
+/// Draws a forest plot. The per-record intervals are the engine's
+/// ([`meta_analysis::record_intervals`]): yᵢ ± z·√vᵢ at the fit's level (95% without a fit); weights are the engine's ([`meta_analysis::record_weights`]): wᵢ = 1/(vᵢ + τ̂²) as a
+/// percentage of their sum over the records not excluded.
 pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     let is_excluded = validate(input.records, input.excluded, "forest", MAX_FOREST_RECORDS)?;
     let included = is_excluded.iter().filter(|e| !**e).count();
@@ -100,37 +101,17 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         None => None,
     };
     let level = input.fit.map_or(0.95, |f| f.level);
-    let z = finite(
-        normal_quantile(1.0 - (1.0 - level) / 2.0),
-        "the intervals at this confidence level",
-    )?;
+    let intervals = record_intervals(input.records, level).map_err(PlotError::Intervals)?;
 
-    let weights = match &pooled {
-        Some(p) => Some(Weights::new(input.records, &is_excluded, p.fit.tau2)?),
-        None => None,
+    // Each record's weight in the fit as (percent, relative to the largest); None when
+    // excluded or without a fit.
+    let weights: Vec<Option<(f64, f64)>> = match &pooled {
+        Some(p) => included_weights(input.records, &is_excluded, p.fit.tau2)?,
+        None => vec![None; input.records.len()],
     };
-    let weight = |r: &Record| weights.as_ref().map(|w| w.weight(r));
-    let total: f64 = input
-        .records
-        .iter()
-        .zip(&is_excluded)
-        .filter(|(_, e)| !**e)
-        .filter_map(|(r, _)| weight(r))
-        .sum();
-    let max_weight = input
-        .records
-        .iter()
-        .zip(&is_excluded)
-        .filter(|(_, e)| !**e)
-        .filter_map(|(r, _)| weight(r))
-        .fold(0.0, f64::max);
     let groups = match &input.groups {
         Some(g) if pooled.is_some() => Some(check_groups(g, input.records.len())?),
-        Some(_) => {
-            return Err(PlotError::NonFiniteInput {
-                what: "subgroups without a fit (grouped rows need the fit)",
-            })
-        }
+        Some(_) => return Err(PlotError::GroupsWithoutFit),
         None => None,
     };
     let lines = layout(input, groups.as_ref());
@@ -151,8 +132,7 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
         .zip(&is_excluded)
         .enumerate()
         .map(|(i, (record, &excluded))| {
-            let half = z * record.vi.sqrt();
-            let w = if excluded { None } else { weight(record) };
+            let w = weights[i];
             Row {
                 record,
                 label: input
@@ -160,10 +140,10 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
                     .and_then(|labels| labels.get(i))
                     .map_or(record.id.as_str(), String::as_str),
                 excluded,
-                ci: (record.yi - half, record.yi + half),
-                weight_percent: w.map(|w| 100.0 * w / total),
-                side: w.map_or(PLAIN_SIDE, |w| {
-                    (MAX_SIDE * (w / max_weight).sqrt()).max(MIN_SIDE)
+                ci: intervals[i],
+                weight_percent: w.map(|(percent, _)| percent),
+                side: w.map_or(PLAIN_SIDE, |(_, relative)| {
+                    (MAX_SIDE * relative.sqrt()).max(MIN_SIDE)
                 }),
                 y: line_y[i],
             }
@@ -358,8 +338,10 @@ fn layout<'a>(input: &ForestInput<'a>, groups: Option<&ForestGroups<'a>>) -> Vec
 /// The groups, checked for drawing: one level per record, every number finite.
 fn check_groups<'a>(g: &ForestGroups<'a>, records: usize) -> Result<ForestGroups<'a>, PlotError> {
     if g.record_levels.len() != records {
-        return Err(PlotError::NonFiniteInput {
-            what: "the subgroups (one level per record is needed)",
+        return Err(PlotError::ColumnLength {
+            what: "the subgroups' levels",
+            records,
+            got: g.record_levels.len(),
         });
     }
     for s in &g.analysis.groups {
@@ -559,14 +541,10 @@ impl<'a> Pooled<'a> {
         finite(fit.tau2, "tau²")?;
         finite(fit.level, "the confidence level")?;
         if fit.tau2 < 0.0 {
-            return Err(PlotError::NonFiniteInput {
-                what: "tau² (it must be 0 or more)",
-            });
+            return Err(PlotError::NegativeTau2 { tau2: fit.tau2 });
         }
         if !(fit.level > 0.0 && fit.level < 1.0) {
-            return Err(PlotError::NonFiniteInput {
-                what: "the confidence level (it must lie strictly between 0 and 1)",
-            });
+            return Err(PlotError::InvalidLevel { level: fit.level });
         }
         Ok(Pooled { fit })
     }
@@ -588,44 +566,6 @@ impl<'a> Pooled<'a> {
             Method::Ee => "Equal-effects model".into(),
             m => format!("Random-effects model ({})", m.name()),
         }
-    }
-}
-
-/// The weights 1/(vᵢ + τ̂²), all multiplied by one power of two so that the largest lies in
-/// (0.5, 2]: percentages and relative sizes are unchanged (the scaling is exact), but a tiny
-/// vᵢ can no longer make a weight, or their sum, infinite.
-struct Weights {
-    tau2: f64,
-    scale: f64,
-}
-
-impl Weights {
-    fn new(records: &[Record], is_excluded: &[bool], tau2: f64) -> Result<Self, PlotError> {
-        let denominators: Vec<f64> = records
-            .iter()
-            .zip(is_excluded)
-            .filter(|(_, e)| !**e)
-            .map(|(r, _)| r.vi + tau2)
-            .collect();
-        if denominators.is_empty() {
-            return Ok(Weights { tau2, scale: 1.0 });
-        }
-        let smallest = denominators.iter().copied().fold(f64::INFINITY, f64::min);
-        if !smallest.is_finite() {
-            return Err(PlotError::Overflow {
-                what: "the weights' denominators vi + τ²",
-            });
-        }
-        // The binary exponent of the smallest denominator, kept among the normal doubles so
-        // 2^exponent is exact.
-        let exponent = ((smallest.to_bits() >> 52) & 0x7ff) as i64 - 1023;
-        let exponent = exponent.clamp(-1022, 1023);
-        let scale = f64::from_bits(((exponent + 1023) as u64) << 52);
-        Ok(Weights { tau2, scale })
-    }
-
-    fn weight(&self, r: &Record) -> f64 {
-        self.scale / (r.vi + self.tau2)
     }
 }
 

@@ -86,18 +86,14 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         finite(e.line_per_se, "Egger's intercept b0")?;
         finite(e.line_at_se0, "Egger's slope b1")?;
         if !(0.0..=1.0).contains(&e.p) {
-            return Err(PlotError::NonFiniteInput {
-                what: "Egger's p value (it must lie in [0, 1])",
-            });
+            return Err(PlotError::InvalidPValue { p: e.p });
         }
     }
     let filled: &[(f64, f64)] = input.filled.map_or(&[], |f| f.records);
     for &(yi, vi) in filled {
         finite(yi, "a filled record's yi")?;
         if !(vi.is_finite() && vi > 0.0) {
-            return Err(PlotError::NonFiniteInput {
-                what: "a filled record's vi (it must be finite and greater than 0)",
-            });
+            return Err(PlotError::InvalidFilledVariance { vi });
         }
     }
     let z = normal_quantile(0.975);

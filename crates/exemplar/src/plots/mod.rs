@@ -3,9 +3,12 @@
 //! Pure functions of plain inputs: [`forest`] and [`funnel`] take records, the ids shown as
 //! excluded, and (optionally) what the engine computed, and return the SVG text together with
 //! the numbers drawn ([`PlotOutput::numbers`]), so an agent can show the picture and a person
-//! can check it. Nothing here computes a statistic beyond per-record intervals and weights:
-//! the pooled estimate, its intervals and the Egger line come from the caller, so a plot drawn
-//! before any fit shows no pooled result.
+//! can check it. Nothing here computes a statistic: the records are checked by the engine's
+//! rules ([`meta_analysis::validate_records`]), their own intervals and their weights are the
+//! engine's ([`meta_analysis::record_intervals`], [`meta_analysis::record_weights`]), and the
+//! pooled estimate, its intervals and the Egger line come from the caller, so a plot drawn
+//! before any fit shows no pooled result. (The funnel's pseudo 95% region, pooled ± 1.96·SE
+//! at every SE of the axis, is a shape drawn around the caller's estimate.)
 //!
 //! Output is deterministic (coordinates with two decimals, fixed number formats, ids derived
 //! from the content), scales with its container (`viewBox`, `width="100%"`), carries
@@ -34,7 +37,7 @@ pub use cumulative::{cumulative, CumulativeInput, MAX_CUMULATIVE_ROWS};
 pub use forest::{forest, ForestGroups, ForestInput, MAX_FOREST_RECORDS};
 pub use funnel::{funnel, EggerLine, Filled, FunnelInput, MAX_FUNNEL_RECORDS};
 
-use meta_analysis::Record;
+use meta_analysis::{record_weights, validate_records, MetaError, Record};
 use scale::ScaleError;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -60,21 +63,44 @@ pub enum PlotError {
         max: usize,
         got: usize,
     },
-    /// A record's id is empty (or only white space).
-    EmptyId { index: usize },
-    /// Two records share an id.
-    DuplicateId { id: String },
-    /// A record's `yi` or `vi` is NaN or infinite.
-    NonFinite { id: String, field: &'static str },
-    /// A record's `vi` is zero or negative.
-    NonPositiveVariance { id: String, vi: f64 },
+    /// A record breaks the engine's rules for records (an empty or repeated id, a `yi` or `vi`
+    /// that is not finite, a `vi` of 0 or less, a value outside the engine's range): the
+    /// engine's own refusal, which names the record.
+    InvalidRecords(MetaError),
     /// An id listed as excluded is not among the records.
     UnknownExcluded { id: String },
-    /// A number passed in for drawing (the fit, the pooled estimate, the Egger line) is NaN or
-    /// infinite.
+    /// A number passed in for drawing (the fit, the pooled estimate, the Egger line, a
+    /// moderator value) is NaN or infinite.
     NonFiniteInput { what: &'static str },
+    /// The fit's τ² is negative.
+    NegativeTau2 { tau2: f64 },
+    /// The fit's confidence level is not strictly between 0 and 1.
+    InvalidLevel { level: f64 },
+    /// Egger's p value is not in [0, 1].
+    InvalidPValue { p: f64 },
+    /// A record filled in by trim-and-fill has a `vi` that is not a finite number greater
+    /// than 0.
+    InvalidFilledVariance { vi: f64 },
+    /// A per-record column (`what`: the subgroup levels, the moderator values) does not hold
+    /// one entry per record.
+    ColumnLength {
+        what: &'static str,
+        records: usize,
+        got: usize,
+    },
+    /// Subgroups were given without the fit they belong to.
+    GroupsWithoutFit,
+    /// The model of a bubble plot is not a meta-regression on one numeric moderator.
+    NotOneNumericModerator,
+    /// A record in the model has no value of the bubble plot's moderator.
+    MissingModeratorValue { id: String },
     /// The fit does not belong to the records left after the exclusions.
     FitMismatch { fit_k: usize, included: usize },
+    /// The records' weights in the fit cannot be computed (the engine's refusal).
+    Weights(MetaError),
+    /// The records' own confidence intervals cannot be computed at the fit's level (the
+    /// engine's refusal: a level so close to 1 that the critical value is infinite).
+    Intervals(MetaError),
     /// The values from `lo` to `hi` cannot share one axis: its span, widened to whole tick
     /// steps, or the positions along it exceed the largest floating-point number.
     SpanTooWide { lo: f64, hi: f64 },
@@ -103,28 +129,62 @@ impl fmt::Display for PlotError {
                 f,
                 "a {plot} plot draws at most {max} records, but {got} were given"
             ),
-            PlotError::EmptyId { index } => {
-                write!(f, "record {index} (counting from 0) has an empty id")
-            }
-            PlotError::DuplicateId { id } => write!(f, "two records have the id {id:?}"),
-            PlotError::NonFinite { id, field } => {
-                write!(f, "record {id:?} has a {field} that is not a finite number")
-            }
-            PlotError::NonPositiveVariance { id, vi } => write!(
-                f,
-                "record {id:?} has vi = {vi}, but a sampling variance must be greater than 0"
-            ),
+            PlotError::InvalidRecords(error) => write!(f, "{error}"),
             PlotError::UnknownExcluded { id } => {
                 write!(f, "the excluded id {id:?} is not among the records")
             }
             PlotError::NonFiniteInput { what } => {
                 write!(f, "cannot draw {what}: it is not a finite number")
             }
+            PlotError::NegativeTau2 { tau2 } => write!(
+                f,
+                "cannot draw the fit: its τ² = {} is negative, but a between-study variance \
+                 must be 0 or more",
+                number(*tau2)
+            ),
+            PlotError::InvalidLevel { level } => write!(
+                f,
+                "cannot draw the fit: its confidence level {level} must lie strictly between \
+                 0 and 1"
+            ),
+            PlotError::InvalidPValue { p } => write!(
+                f,
+                "cannot draw Egger's test: its p value {p} must lie in [0, 1]"
+            ),
+            PlotError::InvalidFilledVariance { vi } => write!(
+                f,
+                "cannot draw a filled record with vi = {}: a sampling variance must be a \
+                 finite number greater than 0",
+                number(*vi)
+            ),
+            PlotError::ColumnLength { what, records, got } => write!(
+                f,
+                "cannot draw {what}: one per record is needed, {records} in all, but {got} \
+                 were given"
+            ),
+            PlotError::GroupsWithoutFit => write!(
+                f,
+                "cannot draw subgroups without a fit: grouped rows need the fit of the records \
+                 not excluded"
+            ),
+            PlotError::NotOneNumericModerator => write!(
+                f,
+                "a bubble plot draws a meta-regression on one numeric moderator, but the model \
+                 given has other terms"
+            ),
+            PlotError::MissingModeratorValue { id } => write!(
+                f,
+                "record {id:?} is in the model but has no value of the moderator"
+            ),
             PlotError::FitMismatch { fit_k, included } => write!(
                 f,
                 "the fit has k = {fit_k}, but {included} records remain after the exclusions; \
                  pass the fit of exactly the records not excluded"
             ),
+            PlotError::Weights(error) => write!(f, "cannot draw the weights: {error}"),
+            PlotError::Intervals(error) => {
+                write!(f, "cannot draw the records' confidence intervals: {error}")
+            }
             PlotError::SpanTooWide { lo, hi } => write!(
                 f,
                 "the values span more than can be drawn: an axis from {} to {}, widened to \
@@ -147,9 +207,19 @@ impl fmt::Display for PlotError {
     }
 }
 
-impl std::error::Error for PlotError {}
+impl std::error::Error for PlotError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PlotError::InvalidRecords(error)
+            | PlotError::Weights(error)
+            | PlotError::Intervals(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
-/// Checks the records and exclusions; returns, per record, whether it is excluded.
+/// Checks the records (their count for this plot, then the engine's rules for records) and
+/// the exclusions; returns, per record, whether it is excluded.
 fn validate(
     records: &[Record],
     excluded: &[String],
@@ -166,29 +236,8 @@ fn validate(
             got: records.len(),
         });
     }
-    let mut ids = HashSet::with_capacity(records.len());
-    for (index, r) in records.iter().enumerate() {
-        if r.id.trim().is_empty() {
-            return Err(PlotError::EmptyId { index });
-        }
-        if !ids.insert(r.id.as_str()) {
-            return Err(PlotError::DuplicateId { id: r.id.clone() });
-        }
-        for (field, value) in [("yi", r.yi), ("vi", r.vi)] {
-            if !value.is_finite() {
-                return Err(PlotError::NonFinite {
-                    id: r.id.clone(),
-                    field,
-                });
-            }
-        }
-        if r.vi <= 0.0 {
-            return Err(PlotError::NonPositiveVariance {
-                id: r.id.clone(),
-                vi: r.vi,
-            });
-        }
-    }
+    validate_records(records).map_err(PlotError::InvalidRecords)?;
+    let ids: HashSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
     if let Some(id) = excluded.iter().find(|id| !ids.contains(id.as_str())) {
         return Err(PlotError::UnknownExcluded { id: id.clone() });
     }
@@ -196,6 +245,27 @@ fn validate(
     Ok(records
         .iter()
         .map(|r| excluded.contains(r.id.as_str()))
+        .collect())
+}
+
+/// Per record, its weight in the fit as (percent of the total, relative to the largest), as
+/// the engine computes them over the records not excluded; `None` for an excluded record.
+fn included_weights(
+    records: &[Record],
+    is_excluded: &[bool],
+    tau2: f64,
+) -> Result<Vec<Option<(f64, f64)>>, PlotError> {
+    let vi: Vec<f64> = records
+        .iter()
+        .zip(is_excluded)
+        .filter(|(_, e)| !**e)
+        .map(|(r, _)| r.vi)
+        .collect();
+    let w = record_weights(&vi, tau2).map_err(PlotError::Weights)?;
+    let mut included = w.percent.into_iter().zip(w.relative);
+    Ok(is_excluded
+        .iter()
+        .map(|&e| if e { None } else { included.next() })
         .collect())
 }
 
@@ -331,21 +401,82 @@ mod tests {
             validate(&bad, &[], "funnel", 10).unwrap_err().to_string(),
             "record \"a\" has a yi that is not a finite number"
         );
+        // The engine's rules, and its refusal: a record of 0 variance, a repeated or empty
+        // id, a value beyond the engine's range.
         let bad = [rec("a", 0.1, 0.0)];
-        assert!(matches!(
-            validate(&bad, &[], "funnel", 10),
-            Err(PlotError::NonPositiveVariance { .. })
-        ));
-        let bad = [rec("a", 0.1, 0.1), rec("a", 0.2, 0.1)];
-        assert!(matches!(
-            validate(&bad, &[], "funnel", 10),
-            Err(PlotError::DuplicateId { .. })
-        ));
-        let bad = [rec(" ", 0.1, 0.1)];
         assert_eq!(
             validate(&bad, &[], "funnel", 10),
-            Err(PlotError::EmptyId { index: 0 })
+            Err(PlotError::InvalidRecords(MetaError::NonPositiveVariance {
+                id: "a".into(),
+                vi: 0.0
+            }))
         );
+        let bad = [rec("a", 0.1, 0.1), rec("a", 0.2, 0.1)];
+        assert_eq!(
+            validate(&bad, &[], "funnel", 10),
+            Err(PlotError::InvalidRecords(MetaError::DuplicateId {
+                id: "a".into()
+            }))
+        );
+        let bad = [rec(" ", 0.1, 0.1)];
+        assert_eq!(
+            validate(&bad, &[], "funnel", 10).unwrap_err().to_string(),
+            "record 1 has an empty id; every record needs a non-empty id"
+        );
+        let bad = [rec("a", 0.1, 1e-30)];
+        assert!(matches!(
+            validate(&bad, &[], "funnel", 10),
+            Err(PlotError::InvalidRecords(MetaError::OutOfRange {
+                field: "vi",
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn each_refusal_of_an_input_names_its_cause() {
+        let cases = [
+            (
+                PlotError::NegativeTau2 { tau2: -0.5 },
+                "cannot draw the fit: its τ² = -0.5 is negative, but a between-study variance \
+                 must be 0 or more",
+            ),
+            (
+                PlotError::InvalidLevel { level: 1.5 },
+                "cannot draw the fit: its confidence level 1.5 must lie strictly between 0 and 1",
+            ),
+            (
+                PlotError::InvalidPValue { p: f64::NAN },
+                "cannot draw Egger's test: its p value NaN must lie in [0, 1]",
+            ),
+            (
+                PlotError::InvalidFilledVariance { vi: -1.0 },
+                "cannot draw a filled record with vi = -1: a sampling variance must be a finite \
+                 number greater than 0",
+            ),
+            (
+                PlotError::ColumnLength {
+                    what: "the moderator values",
+                    records: 3,
+                    got: 2,
+                },
+                "cannot draw the moderator values: one per record is needed, 3 in all, but 2 \
+                 were given",
+            ),
+            (
+                PlotError::MissingModeratorValue { id: "s01".into() },
+                "record \"s01\" is in the model but has no value of the moderator",
+            ),
+            (
+                PlotError::NonFiniteInput {
+                    what: "the pooled estimate",
+                },
+                "cannot draw the pooled estimate: it is not a finite number",
+            ),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+        }
     }
 
     #[test]
