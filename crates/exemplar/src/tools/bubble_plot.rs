@@ -31,8 +31,22 @@ proportional to 1/(vi + tau^2), the fitted line and CI band; excluded records ho
             META_REGRESSION.name,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(bubble_plot),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = examples::methods()
+        .map(|m| json!({"mod": "weeks", "method": m}))
+        .collect();
+    calls.push(json!({"mod": "dose", "records": examples::moderated(), "exclude": ["a"]}));
+    calls
+}
 
 /// `bubble_plot`'s arguments: the numeric moderator, the fit's options and exclusions.
 #[derive(Debug, Deserialize)]

@@ -20,8 +20,20 @@ pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description,
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(compute_effect_sizes),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    vec![json!({"measure": "RD", "data": [
+        {"id": "x", "ai": 1, "bi": 9, "ci": 0, "di": 10, "site": "north"},
+        {"ai": 3, "n1i": 10, "ci": 2, "n2i": 12, "site": null}
+    ], "add": 0.5, "to": "all"})]
+}
 
 #[cfg(feature = "definitions")]
 fn description() -> String {

@@ -28,8 +28,21 @@ added, with the pooled estimate and CI so far.",
             cm = CUMULATIVE_META_ANALYSIS.name,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(cumulative_forest_plot),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    vec![
+        json!({"order_by": "year"}),
+        json!({"records": examples::records(), "level": 0.9}),
+    ]
+}
 
 /// `cumulative_forest_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]

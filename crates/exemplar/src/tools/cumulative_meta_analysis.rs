@@ -23,8 +23,25 @@ pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
 records). Step 1 is the record itself (tau2 = 0, z test), as in metafor."
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(cumulative_meta_analysis),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = ["REML", "EE", "DL"]
+        .into_iter()
+        .map(|m| json!({"method": m, "order_by": "year", "test": "knha"}))
+        .collect();
+    calls.push(json!({}));
+    calls.push(json!({"order_by": "author", "descending": true, "exclude": ["s01"]}));
+    calls.push(json!({"records": examples::records(), "order_by": "vi"}));
+    calls
+}
 
 /// `cumulative_meta_analysis`
 pub fn cumulative_meta_analysis(

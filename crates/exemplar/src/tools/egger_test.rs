@@ -26,8 +26,27 @@ rma: z test of the slope on sqrt(vi) (regtest's default). rule_outcome: {RULE_TE
 egger_p. Needs 3 records, vi not all equal."
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(egger_test),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    ["classic", "rma"]
+        .into_iter()
+        .flat_map(|variant| {
+            [
+                json!({"variant": variant}),
+                json!({"variant": variant, "exclude": ["s04"]}),
+                json!({"variant": variant, "records": examples::records()}),
+            ]
+        })
+        .collect()
+}
 
 /// `egger_test`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -23,8 +23,28 @@ Rosenthal: Stouffer's z below the one-sided critical value; Orwin: the mean down
 Rosenberg: the equal-effects estimate not significant. Needs 2 records."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(fail_safe_n),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = ["Rosenthal", "Orwin", "Rosenberg"]
+        .into_iter()
+        .flat_map(|kind| {
+            [
+                json!({"type": kind}),
+                json!({"type": kind, "alpha": 0.01, "records": examples::records()}),
+            ]
+        })
+        .collect();
+    calls.push(json!({"type": "Orwin", "target": 0.02}));
+    calls
+}
 
 /// `fail_safe_n`'s arguments.
 #[derive(Debug, Deserialize)]

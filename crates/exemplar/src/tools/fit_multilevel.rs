@@ -30,8 +30,21 @@ more than one record.",
             META_REGRESSION.name
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(fit_multilevel),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    vec![
+        json!({"records": examples::nested()}),
+        json!({"records": examples::nested(), "mods": ["x"], "method": "ML", "test": "t", "exclude": ["e1"]}),
+    ]
+}
 
 /// `fit_multilevel`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]

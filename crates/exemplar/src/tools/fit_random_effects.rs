@@ -25,8 +25,20 @@ pub static FIT_RANDOM_EFFECTS: Tool = Tool {
 Q, I^2, H^2 and prediction interval. Method EE: the equal-effects model."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(fit_random_effects),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    examples::fit_options()
+        .into_iter()
+        .flat_map(|o| [o.clone(), examples::with(o, "records", examples::records())])
+        .collect()
+}
 
 /// The arguments of a fit with optional user weights: a fit's, and `weights`, the name of a
 /// numeric column holding each record's weight (`fit_random_effects`).

@@ -34,8 +34,28 @@ diamond per level, {subgroups}' tests in the footer.",
             subgroups = SUBGROUP_ANALYSIS.name,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(forest_plot),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = examples::fit_options()
+        .into_iter()
+        .flat_map(|o| {
+            [
+                examples::with(o.clone(), "exclude", json!(["s04"])),
+                examples::with(o, "by", json!("setting")),
+            ]
+        })
+        .collect();
+    calls.push(json!({"records": examples::records(), "exclude": ["a"]}));
+    calls
+}
 
 /// `forest_plot`'s arguments: a refit's and, optionally, the text column to group rows by.
 #[derive(Debug, Deserialize)]

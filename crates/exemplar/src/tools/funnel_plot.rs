@@ -34,8 +34,22 @@ outcome.",
             egger = EGGER_TEST.name,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(funnel_plot),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    vec![
+        json!({"variant": "classic", "exclude": ["s05"]}),
+        json!({"variant": "rma", "exclude": ["s05"]}),
+        json!({"records": examples::records()}),
+    ]
+}
 
 /// `funnel_plot`'s arguments: the Egger variant drawn, exclusions and the axis's scale.
 #[derive(Debug, Deserialize)]

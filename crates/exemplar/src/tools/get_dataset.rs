@@ -15,8 +15,17 @@ pub static GET_DATASET: Tool = Tool {
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description,
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(get_dataset),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    vec![json!({})]
+}
 
 #[cfg(feature = "definitions")]
 fn description() -> String {

@@ -24,8 +24,23 @@ intervals (Viechtbauer 2007, as metafor's confint), solved exactly. Method EE is
 bound at 0 or beyond the search range is explained in `notes`."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(heterogeneity),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = examples::methods()
+        .filter(|m| *m != "EE")
+        .map(|m| json!({"method": m, "level": 0.9}))
+        .collect();
+    calls.push(json!({"records": examples::records()}));
+    calls
+}
 
 /// `heterogeneity`'s arguments: the estimator, the level and exclusions (no test: it reports
 /// no pooled estimate).

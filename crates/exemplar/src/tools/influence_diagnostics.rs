@@ -25,8 +25,23 @@ the z test or knha (which rescales rstudent, dffits, dfbetas, cook_d and cov_r).
 an interval. Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(influence_diagnostics),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = ["REML", "EE", "DL"]
+        .into_iter()
+        .map(|m| json!({"method": m}))
+        .collect();
+    calls.push(json!({"records": examples::records(), "exclude": ["a"]}));
+    calls
+}
 
 /// `influence_diagnostics`' arguments: the estimator, the test and `exclude` (no level: it
 /// reports no interval).

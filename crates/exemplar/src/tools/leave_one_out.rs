@@ -23,8 +23,21 @@ without each record in turn (at most {MAX_LEAVE_ONE_OUT_RECORDS} records). `resu
 fit per record, in record order, `omitted` naming it."
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(leave_one_out),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = examples::methods().map(|m| json!({"method": m})).collect();
+    calls.push(json!({"records": examples::records()}));
+    calls.push(json!({"exclude": ["s04"], "test": "knha", "level": 0.9}));
+    calls
+}
 
 /// One row of `leave_one_out`: the fit without record `omitted`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -21,8 +21,21 @@ pub static LOAD_DATA: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description,
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(describe),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    vec![
+        json!({"records": examples::records()}),
+        json!({"measure": "RR", "data": [{"ai": 4, "bi": 119, "ci": 11, "di": 128}, {"ai": 6, "bi": 300, "ci": 29, "di": 274}]}),
+    ]
+}
 
 #[cfg(feature = "definitions")]
 fn description() -> String {

@@ -24,8 +24,21 @@ for OR and RR (exp_* the ratio). Q: the tables' escalc effects about the pooled 
 to tables with a zero; double-zero tables left out)."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(mantel_haenszel),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    ["OR", "RR", "RD"]
+        .into_iter()
+        .map(|measure| json!({"data": examples::tables(), "measure": measure, "level": 0.9}))
+        .collect()
+}
 
 /// `mantel_haenszel`'s arguments.
 #[derive(Debug, Deserialize)]

@@ -39,8 +39,26 @@ pseudo-R^2 (percent) and a prediction per object of `at`.",
             meta_analysis::MAX_MODERATORS,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(meta_regression),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::{json, Value};
+    let mut calls: Vec<Value> = examples::fit_options()
+        .into_iter()
+        .map(|o| {
+            let o = examples::with(o, "mods", json!(["weeks", "tester"]));
+            examples::with(o, "at", json!([{"weeks": 2, "tester": "blind"}]))
+        })
+        .collect();
+    calls.push(json!({"mods": ["dose"], "records": examples::moderated(), "exclude": ["e"], "at": [{"dose": 0}]}));
+    calls
+}
 
 /// `meta_regression`'s bubble plot: with exactly one moderator, a numeric one, and no user
 /// weights (the plot draws the unweighted line).

@@ -67,34 +67,6 @@ macro_rules! handler {
     }};
 }
 
-// The tools, one file each (its entry, argument type, handler and result type).
-mod bubble_plot;
-mod compute_effect_sizes;
-mod cumulative_forest_plot;
-mod cumulative_meta_analysis;
-mod egger_test;
-mod fail_safe_n;
-mod fit_multilevel;
-mod fit_random_effects;
-mod forest_plot;
-mod funnel_plot;
-mod get_dataset;
-mod heterogeneity;
-mod influence_diagnostics;
-mod leave_one_out;
-mod load_data;
-mod mantel_haenszel;
-mod meta_regression;
-mod pet_peese;
-mod peto_odds_ratio;
-mod rank_correlation_test;
-mod refit_excluding;
-mod robust_test;
-mod selection_model;
-mod subgroup_analysis;
-mod trim_and_fill;
-mod trim_and_fill_plot;
-
 // What several tools share.
 mod args;
 mod columns;
@@ -102,6 +74,8 @@ mod cumulative;
 mod data;
 mod effect_sizes;
 mod error;
+#[cfg(feature = "definitions")]
+mod examples;
 mod fit;
 mod guide;
 mod multilevel;
@@ -114,39 +88,14 @@ mod store;
 mod tables;
 mod trim_fill;
 
-pub use bubble_plot::BUBBLE_PLOT;
-pub use compute_effect_sizes::COMPUTE_EFFECT_SIZES;
-pub use cumulative_forest_plot::CUMULATIVE_FOREST_PLOT;
-pub use cumulative_meta_analysis::CUMULATIVE_META_ANALYSIS;
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS, FROZEN_COLUMNS};
 pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
 pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA_NAME};
-pub use egger_test::EGGER_TEST;
 pub use error::{ErrorCode, ToolError};
-pub use fail_safe_n::FAIL_SAFE_N;
-pub use fit_multilevel::FIT_MULTILEVEL;
-pub use fit_random_effects::FIT_RANDOM_EFFECTS;
-pub use forest_plot::FOREST_PLOT;
-pub use funnel_plot::FUNNEL_PLOT;
-pub use get_dataset::GET_DATASET;
 pub use guide::instructions;
 pub use guide::{MAX_DEFINITIONS_BYTES, MAX_DESCRIPTION_CHARS};
-pub use heterogeneity::HETEROGENEITY;
-pub use influence_diagnostics::INFLUENCE_DIAGNOSTICS;
-pub use leave_one_out::LEAVE_ONE_OUT;
-pub use load_data::{LoadDataResult, LOAD_DATA};
-pub use mantel_haenszel::MANTEL_HAENSZEL;
-pub use meta_regression::META_REGRESSION;
-pub use pet_peese::PET_PEESE;
-pub use peto_odds_ratio::PETO_ODDS_RATIO;
-pub use rank_correlation_test::RANK_CORRELATION_TEST;
-pub use refit_excluding::REFIT_EXCLUDING;
-pub use robust_test::ROBUST_TEST;
-pub use selection_model::SELECTION_MODEL;
+pub use load_data::LoadDataResult;
 pub use store::{DataStore, DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
-pub use subgroup_analysis::SUBGROUP_ANALYSIS;
-pub use trim_and_fill::TRIM_AND_FILL;
-pub use trim_and_fill_plot::TRIM_AND_FILL_PLOT;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -198,6 +147,10 @@ pub struct Tool {
     /// none, so it does not carry them).
     #[cfg(feature = "definitions")]
     pub description: fn() -> String,
+    /// Calls that show the tool's options, each valid: the registry's tests run every one
+    /// and check its result against the output schema.
+    #[cfg(feature = "definitions")]
+    pub examples: fn() -> Vec<Value>,
     /// Runs the tool; its argument and result types give its schemas.
     pub handler: Handler,
 }
@@ -326,60 +279,62 @@ fn handle<A: DeserializeOwned, R: Serialize>(
     Ok(serde_json::to_value(result).expect("tool results serialize"))
 }
 
-/// Every tool, in the order the page lists them: grouped, in [`ToolGroup`] order.
-///
-/// Without the `extended` feature only the benchmark's own tools ([`ToolGroup::Benchmark`]) are here: the
-/// page's first wasm module, which answers the first calls while the whole engine loads.
-pub static REGISTRY: &[&Tool] = &[
-    &GET_DATASET,
-    &FIT_RANDOM_EFFECTS,
-    &REFIT_EXCLUDING,
-    &EGGER_TEST,
-    #[cfg(feature = "extended")]
-    &LEAVE_ONE_OUT,
-    #[cfg(feature = "extended")]
-    &META_REGRESSION,
-    #[cfg(feature = "extended")]
-    &SUBGROUP_ANALYSIS,
-    #[cfg(feature = "extended")]
-    &HETEROGENEITY,
-    #[cfg(feature = "extended")]
-    &FIT_MULTILEVEL,
-    #[cfg(feature = "extended")]
-    &ROBUST_TEST,
-    #[cfg(feature = "extended")]
-    &TRIM_AND_FILL,
-    #[cfg(feature = "extended")]
-    &RANK_CORRELATION_TEST,
-    #[cfg(feature = "extended")]
-    &FAIL_SAFE_N,
-    #[cfg(feature = "extended")]
-    &CUMULATIVE_META_ANALYSIS,
-    #[cfg(feature = "extended")]
-    &INFLUENCE_DIAGNOSTICS,
-    #[cfg(feature = "extended")]
-    &MANTEL_HAENSZEL,
-    #[cfg(feature = "extended")]
-    &PETO_ODDS_RATIO,
-    #[cfg(feature = "extended")]
-    &SELECTION_MODEL,
-    #[cfg(feature = "extended")]
-    &PET_PEESE,
-    #[cfg(feature = "extended")]
-    &FOREST_PLOT,
-    #[cfg(feature = "extended")]
-    &FUNNEL_PLOT,
-    #[cfg(feature = "extended")]
-    &TRIM_AND_FILL_PLOT,
-    #[cfg(feature = "extended")]
-    &CUMULATIVE_FOREST_PLOT,
-    #[cfg(feature = "extended")]
-    &BUBBLE_PLOT,
-    #[cfg(feature = "extended")]
-    &COMPUTE_EFFECT_SIZES,
-    #[cfg(feature = "extended")]
-    &LOAD_DATA,
-];
+/// Declares each tool's module (its file, named for the tool), re-exports its entry and lists
+/// it in [`REGISTRY`]: adding a tool is one line of `registry!`.
+macro_rules! registry {
+    (
+        benchmark: [$($bench:ident::$bench_tool:ident),* $(,)?],
+        extended: [$($ext:ident::$ext_tool:ident),* $(,)?] $(,)?
+    ) => {
+        $(mod $bench; pub use $bench::$bench_tool;)*
+        $(mod $ext; pub use $ext::$ext_tool;)*
+
+        /// Every tool, in the order the page lists them: grouped, in [`ToolGroup`] order.
+        ///
+        /// Without the `extended` feature only the benchmark's own tools
+        /// ([`ToolGroup::Benchmark`]) are here: the page's first wasm module, which answers
+        /// the first calls while the whole engine loads.
+        pub static REGISTRY: &[&Tool] = &[
+            $(&$bench_tool,)*
+            $(#[cfg(feature = "extended")] &$ext_tool,)*
+        ];
+    };
+}
+
+registry! {
+    // The benchmark's own tools.
+    benchmark: [
+        get_dataset::GET_DATASET,
+        fit_random_effects::FIT_RANDOM_EFFECTS,
+        refit_excluding::REFIT_EXCLUDING,
+        egger_test::EGGER_TEST,
+    ],
+    // Every further tool: analyses, plots, then data.
+    extended: [
+        leave_one_out::LEAVE_ONE_OUT,
+        meta_regression::META_REGRESSION,
+        subgroup_analysis::SUBGROUP_ANALYSIS,
+        heterogeneity::HETEROGENEITY,
+        fit_multilevel::FIT_MULTILEVEL,
+        robust_test::ROBUST_TEST,
+        trim_and_fill::TRIM_AND_FILL,
+        rank_correlation_test::RANK_CORRELATION_TEST,
+        fail_safe_n::FAIL_SAFE_N,
+        cumulative_meta_analysis::CUMULATIVE_META_ANALYSIS,
+        influence_diagnostics::INFLUENCE_DIAGNOSTICS,
+        mantel_haenszel::MANTEL_HAENSZEL,
+        peto_odds_ratio::PETO_ODDS_RATIO,
+        selection_model::SELECTION_MODEL,
+        pet_peese::PET_PEESE,
+        forest_plot::FOREST_PLOT,
+        funnel_plot::FUNNEL_PLOT,
+        trim_and_fill_plot::TRIM_AND_FILL_PLOT,
+        cumulative_forest_plot::CUMULATIVE_FOREST_PLOT,
+        bubble_plot::BUBBLE_PLOT,
+        compute_effect_sizes::COMPUTE_EFFECT_SIZES,
+        load_data::LOAD_DATA,
+    ],
+}
 
 /// The tool named `name`.
 pub fn find(name: &str) -> Option<&'static Tool> {

@@ -31,8 +31,17 @@ PEESE's intercept if PET's intercept test rejects at alpha, else PET's. Needs 3 
 unequal vi."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(pet_peese),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    vec![json!({}), json!({"test": "z", "alternative": "greater"})]
+}
 
 /// `pet_peese`'s arguments.
 #[derive(Debug, Deserialize)]

@@ -21,8 +21,18 @@ pub static PETO_ODDS_RATIO: Tool = Tool {
 sum(a - E)/sum(V), se = 1/sqrt(sum(V))."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(peto_odds_ratio),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    vec![json!({"data": examples::tables()})]
+}
 
 /// `peto_odds_ratio`'s arguments.
 #[derive(Debug, Deserialize)]

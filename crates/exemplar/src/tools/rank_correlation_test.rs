@@ -24,8 +24,18 @@ records, vi not all equal.",
             meta_analysis::EXACT_BELOW,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(rank_correlation_test),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    vec![json!({}), json!({"records": examples::records()})]
+}
 
 /// `rank_correlation_test`'s arguments: `exclude` (and `records`).
 #[derive(Debug, Deserialize)]

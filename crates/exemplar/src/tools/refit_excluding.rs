@@ -23,8 +23,21 @@ pub static REFIT_EXCLUDING: Tool = Tool {
 id; at least 2 records must remain). k counts the remaining records."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(refit_excluding),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    examples::fit_options()
+        .into_iter()
+        .map(|o| examples::with(o, "exclude", json!(["s04"])))
+        .collect()
+}
 
 /// `refit_excluding`'s arguments: the ids to leave out (at least one), and a fit's.
 #[derive(Debug, Deserialize)]

@@ -30,8 +30,21 @@ study (its studies must lie inside the clusters). Needs more clusters than coeff
 coefficient estimated from one cluster alone is refused."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(robust_test),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    vec![
+        json!({"records": examples::nested(), "cluster": "study"}),
+        json!({"records": examples::nested(), "cluster": "study", "model": "multilevel", "mods": ["x"], "vcov": "CR1"}),
+    ]
+}
 
 /// `robust_test`'s arguments: the model's (the multilevel model's, with any estimator),
 /// the model and the cluster column and the estimator of the variance.

@@ -28,8 +28,17 @@ at `steps` into intervals with publication weights delta (the first 1), and the 
 likelihood-ratio test of no selection. Each interval needs a record; k >= steps + 2."
             .to_string()
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(selection_model),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    vec![json!({}), json!({"steps": [0.05], "exclude": ["s04"]})]
+}
 
 /// `selection_model`'s arguments.
 #[derive(Debug, Deserialize)]

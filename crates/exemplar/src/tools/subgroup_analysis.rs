@@ -29,8 +29,26 @@ estimates, weights 1/se^2: a tau^2 per subgroup, as RevMan and R's meta) and qm_
             meta_analysis::MAX_LEVELS,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(subgroup_analysis),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    examples::fit_options()
+        .into_iter()
+        .flat_map(|o| {
+            [
+                examples::with(o.clone(), "by", json!("setting")),
+                examples::with(examples::with(o, "by", json!("arm")), "records", examples::moderated()),
+            ]
+        })
+        .collect()
+}
 
 /// `subgroup_analysis`'s arguments: the text column, the fit's options and exclusions.
 #[derive(Debug, Deserialize)]

@@ -22,8 +22,26 @@ at most {} iterations). Needs 3 records; with all vi equal, give side.",
             meta_analysis::MAX_ITERATIONS,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(trim_and_fill),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    let mut calls = Vec::new();
+    for method in ["REML", "EE", "DL"] {
+        for estimator in ["L0", "R0"] {
+            calls.push(json!({"estimator": estimator, "method": method}));
+        }
+    }
+    calls.push(json!({"side": "right", "exclude": ["s04"]}));
+    calls.push(json!({"records": examples::records()}));
+    calls
+}
 
 /// `trim_and_fill`
 pub fn trim_and_fill(

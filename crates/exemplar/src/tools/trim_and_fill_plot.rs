@@ -26,8 +26,25 @@ funnel around the adjusted estimate.",
             tf = TRIM_AND_FILL.name,
         )
     },
+    #[cfg(feature = "definitions")]
+    examples,
     handler: handler!(trim_and_fill_plot),
 };
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use super::examples;
+    use serde_json::json;
+    let mut calls = Vec::new();
+    for method in ["REML", "EE", "DL"] {
+        for estimator in ["L0", "R0"] {
+            calls.push(json!({"estimator": estimator, "method": method}));
+        }
+    }
+    calls.push(json!({"records": examples::records(), "side": "left"}));
+    calls
+}
 
 /// `trim_and_fill_plot`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
