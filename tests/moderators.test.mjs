@@ -54,7 +54,7 @@ test('an agent runs a meta-regression and a subgroup analysis through WebMCP and
     await page.waitForFunction(() => !document.querySelector('#tool-meta_regression figure.plot'), null, { timeout: 5000 });
     const bad = await agentCall(page, 'meta_regression', { mods: ['nope'] });
     assert.ok(bad.isError);
-    assert.match(bad.content[0].text, /invalid_arguments: there is no column "nope"; the records' columns are weeks, year/);
+    assert.match(bad.content[0].text, /invalid_arguments: there is no column "nope"; the records' columns are year, weeks/);
 
     assert.deepEqual(errors, []);
   } finally {

@@ -13,10 +13,27 @@ pub const NAME: &str = "dat.raudenbush1985";
 /// The CSV file, exactly as frozen.
 pub const CSV: &str = include_str!("../data/dat.raudenbush1985.csv");
 
-/// The columns of [`CSV`], in order.
-pub const COLUMNS: [&str; 10] = [
-    "id", "author", "year", "weeks", "setting", "tester", "n1i", "n2i", "yi", "vi",
-];
+/// The names of the columns of [`CSV`], in order: those of [`COLUMN_DESCRIPTIONS`].
+pub const COLUMNS: [&str; 10] = names(COLUMN_DESCRIPTIONS);
+
+/// The first of each pair.
+const fn names<const N: usize>(columns: [(&'static str, &'static str); N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = columns[i].0;
+        i += 1;
+    }
+    out
+}
+
+/// The columns that are neither a record's own (`id`, `yi`, `vi`) nor its label
+/// (`author`): the moderators a meta-regression or a subgroup analysis can name.
+pub fn moderator_columns() -> impl Iterator<Item = &'static str> {
+    COLUMNS
+        .into_iter()
+        .filter(|c| !["id", "author", "yi", "vi"].contains(c))
+}
 
 /// Where the data comes from and what it measures.
 pub const DESCRIPTION: &str = "metadat's dat.raudenbush1985 (Raudenbush 1984; Raudenbush & Bryk 1985): \
@@ -25,7 +42,8 @@ records with ids s01 to s19 in study order; records s04 and s05 are two samples 
 (1972), with the tester aware and blind of the expectancy induction. yi is the standardized mean \
 difference between the expectancy and control groups and vi its sampling variance.";
 
-/// What each column holds.
+/// The columns of [`CSV`], in order, and what each holds: the one list of them ([`Row`]'s
+/// fields are checked against it).
 pub const COLUMN_DESCRIPTIONS: [(&str, &str); 10] = [
     ("id", "record id, s01 to s19 in study order"),
     ("author", "study author(s)"),

@@ -3,7 +3,8 @@
 //! Built once per call, before the handler runs, so the custom records are read and hashed
 //! once however many analyses the handler makes of them. Besides `id`, `yi` and `vi` a
 //! record may carry further properties (numbers or strings): the moderator columns of
-//! meta-regression and subgroup analysis. The frozen dataset's are [`FROZEN_COLUMNS`].
+//! meta-regression and subgroup analysis. The frozen dataset's are
+//! [`dataset::moderator_columns`].
 
 use super::{ErrorCode, ToolError};
 use crate::{canonical, dataset};
@@ -15,13 +16,6 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 use std::sync::OnceLock;
-
-/// The frozen dataset's moderator columns: numbers (`weeks`, `year`, `n1i`, `n2i`) and text
-/// (`setting`, `tester`).
-pub const FROZEN_COLUMNS: [&str; 6] = ["weeks", "year", "setting", "tester", "n1i", "n2i"];
-
-/// The frozen dataset's numeric columns.
-pub(super) const FROZEN_NUMERIC_COLUMNS: [&str; 4] = ["weeks", "year", "n1i", "n2i"];
 
 /// The properties every record has, which are not moderators.
 const RECORD_FIELDS: [&str; 3] = ["id", "yi", "vi"];
@@ -102,18 +96,11 @@ impl DataSource {
             let columns = dataset::rows()
                 .iter()
                 .map(|r| {
-                    let values = [
-                        Value::from(r.weeks),
-                        Value::from(r.year),
-                        Value::from(r.setting.clone()),
-                        Value::from(r.tester.clone()),
-                        Value::from(r.n1i),
-                        Value::from(r.n2i),
-                    ];
-                    FROZEN_COLUMNS
-                        .iter()
-                        .map(|name| name.to_string())
-                        .zip(values)
+                    let Ok(Value::Object(mut row)) = serde_json::to_value(r) else {
+                        unreachable!("a row serializes to an object")
+                    };
+                    dataset::moderator_columns()
+                        .map(|name| (name.to_string(), row.remove(name).unwrap_or_default()))
                         .collect()
                 })
                 .collect();

@@ -79,7 +79,11 @@ fn bubble_applies(args: &Value) -> bool {
             .iter()
             .find_map(|r| r.get(name))
             .is_some_and(Value::is_number),
-        None => super::data::FROZEN_NUMERIC_COLUMNS.contains(&name.as_str()),
+        None => DataSource::frozen()
+            .record_columns()
+            .first()
+            .and_then(|columns| columns.get(name.as_str()))
+            .is_some_and(Value::is_number),
     }
 }
 

@@ -88,7 +88,7 @@ mod store;
 mod tables;
 mod trim_fill;
 
-pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS, FROZEN_COLUMNS};
+pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
 pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
 pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA_NAME};
 pub use error::{ErrorCode, ToolError};
