@@ -33,7 +33,7 @@ fn every_call_answers_the_native_bytes() {
             differ.push(format!("{name} {args:.200}: {answer:.400}"));
         }
         let parsed: Value = serde_json::from_str(args).unwrap();
-        let data = exemplar::tools::run(name, &parsed).dataset_sha256;
+        let data = exemplar::tools::outcome(name, &parsed).dataset_sha256;
         if data != call["dataset_sha256"] {
             differ.push(format!("{name} {args:.200}: dataset SHA-256 {data}"));
         }

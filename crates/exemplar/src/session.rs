@@ -274,7 +274,7 @@ impl Session {
         let mut store = tools::DataStore::new();
         for entry in ledger.entries() {
             if entry.tool == tools::LOAD_DATA.name && entry.status == Status::Ok {
-                let _ = tools::run_in(&entry.tool, &entry.args, &mut store);
+                let _ = tools::outcome_in(&entry.tool, &entry.args, &mut store);
             }
         }
         Ok(Session {
@@ -289,7 +289,7 @@ impl Session {
     pub fn run(&mut self, tool: &str, args_text: &str, time: &str) -> RunReport {
         let (args, result, dataset_sha256) = match parsed_args(args_text) {
             Ok(args) => {
-                let outcome = tools::run_in(tool, &args, &mut self.store);
+                let outcome = tools::outcome_in(tool, &args, &mut self.store);
                 (args, outcome.result, outcome.dataset_sha256)
             }
             Err((error, recorded)) => (recorded, Err(error), crate::dataset::sha256().to_string()),

@@ -277,7 +277,7 @@ const WRITTEN: [&str; 20] = [
 fn entry(name: &str, args: &Value) -> Value {
     let args_text = args.to_string();
     let answer = serde_json::to_string(&tools::call_json(name, &args_text)).unwrap();
-    let outcome = tools::run(name, args);
+    let outcome = tools::outcome(name, args);
     json!({
         "tool": name,
         "args": args_text,

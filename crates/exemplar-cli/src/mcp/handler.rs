@@ -142,7 +142,7 @@ impl ExemplarServer {
         let args = arguments.map_or(Value::Null, Value::Object);
         let mut store = held::lock(&self.store);
         let outcome = if name == tools::LOAD_DATA.name {
-            let mut outcome = tools::run_in(name, &args, &mut store);
+            let mut outcome = tools::outcome_in(name, &args, &mut store);
             drop(store);
             if let Ok(result) = &mut outcome.result {
                 let dropped = self.held.make_room(&self.store);
@@ -154,7 +154,7 @@ impl ExemplarServer {
         } else {
             let mut copy = store.clone();
             drop(store);
-            tools::run_in(name, &args, &mut copy)
+            tools::outcome_in(name, &args, &mut copy)
         };
         if let Err(error) = &outcome.result {
             if error.code == ErrorCode::UnknownTool {

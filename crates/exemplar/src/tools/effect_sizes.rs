@@ -254,7 +254,9 @@ pub(super) fn to_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[cfg(test)]
 mod tests {
     use super::super::MAX_RAW_DATA_ROWS;
-    use super::super::{call, dataset_sha256_for, run, COMPUTE_EFFECT_SIZES, FIT_RANDOM_EFFECTS};
+    use super::super::{
+        call, dataset_sha256_for, outcome, COMPUTE_EFFECT_SIZES, FIT_RANDOM_EFFECTS,
+    };
     use super::*;
     use crate::canonical;
     use serde_json::json;
@@ -307,7 +309,7 @@ mod tests {
             canonical::sha256_hex(&smd_rows())
         );
         assert_eq!(
-            run(COMPUTE_EFFECT_SIZES.name, &args).dataset_sha256,
+            outcome(COMPUTE_EFFECT_SIZES.name, &args).dataset_sha256,
             dataset_sha256_for(&args)
         );
 

@@ -523,18 +523,18 @@ pub fn call_json(name: &str, args_json: &str) -> Value {
 
 /// Runs tool `name` with `args` (`null` counts as `{}`), exactly as the page does.
 pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
-    run(name, args).result
+    outcome(name, args).result
 }
 
 /// Runs tool `name` with `args` and says which data it analysed. Without a session's store:
 /// `load_data` runs but its handle is forgotten, and a `data_id` is unknown.
-pub fn run(name: &str, args: &Value) -> Outcome {
-    run_in(name, args, &mut DataStore::new())
+pub fn outcome(name: &str, args: &Value) -> Outcome {
+    outcome_in(name, args, &mut DataStore::new())
 }
 
 /// Runs tool `name` with `args` in a session whose handles are `store`: `load_data` keeps
 /// its records there, and a `data_id` names them.
-pub fn run_in(name: &str, args: &Value, store: &mut DataStore) -> Outcome {
+pub fn outcome_in(name: &str, args: &Value, store: &mut DataStore) -> Outcome {
     let empty = Value::Object(Map::new());
     let args = if args.is_null() { &empty } else { args };
     let mut dataset_sha256 = None;
@@ -545,9 +545,9 @@ pub fn run_in(name: &str, args: &Value, store: &mut DataStore) -> Outcome {
     }
 }
 
-/// [`run_in`]'s result.
+/// [`outcome_in`]'s result.
 pub fn call_in(name: &str, args: &Value, store: &mut DataStore) -> Result<Value, ToolError> {
-    run_in(name, args, store).result
+    outcome_in(name, args, store).result
 }
 
 fn dispatch(

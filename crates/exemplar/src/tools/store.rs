@@ -424,7 +424,7 @@ the data again with load_data (this session holds d2, d3)"
             by_handle["data_id"] = json!("d1");
             let mut inline = extra;
             inline["records"] = value.clone();
-            let outcome = super::super::run_in(tool, &by_handle, &mut store);
+            let outcome = super::super::outcome_in(tool, &by_handle, &mut store);
             assert_eq!(outcome.result, super::super::call(tool, &inline), "{tool}");
             assert_eq!(outcome.dataset_sha256, canonical::sha256_hex(&value));
         }
