@@ -1,11 +1,13 @@
 //! The agent tools: one registry ([`REGISTRY`]) from which the names, the definitions the
 //! page registers, the dispatch, the record caps and the companion plots all follow.
 //!
-//! Adding a tool is one [`Tool`] entry in [`REGISTRY`] plus its argument type (read once,
-//! after the input schema check, in [`args`]), its result type (`Serialize`, and
-//! `JsonSchema` for the output schema) and its handler. Result field names match the answer
-//! shape where they overlap (`k`, `estimate`, `ci_lower`, `ci_upper`, `p`, `excluded`,
-//! `egger_p`, `rule_outcome`).
+//! A tool is one file, `tools/<name>.rs`: its [`Tool`] entry, its argument type (read once,
+//! after the input schema check; the input schema is derived from it), its handler and its
+//! result type (`Serialize`, and `JsonSchema` for the output schema). This module keeps the
+//! [`Tool`] type, `registry!` (one line a tool) and the dispatch; `docs/ARCHITECTURE.md`
+//! gives the whole recipe for adding a tool. Result field names match the answer shape
+//! where they overlap (`k`, `estimate`, `ci_lower`, `ci_upper`, `p`, `excluded`, `egger_p`,
+//! `rule_outcome`).
 //!
 //! # Lean definitions
 //!
@@ -32,7 +34,7 @@
 //!   are named as the instructions name them.
 //! - **Budget.** The whole list is at most [`MAX_DEFINITIONS_BYTES`] of compact JSON; with
 //!   26 tools that is about 1.5 KB a tool, schema included. A tool that needs more says less
-//!   elsewhere: a shared argument's schema (`schemas.rs`) is written once and reused.
+//!   elsewhere: a shared argument's schema (`schema_derivation.rs`) is written once and reused.
 //!
 //! Tests (`guide.rs`) hold this for every registered tool: the size, no sentence of 80
 //! characters or more in two descriptions, at most [`MAX_DESCRIPTION_CHARS`] characters a
@@ -159,7 +161,7 @@ pub struct Tool {
 pub struct Handler {
     pub run: fn(&Value, &DataSource) -> Result<Value, ToolError>,
     /// The input schema derived from the argument type, for a tool taking at most this many
-    /// records; calls are checked against the committed copy ([`input_schema_of`]).
+    /// records; calls are checked against the committed copy (`input_schema_of`).
     #[cfg(feature = "definitions")]
     pub input_schema: fn(usize) -> Value,
     #[cfg(feature = "definitions")]
