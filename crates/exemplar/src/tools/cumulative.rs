@@ -1,4 +1,5 @@
-//! `cumulative_meta_analysis` and its plot, `cumulative_forest_plot`.
+//! What `cumulative_meta_analysis` and its plot, `cumulative_forest_plot`, share: their
+//! arguments, the ordered steps and the result.
 
 use super::args::FitArgs;
 use super::columns::column_values;

@@ -2,6 +2,7 @@
 //! `meta_analysis`').
 
 use super::{ErrorCode, ToolError};
+
 /// A confidence level (default 0.95), strictly between 0 and 1.
 pub(super) fn level(level: Option<f64>) -> Result<f64, ToolError> {
     let level = level.unwrap_or(0.95);

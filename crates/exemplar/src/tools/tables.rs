@@ -1,6 +1,7 @@
-//! The Mantel–Haenszel and Peto tools: pooled analyses of 2×2 tables given as raw data
-//! (`ai`, `ci` and `bi` or `n1i`, `di` or `n2i`, as the effect-size tool takes them), as
-//! metafor's `rma.mh()` and `rma.peto()` (the statistics are `meta_analysis`').
+//! What the Mantel–Haenszel and Peto tools share: 2×2 tables read from raw data (`ai`,
+//! `ci` and `bi` or `n1i`, `di` or `n2i`, as the effect-size tool takes them), their level
+//! and the pooled estimate as both report it (the statistics, as metafor's `rma.mh()` and
+//! `rma.peto()`, are `meta_analysis`').
 
 use super::data::DatasetInfo;
 use super::effect_sizes::RAW_DATA_NAME;

@@ -1,4 +1,5 @@
-//! `trim_and_fill` and its plot, `trim_and_fill_plot`: Duval & Tweedie's trim-and-fill.
+//! What `trim_and_fill` and its plot, `trim_and_fill_plot`, share: their arguments, Duval
+//! & Tweedie's trim-and-fill of the records kept, and its result.
 
 use super::args::RecordsSlot;
 use super::data::{DataSource, DatasetInfo};
