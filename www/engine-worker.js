@@ -38,15 +38,20 @@ function remember(seq, argsText) {
   if (recent.size > RECENT_RUNS) recent.delete(recent.keys().next().value);
 }
 
+/** @typedef {import('./generated/engine').RunReport} RunReport */
+
 /**
- * A run report as the page takes it: parsed here, off the page's thread;
- * without `ok`, which repeats the response's structured content; and with the
- * response as its JSON text (`responseText`), which crosses to the page as one
- * string. A result of megabytes is then neither cloned as objects into the
- * page nor turned back into text there (an agent's executeTool answers text).
+ * A run report (`RunReport`) as the page takes it: parsed here, off the page's
+ * thread, with the response as its JSON text (`responseText`), which crosses
+ * to the page as one string. A result of megabytes is then neither cloned as
+ * objects into the page nor turned back into text there (an agent's
+ * executeTool answers text).
+ * @param {string} reportText
+ * @returns {Omit<RunReport, 'response'> & {responseText: string}}
  */
 function lean(reportText) {
-  const { ok, response, ...report } = JSON.parse(reportText);
+  /** @type {RunReport} */
+  const { response, ...report } = JSON.parse(reportText);
   return { ...report, responseText: JSON.stringify(response) };
 }
 

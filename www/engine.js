@@ -291,11 +291,18 @@ async function runNow(name, input, signal, progress) {
 }
 
 /**
+ * A run report as the page holds it: the engine's `RunReport` with its
+ * response as JSON text (`responseText`), parsed when needed (`responseOf`).
+ * @typedef {Omit<import('./generated/engine').RunReport, 'response'> & {responseText: string}} PageReport
+ */
+
+/**
  * Runs a tool with `args` (JSON text, or an agent's input object, turned
  * into text in the worker) and ledgers the run. Resolves to the Rust report
- * `{error?, responseText, entry, plot, display, display_abridged, args_display}`
- * (`responseText`: the JSON text of what the caller receives, whose
- * structured content is the result; see `responseOf`); never rejects
+ * (a `PageReport`: `{error?, responseText, entry, plot, display,
+ * display_abridged, view, args_display}`; `responseText` is the JSON text of
+ * what the caller receives, whose structured content is the result; see
+ * `responseOf`); never rejects
  * for a tool's own failure. An aborted `signal` stops the run and ledgers a
  * cancellation. `onProgress({stage, done, total})`, if given, hears where the
  * run is: `queued` (behind earlier calls), `starting` (the engine loads),
@@ -317,7 +324,11 @@ export function run(name, args, signal, onProgress) {
   return result;
 }
 
-/** The response of a run report as an object (parsed on this thread: once, when it is needed). */
+/**
+ * The response of a run report as an object (parsed on this thread: once, when it is needed).
+ * @param {PageReport} report
+ * @returns {import('./generated/engine').ToolResponse}
+ */
 export function responseOf(report) {
   return JSON.parse(report.responseText);
 }
@@ -363,6 +374,7 @@ export async function entriesJson() {
 
 /** Synchronous helpers, on this thread's core instance, once start() has resolved. */
 export const engine = {
+  /** @returns {import('./generated/engine').PageMetadata} */
   metadata: () => JSON.parse(glue.metadata()),
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),

@@ -25,7 +25,9 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// The page's metadata: versions, dataset identity, prompt, PDF, conditions, scored fields.
+/// The page's metadata (`PageMetadata` in `www/generated/engine.d.ts`): versions, dataset
+/// identity, prompt, PDF, conditions, the counts the page states, the ledger's fields, the
+/// largest plot drawn by itself.
 #[wasm_bindgen]
 pub fn metadata() -> String {
     text(&page::metadata())
@@ -142,7 +144,8 @@ impl Session {
             .map_err(|e| JsError::new(&e.to_string()))
     }
 
-    /// Runs a tool and ledgers the run: `{ok | error, response, entry, plot}`.
+    /// Runs a tool and ledgers the run: the report (`RunReport` in
+    /// `www/generated/engine.d.ts`).
     pub fn run(&mut self, tool: &str, args_json: &str, time_iso: &str) -> String {
         text(&self.inner.run(tool, args_json, time_iso))
     }

@@ -66,6 +66,29 @@ fn the_generated_tool_definitions_are_current() {
     );
 }
 
+/// The JSON Schema and TypeScript declarations of what the page receives (the run report,
+/// the page's metadata) are the Rust types', byte for byte.
+#[test]
+fn the_generated_engine_types_are_current() {
+    let root = crate::workspace_root();
+    for (path, text) in [
+        (
+            crate::build::ENGINE_SCHEMA,
+            crate::build::engine_schema_text(),
+        ),
+        (
+            crate::build::ENGINE_TYPES,
+            crate::build::engine_types_text(),
+        ),
+    ] {
+        let written = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+        assert!(
+            written == text,
+            "{path} is not the engine's types: run cargo xtask build and commit it"
+        );
+    }
+}
+
 #[test]
 fn the_page_has_no_inline_code() {
     let root = crate::workspace_root();
