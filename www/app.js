@@ -268,7 +268,10 @@ function renderToolList(definitions, run, toolForm, yourInput) {
     group.defs.push(def);
   }
   const article = (def) => {
-    const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), { yourInput });
+    const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), {
+      yourInput,
+      formArgs: engine.formArgs,
+    });
     return el(
       'article',
       { class: 'tool', id: toolArticleId(def.name), 'aria-labelledby': `tool-${def.name}-title` },

@@ -379,6 +379,15 @@ export const engine = {
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),
   score: (raw) => glue.score(raw),
+  /**
+   * A form's text (`fields`: name → text) read as the arguments `schema` describes
+   * (exemplar::session::form); throws the sentence naming the field to fix.
+   */
+  formArgs: (schema, fields, lenient) => {
+    const read = JSON.parse(glue.formArgs(JSON.stringify(schema), JSON.stringify(fields), lenient));
+    if ('error' in read) throw new Error(read.error);
+    return read.ok;
+  },
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
 };
 

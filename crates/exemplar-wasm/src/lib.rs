@@ -96,6 +96,25 @@ pub fn instructions() -> String {
     tools::instructions()
 }
 
+/// A person's run from a tool's form: the text typed in each field (`fields_json`, an object
+/// of name → text) read by the tool's input schema (`schema_json`, from the definitions the
+/// page registered): `{"ok": args}` or `{"error": sentence}` naming the field to fix
+/// ([`session::form::args`]). `lenient`: a run on Your data, which may fill a required field.
+/// Never throws.
+#[wasm_bindgen(js_name = formArgs)]
+pub fn form_args(schema_json: &str, fields_json: &str, lenient: bool) -> String {
+    let read = || -> Result<Value, String> {
+        let schema: Value = serde_json::from_str(schema_json).map_err(|e| e.to_string())?;
+        let fields: serde_json::Map<String, Value> =
+            serde_json::from_str(fields_json).map_err(|e| e.to_string())?;
+        session::form::args(&schema, &fields, lenient).map(Value::Object)
+    };
+    text(&match read() {
+        Ok(args) => json!({ "ok": args }),
+        Err(sentence) => json!({ "error": sentence }),
+    })
+}
+
 /// Scores a raw pasted answer; returns the report JSON.
 #[wasm_bindgen]
 pub fn score(raw: &str) -> String {

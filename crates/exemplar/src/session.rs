@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
+pub mod form;
 #[cfg(feature = "definitions")]
 mod schema;
 #[cfg(feature = "definitions")]
