@@ -412,7 +412,7 @@ async function boot() {
     await afterOtherTasks();
     render();
   }
-  await Promise.all([modules.loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
+  await Promise.all([modules.loadEvidence(byId('evidence-body'), meta.conditions), renderMethods(), renderArtifacts(meta)]);
   // The full module (every tool, the plots, "Your data"), after what the page shows first.
   // Without it the benchmark's tools still work; the sections that need it say why not.
   // Should it fail (the network), the section says so and offers to try again.
