@@ -86,18 +86,10 @@ const ops = {
     remember(report.entry.seq, argsText);
     return { report, entry: session.lastEntryJson() };
   },
-  interrupt: ({ name, args, time, cancelled }) => ({
-    report: lean(session.recordInterruption(name, text(args), time, cancelled)),
-    entry: session.lastEntryJson(),
-  }),
-  // A run that could not start: the whole module it needs did not load.
-  unavailable: ({ name, args, time, reason }) => ({
-    report: lean(session.recordUnavailable(name, text(args), time, reason)),
-    entry: session.lastEntryJson(),
-  }),
-  // A call whose arguments the page could not write as JSON text (a BigInt, a cycle): ledgered.
-  unwritable: ({ name, reason, time }) => ({
-    report: lean(session.refuseUnwritable(name, reason, time)),
+  // A call the page saw fail (`failure`: what it saw, `{kind, reason?}`), ledgered as the
+  // session decides (exemplar::session::Failure).
+  failed: ({ name, args, time, failure }) => ({
+    report: lean(session.recordFailure(name, text(args ?? ''), time, JSON.stringify(failure))),
     entry: session.lastEntryJson(),
   }),
   // Your data's view without its rows and records, with `count` of its rows from `from`

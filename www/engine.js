@@ -243,12 +243,12 @@ async function runNow(name, input, signal, progress) {
   try {
     args = await inputText(input, progress);
   } catch (err) {
-    // An input JavaScript cannot write as JSON (a BigInt, a cycle, a toJSON that
-    // throws): refused and ledgered, worded in Rust.
-    return keep(await call('unwritable', { name, reason: String(err?.message ?? err), time: now() }));
+    // An input JavaScript cannot write as JSON (a BigInt, a cycle, a toJSON that throws).
+    return keep(await call('failed', { name, time: now(), failure: { kind: 'unwritable', reason: String(err?.message ?? err) } }));
   }
-  const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
-  if (signal?.aborted) return interrupt(true);
+  // Every failure seen here is reported; the session (in Rust) decides how it is ledgered and worded.
+  const failed = async (failure) => keep(await call('failed', { name, args, time: now(), failure }));
+  if (signal?.aborted) return failed({ kind: 'aborted' });
   let onAbort = null;
   const aborted = new Promise((resolve) => {
     onAbort = () => resolve('aborted');
@@ -269,22 +269,22 @@ async function runNow(name, input, signal, progress) {
         await upgrade();
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
-        // Ledgered (in Rust, which words it), and said to the caller; the benchmark's tools still work.
-        return keep(await call('unavailable', { name, args, time: now(), reason: err.message }));
+        // Said to the caller; the benchmark's tools still work.
+        return failed({ kind: 'module_unavailable', reason: err.message });
       }
       progress({ stage: 'computing' });
       outcome = await runHere();
     }
     if (outcome === 'aborted') {
       await restart(new Error('cancelled'));
-      return interrupt(true);
+      return failed({ kind: 'aborted' });
     }
     return keep(outcome);
   } catch (err) {
     // A trap, or any other failure of the worker: the worker is replaced and the
-    // call ledgered as an internal error, so that every failed call is in the ledger.
+    // failure reported, so that every failed call is in the ledger.
     await restart(err);
-    return interrupt(false);
+    return failed({ kind: err instanceof Trap ? 'trapped' : 'worker_failed' });
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }

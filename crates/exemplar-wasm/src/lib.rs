@@ -6,7 +6,7 @@
 //! exported: the page registers `www/generated/tools.json`, which `cargo xtask build`
 //! writes from the same registry, before this module has loaded.
 
-use exemplar::session::{self, Interruption};
+use exemplar::session;
 #[cfg(feature = "full")]
 use exemplar::workspace;
 use exemplar::{dataset, ledger, page, scorer, tools};
@@ -169,54 +169,23 @@ impl Session {
         text(&self.inner.run(tool, args_json, time_iso))
     }
 
-    /// Ledgers a run that trapped the previous instance (`internal_error`) or was aborted
-    /// (`cancelled`); returns the report as [`Session::run`] does.
-    #[wasm_bindgen(js_name = recordInterruption)]
-    pub fn record_interruption(
+    /// Ledgers a call the page saw fail (`failure_json`: `{"kind": "trapped" | "worker_failed"
+    /// | "aborted"}`, or `{"kind": "module_unavailable" | "unwritable", "reason"}` with the
+    /// runtime's message); the session decides its status and wording
+    /// ([`session::Session::record_failure`]). Returns the report as [`Session::run`] does.
+    #[wasm_bindgen(js_name = recordFailure)]
+    pub fn record_failure(
         &mut self,
         tool: &str,
         args_json: &str,
         time_iso: &str,
-        cancelled: bool,
+        failure_json: &str,
     ) -> String {
-        let why = if cancelled {
-            Interruption::Cancelled
-        } else {
-            Interruption::InternalError
-        };
         text(
             &self
                 .inner
-                .record_interruption(tool, args_json, time_iso, why),
+                .record_failure(tool, args_json, time_iso, failure_json),
         )
-    }
-
-    /// Ledgers a run of `tool` that could not start because the part of the engine it needs
-    /// could not be loaded; `reason` is the loader's message (quoted cut). Returns the report.
-    #[wasm_bindgen(js_name = recordUnavailable)]
-    pub fn record_unavailable(
-        &mut self,
-        tool: &str,
-        args_json: &str,
-        time_iso: &str,
-        reason: &str,
-    ) -> String {
-        let why = Interruption::EngineUnavailable {
-            reason: reason.to_string(),
-        };
-        text(
-            &self
-                .inner
-                .record_interruption(tool, args_json, time_iso, why),
-        )
-    }
-
-    /// Ledgers a call of `tool` whose arguments could not be written as JSON text (a BigInt,
-    /// an object containing itself); `reason` is JavaScript's message. Returns the report, an
-    /// `invalid_json` error worded by the session.
-    #[wasm_bindgen(js_name = refuseUnwritable)]
-    pub fn refuse_unwritable(&mut self, tool: &str, reason: &str, time_iso: &str) -> String {
-        text(&self.inner.refuse_unwritable(tool, reason, time_iso))
     }
 
     /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`.

@@ -174,6 +174,43 @@ pub enum Interruption {
     EngineUnavailable { reason: String },
 }
 
+/// What the page saw of a call that did not finish, or could not start. The page reports
+/// every such call; how it is ledgered and how it reads are decided here
+/// ([`Session::record_failure`]).
+///
+/// As JSON: `{"kind": "trapped" | "worker_failed" | "aborted"}`, or `{"kind":
+/// "module_unavailable" | "unwritable", "reason": text}` ([`Failure::from_json`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The engine's instance trapped (a Rust panic) during the call.
+    Trapped,
+    /// The engine's worker failed otherwise (it died, or could not answer).
+    WorkerFailed,
+    /// The caller aborted the call.
+    Aborted,
+    /// The module holding the tool could not be loaded; `reason` is the loader's message.
+    ModuleUnavailable { reason: String },
+    /// The arguments could not be written as JSON text; `reason` is the runtime's message.
+    Unwritable { reason: String },
+}
+
+impl Failure {
+    /// A failure as the page describes it in JSON; none when the text is not one. (Read by
+    /// hand: a derived tagged-enum reader costs the page's first wasm module kilobytes.)
+    pub fn from_json(text: &str) -> Option<Failure> {
+        let value: Value = serde_json::from_str(text).ok()?;
+        let reason = || Some(value.get("reason")?.as_str()?.to_string());
+        Some(match value.get("kind")?.as_str()? {
+            "trapped" => Failure::Trapped,
+            "worker_failed" => Failure::WorkerFailed,
+            "aborted" => Failure::Aborted,
+            "module_unavailable" => Failure::ModuleUnavailable { reason: reason()? },
+            "unwritable" => Failure::Unwritable { reason: reason()? },
+            _ => return None,
+        })
+    }
+}
+
 /// The visit's tool runs and their ledger.
 #[derive(Debug, Default)]
 pub struct Session {
@@ -334,6 +371,28 @@ impl Session {
             Status::Error
         };
         self.report(tool, time, status, args, &dataset_sha256, result)
+    }
+
+    /// Ledgers a call the page saw fail (`failure_json`, a [`Failure`] as JSON), and says so
+    /// to the caller: a trap or any other failure of the engine as `internal_error`, an
+    /// abort as `cancelled`, a module that could not load as `internal_error` naming why,
+    /// arguments that cannot be written as JSON as `invalid_json`. A failure described in
+    /// a way this does not read is still ledgered, as the engine's failure.
+    pub fn record_failure(
+        &mut self,
+        tool: &str,
+        args_text: &str,
+        time: &str,
+        failure_json: &str,
+    ) -> RunReport {
+        let failure = Failure::from_json(failure_json).unwrap_or(Failure::WorkerFailed);
+        let why = match failure {
+            Failure::Trapped | Failure::WorkerFailed => Interruption::InternalError,
+            Failure::Aborted => Interruption::Cancelled,
+            Failure::ModuleUnavailable { reason } => Interruption::EngineUnavailable { reason },
+            Failure::Unwritable { reason } => return self.refuse_unwritable(tool, &reason, time),
+        };
+        self.record_interruption(tool, args_text, time, why)
     }
 
     /// Ledgers a run of `tool` that did not finish, and says so to the caller.
@@ -670,6 +729,41 @@ mod tests {
         let tampered = exported.replacen("forest_plot", "funnel_plot", 1);
         assert_eq!(Session::restore(&tampered).unwrap_err().seq, Some(2));
         assert_eq!(Session::restore("nope").unwrap_err().seq, None);
+    }
+
+    /// Every failure the page reports is ledgered, its status and wording decided here.
+    #[test]
+    fn the_page_reports_a_failure_and_the_session_decides_how_it_is_ledgered() {
+        let mut session = Session::new();
+        let cases = [
+            (r#"{"kind":"trapped"}"#, Status::InternalError, "internal_error: internal error in tool egger_test: the engine stopped"),
+            (r#"{"kind":"worker_failed"}"#, Status::InternalError, "internal_error: internal error in tool egger_test: the engine stopped"),
+            (r#"{"kind":"aborted"}"#, Status::Cancelled, "cancelled: the call of egger_test was cancelled"),
+            (
+                r#"{"kind":"module_unavailable","reason":"Failed to fetch"}"#,
+                Status::InternalError,
+                "internal_error: internal error in tool egger_test: the part of the engine it needs could not be loaded (\"Failed to fetch\")",
+            ),
+            (
+                r#"{"kind":"unwritable","reason":"BigInt"}"#,
+                Status::Error,
+                "invalid_json: the arguments cannot be written as JSON text (\"BigInt\")",
+            ),
+            ("nonsense", Status::InternalError, "internal_error: internal error in tool egger_test"),
+            (r#"{"kind":"unwritable"}"#, Status::InternalError, "internal_error: internal error in tool egger_test"),
+        ];
+        for (i, (failure, status, text)) in cases.into_iter().enumerate() {
+            let report = session.record_failure("egger_test", "{}", T, failure);
+            assert_eq!(report.entry.seq, i as u64 + 1);
+            assert_eq!(report.entry.status, status, "{failure}");
+            assert!(
+                report.display.starts_with(text),
+                "{failure}: {}",
+                report.display
+            );
+            assert!(report.response.is_error);
+        }
+        assert_eq!(session.verify(), Ok(7));
     }
 
     #[test]
