@@ -89,6 +89,30 @@ fn the_generated_engine_types_are_current() {
     }
 }
 
+/// The counts and names the page's text states come from the engine's metadata, which the
+/// page renders: the HTML and the JavaScript write none of them by hand.
+#[test]
+fn the_page_restates_no_count_of_the_metadata() {
+    let root = crate::workspace_root();
+    let meta = exemplar::page::metadata();
+    let stated = [
+        format!("{} fields", meta.scored_fields),
+        format!("{} records", meta.record_count),
+        "Nineteen records".to_string(),
+        meta.ledger_fields[..3].join(", "),
+        format!("{}_000", meta.max_drawn_svg_chars / 1000),
+    ];
+    for (path, text) in page_sources(&root) {
+        for s in &stated {
+            assert!(
+                !text.contains(s.as_str()),
+                "{} states {s:?}: render it from the engine's page metadata",
+                path.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn the_page_has_no_inline_code() {
     let root = crate::workspace_root();
