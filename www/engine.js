@@ -336,20 +336,32 @@ export function responseOf(report) {
 /**
  * The plot beside the result of run `seq` (its ledger seq) of tool `name`,
  * drawn in the worker from that run's arguments: `{tool, ok | error}` or null.
+ * Never rejects: a plot that could not be drawn (the whole module did not
+ * load, the engine stopped) is an error worded by the engine
+ * (exemplar::session::plot_failure, on this thread's instance).
  */
 export async function companionPlot(name, seq) {
-  // The plots are in the full module: it is loaded outside the queue, so that
-  // calls made meanwhile do not wait behind a plot.
-  await workerStarted();
-  await loadFull();
+  const failed = (trapped, err) => JSON.parse(glue.plotFailure(name, trapped, String(err?.message ?? err)));
+  try {
+    // The plots are in the full module: it is loaded outside the queue, so that
+    // calls made meanwhile do not wait behind a plot.
+    await workerStarted();
+    await loadFull();
+  } catch (err) {
+    return failed(false, err);
+  }
   const result = queue.then(async () => {
-    await upgrade();
     try {
+      await upgrade();
       return JSON.parse(await call('plot', { name, seq }));
     } catch (err) {
-      if (!(err instanceof Trap)) throw err;
-      await restart(err);
-      return { tool: name, error: { code: 'internal_error', message: 'the engine stopped while drawing the plot and was restarted' } };
+      if (!(err instanceof Trap)) return failed(false, err);
+      try {
+        await restart(err);
+      } catch (again) {
+        return failed(false, again);
+      }
+      return failed(true, err);
     }
   });
   queue = result.catch(() => {});

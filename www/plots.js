@@ -30,7 +30,7 @@ export function svgNode(svgText) {
 /**
  * `companionPlot(name, seq)` is the engine's, for the run with ledger seq
  * `seq` (async, resolves to
- * `{tool, ok | error}` or null); `slotFor(name)` gives the element where a
+ * `{tool, ok | error}` or null, never rejects); `slotFor(name)` gives the element where a
  * tool's plot goes (or null). A plot's SVG longer than `maxDrawnSvgChars`
  * (the engine's page metadata says how long: laying out more would hold the
  * page's thread too long) is offered as a download, and drawn here when the
@@ -43,12 +43,8 @@ export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
   async function draw(name, seq, via, run) {
     const slot = slotFor(name);
     if (!slot) return;
-    let out;
-    try {
-      out = await companionPlot(name, seq);
-    } catch (err) {
-      out = { tool: name, error: { code: 'internal_error', message: err.message } };
-    }
+    // Never rejects: a plot that could not be drawn comes as an error the engine worded.
+    const out = await companionPlot(name, seq);
     if (runs.get(name) !== run) return;
     for (const old of slot.querySelectorAll('a[download]')) URL.revokeObjectURL(old.href);
     if (out === null) return;

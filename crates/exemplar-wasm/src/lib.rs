@@ -115,6 +115,14 @@ pub fn form_args(schema_json: &str, fields_json: &str, lenient: bool) -> String 
     })
 }
 
+/// The answer for `tool`'s companion plot when it could not be drawn (`trapped`: the engine
+/// stopped while drawing it; else `reason`, the runtime's message), worded by the session:
+/// `{"tool", "error"}` ([`session::plot_failure`]).
+#[wasm_bindgen(js_name = plotFailure)]
+pub fn plot_failure(tool: &str, trapped: bool, reason: &str) -> String {
+    text(&session::plot_failure(tool, trapped, reason))
+}
+
 /// Scores a raw pasted answer; returns the report JSON.
 #[wasm_bindgen]
 pub fn score(raw: &str) -> String {

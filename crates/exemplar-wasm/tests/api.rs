@@ -103,3 +103,20 @@ fn a_forms_text_is_read_by_the_tools_schema() {
     assert_eq!(read(r#"{"exclude":""}"#, true), json!({"ok": {}}));
     assert!(read("[", false)["error"].is_string());
 }
+
+/// A plot that could not be drawn is an error the engine words, as the page shows it.
+#[wasm_bindgen_test]
+fn a_plot_that_could_not_be_drawn_is_worded_by_the_engine() {
+    let answer: serde_json::Value = serde_json::from_str(&exemplar_wasm::plot_failure(
+        "fit_random_effects",
+        true,
+        "x",
+    ))
+    .unwrap();
+    assert_eq!(answer["tool"], "forest_plot");
+    assert_eq!(answer["error"]["code"], "internal_error");
+    assert_eq!(
+        answer["error"]["message"],
+        "the engine stopped while drawing the plot and was restarted"
+    );
+}

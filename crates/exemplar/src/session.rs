@@ -563,6 +563,24 @@ containing itself"
     }
 }
 
+/// The answer for `tool`'s companion plot when it could not be drawn, worded here as
+/// [`Session::companion_plot`]'s errors are: `{"tool", "error": {"code": "internal_error",
+/// "message"}}`. `trapped`: the engine stopped while drawing it (and was restarted);
+/// otherwise `reason` is the runtime's message (the whole module did not load, the worker
+/// failed). `tool` names the plot when the registry at hand knows it, else the tool.
+pub fn plot_failure(tool: &str, trapped: bool, reason: &str) -> Value {
+    let message = if trapped {
+        "the engine stopped while drawing the plot and was restarted"
+    } else {
+        reason
+    };
+    let mut out = ToolError::new(ErrorCode::InternalError, message).to_json();
+    out["tool"] = json!(tools::find(tool)
+        .and_then(|t| t.companion)
+        .map_or(tool, |c| c.plot));
+    out
+}
+
 /// Verifies an exported ledger; its length.
 pub fn verify_exported(entries_json: &str) -> Result<usize, LedgerError> {
     ledger::verify_json(entries_json)
@@ -941,6 +959,18 @@ mod tests {
             unknown.display
         );
         assert_eq!(unknown.view, None);
+    }
+
+    #[test]
+    fn a_plot_that_could_not_be_drawn_is_worded_here() {
+        let trapped = plot_failure("egger_test", true, "RuntimeError: unreachable");
+        assert_eq!(
+            trapped,
+            json!({"error": {"code": "internal_error", "message": "the engine stopped while drawing the plot and was restarted"}, "tool": "funnel_plot"})
+        );
+        let unloaded = plot_failure("no_such_tool", false, "Failed to fetch");
+        assert_eq!(unloaded["error"]["message"], "Failed to fetch");
+        assert_eq!(unloaded["tool"], "no_such_tool");
     }
 
     #[test]
