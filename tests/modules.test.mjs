@@ -98,6 +98,10 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
     // Your data needs the whole engine too: it says why it is not there, and offers to try again.
     await page.waitForSelector('html[data-ready]', { state: 'attached', timeout: 15000 });
     assert.match(await page.textContent('#your-data-body .status.alarm'), /The whole engine could not be loaded/);
+    // A benchmark tool's run works; its plot, in the whole engine, is an error the engine words.
+    await agentCall(page, 'fit_random_effects', {});
+    await page.waitForSelector('#tool-fit_random_effects .plot-slot .status.alarm', { timeout: 10000 });
+    assert.match(await page.textContent('#tool-fit_random_effects .plot-slot'), /^The plot could not be drawn: internal_error: \S/);
 
     blocked = false;
     const again = await agentCall(page, 'forest_plot', {});
@@ -107,12 +111,13 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
     await page.click('#your-data-body button:has-text("Try again")');
     await page.waitForSelector('#your-data-csv', { timeout: 10000 });
 
-    await ledgerVerified(page, 3);
+    await ledgerVerified(page, 4);
     const entries = JSON.parse(await exportedLedger(page));
     assert.deepEqual(
       entries.map((e) => [e.tool, e.status]),
       [
         ['forest_plot', 'internal_error'],
+        ['fit_random_effects', 'ok'],
         ['fit_random_effects', 'ok'],
         ['forest_plot', 'ok'],
       ],

@@ -8,14 +8,19 @@ import { join } from 'node:path';
 import {
   ARTIFACTS,
   ORIGIN,
+  BASE_URL,
+  agentCall,
   exemplar,
+  exportedLedger,
   failingFields,
+  ledgerVerified,
   launch,
   load,
   openPage,
   reference,
   resultOf,
   scoreAnswer,
+  scoreWithCli,
   storageIsEmpty,
 } from './helpers.mjs';
 
@@ -64,6 +69,30 @@ test('the page as loaded holds none of the reference numbers', async () => {
   assert.match(await page.textContent('#prompt'), /^Using only the supplied evidence artifact/);
   // The page hashes the frozen PDF in this browser against its baseline.
   assert.match(await page.textContent('#artifact-body .status.ok'), /Verified: the served file hashes to the expected SHA-256/);
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
+test("the counts the page states come from the engine's metadata, not the HTML", async () => {
+  // The served HTML has placeholders where the counts go.
+  const html = await (await fetch(`${BASE_URL}/`)).text();
+  for (const id of ['scored-fields', 'record-count', 'ledger-fields']) {
+    assert.match(html, new RegExp(`id="${id}" class="pending">[^<0-9]*<`), id);
+  }
+  assert.doesNotMatch(html, /13 fields|Nineteen|result_sha256/);
+  const { page, context, errors } = await openPage(browser);
+  const meta = await page.evaluate(async () => (await import('./www/engine.js')).engine.metadata());
+  const shown = async (id) => (await page.textContent(`#${id}`)).trim();
+  assert.equal(await shown('scored-fields'), String(meta.scored_fields));
+  assert.equal(await shown('record-count'), String(meta.record_count));
+  assert.equal(await shown('ledger-fields'), `{${meta.ledger_fields.join(', ')}}`);
+  // And the metadata is true: the scorer's fields, the data table's rows, an entry's keys.
+  assert.equal(meta.scored_fields, scoreWithCli('{}').fields.length);
+  assert.equal(await page.$$eval('#data-table tbody tr', (rows) => rows.length), meta.record_count);
+  await agentCall(page, 'get_dataset', {});
+  await ledgerVerified(page, 1);
+  const [entry] = JSON.parse(await exportedLedger(page));
+  assert.deepEqual(Object.keys(entry), meta.ledger_fields);
   await context.close();
   assert.deepEqual(errors, []);
 });

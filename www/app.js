@@ -59,6 +59,17 @@ function renderHeader(meta) {
   }
 }
 
+/**
+ * The counts and names the page's text states (the scored fields, the dataset's records,
+ * a ledger entry's fields), as the engine's metadata gives them.
+ * @param {import('./generated/engine').PageMetadata} meta
+ */
+function renderCounts(meta) {
+  setText('scored-fields', String(meta.scored_fields));
+  setText('record-count', String(meta.record_count));
+  setText('ledger-fields', `{${meta.ledger_fields.join(', ')}}`);
+}
+
 function renderData(meta) {
   const dataset = JSON.parse(engine.datasetJson());
   const columns = dataset.columns.map((c) => c.name);
@@ -257,7 +268,10 @@ function renderToolList(definitions, run, toolForm, yourInput) {
     group.defs.push(def);
   }
   const article = (def) => {
-    const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), { yourInput });
+    const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), {
+      yourInput,
+      formArgs: engine.formArgs,
+    });
     return el(
       'article',
       { class: 'tool', id: toolArticleId(def.name), 'aria-labelledby': `tool-${def.name}-title` },
@@ -344,9 +358,10 @@ const afterOtherTasks = () =>
 async function boot() {
   let modulesIn;
   // The ledger and plot views are made once their modules are in.
+  // The plotter takes its size limit from the engine's metadata: made once the engine is up.
   const views = new Promise((resolve) => {
     modulesIn = resolve;
-  }).then(() => later()).then(({ createLedgerView, createPlotter }) => ({
+  }).then(() => Promise.all([later(), engineModule.start()])).then(([{ createLedgerView, createPlotter }]) => ({
     ledgerView: createLedgerView({
       verify: engineModule.verify,
       entriesJson: engineModule.entriesJson,
@@ -357,6 +372,7 @@ async function boot() {
     plotter: createPlotter({
       companionPlot: engineModule.companionPlot,
       slotFor: (name) => document.getElementById(toolArticleId(name))?.querySelector('.plot-slot') ?? null,
+      maxDrawnSvgChars: engine.metadata().max_drawn_svg_chars,
     }),
   }));
   const run = makeRunner(views);
@@ -388,6 +404,7 @@ async function boot() {
   const sections = [
     () => renderToolList(definitions, run, modules.toolForm, yourInput),
     () => renderHeader(meta),
+    () => renderCounts(meta),
     () => renderData(meta),
     () => renderProtocol(meta, modules.setUpScoring),
   ];
@@ -395,7 +412,7 @@ async function boot() {
     await afterOtherTasks();
     render();
   }
-  await Promise.all([modules.loadEvidence(byId('evidence-body')), renderMethods(), renderArtifacts(meta)]);
+  await Promise.all([modules.loadEvidence(byId('evidence-body'), meta.conditions), renderMethods(), renderArtifacts(meta)]);
   // The full module (every tool, the plots, "Your data"), after what the page shows first.
   // Without it the benchmark's tools still work; the sections that need it say why not.
   // Should it fail (the network), the section says so and offers to try again.

@@ -38,15 +38,20 @@ function remember(seq, argsText) {
   if (recent.size > RECENT_RUNS) recent.delete(recent.keys().next().value);
 }
 
+/** @typedef {import('./generated/engine').RunReport} RunReport */
+
 /**
- * A run report as the page takes it: parsed here, off the page's thread;
- * without `ok`, which repeats the response's structured content; and with the
- * response as its JSON text (`responseText`), which crosses to the page as one
- * string. A result of megabytes is then neither cloned as objects into the
- * page nor turned back into text there (an agent's executeTool answers text).
+ * A run report (`RunReport`) as the page takes it: parsed here, off the page's
+ * thread, with the response as its JSON text (`responseText`), which crosses
+ * to the page as one string. A result of megabytes is then neither cloned as
+ * objects into the page nor turned back into text there (an agent's
+ * executeTool answers text).
+ * @param {string} reportText
+ * @returns {Omit<RunReport, 'response'> & {responseText: string}}
  */
 function lean(reportText) {
-  const { ok, response, ...report } = JSON.parse(reportText);
+  /** @type {RunReport} */
+  const { response, ...report } = JSON.parse(reportText);
   return { ...report, responseText: JSON.stringify(response) };
 }
 
@@ -81,18 +86,10 @@ const ops = {
     remember(report.entry.seq, argsText);
     return { report, entry: session.lastEntryJson() };
   },
-  interrupt: ({ name, args, time, cancelled }) => ({
-    report: lean(session.recordInterruption(name, text(args), time, cancelled)),
-    entry: session.lastEntryJson(),
-  }),
-  // A run that could not start: the whole module it needs did not load.
-  unavailable: ({ name, args, time, reason }) => ({
-    report: lean(session.recordUnavailable(name, text(args), time, reason)),
-    entry: session.lastEntryJson(),
-  }),
-  // A call whose arguments the page could not write as JSON text (a BigInt, a cycle): ledgered.
-  unwritable: ({ name, reason, time }) => ({
-    report: lean(session.refuseUnwritable(name, reason, time)),
+  // A call the page saw fail (`failure`: what it saw, `{kind, reason?}`), ledgered as the
+  // session decides (exemplar::session::Failure).
+  failed: ({ name, args, time, failure }) => ({
+    report: lean(session.recordFailure(name, text(args ?? ''), time, JSON.stringify(failure))),
     entry: session.lastEntryJson(),
   }),
   // Your data's view without its rows and records, with `count` of its rows from `from`

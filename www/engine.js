@@ -243,12 +243,12 @@ async function runNow(name, input, signal, progress) {
   try {
     args = await inputText(input, progress);
   } catch (err) {
-    // An input JavaScript cannot write as JSON (a BigInt, a cycle, a toJSON that
-    // throws): refused and ledgered, worded in Rust.
-    return keep(await call('unwritable', { name, reason: String(err?.message ?? err), time: now() }));
+    // An input JavaScript cannot write as JSON (a BigInt, a cycle, a toJSON that throws).
+    return keep(await call('failed', { name, time: now(), failure: { kind: 'unwritable', reason: String(err?.message ?? err) } }));
   }
-  const interrupt = async (cancelled) => keep(await call('interrupt', { name, args, time: now(), cancelled }));
-  if (signal?.aborted) return interrupt(true);
+  // Every failure seen here is reported; the session (in Rust) decides how it is ledgered and worded.
+  const failed = async (failure) => keep(await call('failed', { name, args, time: now(), failure }));
+  if (signal?.aborted) return failed({ kind: 'aborted' });
   let onAbort = null;
   const aborted = new Promise((resolve) => {
     onAbort = () => resolve('aborted');
@@ -269,33 +269,40 @@ async function runNow(name, input, signal, progress) {
         await upgrade();
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
-        // Ledgered (in Rust, which words it), and said to the caller; the benchmark's tools still work.
-        return keep(await call('unavailable', { name, args, time: now(), reason: err.message }));
+        // Said to the caller; the benchmark's tools still work.
+        return failed({ kind: 'module_unavailable', reason: err.message });
       }
       progress({ stage: 'computing' });
       outcome = await runHere();
     }
     if (outcome === 'aborted') {
       await restart(new Error('cancelled'));
-      return interrupt(true);
+      return failed({ kind: 'aborted' });
     }
     return keep(outcome);
   } catch (err) {
     // A trap, or any other failure of the worker: the worker is replaced and the
-    // call ledgered as an internal error, so that every failed call is in the ledger.
+    // failure reported, so that every failed call is in the ledger.
     await restart(err);
-    return interrupt(false);
+    return failed({ kind: err instanceof Trap ? 'trapped' : 'worker_failed' });
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
 }
 
 /**
+ * A run report as the page holds it: the engine's `RunReport` with its
+ * response as JSON text (`responseText`), parsed when needed (`responseOf`).
+ * @typedef {Omit<import('./generated/engine').RunReport, 'response'> & {responseText: string}} PageReport
+ */
+
+/**
  * Runs a tool with `args` (JSON text, or an agent's input object, turned
  * into text in the worker) and ledgers the run. Resolves to the Rust report
- * `{error?, responseText, entry, plot, display, display_abridged, args_display}`
- * (`responseText`: the JSON text of what the caller receives, whose
- * structured content is the result; see `responseOf`); never rejects
+ * (a `PageReport`: `{error?, responseText, entry, plot, display,
+ * display_abridged, view, args_display}`; `responseText` is the JSON text of
+ * what the caller receives, whose structured content is the result; see
+ * `responseOf`); never rejects
  * for a tool's own failure. An aborted `signal` stops the run and ledgers a
  * cancellation. `onProgress({stage, done, total})`, if given, hears where the
  * run is: `queued` (behind earlier calls), `starting` (the engine loads),
@@ -317,7 +324,11 @@ export function run(name, args, signal, onProgress) {
   return result;
 }
 
-/** The response of a run report as an object (parsed on this thread: once, when it is needed). */
+/**
+ * The response of a run report as an object (parsed on this thread: once, when it is needed).
+ * @param {PageReport} report
+ * @returns {import('./generated/engine').ToolResponse}
+ */
 export function responseOf(report) {
   return JSON.parse(report.responseText);
 }
@@ -325,20 +336,32 @@ export function responseOf(report) {
 /**
  * The plot beside the result of run `seq` (its ledger seq) of tool `name`,
  * drawn in the worker from that run's arguments: `{tool, ok | error}` or null.
+ * Never rejects: a plot that could not be drawn (the whole module did not
+ * load, the engine stopped) is an error worded by the engine
+ * (exemplar::session::plot_failure, on this thread's instance).
  */
 export async function companionPlot(name, seq) {
-  // The plots are in the full module: it is loaded outside the queue, so that
-  // calls made meanwhile do not wait behind a plot.
-  await workerStarted();
-  await loadFull();
+  const failed = (trapped, err) => JSON.parse(glue.plotFailure(name, trapped, String(err?.message ?? err)));
+  try {
+    // The plots are in the full module: it is loaded outside the queue, so that
+    // calls made meanwhile do not wait behind a plot.
+    await workerStarted();
+    await loadFull();
+  } catch (err) {
+    return failed(false, err);
+  }
   const result = queue.then(async () => {
-    await upgrade();
     try {
+      await upgrade();
       return JSON.parse(await call('plot', { name, seq }));
     } catch (err) {
-      if (!(err instanceof Trap)) throw err;
-      await restart(err);
-      return { tool: name, error: { code: 'internal_error', message: 'the engine stopped while drawing the plot and was restarted' } };
+      if (!(err instanceof Trap)) return failed(false, err);
+      try {
+        await restart(err);
+      } catch (again) {
+        return failed(false, again);
+      }
+      return failed(true, err);
     }
   });
   queue = result.catch(() => {});
@@ -363,10 +386,20 @@ export async function entriesJson() {
 
 /** Synchronous helpers, on this thread's core instance, once start() has resolved. */
 export const engine = {
+  /** @returns {import('./generated/engine').PageMetadata} */
   metadata: () => JSON.parse(glue.metadata()),
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),
   score: (raw) => glue.score(raw),
+  /**
+   * A form's text (`fields`: name → text) read as the arguments `schema` describes
+   * (exemplar::session::form); throws the sentence naming the field to fix.
+   */
+  formArgs: (schema, fields, lenient) => {
+    const read = JSON.parse(glue.formArgs(JSON.stringify(schema), JSON.stringify(fields), lenient));
+    if ('error' in read) throw new Error(read.error);
+    return read.ok;
+  },
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
 };
 

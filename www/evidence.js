@@ -8,8 +8,11 @@ import { el, fill, table, scroller } from './dom.js';
 
 export const SUMMARY_URL = 'www/generated/runs-summary.json';
 
-const LABEL = { pdf: 'PDF', webmcp: 'WebMCP' };
-const label = (condition) => LABEL[condition] ?? condition;
+/**
+ * How the page names a condition: its label in the engine's metadata (`conditions`,
+ * `{key, label}` each), else its key.
+ */
+const labeller = (conditions) => (key) => conditions.find((c) => c.key === key)?.label ?? key;
 
 /** A number shown rounded, its exact value kept in data-value for checking. */
 function num(value, digits) {
@@ -17,7 +20,7 @@ function num(value, digits) {
   return el('span', { 'data-value': String(value), text: Number.isInteger(value) ? String(value) : value.toFixed(digits) });
 }
 
-function conditionTable(summary, fieldCount) {
+function conditionTable(summary, fieldCount, label) {
   const cost = summary.cost_comparable;
   const columns = [
     'Condition',
@@ -51,7 +54,7 @@ function conditionTable(summary, fieldCount) {
   return scroller(t, 'Runs per condition');
 }
 
-function fieldTable(summary) {
+function fieldTable(summary, label) {
   const paths = [...new Set(summary.conditions.flatMap((c) => c.field_accuracy.map((f) => f.path)))];
   if (paths.length === 0) return el('p', { text: 'No answer parsed, so no field was scored.' });
   const rows = paths.map((path) => [
@@ -113,8 +116,12 @@ function pairedBlock(paired) {
   ];
 }
 
-/** Renders `summary` (the Rust Summary JSON) into `target`. */
-export function renderEvidence(target, summary) {
+/**
+ * Renders `summary` (the Rust Summary JSON) into `target`, naming the conditions as
+ * `conditions` (the page metadata's) does.
+ */
+export function renderEvidence(target, summary, conditions) {
+  const label = labeller(conditions);
   if (summary.empty_message) {
     fill(target, el('p', { text: summary.empty_message }));
     return;
@@ -123,9 +130,9 @@ export function renderEvidence(target, summary) {
   fill(
     target,
     el('p', { text: `${summary.total_runs} recorded runs, each scored by the one scorer from its raw answer.` }),
-    conditionTable(summary, fieldCount),
+    conditionTable(summary, fieldCount, label),
     el('h3', { text: 'Which fields each condition gets wrong' }),
-    fieldTable(summary),
+    fieldTable(summary, label),
     el('h3', { text: 'Paired comparison' }),
     pairedBlock(summary.paired),
     summary.cost_comparable
@@ -137,11 +144,11 @@ export function renderEvidence(target, summary) {
 }
 
 /** Fetches the built summary and renders it; says plainly when it is missing. */
-export async function loadEvidence(target) {
+export async function loadEvidence(target, conditions) {
   try {
     const response = await fetch(SUMMARY_URL, { cache: 'no-store' });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    renderEvidence(target, await response.json());
+    renderEvidence(target, await response.json(), conditions);
   } catch (err) {
     fill(
       target,

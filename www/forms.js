@@ -1,5 +1,7 @@
 // A form per tool, generated from its JSON Schema. The form only gathers
-// what a person typed; the wasm side validates it against the same schema.
+// what a person typed: the engine reads it as the schema says (formArgs,
+// exemplar::session::form), names a field it cannot read, and validates the
+// arguments against the same schema when the tool runs.
 
 import { el, fill, table, scroller } from './dom.js';
 
@@ -11,9 +13,8 @@ function typeOf(schema) {
 }
 
 /**
- * One input per property. Returns `{ fieldset, read }`, where read() gives
- * the arguments object (empty optional fields left out) or throws an Error
- * naming the field a person must fix.
+ * One input per property, its control chosen by the property's type. Returns
+ * `{ wrapper, name, input }`: the engine reads `input.value` (formArgs).
  */
 function field(name, schema, required) {
   const id = `f${++uid}-${name}`;
@@ -23,16 +24,15 @@ function field(name, schema, required) {
   const hints = [];
   if (schema.description) hints.push(schema.description);
   let input;
-  let parse;
 
   if (Array.isArray(schema.enum)) {
+    // Each choice's value is its JSON text, which the engine reads.
     input = el(
       'select',
       { id, name, 'aria-describedby': hintId },
       required ? null : el('option', { value: '', text: '(default)' }),
       schema.enum.map((v) => el('option', { value: JSON.stringify(v), text: String(v) })),
     );
-    parse = (raw) => JSON.parse(raw);
   } else if (type === 'number' || type === 'integer') {
     input = el('input', {
       id,
@@ -46,11 +46,6 @@ function field(name, schema, required) {
     if (schema.minimum !== undefined) bounds.push(`minimum ${schema.minimum}`);
     if (schema.maximum !== undefined) bounds.push(`maximum ${schema.maximum}`);
     if (bounds.length) hints.push(`A ${type}, ${bounds.join(', ')}.`);
-    parse = (raw) => {
-      const n = Number(raw);
-      if (!Number.isFinite(n)) throw new Error(`${name}: "${raw}" is not a number`);
-      return n;
-    };
   } else if (type === 'boolean') {
     input = el(
       'select',
@@ -59,29 +54,14 @@ function field(name, schema, required) {
       el('option', { value: 'true', text: 'true' }),
       el('option', { value: 'false', text: 'false' }),
     );
-    parse = (raw) => raw === 'true';
   } else if (type === 'array' && (itemType === 'string' || itemType === 'number' || itemType === 'integer')) {
     input = el('input', { id, name, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': hintId });
     hints.push('Comma-separated, e.g. s04, s05.');
-    parse = (raw) =>
-      raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '')
-        .map((s) => (itemType === 'string' ? s : Number(s)));
   } else if (type === 'string') {
     input = el('input', { id, name, type: 'text', autocomplete: 'off', 'aria-describedby': hintId });
-    parse = (raw) => raw;
   } else {
     input = el('textarea', { id, name, rows: '4', spellcheck: 'false', 'aria-describedby': hintId });
     hints.push('JSON.');
-    parse = (raw) => {
-      try {
-        return JSON.parse(raw);
-      } catch (err) {
-        throw new Error(`${name}: not valid JSON (${err.message})`);
-      }
-    };
   }
 
   const wrapper = el(
@@ -91,17 +71,7 @@ function field(name, schema, required) {
     input,
     el('p', { class: 'hint', id: hintId, text: hints.join(' ') }),
   );
-  // `lenient`: a required field may stay empty (a run on Your data, which may fill it; the
-  // engine names any required argument still missing).
-  const read = (lenient = false) => {
-    const raw = input.value.trim();
-    if (raw === '') {
-      if (required && !lenient) throw new Error(`${name} is required`);
-      return undefined;
-    }
-    return parse(raw);
-  };
-  return { wrapper, read, name, input };
+  return { wrapper, name, input };
 }
 
 /**
@@ -139,10 +109,14 @@ function runOnChoice(yoursField, takes) {
  * how long it has run. `yourInput(name, args, takes)` resolves to the
  * arguments of a run on Your data (`args` as typed, completed there, with its
  * `records` or `data` as `takes`) as JSON text, or rejects saying why not.
- * Returns `{ form, result }`: the result area is placed by the caller, outside
- * the form, so that a run shows even while the form is folded away.
+ * `formArgs(schema, fields, lenient)` is the
+ * engine's reading of the text typed (`fields`: name → text) as arguments,
+ * throwing the sentence that names a field to fix (`lenient`: on Your data,
+ * which may fill a required field). Returns `{ form, result }`: the result
+ * area is placed by the caller, outside the form, so that a run shows even
+ * while the form is folded away.
  */
-export function toolForm(def, onRun, { yourInput } = {}) {
+export function toolForm(def, onRun, { yourInput, formArgs }) {
   const schema = def.inputSchema ?? {};
   const props = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
@@ -188,11 +162,8 @@ export function toolForm(def, onRun, { yourInput } = {}) {
     let args = {};
     try {
       const yours = runOn?.yours() ?? false;
-      for (const f of fields) {
-        if (yours && f === yoursField) continue;
-        const value = f.read(yours);
-        if (value !== undefined) args[f.name] = value;
-      }
+      const typed = Object.fromEntries(fields.filter((f) => !(yours && f === yoursField)).map((f) => [f.name, f.input.value]));
+      args = formArgs(schema, typed, yours);
       if (yours) args = await yourInput(def.name, args, takes);
     } catch (err) {
       status(`Not run: ${err.message}`, true);

@@ -17,15 +17,6 @@ import { el, fill, downloadLink } from './dom.js';
 
 const DRAW_DELAY_MS = 30;
 
-/**
- * A plot's SVG longer than this is not drawn by itself: parsing and laying
- * out SVG costs the page's thread about 70 ms per million characters here
- * (a cumulative forest plot of 2,000 records, about 2 M characters, held it
- * for 140 ms), and no run may hold it for more than 50 ms. Such a plot is
- * offered as a download, and drawn here when the person asks.
- */
-export const MAX_DRAWN_SVG_CHARS = 300_000;
-
 /** Parses SVG text into a node of this document, or throws. */
 export function svgNode(svgText) {
   const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
@@ -39,22 +30,21 @@ export function svgNode(svgText) {
 /**
  * `companionPlot(name, seq)` is the engine's, for the run with ledger seq
  * `seq` (async, resolves to
- * `{tool, ok | error}` or null); `slotFor(name)` gives the element where a
- * tool's plot goes (or null).
+ * `{tool, ok | error}` or null, never rejects); `slotFor(name)` gives the element where a
+ * tool's plot goes (or null). A plot's SVG longer than `maxDrawnSvgChars`
+ * (the engine's page metadata says how long: laying out more would hold the
+ * page's thread too long) is offered as a download, and drawn here when the
+ * person asks.
  */
-export function createPlotter({ companionPlot, slotFor }) {
+export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
   const pending = new Map();
   const runs = new Map(); // the latest run of each tool: a late plot of an older run is dropped
 
   async function draw(name, seq, via, run) {
     const slot = slotFor(name);
     if (!slot) return;
-    let out;
-    try {
-      out = await companionPlot(name, seq);
-    } catch (err) {
-      out = { tool: name, error: { code: 'internal_error', message: err.message } };
-    }
+    // Never rejects: a plot that could not be drawn comes as an error the engine worded.
+    const out = await companionPlot(name, seq);
     if (runs.get(name) !== run) return;
     for (const old of slot.querySelectorAll('a[download]')) URL.revokeObjectURL(old.href);
     if (out === null) return;
@@ -62,7 +52,7 @@ export function createPlotter({ companionPlot, slotFor }) {
       fill(slot, el('p', { class: 'status alarm', text: `The plot could not be drawn: ${out.error.code}: ${out.error.message}` }));
       return;
     }
-    if (out.ok.svg.length > MAX_DRAWN_SVG_CHARS) {
+    if (out.ok.svg.length > maxDrawnSvgChars) {
       offer(slot, out, via);
       return;
     }
@@ -140,7 +130,7 @@ export function createPlotter({ companionPlot, slotFor }) {
       const slot = slotFor(name);
       if (!slot || typeof svgText !== 'string') return;
       const out = { tool: name, ok: { svg: svgText } };
-      if (svgText.length > MAX_DRAWN_SVG_CHARS) offer(slot, out, via);
+      if (svgText.length > maxDrawnSvgChars) offer(slot, out, via);
       else show(slot, out, via);
     },
     /** Draws the plot for a successful run soon; a later run of the same tool replaces it. */

@@ -145,7 +145,7 @@ export async function createWorkspace({ target, engine }) {
   }
 
   function renderMapping() {
-    if (!view || !view.measure || view.error?.startsWith('The CSV')) {
+    if (!view || !view.measure || view.error_kind === 'csv') {
       fill(mappingBox);
       return;
     }

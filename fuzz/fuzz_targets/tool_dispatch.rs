@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
     match (
         answer.get("ok"),
         answer.get("error"),
-        &report.ok,
+        report.result(),
         &report.error,
     ) {
         (Some(ok), None, Some(run_ok), None) => {

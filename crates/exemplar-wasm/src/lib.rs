@@ -6,7 +6,7 @@
 //! exported: the page registers `www/generated/tools.json`, which `cargo xtask build`
 //! writes from the same registry, before this module has loaded.
 
-use exemplar::session::{self, Interruption};
+use exemplar::session;
 #[cfg(feature = "full")]
 use exemplar::workspace;
 use exemplar::{dataset, ledger, page, scorer, tools};
@@ -25,7 +25,9 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// The page's metadata: versions, dataset identity, prompt, PDF, conditions, scored fields.
+/// The page's metadata (`PageMetadata` in `www/generated/engine.d.ts`): versions, dataset
+/// identity, prompt, PDF, conditions, the counts the page states, the ledger's fields, the
+/// largest plot drawn by itself.
 #[wasm_bindgen]
 pub fn metadata() -> String {
     text(&page::metadata())
@@ -94,6 +96,33 @@ pub fn instructions() -> String {
     tools::instructions()
 }
 
+/// A person's run from a tool's form: the text typed in each field (`fields_json`, an object
+/// of name → text) read by the tool's input schema (`schema_json`, from the definitions the
+/// page registered): `{"ok": args}` or `{"error": sentence}` naming the field to fix
+/// ([`session::form::args`]). `lenient`: a run on Your data, which may fill a required field.
+/// Never throws.
+#[wasm_bindgen(js_name = formArgs)]
+pub fn form_args(schema_json: &str, fields_json: &str, lenient: bool) -> String {
+    let read = || -> Result<Value, String> {
+        let schema: Value = serde_json::from_str(schema_json).map_err(|e| e.to_string())?;
+        let fields: serde_json::Map<String, Value> =
+            serde_json::from_str(fields_json).map_err(|e| e.to_string())?;
+        session::form::args(&schema, &fields, lenient).map(Value::Object)
+    };
+    text(&match read() {
+        Ok(args) => json!({ "ok": args }),
+        Err(sentence) => json!({ "error": sentence }),
+    })
+}
+
+/// The answer for `tool`'s companion plot when it could not be drawn (`trapped`: the engine
+/// stopped while drawing it; else `reason`, the runtime's message), worded by the session:
+/// `{"tool", "error"}` ([`session::plot_failure`]).
+#[wasm_bindgen(js_name = plotFailure)]
+pub fn plot_failure(tool: &str, trapped: bool, reason: &str) -> String {
+    text(&session::plot_failure(tool, trapped, reason))
+}
+
 /// Scores a raw pasted answer; returns the report JSON.
 #[wasm_bindgen]
 pub fn score(raw: &str) -> String {
@@ -142,59 +171,29 @@ impl Session {
             .map_err(|e| JsError::new(&e.to_string()))
     }
 
-    /// Runs a tool and ledgers the run: `{ok | error, response, entry, plot}`.
+    /// Runs a tool and ledgers the run: the report (`RunReport` in
+    /// `www/generated/engine.d.ts`).
     pub fn run(&mut self, tool: &str, args_json: &str, time_iso: &str) -> String {
         text(&self.inner.run(tool, args_json, time_iso))
     }
 
-    /// Ledgers a run that trapped the previous instance (`internal_error`) or was aborted
-    /// (`cancelled`); returns the report as [`Session::run`] does.
-    #[wasm_bindgen(js_name = recordInterruption)]
-    pub fn record_interruption(
+    /// Ledgers a call the page saw fail (`failure_json`: `{"kind": "trapped" | "worker_failed"
+    /// | "aborted"}`, or `{"kind": "module_unavailable" | "unwritable", "reason"}` with the
+    /// runtime's message); the session decides its status and wording
+    /// ([`session::Session::record_failure`]). Returns the report as [`Session::run`] does.
+    #[wasm_bindgen(js_name = recordFailure)]
+    pub fn record_failure(
         &mut self,
         tool: &str,
         args_json: &str,
         time_iso: &str,
-        cancelled: bool,
+        failure_json: &str,
     ) -> String {
-        let why = if cancelled {
-            Interruption::Cancelled
-        } else {
-            Interruption::InternalError
-        };
         text(
             &self
                 .inner
-                .record_interruption(tool, args_json, time_iso, why),
+                .record_failure(tool, args_json, time_iso, failure_json),
         )
-    }
-
-    /// Ledgers a run of `tool` that could not start because the part of the engine it needs
-    /// could not be loaded; `reason` is the loader's message (quoted cut). Returns the report.
-    #[wasm_bindgen(js_name = recordUnavailable)]
-    pub fn record_unavailable(
-        &mut self,
-        tool: &str,
-        args_json: &str,
-        time_iso: &str,
-        reason: &str,
-    ) -> String {
-        let why = Interruption::EngineUnavailable {
-            reason: reason.to_string(),
-        };
-        text(
-            &self
-                .inner
-                .record_interruption(tool, args_json, time_iso, why),
-        )
-    }
-
-    /// Ledgers a call of `tool` whose arguments could not be written as JSON text (a BigInt,
-    /// an object containing itself); `reason` is JavaScript's message. Returns the report, an
-    /// `invalid_json` error worded by the session.
-    #[wasm_bindgen(js_name = refuseUnwritable)]
-    pub fn refuse_unwritable(&mut self, tool: &str, reason: &str, time_iso: &str) -> String {
-        text(&self.inner.refuse_unwritable(tool, reason, time_iso))
     }
 
     /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`.

@@ -78,3 +78,45 @@ fn companion_plots_match_native() {
 fn workspace_view_matches_native() {
     common::workspace_view_matches_native();
 }
+
+/// A form's text is read as arguments by the engine, by the tool's input schema, as the page
+/// calls it: the page only gathers the text, and shows the sentence naming a field to fix.
+#[wasm_bindgen_test]
+fn a_forms_text_is_read_by_the_tools_schema() {
+    use serde_json::{json, Value};
+    let schema = r#"{"type":"object","properties":{"level":{"type":"number"},"exclude":{"type":"array","items":{"type":"string"}}},"required":["exclude"]}"#;
+    let read = |fields: &str, lenient| -> Value {
+        serde_json::from_str(&exemplar_wasm::form_args(schema, fields, lenient)).unwrap()
+    };
+    assert_eq!(
+        read(r#"{"level":" 0.9","exclude":"s04, s05"}"#, false),
+        json!({"ok": {"level": 0.9, "exclude": ["s04", "s05"]}})
+    );
+    assert_eq!(
+        read(r#"{"level":"x","exclude":"s04"}"#, false),
+        json!({"error": "level: \"x\" is not a number"})
+    );
+    assert_eq!(
+        read(r#"{"exclude":""}"#, false),
+        json!({"error": "exclude is required"})
+    );
+    assert_eq!(read(r#"{"exclude":""}"#, true), json!({"ok": {}}));
+    assert!(read("[", false)["error"].is_string());
+}
+
+/// A plot that could not be drawn is an error the engine words, as the page shows it.
+#[wasm_bindgen_test]
+fn a_plot_that_could_not_be_drawn_is_worded_by_the_engine() {
+    let answer: serde_json::Value = serde_json::from_str(&exemplar_wasm::plot_failure(
+        "fit_random_effects",
+        true,
+        "x",
+    ))
+    .unwrap();
+    assert_eq!(answer["tool"], "forest_plot");
+    assert_eq!(answer["error"]["code"], "internal_error");
+    assert_eq!(
+        answer["error"]["message"],
+        "the engine stopped while drawing the plot and was restarted"
+    );
+}

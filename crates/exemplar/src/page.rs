@@ -1,13 +1,24 @@
 //! What the page shows that is not a tool: its header facts, the conditions of the A/B
-//! protocol and their labels, and the count of scored fields. The page renders these
-//! values; it decides none of them.
+//! protocol and their labels, the counts its text states (scored fields, records), the
+//! ledger's fields, and how large a plot it draws by itself. The page renders these values;
+//! it decides none of them.
 
+use crate::ledger::{Ledger, Run, Status};
 use crate::runs::Condition;
 use crate::{baselines, dataset, protocol, scorer};
 use serde::Serialize;
+use serde_json::Value;
+
+/// A plot's SVG longer than this (in UTF-16 code units, as the page measures text) is not
+/// drawn by itself: parsing and laying out SVG costs the page's thread about 70 ms per
+/// million characters (a cumulative forest plot of 2,000 records, about 2 M characters,
+/// held it for 140 ms), and no run may hold it for more than 50 ms. Such a plot is offered
+/// as a download, and drawn when the person asks.
+pub const MAX_DRAWN_SVG_CHARS: usize = 300_000;
 
 /// One condition of the A/B protocol, as the page shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ConditionLabel {
     /// The key used in run records and the page's element ids (`pdf`, `webmcp`).
     pub key: &'static str,
@@ -17,6 +28,7 @@ pub struct ConditionLabel {
 
 /// The page's metadata.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PageMetadata {
     pub baseline_version: &'static str,
     pub dataset_name: &'static str,
@@ -31,6 +43,31 @@ pub struct PageMetadata {
     pub conditions: [ConditionLabel; 2],
     /// How many fields the scorer checks.
     pub scored_fields: usize,
+    /// How many records the frozen dataset has.
+    pub record_count: usize,
+    /// The fields of a ledger entry, in the order an exported entry has them.
+    pub ledger_fields: Vec<String>,
+    /// The longest plot SVG the page draws by itself ([`MAX_DRAWN_SVG_CHARS`]).
+    pub max_drawn_svg_chars: usize,
+}
+
+/// The fields of a ledger entry, as an entry serializes.
+fn ledger_fields() -> Vec<String> {
+    let mut ledger = Ledger::default();
+    let entry = ledger.append(Run {
+        time: "",
+        tool: "",
+        status: Status::Ok,
+        args: Value::Null,
+        dataset_sha256: "",
+        result: &Value::Null,
+    });
+    // Through its text, as the ledger writes it: no second serializer in the page's wasm.
+    let text = serde_json::to_string(entry).expect("entries serialize");
+    match serde_json::from_str(&text).expect("an entry's text is JSON") {
+        Value::Object(fields) => fields.into_iter().map(|(name, _)| name).collect(),
+        _ => unreachable!("an entry serializes as an object"),
+    }
 }
 
 /// The page's metadata.
@@ -50,6 +87,9 @@ pub fn metadata() -> PageMetadata {
             label: c.label(),
         }),
         scored_fields: scorer::FIELD_COUNT,
+        record_count: dataset::rows().len(),
+        ledger_fields: ledger_fields(),
+        max_drawn_svg_chars: MAX_DRAWN_SVG_CHARS,
     }
 }
 
@@ -67,5 +107,27 @@ mod tests {
         assert_eq!(m["pdf_path"], protocol::PDF_PATH);
         assert_eq!(m["scored_fields"], 13);
         assert_eq!(m["conditions"][1]["label"], "WebMCP");
+        assert_eq!(m["record_count"], 19);
+        assert_eq!(m["max_drawn_svg_chars"], 300_000);
+    }
+
+    /// The ledger's fields are an entry's, in its order: `args` among them, `hash` last.
+    #[test]
+    fn the_ledger_fields_are_an_entrys() {
+        assert_eq!(
+            metadata().ledger_fields,
+            [
+                "seq",
+                "time",
+                "tool",
+                "status",
+                "args",
+                "dataset_sha256",
+                "engine_version",
+                "result_sha256",
+                "prev_hash",
+                "hash"
+            ]
+        );
     }
 }

@@ -12,8 +12,15 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
+pub mod form;
+#[cfg(feature = "definitions")]
+mod schema;
+#[cfg(feature = "definitions")]
+pub use schema::engine_schema;
+
 /// One text item of a tool response.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TextContent {
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -23,6 +30,7 @@ pub struct TextContent {
 /// What a WebMCP `execute` (or an MCP `tools/call`) returns: the result as text and as
 /// structured content, or `isError` with the error's text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ToolResponse {
     pub content: Vec<TextContent>,
     #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
@@ -35,40 +43,55 @@ impl ToolResponse {
     /// The response to an outcome: the result's JSON, or `code: message`.
     pub fn of(result: &Result<Value, ToolError>) -> Self {
         match result {
-            Ok(value) => ToolResponse {
-                content: vec![TextContent {
-                    kind: "text",
-                    text: value.to_string(),
-                }],
-                structured_content: Some(value.clone()),
-                is_error: false,
-            },
-            Err(error) => ToolResponse {
-                content: vec![TextContent {
-                    kind: "text",
-                    text: error.to_string(),
-                }],
-                structured_content: None,
-                is_error: true,
-            },
+            Ok(value) => ToolResponse::result(value.clone()),
+            Err(error) => ToolResponse::error(error),
+        }
+    }
+
+    /// The response to a result, which it holds.
+    fn result(value: Value) -> Self {
+        ToolResponse {
+            content: vec![TextContent {
+                kind: "text",
+                text: value.to_string(),
+            }],
+            structured_content: Some(value),
+            is_error: false,
+        }
+    }
+
+    /// The response to an error: `code: message`.
+    fn error(error: &ToolError) -> Self {
+        ToolResponse {
+            content: vec![TextContent {
+                kind: "text",
+                text: error.to_string(),
+            }],
+            structured_content: None,
+            is_error: true,
         }
     }
 }
 
-/// The report of one run.
+/// The report of one run: what the page receives (`www/generated/engine.d.ts` and
+/// `engine.schema.json` are written from this type). The result is the response's
+/// structured content, held once ([`RunReport::result`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RunReport {
-    /// The result, when the tool returned one.
+    /// The error, when the tool returned no result.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ok: Option<Value>,
-    /// The error, when it did not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "Option<schema::ToolErrorDef>")
+    )]
     pub error: Option<ToolError>,
     /// What the agent receives.
     pub response: ToolResponse,
     /// The ledger entry of the run, without its `args` (which may be megabytes; the ledger
     /// keeps them): the page shows `args_display`, and keeps the whole entry as the text
     /// [`Session::last_entry_json`] gives, without parsing it.
+    #[cfg_attr(feature = "definitions", schemars(with = "schema::EntryHeaderDef"))]
     pub entry: EntryHeader,
     /// The plot to draw beside a successful result, if one goes with the call (see
     /// [`Session::companion_plot`]).
@@ -83,10 +106,21 @@ pub struct RunReport {
     pub display_abridged: bool,
     /// How the page shows a result to a person: tables of rounded values, and the field
     /// holding a plot's SVG ([`crate::result_view`]); none for an error.
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(with = "Option<schema::ResultViewDef>")
+    )]
     pub view: Option<crate::result_view::ResultView>,
     /// How the page shows the ledgered arguments, escaped the same way and abridged to
     /// [`DISPLAY_CHARS`] characters.
     pub args_display: String,
+}
+
+impl RunReport {
+    /// The result, when the tool returned one: the response's structured content.
+    pub fn result(&self) -> Option<&Value> {
+        self.response.structured_content.as_ref()
+    }
 }
 
 /// Writes the Unicode direction controls (U+061C, U+200E, U+200F, U+202A–U+202E,
@@ -138,6 +172,43 @@ pub enum Interruption {
     /// fetched when a call needs a tool the first module lacks); `reason` is the loader's
     /// own message, quoted cut.
     EngineUnavailable { reason: String },
+}
+
+/// What the page saw of a call that did not finish, or could not start. The page reports
+/// every such call; how it is ledgered and how it reads are decided here
+/// ([`Session::record_failure`]).
+///
+/// As JSON: `{"kind": "trapped" | "worker_failed" | "aborted"}`, or `{"kind":
+/// "module_unavailable" | "unwritable", "reason": text}` ([`Failure::from_json`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The engine's instance trapped (a Rust panic) during the call.
+    Trapped,
+    /// The engine's worker failed otherwise (it died, or could not answer).
+    WorkerFailed,
+    /// The caller aborted the call.
+    Aborted,
+    /// The module holding the tool could not be loaded; `reason` is the loader's message.
+    ModuleUnavailable { reason: String },
+    /// The arguments could not be written as JSON text; `reason` is the runtime's message.
+    Unwritable { reason: String },
+}
+
+impl Failure {
+    /// A failure as the page describes it in JSON; none when the text is not one. (Read by
+    /// hand: a derived tagged-enum reader costs the page's first wasm module kilobytes.)
+    pub fn from_json(text: &str) -> Option<Failure> {
+        let value: Value = serde_json::from_str(text).ok()?;
+        let reason = || Some(value.get("reason")?.as_str()?.to_string());
+        Some(match value.get("kind")?.as_str()? {
+            "trapped" => Failure::Trapped,
+            "worker_failed" => Failure::WorkerFailed,
+            "aborted" => Failure::Aborted,
+            "module_unavailable" => Failure::ModuleUnavailable { reason: reason()? },
+            "unwritable" => Failure::Unwritable { reason: reason()? },
+            _ => return None,
+        })
+    }
 }
 
 /// The visit's tool runs and their ledger.
@@ -302,6 +373,28 @@ impl Session {
         self.report(tool, time, status, args, &dataset_sha256, result)
     }
 
+    /// Ledgers a call the page saw fail (`failure_json`, a [`Failure`] as JSON), and says so
+    /// to the caller: a trap or any other failure of the engine as `internal_error`, an
+    /// abort as `cancelled`, a module that could not load as `internal_error` naming why,
+    /// arguments that cannot be written as JSON as `invalid_json`. A failure described in
+    /// a way this does not read is still ledgered, as the engine's failure.
+    pub fn record_failure(
+        &mut self,
+        tool: &str,
+        args_text: &str,
+        time: &str,
+        failure_json: &str,
+    ) -> RunReport {
+        let failure = Failure::from_json(failure_json).unwrap_or(Failure::WorkerFailed);
+        let why = match failure {
+            Failure::Trapped | Failure::WorkerFailed => Interruption::InternalError,
+            Failure::Aborted => Interruption::Cancelled,
+            Failure::ModuleUnavailable { reason } => Interruption::EngineUnavailable { reason },
+            Failure::Unwritable { reason } => return self.refuse_unwritable(tool, &reason, time),
+        };
+        self.record_interruption(tool, args_text, time, why)
+    }
+
     /// Ledgers a run of `tool` that did not finish, and says so to the caller.
     pub fn record_interruption(
         &mut self,
@@ -407,18 +500,17 @@ containing itself"
             dataset_sha256,
             result: &ledgered,
         }));
-        let response = ToolResponse::of(&result);
         let view = result.as_ref().ok().map(crate::result_view::view);
         let (display, display_abridged) = match &result {
             Ok(value) => result_display(value),
             Err(error) => (escaped(error.to_string()), false),
         };
-        let (ok, error) = match result {
-            Ok(value) => (Some(value), None),
-            Err(error) => (None, Some(error)),
+        // The result moves into the response: it is held once.
+        let (response, error) = match result {
+            Ok(value) => (ToolResponse::result(value), None),
+            Err(error) => (ToolResponse::error(&error), Some(error)),
         };
         RunReport {
-            ok,
             error,
             response,
             entry,
@@ -471,6 +563,24 @@ containing itself"
     }
 }
 
+/// The answer for `tool`'s companion plot when it could not be drawn, worded here as
+/// [`Session::companion_plot`]'s errors are: `{"tool", "error": {"code": "internal_error",
+/// "message"}}`. `trapped`: the engine stopped while drawing it (and was restarted);
+/// otherwise `reason` is the runtime's message (the whole module did not load, the worker
+/// failed). `tool` names the plot when the registry at hand knows it, else the tool.
+pub fn plot_failure(tool: &str, trapped: bool, reason: &str) -> Value {
+    let message = if trapped {
+        "the engine stopped while drawing the plot and was restarted"
+    } else {
+        reason
+    };
+    let mut out = ToolError::new(ErrorCode::InternalError, message).to_json();
+    out["tool"] = json!(tools::find(tool)
+        .and_then(|t| t.companion)
+        .map_or(tool, |c| c.plot));
+    out
+}
+
 /// Verifies an exported ledger; its length.
 pub fn verify_exported(entries_json: &str) -> Result<usize, LedgerError> {
     ledger::verify_json(entries_json)
@@ -491,9 +601,8 @@ mod tests {
     fn a_run_is_answered_and_ledgered_in_one_call() {
         let mut session = Session::new();
         let report = session.run("fit_random_effects", "{}", T);
-        let ok = report.ok.clone().unwrap();
+        let ok = report.result().unwrap().clone();
         assert_eq!(ok["k"], 19);
-        assert_eq!(report.response.structured_content.as_ref(), Some(&ok));
         assert_eq!(report.response.content[0].text, ok.to_string());
         assert!(!report.response.is_error);
         assert_eq!(report.entry.seq, 1);
@@ -503,6 +612,10 @@ mod tests {
         assert_eq!(session.verify(), Ok(1));
         let json = serde_json::to_value(&report).unwrap();
         assert!(json.get("error").is_none());
+        assert!(
+            json.get("ok").is_none(),
+            "the result is the response's, held once"
+        );
         assert!(json["entry"].get("args").is_none());
         assert_eq!(json["entry"]["hash"], report.entry.hash);
         let whole: Entry = serde_json::from_str(&session.last_entry_json().unwrap()).unwrap();
@@ -636,12 +749,47 @@ mod tests {
         assert_eq!(Session::restore("nope").unwrap_err().seq, None);
     }
 
+    /// Every failure the page reports is ledgered, its status and wording decided here.
+    #[test]
+    fn the_page_reports_a_failure_and_the_session_decides_how_it_is_ledgered() {
+        let mut session = Session::new();
+        let cases = [
+            (r#"{"kind":"trapped"}"#, Status::InternalError, "internal_error: internal error in tool egger_test: the engine stopped"),
+            (r#"{"kind":"worker_failed"}"#, Status::InternalError, "internal_error: internal error in tool egger_test: the engine stopped"),
+            (r#"{"kind":"aborted"}"#, Status::Cancelled, "cancelled: the call of egger_test was cancelled"),
+            (
+                r#"{"kind":"module_unavailable","reason":"Failed to fetch"}"#,
+                Status::InternalError,
+                "internal_error: internal error in tool egger_test: the part of the engine it needs could not be loaded (\"Failed to fetch\")",
+            ),
+            (
+                r#"{"kind":"unwritable","reason":"BigInt"}"#,
+                Status::Error,
+                "invalid_json: the arguments cannot be written as JSON text (\"BigInt\")",
+            ),
+            ("nonsense", Status::InternalError, "internal_error: internal error in tool egger_test"),
+            (r#"{"kind":"unwritable"}"#, Status::InternalError, "internal_error: internal error in tool egger_test"),
+        ];
+        for (i, (failure, status, text)) in cases.into_iter().enumerate() {
+            let report = session.record_failure("egger_test", "{}", T, failure);
+            assert_eq!(report.entry.seq, i as u64 + 1);
+            assert_eq!(report.entry.status, status, "{failure}");
+            assert!(
+                report.display.starts_with(text),
+                "{failure}: {}",
+                report.display
+            );
+            assert!(report.response.is_error);
+        }
+        assert_eq!(session.verify(), Ok(7));
+    }
+
     #[test]
     fn direction_controls_are_escaped_where_the_page_shows_json() {
         let mut session = Session::new();
         let args = r#"{"exclude":["s04"],"records":[{"id":"\u202eab","yi":0.1,"vi":0.1},{"id":"s04","yi":0.2,"vi":0.1},{"id":"c","yi":0.3,"vi":0.2}]}"#;
         let report = session.run("refit_excluding", args, T);
-        assert!(report.ok.is_some());
+        assert!(report.result().is_some());
         assert!(!report.args_display.contains('\u{202e}'));
         assert!(report.args_display.contains("\\u202e"));
         let back: Value = serde_json::from_str(&report.args_display).unwrap();
@@ -661,14 +809,14 @@ mod tests {
         assert!(!short.display_abridged);
         assert_eq!(
             short.display,
-            serde_json::to_string_pretty(short.ok.as_ref().unwrap()).unwrap()
+            serde_json::to_string_pretty(short.result().unwrap()).unwrap()
         );
         let records: Vec<Value> = (0..500)
             .map(|i| json!({"id": format!("r{i}"), "yi": i as f64 / 1000.0, "vi": 0.01 + (i % 9) as f64 / 100.0}))
             .collect();
         let args = json!({ "records": records }).to_string();
         let long = session.run("leave_one_out", &args, T);
-        let whole = serde_json::to_string_pretty(long.ok.as_ref().unwrap()).unwrap();
+        let whole = serde_json::to_string_pretty(long.result().unwrap()).unwrap();
         assert!(whole.chars().count() > RESULT_DISPLAY_CHARS);
         assert!(long.display_abridged);
         let (kept, note) = long.display.split_once('…').unwrap();
@@ -681,8 +829,8 @@ mod tests {
             )
         );
         assert_eq!(
-            long.response.structured_content.as_ref(),
-            long.ok.as_ref(),
+            long.response.content[0].text,
+            long.result().unwrap().to_string(),
             "the agent gets the whole result"
         );
     }
@@ -784,14 +932,14 @@ mod tests {
         let mut session = Session::new();
         let records = r#"[{"id":"a","yi":0.1,"vi":0.01,"dose":1},{"id":"b","yi":0.3,"vi":0.02,"dose":2},{"id":"c","yi":-0.1,"vi":0.04,"dose":4}]"#;
         let loaded = session.run("load_data", &format!(r#"{{"records":{records}}}"#), "t0");
-        assert_eq!(loaded.ok.as_ref().unwrap()["data_id"], "d1");
+        assert_eq!(loaded.result().unwrap()["data_id"], "d1");
         let by_handle = session.run("fit_random_effects", r#"{"data_id":"d1"}"#, "t1");
         let inline = session.run(
             "fit_random_effects",
             &format!(r#"{{"records":{records}}}"#),
             "t2",
         );
-        assert_eq!(by_handle.ok, inline.ok);
+        assert_eq!(by_handle.result(), inline.result());
         assert_eq!(by_handle.entry.dataset_sha256, inline.entry.dataset_sha256);
         let view = by_handle.view.as_ref().unwrap();
         assert_eq!(view.tables[0].rows[3], ["k", "3"]);
@@ -801,7 +949,7 @@ mod tests {
         assert!(plot["ok"]["svg"].is_string(), "{plot}");
         let mut restored = Session::restore(&session.ledger().to_json().to_string()).unwrap();
         let again = restored.run("fit_random_effects", r#"{"data_id":"d1"}"#, "t3");
-        assert_eq!(again.ok, inline.ok);
+        assert_eq!(again.result(), inline.result());
         let unknown = restored.run("fit_random_effects", r#"{"data_id":"d2"}"#, "t4");
         assert!(
             unknown
@@ -811,6 +959,18 @@ mod tests {
             unknown.display
         );
         assert_eq!(unknown.view, None);
+    }
+
+    #[test]
+    fn a_plot_that_could_not_be_drawn_is_worded_here() {
+        let trapped = plot_failure("egger_test", true, "RuntimeError: unreachable");
+        assert_eq!(
+            trapped,
+            json!({"error": {"code": "internal_error", "message": "the engine stopped while drawing the plot and was restarted"}, "tool": "funnel_plot"})
+        );
+        let unloaded = plot_failure("no_such_tool", false, "Failed to fetch");
+        assert_eq!(unloaded["error"]["message"], "Failed to fetch");
+        assert_eq!(unloaded["tool"], "no_such_tool");
     }
 
     #[test]

@@ -121,6 +121,9 @@ pub struct View {
     pub correction: Correction,
     /// Why the CSV (or the options) could not be used, with line and column.
     pub error: Option<String>,
+    /// What `error` is about: the page offers the column mapping unless the CSV itself (or
+    /// the request) could not be read.
+    pub error_kind: Option<ViewErrorKind>,
     /// The CSV's column names.
     pub columns: Vec<String>,
     pub measure: Option<&'static str>,
@@ -139,6 +142,18 @@ pub struct View {
     pub records_csv: String,
 }
 
+/// What a view's error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViewErrorKind {
+    /// The request is not understood (not the JSON the page sends).
+    Request,
+    /// The CSV could not be read: there are no columns to map.
+    Csv,
+    /// The continuity-correction options are not valid; the columns can still be mapped.
+    Options,
+}
+
 /// The view of a request given as JSON text (the page's call); never fails.
 pub fn view_json(request_json: &str) -> Value {
     // Strict JSON first, so a lone surrogate in the pasted text is named as one.
@@ -150,6 +165,7 @@ pub fn view_json(request_json: &str) -> Value {
         Err(e) => View {
             measures: measures(),
             error: Some(format!("the request is not understood: {e}")),
+            error_kind: Some(ViewErrorKind::Request),
             ..View::default()
         },
     };
@@ -177,6 +193,7 @@ pub fn view(request: &Request) -> View {
         Ok(table) => table,
         Err(e) => {
             view.error = Some(format!("The CSV could not be read: {e}"));
+            view.error_kind = Some(ViewErrorKind::Csv);
             return view;
         }
     };
@@ -193,6 +210,7 @@ pub fn view(request: &Request) -> View {
         Ok(options) => options,
         Err(e) => {
             view.error = Some(e.message);
+            view.error_kind = Some(ViewErrorKind::Options);
             view.rows = rows_without_results(&table);
             return view;
         }
@@ -1035,13 +1053,22 @@ c2,C,13,3.8,14,13.1,3.6,13\n";
             v.error.as_deref(),
             Some("The CSV could not be read: line 2, column 3: the row has 3 fields, the header 2")
         );
+        assert_eq!(v.error_kind, Some(ViewErrorKind::Csv));
         assert!(v.records.is_empty() && v.measures.len() == 10);
         assert_eq!(v.correction.to_choices, ["only0", "all", "if0all", "none"]);
         assert_eq!(v.correction.add, 0.5);
         let mut r = request(&[]);
         r.to = Some("sometimes".into());
-        assert!(view(&r).error.unwrap().contains("unknown to"));
+        let v = view(&r);
+        assert!(v.error.unwrap().contains("unknown to"));
+        assert_eq!(
+            v.error_kind,
+            Some(ViewErrorKind::Options),
+            "the columns can be mapped"
+        );
+        assert!(!v.mapping.is_empty());
         let v = view_json("{\"csv\": 3}");
+        assert_eq!(v["error_kind"], "request");
         assert!(v["error"]
             .as_str()
             .unwrap()
@@ -1059,6 +1086,7 @@ followed by a low surrogate \\uDC00-\\uDFFF: half of a UTF-16 pair, no character
             ..Request::default()
         });
         assert_eq!((v.rows.len(), v.k, v.error), (3, 0, None));
+        assert_eq!(v.error_kind, None);
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod suites;
 #[cfg(test)]
 mod tidy;
 mod toolchain;
+mod typescript;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -66,6 +66,53 @@ fn the_generated_tool_definitions_are_current() {
     );
 }
 
+/// The JSON Schema and TypeScript declarations of what the page receives (the run report,
+/// the page's metadata) are the Rust types', byte for byte.
+#[test]
+fn the_generated_engine_types_are_current() {
+    let root = crate::workspace_root();
+    for (path, text) in [
+        (
+            crate::build::ENGINE_SCHEMA,
+            crate::build::engine_schema_text(),
+        ),
+        (
+            crate::build::ENGINE_TYPES,
+            crate::build::engine_types_text(),
+        ),
+    ] {
+        let written = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+        assert!(
+            written == text,
+            "{path} is not the engine's types: run cargo xtask build and commit it"
+        );
+    }
+}
+
+/// The counts and names the page's text states come from the engine's metadata, which the
+/// page renders: the HTML and the JavaScript write none of them by hand.
+#[test]
+fn the_page_restates_no_count_of_the_metadata() {
+    let root = crate::workspace_root();
+    let meta = exemplar::page::metadata();
+    let stated = [
+        format!("{} fields", meta.scored_fields),
+        format!("{} records", meta.record_count),
+        "Nineteen records".to_string(),
+        meta.ledger_fields[..3].join(", "),
+        format!("{}_000", meta.max_drawn_svg_chars / 1000),
+    ];
+    for (path, text) in page_sources(&root) {
+        for s in &stated {
+            assert!(
+                !text.contains(s.as_str()),
+                "{} states {s:?}: render it from the engine's page metadata",
+                path.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn the_page_has_no_inline_code() {
     let root = crate::workspace_root();

@@ -208,12 +208,16 @@ pub fn session_runs_and_ledger() {
         json!({"ok": true, "length": 5})
     );
     let mut restored = api::Session::restore(&exported).unwrap();
-    let trap = parse(&restored.record_interruption("forest_plot", "{}", "t", false));
+    let trap = parse(&restored.record_failure("forest_plot", "{}", "t", r#"{"kind":"trapped"}"#));
     assert_eq!(trap["entry"]["status"], "internal_error");
     assert_eq!(trap["response"]["isError"], true);
     assert_eq!(parse(&restored.verify()), json!({"ok": true, "length": 6}));
-    let unavailable =
-        parse(&restored.record_unavailable("forest_plot", "{}", "t", "Failed to fetch"));
+    let unavailable = parse(&restored.record_failure(
+        "forest_plot",
+        "{}",
+        "t",
+        r#"{"kind":"module_unavailable","reason":"Failed to fetch"}"#,
+    ));
     assert_eq!(unavailable["entry"]["status"], "internal_error");
     assert_eq!(unavailable["entry"]["prev_hash"], trap["entry"]["hash"]);
     assert!(unavailable["response"]["content"][0]["text"]
@@ -221,10 +225,11 @@ pub fn session_runs_and_ledger() {
         .unwrap()
         .contains("could not be loaded (\"Failed to fetch\")"));
     assert_eq!(parse(&restored.verify()), json!({"ok": true, "length": 7}));
-    let unwritable = parse(&restored.refuse_unwritable(
+    let unwritable = parse(&restored.record_failure(
         "fit_random_effects",
-        "Do not know how to serialize a BigInt",
+        "",
         "t",
+        r#"{"kind":"unwritable","reason":"Do not know how to serialize a BigInt"}"#,
     ));
     assert_eq!(unwritable["entry"]["status"], "error");
     assert_eq!(
