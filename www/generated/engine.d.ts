@@ -10,7 +10,10 @@ export interface ConditionLabel {
   label: string;
 }
 
-/** A ledger entry without its arguments. */
+/**
+ * An entry without its `args`: what a run's report carries (the arguments may be
+ * megabytes; the ledger keeps them).
+ */
 export interface EntryHeader {
   seq: number;
   time: string;
@@ -23,7 +26,7 @@ export interface EntryHeader {
   hash: string;
 }
 
-/** Why a tool call was refused. */
+/** Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...). */
 export type ErrorCode = "unknown_tool" | "invalid_json" | "invalid_arguments" | "unknown_property" | "wrong_type" | "unknown_record" | "unknown_data" | "too_many_records" | "invalid_records" | "invalid_data" | "analysis_failed" | "not_converged" | "internal_error" | "cancelled";
 
 /** The page's metadata. */
@@ -49,7 +52,7 @@ export interface PageMetadata {
   max_drawn_svg_chars: number;
 }
 
-/** A result as tables, and the field holding a plot's SVG. */
+/** A result as tables. */
 export interface ResultView {
   tables: Table[];
   /** The field of the result that holds an SVG drawn by the engine (a plot tool's `svg`). */
@@ -104,14 +107,14 @@ export interface RunReport {
 /** How a run ended. */
 export type Status = "ok" | "error" | "internal_error" | "cancelled";
 
-/** One table of a result's view: caption, column headings and rows of cells, all text. */
+/** One table: a caption, column headings and rows of cells, all text. */
 export interface Table {
   caption: string;
   columns: string[];
   /** Indexes of the columns holding numbers (right-aligned). */
   numeric: number[];
   rows: string[][];
-  /** Rows in the result (more than `rows` holds when it was cut). */
+  /** Rows in the result (more than `rows` holds when it was cut at [`MAX_ROWS`]). */
   total_rows: number;
 }
 

@@ -29,6 +29,7 @@ pub const GENESIS_HASH: &str = "000000000000000000000000000000000000000000000000
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// The tool returned a result.
@@ -84,6 +85,7 @@ impl Entry {
 /// An entry without its `args`: what a run's report carries (the arguments may be
 /// megabytes; the ledger keeps them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EntryHeader {
     pub seq: u64,
     pub time: String,

@@ -22,6 +22,7 @@ pub const DIGITS: usize = 4;
 
 /// A result as tables.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ResultView {
     pub tables: Vec<Table>,
     /// The field of the result that holds an SVG drawn by the engine (a plot tool's `svg`).
@@ -32,6 +33,7 @@ pub struct ResultView {
 
 /// One table: a caption, column headings and rows of cells, all text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct Table {
     pub caption: String,
     pub columns: Vec<String>,

@@ -81,17 +81,12 @@ impl ToolResponse {
 pub struct RunReport {
     /// The error, when the tool returned no result.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(with = "Option<schema::ToolErrorDef>")
-    )]
     pub error: Option<ToolError>,
     /// What the agent receives.
     pub response: ToolResponse,
     /// The ledger entry of the run, without its `args` (which may be megabytes; the ledger
     /// keeps them): the page shows `args_display`, and keeps the whole entry as the text
     /// [`Session::last_entry_json`] gives, without parsing it.
-    #[cfg_attr(feature = "definitions", schemars(with = "schema::EntryHeaderDef"))]
     pub entry: EntryHeader,
     /// The plot to draw beside a successful result, if one goes with the call (see
     /// [`Session::companion_plot`]).
@@ -106,10 +101,6 @@ pub struct RunReport {
     pub display_abridged: bool,
     /// How the page shows a result to a person: tables of rounded values, and the field
     /// holding a plot's SVG ([`crate::result_view`]); none for an error.
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(with = "Option<schema::ResultViewDef>")
-    )]
     pub view: Option<crate::result_view::ResultView>,
     /// How the page shows the ledgered arguments, escaped the same way and abridged to
     /// [`DISPLAY_CHARS`] characters.

@@ -8,6 +8,7 @@ use std::fmt;
 
 /// Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// No tool has this name.
@@ -65,8 +66,9 @@ impl ErrorCode {
     }
 }
 
-/// A refused tool call.
+/// A refused tool call: a stable code and a message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ToolError {
     pub code: ErrorCode,
     pub message: String,
