@@ -260,6 +260,21 @@ test('Your data without records: running a form on it says what to do', async ()
   await context.close();
 });
 
+test('Your data: a continuity correction that is not a number is named, not replaced by the default', async () => {
+  const { page, context, errors } = await openPage(browser);
+  await page.fill('#your-data-csv', 'ai,bi,ci,di\n0,10,3,9\n4,6,2,8\n');
+  await page.selectOption('#your-data-measure', 'OR');
+  await page.waitForFunction(() => /^2 records \(OR\)/.test(document.getElementById('your-data-status').textContent));
+  await page.click('#your-data details.options > summary');
+  await page.fill('#your-data-add', '0,5');
+  await page.waitForSelector('#your-data-status.alarm');
+  assert.match(await page.textContent('#your-data-status'), /add must be a number such as 0\.5 \(a decimal point, not a comma\), got "0,5"/);
+  await page.fill('#your-data-add', '1');
+  await page.waitForFunction(() => /^2 records \(OR\)/.test(document.getElementById('your-data-status').textContent));
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
 test('an agent computes effect sizes through WebMCP and fits them', async () => {
   const agentBrowser = await launch({ webmcp: true });
   try {

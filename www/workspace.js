@@ -84,14 +84,13 @@ export async function createWorkspace({ target, engine }) {
     rowsBox,
   );
 
-  /** What the person chose, as the request of the view (written as JSON in the worker, not on this thread). */
+  /** What the person chose, as typed: the request of the view (read by the engine, written as JSON in the worker, not on this thread). */
   function request() {
-    const add = state.add.trim() === '' ? undefined : Number(state.add.trim());
     return {
       csv: state.csv,
       measure: state.measure || undefined,
       mapping: { ...state.mapping },
-      add: Number.isFinite(add) ? add : undefined,
+      add: state.add,
       to: state.to || undefined,
     };
   }

@@ -37,10 +37,26 @@ pub struct Request {
     /// empty CSV column name leaves the measure column unmapped.
     #[serde(default)]
     pub mapping: BTreeMap<String, String>,
+    /// The continuity correction as the person typed it (read here, not by the page: text
+    /// that is not a number is an error, not the default); empty: the default.
     #[serde(default)]
-    pub add: Option<f64>,
+    pub add: Option<String>,
     #[serde(default)]
     pub to: Option<String>,
+}
+
+/// `add` as typed: none when empty, else a finite number, or why it is not one.
+fn typed_add(text: Option<&str>) -> Result<Option<f64>, String> {
+    let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    match text.parse::<f64>() {
+        Ok(add) if add.is_finite() => Ok(Some(add)),
+        _ => Err(format!(
+            "add must be a number such as 0.5 (a decimal point, not a comma), got {}",
+            crate::quote::quoted(text)
+        )),
+    }
 }
 
 /// A measure the page offers.
@@ -206,10 +222,12 @@ pub fn view(request: &Request) -> View {
         view.rows = rows_without_results(&table);
         return view;
     };
-    let options = match tools::escalc_options(request.add, request.to.as_deref()) {
+    let options = match typed_add(request.add.as_deref())
+        .and_then(|add| tools::escalc_options(add, request.to.as_deref()).map_err(|e| e.message))
+    {
         Ok(options) => options,
-        Err(e) => {
-            view.error = Some(e.message);
+        Err(message) => {
+            view.error = Some(message);
             view.error_kind = Some(ViewErrorKind::Options);
             view.rows = rows_without_results(&table);
             return view;
@@ -1057,6 +1075,21 @@ c2,C,13,3.8,14,13.1,3.6,13\n";
         assert!(v.records.is_empty() && v.measures.len() == 10);
         assert_eq!(v.correction.to_choices, ["only0", "all", "if0all", "none"]);
         assert_eq!(v.correction.add, 0.5);
+        for (typed, read) in [("", None), (" 0.25 ", Some(0.25)), ("1e-1", Some(0.1))] {
+            assert_eq!(typed_add(Some(typed)), Ok(read), "{typed:?}");
+        }
+        for typed in ["0,5", "0x10", "inf", "NaN", "half"] {
+            let mut r = request(&[]);
+            r.add = Some(typed.into());
+            let v = view(&r);
+            assert_eq!(v.error_kind, Some(ViewErrorKind::Options), "{typed:?}");
+            assert!(
+                v.error
+                    .unwrap()
+                    .contains("add must be a number such as 0.5"),
+                "{typed:?}"
+            );
+        }
         let mut r = request(&[]);
         r.to = Some("sometimes".into());
         let v = view(&r);
