@@ -193,7 +193,7 @@ test('a pasted CSV of 20,000 rows is computed in the engine\u2019s worker and sh
   // The CSV is held, not laid out in the text area; the table holds one page of rows, not 20,000.
   assert.equal(await page.inputValue('#your-data-csv'), '');
   assert.match(await page.textContent('#your-data-held'), new RegExp(`^A CSV of ${csv.length.toLocaleString('en')} characters is held in memory`));
-  const perPage = await page.evaluate(async () => (await import('/www/workspace.js')).ROWS_PER_PAGE);
+  const perPage = await page.evaluate(async () => (await import('/www/your-data.js')).ROWS_PER_PAGE);
   assert.ok(perPage < ROWS);
   const shown = () =>
     page.$$eval('#your-data-table tbody tr', (trs) => trs.map((tr) => ({ bad: tr.classList.contains('bad'), cells: [...tr.cells].map((c) => c.textContent) })));

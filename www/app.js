@@ -24,14 +24,14 @@ const later = () =>
     import('./ledger.js'),
     import('./plots.js'),
     import('./evidence.js'),
-    import('./workspace.js'),
-  ]).then(([forms, scoring, ledger, plots, evidence, workspace]) => ({
+    import('./your-data.js'),
+  ]).then(([forms, scoring, ledger, plots, evidence, yourDataForm]) => ({
     ...forms,
     ...scoring,
     ...ledger,
     ...plots,
     ...evidence,
-    ...workspace,
+    ...yourDataForm,
   })));
 
 function setText(id, text) {
@@ -420,7 +420,7 @@ async function boot() {
     try {
       // Your data is computed in the engine's worker, on the whole module.
       await engineModule.preloadFull();
-      yourData = await modules.createWorkspace({ target: byId('your-data-body'), engine: engineModule.workspace });
+      yourData = await modules.createYourData({ target: byId('your-data-body'), engine: engineModule.yourData });
       await renderRules();
     } catch (err) {
       const again = el('button', { type: 'button', text: 'Try again' });

@@ -20,17 +20,17 @@ const text = (args) => (typeof args === 'string' ? args : Array.isArray(args) ? 
 const recent = new Map();
 const RECENT_RUNS = 16;
 
-// "Your data": the view of the latest request (exemplar::workspace, parsed once here), so
+// "Your data": the view of the latest request (exemplar::your_data, parsed once here), so
 // that the page receives its summary and a page of its rows, never the whole view (20,000
 // rows and their records are megabytes: parsing or cloning them holds a thread for seconds).
 // Each op carries its request (an object, written as JSON here, off the page's thread), so
 // a fresh worker (after a trap or a cancelled call) computes the view again.
-let workspace = null;
+let yourData = null;
 
-function workspaceOf(request) {
+function yourDataOf(request) {
   const text = JSON.stringify(request);
-  if (workspace?.text !== text) workspace = { text, view: JSON.parse(wasm.workspaceView(text)) };
-  return workspace.view;
+  if (yourData?.text !== text) yourData = { text, view: JSON.parse(wasm.yourDataView(text)) };
+  return yourData.view;
 }
 
 function remember(seq, argsText) {
@@ -95,27 +95,27 @@ const ops = {
   // Your data's view without its rows and records, with `count` of its rows from `from`
   // (of the rows that give no record only, when `errorsOnly`); `row_count` all its rows,
   // `selected` those chosen.
-  workspace: ({ request, from, count, errorsOnly }) => {
-    const { rows, records, tool_records: toolRecords, records_csv: recordsCsv, ...summary } = workspaceOf(request);
+  yourData: ({ request, from, count, errorsOnly }) => {
+    const { rows, records, tool_records: toolRecords, records_csv: recordsCsv, ...summary } = yourDataOf(request);
     const chosen = errorsOnly ? rows.filter((r) => r.error !== null) : rows;
     return { ...summary, row_count: rows.length, selected: chosen.length, from, rows: chosen.slice(from, from + count) };
   },
   // A person's run of tool `name` on Your data: the arguments typed in its form (`args`),
   // completed in Rust (the study column where the tool names one; or the sentence why the run
   // cannot be made, thrown), with Your data's records or CSV rows (`takes`) attached, as JSON text.
-  workspaceInput: ({ request, name, args, takes }) => {
-    const view = workspaceOf(request);
+  yourDataInput: ({ request, name, args, takes }) => {
+    const view = yourDataOf(request);
     const offer = { takes, study: view.study, k: view.k, rows: view.rows.length };
-    const answer = JSON.parse(wasm.workspaceToolInput(name, JSON.stringify(args), JSON.stringify(offer)));
+    const answer = JSON.parse(wasm.yourDataToolInput(name, JSON.stringify(args), JSON.stringify(offer)));
     if (answer.error !== undefined) throw new Error(answer.error);
     const { args: completed, takes: key } = answer.ok;
-    const attached = key === 'records' ? JSON.stringify(view.tool_records) : wasm.workspaceData(workspace.text);
+    const attached = key === 'records' ? JSON.stringify(view.tool_records) : wasm.yourDataRows(yourData.text);
     const head = JSON.stringify(completed).slice(0, -1);
     return `${head}${head === '{' ? '' : ','}${JSON.stringify(key)}:${attached}}`;
   },
   // Its records as a download: `csv` (Rust's text) or `json`.
-  workspaceDownload: ({ request, format }) => {
-    const view = workspaceOf(request);
+  yourDataDownload: ({ request, format }) => {
+    const view = yourDataOf(request);
     return format === 'csv' ? view.records_csv : JSON.stringify(view.records, null, 2);
   },
   // The plot beside run `seq` of tool `name`, with that run's arguments.

@@ -424,7 +424,7 @@ function inWorker(op, fields) {
 }
 
 /**
- * "Your data", computed and held in the worker (exemplar::workspace): for a
+ * "Your data", computed and held in the worker (exemplar::your_data): for a
  * request (`{csv, measure, mapping, add, to}`, written as JSON there), its
  * view without rows and records, with `count` rows from `from` (of the rows
  * that give no record only, when `errorsOnly`); a person's run of tool `name`
@@ -432,10 +432,10 @@ function inWorker(op, fields) {
  * CSV rows (`takes`: `records` or `data`), as JSON text, or a rejection with
  * the sentence why not; a download (`csv` or `json`).
  */
-export const workspace = {
-  view: (request, { from = 0, count, errorsOnly = false }) => inWorker('workspace', { request, from, count, errorsOnly }),
-  toolInput: (request, name, args, takes) => inWorker('workspaceInput', { request, name, args, takes }),
-  download: (request, format) => inWorker('workspaceDownload', { request, format }),
+export const yourData = {
+  view: (request, { from = 0, count, errorsOnly = false }) => inWorker('yourData', { request, from, count, errorsOnly }),
+  toolInput: (request, name, args, takes) => inWorker('yourDataInput', { request, name, args, takes }),
+  download: (request, format) => inWorker('yourDataDownload', { request, format }),
 };
 
 /** The rules every tool follows, as the engine says them (the full module's `instructions`). */

@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use exemplar::{csv_table, workspace};
+use exemplar::{csv_table, your_data};
 use libfuzzer_sys::fuzz_target;
 
 const MEASURES: [&str; 10] = [
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         .get(usize::from(pick) % (MEASURES.len() + 1))
         .copied();
     let request = serde_json::json!({"csv": text, "measure": measure});
-    let view = workspace::view_json(&request.to_string());
+    let view = your_data::view_json(&request.to_string());
     assert!(view.is_object());
     if let Some(records) = view["tool_records"].as_array() {
         for record in records {
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(yi.is_finite() && vi.is_finite() && vi > 0.0, "{record}");
         }
     }
-    match workspace::records_from_text(text, measure, None, None) {
+    match your_data::records_from_text(text, measure, None, None) {
         Ok(records) => assert!(records.iter().all(|r| r.get("id").is_some())),
         Err(error) => assert!(!error.message.is_empty()),
     }

@@ -285,7 +285,7 @@ const yourDataStart = () => {
 // In the page, after the paste: waits for the view, its next page and its bad rows.
 const yourDataFinish = async (afterMs) => {
   const { t0, longTasks, observer, events, mutations, logStart } = window.__yourData;
-  const { ROWS_PER_PAGE: ROWS } = await import('/www/workspace.js');
+  const { ROWS_PER_PAGE: ROWS } = await import('/www/your-data.js');
   const rel = (t) => Math.round((t - t0) * 10) / 10;
   const until = async (test, what) => {
     const deadline = performance.now() + 60000;

@@ -354,7 +354,7 @@ mod tests {
         let rows = exemplar::csv_table::MAX_CSV_ROWS;
         let csv = your_data_csv(rows);
         let request = serde_json::json!({"csv": csv, "measure": "SMD"}).to_string();
-        let view = exemplar::workspace::view_json(&request);
+        let view = exemplar::your_data::view_json(&request);
         assert_eq!(view["error"], Value::Null);
         assert_eq!(view["rows"].as_array().unwrap().len(), rows);
         assert_eq!(view["bad_rows"], rows / BAD_ROW_EVERY);
@@ -364,7 +364,7 @@ mod tests {
         // One more row is refused: this is the page's limit.
         let over =
             serde_json::json!({"csv": your_data_csv(rows + 1), "measure": "SMD"}).to_string();
-        assert!(exemplar::workspace::view_json(&over)["error"].is_string());
+        assert!(exemplar::your_data::view_json(&over)["error"].is_string());
     }
 
     #[test]

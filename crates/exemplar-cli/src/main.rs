@@ -7,7 +7,7 @@ mod mcp;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use exemplar::runs::{self, Condition, Order, RunInput};
-use exemplar::{csv_table, protocol, scorer, tools, workspace};
+use exemplar::{csv_table, protocol, scorer, tools, your_data};
 use meta_analysis::effect_sizes::{AddTo, Column, Measure};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -283,7 +283,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             };
             let parsed = tools::parse_args(&args).and_then(|mut a| {
                 if let Some(text) = &records {
-                    let records = workspace::records_from_text(
+                    let records = your_data::records_from_text(
                         text,
                         escalc.measure.as_deref(),
                         escalc.add,
@@ -332,7 +332,7 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
                     let records: Vec<tools::EffectSizeRecord> =
                         serde_json::from_value(result["records"].clone())
                             .expect("the tool's records read back");
-                    write_stdout(workspace::records_csv(&records).as_bytes())?;
+                    write_stdout(your_data::records_csv(&records).as_bytes())?;
                 }
                 Ok(result) => print(&result)?,
                 Err(error) => {

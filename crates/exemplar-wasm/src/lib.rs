@@ -8,7 +8,7 @@
 
 use exemplar::session;
 #[cfg(feature = "full")]
-use exemplar::workspace;
+use exemplar::your_data;
 use exemplar::{dataset, ledger, page, scorer, tools};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -60,13 +60,13 @@ pub fn call_tool(name: &str, args_json: &str) -> String {
     text(&tools::call_json(name, args_json))
 }
 
-/// "Your data": the workspace's view of `{csv, measure, mapping, add, to}` (JSON text): the
+/// "Your data": the view of `{csv, measure, mapping, add, to}` (JSON text): the
 /// CSV's columns, the measure's columns matched to them, each row's effect size or error,
 /// and the records. Never throws.
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = workspaceView)]
-pub fn workspace_view(request_json: &str) -> String {
-    text(&workspace::view_json(request_json))
+#[wasm_bindgen(js_name = yourDataView)]
+pub fn your_data_view(request_json: &str) -> String {
+    text(&your_data::view_json(request_json))
 }
 
 /// "Your data" for a person's run of `tool` from its form: the arguments typed (JSON text)
@@ -75,17 +75,17 @@ pub fn workspace_view(request_json: &str) -> String {
 /// "takes"}}` (the records or rows, attached by the caller, go as `takes`) or `{"error":
 /// sentence}`. Never throws.
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = workspaceToolInput)]
-pub fn workspace_tool_input(tool: &str, args_json: &str, offer_json: &str) -> String {
-    text(&workspace::tool_input_json(tool, args_json, offer_json))
+#[wasm_bindgen(js_name = yourDataToolInput)]
+pub fn your_data_tool_input(tool: &str, args_json: &str, offer_json: &str) -> String {
+    text(&your_data::tool_input_json(tool, args_json, offer_json))
 }
 
-/// "Your data": the CSV's rows of a request (JSON text, as [`workspace_view`] takes it) as
+/// "Your data": the CSV's rows of a request (JSON text, as [`your_data_view`] takes it) as
 /// the tools of raw data take them (`data`): a JSON array, empty when there are none.
 #[cfg(feature = "full")]
-#[wasm_bindgen(js_name = workspaceData)]
-pub fn workspace_data(request_json: &str) -> String {
-    text(&workspace::data_json(request_json))
+#[wasm_bindgen(js_name = yourDataRows)]
+pub fn your_data_rows(request_json: &str) -> String {
+    text(&your_data::data_json(request_json))
 }
 
 /// The rules every tool follows, said once (`exemplar::tools::instructions`): the page shows

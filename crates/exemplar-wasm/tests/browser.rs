@@ -39,6 +39,6 @@ fn companion_plots_match_native() {
 
 #[cfg(feature = "full")]
 #[wasm_bindgen_test]
-fn workspace_view_matches_native() {
-    common::workspace_view_matches_native();
+fn your_data_view_matches_native() {
+    common::your_data_view_matches_native();
 }

@@ -32,7 +32,7 @@ pub mod scorer;
 pub mod session;
 pub mod strict_json;
 pub mod tools;
-pub mod workspace;
+pub mod your_data;
 
 use sha2::{Digest, Sha256};
 

@@ -287,22 +287,22 @@ pub fn companion_plots_match_native() {
     assert_eq!(bad["error"]["code"], "unknown_record");
 }
 
-/// The workspace view the page's "Your data" shows is the native one.
+/// The view the page's "Your data" shows is the native one.
 #[cfg(feature = "full")]
-pub fn workspace_view_matches_native() {
+pub fn your_data_view_matches_native() {
     let request = json!({
         "csv": "id;m1i;sd1i;n1i;m2i;sd2i;n2i\r\ns1;10,2;2,1;20;9,1;2,4;22\r\ns2;1;-1;5;1;1;5\r\n",
         "measure": "SMD"
     })
     .to_string();
-    let got = parse(&api::workspace_view(&request));
-    assert_eq!(got, exemplar::workspace::view_json(&request));
+    let got = parse(&api::your_data_view(&request));
+    assert_eq!(got, exemplar::your_data::view_json(&request));
     assert_eq!(
         (got["k"].as_u64(), got["bad_rows"].as_u64()),
         (Some(1), Some(1))
     );
     assert_eq!(got["tool_records"][0]["id"], "s1");
-    let bad = parse(&api::workspace_view("not json"));
+    let bad = parse(&api::your_data_view("not json"));
     assert!(bad["error"]
         .as_str()
         .unwrap()

@@ -298,7 +298,7 @@ mod your_data {
                    b1,0.50,0.05,12\nb2,0.40,0.04,12\n\
                    c1,0.00,0.02,18\nc2,0.25,0.03,18\nc3,0.60,0.06,18\n\
                    d1,-0.10,0.02,27\nd2,0.20,0.01,27\n";
-        let records = crate::workspace::records_from_text(csv, None, None, None).unwrap();
+        let records = crate::your_data::records_from_text(csv, None, None, None).unwrap();
         let fit = call(
             FIT_MULTILEVEL.name,
             &json!({"records": records, "study": "district"}),

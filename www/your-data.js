@@ -6,9 +6,9 @@
 // raw data on the CSV's rows as mapped), with the column chosen as the study's
 // passed to the tools that name a study or cluster column.
 //
-// Rust decides everything: the view (exemplar::workspace) parses the CSV,
+// Rust decides everything: the view (exemplar::your_data) parses the CSV,
 // matches the columns, computes each row and says why a row gives no record.
-// It is computed and held in the engine's worker (engine.js `workspace`), so
+// It is computed and held in the engine's worker (engine.js `yourData`), so
 // that 20,000 rows never hold the page's thread: this module gathers what a
 // person chose and shows what comes back, the rows a page at a time. It keeps
 // the text in memory only.
@@ -26,11 +26,11 @@ export const ROWS_PER_PAGE = 50;
 export const SHOWN_CSV_CHARS = 100_000;
 
 /**
- * Builds the workspace into `target`. `engine` is engine.js's `workspace`
+ * Builds Your data into `target`. `engine` is engine.js's `yourData`
  * (`view`, `toolInput`, `download`: each in the worker). Resolves to
  * `{ input(name, args, takes) }`: a run's arguments on Your data (see below).
  */
-export async function createWorkspace({ target, engine }) {
+export async function createYourData({ target, engine }) {
   const state = { csv: '', measure: '', mapping: {}, add: '', to: '' };
   // The view shown (its summary and a page of rows) and the request it answers.
   let view = null;

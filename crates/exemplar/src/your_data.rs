@@ -1,6 +1,6 @@
 //! "Your data": a person's (or a command line's) CSV of study data turned into records.
 //!
-//! The page's workspace sends the CSV text, the measure and any columns mapped by hand, and
+//! The page's Your data sends the CSV text, the measure and any columns mapped by hand, and
 //! receives a [`View`]: the CSV's columns, each measure column matched to a CSV column (by
 //! name, unless mapped by hand), every row with its effect size or its error, the records
 //! of the good rows, and those records as CSV for download. The page only shows it. The CLI
@@ -128,7 +128,7 @@ impl Default for Correction {
     }
 }
 
-/// Everything the workspace shows.
+/// Everything Your data shows.
 #[derive(Debug, Default, Serialize)]
 pub struct View {
     /// The measures to choose from.
@@ -199,7 +199,7 @@ fn measures() -> Vec<MeasureChoice> {
         .collect()
 }
 
-/// The workspace's view of `request`.
+/// Your data's view of `request`.
 pub fn view(request: &Request) -> View {
     let mut view = View {
         measures: measures(),
