@@ -46,8 +46,8 @@ pub fn memory_bound(input_bytes: usize, result_bytes: usize) -> f64 {
         + MEMORY_ALLOWANCE_BYTES
 }
 
-/// The raw-data argument of the effect-size tool.
-const RAW_DATA: &str = "data";
+/// The raw-data argument of the effect-size tool (and of the 2x2-table tools).
+const RAW_DATA: &str = tools::DATA_ARGUMENT;
 
 /// The text column that `by` names: [`LEVELS`] levels, `g01` to `g12`.
 pub const GROUP_COLUMN: &str = "group";

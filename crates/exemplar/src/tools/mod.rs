@@ -92,7 +92,7 @@ mod trim_fill;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
 pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
-pub use effect_sizes::{EffectSizeRecord, RowError, RAW_DATA_NAME};
+pub use effect_sizes::{EffectSizeRecord, RowError, DATA_ARGUMENT, RAW_DATA_NAME};
 pub use error::{ErrorCode, ToolError};
 pub use guide::instructions;
 pub use guide::{MAX_DEFINITIONS_BYTES, MAX_DESCRIPTION_CHARS};
