@@ -11,7 +11,7 @@
 
 use std::fmt::Write;
 
-use exemplar::tools::{self, Tool};
+use exemplar::tools::{self, Tool, DATA_ARGUMENT};
 use serde_json::Value;
 
 use crate::generate::{self, XorShift};
@@ -46,9 +46,6 @@ pub fn memory_bound(input_bytes: usize, result_bytes: usize) -> f64 {
         + MEMORY_ALLOWANCE_BYTES
 }
 
-/// The raw-data argument of the effect-size tool (and of the 2x2-table tools).
-const RAW_DATA: &str = tools::DATA_ARGUMENT;
-
 /// The text column that `by` names: [`LEVELS`] levels, `g01` to `g12`.
 pub const GROUP_COLUMN: &str = "group";
 
@@ -76,7 +73,7 @@ pub struct Call {
 /// nowhere.
 pub fn data_argument(tool: &Tool) -> Option<&'static str> {
     let properties = &input_schema(tool)["properties"];
-    ["records", RAW_DATA]
+    ["records", DATA_ARGUMENT]
         .into_iter()
         .find(|key| properties.get(key).is_some())
 }
@@ -85,7 +82,7 @@ pub fn data_argument(tool: &Tool) -> Option<&'static str> {
 /// the row limit of the effect-size tool; 0 when it takes no data.
 pub fn cap(tool: &Tool) -> usize {
     match data_argument(tool) {
-        Some(RAW_DATA) => tools::MAX_RAW_DATA_ROWS,
+        Some(DATA_ARGUMENT) => tools::MAX_RAW_DATA_ROWS,
         Some(_) => tool.max_records,
         None => 0,
     }
@@ -176,7 +173,7 @@ fn arguments(tool: &Tool, k: usize) -> Result<String, String> {
                 clustered = true;
                 format!("\"{STUDY_COLUMN}\"")
             }
-            n if n == RAW_DATA => continue,
+            n if n == DATA_ARGUMENT => continue,
             other => {
                 return Err(format!(
                     "{} requires {other:?}, which the bench cannot yet build: add it to \

@@ -85,7 +85,7 @@ pub fn your_data_tool_input(tool: &str, args_json: &str, offer_json: &str) -> St
 #[cfg(feature = "full")]
 #[wasm_bindgen(js_name = yourDataRows)]
 pub fn your_data_rows(request_json: &str) -> String {
-    text(&your_data::data_json(request_json))
+    text(&your_data::rows_json(request_json))
 }
 
 /// The rules every tool follows, said once (`exemplar::tools::instructions`): the page shows

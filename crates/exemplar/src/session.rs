@@ -12,11 +12,11 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
+#[cfg(feature = "definitions")]
+mod engine_schema;
 pub mod form;
 #[cfg(feature = "definitions")]
-mod schema;
-#[cfg(feature = "definitions")]
-pub use schema::engine_schema;
+pub use engine_schema::engine_schema;
 
 /// One text item of a tool response.
 #[derive(Debug, Clone, PartialEq, Serialize)]

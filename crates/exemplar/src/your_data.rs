@@ -418,7 +418,7 @@ pub fn tool_data(request: &Request) -> Vec<Map<String, Value>> {
 
 /// [`tool_data`] of a request given as JSON text (the page's worker); an empty array when the
 /// request is not understood (the view says why).
-pub fn data_json(request_json: &str) -> Value {
+pub fn rows_json(request_json: &str) -> Value {
     let rows = crate::strict_json::parse(request_json)
         .ok()
         .and_then(|value| serde_json::from_value::<Request>(value).ok())
@@ -962,7 +962,7 @@ c2,C,13,3.8,14,13.1,3.6,13\n";
             Value::Array(rows.into_iter().map(Value::Object).collect())[1],
             json!({"id": "t2", "ai": 4, "n1i": 50, "ci": 9, "n2i": 50, "year": 2003})
         );
-        let data = data_json(
+        let data = rows_json(
             &serde_json::to_string(&json!({
                 "csv": csv, "measure": "OR", "mapping": {"ai": "events_t", "id": "trial"}
             }))
@@ -990,7 +990,7 @@ c2,C,13,3.8,14,13.1,3.6,13\n";
             Value::Object(plain[0].clone()),
             json!({"ai": 1, "bi": 9, "ci": 2, "di": 8})
         );
-        assert_eq!(data_json("{\"csv\": 3}"), json!([]));
+        assert_eq!(rows_json("{\"csv\": 3}"), json!([]));
         assert_eq!(
             tool_input(
                 tools::MANTEL_HAENSZEL.name,

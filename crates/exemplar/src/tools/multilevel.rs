@@ -168,9 +168,6 @@ pub(super) fn optional_moderators(
     }
 }
 
-/// The models `robust_test` takes.
-pub const MODELS: [&str; 3] = ["random_effects", "regression", "multilevel"];
-
 #[cfg(test)]
 mod tests {
     use super::super::{call, FIT_MULTILEVEL, ROBUST_TEST};

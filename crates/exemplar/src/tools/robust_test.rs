@@ -1,15 +1,15 @@
 //! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
 
-use super::args::RecordsSlot;
+use super::args::{fit_options, RecordsSlot};
 use super::data::{DataSource, DatasetInfo};
 use super::meta_regression::moderators;
 use super::multilevel::{
-    invalid, labels, optional_moderators, MultilevelArgs, DEFAULT_STUDY, MODELS,
+    invalid, labels, optional_moderators, MultilevelArgs, DEFAULT_STUDY,
 };
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use meta_analysis::{FitOptions, Method, RobustVcov};
+use meta_analysis::{Method, RobustVcov};
 use serde::{Deserialize, Serialize};
 
 pub static ROBUST_TEST: Tool = Tool {
@@ -110,7 +110,8 @@ impl RobustArgs {
 
 #[cfg(feature = "definitions")]
 fn model_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": MODELS, "default": MODELS[0], "description": "The intercept-only random-effects fit, a meta-regression on mods, or the three-level model on study."}))
+    let names: Vec<&str> = RobustModel::ALL.iter().map(|m| m.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "The intercept-only random-effects fit, a meta-regression on mods, or the three-level model on study."}))
         .expect("an object schema")
 }
 
@@ -119,6 +120,48 @@ fn vcov_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = RobustVcov::ALL.iter().map(|v| v.name()).collect();
     schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "CR2 (Satterthwaite df) or CR1 (m-p df)."}))
         .expect("an object schema")
+}
+
+/// The model whose coefficients `robust_test` tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobustModel {
+    /// The intercept-only random-effects fit (the default).
+    RandomEffects,
+    /// A meta-regression on `mods`.
+    Regression,
+    /// The three-level model on `study` (and `mods`).
+    Multilevel,
+}
+
+impl RobustModel {
+    /// Every model, the default first.
+    pub const ALL: [RobustModel; 3] = [
+        RobustModel::RandomEffects,
+        RobustModel::Regression,
+        RobustModel::Multilevel,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RobustModel::RandomEffects => "random_effects",
+            RobustModel::Regression => "regression",
+            RobustModel::Multilevel => "multilevel",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        RobustModel::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// `names` as a list a person reads: "a", "b" or "c".
+fn one_of(names: impl Iterator<Item = &'static str>) -> String {
+    let quoted: Vec<String> = names.map(|n| format!("{n:?}")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// One coefficient's robust test.
@@ -145,7 +188,7 @@ pub struct RobustRow {
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RobustResult {
     /// "random_effects", "regression" or "multilevel".
-    pub model: String,
+    pub model: &'static str,
     /// "CR2" or "CR1".
     pub vcov: &'static str,
     /// The cluster column.
@@ -161,18 +204,30 @@ pub struct RobustResult {
 
 /// `robust_test`
 pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, ToolError> {
-    let model = args.model.clone().unwrap_or_else(|| MODELS[0].to_string());
+    let model = match args.model.as_deref() {
+        None => RobustModel::ALL[0],
+        Some(name) => RobustModel::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "model must be {}, got {name:?}",
+                one_of(RobustModel::ALL.iter().map(|m| m.name()))
+            ))
+        })?,
+    };
     let vcov = match args.vcov.as_deref() {
-        None => RobustVcov::Cr2,
-        Some(name) => RobustVcov::parse(name)
-            .ok_or_else(|| invalid(format!("vcov must be \"CR2\" or \"CR1\", got {name:?}")))?,
+        None => RobustVcov::ALL[0],
+        Some(name) => RobustVcov::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "vcov must be {}, got {name:?}",
+                one_of(RobustVcov::ALL.iter().map(|v| v.name()))
+            ))
+        })?,
     };
     let a = &args.multilevel();
     let excluded = data.exclusions(a.exclude.clone())?;
     let clusters = labels(data, &args.cluster, "cluster", &excluded)?;
     let records = data.kept(&excluded);
-    let (test, method) = match model.as_str() {
-        "multilevel" => {
+    let (test, method) = match model {
+        RobustModel::Multilevel => {
             let options = a.options()?;
             let study = a.study.clone().unwrap_or_else(|| DEFAULT_STUDY.to_string());
             let studies = labels(data, &study, "study", &excluded)?;
@@ -184,46 +239,40 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
                 options.method,
             )
         }
-        "random_effects" | "regression" => {
+        RobustModel::RandomEffects | RobustModel::Regression => {
             if a.study.is_some() || a.test.is_some() {
                 return Err(invalid(format!(
-                    "study and test belong to the multilevel model; model {model:?} takes \
-                     method, level, mods (regression), exclude and cluster"
+                    "study and test belong to the multilevel model; model {:?} takes \
+                     method, level, mods (regression), exclude and cluster",
+                    model.name()
                 )));
             }
             let method = match a.method.as_deref() {
-                None => Method::Reml,
-                Some(name) => Method::parse(name)
-                    .ok_or_else(|| invalid(format!("unknown method {name:?}")))?,
+                None => None,
+                Some(name) => Some(
+                    Method::parse(name)
+                        .ok_or_else(|| invalid(format!("unknown method {name:?}")))?,
+                ),
             };
-            let level = a.level.unwrap_or(0.95);
-            let options = FitOptions {
-                method,
-                level,
-                ..FitOptions::default()
-            };
-            let result = if model == "regression" {
+            let options = fit_options(method, a.level, None)?;
+            let result = if model == RobustModel::Regression {
                 let mods = moderators(&a.mods, &excluded, data)?;
                 meta_analysis::robust_meta_regression(&records, &mods, &options, &clusters, vcov)?
             } else {
                 if !a.mods.is_empty() {
-                    return Err(invalid(
-                        "mods belong to model \"regression\" or \"multilevel\"".into(),
-                    ));
+                    return Err(invalid(format!(
+                        "mods belong to model {:?} or {:?}",
+                        RobustModel::Regression.name(),
+                        RobustModel::Multilevel.name()
+                    )));
                 }
                 meta_analysis::robust_fit(&records, &options, &clusters, vcov)?
             };
-            (result, method)
-        }
-        other => {
-            return Err(invalid(format!(
-                "model must be one of {}, got {other:?}",
-                MODELS.join(", ")
-            )))
+            (result, options.method)
         }
     };
     Ok(RobustResult {
-        model,
+        model: model.name(),
         vcov: test.vcov.name(),
         cluster: args.cluster,
         k: test.k,
