@@ -1,6 +1,6 @@
 // The exemplar page. Everything it knows about the benchmark (dataset,
 // prompt, tools, scorer, ledger) comes from Rust: the tool definitions from
-// www/generated/tools.json (written from the registry by `cargo xtask build`),
+// www/generated/tools.json (written from the registry by `cargo xtask codegen`),
 // the rest from the wasm package built from crates/exemplar-wasm. This module
 // only lays it out and wires events.
 //

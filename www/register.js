@@ -2,7 +2,7 @@
 // the head: it runs as soon as it, webmcp.js and the tool definitions have
 // arrived, without waiting for the document to be parsed, styled or laid out
 // (app.js, a deferred module, waits for all three). The definitions are
-// www/generated/tools.json, written by `cargo xtask build` from the Rust
+// www/generated/tools.json, written by `cargo xtask codegen` from the Rust
 // registry, imported as a JSON module so that they arrive with the module
 // graph rather than after it. A call that comes in before app.js has connected the page's
 // runner waits for it.

@@ -1,6 +1,6 @@
 // Registers the Rust tool definitions as WebMCP tools. Nothing here names,
 // describes or validates a tool: the definitions are www/generated/tools.json,
-// written by `cargo xtask build` from the Rust registry, and every call goes
+// written by `cargo xtask codegen` from the Rust registry, and every call goes
 // to the engine's Session in wasm, which validates against the schema and
 // says what the agent receives.
 

@@ -1,5 +1,5 @@
-//! Tool dispatch: the first byte picks a tool of the registry (or, past its end, a name that
-//! is none of them), the rest is the arguments text. Each input goes through both ways the
+//! Tool dispatch: the input is a tool's name (any text: most are no tool), a newline, and the
+//! arguments text. Each input goes through both ways the
 //! page calls a tool, `tools::call_json` and `Session::run`, which must agree; the session's
 //! ledger must verify, in memory and exported; the companion plot must answer.
 
@@ -7,21 +7,20 @@
 
 use exemplar::ledger;
 use exemplar::session::Session;
-use exemplar::tools::{self, REGISTRY};
+use exemplar::tools;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 const TIME: &str = "2026-12-02T10:00:00Z";
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, args)) = data.split_first() else {
+    let Some(newline) = data.iter().position(|&b| b == b'\n') else {
         return;
     };
-    let name = REGISTRY
-        .get(usize::from(which) % (REGISTRY.len() + 1))
-        .map_or("no_such_tool", |tool| tool.name);
+    let name = String::from_utf8_lossy(&data[..newline]);
+    let name = name.as_ref();
     // The page's arguments are JavaScript strings: always text.
-    let args = String::from_utf8_lossy(args);
+    let args = String::from_utf8_lossy(&data[newline + 1..]);
 
     let answer = tools::call_json(name, &args);
     let answer = answer

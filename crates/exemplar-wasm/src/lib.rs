@@ -3,7 +3,7 @@
 //! Every function takes and returns JSON text (or plain strings and bytes), calls `exemplar`
 //! and serializes the outcome. There is no statistics, protocol or page policy here: how a
 //! run is answered and ledgered is [`exemplar::session`]'s. The tool definitions are not
-//! exported: the page registers `www/generated/tools.json`, which `cargo xtask build`
+//! exported: the page registers `www/generated/tools.json`, which `cargo xtask codegen`
 //! writes from the same registry, before this module has loaded.
 
 use exemplar::session;

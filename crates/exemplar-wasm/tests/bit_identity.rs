@@ -1,6 +1,6 @@
 //! One answer everywhere, the wasm half (issue 21 item 5, issue 25 item 5): each call of
 //! `crates/exemplar/tests/fixtures/bit_identity.json` (written natively by
-//! `crates/exemplar/tests/bit_identity.rs`) gives, through the page's `callTool`, an answer
+//! `cargo xtask codegen`: crates/xtask/src/codegen/bit_identity.rs) gives, through the page's `callTool`, an answer
 //! whose SHA-256 is the native one, and the same dataset SHA-256 for the ledger.
 //! Runs in Node (both modules: the first module skips the tools it does not carry).
 

@@ -1,8 +1,6 @@
-//! The forest and funnel plots: well-formed SVG whose marks map back to the data, and golden
-//! files of the SVG text for the frozen dataset.
-//!
-//! After a deliberate change to the plots, regenerate the golden files with
-//! `UPDATE_GOLDEN=1 cargo test -p exemplar --test plots` and review the diff.
+//! The plots: well-formed SVG whose marks map back to the data. Their golden files (the SVG
+//! text of named tool calls, `tests/golden/`) are written by `cargo xtask codegen`, whose
+//! check fails when a plot changed without them (crates/xtask/src/codegen/golden.rs).
 
 use exemplar::dataset;
 use exemplar::plots::{
@@ -424,75 +422,6 @@ fn bad_input_is_refused_with_a_clear_error() {
 fn output_is_deterministic() {
     let records = dataset::records();
     assert_eq!(funnel_with_egger(&records), funnel_with_egger(&records));
-}
-
-fn golden(name: &str, actual: &str) {
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "golden", name]
-        .iter()
-        .collect();
-    if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "{} is missing; create it with UPDATE_GOLDEN=1 cargo test -p exemplar --test plots",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "{name} differs from the golden file; if the change is deliberate, regenerate with \
-         UPDATE_GOLDEN=1 cargo test -p exemplar --test plots and review the diff"
-    );
-}
-
-#[test]
-fn golden_forest_reml() {
-    let records = dataset::records();
-    golden(
-        "forest_reml.svg",
-        &forest_of(&records, &[], Some(&full_fit(&records))).svg,
-    );
-}
-
-#[test]
-fn golden_forest_excluding_s04() {
-    let records = dataset::records();
-    let without = refit_excluding(&records, &excluded(), &protocol_options()).unwrap();
-    golden(
-        "forest_exclude_s04.svg",
-        &forest_of(&records, &excluded(), Some(&without)).svg,
-    );
-}
-
-#[test]
-fn golden_funnel_egger() {
-    let records = dataset::records();
-    golden("funnel_egger.svg", &funnel_with_egger(&records).svg);
-}
-
-#[test]
-fn golden_funnel_before_any_fit() {
-    let records = dataset::records();
-    golden("funnel_records.svg", &funnel_plain(&records, &[]).svg);
-}
-
-#[test]
-fn golden_funnel_excluding_s04() {
-    let records = dataset::records();
-    let without = refit_excluding(&records, &excluded(), &protocol_options()).unwrap();
-    let out = funnel(&FunnelInput {
-        records: &records,
-        excluded: &excluded(),
-        pooled: Some(without.estimate),
-        egger: None,
-        filled: None,
-        title: "Funnel plot: dat.raudenbush1985 without s04",
-        x_label: X_LABEL,
-    })
-    .unwrap();
-    golden("funnel_exclude_s04.svg", &out.svg);
 }
 
 // Issue 10: extreme but valid numbers give a clear error (or a plot), never a panic.
@@ -1048,22 +977,6 @@ fn grouped_forest_has_a_diamond_per_subgroup_and_the_tests_in_its_footer() {
     );
 }
 
-#[test]
-fn golden_bubble_weeks() {
-    golden(
-        "bubble_weeks.svg",
-        &tool_svg("bubble_plot", serde_json::json!({"mod": "weeks"})).0,
-    );
-}
-
-#[test]
-fn golden_forest_by_tester() {
-    golden(
-        "forest_by_tester.svg",
-        &tool_svg("forest_plot", serde_json::json!({"by": "tester"})).0,
-    );
-}
-
 /// dat.bcg's log risk ratios (metafor's escalc, `tests/fixtures/backtransform.json`), with
 /// author and year as the row labels.
 fn bcg_risk_ratios() -> (Vec<Record>, Vec<String>) {
@@ -1146,5 +1059,4 @@ fn a_forest_of_risk_ratios_is_labelled_by_study_on_the_natural_scale() {
     assert_eq!(out.numbers["transform"], "exp");
     assert_eq!(out.numbers["rows"][0]["label"], "Aronson, 1948");
     assert_eq!(out.numbers["rows"][0]["id"], "b01");
-    golden("forest_bcg_rr.svg", &out.svg);
 }

@@ -8,10 +8,9 @@
 //!   engine's), as an HTML fragment, so the page carries both from their one source.
 //! - `www/generated/runs-summary.json`: the Living Evidence summary of the
 //!   records in `runs/`, checked first exactly as `exemplar runs check` does.
-//! - `www/generated/engine.schema.json` and `www/generated/engine.d.ts`: the JSON Schema of
-//!   what the page receives from the engine (the run report, the page's metadata), from the
-//!   Rust types, and its TypeScript declarations, which the page's JSDoc names. Committed,
-//!   like `tools.json`, and checked current by a tidy test.
+//!
+//! The committed generated files the page also reads (`www/generated/tools.json`, the engine's
+//! JSON Schema and TypeScript declarations) are `cargo xtask codegen`'s, not the build's.
 
 use std::path::Path;
 use std::process::Command;
@@ -38,8 +37,6 @@ const WASM_FEATURES: &[&str] = &[
 pub fn build(root: &Path) -> Result<()> {
     // The records first: an invalid record fails the build in seconds, not after the wasm.
     summarize_runs(root)?;
-    write_tool_definitions(root)?;
-    write_engine_types(root)?;
     build_wasm(root)?;
     render_methods(root)
 }
@@ -71,60 +68,6 @@ pub fn summarize_runs(root: &Path) -> Result<()> {
         "www/generated/runs-summary.json: {} run records from runs/",
         report.runs.len()
     );
-    Ok(())
-}
-
-/// Where the page reads the tool definitions it registers before the wasm has loaded.
-pub const TOOL_DEFINITIONS: &str = "www/generated/tools.json";
-
-/// The tool definitions as the page registers them, written from the Rust registry
-/// (`exemplar tools` prints the same JSON). Committed, and checked current by a tidy test.
-pub fn tool_definitions_text() -> String {
-    serde_json::to_string_pretty(&exemplar::tools::definitions_json())
-        .expect("definitions serialize")
-        + "\n"
-}
-
-fn write_tool_definitions(root: &Path) -> Result<()> {
-    let path = root.join(TOOL_DEFINITIONS);
-    std::fs::create_dir_all(path.parent().expect("a folder"))?;
-    std::fs::write(&path, tool_definitions_text())?;
-    eprintln!("{TOOL_DEFINITIONS}: written from the tool registry");
-    Ok(())
-}
-
-/// The JSON Schema of what the page receives from the engine.
-pub const ENGINE_SCHEMA: &str = "www/generated/engine.schema.json";
-/// Its TypeScript declarations.
-pub const ENGINE_TYPES: &str = "www/generated/engine.d.ts";
-
-/// The JSON Schema of the run report and the page's metadata (`exemplar::session::engine_schema`).
-pub fn engine_schema_text() -> String {
-    serde_json::to_string_pretty(&exemplar::session::engine_schema()).expect("schemas serialize")
-        + "\n"
-}
-
-/// The TypeScript declarations of [`engine_schema_text`]'s definitions.
-pub fn engine_types_text() -> String {
-    crate::typescript::declarations(
-        &exemplar::session::engine_schema(),
-        "What the page receives from the engine: written by `cargo xtask build` from the Rust\n\
-types (exemplar::session::RunReport, exemplar::page::PageMetadata) through their JSON Schema\n\
-(engine.schema.json). Do not edit.",
-    )
-    .expect("the engine's schema is in the subset the declarations know")
-}
-
-fn write_engine_types(root: &Path) -> Result<()> {
-    for (path, text) in [
-        (ENGINE_SCHEMA, engine_schema_text()),
-        (ENGINE_TYPES, engine_types_text()),
-    ] {
-        let out = root.join(path);
-        std::fs::create_dir_all(out.parent().expect("a folder"))?;
-        std::fs::write(&out, text)?;
-        eprintln!("{path}: written from the engine's types");
-    }
     Ok(())
 }
 

@@ -1,20 +1,20 @@
 //! The fuzz targets' committed seed corpora (`fuzz/seeds/<target>/`) and their dictionary of
 //! JSON tokens (`fuzz/json.dict`), built from the inputs the unit tests use and from the
 //! registry itself, so that a new tool, property or enum value is seeded without anyone
-//! remembering to. `cargo xtask fuzz --write-seeds` writes them; a tidy test fails when the
-//! committed files differ from what this module builds.
+//! remembering to. `cargo xtask codegen` writes them, and its check fails when the committed
+//! files differ from what this module builds.
 //!
 //! Each seed file is named by the first 16 hex digits of its SHA-256, as libFuzzer names the
-//! inputs it keeps, so that the same input is never stored twice.
+//! inputs it keeps, so that the same input is never stored twice; a tool dispatch seed's name
+//! begins with its tool's name, and its bytes name the tool too (`<tool>\n<arguments>`), so
+//! adding a tool adds its seeds and changes no other tool's.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use exemplar::runs::{make_record, Condition, Order, RunInput};
 use exemplar::tools::{self, REGISTRY};
 use serde_json::{json, Value};
 
-use crate::Result;
 
 /// Where the seed corpora are, relative to the workspace root.
 pub const SEEDS_DIR: &str = "fuzz/seeds";
@@ -29,8 +29,15 @@ pub fn seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
             .map(|bytes| (exemplar::sha256_hex(&bytes)[..16].to_string(), bytes))
             .collect()
     };
+    let by_tool = tool_dispatch()
+        .into_iter()
+        .map(|(tool, bytes)| {
+            let hash = exemplar::sha256_hex(&bytes)[..16].to_string();
+            (format!("{tool}-{hash}"), bytes)
+        })
+        .collect();
     BTreeMap::from([
-        ("tool_dispatch", named(tool_dispatch())),
+        ("tool_dispatch", by_tool),
         ("scorer", named(scorer())),
         ("run_records", named(run_records())),
         ("schema_validator", named(schema_validator())),
@@ -75,10 +82,10 @@ fn four_records() -> Value {
 
 /// The arguments of every tool call in the tests' shapes, following each tool's input schema:
 /// no arguments, each enum value of each property, exclusions, custom records, and the
-/// refusals the tests check. One byte (the tool's place in the registry) goes first.
-fn tool_dispatch() -> Vec<Vec<u8>> {
+/// refusals the tests check. Each seed is the tool's name, a newline and the arguments text.
+fn tool_dispatch() -> Vec<(String, Vec<u8>)> {
     let mut inputs = Vec::new();
-    for (index, definition) in tools::definitions().iter().enumerate() {
+    for definition in tools::definitions() {
         let properties = definition.input_schema["properties"]
             .as_object()
             .cloned()
@@ -140,14 +147,13 @@ fn tool_dispatch() -> Vec<Vec<u8>> {
         calls.push(r#"{"method":"DL","method":"REML"}"#.into());
         calls.push("{".into());
         for call in calls {
-            let mut bytes = vec![u8::try_from(index).expect("fewer than 256 tools")];
-            bytes.extend(call.as_bytes());
-            inputs.push(bytes);
+            inputs.push((
+                definition.name.to_string(),
+                format!("{}\n{call}", definition.name).into_bytes(),
+            ));
         }
     }
-    let mut unknown = vec![u8::try_from(REGISTRY.len()).expect("fewer than 256 tools")];
-    unknown.extend(b"{}");
-    inputs.push(unknown);
+    inputs.push(("unknown".into(), b"no_such_tool\n{}".to_vec()));
     inputs
 }
 
@@ -345,7 +351,7 @@ pub fn dictionary() -> String {
 
     let mut out = String::from(
         "# JSON tokens and the words of the tools' arguments, answers and run records.\n\
-         # Written by `cargo xtask fuzz --write-seeds` from the registry; do not edit.\n",
+         # Written by `cargo xtask codegen` from the registry; do not edit.\n",
     );
     let tokens = [
         "{",
@@ -376,6 +382,10 @@ pub fn dictionary() -> String {
     }
     for word in &words {
         out.push_str(&dictionary_entry(&format!("\"{word}\"")));
+    }
+    // The tool dispatch target reads a tool's name and a newline before the arguments.
+    for tool in REGISTRY {
+        out.push_str(&dictionary_entry(&format!("{}\n", tool.name)));
     }
     out
 }
@@ -424,68 +434,19 @@ fn collect_keys(value: &Value, words: &mut BTreeSet<String>) {
     }
 }
 
-/// Writes the seeds (replacing each target's directory) and the dictionary.
-pub fn write(root: &Path) -> Result<()> {
-    for (target, files) in seeds() {
-        let dir = root.join(SEEDS_DIR).join(target);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)
-                .map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
-        }
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        for (name, bytes) in files {
-            std::fs::write(dir.join(&name), bytes)
-                .map_err(|e| format!("cannot write {}/{name}: {e}", dir.display()))?;
-        }
-    }
-    std::fs::write(root.join(DICTIONARY), dictionary())
-        .map_err(|e| format!("cannot write {DICTIONARY}: {e}"))?;
-    println!("wrote {SEEDS_DIR}/ and {DICTIONARY}: review and commit them");
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The committed seeds and dictionary are what this module builds: run
-    /// `cargo xtask fuzz --write-seeds` and commit when a test input or the registry changed.
-    #[test]
-    fn the_committed_seeds_and_dictionary_are_current() {
-        let root = crate::workspace_root();
-        for (target, files) in seeds() {
-            let dir = root.join(SEEDS_DIR).join(target);
-            let mut committed: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-            for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| {
-                panic!("{}: {e}; run cargo xtask fuzz --write-seeds", dir.display())
-            }) {
-                let path = entry.unwrap().path();
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                committed.insert(name, std::fs::read(&path).unwrap());
-            }
-            assert!(
-                committed == files,
-                "{} differs from the seeds built from the tests' inputs: run cargo xtask fuzz \
-                 --write-seeds and commit it",
-                dir.display()
-            );
-        }
-        let written = std::fs::read_to_string(root.join(DICTIONARY)).unwrap_or_default();
-        assert!(
-            written == dictionary(),
-            "{DICTIONARY} is not current: run cargo xtask fuzz --write-seeds and commit it"
-        );
-    }
 
     #[test]
     fn every_tool_is_seeded_and_seeds_stay_small() {
         let seeds = seeds();
         let dispatch = &seeds["tool_dispatch"];
-        for index in 0..=REGISTRY.len() {
+        for name in REGISTRY.iter().map(|t| t.name).chain(["no_such_tool"]) {
+            let prefix = format!("{name}\n");
             assert!(
-                dispatch.values().any(|s| usize::from(s[0]) == index),
-                "no seed calls tool {index}"
+                dispatch.values().any(|s| s.starts_with(prefix.as_bytes())),
+                "no seed calls {name}"
             );
         }
         let total: usize = seeds.values().flat_map(|f| f.values()).map(Vec::len).sum();

@@ -5,14 +5,16 @@
 //! - `serve`: build, then serve the page on 127.0.0.1 (`--allow-host` adds `Host` names).
 //! - `test`: build, then run every suite and print one summary line each.
 //! - `pdf`: regenerate the frozen `benchmark-baseline.pdf` at the repository root.
-//! - `golden`: regenerate the plots' SVG golden files after a deliberate change.
+//! - `codegen`: write every generated file the repository commits (`--check`: write nothing,
+//!   fail naming each stale one; the tidy suite runs the same check).
 //! - `bench`: build, then run the benchmarks of issue 7 (`crates/bench`).
 //! - `bridge`: the WebMCP bridge, an MCP stdio server serving a WebMCP page's tools.
-//! - `fuzz`: run every `cargo fuzz` target of `fuzz/` for a while (`--write-seeds`: rewrite
-//!   their seed corpora and dictionary).
+//! - `fuzz`: run every `cargo fuzz` target of `fuzz/` for a while.
+//! - `new-tool NAME`: scaffold a new tool (engine module, tool file, registry line, oracle).
 
 mod bridge;
 mod build;
+mod codegen;
 mod fuzz;
 mod fuzz_seeds;
 mod pdf;
@@ -54,8 +56,12 @@ enum Command {
     Test,
     /// Regenerate benchmark-baseline.pdf at the repository root.
     Pdf,
-    /// Regenerate the forest and funnel plots' SVG golden files (review the diff).
-    Golden,
+    /// Write every generated file the repository commits, natively (review the diff).
+    Codegen {
+        /// Write nothing; fail naming each generated file that is not current.
+        #[arg(long)]
+        check: bool,
+    },
     /// Build, then run every benchmark and print a table (one JSON object with --json).
     Bench {
         #[arg(long)]
@@ -76,9 +82,6 @@ enum Command {
         /// Run only this target (repeatable).
         #[arg(long = "target", value_name = "NAME")]
         targets: Vec<String>,
-        /// Rewrite fuzz/seeds/ and fuzz/json.dict from the tests' inputs and the registry, and run nothing.
-        #[arg(long)]
-        write_seeds: bool,
     },
 }
 
@@ -92,18 +95,14 @@ fn main() -> ExitCode {
             .and_then(|()| serve::serve_forever(&root, port, &allow_host)),
         Command::Test => suites::run_all(&root),
         Command::Pdf => pdf::regenerate(&root),
-        Command::Golden => golden(&root),
+        Command::Codegen { check: false } => codegen::write(&root),
+        Command::Codegen { check: true } => codegen::check(&root),
         Command::Bench { json } => toolchain::ensure_build_tools(&root)
             .and_then(|()| toolchain::ensure_browser())
             .and_then(|()| build::build(&root))
             .and_then(|()| bench(&root, json)),
         Command::Bridge { url } => bridge::run(&root, url.as_deref()),
-        Command::Fuzz {
-            write_seeds: true, ..
-        } => fuzz_seeds::write(&root),
-        Command::Fuzz {
-            seconds, targets, ..
-        } => toolchain::ensure_fuzz_tools().and_then(|()| fuzz::run_all(&root, seconds, &targets)),
+        Command::Fuzz { seconds, targets } => toolchain::ensure_fuzz_tools().and_then(|()| fuzz::run_all(&root, seconds, &targets)),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -112,19 +111,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// `UPDATE_GOLDEN=1 cargo test -p exemplar --test plots`: the plot tests write their
-/// golden files instead of comparing with them.
-fn golden(root: &Path) -> Result<()> {
-    toolchain::run(
-        toolchain::cargo()
-            .args(["test", "-p", "exemplar", "--test", "plots"])
-            .env("UPDATE_GOLDEN", "1")
-            .current_dir(root),
-    )?;
-    println!("regenerated crates/exemplar/tests/golden/: review the diff before committing");
-    Ok(())
 }
 
 /// The benchmarks, with the page just built: `cargo run --release -p bench -- [--json]`.

@@ -32,7 +32,7 @@ pub fn run_all(root: &Path) -> Result<()> {
     let (wasm_node, wasm_browser) = wasm_test_targets(root)?;
     let suites: Vec<Suite> = vec![
         (
-            "tidy (fmt, clippy -D warnings; fuzz/ too)",
+            "tidy (fmt, clippy -D warnings, codegen --check; fuzz/ too)",
             Box::new(|| tidy(root)),
         ),
         ("native (cargo test --workspace)", Box::new(|| native(root))),
@@ -92,6 +92,7 @@ pub fn run_all(root: &Path) -> Result<()> {
 }
 
 fn tidy(root: &Path) -> Result<()> {
+    crate::codegen::check(root)?;
     run(cargo().args(["fmt", "--all", "--check"]).current_dir(root))?;
     // The fuzz crate is a workspace of its own; it lints on stable too.
     let fuzz_manifest = root.join("fuzz").join("Cargo.toml");

@@ -52,43 +52,6 @@ fn the_page_restates_no_tool_definition() {
     }
 }
 
-/// The definitions the page registers before its wasm loads are the registry's, byte for
-/// byte: `cargo xtask build` writes them, and this fails when they have drifted.
-#[test]
-fn the_generated_tool_definitions_are_current() {
-    let root = crate::workspace_root();
-    let path = root.join(crate::build::TOOL_DEFINITIONS);
-    let written = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        written == crate::build::tool_definitions_text(),
-        "{} is not the registry's definitions: run cargo xtask build and commit it",
-        path.display()
-    );
-}
-
-/// The JSON Schema and TypeScript declarations of what the page receives (the run report,
-/// the page's metadata) are the Rust types', byte for byte.
-#[test]
-fn the_generated_engine_types_are_current() {
-    let root = crate::workspace_root();
-    for (path, text) in [
-        (
-            crate::build::ENGINE_SCHEMA,
-            crate::build::engine_schema_text(),
-        ),
-        (
-            crate::build::ENGINE_TYPES,
-            crate::build::engine_types_text(),
-        ),
-    ] {
-        let written = std::fs::read_to_string(root.join(path)).unwrap_or_default();
-        assert!(
-            written == text,
-            "{path} is not the engine's types: run cargo xtask build and commit it"
-        );
-    }
-}
-
 /// The counts and names the page's text states come from the engine's metadata, which the
 /// page renders: the HTML and the JavaScript write none of them by hand.
 #[test]
@@ -221,7 +184,7 @@ fn what_registration_needs_is_preloaded_and_nothing_else() {
         }
     }
     assert!(
-        critical.contains(&crate::build::TOOL_DEFINITIONS.to_string()),
+        critical.contains(&crate::codegen::TOOL_DEFINITIONS.to_string()),
         "www/register.js does not import the tool definitions: {critical:?}"
     );
     let preloaded: Vec<String> = html

@@ -20,9 +20,8 @@
 //! span, tick or position beyond the largest double) give [`PlotError::SpanTooWide`], never
 //! an infinity, a panic or an unbounded list of ticks.
 //!
-//! The golden files in `crates/exemplar/tests/golden/` pin the SVG text for the frozen
-//! dataset; regenerate them after a deliberate change with `UPDATE_GOLDEN=1 cargo test -p
-//! exemplar --test plots`.
+//! The golden files in `crates/exemplar/tests/golden/` pin the SVG text of named tool calls;
+//! `cargo xtask codegen` rewrites them after a deliberate change (review the diff).
 
 mod axis;
 mod bubble;

@@ -1,7 +1,7 @@
 //! The JSON Schema of what the page receives from the engine: the run report
 //! ([`super::RunReport`]) and the page's metadata ([`crate::page::PageMetadata`]), from which
-//! `cargo xtask build` writes `www/generated/engine.schema.json` and its TypeScript
-//! declaration `www/generated/engine.d.ts` (checked current by a tidy test).
+//! `cargo xtask codegen` writes `www/generated/engine.schema.json` and its TypeScript
+//! declaration `www/generated/engine.d.ts` (its `--check` runs in the tidy suite).
 //!
 //! Every type the report holds derives `JsonSchema` where it is defined (the ledger's entry
 //! header, a tool's error, the result's view), so the schema is the types'.

@@ -9,7 +9,7 @@
 //!
 //! Derivation needs schemars, which the page's wasm does not link: every build validates
 //! with the committed `input_schemas.json`, and a test holds it equal to the derived
-//! schemas (`EXEMPLAR_WRITE_INPUT_SCHEMAS=1 cargo test -p exemplar input_schemas` rewrites it).
+//! schemas (`cargo xtask codegen` rewrites it, and its check fails when it is stale).
 
 #[cfg(feature = "definitions")]
 use meta_analysis::Method;
@@ -297,27 +297,5 @@ fn plain(schema: &mut Value) {
         if !extra.is_boolean() {
             *extra = Value::Bool(true);
         }
-    }
-}
-
-#[cfg(all(test, feature = "definitions"))]
-mod tests {
-    /// The committed input schemas (what every build validates calls with) are the schemas
-    /// derived from the tools' argument types. `EXEMPLAR_WRITE_INPUT_SCHEMAS=1` rewrites them.
-    #[test]
-    fn input_schemas_json_is_current() {
-        let derived = serde_json::to_string_pretty(&super::super::derived_input_schemas())
-            .expect("schemas serialize")
-            + "\n";
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools/input_schemas.json");
-        if std::env::var_os("EXEMPLAR_WRITE_INPUT_SCHEMAS").is_some() {
-            std::fs::write(&path, &derived).expect("write input_schemas.json");
-        }
-        let committed = std::fs::read_to_string(&path).expect("input_schemas.json");
-        assert!(
-            committed == derived,
-            "src/tools/input_schemas.json is stale: run EXEMPLAR_WRITE_INPUT_SCHEMAS=1 cargo test -p exemplar input_schemas"
-        );
     }
 }

@@ -1,0 +1,76 @@
+//! The plots' golden SVG files (`crates/exemplar/tests/golden/`): the SVG that a tool call
+//! answers, as a file, so that a changed plot shows in review as a readable diff (as ruff's
+//! snapshot tests do). Each plot tool's first example call (`Tool::examples`) is drawn as
+//! `<tool>.svg` without an edit here; [`CALLS`] adds the cases a reader checks by eye.
+
+use std::collections::BTreeMap;
+
+use exemplar::tools::{self, REGISTRY};
+use serde_json::{json, Value};
+
+use crate::Result;
+
+/// Named cases beyond each plot tool's first example: (file, tool, arguments).
+fn calls() -> Vec<(&'static str, &'static str, Value)> {
+    let bcg_rr = tools::call(
+        "compute_effect_sizes",
+        &json!({"measure": "RR", "data": super::bit_identity::bcg_tables()}),
+    )
+    .map(|v| v["records"].clone())
+    .unwrap_or(Value::Null);
+    vec![
+        ("forest_reml.svg", "forest_plot", json!({})),
+        ("forest_exclude_s04.svg", "forest_plot", json!({"exclude": ["s04"]})),
+        ("forest_by_tester.svg", "forest_plot", json!({"by": "tester"})),
+        ("forest_bcg_rr.svg", "forest_plot", json!({"records": bcg_rr})),
+        ("funnel_egger.svg", "funnel_plot", json!({})),
+        ("funnel_exclude_s04.svg", "funnel_plot", json!({"exclude": ["s04"]})),
+        ("bubble_weeks.svg", "bubble_plot", json!({"mod": "weeks"})),
+    ]
+}
+
+/// The SVG a call answers; an error naming the call when it answers none.
+fn svg_of(tool: &str, args: &Value) -> Result<String> {
+    match tools::call(tool, args) {
+        Ok(result) => result["svg"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("golden: {tool} {args} answered no svg").into()),
+        Err(e) => Err(format!("golden: {tool} {args}: {}", e.to_json()).into()),
+    }
+}
+
+/// Every golden file, by name.
+pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
+    let mut files = BTreeMap::new();
+    for tool in REGISTRY {
+        let Some(first) = (tool.examples)().into_iter().next() else {
+            continue;
+        };
+        if let Ok(result) = tools::call(tool.name, &first) {
+            if let Some(svg) = result["svg"].as_str() {
+                files.insert(format!("{}.svg", tool.name), svg.as_bytes().to_vec());
+            }
+        }
+    }
+    for (file, tool, args) in calls() {
+        files.insert(file.to_string(), svg_of(tool, &args)?.into_bytes());
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_plot_tool_has_a_golden_file() {
+        let files = files().unwrap();
+        for name in ["forest_plot", "funnel_plot", "bubble_plot", "trim_and_fill_plot"] {
+            assert!(files.contains_key(&format!("{name}.svg")), "{name}");
+        }
+        for svg in files.values() {
+            assert!(svg.starts_with(b"<svg"), "{}", String::from_utf8_lossy(&svg[..40]));
+        }
+    }
+}
