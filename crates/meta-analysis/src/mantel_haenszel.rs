@@ -255,7 +255,7 @@ pub fn mantel_haenszel(
     let (estimate, se) = match measure {
         MhMeasure::Or => odds_ratio(tables)?,
         MhMeasure::Rr => risk_ratio(tables)?,
-        MhMeasure::Rd => risk_difference(tables),
+        MhMeasure::Rd => risk_difference(tables)?,
     };
     let pooled = Pooled::wald(estimate, se, level)?;
     let heterogeneity = heterogeneity_about(tables, measure, estimate)?;
@@ -312,7 +312,13 @@ fn odds_ratio(tables: &[Table2x2]) -> Result<(f64, f64), MetaError> {
             ),
         });
     }
-    let var = 0.5 * (pr / sq(r) + ps_qr / (r * s) + qs / sq(s));
+    let (r2, rs, s2) = (sq(r), r * s, sq(s));
+    refuse_overflow(
+        tables,
+        "the variance of the Mantel–Haenszel odds ratio",
+        &[pr, ps_qr, qs, r2, rs, s2],
+    )?;
+    let var = 0.5 * (pr / r2 + ps_qr / rs + qs / s2);
     Ok((ln(r / s), var.sqrt()))
 }
 
@@ -336,11 +342,17 @@ fn risk_ratio(tables: &[Table2x2]) -> Result<(f64, f64), MetaError> {
             ),
         });
     }
-    Ok((ln(r / s), (v / (r * s)).sqrt()))
+    let rs = r * s;
+    refuse_overflow(
+        tables,
+        "the variance of the Mantel–Haenszel risk ratio",
+        &[v, rs],
+    )?;
+    Ok((ln(r / s), (v / rs).sqrt()))
 }
 
 /// RD_MH and its Greenland–Robins standard error.
-fn risk_difference(tables: &[Table2x2]) -> (f64, f64) {
+fn risk_difference(tables: &[Table2x2]) -> Result<(f64, f64), MetaError> {
     let (mut num, mut den, mut b1, mut b2) = (0.0, 0.0, 0.0, 0.0);
     for t in tables {
         let (n1, n2, n) = (t.n1(), t.n2(), t.n());
@@ -350,8 +362,38 @@ fn risk_difference(tables: &[Table2x2]) -> (f64, f64) {
         b2 += t.ai * (n2 - t.ci) / n + t.ci * (n1 - t.ai) / n;
     }
     let rd = num / den;
-    let var = (rd * b1 + b2 / 2.0) / sq(den);
-    (rd, var.sqrt())
+    let den2 = sq(den);
+    refuse_overflow(
+        tables,
+        "the variance of the Mantel–Haenszel risk difference",
+        &[b1, b2, den2],
+    )?;
+    let var = (rd * b1 + b2 / 2.0) / den2;
+    Ok((rd, var.sqrt()))
+}
+
+/// Refuses `tables` when an intermediate value of `quantity` (`values`: sums and products
+/// of counts) overflowed double precision: x/∞ would otherwise make a variance 0 and report
+/// a standard error of 0, a silent hole.
+pub(crate) fn refuse_overflow(
+    tables: &[Table2x2],
+    quantity: &str,
+    values: &[f64],
+) -> Result<(), MetaError> {
+    if values.iter().all(|v| v.is_finite()) {
+        return Ok(());
+    }
+    let largest = tables
+        .iter()
+        .flat_map(|t| [t.ai, t.bi, t.ci, t.di])
+        .fold(0.0, f64::max);
+    Err(MetaError::Undefined {
+        reason: format!(
+            "{quantity} cannot be computed: products of these counts overflow double \
+             precision (they pass 1.8e308; the largest count is {largest:e}), which would \
+             make the standard error 0; counts this large cannot be pooled"
+        ),
+    })
 }
 
 /// The Cochran–Mantel–Haenszel test with continuity correction.
@@ -515,5 +557,41 @@ mod tests {
         assert_eq!(e.column(), Some(Column::Bi));
         let e = Table2x2::new(0.0, 0.0, 2.0, 3.0).unwrap_err();
         assert!(e.to_string().contains("no one"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod overflow_tests {
+    use super::*;
+    use crate::peto_odds_ratio;
+
+    /// Issue 29 item 12: counts so large that a product of them overflows double precision
+    /// gave a standard error of 0 (a variance of x/∞); the error now names the cause.
+    #[test]
+    fn counts_whose_products_overflow_are_refused_naming_the_overflow() {
+        let huge = [
+            Table2x2::new(1e300, 2e300, 3e300, 4e300).unwrap(),
+            Table2x2::new(2e300, 1e300, 1e300, 5e300).unwrap(),
+        ];
+        for measure in MhMeasure::ALL {
+            let e = mantel_haenszel(&huge, measure, &FitOptions::default()).unwrap_err();
+            let text = e.to_string();
+            assert!(
+                text.contains("overflow") && text.contains("largest count is 5e300"),
+                "{measure:?}: {text}"
+            );
+        }
+        let e = peto_odds_ratio(&huge, &FitOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("overflow"), "Peto: {e}");
+        // Large counts whose products stay finite are pooled as before.
+        let large = [
+            Table2x2::new(1e100, 2e100, 3e100, 4e100).unwrap(),
+            Table2x2::new(2e100, 1e100, 1e100, 5e100).unwrap(),
+        ];
+        for measure in MhMeasure::ALL {
+            let mh = mantel_haenszel(&large, measure, &FitOptions::default()).unwrap();
+            assert!(mh.pooled.se > 0.0, "{measure:?}");
+        }
+        assert!(peto_odds_ratio(&large, &FitOptions::default()).is_ok());
     }
 }

@@ -15,7 +15,7 @@
 //! H² = Q/df. With fewer than 2 tables of Vᵢ > 0, Q's p value is 1, I² = 0 and H² = 1, as
 //! metafor reports them.
 
-use crate::mantel_haenszel::{from_q, Pooled, Table2x2, TableHeterogeneity};
+use crate::mantel_haenszel::{from_q, refuse_overflow, Pooled, Table2x2, TableHeterogeneity};
 use crate::math::sq;
 use crate::{FitOptions, MetaError};
 
@@ -60,6 +60,11 @@ pub fn peto_odds_ratio(
             q_within += sq(t.ai - ei) / vi;
         }
     }
+    refuse_overflow(
+        tables,
+        "Peto's odds ratio",
+        &[dev, sum_v, q_within, sq(dev)],
+    )?;
     if sum_v == 0.0 {
         return Err(MetaError::Undefined {
             reason: "Peto's odds ratio is undefined: in every table one of the two outcomes \
