@@ -32,9 +32,11 @@
 //! - **Output schemas are not in the list.** They are derived from the result types and
 //!   served on their own ([`output_schema`], [`output_schemas_json`]); a result's fields
 //!   are named as the instructions name them.
-//! - **Budget.** The whole list is at most [`MAX_DEFINITIONS_BYTES`] of compact JSON; with
-//!   26 tools that is about 1.5 KB a tool, schema included. A tool that needs more says less
-//!   elsewhere: a shared argument's schema (`schema_derivation.rs`) is written once and reused.
+//! - **Budget, per tool.** Each definition is at most [`MAX_DEFINITION_BYTES`] of compact
+//!   JSON, schema included, and the list at most [`MEAN_DEFINITION_BYTES`] a tool on average:
+//!   no total cap blocks an addition. Analyses that share inputs and outputs are one tool
+//!   with a `kind` or an option, so breadth grows options, not tools; a shared argument's
+//!   schema (`schema_derivation.rs`) is written once and reused.
 //!
 //! Tests (`guide.rs`) hold this for every registered tool: the size, no sentence of 80
 //! characters or more in two descriptions, at most [`MAX_DESCRIPTION_CHARS`] characters a
@@ -95,7 +97,7 @@ pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_op
 pub use effect_sizes::{EffectSizeRecord, RowError, DATA_ARGUMENT, RAW_DATA_NAME};
 pub use error::{ErrorCode, ToolError};
 pub use guide::instructions;
-pub use guide::{MAX_DEFINITIONS_BYTES, MAX_DESCRIPTION_CHARS};
+pub use guide::{MAX_DEFINITION_BYTES, MAX_DESCRIPTION_CHARS, MEAN_DEFINITION_BYTES};
 pub use load_data::LoadDataResult;
 pub use store::{DataStore, DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 

@@ -14,8 +14,10 @@
 //! | `crates/exemplar/tests/fixtures/bit_identity.json` | the hashes of each call of [`bit_identity`], computed natively (the wasm tests assert the same) |
 //! | `crates/exemplar/tests/golden/` | the SVG of each call of [`golden`] (a changed plot shows as a readable diff) |
 //! | `fuzz/seeds/<target>/`, `fuzz/json.dict` | the fuzz targets' seeds and dictionary ([`crate::fuzz_seeds`]) |
+//! | the table between `<!-- codegen:tool-list-size -->` markers in `docs/PERFORMANCE.md` | each tool definition's size |
 //!
-//! A folder in the table is generated whole: a file in it that codegen would not write is stale.
+//! A folder in the table is generated whole: a file in it that codegen would not write is
+//! stale. A region is the text between a document's two markers; the rest is hand-written.
 
 pub mod bit_identity;
 pub mod golden;
@@ -27,8 +29,20 @@ use crate::Result;
 
 /// One generated output: a file, or a folder generated whole (its files by name).
 pub enum Output {
-    File { path: String, bytes: Vec<u8> },
-    Folder { path: String, files: BTreeMap<String, Vec<u8>> },
+    File {
+        path: String,
+        bytes: Vec<u8>,
+    },
+    Folder {
+        path: String,
+        files: BTreeMap<String, Vec<u8>>,
+    },
+    /// The lines between `<!-- codegen:NAME -->` and `<!-- /codegen:NAME -->` of a document.
+    Region {
+        path: String,
+        name: &'static str,
+        text: String,
+    },
 }
 
 impl Output {
@@ -54,6 +68,46 @@ pub const ENGINE_TYPES: &str = "www/generated/engine.d.ts";
 pub const BIT_IDENTITY: &str = "crates/exemplar/tests/fixtures/bit_identity.json";
 /// The plots' golden SVG files.
 pub const GOLDEN: &str = "crates/exemplar/tests/golden";
+/// The document that reports the tool list's size per tool.
+pub const PERFORMANCE: &str = "docs/PERFORMANCE.md";
+
+/// Each tool definition's size in compact JSON (what tools/list carries), as a Markdown table.
+pub fn tool_list_size_table() -> String {
+    let list = exemplar::tools::definitions_json();
+    let definitions = list.as_array().expect("the definitions are a list");
+    let size = |v: &serde_json::Value| v.to_string().len();
+    let mut table = String::from(
+        "| tool | definition (bytes) | description | input schema |\n|---|---:|---:|---:|\n",
+    );
+    for d in definitions {
+        table.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            d["name"].as_str().unwrap_or_default(),
+            size(d),
+            size(&d["description"]),
+            size(&d["inputSchema"]),
+        ));
+    }
+    let total = size(&list);
+    table.push_str(&format!(
+        "| **{} tools** | **{total}** ({} a tool on average; budget {} a tool, {} on average) | | |\n",
+        definitions.len(),
+        total / definitions.len().max(1),
+        exemplar::tools::MAX_DEFINITION_BYTES,
+        exemplar::tools::MEAN_DEFINITION_BYTES,
+    ));
+    table
+}
+
+/// `document` with the text between `name`'s markers replaced by `text`; None when the
+/// document lacks either marker.
+fn with_region(document: &str, name: &str, text: &str) -> Option<String> {
+    let open = format!("<!-- codegen:{name} -->\n");
+    let close = format!("<!-- /codegen:{name} -->");
+    let start = document.find(&open)? + open.len();
+    let end = start + document[start..].find(&close)?;
+    Some(format!("{}{text}{}", &document[..start], &document[end..]))
+}
 
 fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).expect("JSON values serialize") + "\n"
@@ -110,6 +164,11 @@ pub fn outputs() -> Result<Vec<Output>> {
         crate::fuzz_seeds::DICTIONARY,
         crate::fuzz_seeds::dictionary(),
     ));
+    outputs.push(Output::Region {
+        path: PERFORMANCE.into(),
+        name: "tool-list-size",
+        text: tool_list_size_table(),
+    });
     Ok(outputs)
 }
 
@@ -137,6 +196,14 @@ fn differences(root: &Path, output: &Output) -> Vec<String> {
                 lines.push(format!("{path}/{name}: no longer generated"));
             }
             lines
+        }
+        Output::Region { path, name, text } => {
+            let document = std::fs::read_to_string(root.join(path)).unwrap_or_default();
+            match with_region(&document, name, text) {
+                Some(new) if new == document => vec![],
+                Some(_) => vec![format!("{path} ({name}): differs from what its source generates")],
+                None => vec![format!("{path}: the markers <!-- codegen:{name} --> and <!-- /codegen:{name} --> are missing")],
+            }
         }
     }
 }
@@ -180,8 +247,14 @@ pub fn write(root: &Path) -> Result<()> {
             Output::File { path, bytes } => {
                 let file = root.join(path);
                 std::fs::create_dir_all(file.parent().expect("a folder"))?;
-                std::fs::write(&file, bytes)
-                    .map_err(|e| format!("cannot write {path}: {e}"))?;
+                std::fs::write(&file, bytes).map_err(|e| format!("cannot write {path}: {e}"))?;
+            }
+            Output::Region { path, name, text } => {
+                let document = std::fs::read_to_string(root.join(path))?;
+                let new = with_region(&document, name, text).ok_or_else(|| {
+                    format!("{path}: add the markers <!-- codegen:{name} --> and <!-- /codegen:{name} --> where the table goes")
+                })?;
+                std::fs::write(root.join(path), new)?;
             }
             Output::Folder { path, files } => {
                 let dir = root.join(path);
@@ -262,6 +335,30 @@ mod tests {
         assert_eq!(
             differences(&root, &folder),
             ["out/new: missing", "out/extra: no longer generated"]
+        );
+        std::fs::write(
+            root.join("doc.md"),
+            "a\n<!-- codegen:t -->\nold\n<!-- /codegen:t -->\nb\n",
+        )
+        .unwrap();
+        let region = |text: &str| Output::Region {
+            path: "doc.md".into(),
+            name: "t",
+            text: text.into(),
+        };
+        assert!(differences(&root, &region("old\n")).is_empty());
+        assert_eq!(
+            differences(&root, &region("new\n")),
+            ["doc.md (t): differs from what its source generates"]
+        );
+        assert_eq!(
+            with_region(
+                "x\n<!-- codegen:t -->\nold\n<!-- /codegen:t -->\n",
+                "t",
+                "new\n"
+            )
+            .unwrap(),
+            "x\n<!-- codegen:t -->\nnew\n<!-- /codegen:t -->\n"
         );
         std::fs::remove_dir_all(&root).unwrap();
     }
