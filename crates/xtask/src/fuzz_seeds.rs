@@ -15,7 +15,6 @@ use exemplar::runs::{make_record, Condition, Order, RunInput};
 use exemplar::tools::{self, REGISTRY};
 use serde_json::{json, Value};
 
-
 /// Where the seed corpora are, relative to the workspace root.
 pub const SEEDS_DIR: &str = "fuzz/seeds";
 /// The dictionary every target runs with, relative to the workspace root.

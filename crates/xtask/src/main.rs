@@ -102,7 +102,9 @@ fn main() -> ExitCode {
             .and_then(|()| build::build(&root))
             .and_then(|()| bench(&root, json)),
         Command::Bridge { url } => bridge::run(&root, url.as_deref()),
-        Command::Fuzz { seconds, targets } => toolchain::ensure_fuzz_tools().and_then(|()| fuzz::run_all(&root, seconds, &targets)),
+        Command::Fuzz { seconds, targets } => {
+            toolchain::ensure_fuzz_tools().and_then(|()| fuzz::run_all(&root, seconds, &targets))
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

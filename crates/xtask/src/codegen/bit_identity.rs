@@ -238,7 +238,10 @@ fn calls() -> Vec<(&'static str, Value)> {
     // Every tool's own example calls: a tool added since is covered by what its file shows.
     for tool in REGISTRY {
         for args in (tool.examples)() {
-            if !calls.iter().any(|(name, a)| *name == tool.name && *a == args) {
+            if !calls
+                .iter()
+                .any(|(name, a)| *name == tool.name && *a == args)
+            {
                 calls.push((tool.name, args));
             }
         }
@@ -280,7 +283,6 @@ pub fn fixture() -> Result<Value> {
         "calls": entries,
     }))
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -20,11 +20,27 @@ fn calls() -> Vec<(&'static str, &'static str, Value)> {
     .unwrap_or(Value::Null);
     vec![
         ("forest_reml.svg", "forest_plot", json!({})),
-        ("forest_exclude_s04.svg", "forest_plot", json!({"exclude": ["s04"]})),
-        ("forest_by_tester.svg", "forest_plot", json!({"by": "tester"})),
-        ("forest_bcg_rr.svg", "forest_plot", json!({"records": bcg_rr})),
+        (
+            "forest_exclude_s04.svg",
+            "forest_plot",
+            json!({"exclude": ["s04"]}),
+        ),
+        (
+            "forest_by_tester.svg",
+            "forest_plot",
+            json!({"by": "tester"}),
+        ),
+        (
+            "forest_bcg_rr.svg",
+            "forest_plot",
+            json!({"records": bcg_rr}),
+        ),
         ("funnel_egger.svg", "funnel_plot", json!({})),
-        ("funnel_exclude_s04.svg", "funnel_plot", json!({"exclude": ["s04"]})),
+        (
+            "funnel_exclude_s04.svg",
+            "funnel_plot",
+            json!({"exclude": ["s04"]}),
+        ),
         ("bubble_weeks.svg", "bubble_plot", json!({"mod": "weeks"})),
     ]
 }
@@ -66,11 +82,20 @@ mod tests {
     #[test]
     fn every_plot_tool_has_a_golden_file() {
         let files = files().unwrap();
-        for name in ["forest_plot", "funnel_plot", "bubble_plot", "trim_and_fill_plot"] {
+        for name in [
+            "forest_plot",
+            "funnel_plot",
+            "bubble_plot",
+            "trim_and_fill_plot",
+        ] {
             assert!(files.contains_key(&format!("{name}.svg")), "{name}");
         }
         for svg in files.values() {
-            assert!(svg.starts_with(b"<svg"), "{}", String::from_utf8_lossy(&svg[..40]));
+            assert!(
+                svg.starts_with(b"<svg"),
+                "{}",
+                String::from_utf8_lossy(&svg[..40])
+            );
         }
     }
 }
