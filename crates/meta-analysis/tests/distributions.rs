@@ -7,8 +7,10 @@ use meta_analysis::distributions::{
 };
 use serde_json::Value;
 
+mod oracle_kit;
+
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/distributions.json")).unwrap()
+    oracle_kit::fixture("distributions")
 }
 
 /// Relative error, with values below 1e-300 compared absolutely (subnormals carry few digits).

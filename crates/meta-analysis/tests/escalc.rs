@@ -5,21 +5,17 @@
 use meta_analysis::effect_sizes::{escalc, AddTo, Column, EscalcOptions, Measure, RawRow};
 use serde_json::Value;
 
-const TOL: f64 = 1e-9;
+mod oracle_kit;
+use oracle_kit::{assert_agreement, within, TOL};
 
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/escalc.json")).expect("fixture JSON")
-}
-
-/// |ours − metafor| ≤ 1e-9 · max(1, |metafor|).
-fn agree(ours: f64, theirs: f64) -> bool {
-    (ours - theirs).abs() <= TOL * theirs.abs().max(1.0)
+    oracle_kit::fixture("escalc")
 }
 
 #[test]
 fn every_measure_agrees_with_escalc() {
     let all = fixtures();
-    assert_eq!(all["metafor_version"], "3.8.1");
+    assert_eq!(all["provenance"]["packages"]["metafor"], "3.8.1");
     let mut failures = Vec::new();
     let (mut computed, mut refused) = (0, 0);
     let mut measures_seen = Vec::new();
@@ -65,7 +61,7 @@ fn every_measure_agrees_with_escalc() {
                     refused += 1;
                 }
                 (Some(yi), Some(vi), Ok(es)) if vi > 0.0 => {
-                    if !(agree(es.yi, yi) && agree(es.vi, vi)) {
+                    if !(within(es.yi, yi, TOL) && within(es.vi, vi, TOL)) {
                         failures.push(format!(
                             "{at}: ours ({:.17e}, {:.17e}), metafor ({yi:.17e}, {vi:.17e})",
                             es.yi, es.vi
@@ -79,7 +75,7 @@ fn every_measure_agrees_with_escalc() {
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_agreement(failures);
     for m in Measure::ALL {
         assert!(measures_seen.contains(&m), "no fixture for {m}");
     }

@@ -1,42 +1,14 @@
 //! Agreement with R's metafor 3.8-1 run with a tight convergence threshold
 //! (fixtures: `tests/fixtures/metafor.json`, made by `tests/oracle/metafor_fixtures.R`).
 
-use meta_analysis::{
-    egger_test, fit, leave_one_out, EggerVariant, FitOptions, Method, Record, Test,
-};
+use meta_analysis::{egger_test, fit, leave_one_out, EggerVariant, FitOptions, Method, Test};
 use serde_json::Value;
 
-const TOL: f64 = 1e-9;
+mod oracle_kit;
+use oracle_kit::{agree, records, report};
 
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/metafor.json")).expect("fixture JSON")
-}
-
-fn records(ds: &Value) -> Vec<Record> {
-    let ids = ds["ids"].as_array().unwrap();
-    let yi = ds["yi"].as_array().unwrap();
-    let vi = ds["vi"].as_array().unwrap();
-    (0..ids.len())
-        .map(|i| {
-            Record::new(
-                ids[i].as_str().unwrap(),
-                yi[i].as_f64().unwrap(),
-                vi[i].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
-
-/// |ours − metafor| ≤ 1e-9 · max(1, |metafor|).
-fn agree(what: &str, ours: f64, theirs: &Value, failures: &mut Vec<String>) {
-    let Some(theirs) = theirs.as_f64() else {
-        failures.push(format!("{what}: metafor has {theirs}, we have {ours}"));
-        return;
-    };
-    let err = (ours - theirs).abs();
-    if err.is_nan() || err > TOL * theirs.abs().max(1.0) {
-        failures.push(format!("{what}: ours {ours:.17e}, metafor {theirs:.17e}"));
-    }
+    oracle_kit::fixture("metafor")
 }
 
 #[test]
@@ -100,13 +72,7 @@ fn every_estimator_and_test_agrees_with_metafor() {
             checked += 1;
         }
     }
-    assert!(checked >= 14 * 14, "only {checked} fits checked");
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    report(failures, checked, 14 * 14);
 }
 
 #[test]
@@ -206,13 +172,7 @@ fn both_egger_variants_agree_with_metafor() {
             checked += 1;
         }
     }
-    assert!(checked >= 20, "only {checked} tests checked");
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    report(failures, checked, 20);
 }
 
 #[test]
@@ -281,13 +241,7 @@ fn leave_one_out_agrees_with_metafor() {
             }
         }
     }
-    assert!(checked > 300, "only {checked} rows checked");
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    report(failures, checked, 301);
 }
 
 /// metafor's printed output for this dataset (Viechtbauer's documentation), to the printed digits.

@@ -8,13 +8,11 @@ use meta_analysis::{
 };
 use serde_json::Value;
 
-mod fixture_data;
-use fixture_data::{dataset, moderator, records};
-
-const TOL: f64 = 1e-9;
+mod oracle_kit;
+use oracle_kit::{agree, dataset, moderator, records, report};
 
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/metareg.json")).expect("fixture JSON")
+    oracle_kit::fixture("metareg")
 }
 
 fn options(row: &Value) -> FitOptions {
@@ -23,28 +21,6 @@ fn options(row: &Value) -> FitOptions {
         test: Test::parse(row["test"].as_str().unwrap_or("z")).unwrap(),
         level: row["level"].as_f64().unwrap(),
     }
-}
-
-/// |ours − metafor| ≤ 1e-9 · max(1, |metafor|).
-fn agree(what: &str, ours: f64, theirs: &Value, failures: &mut Vec<String>) {
-    let Some(theirs) = theirs.as_f64() else {
-        failures.push(format!("{what}: metafor has {theirs}, we have {ours}"));
-        return;
-    };
-    let err = (ours - theirs).abs();
-    if err.is_nan() || err > TOL * theirs.abs().max(1.0) {
-        failures.push(format!("{what}: ours {ours:.17e}, metafor {theirs:.17e}"));
-    }
-}
-
-fn report(failures: Vec<String>, checked: usize, at_least: usize) {
-    assert!(checked >= at_least, "only {checked} checked");
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
 }
 
 #[test]

@@ -3,50 +3,17 @@
 //!
 //! metafor's optimiser stops short of the maximum; the generator runs it with tight
 //! controls and then polishes its optimum to the root of the score on metafor's own
-//! log-likelihood ("exact"). We agree with "exact" at 1e-9 (relative); with the tight
+//! log-likelihood ("exact"). We agree with "exact" at 1e-9 (`oracle_kit::TOL`); with the tight
 //! `selmodel()` output itself only as closely as it is to the optimum (its `gap`).
 
-use meta_analysis::{selection_model, FitOptions, Record, SelectionModel};
+use meta_analysis::{selection_model, FitOptions, SelectionModel};
 use serde_json::Value;
 
+mod oracle_kit;
+use oracle_kit::{agree_option, assert_agreement, numbers, records, TOL};
+
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/selection.json")).expect("fixture JSON")
-}
-
-pub fn records(ds: &Value) -> Vec<Record> {
-    let ids = ds["ids"].as_array().unwrap();
-    let yi = ds["yi"].as_array().unwrap();
-    let vi = ds["vi"].as_array().unwrap();
-    (0..ids.len())
-        .map(|i| {
-            Record::new(
-                ids[i].as_str().unwrap(),
-                yi[i].as_f64().unwrap(),
-                vi[i].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn agree(what: &str, ours: Option<f64>, theirs: &Value, tol: f64, failures: &mut Vec<String>) {
-    match (ours, theirs.as_f64()) {
-        (None, None) => {}
-        (Some(o), Some(t)) => {
-            let err = (o - t).abs();
-            if err.is_nan() || err > tol * t.abs().max(1.0) {
-                failures.push(format!("{what}: ours {o:.17e}, R {t:.17e}"));
-            }
-        }
-        (o, _) => failures.push(format!("{what}: ours {o:?}, R {theirs}")),
-    }
+    oracle_kit::fixture("selection")
 }
 
 /// Compares every reported number; at the boundary (τ̂² = 0, `boundary`) τ²'s standard
@@ -73,24 +40,24 @@ fn compare(
         ("lrt", Some(m.lrt), "LRT"),
         ("lrt_p", Some(m.lrt_p), "LRTp"),
     ] {
-        agree(&format!("{at} {field}"), ours, &r[key], tol, failures);
+        agree_option(&format!("{at} {field}"), ours, &r[key], tol, failures);
     }
     if !boundary {
-        agree(
+        agree_option(
             &format!("{at} se_tau2"),
             m.se_tau2,
             &r["se_tau2"],
             tol,
             failures,
         );
-        agree(
+        agree_option(
             &format!("{at} tau2_ci_lower"),
             m.tau2_ci_lower,
             &r["ci_lb_tau2"],
             tol,
             failures,
         );
-        agree(
+        agree_option(
             &format!("{at} tau2_ci_upper"),
             m.tau2_ci_upper,
             &r["ci_ub_tau2"],
@@ -109,7 +76,7 @@ fn compare(
         ("ci_lb_delta", 4),
         ("ci_ub_delta", 5),
     ] {
-        let theirs = floats(&r[key]);
+        let theirs = numbers(&r[key]);
         for (j, t) in theirs.iter().enumerate() {
             let w = &m.weights[j + 1];
             let ours = match pick {
@@ -120,7 +87,7 @@ fn compare(
                 4 => w.ci_lower,
                 _ => w.ci_upper,
             };
-            agree(
+            agree_option(
                 &format!("{at} {key}[{}]", j + 2),
                 ours,
                 &Value::from(*t),
@@ -140,7 +107,7 @@ fn the_selection_model_agrees_with_metafor_at_the_exact_optimum() {
         let name = ds["name"].as_str().unwrap();
         let recs = records(ds);
         for case in ds["selmodel"].as_array().unwrap() {
-            let steps = floats(&case["steps"]);
+            let steps = numbers(&case["steps"]);
             let level = case["level"].as_f64().unwrap();
             let options = FitOptions {
                 level,
@@ -148,7 +115,7 @@ fn the_selection_model_agrees_with_metafor_at_the_exact_optimum() {
             };
             let m = selection_model(&recs, &steps, &options).unwrap();
             let counts: Vec<f64> = m.weights.iter().map(|w| w.k as f64).collect();
-            assert_eq!(counts, floats(&case["k_per_interval"]), "{name} {steps:?}");
+            assert_eq!(counts, numbers(&case["k_per_interval"]), "{name} {steps:?}");
             let at = format!("{name} steps {steps:?} level {level}");
             let boundary = case["exact"]["boundary"].as_bool().unwrap();
             assert_eq!(m.tau2 == 0.0, boundary, "{at}: tau2 {}", m.tau2);
@@ -157,7 +124,7 @@ fn the_selection_model_agrees_with_metafor_at_the_exact_optimum() {
                 &case["exact"],
                 boundary,
                 &format!("{at} exact"),
-                1e-9,
+                TOL,
                 &mut failures,
             );
             // The tight selmodel() run itself, within its distance from the optimum.
@@ -173,12 +140,7 @@ fn the_selection_model_agrees_with_metafor_at_the_exact_optimum() {
             checked += 1;
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_agreement(failures);
     assert!(checked >= 8, "only {checked} cases");
 }
 
@@ -210,29 +172,24 @@ fn pet_and_peese_agree_with_metafor_and_lm() {
                         ("ci_lower", c.ci_lower, "ci_lb"),
                         ("ci_upper", c.ci_upper, "ci_ub"),
                     ] {
-                        let theirs = floats(&r[key])[j];
-                        agree(
+                        let theirs = numbers(&r[key])[j];
+                        agree_option(
                             &format!("{at} {} {field}", c.name),
                             Some(value),
                             &Value::from(theirs),
-                            1e-9,
+                            TOL,
                             &mut failures,
                         );
                         checked += 1;
                     }
                 }
-                agree(&format!("{at} df"), fit.df, &r["df"], 0.0, &mut failures);
+                agree_option(&format!("{at} df"), fit.df, &r["df"], 0.0, &mut failures);
             }
             // The rule: PEESE exactly when PET's two-sided intercept p is below 0.05.
-            let pet_p = floats(&case["pet"]["pval"])[0];
+            let pet_p = numbers(&case["pet"]["pval"])[0];
             assert_eq!(ours.pet_rejects, pet_p < 0.05, "{name}");
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_agreement(failures);
     assert!(checked >= 96, "only {checked} numbers checked");
 }

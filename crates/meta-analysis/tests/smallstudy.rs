@@ -12,104 +12,11 @@ use meta_analysis::{
 };
 use serde_json::Value;
 
-mod fixture_data;
-use fixture_data::records;
-
-const TOL: f64 = 1e-9;
+mod oracle_kit;
+use oracle_kit::{records, Check};
 
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/smallstudy.json")).expect("fixture JSON")
-}
-
-/// Collects disagreements: |ours − metafor| ≤ 1e-9 · max(1, |metafor|).
-#[derive(Default)]
-struct Check {
-    failures: Vec<String>,
-    compared: usize,
-}
-
-impl Check {
-    fn num(&mut self, what: String, ours: f64, theirs: &Value) {
-        self.compared += 1;
-        let Some(theirs) = theirs.as_f64() else {
-            self.failures
-                .push(format!("{what}: metafor has {theirs}, we have {ours}"));
-            return;
-        };
-        let err = (ours - theirs).abs();
-        if err.is_nan() || err > TOL * theirs.abs().max(1.0) {
-            self.failures
-                .push(format!("{what}: ours {ours:.17e}, metafor {theirs:.17e}"));
-        }
-    }
-
-    /// |ours − metafor| ≤ 1e-9 · |metafor| (ours exactly 0 where metafor's is).
-    fn rel(&mut self, what: String, ours: f64, theirs: &Value) {
-        self.compared += 1;
-        let Some(theirs) = theirs.as_f64() else {
-            self.failures
-                .push(format!("{what}: metafor has {theirs}, we have {ours}"));
-            return;
-        };
-        let err = (ours - theirs).abs();
-        if err.is_nan() || err > TOL * theirs.abs() {
-            self.failures.push(format!(
-                "{what}: ours {ours:.17e}, metafor {theirs:.17e} (relative)"
-            ));
-        }
-    }
-
-    fn rels(&mut self, what: &str, ours: &[f64], theirs: &Value) {
-        let theirs = theirs.as_array().unwrap();
-        if ours.len() != theirs.len() {
-            self.failures.push(format!(
-                "{what}: {} values, metafor {}",
-                ours.len(),
-                theirs.len()
-            ));
-            return;
-        }
-        for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
-            self.rel(format!("{what}[{i}]"), *a, b);
-        }
-    }
-
-    fn nums(&mut self, what: &str, ours: &[f64], theirs: &Value) {
-        let theirs = theirs.as_array().unwrap();
-        if ours.len() != theirs.len() {
-            self.failures.push(format!(
-                "{what}: {} values, metafor {}",
-                ours.len(),
-                theirs.len()
-            ));
-            return;
-        }
-        for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
-            self.num(format!("{what}[{i}]"), *a, b);
-        }
-    }
-
-    fn same<T: PartialEq + std::fmt::Debug>(&mut self, what: String, ours: T, theirs: T) {
-        self.compared += 1;
-        if ours != theirs {
-            self.failures
-                .push(format!("{what}: ours {ours:?}, metafor {theirs:?}"));
-        }
-    }
-
-    fn done(self, at_least: usize) {
-        assert!(
-            self.compared >= at_least,
-            "only {} comparisons",
-            self.compared
-        );
-        assert!(
-            self.failures.is_empty(),
-            "{} disagreements:\n{}",
-            self.failures.len(),
-            self.failures.join("\n")
-        );
-    }
+    oracle_kit::fixture("smallstudy")
 }
 
 fn datasets() -> Vec<Value> {

@@ -5,45 +5,23 @@
 use meta_analysis::{mantel_haenszel, peto_odds_ratio, FitOptions, MhMeasure, Table2x2};
 use serde_json::Value;
 
-const TOL: f64 = 1e-9;
+mod oracle_kit;
+use oracle_kit::{agree_option, numbers, report, TOL};
 
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/tables.json")).expect("fixture JSON")
-}
-
-fn column(ds: &Value, name: &str) -> Vec<f64> {
-    ds[name]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect()
+    oracle_kit::fixture("tables")
 }
 
 fn tables(ds: &Value) -> Vec<Table2x2> {
     let (a, b, c, d) = (
-        column(ds, "ai"),
-        column(ds, "bi"),
-        column(ds, "ci"),
-        column(ds, "di"),
+        numbers(&ds["ai"]),
+        numbers(&ds["bi"]),
+        numbers(&ds["ci"]),
+        numbers(&ds["di"]),
     );
     (0..a.len())
         .map(|i| Table2x2::new(a[i], b[i], c[i], d[i]).unwrap())
         .collect()
-}
-
-/// |ours − metafor| ≤ 1e-9 · max(1, |metafor|); metafor's NA must be our None.
-fn agree(what: &str, ours: Option<f64>, theirs: &Value, failures: &mut Vec<String>) {
-    match (ours, theirs.as_f64()) {
-        (None, None) => {}
-        (Some(o), Some(t)) => {
-            let err = (o - t).abs();
-            if err.is_nan() || err > TOL * t.abs().max(1.0) {
-                failures.push(format!("{what}: ours {o:.17e}, metafor {t:.17e}"));
-            }
-        }
-        (o, _) => failures.push(format!("{what}: ours {o:?}, metafor {theirs}")),
-    }
 }
 
 #[test]
@@ -84,37 +62,42 @@ fn mantel_haenszel_and_peto_agree_with_metafor() {
                 ("i2", h.i2, "I2"),
                 ("h2", h.h2, "H2"),
             ] {
-                agree(&at(field), Some(value), &f[key], &mut failures);
+                agree_option(&at(field), Some(value), &f[key], TOL, &mut failures);
                 checked += 1;
             }
-            agree(
+            agree_option(
                 &at("cmh"),
                 ours.cmh.map(|t| t.statistic),
                 &f["MH"],
+                TOL,
                 &mut failures,
             );
-            agree(
+            agree_option(
                 &at("cmh_p"),
                 ours.cmh.map(|t| t.p),
                 &f["MHp"],
+                TOL,
                 &mut failures,
             );
-            agree(
+            agree_option(
                 &at("tarone"),
                 ours.tarone.map(|t| t.statistic),
                 &f["TA"],
+                TOL,
                 &mut failures,
             );
-            agree(
+            agree_option(
                 &at("tarone_p"),
                 ours.tarone.map(|t| t.p),
                 &f["TAp"],
+                TOL,
                 &mut failures,
             );
-            agree(
+            agree_option(
                 &at("tarone_k"),
                 ours.tarone_k.map(|k| k as f64),
                 &f["k_pos"],
+                TOL,
                 &mut failures,
             );
             checked += 5;
@@ -143,16 +126,10 @@ fn mantel_haenszel_and_peto_agree_with_metafor() {
                 ("i2", h.i2, "I2"),
                 ("h2", h.h2, "H2"),
             ] {
-                agree(&at(field), Some(value), &f[key], &mut failures);
+                agree_option(&at(field), Some(value), &f[key], TOL, &mut failures);
                 checked += 1;
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(checked > 300, "only {checked} numbers checked");
+    report(failures, checked, 301);
 }

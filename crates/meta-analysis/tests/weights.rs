@@ -9,14 +9,13 @@ use meta_analysis::{
 };
 use serde_json::Value;
 
-mod fixture_data;
-use fixture_data::{dataset, moderator, numbers, records};
-
-/// Relative: |ours − metafor| ≤ 1e-9 · |metafor|.
-const TOL: f64 = 1e-9;
+mod oracle_kit;
+use oracle_kit::{
+    agree_bounds, agree_relative, assert_agreement, dataset, moderator, numbers, records,
+};
 
 fn fixtures() -> Value {
-    serde_json::from_str(include_str!("fixtures/weights.json")).expect("fixture JSON")
+    oracle_kit::fixture("weights")
 }
 
 fn options(row: &Value) -> FitOptions {
@@ -24,51 +23,6 @@ fn options(row: &Value) -> FitOptions {
         method: Method::parse(row["method"].as_str().unwrap()).unwrap(),
         test: Test::parse(row["test"].as_str().unwrap()).unwrap(),
         level: row["level"].as_f64().unwrap(),
-    }
-}
-
-/// |ours − metafor| ≤ 1e-9 · |metafor| (exactly 0 where metafor has exactly 0).
-fn agree(what: &str, ours: f64, theirs: &Value, failures: &mut Vec<String>) {
-    let Some(theirs) = theirs.as_f64() else {
-        failures.push(format!("{what}: metafor has {theirs}, we have {ours}"));
-        return;
-    };
-    let err = (ours - theirs).abs();
-    if err.is_nan() || err > TOL * theirs.abs() {
-        failures.push(format!(
-            "{what}: ours {ours:.17e}, metafor {theirs:.17e} (relative {:.1e})",
-            err / theirs.abs()
-        ));
-    }
-}
-
-/// An interval (lower, upper) = estimate ∓ half-width, each bound to 1e-9 of its operands
-/// |estimate| + half-width: a bound near 0 is the difference of two larger numbers, and
-/// relative to itself it would magnify their last-digit rounding (metafor's included)
-/// without bound.
-fn bounds(
-    what: &str,
-    ours: (f64, f64),
-    estimate: f64,
-    theirs: (&Value, &Value),
-    failures: &mut Vec<String>,
-) {
-    for (side, ours, theirs) in [("lower", ours.0, theirs.0), ("upper", ours.1, theirs.1)] {
-        let Some(theirs) = theirs.as_f64() else {
-            failures.push(format!(
-                "{what} {side}: metafor has {theirs}, we have {ours}"
-            ));
-            continue;
-        };
-        let scale = estimate.abs() + (ours - estimate).abs();
-        let err = (ours - theirs).abs();
-        if err.is_nan() || err > TOL * scale {
-            failures.push(format!(
-                "{what} {side}: ours {ours:.17e}, metafor {theirs:.17e} \
-                 (relative to the operands {:.1e})",
-                err / scale
-            ));
-        }
     }
 }
 
@@ -131,27 +85,27 @@ fn every_weighted_fit_agrees_with_metafor() {
         let ours = fit_weighted(&records(r.ds), Some(&r.weights), &r.options)
             .unwrap_or_else(|e| panic!("{}: {e}", at("")));
         assert_eq!(ours.k as u64, row["k"].as_u64().unwrap());
-        agree(&at("tau2"), ours.tau2, &row["tau2"], &mut failures);
+        agree_relative(&at("tau2"), ours.tau2, &row["tau2"], &mut failures);
         match ours.se_tau2 {
-            Some(se) => agree(&at("se_tau2"), se, &row["se_tau2"], &mut failures),
+            Some(se) => agree_relative(&at("se_tau2"), se, &row["se_tau2"], &mut failures),
             None => assert!(row["se_tau2"].is_null(), "{}", at("se_tau2")),
         }
-        agree(
+        agree_relative(
             &at("estimate"),
             ours.estimate,
             &row["beta"][0],
             &mut failures,
         );
-        agree(&at("se"), ours.se, &row["se"][0], &mut failures);
-        agree(
+        agree_relative(&at("se"), ours.se, &row["se"][0], &mut failures);
+        agree_relative(
             &at("statistic"),
             ours.statistic,
             &row["zval"][0],
             &mut failures,
         );
-        agree(&at("p"), ours.p, &row["pval"][0], &mut failures);
+        agree_relative(&at("p"), ours.p, &row["pval"][0], &mut failures);
         let (e, ci) = (ours.estimate, (ours.ci_lower, ours.ci_upper));
-        bounds(
+        agree_bounds(
             &at("ci"),
             ci,
             e,
@@ -159,15 +113,15 @@ fn every_weighted_fit_agrees_with_metafor() {
             &mut failures,
         );
         match ours.df {
-            Some(df) => agree(&at("df"), df, &row["ddf"], &mut failures),
+            Some(df) => agree_relative(&at("df"), df, &row["ddf"], &mut failures),
             None => assert!(row["ddf"].is_null(), "{}", at("df")),
         }
-        agree(&at("Q"), ours.q, &row["QE"], &mut failures);
-        agree(&at("Q p"), ours.q_p, &row["QEp"], &mut failures);
-        agree(&at("I2"), ours.i2, &row["I2"], &mut failures);
-        agree(&at("H2"), ours.h2, &row["H2"], &mut failures);
+        agree_relative(&at("Q"), ours.q, &row["QE"], &mut failures);
+        agree_relative(&at("Q p"), ours.q_p, &row["QEp"], &mut failures);
+        agree_relative(&at("I2"), ours.i2, &row["I2"], &mut failures);
+        agree_relative(&at("H2"), ours.h2, &row["H2"], &mut failures);
         let pi = (ours.pi_lower, ours.pi_upper);
-        bounds(
+        agree_bounds(
             &at("pi"),
             pi,
             e,
@@ -177,12 +131,7 @@ fn every_weighted_fit_agrees_with_metafor() {
         checked += 1;
     }
     assert_eq!(checked, 2 * 2 * 7 * 2, "fits checked");
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_agreement(failures);
 }
 
 #[test]
@@ -198,35 +147,35 @@ fn every_weighted_meta_regression_agrees_with_metafor() {
                 .unwrap_or_else(|e| panic!("{}: {e}", at("")));
         assert_eq!(ours.k as u64, row["k"].as_u64().unwrap());
         assert_eq!(ours.p as u64, row["p"].as_u64().unwrap());
-        agree(&at("tau2"), ours.tau2, &row["tau2"], &mut failures);
+        agree_relative(&at("tau2"), ours.tau2, &row["tau2"], &mut failures);
         match ours.se_tau2 {
-            Some(se) => agree(&at("se_tau2"), se, &row["se_tau2"], &mut failures),
+            Some(se) => agree_relative(&at("se_tau2"), se, &row["se_tau2"], &mut failures),
             None => assert!(row["se_tau2"].is_null(), "{}", at("se_tau2")),
         }
         for (j, c) in ours.coefficients.iter().enumerate() {
             assert_eq!(c.name, row["names"][j].as_str().unwrap());
             let f = |name: &str| at(&format!("{} {name}", c.name));
-            agree(&f("estimate"), c.estimate, &row["beta"][j], &mut failures);
-            agree(&f("se"), c.se, &row["se"][j], &mut failures);
-            agree(&f("statistic"), c.statistic, &row["zval"][j], &mut failures);
-            agree(&f("p"), c.p, &row["pval"][j], &mut failures);
+            agree_relative(&f("estimate"), c.estimate, &row["beta"][j], &mut failures);
+            agree_relative(&f("se"), c.se, &row["se"][j], &mut failures);
+            agree_relative(&f("statistic"), c.statistic, &row["zval"][j], &mut failures);
+            agree_relative(&f("p"), c.p, &row["pval"][j], &mut failures);
             let ci = (c.ci_lower, c.ci_upper);
             let theirs = (&row["ci_lb"][j], &row["ci_ub"][j]);
-            bounds(&f("ci"), ci, c.estimate, theirs, &mut failures);
+            agree_bounds(&f("ci"), ci, c.estimate, theirs, &mut failures);
         }
         match ours.df {
-            Some(df) => agree(&at("df"), df, &row["ddf"], &mut failures),
+            Some(df) => agree_relative(&at("df"), df, &row["ddf"], &mut failures),
             None => assert!(row["ddf"].is_null(), "{}", at("df")),
         }
-        agree(&at("QM"), ours.qm, &row["QM"], &mut failures);
-        agree(&at("QM p"), ours.qm_p, &row["QMp"], &mut failures);
+        agree_relative(&at("QM"), ours.qm, &row["QM"], &mut failures);
+        agree_relative(&at("QM p"), ours.qm_p, &row["QMp"], &mut failures);
         assert_eq!(ours.qm_df as f64, row["QMdf"][0].as_f64().unwrap());
         assert_eq!(ours.qm_df2.map(|d| d as f64), row["QMdf"][1].as_f64());
-        agree(&at("QE"), ours.qe, &row["QE"], &mut failures);
-        agree(&at("QE p"), ours.qe_p, &row["QEp"], &mut failures);
-        agree(&at("I2"), ours.i2, &row["I2"], &mut failures);
-        agree(&at("H2"), ours.h2, &row["H2"], &mut failures);
-        agree(&at("R2"), ours.r2, &row["R2"], &mut failures);
+        agree_relative(&at("QE"), ours.qe, &row["QE"], &mut failures);
+        agree_relative(&at("QE p"), ours.qe_p, &row["QEp"], &mut failures);
+        agree_relative(&at("I2"), ours.i2, &row["I2"], &mut failures);
+        agree_relative(&at("H2"), ours.h2, &row["H2"], &mut failures);
+        agree_relative(&at("R2"), ours.r2, &row["R2"], &mut failures);
         for prediction in row["predictions"].as_array().unwrap() {
             let values: Vec<ModeratorValue> = r
                 .mods
@@ -238,15 +187,15 @@ fn every_weighted_meta_regression_agrees_with_metafor() {
                 .collect();
             let p = ours.predict(&values).unwrap();
             let f = |name: &str| at(&format!("prediction at {} {name}", prediction["at"]));
-            agree(
+            agree_relative(
                 &f("estimate"),
                 p.estimate,
                 &prediction["pred"],
                 &mut failures,
             );
-            agree(&f("se"), p.se, &prediction["se"], &mut failures);
+            agree_relative(&f("se"), p.se, &prediction["se"], &mut failures);
             let theirs = (&prediction["ci_lb"], &prediction["ci_ub"]);
-            bounds(
+            agree_bounds(
                 &f("ci"),
                 (p.ci_lower, p.ci_upper),
                 p.estimate,
@@ -254,7 +203,7 @@ fn every_weighted_meta_regression_agrees_with_metafor() {
                 &mut failures,
             );
             let theirs = (&prediction["pi_lb"], &prediction["pi_ub"]);
-            bounds(
+            agree_bounds(
                 &f("pi"),
                 (p.pi_lower, p.pi_upper),
                 p.estimate,
@@ -265,12 +214,7 @@ fn every_weighted_meta_regression_agrees_with_metafor() {
         checked += 1;
     }
     assert_eq!(checked, 5 * 2 * 7 * 2, "meta-regressions checked");
-    assert!(
-        failures.is_empty(),
-        "{} disagreements:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_agreement(failures);
 }
 
 /// The weights change the fixed effects only: τ², Q, I² and H² (and the pseudo-R² of a τ²

@@ -9,9 +9,12 @@
 ## Requires metafor (developed against 3.8-1; Debian: r-cran-metafor). Every case calls
 ## escalc() with its defaults (vtype "LS", add = 1/2, to = "only0", drop00 = FALSE) unless
 ## the case names add and to. A row escalc leaves NA (yi or vi) is written as null: the
-## engine must refuse it, naming a column. Numbers have 17 significant digits.
+## engine must refuse it, naming a column. Numbers have 17 significant digits (common.R's
+## writer), after a `provenance` object naming the versions, data and settings.
 
 suppressPackageStartupMessages(library(metafor))
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 1) stop("usage: escalc_fixtures.R <out.json>")
@@ -86,35 +89,9 @@ for (m in c("PR", "PLO")) {
 }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/escalc_fixtures.R",
   conventions = "escalc(measure, <columns>, data, [add], [to]); vtype 'LS'; add = null, to = null mean escalc's defaults (1/2, 'only0'); yi/vi null where escalc gives NA",
   cases = cases)
 
-## ------------------------------------------------------------ JSON writer
-## The same small writer as metafor_fixtures.R: named lists -> objects, unnamed lists ->
-## arrays, I() vectors -> arrays, length-1 atomics -> scalars, NA/NaN/Inf -> null.
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(constructed = "the counts, means and SDs written in this script"),
+  control = list(escalc = "escalc()'s defaults (vtype 'LS', add = 1/2, to = 'only0', drop00 = FALSE), except a case's own add and to (non-null in the case)"))

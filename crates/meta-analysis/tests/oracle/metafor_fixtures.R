@@ -3,16 +3,19 @@
 ##
 ## Usage (from the repository root):
 ##   Rscript crates/meta-analysis/tests/oracle/metafor_fixtures.R \
-##       ../shared/data/dat.raudenbush1985.csv \
+##       crates/exemplar/data/dat.raudenbush1985.csv \
 ##       crates/meta-analysis/tests/fixtures/metafor.json
 ##
 ## Requires the R package metafor (developed against 3.8-1; Debian: r-cran-metafor).
-## All numbers are written with 17 significant digits (sprintf("%.17g")) by the
-## small serializer below (jsonlite caps numeric output at 15 digits).
+## All numbers are written with 17 significant digits (sprintf("%.17g")) by common.R's
+## writer (jsonlite caps numeric output at 15 digits), after a `provenance` object naming the
+## versions, the data and the control settings.
 
 suppressPackageStartupMessages({
   library(metafor)
 })
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 2) stop("usage: metafor_fixtures.R <dat.raudenbush1985.csv> <out.json>")
@@ -29,11 +32,8 @@ CTRL <- list(threshold = 1e-12, maxiter = 10000, tol = 1e-14, tau2.max = 1e7)
 METHODS <- c("EE", "ML", "REML", "DL", "HE", "SJ", "PM")
 TESTS <- c("z", "knha")
 
-nn <- function(x) if (is.null(x) || length(x) == 0 || (length(x) == 1 && is.na(x))) NA else unname(x)
-num1 <- function(x) { x <- nn(x); if (length(x) == 1) as.numeric(x) else x }
-
 ## ---------------------------------------------------------------- datasets
-raw <- read.csv(csv_path, stringsAsFactors = FALSE)
+raw <- read_oracle_csv(csv_path)
 datasets <- list()
 datasets[[length(datasets) + 1]] <- list(
   name = "raudenbush1985", ids = raw$id, yi = raw$yi, vi = raw$vi, egger_ok = TRUE,
@@ -192,12 +192,6 @@ for (d in datasets) {
 }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/metafor_fixtures.R",
-  controls = c(CTRL, list(
-    note = paste("control list passed to every rma() call (also reused by regtest/leave1out via x$control);",
-                 "threshold/maxiter: Fisher scoring for ML/REML; tol/maxiter/tau2.max: uniroot() for PM"))),
   conventions = list(
     EE = "method 'EE': predict() returns no PI for EE/FE/CE models; pi_lb/pi_ub here are set to ci_lb/ci_ub. I2 = max(0, 100*(QE-(k-1))/QE), H2 = QE/(k-1). knha with EE gives a warning but is computed (recorded in 'warnings').",
     I2_H2_RE = "non-EE methods: vt = (k-1)/tr(P), P = W - W 1 (1'W1)^-1 1'W, W = diag(1/vi), i.e. vt = (k-1) sum(w)/(sum(w)^2 - sum(w^2)); I2 = 100*tau2/(vt+tau2); H2 = 1 + tau2/vt",
@@ -212,29 +206,9 @@ res <- list(
     egger_rma = "regtest(model='rma', predictor='sei'): rma.uni(yi, vi, mods = cbind(1, sei), method/test/control of the REML fit)"),
   datasets = out_ds)
 
-## ---------------------------------------------------------------- JSON writer
-## Named lists -> objects, unnamed lists -> arrays, atomic length-1 -> scalar
-## (unless wrapped in I()), other atomic vectors -> arrays; NA/NaN/Inf -> null.
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(csv = csv_source(csv_path),
+              simulated = "set.seed(20240601), then runif/rnorm in this script (rounded to 6 significant digits)"),
+  control = c(CTRL, list(
+    note = paste("control list passed to every rma() call (also reused by regtest/leave1out via x$control);",
+                 "threshold/maxiter: Fisher scoring for ML/REML; tol/maxiter/tau2.max: uniroot() for PM"))))

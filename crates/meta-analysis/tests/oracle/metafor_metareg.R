@@ -8,13 +8,16 @@
 ##       crates/meta-analysis/tests/fixtures/metareg.json
 ##
 ## Requires the R package metafor (developed against 3.8-1; Debian: r-cran-metafor).
-## Numbers are written with 17 significant digits by the serializer at the end.
+## Numbers are written with 17 significant digits by common.R's writer, after a `provenance`
+## object naming the versions, the data and the control settings.
 
 suppressPackageStartupMessages(library(metafor))
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 2) stop("usage: metafor_metareg.R <dat.raudenbush1985.csv> <out.json>")
-raw <- read.csv(args[1], stringsAsFactors = FALSE)
+raw <- read_oracle_csv(args[1])
 out_path <- args[2]
 
 ## ---------------------------------------------------------------- controls
@@ -25,9 +28,6 @@ CONFINT <- list(tol = 1e-13, maxiter = 10000)
 METHODS <- c("REML", "ML", "DL", "HE", "SJ", "PM", "EE")
 TESTS <- c("z", "knha")
 BOUNDARY <- 1e-9
-
-nn <- function(x) if (is.null(x) || length(x) == 0 || (length(x) == 1 && is.na(x))) NA else unname(x)
-num1 <- function(x) { x <- nn(x); if (length(x) == 1) as.numeric(x) else x }
 
 ## ---------------------------------------------------------------- datasets
 ## Each dataset: ids, yi, vi and named moderator columns (numeric or character).
@@ -69,24 +69,7 @@ add(list(name = "mild", ids = paste0("m", 1:8), yi = yi, vi = vi, columns = list
          notes = "Q near k - 1: the lower Q-profile bound at 0, the upper a root"))
 
 ## ---------------------------------------------------------------- helpers
-## The design without its intercept: numeric columns as they are, character columns in
-## treatment coding with levels sorted, the first the reference (the engine's coding).
-design <- function(d, mods) {
-  cols <- list(); nms <- character(0)
-  for (m in mods) {
-    v <- d$columns[[m]]
-    if (is.character(v)) {
-      lv <- sort(unique(v), method = "radix")
-      for (l in lv[-1]) { cols[[length(cols) + 1]] <- as.numeric(v == l); nms <- c(nms, paste0(m, ":", l)) }
-    } else {
-      cols[[length(cols) + 1]] <- as.numeric(v); nms <- c(nms, m)
-    }
-  }
-  X <- do.call(cbind, cols)
-  colnames(X) <- nms
-  X
-}
-
+## design() (common.R): the design without its intercept, in the engine's coding.
 quiet_rma <- function(...) {
   warns <- character(0)
   fit <- withCallingHandlers(rma(...), warning = function(w) {
@@ -241,10 +224,6 @@ for (dn in c("raudenbush1985", "generated", "k5", "homogeneous", "mild"))
   }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/metafor_metareg.R",
-  controls = list(rma = CTRL, confint = CONFINT, boundary = BOUNDARY),
   conventions = list(
     design = "intercept, then each moderator: numeric as is, character in treatment coding with levels sorted (radix, i.e. by bytes), the first the reference; mods passed to rma() as a matrix without the intercept column",
     boundary = "ML/REML estimates below `boundary` are refitted with tau2 = 0 (the exact optimum); se_tau2 kept from the free fit",
@@ -257,29 +236,7 @@ res <- list(
     columns = lapply(d$columns, I), notes = d$notes)),
   models = models, subgroups = subgroups, intervals = intervals)
 
-## ---------------------------------------------------------------- JSON writer
-## Named lists -> objects, unnamed lists -> arrays, atomic length-1 -> scalar
-## (unless wrapped in I()), other atomic vectors -> arrays; NA/NaN/Inf -> null.
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(csv = csv_source(args[1]),
+              simulated = "set.seed(20260213), then runif/rnorm/sample in this script (rounded to 6 significant digits)"),
+  control = list(rma = CTRL, confint = CONFINT, boundary = BOUNDARY))

@@ -8,7 +8,8 @@
 ##       crates/meta-analysis/tests/fixtures/multilevel.json
 ##
 ## Requires metafor (3.8-1, with metadat) and clubSandwich (0.5.8); Debian: r-cran-metafor,
-## r-cran-clubsandwich. Numbers are written with 17 significant digits.
+## r-cran-clubsandwich. Numbers are written with 17 significant digits by common.R's writer,
+## after a `provenance` object naming the versions, the data and the control settings.
 ##
 ## How exact the fixtures are. rma.mv optimizes log(sigma2) numerically (nlminb or optim,
 ## with finite-difference gradients); at its tightest working control (CTRL_MV below: optim
@@ -32,6 +33,8 @@
 ## optimum), and on rma.uni fits with the project's tight control (CTRL).
 
 suppressPackageStartupMessages({library(metafor); library(clubSandwich)})
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 1) stop("usage: metafor_multilevel.R <out.json>")
@@ -41,9 +44,6 @@ CTRL <- list(threshold = 1e-13, maxiter = 100000, stepadj = 0.5)
 CTRL_MV <- list(optimizer = "optim", optmethod = "BFGS", reltol = 1e-15, maxit = 10000)
 CONFINT <- list(tol = 1e-12)
 LEVEL <- 0.95
-
-nn <- function(x) if (is.null(x) || length(x) == 0) NA else unname(x)
-num1 <- function(x) { x <- nn(x); if (length(x) == 1) as.numeric(x) else as.numeric(x) }
 
 ## ---------------------------------------------------------------- datasets
 datasets <- list()
@@ -62,21 +62,7 @@ datasets$assink2016 <- list(
   columns = list(year = a16$year, pubstatus = a16$pubstatus, deltype = a16$deltype),
   notes = "metadat's dat.assink2016: effect sizes (esid) within studies; studies 4, 5 and 8 have one effect size")
 
-## The design without its intercept, as the engine codes it (numeric as is; character in
-## treatment coding, levels sorted by bytes, the first the reference).
-design <- function(d, mods) {
-  if (length(mods) == 0) return(NULL)
-  cols <- list(); nms <- character(0)
-  for (m in mods) {
-    v <- d$columns[[m]]
-    if (is.character(v)) {
-      lv <- sort(unique(v), method = "radix")
-      for (l in lv[-1]) { cols[[length(cols) + 1]] <- as.numeric(v == l); nms <- c(nms, paste0(m, ":", l)) }
-    } else { cols[[length(cols) + 1]] <- as.numeric(v); nms <- c(nms, m) }
-  }
-  X <- do.call(cbind, cols); colnames(X) <- nms; X
-}
-
+## design() (common.R) is the design without its intercept, as the engine codes it.
 full_design <- function(d, mods) cbind(rep(1, length(d$yi)), design(d, mods))
 
 ## ---------------------------------------------------------------- dense likelihood
@@ -249,12 +235,6 @@ for (m in MODELS) for (method in c("REML", "DL")) {
 }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  clubSandwich_version = as.character(packageVersion("clubSandwich")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/metafor_multilevel.R",
-  controls = list(rma = CTRL, rma_mv = CTRL_MV, confint = CONFINT, newton_step = 1e-14,
-                  uniroot_tol = 1e-14),
   conventions = list(
     model = "rma.mv(yi, vi, random = ~ 1 | study/es) with es the record's id: sigma2[1] between studies, sigma2[2] within",
     sigma2 = "the exact optimum by Newton on the dense score from metafor's free fit (metafor_free_sigma2); every other multilevel number is metafor's with sigma2 fixed there",
@@ -266,27 +246,7 @@ res <- list(
     columns = lapply(d$columns, I), notes = d$notes)),
   multilevel = multilevel, robust = robust_list)
 
-## ---------------------------------------------------------------- JSON writer
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(metadat = metadat_source(c("dat.konstantopoulos2011", "dat.assink2016"))),
+  control = list(rma = CTRL, rma_mv = CTRL_MV, confint = CONFINT, newton_step = 1e-14,
+                 uniroot_tol = 1e-14))

@@ -8,13 +8,16 @@
 ##       crates/meta-analysis/tests/fixtures/weights.json
 ##
 ## Requires the R packages metafor (developed against 3.8-1) and metadat (dat.bcg).
-## Numbers are written with 17 significant digits by the serializer at the end.
+## Numbers are written with 17 significant digits by common.R's writer, after a `provenance`
+## object naming the versions, the data and the control settings.
 
 suppressPackageStartupMessages(library(metafor))
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 2) stop("usage: metafor_weights.R <dat.raudenbush1985.csv> <out.json>")
-raw <- read.csv(args[1], stringsAsFactors = FALSE)
+raw <- read_oracle_csv(args[1])
 out_path <- args[2]
 
 ## ---------------------------------------------------------------- controls
@@ -24,9 +27,6 @@ CTRL <- list(threshold = 1e-13, maxiter = 100000, stepadj = 0.5, tol = 1e-14, ta
 METHODS <- c("REML", "ML", "DL", "HE", "SJ", "PM", "EE")
 TESTS <- c("z", "knha")
 BOUNDARY <- 1e-9
-
-nn <- function(x) if (is.null(x) || length(x) == 0 || (length(x) == 1 && is.na(x))) NA else unname(x)
-num1 <- function(x) { x <- nn(x); if (length(x) == 1) as.numeric(x) else x }
 
 ## ---------------------------------------------------------------- datasets
 ## Each dataset: ids, yi, vi, named moderator columns (numeric or character) and named
@@ -48,25 +48,7 @@ add(list(name = "raudenbush1985", ids = raw$id, yi = raw$yi, vi = raw$vi,
          notes = "dat.raudenbush1985 from the exemplar's CSV; n = n1i + n2i"))
 
 ## ---------------------------------------------------------------- helpers
-## The design without its intercept: numeric columns as they are, character columns in
-## treatment coding with levels sorted, the first the reference (the engine's coding).
-design <- function(d, mods) {
-  if (length(mods) == 0) return(NULL)
-  cols <- list(); nms <- character(0)
-  for (m in mods) {
-    v <- d$columns[[m]]
-    if (is.character(v)) {
-      lv <- sort(unique(v), method = "radix")
-      for (l in lv[-1]) { cols[[length(cols) + 1]] <- as.numeric(v == l); nms <- c(nms, paste0(m, ":", l)) }
-    } else {
-      cols[[length(cols) + 1]] <- as.numeric(v); nms <- c(nms, m)
-    }
-  }
-  X <- do.call(cbind, cols)
-  colnames(X) <- nms
-  X
-}
-
+## design() (common.R): the design without its intercept, in the engine's coding.
 quiet <- function(expr) {
   warns <- character(0)
   value <- withCallingHandlers(expr, warning = function(w) {
@@ -172,10 +154,6 @@ for (m in MODELS) for (weights in c("n", "inv_vi2")) for (method in METHODS) for
 }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/metafor_weights.R",
-  controls = list(rma = CTRL, boundary = BOUNDARY),
   conventions = list(
     call = "rma(yi, vi, weights = w, method, test, control = CTRL), with mods = X (a matrix without the intercept column) for a meta-regression",
     design = "intercept, then each moderator: numeric as is, character in treatment coding with levels sorted (radix, i.e. by bytes), the first the reference",
@@ -188,29 +166,6 @@ res <- list(
     columns = lapply(d$columns, I), weights = lapply(d$weights, I), notes = d$notes)),
   models = rows)
 
-## ---------------------------------------------------------------- JSON writer
-## Named lists -> objects, unnamed lists -> arrays, atomic length-1 -> scalar
-## (unless wrapped in I()), other atomic vectors -> arrays; NA/NaN/Inf -> null.
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(csv = csv_source(args[1]), metadat = metadat_source("dat.bcg")),
+  control = list(rma = CTRL, boundary = BOUNDARY))

@@ -16,7 +16,7 @@
 ## (N intervals; these reach optim through selmodel's control list), and then polish that
 ## optimum to the exact root of the score: Newton steps x <- x - H^-1 g on metafor's own
 ## log-likelihood (.selmodel.ll.stepfun, untransformed parameters beta, tau2, delta_2..N),
-## g and H by numDeriv's Richardson extrapolation, until no step exceeds 1e-13. All
+## g and H by numDeriv's Richardson extrapolation, until no step exceeds 1e-12 (relative). All
 ## reported quantities are recomputed at the polished optimum with metafor's formulas
 ## (covariance = inverse of the numDeriv Hessian of -ll, as selmodel computes it). Both the
 ## tight selmodel() output ("metafor") and the polished one ("exact") are written; the
@@ -25,21 +25,27 @@
 ## PET-PEESE. PET: rma(yi, vi, mods = ~ sqrt(vi), method = "EE", test = "knha"), identical
 ## to lm(yi ~ sqrt(vi), weights = 1/vi) (checked below); PEESE: the same with mods = ~ vi.
 ## Also with test = "z" (metafor's fixed-effect meta-regression).
+##
+## Numbers are written with 17 significant digits by common.R's writer, after a `provenance`
+## object naming the versions, the data and the control settings.
 
 suppressPackageStartupMessages({
   library(metafor)
   library(metadat)
   library(numDeriv)
 })
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 2) stop("usage: selection_fixtures.R <dat.raudenbush1985.csv> <out.json>")
-raw <- read.csv(args[1], stringsAsFactors = FALSE)
+raw <- read_oracle_csv(args[1])
 out_path <- args[2]
 
-num1 <- function(x) if (is.null(x) || length(x) == 0 || is.na(x[1])) NA else as.numeric(unname(x[1]))
-vec <- function(x) I(unname(as.numeric(x)))
 CTRL <- list(threshold = 1e-12, maxiter = 10000)
+## selmodel()'s control (passed on to optim), with ndeps = rep(NDEPS, 2 + N) for N intervals.
+SELMODEL_CTRL <- list(reltol = 1e-14, maxit = 10000)
+NDEPS <- 1e-6
 
 datasets <- list(
   list(name = "hackshaw1998", ids = as.character(dat.hackshaw1998$study), yi = dat.hackshaw1998$yi,
@@ -109,7 +115,7 @@ sel_one <- function(d, steps, level) {
   f <- rma(d$yi, d$vi, method = "ML", level = level * 100, control = CTRL)
   N <- length(unique(c(sort(steps), 1)))
   s <- selmodel(f, type = "stepfun", steps = steps,
-                control = list(reltol = 1e-14, maxit = 10000, ndeps = rep(1e-6, 2 + N)))
+                control = c(SELMODEL_CTRL, list(ndeps = rep(NDEPS, 2 + N))))
   m <- list(estimate = num1(s$beta), se = num1(s$se), zval = num1(s$zval), pval = num1(s$pval),
             ci_lb = num1(s$ci.lb), ci_ub = num1(s$ci.ub), tau2 = num1(s$tau2), se_tau2 = num1(s$se.tau2),
             ci_lb_tau2 = num1(s$ci.lb.tau2), ci_ub_tau2 = num1(s$ci.ub.tau2),
@@ -152,35 +158,13 @@ for (d in datasets) {
 }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  numDeriv_version = as.character(packageVersion("numDeriv")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/selection_fixtures.R",
   conventions = list(
     selmodel = "selmodel(rma(yi, vi, method = 'ML', level, control = list(threshold = 1e-12, maxiter = 10000)), type = 'stepfun', steps, control = list(reltol = 1e-14, maxit = 10000, ndeps = rep(1e-6, 2 + N))); 'exact' polishes that optimum by Newton steps on metafor's own log-likelihood with numDeriv derivatives",
     pet_peese = "rma(yi, vi, mods = ~ sqrt(vi) (PET) or ~ vi (PEESE), method = 'EE', test = 'knha' or 'z')"),
   datasets = out_ds)
 
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(csv = csv_source(args[1]), metadat = metadat_source("dat.hackshaw1998")),
+  control = list(rma = CTRL, selmodel = c(SELMODEL_CTRL, list(ndeps = sprintf("rep(%g, 2 + N), N intervals", NDEPS))),
+                 newton_step = 1e-12,
+                 pet_peese = "rma(yi, vi, mods, method = 'EE', test) with rma()'s default control"))

@@ -10,11 +10,14 @@
 ##       crates/meta-analysis/tests/fixtures/smallstudy.json
 ##
 ## Requires metafor (developed against 3.8-1; Debian: r-cran-metafor). Numbers are written
-## with 17 significant digits by the serializer below (as metafor_fixtures.R).
+## with 17 significant digits by common.R's writer, after a `provenance` object naming the
+## versions, the data and the control settings.
 
 suppressPackageStartupMessages({
   library(metafor)
 })
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 2) stop("usage: smallstudy_fixtures.R <dat.raudenbush1985.csv> <out.json>")
@@ -26,12 +29,8 @@ out_path <- args[2]
 ## influence() and cumul() (which reuse x$control).
 CTRL <- list(threshold = 1e-12, maxiter = 10000, tol = 1e-14, tau2.max = 1e7)
 
-nn <- function(x) if (is.null(x) || length(x) == 0 || (length(x) == 1 && is.na(x))) NA else unname(x)
-num1 <- function(x) { x <- nn(x); if (length(x) == 1) as.numeric(x) else x }
-vec <- function(x) I(unname(as.numeric(x)))
-
 ## ---------------------------------------------------------------- datasets
-raw <- read.csv(csv_path, stringsAsFactors = FALSE)
+raw <- read_oracle_csv(csv_path)
 datasets <- list()
 add <- function(d) datasets[[length(datasets) + 1]] <<- d
 add(list(name = "raudenbush1985", ids = raw$id, yi = raw$yi, vi = raw$vi, year = raw$year,
@@ -190,10 +189,6 @@ for (d in list(list(name = "bcg_log_rr", ids = sprintf("bcg%02d", dat.bcg$trial)
 }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/smallstudy_fixtures.R",
-  controls = CTRL,
   conventions = list(
     trimfill = "trimfill(fit, estimator, [side], control = CTRL): the control list reaches every rma.uni() call trimfill makes; the final refit uses the default test (z) and level (95).",
     ranktest = "ranktest(fit, exact = k < 50 && no ties in vi) (cor.test's default rule; metafor's own default asks for the exact p whatever k is).",
@@ -203,27 +198,8 @@ res <- list(
   datasets = out_ds,
   influence_datasets = infl_ds)
 
-## ---------------------------------------------------------------- JSON writer
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(csv = csv_source(csv_path), metadat = metadat_source("dat.bcg"),
+              simulated = "set.seed(20250114), then runif/rnorm/sample in this script (rounded to 6 significant digits)",
+              constructed = "the dataset k3, written in this script"),
+  control = CTRL)

@@ -16,12 +16,12 @@ suppressPackageStartupMessages({
   library(metafor)
   library(metadat)
 })
+## The oracle kit beside this script: JSON writer, helpers, write_fixture() and provenance.
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 1) stop("usage: tables_fixtures.R <out.json>")
 out_path <- args[1]
-
-num1 <- function(x) if (is.null(x) || length(x) == 0 || is.na(x[1])) NA else as.numeric(unname(x[1]))
 
 datasets <- list()
 add <- function(name, ai, bi, ci, di, notes) {
@@ -64,33 +64,11 @@ for (d in datasets) {
 }
 
 res <- list(
-  metafor_version = as.character(packageVersion("metafor")),
-  R_version = R.version.string,
-  generator = "crates/meta-analysis/tests/oracle/tables_fixtures.R",
   conventions = "rma.mh(ai, bi, ci, di, measure, level) and rma.peto(ai, bi, ci, di, level) with every other argument at its default",
   datasets = out_ds)
 
-## ---------------------------------------------------------------- JSON writer (as smallstudy_fixtures.R)
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(res), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(res, out_path,
+  data = list(metadat = metadat_source(c("dat.bcg", "dat.nielweise2007")),
+              constructed = "the datasets 'edge' and 'two', written in this script"),
+  control = list(rma.mh = "defaults: add = 1/2, to = 'only0', drop00 = TRUE (the per-table yi/vi; none for the pooled estimate), correct = TRUE",
+                 rma.peto = "defaults: add = 1/2, to = 'only0', drop00 = TRUE (the per-table yi/vi; none for the pooled estimate)"))
