@@ -191,6 +191,7 @@ pub fn multilevel(
     if k <= p {
         return Err(MetaError::TooFewForCoefficients { k, names });
     }
+    check_cost(k, p)?;
     let grouped = Grouped::new(&data.yi, &data.vi, studies, coding.as_ref())?;
     let n_studies = grouped.starts.len() - 1;
     if n_studies < 2 {
@@ -313,6 +314,30 @@ pub fn multilevel(
     Ok(model)
 }
 
+/// The largest k · (p² + 24) a multilevel model takes: each evaluation of ℓ and its
+/// derivatives costs about that many operations (the p × p sums of every record, and a
+/// block's own work), and the fit with both profile intervals takes 100 to 150 of them, about
+/// a second natively at this bound (k = 10⁵ without moderators; 2.4 · 10⁴ with 8).
+pub const MAX_MULTILEVEL_COST: f64 = 2.5e6;
+
+/// Refuses, before any work, a model whose evaluations would cost beyond
+/// [`MAX_MULTILEVEL_COST`].
+fn check_cost(k: usize, p: usize) -> Result<(), MetaError> {
+    let cost = k as f64 * (p * p + 24) as f64;
+    if cost <= MAX_MULTILEVEL_COST {
+        return Ok(());
+    }
+    let most = (MAX_MULTILEVEL_COST / (p * p + 24) as f64).floor();
+    Err(MetaError::Undefined {
+        reason: format!(
+            "a multilevel model of {k} records with {p} coefficients is beyond this tool's \
+             bound on work (k × (p² + 24) at most {MAX_MULTILEVEL_COST:.0}, about a second of \
+             computing): with {p} coefficients at most {most} records are accepted; fit fewer \
+             records or fewer moderators"
+        ),
+    })
+}
+
 fn check_options(options: &MultilevelOptions) -> Result<(), MetaError> {
     FitOptions {
         method: options.method,
@@ -365,7 +390,16 @@ impl Multilevel {
                 let (s, _) = maximize(&self.data, self.method, held, Some(start))?;
                 warm.set(s);
                 let e = self.data.evaluate(s, self.method, false)?;
-                Ok((e.ll - target, e.score[r]))
+                // A value within ℓ's rounding is the root: the root finder's own tolerance
+                // (10⁻¹² of x) lies below what ℓ resolves at large k, where it bisected
+                // rounding noise for ten more inner fits a bound.
+                let value = e.ll - target;
+                let value = if value.abs() <= PROFILE_ROUNDING * target.abs().max(1.0) {
+                    0.0
+                } else {
+                    value
+                };
+                Ok((value, e.score[r]))
             };
             // An inner fit that fails stops the search with its own error (not as a
             // non-finite value the root finder would report in its place).
@@ -588,43 +622,80 @@ impl Grouped {
     }
 
     /// The likelihood, score and Hessian at `s` (see the module's formulas), in two passes
-    /// over the blocks. `only_ll`: skip the derivatives.
+    /// over the blocks: [`Grouped::gls`] (the GLS fit and log det V), then
+    /// [`Grouped::residual_form`] alone (`only_ll`) or [`Grouped::derivative_sums`], whose
+    /// sums [`derivatives`] turns into the score and Hessian.
     fn evaluate(
         &self,
         s: [f64; 2],
         method: Method,
         only_ll: bool,
     ) -> Result<Evaluation, MetaError> {
+        let d = self.inverse_variances(s[1]);
+        let gls = self.gls(s, &d)?;
+        if only_ll {
+            let ypy = self.residual_form(s[0], &d, &gls.beta);
+            return Ok(Evaluation {
+                ll: self.log_likelihood(method, &gls, ypy),
+                score: [0.0; 2],
+                hessian: [[0.0; 2]; 2],
+                fisher: [[0.0; 2]; 2],
+                beta: gls.beta,
+                a: gls.a,
+            });
+        }
+        let sums = self.derivative_sums(s[0], &d, &gls.beta, method);
+        let (score, hessian, fisher) = derivatives(&sums, &gls.a, method);
+        Ok(Evaluation {
+            ll: self.log_likelihood(method, &gls, sums.ypy),
+            score,
+            hessian,
+            fisher,
+            beta: gls.beta,
+            a: gls.a,
+        })
+    }
+
+    /// dᵢ = 1/(vᵢ + σ₂²), each record's weight within its block before the study term.
+    fn inverse_variances(&self, s2: f64) -> Vec<f64> {
+        self.v.iter().map(|v| 1.0 / (v + s2)).collect()
+    }
+
+    /// The blocks as position ranges, in study order.
+    fn blocks(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        self.starts.windows(2).map(|w| w[0]..w[1])
+    }
+
+    /// Pass 1, the GLS fit: X′WX and X′Wy summed block by block with
+    /// Vⱼ⁻¹ = diag(d) − cⱼ d d′ (Sherman–Morrison, cⱼ = σ₁²/(1 + σ₁² Sⱼ)), A = (X′WX)⁻¹,
+    /// β̂ = A X′Wy, and log det V = Σⱼ [Σᵢ log(vᵢ + σ₂²) + log(1 + σ₁² Sⱼ)] (the product of
+    /// a block's variances taken in pieces that neither overflow nor underflow).
+    fn gls(&self, [s1, s2]: [f64; 2], d: &[f64]) -> Result<Gls, MetaError> {
         let p = self.p;
-        let (s1, s2) = (s[0], s[1]);
-        let k = self.y.len();
-        // Pass 1: X'WX, X'Wy, log det V.
         let mut xwx = Matrix::zeros(p);
         let mut xwy = vec![0.0; p];
         let mut log_det_v = 0.0;
         let mut xd = vec![0.0; p];
-        for j in 0..self.starts.len() - 1 {
-            let (lo, hi) = (self.starts[j], self.starts[j + 1]);
+        for block in self.blocks() {
             let mut sum_d = 0.0;
             let mut yd = 0.0;
             xd.iter_mut().for_each(|e| *e = 0.0);
             let mut product = 1.0;
-            for i in lo..hi {
-                let vs = self.v[i] + s2;
-                let d = 1.0 / vs;
-                product *= vs;
+            for i in block {
+                let di = d[i];
+                product *= self.v[i] + s2;
                 if !(1e-150..=1e150).contains(&product) {
                     log_det_v += ln(product);
                     product = 1.0;
                 }
-                sum_d += d;
-                yd += d * self.y[i];
+                sum_d += di;
+                yd += di * self.y[i];
                 let row = &self.x[i * p..(i + 1) * p];
                 for a in 0..p {
-                    xd[a] += d * row[a];
-                    xwy[a] += d * row[a] * self.y[i];
+                    xd[a] += di * row[a];
+                    xwy[a] += di * row[a] * self.y[i];
                     for b in a..p {
-                        xwx.a[a * p + b] += d * row[a] * row[b];
+                        xwx.a[a * p + b] += di * row[a] * row[b];
                     }
                 }
             }
@@ -642,189 +713,314 @@ impl Grouped {
                 xwx.a[a * p + b] = xwx.a[b * p + a];
             }
         }
-        let a_inv = xwx.inverse().map_err(Degenerate::error)?;
-        let beta = a_inv.times_vec(&xwy);
-        let log_det_xwx = -ln(a_inv.det());
+        let a = xwx.inverse().map_err(Degenerate::error)?;
+        let beta = a.times_vec(&xwy);
+        let log_det_xwx = -ln(a.det());
+        Ok(Gls {
+            a,
+            beta,
+            log_det_v,
+            log_det_xwx,
+        })
+    }
 
-        // Pass 2: residuals, y'Py, and the traces and quadratic forms of the derivatives.
+    /// y′Py = Σⱼ rⱼ′Vⱼ⁻¹rⱼ with r = y − Xβ̂: ℓ's quadratic form, when only ℓ is wanted
+    /// (the same sums, in the same order, as [`Grouped::derivative_sums`]' `ypy`).
+    fn residual_form(&self, s1: f64, d: &[f64], beta: &[f64]) -> f64 {
         let mut ypy = 0.0;
-        let (mut t1, mut t2, mut t11, mut t12, mut t22) = (0.0, 0.0, 0.0, 0.0, 0.0);
-        let (mut qv1q, mut qv2q) = (0.0, 0.0);
-        let mut g1 = Matrix::zeros(p);
-        let mut g2 = Matrix::zeros(p);
-        let mut g11 = Matrix::zeros(p);
-        let mut g12 = Matrix::zeros(p);
-        let mut g22 = Matrix::zeros(p);
-        // z₁'Wz₁, z₁'Wz₂, z₂'Wz₂ and X'Wz₁, X'Wz₂ (z₁ = V₁q, z₂ = q).
-        let (mut z11, mut z12, mut z22) = (0.0, 0.0, 0.0);
-        let mut xwz1 = vec![0.0; p];
-        let mut xwz2 = vec![0.0; p];
-        let mut wx = vec![0.0; p * 64];
-        let mut r = vec![0.0; 64];
-        let mut q = vec![0.0; 64];
+        let mut r = Vec::new();
+        for block in self.blocks() {
+            r.clear();
+            let (mut sd, mut dr) = (0.0, 0.0);
+            for i in block.clone() {
+                sd += d[i];
+                r.push(self.residual(i, beta));
+                dr += d[i] * r[r.len() - 1];
+            }
+            let c = s1 / (1.0 + s1 * sd);
+            for (l, i) in block.enumerate() {
+                let q = d[i] * (r[l] - c * dr);
+                ypy += r[l] * q;
+            }
+        }
+        ypy
+    }
+
+    /// rᵢ = yᵢ − xᵢ′β̂ at position `i`.
+    fn residual(&self, i: usize, beta: &[f64]) -> f64 {
+        let row = &self.x[i * self.p..(i + 1) * self.p];
+        let fitted: f64 = row.iter().zip(beta).map(|(x, b)| x * b).sum();
+        self.y[i] - fitted
+    }
+
+    /// Pass 2: with q = W r (qᵢ = dᵢ(rᵢ − cⱼ Σ d r) in block j) and τⱼ = 1/(1 + σ₁² Sⱼ), the
+    /// block sums behind the traces of Q V_r (Q V_s) and the quadratic forms y′P V_r P y and
+    /// y′P V_r P V_s P y of the score and Hessian ([`derivatives`]); the p × p matrices G
+    /// only for REML, whose Q = P needs them.
+    fn derivative_sums(&self, s1: f64, d: &[f64], beta: &[f64], method: Method) -> Sums {
+        let p = self.p;
+        let reml = method == Method::Reml;
+        let mut sums = Sums::new(p, reml);
+        // Per block: (WX)ᵢ = dᵢ(xᵢ − cⱼ·X′d) row by row, r, q, and the block's own
+        // Σ (WX)ᵢ(WX)ᵢ′ and Σ dᵢ(WX)ᵢ(WX)ᵢ′.
+        let mut wx = Vec::new();
+        let mut r = Vec::new();
+        let mut q = Vec::new();
+        let mut xd = vec![0.0; p];
         let mut xu2 = vec![0.0; p];
         let mut dwx = vec![0.0; p];
-        for j in 0..self.starts.len() - 1 {
-            let (lo, hi) = (self.starts[j], self.starts[j + 1]);
-            let n = hi - lo;
-            if wx.len() < n * p {
-                wx.resize(n * p, 0.0);
-                r.resize(n, 0.0);
-                q.resize(n, 0.0);
-            }
+        let mut block_g2 = vec![0.0; p * p];
+        let mut block_g22 = vec![0.0; p * p];
+        for block in self.blocks() {
+            let (lo, n) = (block.start, block.len());
+            wx.resize(n * p, 0.0);
+            r.resize(n, 0.0);
+            q.resize(n, 0.0);
             let (mut sd, mut sd2, mut sd3, mut dr) = (0.0, 0.0, 0.0, 0.0);
             xd.iter_mut().for_each(|e| *e = 0.0);
-            for (l, i) in (lo..hi).enumerate() {
-                let d = 1.0 / (self.v[i] + s2);
-                sd += d;
-                sd2 += d * d;
-                sd3 += d * d * d;
+            for (l, i) in block.clone().enumerate() {
+                let di = d[i];
+                sd += di;
+                sd2 += di * di;
+                sd3 += di * di * di;
+                r[l] = self.residual(i, beta);
+                dr += di * r[l];
                 let row = &self.x[i * p..(i + 1) * p];
-                let fitted: f64 = row.iter().zip(&beta).map(|(x, b)| x * b).sum();
-                r[l] = self.y[i] - fitted;
-                dr += d * r[l];
                 for a in 0..p {
-                    xd[a] += d * row[a];
+                    xd[a] += di * row[a];
                 }
             }
             let c = s1 / (1.0 + s1 * sd);
             let tau = 1.0 / (1.0 + s1 * sd);
-            // q = W r, (WX)ᵢ = dᵢ(xᵢ − c·xd).
-            let mut sum_q = 0.0;
-            let mut dq = 0.0;
-            let mut qq = 0.0;
-            let mut dqq = 0.0;
+            let (mut sum_q, mut dq, mut qq, mut dqq) = (0.0, 0.0, 0.0, 0.0);
             xu2.iter_mut().for_each(|e| *e = 0.0);
             dwx.iter_mut().for_each(|e| *e = 0.0);
-            for (l, i) in (lo..hi).enumerate() {
-                let d = 1.0 / (self.v[i] + s2);
-                q[l] = d * (r[l] - c * dr);
-                ypy += r[l] * q[l];
+            for (l, i) in block.enumerate() {
+                let di = d[i];
+                q[l] = di * (r[l] - c * dr);
+                sums.ypy += r[l] * q[l];
                 sum_q += q[l];
-                dq += d * q[l];
+                dq += di * q[l];
                 qq += q[l] * q[l];
-                dqq += d * q[l] * q[l];
+                dqq += di * q[l] * q[l];
                 let row = &self.x[i * p..(i + 1) * p];
-                let u = tau * d;
+                let u = tau * di;
                 for a in 0..p {
-                    let w = d * (row[a] - c * xd[a]);
+                    let w = di * (row[a] - c * xd[a]);
                     wx[l * p + a] = w;
                     xu2[a] += w * u;
-                    dwx[a] += d * w;
-                    xwz2[a] += w * q[l];
+                    dwx[a] += di * w;
+                    sums.xwz2[a] += w * q[l];
                 }
             }
-            if only_ll {
+            sums.t1 += tau * sd;
+            sums.t2 += sd - c * sd2;
+            sums.t11 += (tau * sd) * (tau * sd);
+            sums.t12 += tau * tau * sd2;
+            sums.t22 += sd2 - 2.0 * c * sd3 + c * c * sd2 * sd2;
+            sums.qv1q += sum_q * sum_q;
+            sums.qv2q += qq;
+            sums.z11 += sum_q * sum_q * tau * sd;
+            sums.z12 += sum_q * tau * dq;
+            sums.z22 += dqq - c * dq * dq;
+            for (e, x) in sums.xwz1.iter_mut().zip(&xd) {
+                *e += sum_q * tau * x;
+            }
+            let Some(g) = sums.g.as_mut() else {
                 continue;
-            }
-            t1 += tau * sd;
-            t2 += sd - c * sd2;
-            t11 += (tau * sd) * (tau * sd);
-            t12 += tau * tau * sd2;
-            t22 += sd2 - 2.0 * c * sd3 + c * c * sd2 * sd2;
-            qv1q += sum_q * sum_q;
-            qv2q += qq;
-            z11 += sum_q * sum_q * tau * sd;
-            z12 += sum_q * tau * dq;
-            z22 += dqq - c * dq * dq;
-            for a in 0..p {
-                xwz1[a] += sum_q * tau * xd[a];
-            }
+            };
             for a in 0..p {
                 let xa = tau * xd[a];
                 for b in 0..p {
                     let xb = tau * xd[b];
-                    g1.a[a * p + b] += xa * xb;
-                    g11.a[a * p + b] += tau * sd * xa * xb;
-                    g12.a[a * p + b] += xa * xu2[b];
-                    let mut s22 = 0.0;
-                    let mut s2_ = 0.0;
-                    for l in 0..n {
-                        let d = 1.0 / (self.v[lo + l] + s2);
-                        let (wa, wb) = (wx[l * p + a], wx[l * p + b]);
-                        s2_ += wa * wb;
-                        s22 += d * wa * wb;
-                    }
-                    g2.a[a * p + b] += s2_;
-                    g22.a[a * p + b] += s22 - c * dwx[a] * dwx[b];
+                    g.g1.a[a * p + b] += xa * xb;
+                    g.g11.a[a * p + b] += tau * sd * xa * xb;
+                    g.g12.a[a * p + b] += xa * xu2[b];
                 }
             }
-        }
-        let ll = match method {
-            Method::Reml => {
-                -0.5 * ((k - p) as f64 * ln(2.0 * std::f64::consts::PI) - self.log_det_xx
-                    + log_det_v
-                    + log_det_xwx
-                    + ypy)
+            block_g2.iter_mut().for_each(|e| *e = 0.0);
+            block_g22.iter_mut().for_each(|e| *e = 0.0);
+            for l in 0..n {
+                let row = &wx[l * p..(l + 1) * p];
+                let di = d[lo + l];
+                for a in 0..p {
+                    let (wa, dwa) = (row[a], di * row[a]);
+                    let g2_row = &mut block_g2[a * p..(a + 1) * p];
+                    for (e, wb) in g2_row.iter_mut().zip(row) {
+                        *e += wa * wb;
+                    }
+                    let g22_row = &mut block_g22[a * p..(a + 1) * p];
+                    for (e, wb) in g22_row.iter_mut().zip(row) {
+                        *e += dwa * wb;
+                    }
+                }
             }
-            _ => -0.5 * (k as f64 * ln(2.0 * std::f64::consts::PI) + log_det_v + ypy),
-        };
-        if only_ll {
-            return Ok(Evaluation {
-                ll,
-                score: [0.0; 2],
-                hessian: [[0.0; 2]; 2],
-                fisher: [[0.0; 2]; 2],
-                beta,
-                a: a_inv,
-            });
-        }
-        let tr = |m: &Matrix| a_inv.mul(m).trace();
-        let g21 = {
-            let mut t = Matrix::zeros(p);
             for a in 0..p {
                 for b in 0..p {
-                    t.set(a, b, g12.get(b, a));
+                    g.g2.a[a * p + b] += block_g2[a * p + b];
+                    g.g22.a[a * p + b] += block_g22[a * p + b] - c * dwx[a] * dwx[b];
                 }
             }
-            t
-        };
-        let (tr_q, tr_qq) = if method == Method::Reml {
-            let ag1 = a_inv.mul(&g1);
-            let ag2 = a_inv.mul(&g2);
+        }
+        sums
+    }
+
+    /// The module's ℓ (ML or REML, constants included) from pass 1's determinants and y′Py.
+    fn log_likelihood(&self, method: Method, gls: &Gls, ypy: f64) -> f64 {
+        let k = self.y.len();
+        let p = self.p;
+        match method {
+            Method::Reml => {
+                -0.5 * ((k - p) as f64 * ln(2.0 * std::f64::consts::PI) - self.log_det_xx
+                    + gls.log_det_v
+                    + gls.log_det_xwx
+                    + ypy)
+            }
+            _ => -0.5 * (k as f64 * ln(2.0 * std::f64::consts::PI) + gls.log_det_v + ypy),
+        }
+    }
+}
+
+/// Pass 1's GLS fit at one (σ₁², σ₂²).
+struct Gls {
+    /// A = (X′WX)⁻¹.
+    a: Matrix,
+    /// β̂ = A X′Wy.
+    beta: Vec<f64>,
+    log_det_v: f64,
+    log_det_xwx: f64,
+}
+
+/// Pass 2's sums (see [`Grouped::derivative_sums`]).
+struct Sums {
+    /// y′Py.
+    ypy: f64,
+    /// tr(W V₁), tr(W V₂), tr(W V₁ W V₁), tr(W V₁ W V₂), tr(W V₂ W V₂).
+    t1: f64,
+    t2: f64,
+    t11: f64,
+    t12: f64,
+    t22: f64,
+    /// y′P V₁ P y and y′P V₂ P y.
+    qv1q: f64,
+    qv2q: f64,
+    /// z₁′Wz₁, z₁′Wz₂, z₂′Wz₂ and X′Wz₁, X′Wz₂ (z₁ = V₁q, z₂ = q).
+    z11: f64,
+    z12: f64,
+    z22: f64,
+    xwz1: Vec<f64>,
+    xwz2: Vec<f64>,
+    /// REML's p × p sums; `None` for ML.
+    g: Option<GSums>,
+}
+
+/// X′W V_r W X (G₁, G₂) and X′W V_r W V_s W X (G₁₁, G₁₂, G₂₂), for REML's traces
+/// tr(P V_r) = tr(W V_r) − tr(A G_r) and tr(P V_r P V_s).
+struct GSums {
+    g1: Matrix,
+    g2: Matrix,
+    g11: Matrix,
+    g12: Matrix,
+    g22: Matrix,
+}
+
+impl Sums {
+    fn new(p: usize, reml: bool) -> Sums {
+        Sums {
+            ypy: 0.0,
+            t1: 0.0,
+            t2: 0.0,
+            t11: 0.0,
+            t12: 0.0,
+            t22: 0.0,
+            qv1q: 0.0,
+            qv2q: 0.0,
+            z11: 0.0,
+            z12: 0.0,
+            z22: 0.0,
+            xwz1: vec![0.0; p],
+            xwz2: vec![0.0; p],
+            g: reml.then(|| GSums {
+                g1: Matrix::zeros(p),
+                g2: Matrix::zeros(p),
+                g11: Matrix::zeros(p),
+                g12: Matrix::zeros(p),
+                g22: Matrix::zeros(p),
+            }),
+        }
+    }
+}
+
+/// The score ∂ℓ/∂σ_r² = −½ tr(Q V_r) + ½ y′P V_r P y, the expected information
+/// ½ tr(Q V_r Q V_s) and the observed Hessian ½ tr(Q V_r Q V_s) − y′P V_r P V_s P y (the
+/// module's formulas), from pass 2's sums and A = (X′WX)⁻¹. For REML (Q = P) the traces
+/// subtract A's terms: tr(P V_r) = tr(W V_r) − tr(A G_r) and
+/// tr(P V_r P V_s) = tr(W V_r W V_s) − tr(A G_rs) − tr(A G_sr) + tr(A G_r A G_s).
+#[allow(clippy::type_complexity)]
+fn derivatives(
+    sums: &Sums,
+    a_inv: &Matrix,
+    method: Method,
+) -> ([f64; 2], [[f64; 2]; 2], [[f64; 2]; 2]) {
+    let Sums {
+        t1,
+        t2,
+        t11,
+        t12,
+        t22,
+        ..
+    } = *sums;
+    let (tr_q, tr_qq) = match (&sums.g, method) {
+        (Some(g), Method::Reml) => {
+            let p = a_inv.n;
+            let tr = |m: &Matrix| a_inv.mul(m).trace();
+            let mut g21 = Matrix::zeros(p);
+            for a in 0..p {
+                for b in 0..p {
+                    g21.set(a, b, g.g12.get(b, a));
+                }
+            }
+            let ag1 = a_inv.mul(&g.g1);
+            let ag2 = a_inv.mul(&g.g2);
             (
                 [t1 - ag1.trace(), t2 - ag2.trace()],
                 [
                     [
-                        t11 - 2.0 * tr(&g11) + ag1.mul(&ag1).trace(),
-                        t12 - tr(&g12) - tr(&g21) + ag1.mul(&ag2).trace(),
+                        t11 - 2.0 * tr(&g.g11) + ag1.mul(&ag1).trace(),
+                        t12 - tr(&g.g12) - tr(&g21) + ag1.mul(&ag2).trace(),
                     ],
                     [
-                        t12 - tr(&g12) - tr(&g21) + ag2.mul(&ag1).trace(),
-                        t22 - 2.0 * tr(&g22) + ag2.mul(&ag2).trace(),
+                        t12 - tr(&g.g12) - tr(&g21) + ag2.mul(&ag1).trace(),
+                        t22 - 2.0 * tr(&g.g22) + ag2.mul(&ag2).trace(),
                     ],
                 ],
             )
-        } else {
-            ([t1, t2], [[t11, t12], [t12, t22]])
-        };
-        // y'PV_rPV_sPy = z_r'Wz_s − (X'Wz_r)'A(X'Wz_s).
-        let m11 = z11 - a_inv.quad(&xwz1);
-        let m22 = z22 - a_inv.quad(&xwz2);
-        let m12 = z12
-            - xwz1
-                .iter()
-                .zip(a_inv.times_vec(&xwz2))
-                .map(|(a, b)| a * b)
-                .sum::<f64>();
-        let score = [-0.5 * tr_q[0] + 0.5 * qv1q, -0.5 * tr_q[1] + 0.5 * qv2q];
-        let fisher = [
-            [0.5 * tr_qq[0][0], 0.5 * tr_qq[0][1]],
-            [0.5 * tr_qq[1][0], 0.5 * tr_qq[1][1]],
-        ];
-        let hessian = [
-            [fisher[0][0] - m11, fisher[0][1] - m12],
-            [fisher[1][0] - m12, fisher[1][1] - m22],
-        ];
-        Ok(Evaluation {
-            ll,
-            score,
-            hessian,
-            fisher,
-            beta,
-            a: a_inv,
-        })
-    }
+        }
+        _ => ([t1, t2], [[t11, t12], [t12, t22]]),
+    };
+    // y'PV_rPV_sPy = z_r'Wz_s − (X'Wz_r)'A(X'Wz_s).
+    let m11 = sums.z11 - a_inv.quad(&sums.xwz1);
+    let m22 = sums.z22 - a_inv.quad(&sums.xwz2);
+    let m12 = sums.z12
+        - sums
+            .xwz1
+            .iter()
+            .zip(a_inv.times_vec(&sums.xwz2))
+            .map(|(a, b)| a * b)
+            .sum::<f64>();
+    let score = [
+        -0.5 * tr_q[0] + 0.5 * sums.qv1q,
+        -0.5 * tr_q[1] + 0.5 * sums.qv2q,
+    ];
+    let fisher = [
+        [0.5 * tr_qq[0][0], 0.5 * tr_qq[0][1]],
+        [0.5 * tr_qq[1][0], 0.5 * tr_qq[1][1]],
+    ];
+    let hessian = [
+        [fisher[0][0] - m11, fisher[0][1] - m12],
+        [fisher[1][0] - m12, fisher[1][1] - m22],
+    ];
+    (score, hessian, fisher)
 }
 
 /// Relative step below which the optimum is accepted.
@@ -834,6 +1030,15 @@ const STEP_TOL: f64 = 1e-13;
 /// 4 · 10⁻¹³ apart, relative, with scores ±2 · 10⁻¹¹ and equal ℓ).
 const ROUNDING_STEP_TOL: f64 = 1e-10;
 const MAX_ITER: usize = 300;
+/// Relative change of ℓ within rounding: a trial step may lower ℓ this much and count as
+/// no change.
+const LL_ROUNDING: f64 = 1e-14;
+/// A profile value, relative to ℓ, taken as 0 (its rounding at k = 10⁵ is about 5 · 10⁻¹⁴).
+const PROFILE_ROUNDING: f64 = 1e-13;
+/// The longest Newton step, relative to its component, taken whole when ℓ cannot judge it.
+const BLIND_STEP_TOL: f64 = 1e-4;
+/// A promised gain, relative to ℓ, below which ℓ cannot judge a step.
+const BLIND_GAIN: f64 = 1e-11;
 
 /// Maximizes ℓ over the components marked `free` (the others held at `start`), σ ≥ 0.
 fn maximize(
@@ -848,6 +1053,8 @@ fn maximize(
     } else {
         "multilevel ML"
     };
+    // The relative size of the last step taken blind (see below), if the last step was.
+    let mut last_blind: Option<f64> = None;
     for iteration in 1..=MAX_ITER {
         let e = data.evaluate(s, method, false)?;
         // Components at 0 whose score there is ≤ 0 are held (the optimum's boundary).
@@ -857,7 +1064,9 @@ fn maximize(
         if active.is_empty() {
             return Ok((s, iteration));
         }
-        let step = newton_step(&e, &active).or_else(|| fisher_step(&e, &active));
+        let newton = newton_step(&e, &active);
+        let is_newton = newton.is_some();
+        let step = newton.or_else(|| fisher_step(&e, &active));
         // A step that would push a component sitting at 0 (with a positive score there)
         // further down is replaced by the scaled gradient, which moves it up.
         let step = step.map(|step| {
@@ -888,6 +1097,20 @@ fn maximize(
             }
         }
         step = [step[0] * t, step[1] * t];
+        // What the quadratic model promises the full step gains: ½ g′Δ.
+        let gain = 0.5 * (e.score[0] * step[0] + e.score[1] * step[1]);
+        let rounding = LL_ROUNDING * e.ll.abs().max(1.0);
+        // A short Newton step (at most BLIND_STEP_TOL of its component) whose promised gain
+        // is within ℓ's rounding (sums of k terms: at k = 10⁵ ℓ moves by 10⁻⁹ for steps of
+        // 10⁻¹⁵) cannot be judged by ℓ, only by the quadratic model: it is taken whole.
+        let size = active
+            .iter()
+            .map(|&r| step[r].abs() / s[r].max(f64::MIN_POSITIVE))
+            .fold(0.0, f64::max);
+        let blind = is_newton
+            && hit.is_none()
+            && size <= BLIND_STEP_TOL
+            && gain <= BLIND_GAIN * e.ll.abs().max(1.0);
         let mut accepted = None;
         for trial in 0..60 {
             let mut next = [(s[0] + step[0]).max(0.0), (s[1] + step[1]).max(0.0)];
@@ -895,7 +1118,7 @@ fn maximize(
                 next[r] = 0.0;
             }
             let here = data.evaluate(next, method, true)?;
-            if here.ll >= e.ll - 1e-14 * e.ll.abs().max(1.0) {
+            if here.ll >= e.ll - rounding || (trial == 0 && blind) {
                 accepted = Some((next, here.ll, trial));
                 break;
             }
@@ -916,9 +1139,15 @@ fn maximize(
         // (a small component whose steps flip between two neighbours that far apart), a
         // full Newton step (not halved: a halved step is short because the full one
         // overshot, not because the optimum is near) within ROUNDING_STEP_TOL that does
-        // not raise ℓ at all.
-        let done =
-            within(STEP_TOL) || (halvings == 0 && next_ll <= e.ll && within(ROUNDING_STEP_TOL));
+        // not raise ℓ at all; or, of two successive blind steps, a second not shorter than
+        // half the first: Newton's steps shrink quadratically, so the score is then rounding
+        // noise (sums of k terms: at k = 2 · 10⁴ about 10⁻⁴ against a Hessian of 10⁷) and
+        // further steps would only wander (20 to 30 steps of 10⁻⁸ of the component, each
+        // halved, where the fit took 4).
+        let done = within(STEP_TOL)
+            || (halvings == 0 && next_ll <= e.ll && within(ROUNDING_STEP_TOL))
+            || (blind && last_blind.is_some_and(|last| size > 0.5 * last));
+        last_blind = blind.then_some(size);
         s = next;
         if done {
             return Ok((s, iteration));
@@ -1163,6 +1392,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_model_beyond_the_work_bound_is_refused_before_any_work() {
+        // 8 moderators: 9 coefficients, so at most 2.5e6 / 105 = 23,809 records.
+        let k = 23_810;
+        let recs: Vec<Record> = (0..k)
+            .map(|i| Record::new(format!("r{i}"), (i % 7) as f64 * 0.1, 0.02))
+            .collect();
+        let studies: Vec<String> = (0..k).map(|i| format!("s{}", i / 2)).collect();
+        let mods: Vec<Moderator> = (0..8u64)
+            .map(|m| {
+                let column = (0..k as u64)
+                    .map(|i| ((i * (2 * m + 7919) + m * m * 104_729) % 1009) as f64)
+                    .collect();
+                Moderator::numeric(format!("x{m}"), column)
+            })
+            .collect();
+        let e = multilevel(&recs, &studies, &mods, &MultilevelOptions::default()).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("bound on work") && text.contains("at most 23809 records"),
+            "{text}"
+        );
+        assert!(check_cost(23_809, 9).is_ok() && check_cost(100_000, 1).is_ok());
+        assert!(check_cost(100_001, 1).is_err());
     }
 
     #[test]

@@ -112,7 +112,10 @@ pub fn selection_steps(steps: &[f64]) -> Result<Vec<f64>, MetaError> {
     }
     if let Some(bad) = steps.iter().find(|s| !(**s > 0.0 && **s < 1.0)) {
         return Err(MetaError::Undefined {
-            reason: format!("the step {bad} is not a p value strictly between 0 and 1"),
+            reason: format!(
+                "the step {} is not a p value strictly between 0 and 1",
+                p_text(*bad)
+            ),
         });
     }
     let mut sorted = steps.to_vec();
@@ -128,6 +131,16 @@ pub fn selection_steps(steps: &[f64]) -> Result<Vec<f64>, MetaError> {
     }
     sorted.push(1.0);
     Ok(sorted)
+}
+
+/// A p value (a step) as a person reads it in a message: as Rust writes it (0.025, 0.5),
+/// or in scientific notation below 10⁻⁴ (1e-300 rather than 300 digits).
+fn p_text(p: f64) -> String {
+    if p != 0.0 && p.abs() < 1e-4 {
+        format!("{p:e}")
+    } else {
+        format!("{p}")
+    }
 }
 
 /// Per-record constants of the likelihood.
@@ -192,6 +205,19 @@ impl Likelihood {
         let mut g = vec![0.0; dim];
         let mut h = vec![vec![0.0; dim]; dim];
         let norm = 0.5 * ln(2.0 * PI);
+        // Each record's Fⱼ = Φ(uⱼ), 1 − Fⱼ and their derivatives in μ and τ² at the cuts
+        // j = 1 … N − 1, and ∂A, ∂²A (buffers shared by the records: every entry read is
+        // written for each record first; ∂²A's other entries stay 0).
+        let m = n - 1;
+        let mut f = vec![0.0; m];
+        let mut sf = vec![0.0; m];
+        let mut fm = vec![0.0; m];
+        let mut ft = vec![0.0; m];
+        let mut fmm = vec![0.0; m];
+        let mut fmt = vec![0.0; m];
+        let mut ftt = vec![0.0; m];
+        let mut da = vec![0.0; dim];
+        let mut dda = vec![vec![0.0; dim]; dim];
         for st in &self.studies {
             let s2 = st.vi + tau2;
             let s = s2.sqrt();
@@ -209,15 +235,6 @@ impl Likelihood {
                 g[st.group + 1] += 1.0 / d;
                 h[st.group + 1][st.group + 1] -= 1.0 / sq(d);
             }
-            // Fⱼ = Φ(uⱼ) and its derivatives in μ and τ², for the cuts j = 1 … N − 1.
-            let m = n - 1;
-            let mut f = vec![0.0; m];
-            let mut sf = vec![0.0; m];
-            let mut fm = vec![0.0; m];
-            let mut ft = vec![0.0; m];
-            let mut fmm = vec![0.0; m];
-            let mut fmt = vec![0.0; m];
-            let mut ftt = vec![0.0; m];
             for j in 0..m {
                 let u = (st.cuts[j] - mu) / s;
                 let phi = exp(-0.5 * sq(u)) / (2.0 * PI).sqrt();
@@ -261,13 +278,11 @@ impl Likelihood {
             }
             value -= ln(a);
             // ∂A/∂θ: (A_μ, A_τ², P₂, …, P_N); ∂²A: the μ, τ² block and ∂P_j/∂(μ, τ²).
-            let mut da = vec![0.0; dim];
             da[0] = am;
             da[1] = at;
             for j in 1..n {
                 da[j + 1] = prob(j);
             }
-            let mut dda = vec![vec![0.0; dim]; dim];
             dda[0][0] = amm;
             dda[0][1] = amt;
             dda[1][1] = att;
@@ -321,9 +336,10 @@ pub fn selection_model(
         let lower = if j == 0 { 0.0 } else { steps[j - 1] };
         return Err(MetaError::Undefined {
             reason: format!(
-                "no record's one-sided p value lies in the interval ({lower}, {}], so its \
+                "no record's one-sided p value lies in the interval ({}, {}], so its \
                  selection weight cannot be estimated; choose other steps",
-                steps[j]
+                p_text(lower),
+                p_text(steps[j])
             ),
         });
     }
@@ -346,8 +362,8 @@ pub fn selection_model(
                 "the selection weight of the interval ({}, {}] is estimated at {:.4e}, beyond \
                  metafor's bound of {MAX_DELTA}: the likelihood has no interior maximum in the \
                  weights, so no estimate or standard error is reported; choose other steps",
-                steps[j],
-                steps[j + 1],
+                p_text(steps[j]),
+                p_text(steps[j + 1]),
                 deltas[j]
             ),
         });
@@ -602,6 +618,23 @@ mod tests {
             e.to_string().contains("no record's one-sided p value"),
             "{e}"
         );
+        // A tiny step is written short (it was 300 zeros in a 423-character message).
+        let tiny = selection_model(
+            &records(&[
+                (1.0, 0.01),
+                (0.9, 0.01),
+                (-0.1, 0.02),
+                (0.2, 0.05),
+                (0.3, 0.04),
+            ]),
+            &[1e-300, 0.5],
+            &FitOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(tiny.contains("(0, 1e-300]") && tiny.len() < 200, "{tiny}");
+        let bad = selection_steps(&[-1e-300]).unwrap_err().to_string();
+        assert!(bad.contains("the step -1e-300 is"), "{bad}");
         for steps in [&[][..], &[0.0], &[1.0], &[0.5, f64::NAN]] {
             assert!(selection_steps(steps).is_err(), "{steps:?}");
         }
