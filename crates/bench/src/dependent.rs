@@ -139,6 +139,7 @@ pub fn run(report: &mut Report, root: &Path, native_only: bool) {
             "ms",
         );
     }
+    crate::robust_bounds::run(report);
     if native_only {
         return;
     }

@@ -35,6 +35,7 @@ mod longtasks;
 mod memory;
 mod native;
 mod report;
+mod robust_bounds;
 mod tool_memory;
 
 use std::path::{Path, PathBuf};

@@ -86,7 +86,7 @@ pub use records::{
 };
 pub use robust::{
     robust_fit, robust_meta_regression, robust_multilevel, RobustCoefficient, RobustTest,
-    RobustVcov,
+    RobustVcov, MAX_CLUSTER_COST, MAX_CLUSTER_RECORDS,
 };
 pub use selection::{
     selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,
