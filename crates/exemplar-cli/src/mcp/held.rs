@@ -1,7 +1,7 @@
 //! The data handles of all sessions of one server, bounded together. Each session's
-//! [`DataStore`] holds at most 16 handles and 32 MiB of records, but an HTTP server keeps up
-//! to 1,000 sessions (`sessions.rs`): 32 GB at most. Every session's store is registered
-//! here, weakly (a closed session's store is dropped with it and no longer counts); after
+//! [`DataStore`] holds at most 16 handles and 32 MiB of records (counted at the larger of
+//! their canonical JSON and the heap they take), but an HTTP server keeps up to 1,000
+//! sessions (`sessions.rs`): 32 GB at most. Every session's store is registered here, weakly (a closed session's store is dropped with it and no longer counts); after
 //! each load the oldest handles of the whole server, whichever session holds them, are
 //! dropped until all stores together hold at most [`HeldData`]'s budget, as one store drops
 //! its own oldest. A dropped handle answers `unknown_data` (expired), as any other.
@@ -11,12 +11,12 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-/// The bytes of records (canonical JSON) all sessions of one `exemplar mcp` may hold
-/// together: 4 sessions' full stores. Held records take about 2× their canonical JSON in
-/// memory as `{id, yi, vi}` records and 6 to 7× with moderator columns, so this is 0.27 to
-/// 0.9 GB resident, about what the largest calls took together (0.88 to 1.03 GB,
-/// RELIABILITY.md §7). It is at least [`MAX_HELD_BYTES`], so one load (at most 16 MiB of
-/// arguments) always fits and is never dropped by its own load.
+/// The bytes of records all sessions of one `exemplar mcp` may hold together: 4 sessions'
+/// full stores. A handle counts the larger of its canonical JSON and the heap its compact
+/// stored form takes, and holds no more than that plus a few hundred fixed bytes
+/// (`crates/exemplar/tests/held_memory.rs`), so this bounds the handles' heap at 128 MiB.
+/// It is at least [`MAX_HELD_BYTES`], so one load (at most 16 MiB of arguments) always fits
+/// and is never dropped by its own load.
 pub const HELD_BUDGET: usize = 4 * MAX_HELD_BYTES;
 
 /// One session's store, shared by its server's clones and the calls it runs.

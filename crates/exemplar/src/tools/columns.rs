@@ -75,10 +75,11 @@ pub fn column_values(data: &DataSource, name: &str) -> Result<Vec<ColumnValue>, 
                 ));
             }
             let mut values = Vec::with_capacity(records.len());
-            for (record, columns) in records.iter().zip(data.record_columns()) {
-                values.push(match columns.get(name) {
-                    Some(serde_json::Value::String(text)) => ColumnValue::Text(text.clone()),
-                    Some(serde_json::Value::Number(n)) => {
+            let column = data.column(name);
+            for (at, record) in records.iter().enumerate() {
+                values.push(match column.and_then(|c| c.get(at)) {
+                    Some(super::data::Cell::Text(text)) => ColumnValue::Text(text.to_owned()),
+                    Some(super::data::Cell::Number(n)) => {
                         ColumnValue::Number(n.as_f64().unwrap_or(f64::NAN))
                     }
                     _ => {

@@ -9,13 +9,18 @@
 use super::{ErrorCode, ToolError};
 use crate::{canonical, dataset};
 use meta_analysis::{Moderator, Record};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+
+mod cells;
+
+use cells::{Builder, Columns, Texts};
+pub use cells::{Cell, Column};
 
 /// The properties every record has, which are not moderators.
 const RECORD_FIELDS: [&str; 3] = ["id", "yi", "vi"];
@@ -33,25 +38,21 @@ pub struct DatasetInfo {
 /// The name `dataset` carries for records given by the caller.
 pub const CUSTOM_RECORDS: &str = "custom records";
 
-/// One record's further properties: column name → number or string.
-type Columns = Map<String, Value>;
-
 /// The records of one call and where they come from.
 #[derive(Debug, Clone)]
 pub struct DataSource {
     records: Cow<'static, [Record]>,
-    /// Each record's further properties, in record order; empty when no record has any.
-    columns: Cow<'static, [Map<String, Value>]>,
+    /// The records' further properties (shared: a handle's calls read the same columns).
+    columns: Arc<Columns>,
     info: DatasetInfo,
 }
 
-/// One item of the `records` argument (the input schema has checked its shape): `id`, `yi`,
-/// `vi`, and every other property kept as it is.
+/// One item of the `records` argument (the input schema has checked its shape): `id`, `yi`
+/// and `vi`; its other properties are read from the arguments in place ([`Builder`]).
 struct RecordArg {
     id: String,
     yi: f64,
     vi: f64,
-    columns: Map<String, Value>,
 }
 
 impl<'de> Deserialize<'de> for RecordArg {
@@ -64,15 +65,13 @@ impl<'de> Deserialize<'de> for RecordArg {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RecordArg, A::Error> {
                 let (mut id, mut yi, mut vi) = (None, None, None);
-                let mut columns = Map::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match key.as_ref() {
                         "id" => id = Some(map.next_value()?),
                         "yi" => yi = Some(map.next_value()?),
                         "vi" => vi = Some(map.next_value()?),
                         _ => {
-                            let value: Value = map.next_value()?;
-                            columns.insert(key, value);
+                            map.next_value::<IgnoredAny>()?;
                         }
                     }
                 }
@@ -80,7 +79,6 @@ impl<'de> Deserialize<'de> for RecordArg {
                     id: id.ok_or_else(|| de::Error::missing_field("id"))?,
                     yi: yi.ok_or_else(|| de::Error::missing_field("yi"))?,
                     vi: vi.ok_or_else(|| de::Error::missing_field("vi"))?,
-                    columns,
                 })
             }
         }
@@ -91,24 +89,31 @@ impl<'de> Deserialize<'de> for RecordArg {
 impl DataSource {
     /// The frozen dataset (its records and columns built once and borrowed on every call).
     pub fn frozen() -> Self {
-        static FROZEN: OnceLock<(Vec<Record>, Vec<Columns>)> = OnceLock::new();
+        static FROZEN: OnceLock<(Vec<Record>, Arc<Columns>)> = OnceLock::new();
         let (records, columns) = FROZEN.get_or_init(|| {
-            let columns = dataset::rows()
+            let rows: Vec<Vec<(&str, Value)>> = dataset::rows()
                 .iter()
                 .map(|r| {
                     let Ok(Value::Object(mut row)) = serde_json::to_value(r) else {
                         unreachable!("a row serializes to an object")
                     };
                     dataset::moderator_columns()
-                        .map(|name| (name.to_string(), row.remove(name).unwrap_or_default()))
+                        .map(|name| (name, row.remove(name).unwrap_or_default()))
                         .collect()
                 })
                 .collect();
-            (dataset::records(), columns)
+            let mut builder = Builder::new();
+            for row in &rows {
+                for (name, value) in row {
+                    builder.push(name, value);
+                }
+                builder.end_record();
+            }
+            (dataset::records(), Arc::new(builder.finish()))
         });
         DataSource {
             records: Cow::Borrowed(records),
-            columns: Cow::Borrowed(columns),
+            columns: Arc::clone(columns),
             info: DatasetInfo {
                 name: dataset::NAME,
                 sha256: dataset::sha256().to_string(),
@@ -118,31 +123,47 @@ impl DataSource {
 
     /// The caller's `records` argument, hashed once (canonical JSON, as the ledger hashes it).
     pub fn custom(records_arg: &Value) -> Result<Self, ToolError> {
+        Self::custom_sized(records_arg).map(|(data, _)| data)
+    }
+
+    /// [`DataSource::custom`], and the length of the records' canonical JSON. The further
+    /// columns are read from the argument in place into their compact form, never copied
+    /// as JSON values.
+    pub(super) fn custom_sized(records_arg: &Value) -> Result<(Self, usize), ToolError> {
+        // Hashed first, so that its text (as long as the records' JSON) is gone before the
+        // records are built: a load's peak is the larger of the two, not their sum.
+        let (sha256, canonical_bytes) = {
+            let text = canonical::to_string(records_arg);
+            (crate::sha256_hex(text.as_bytes()), text.len())
+        };
         let items: Vec<RecordArg> = Vec::deserialize(records_arg).map_err(|e| {
             ToolError::new(
                 ErrorCode::WrongType,
                 format!("records must be an array of {{id, yi, vi}} objects: {e}"),
             )
         })?;
-        let any_columns = items.iter().any(|r| !r.columns.is_empty());
-        let mut columns = Vec::new();
         let records = items
             .into_iter()
-            .map(|r| {
-                if any_columns {
-                    columns.push(r.columns);
-                }
-                Record::new(r.id, r.yi, r.vi)
-            })
+            .map(|r| Record::new(r.id, r.yi, r.vi))
             .collect();
-        Ok(DataSource {
+        let mut builder = Builder::new();
+        for item in records_arg.as_array().into_iter().flatten() {
+            for (name, value) in item.as_object().into_iter().flatten() {
+                if !RECORD_FIELDS.contains(&name.as_str()) {
+                    builder.push(name, value);
+                }
+            }
+            builder.end_record();
+        }
+        let data = DataSource {
             records: Cow::Owned(records),
-            columns: Cow::Owned(columns),
+            columns: Arc::new(builder.finish()),
             info: DatasetInfo {
                 name: CUSTOM_RECORDS,
-                sha256: canonical::sha256_hex(records_arg),
+                sha256,
             },
-        })
+        };
+        Ok((data, canonical_bytes))
     }
 
     /// The data named by `args`: its `records`, or the frozen dataset.
@@ -201,22 +222,14 @@ impl DataSource {
             .collect()
     }
 
-    /// The names of the records' further columns, in order of first appearance.
-    /// Each record's further columns (empty maps when the records have none).
-    pub fn record_columns(&self) -> &[Map<String, Value>] {
-        &self.columns
+    /// The further column `name`: each record's value in it, if any record has one.
+    pub fn column(&self, name: &str) -> Option<Column<'_>> {
+        self.columns.column(name)
     }
 
+    /// The names of the records' further columns, in order of first appearance.
     pub fn column_names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = Vec::new();
-        for record in self.columns.iter() {
-            for name in record.keys() {
-                if !names.contains(&name.as_str()) {
-                    names.push(name);
-                }
-            }
-        }
-        names
+        self.columns.names().collect()
     }
 
     /// Column `name` of the records not in `excluded`, as a moderator: numbers (a numeric
@@ -241,11 +254,12 @@ impl DataSource {
         let mut texts = Vec::new();
         let mut first: Option<(&str, &str)> = None;
         let excluded = id_set(excluded);
-        for (record, columns) in self.records.iter().zip(self.columns.iter()) {
+        let column = self.columns.column(name);
+        for (at, record) in self.records.iter().enumerate() {
             if excluded.contains(record.id.as_str()) {
                 continue;
             }
-            let value = columns.get(name).ok_or_else(|| {
+            let value = column.and_then(|c| c.get(at)).ok_or_else(|| {
                 ToolError::new(
                     ErrorCode::InvalidRecords,
                     format!(
@@ -256,15 +270,15 @@ impl DataSource {
                 )
             })?;
             let kind = match value {
-                Value::Number(n) => {
+                Cell::Number(n) => {
                     numbers.push(n.as_f64().unwrap_or(f64::NAN));
                     "a number"
                 }
-                Value::String(s) => {
-                    texts.push(s.clone());
+                Cell::Text(s) => {
+                    texts.push(s.to_owned());
                     "a string"
                 }
-                _ => "neither a number nor a string",
+                Cell::Other(_) => "neither a number nor a string",
             };
             match first {
                 None => first = Some((kind, &record.id)),
@@ -290,13 +304,10 @@ impl DataSource {
 
     /// Column `name` of every record as a number (`None` where a record has none).
     pub fn numbers(&self, name: &str) -> Vec<Option<f64>> {
-        if self.columns.is_empty() {
-            return vec![None; self.records.len()];
+        match self.columns.column(name) {
+            Some(column) => column.iter().map(|c| c?.as_f64()).collect(),
+            None => vec![None; self.records.len()],
         }
-        self.columns
-            .iter()
-            .map(|c| c.get(name).and_then(Value::as_f64))
-            .collect()
     }
 
     /// "; the columns are …" for an error message.
@@ -313,4 +324,76 @@ impl DataSource {
 /// `ids` as a set, for membership in O(1) (an `exclude` list may be as long as the records).
 pub fn id_set(ids: &[String]) -> HashSet<&str> {
     ids.iter().map(String::as_str).collect()
+}
+
+/// A data handle's records as [`super::DataStore`] holds them: ids one after another in one
+/// buffer, yi and vi as numbers, the further columns compact and shared. Each call by the
+/// handle gets a [`DataSource`] of its own ([`Stored::source`]), which it drops at its end.
+#[derive(Debug)]
+pub(super) struct Stored {
+    ids: Texts,
+    yi: Vec<f64>,
+    vi: Vec<f64>,
+    columns: Arc<Columns>,
+    info: DatasetInfo,
+}
+
+impl Stored {
+    pub(super) fn new(data: DataSource) -> Stored {
+        let mut ids = Texts::default();
+        let (mut yi, mut vi) = (Vec::new(), Vec::new());
+        for record in data.records.iter() {
+            ids.push(&record.id);
+            yi.push(record.yi);
+            vi.push(record.vi);
+        }
+        ids.shrink();
+        yi.shrink_to_fit();
+        vi.shrink_to_fit();
+        Stored {
+            ids,
+            yi,
+            vi,
+            columns: data.columns,
+            info: data.info,
+        }
+    }
+
+    /// The records as a call reads them.
+    pub(super) fn source(&self) -> DataSource {
+        let records = (self.ids.iter().zip(&self.yi).zip(&self.vi))
+            .map(|((id, &yi), &vi)| Record::new(id, yi, vi))
+            .collect();
+        DataSource {
+            records: Cow::Owned(records),
+            columns: Arc::clone(&self.columns),
+            info: self.info.clone(),
+        }
+    }
+
+    /// The first value other than null of each further column, in order of first appearance
+    /// of those values (what a companion's rule reads).
+    pub(super) fn sample(&self) -> serde_json::Map<String, Value> {
+        let mut sample = serde_json::Map::new();
+        let width = self.columns.names().count();
+        for record in 0..self.columns.records() {
+            if sample.len() == width {
+                break;
+            }
+            for (name, cell) in self.columns.row(record) {
+                if !cell.is_null() && !sample.contains_key(name) {
+                    sample.insert(name.to_owned(), cell.to_value());
+                }
+            }
+        }
+        sample
+    }
+
+    /// The bytes it takes on the heap that grow with the records (every buffer at its
+    /// capacity); the fixed bytes of a handle (its structs and the hash) are not counted.
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.ids.heap_bytes()
+            + (self.yi.capacity() + self.vi.capacity()) * size_of::<f64>()
+            + self.columns.heap_bytes()
+    }
 }

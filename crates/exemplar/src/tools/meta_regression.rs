@@ -80,10 +80,9 @@ fn bubble_applies(args: &Value) -> bool {
             .find_map(|r| r.get(name))
             .is_some_and(Value::is_number),
         None => DataSource::frozen()
-            .record_columns()
-            .first()
-            .and_then(|columns| columns.get(name.as_str()))
-            .is_some_and(Value::is_number),
+            .column(name)
+            .and_then(|column| column.get(0))
+            .is_some_and(|value| value.is_number()),
     }
 }
 

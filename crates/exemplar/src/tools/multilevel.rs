@@ -3,14 +3,13 @@
 //! multilevel model) share: the multilevel model's arguments and a column's labels.
 
 use super::args::RecordsSlot;
-use super::data::DataSource;
+use super::data::{Cell, DataSource};
 use super::meta_regression::moderators;
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
 use super::{ErrorCode, ToolError};
 use meta_analysis::{Method, Moderator, MultilevelOptions, MultilevelTest};
 use serde::Deserialize;
-use serde_json::Value;
 
 /// The default name of the study column.
 pub const DEFAULT_STUDY: &str = "study";
@@ -132,13 +131,14 @@ pub fn labels(
     }
     let excluded = super::data::id_set(excluded);
     let mut out = Vec::new();
-    for (record, columns) in data.records().iter().zip(data.record_columns()) {
+    let column = data.column(name);
+    for (at, record) in data.records().iter().enumerate() {
         if excluded.contains(record.id.as_str()) {
             continue;
         }
-        let label = match columns.get(name) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Number(n)) => n.to_string(),
+        let label = match column.and_then(|c| c.get(at)) {
+            Some(Cell::Text(s)) => s.to_owned(),
+            Some(Cell::Number(n)) => n.to_string(),
             _ => {
                 return Err(ToolError::new(
                     ErrorCode::InvalidRecords,

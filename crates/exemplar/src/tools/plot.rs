@@ -1,7 +1,6 @@
 //! What the plot tools share: a plot's title and the records' row labels.
 
 use super::data::DataSource;
-use serde_json::Value;
 
 /// "<Kind> plot of dat.raudenbush1985", or "… of the given records".
 pub(super) fn title(kind: &str, data: &DataSource) -> String {
@@ -27,19 +26,16 @@ pub(super) fn record_labels(data: &DataSource) -> Option<Vec<String>> {
                 .collect(),
         );
     }
-    let columns = data.record_columns();
-    if !columns
-        .iter()
-        .any(|c| c.get(LABEL_COLUMN).is_some_and(Value::is_string))
-    {
+    let column = data.column(LABEL_COLUMN)?;
+    if !column.iter().any(|c| c.is_some_and(|c| c.is_string())) {
         return None;
     }
     Some(
         data.records()
             .iter()
-            .zip(columns)
-            .map(|(r, c)| match c.get(LABEL_COLUMN) {
-                Some(Value::String(label)) if !label.trim().is_empty() => label.clone(),
+            .zip(column.iter())
+            .map(|(r, c)| match c.and_then(|c| c.as_str()) {
+                Some(label) if !label.trim().is_empty() => label.to_owned(),
                 _ => r.id.clone(),
             })
             .collect(),

@@ -167,8 +167,11 @@ fn carried_measure(data: &DataSource) -> Result<Option<&str>, ToolError> {
         return Ok(Some(FROZEN_MEASURE));
     }
     let mut found: Option<&str> = None;
-    for columns in data.record_columns() {
-        let Some(value) = columns.get(MEASURE_COLUMN) else {
+    let Some(column) = data.column(MEASURE_COLUMN) else {
+        return Ok(None);
+    };
+    for value in column.iter() {
+        let Some(value) = value else {
             return Ok(None);
         };
         let Some(name) = value.as_str().filter(|n| measure_scale(n).is_some()) else {

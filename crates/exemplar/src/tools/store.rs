@@ -4,19 +4,24 @@
 //!
 //! A store lives in memory only, one per MCP session and one per page visit (in its
 //! [`crate::session::Session`]); nothing is written anywhere. It is bounded: at most
-//! [`MAX_HANDLES`] handles and [`MAX_HELD_BYTES`] bytes of records (as canonical JSON); a
-//! load beyond either drops the oldest handles first. A handle that was dropped is
-//! "expired", one never made is "unknown": both are an `unknown_data` error naming it.
+//! [`MAX_HANDLES`] handles and [`MAX_HELD_BYTES`] bytes of records; a load beyond either
+//! drops the oldest handles first. A handle that was dropped is "expired", one never made is
+//! "unknown": both are an `unknown_data` error naming it.
+//!
+//! A handle's bytes are the larger of its records' canonical JSON (what `load_data`
+//! reports) and the heap its stored form takes ([`Stored`]: ids in one buffer, numbers as
+//! f64, further columns as 8-byte cells with each text stored once), so the bound is a bound
+//! on memory: a handle takes at most its counted bytes plus a few hundred fixed bytes
+//! (`tests/held_memory.rs` measures it with a counting allocator).
 //!
 //! A server holding many stores (one per MCP session) may bound them together: every handle
 //! carries its place in the process's order of loads ([`DataStore::oldest_load`]), so the
 //! server can find the oldest handle of all its sessions and drop it
 //! ([`DataStore::drop_oldest`]), as one store drops its own oldest.
 
-use super::data::DataSource;
+use super::data::{DataSource, Stored};
 use super::{ErrorCode, ToolError};
-use crate::canonical;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -27,8 +32,9 @@ pub const DATA_ID: &str = "data_id";
 /// The most handles a store holds; loading one more drops the oldest.
 pub const MAX_HANDLES: usize = 16;
 
-/// The most bytes of records (their canonical JSON) a store holds; a load beyond it drops
-/// the oldest handles until it fits. One load is at most the arguments' own limit (16 MiB).
+/// The most bytes of records a store holds (each handle counted at the larger of its
+/// canonical JSON and the heap it takes); a load beyond it drops the oldest handles until it
+/// fits. One load is at most the arguments' own limit (16 MiB).
 pub const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
 
 /// Loads made in this process, over all stores: the next load's place in their order.
@@ -40,11 +46,9 @@ struct Held {
     number: u64,
     /// Its place in the order of every load of the process (all stores).
     load: u64,
-    data: Arc<DataSource>,
+    data: Stored,
+    /// What it counts against the bounds: the larger of its canonical JSON and its heap.
     bytes: usize,
-    /// The first value of each further column, in order of first appearance: what a
-    /// companion's rule reads to decide whether it applies (e.g. a numeric moderator).
-    sample: Map<String, Value>,
 }
 
 /// The handles of one session, oldest first.
@@ -102,14 +106,17 @@ impl DataStore {
         self.held.iter().map(|h| handle(h.number)).collect()
     }
 
-    /// Bytes of records held.
+    /// Bytes of records held, each handle counted at the larger of its canonical JSON and
+    /// the heap it takes.
     pub fn bytes(&self) -> usize {
         self.bytes
     }
 
-    /// Keeps `data` (`bytes` of canonical JSON) under a new handle, dropping the oldest
-    /// handles beyond the bounds. Returns the handle and the handles dropped.
-    fn insert(&mut self, data: DataSource, bytes: usize) -> (String, Vec<String>) {
+    /// Keeps `data` (`canonical` bytes of canonical JSON) under a new handle, dropping the
+    /// oldest handles beyond the bounds. Returns the handle and the handles dropped.
+    fn insert(&mut self, data: DataSource, canonical: usize) -> (String, Vec<String>) {
+        let data = Stored::new(data);
+        let bytes = canonical.max(data.heap_bytes());
         let mut expired = Vec::new();
         while !self.held.is_empty()
             && (self.held.len() >= MAX_HANDLES || self.bytes + bytes > MAX_HELD_BYTES)
@@ -117,21 +124,12 @@ impl DataStore {
             expired.extend(self.drop_oldest());
         }
         self.next += 1;
-        let mut sample = Map::new();
-        for columns in data.record_columns() {
-            for (name, value) in columns {
-                if !sample.contains_key(name) && !value.is_null() {
-                    sample.insert(name.clone(), value.clone());
-                }
-            }
-        }
         self.bytes += bytes;
         self.held.push_back(Arc::new(Held {
             number: self.next,
             load: LOADS.fetch_add(1, Ordering::Relaxed),
-            data: Arc::new(data),
+            data,
             bytes,
-            sample,
         }));
         (handle(self.next), expired)
     }
@@ -174,9 +172,9 @@ the session that made them ({holds})",
         Err(ToolError::new(ErrorCode::UnknownData, message))
     }
 
-    /// The data behind handle `id`.
+    /// The data behind handle `id`, for one call.
     pub fn get(&self, id: &str) -> Result<Arc<DataSource>, ToolError> {
-        self.find(id).map(|held| held.data.clone())
+        self.find(id).map(|held| Arc::new(held.data.source()))
     }
 
     /// For a companion's rule: `args` with the handle replaced by one stand-in record
@@ -189,7 +187,7 @@ the session that made them ({holds})",
         object.remove(DATA_ID);
         object.insert(
             "records".into(),
-            Value::Array(vec![Value::Object(held.sample.clone())]),
+            Value::Array(vec![Value::Object(held.data.sample())]),
         );
         Some(args)
     }
@@ -209,10 +207,20 @@ fn mebibytes(bytes: usize) -> String {
     }
 }
 
-/// The data a `load_data` call keeps, and its size: its `records`.
+/// The data a `load_data` call keeps, and its size: its `records`. No records at all are
+/// refused: a handle of nothing would drop the session's oldest handle to make room.
 pub(super) fn source_of(records: &Value) -> Result<(DataSource, usize), ToolError> {
-    let data = DataSource::custom(records)?;
-    let bytes = canonical::to_string(records).len();
+    let (data, bytes) = DataSource::custom_sized(records)?;
+    if data.records().is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidRecords,
+            format!(
+                "there are no records to load: {} keeps at least one record (nothing was \
+loaded, and no handle was dropped)",
+                super::LOAD_DATA.name
+            ),
+        ));
+    }
     Ok((data, bytes))
 }
 
@@ -262,6 +270,7 @@ pub(super) fn load_source(args: &Value) -> Result<(DataSource, usize), ToolError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::canonical;
     use serde_json::json;
 
     fn records(n: usize, tag: &str) -> Value {
@@ -480,6 +489,31 @@ the data again with load_data (this session holds d2, d3)"
             assert!(e.message.contains(says), "{args}: {}", e.message);
         }
         assert_eq!(store.handles(), ["d1"], "a refused load makes no handle");
+    }
+
+    /// Issue 29 item 11: an empty record list made a handle of k = 0, dropping the session's
+    /// oldest handle when the store was full.
+    #[test]
+    fn no_records_are_refused_before_any_handle_is_dropped() {
+        let mut store = DataStore::new();
+        for _ in 0..MAX_HANDLES {
+            load(&mut store, &records(2, "x"));
+        }
+        let before = (store.handles(), store.bytes());
+        let e =
+            super::super::call_in("load_data", &json!({"records": []}), &mut store).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidRecords);
+        assert_eq!(
+            e.message,
+            "there are no records to load: load_data keeps at least one record (nothing was \
+loaded, and no handle was dropped)"
+        );
+        assert_eq!((store.handles(), store.bytes()), before);
+        // Raw data with no rows were refused already (by compute_effect_sizes' rule).
+        let raw = json!({"measure": "RR", "data": []});
+        assert!(super::super::call_in("load_data", &raw, &mut store).is_err());
+        assert_eq!((store.handles(), store.bytes()), before);
+        assert!(store.get("d1").is_ok());
     }
 
     #[test]
