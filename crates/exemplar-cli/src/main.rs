@@ -3,6 +3,7 @@
 //! MCP server of the same tools.
 
 mod mcp;
+mod read;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -10,7 +11,7 @@ use exemplar::runs::{self, Condition, Order, RunInput};
 use exemplar::{csv_table, protocol, scorer, tools, your_data};
 use meta_analysis::effect_sizes::{AddTo, Column, Measure};
 use serde_json::Value;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -72,43 +73,7 @@ enum Command {
         out: String,
     },
     /// Score an agent's raw answer and write it as a run record (runs/<pair>-<condition>.json).
-    Record {
-        /// Which condition the run had.
-        #[arg(long, value_parser = PossibleValuesParser::new(Condition::BOTH.map(Condition::name))
-            .try_map(|s| s.parse::<Condition>()))]
-        condition: Condition,
-        /// Replicate pair id (letters, digits, - and _).
-        #[arg(long)]
-        pair: String,
-        /// Which session of the pair this was.
-        #[arg(long, value_parser = PossibleValuesParser::new(Order::BOTH.map(Order::name))
-            .try_map(|s| s.parse::<Order>()))]
-        order: Order,
-        /// The agent model, as the host names it.
-        #[arg(long)]
-        model: String,
-        #[arg(long, default_value = "")]
-        settings: String,
-        #[arg(long, default_value = "")]
-        host: String,
-        /// Only when the host measures it comparably; never inferred.
-        #[arg(long)]
-        latency_ms: Option<u64>,
-        /// Only when the host reports it comparably; never inferred.
-        #[arg(long)]
-        tokens: Option<u64>,
-        /// The run's date, YYYY-MM-DD, a real calendar date (default: today, UTC).
-        #[arg(long)]
-        date: Option<String>,
-        /// Folder of run records.
-        #[arg(long, default_value = "runs")]
-        dir: String,
-        /// Replace an existing record of the same pair and condition.
-        #[arg(long)]
-        force: bool,
-        /// File holding the agent's raw answer, or - for stdin.
-        answer_file: String,
-    },
+    Record(RecordArgs),
     /// Print a plot as SVG: `exemplar plot KIND [ARGS_JSON | -] > plot.svg`, KIND a plot
     /// tool's name without `_plot` (forest, funnel, trim_and_fill, cumulative_forest,
     /// bubble). The arguments are that tool's; a tool error is JSON on stdout with exit 1, as
@@ -160,6 +125,46 @@ struct EscalcOptions {
     /// Which rows get it: only0 (default), all, if0all, none.
     #[arg(long, value_parser = PossibleValuesParser::new(AddTo::ALL.map(AddTo::name)))]
     to: Option<String>,
+}
+
+/// The run `exemplar record` writes: who ran it, how, and the answer.
+#[derive(clap::Args)]
+struct RecordArgs {
+    /// Which condition the run had.
+    #[arg(long, value_parser = PossibleValuesParser::new(Condition::BOTH.map(Condition::name))
+    .try_map(|s| s.parse::<Condition>()))]
+    condition: Condition,
+    /// Replicate pair id (letters, digits, - and _).
+    #[arg(long)]
+    pair: String,
+    /// Which session of the pair this was.
+    #[arg(long, value_parser = PossibleValuesParser::new(Order::BOTH.map(Order::name))
+    .try_map(|s| s.parse::<Order>()))]
+    order: Order,
+    /// The agent model, as the host names it.
+    #[arg(long)]
+    model: String,
+    #[arg(long, default_value = "")]
+    settings: String,
+    #[arg(long, default_value = "")]
+    host: String,
+    /// Only when the host measures it comparably; never inferred.
+    #[arg(long)]
+    latency_ms: Option<u64>,
+    /// Only when the host reports it comparably; never inferred.
+    #[arg(long)]
+    tokens: Option<u64>,
+    /// The run's date, YYYY-MM-DD, a real calendar date (default: today, UTC).
+    #[arg(long)]
+    date: Option<String>,
+    /// Folder of run records.
+    #[arg(long, default_value = "runs")]
+    dir: String,
+    /// Replace an existing record of the same pair and condition.
+    #[arg(long)]
+    force: bool,
+    /// File holding the agent's raw answer, or - for stdin.
+    answer_file: String,
 }
 
 #[derive(Subcommand)]
@@ -230,263 +235,259 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints pretty JSON; a closed stdout (e.g. `| head`) just ends the output.
-fn print(value: &Value) -> Result<(), Usage> {
-    let text = serde_json::to_string_pretty(value).expect("JSON values serialize");
-    match writeln!(std::io::stdout().lock(), "{text}") {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(Usage(format!("cannot write to stdout: {e}")))
-        }
-        _ => Ok(()),
-    }
-}
-
+/// Each subcommand is one function below, returning its exit code; a usage error is exit 2.
 fn run(cli: Cli) -> Result<ExitCode, Usage> {
     match cli.command {
-        Command::Reference => {
-            print(&serde_json::to_value(protocol::reference_answer()).expect("serializes"))?;
-        }
-        Command::Tools => print(&tools::definitions_json())?,
-        Command::Plot { kind, args } => {
-            let args = read_args_text(args.as_deref())?;
-            match tools::parse_args(&args).and_then(|a| tools::call(&format!("{kind}_plot"), &a)) {
-                Ok(result) => {
-                    let svg = result["svg"].as_str().unwrap_or_default();
-                    let mut out = std::io::stdout().lock();
-                    match writeln!(out, "{svg}") {
-                        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                            return Err(Usage(format!("cannot write to stdout: {e}")))
-                        }
-                        _ => {}
-                    }
-                }
-                Err(error) => {
-                    print(&error.to_json())?;
-                    return Ok(ExitCode::from(1));
-                }
-            }
-        }
+        Command::Reference => reference(),
+        Command::Tools => tool_definitions(),
         Command::Call {
             tool,
             args,
             records,
             escalc,
-        } => {
-            // Malformed JSON is the page's invalid_json error (exit 1), not a usage error.
-            let args = read_args_text(args.as_deref())?;
-            let records = match records {
-                Some(path) => Some(read_text_file(&path)?),
-                None if escalc.measure.is_some() => {
-                    return Err(Usage("--measure needs --records FILE".into()))
-                }
-                None => None,
-            };
-            let parsed = tools::parse_args(&args).and_then(|mut a| {
-                if let Some(text) = &records {
-                    let records = your_data::records_from_text(
-                        text,
-                        escalc.measure.as_deref(),
-                        escalc.add,
-                        escalc.to.as_deref(),
-                    )?;
-                    match a.as_object_mut() {
-                        Some(object) => {
-                            object.insert("records".into(), Value::Array(records));
-                        }
-                        None => {
-                            return Err(tools::ToolError::new(
-                                tools::ErrorCode::WrongType,
-                                "the arguments must be a JSON object to take --records",
-                            ))
-                        }
-                    }
-                }
-                Ok(a)
-            });
-            match parsed.and_then(|a| tools::call(&tool, &a)) {
-                Ok(result) => print(&result)?,
-                Err(error) => {
-                    print(&error.to_json())?;
-                    return Ok(ExitCode::from(1));
-                }
-            }
-        }
-        Command::Escalc { escalc, csv, file } => {
-            let Some(measure) = escalc.measure else {
-                return Err(Usage("escalc needs --measure".into()));
-            };
-            let text = read_text_file(&file)?;
-            let table = csv_table::parse(&text).map_err(|e| Usage(format!("{file}: {e}")))?;
-            let mut args = serde_json::json!({"measure": measure, "data": table.json_rows()});
-            if let Some(add) = escalc.add {
-                args["add"] = add.into();
-            }
-            if let Some(to) = escalc.to {
-                args["to"] = to.into();
-            }
-            if let Some(mapping) = COLUMN_MAPPING.get().filter(|m| !m.is_empty()) {
-                args["columns"] = Value::Object(mapping.clone());
-            }
-            match tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args) {
-                Ok(result) if csv => {
-                    let records: Vec<tools::EffectSizeRecord> =
-                        serde_json::from_value(result["records"].clone())
-                            .expect("the tool's records read back");
-                    write_stdout(your_data::records_csv(&records).as_bytes())?;
-                }
-                Ok(result) => print(&result)?,
-                Err(error) => {
-                    print(&error.to_json())?;
-                    return Ok(ExitCode::from(1));
-                }
-            }
-        }
-        Command::Score { input } => {
-            // One byte past the bound is enough to report an oversized answer.
-            let limit = scorer::MAX_ANSWER_BYTES as u64 + 1;
-            let bytes = match input.as_deref() {
-                None | Some("-") => read_bounded(std::io::stdin().lock(), limit, "stdin")?,
-                Some(path) => {
-                    let file = std::fs::File::open(path)
-                        .map_err(|e| Usage(format!("cannot read {path}: {e}")))?;
-                    read_bounded(file, limit, path)?
-                }
-            };
-            print(&scorer::score_bytes(&bytes).to_json())?;
-        }
-        Command::Pdf { out } => {
-            let bytes = match exemplar_pdf::render() {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    eprintln!("exemplar: cannot render the PDF: {e}");
-                    return Ok(ExitCode::from(1));
-                }
-            };
-            let written = if out == "-" {
-                std::io::stdout().lock().write_all(&bytes)
-            } else {
-                std::fs::write(&out, &bytes)
-            };
-            written.map_err(|e| Usage(format!("cannot write {out}: {e}")))?;
-        }
-        Command::Record {
-            condition,
-            pair,
-            order,
-            model,
-            settings,
-            host,
-            latency_ms,
-            tokens,
-            date,
-            dir,
-            force,
-            answer_file,
-        } => {
-            let answer = read_answer(&answer_file)?;
-            let input = RunInput {
-                date: date.unwrap_or_else(today_utc),
-                condition,
-                pair,
-                order,
-                model,
-                settings,
-                host,
-                latency_ms,
-                tokens,
-            };
-            let record = runs::make_record(input, &answer).map_err(|e| Usage(e.to_string()))?;
-            let text = serde_json::to_string_pretty(&record).expect("records serialize") + "\n";
-            let path = exemplar_cli::write_record(
-                std::path::Path::new(&dir),
-                &record.file_name(),
-                &text,
-                force,
-            )
-            .map_err(|e| Usage(e.to_string()))?;
-            eprintln!("exemplar: wrote {}", path.display());
-            print(&record.score.to_json())?;
-        }
-        Command::Mcp { http, allow_origin } => {
-            let served = match http {
-                None => mcp::serve_stdio(),
-                Some(addr) => mcp::serve_http(addr.0, &allow_origin),
-            };
-            if let Err(message) = served {
-                eprintln!("exemplar mcp: {message}");
-                return Ok(ExitCode::from(1));
-            }
-        }
+        } => call(&tool, args.as_deref(), records.as_deref(), &escalc),
+        Command::Escalc { escalc, csv, file } => escalc_file(escalc, csv, &file),
+        Command::Score { input } => score(input.as_deref()),
+        Command::Pdf { out } => pdf(&out),
+        Command::Record(args) => record(args),
+        Command::Plot { kind, args } => plot(&kind, args.as_deref()),
+        Command::Mcp { http, allow_origin } => serve_mcp(http, &allow_origin),
         Command::Runs { command } => match command {
-            RunsCommand::Check { dir } => {
-                let exemplar_cli::FolderCheck { entries, report } = check_run_folder(&dir)?;
-                for w in &report.warnings {
-                    eprintln!("warning: {w}");
-                }
-                for e in &report.errors {
-                    eprintln!("error: {e}");
-                }
-                eprintln!(
-                    "{entries} record files checked: {} errors, {} warnings",
-                    report.errors.len(),
-                    report.warnings.len()
-                );
-                print(&serde_json::to_value(&report).expect("reports serialize"))?;
-                if !report.ok() {
-                    return Ok(ExitCode::from(1));
-                }
-            }
-            RunsCommand::Summary { dir } => {
-                let report = check_run_folder(&dir)?.report;
-                if !report.ok() {
-                    for e in &report.errors {
-                        eprintln!("error: {e}");
-                    }
-                    eprintln!("exemplar: fix the records first (exemplar runs check)");
-                    return Ok(ExitCode::from(1));
-                }
-                print(&runs::summarize(&report.runs).to_json())?;
-            }
+            RunsCommand::Check { dir } => runs_check(&dir),
+            RunsCommand::Summary { dir } => runs_summary(&dir),
         },
+    }
+}
+
+/// `exemplar reference`.
+fn reference() -> Result<ExitCode, Usage> {
+    print(&serde_json::to_value(protocol::reference_answer()).expect("serializes"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `exemplar tools`.
+fn tool_definitions() -> Result<ExitCode, Usage> {
+    print(&tools::definitions_json())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `exemplar call TOOL [ARGS] [--records FILE [--measure ...]]`: the tool's result, or its
+/// error JSON with exit 1.
+fn call(
+    tool: &str,
+    args: Option<&str>,
+    records: Option<&str>,
+    escalc: &EscalcOptions,
+) -> Result<ExitCode, Usage> {
+    // Malformed JSON is the page's invalid_json error (exit 1), not a usage error.
+    let args = read::args_text(args)?;
+    let records = match records {
+        Some(path) => Some(read::text_file(path)?),
+        None if escalc.measure.is_some() => {
+            return Err(Usage("--measure needs --records FILE".into()))
+        }
+        None => None,
+    };
+    let answer = tools::parse_args(&args)
+        .and_then(|args| match &records {
+            Some(text) => with_records(args, text, escalc),
+            None => Ok(args),
+        })
+        .and_then(|args| tools::call(tool, &args));
+    match answer {
+        Ok(result) => {
+            print(&result)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => tool_error(&error),
+    }
+}
+
+/// The arguments with their `records` read from the text of `call --records` (records as
+/// JSON or CSV, or raw data with `--measure`).
+fn with_records(
+    mut args: Value,
+    text: &str,
+    escalc: &EscalcOptions,
+) -> Result<Value, tools::ToolError> {
+    let records = your_data::records_from_text(
+        text,
+        escalc.measure.as_deref(),
+        escalc.add,
+        escalc.to.as_deref(),
+    )?;
+    let Some(object) = args.as_object_mut() else {
+        return Err(tools::ToolError::new(
+            tools::ErrorCode::WrongType,
+            "the arguments must be a JSON object to take --records",
+        ));
+    };
+    object.insert("records".into(), Value::Array(records));
+    Ok(args)
+}
+
+/// `exemplar escalc --measure M FILE`: compute_effect_sizes on the CSV, printed as its JSON
+/// result or, with `--csv`, as the records' CSV.
+fn escalc_file(escalc: EscalcOptions, csv: bool, file: &str) -> Result<ExitCode, Usage> {
+    let Some(measure) = escalc.measure else {
+        return Err(Usage("escalc needs --measure".into()));
+    };
+    let text = read::text_file(file)?;
+    let table = csv_table::parse(&text).map_err(|e| Usage(format!("{file}: {e}")))?;
+    let mut args = serde_json::json!({"measure": measure, "data": table.json_rows()});
+    if let Some(add) = escalc.add {
+        args["add"] = add.into();
+    }
+    if let Some(to) = escalc.to {
+        args["to"] = to.into();
+    }
+    if let Some(mapping) = COLUMN_MAPPING.get().filter(|m| !m.is_empty()) {
+        args["columns"] = Value::Object(mapping.clone());
+    }
+    match tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args) {
+        Ok(result) if csv => {
+            let records: Vec<tools::EffectSizeRecord> =
+                serde_json::from_value(result["records"].clone())
+                    .expect("the tool's records read back");
+            write_stdout(your_data::records_csv(&records).as_bytes())?;
+        }
+        Ok(result) => print(&result)?,
+        Err(error) => return tool_error(&error),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The tool arguments' text from the command line, or from stdin with `-` (none means
-/// empty, which `tools::parse_args` takes as {}).
-fn read_args_text(args: Option<&str>) -> Result<String, Usage> {
-    match args {
-        None => Ok(String::new()),
-        Some("-") => {
-            // The tools' own bound: more than that is refused with its size, unparsed.
-            let bytes = read_at_most(
-                std::io::stdin().lock(),
-                tools::MAX_ARGS_BYTES as u64,
-                "the arguments on stdin",
-            )?;
-            String::from_utf8(bytes)
-                .map_err(|_| Usage("the arguments on stdin are not UTF-8 text".into()))
+/// `exemplar score [FILE | -]`: the scorer's report, also for an answer it cannot parse.
+fn score(input: Option<&str>) -> Result<ExitCode, Usage> {
+    let bytes = read::answer_to_score(input)?;
+    print(&scorer::score_bytes(&bytes).to_json())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `exemplar pdf [--out FILE | -]`.
+fn pdf(out: &str) -> Result<ExitCode, Usage> {
+    let bytes = match exemplar_pdf::render() {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("exemplar: cannot render the PDF: {e}");
+            return Ok(ExitCode::from(1));
         }
-        Some(text) => Ok(text.to_string()),
+    };
+    let written = if out == "-" {
+        std::io::stdout().lock().write_all(&bytes)
+    } else {
+        std::fs::write(out, &bytes)
+    };
+    written.map_err(|e| Usage(format!("cannot write {out}: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `exemplar record ...`: scores the answer, writes the run record, prints the score.
+fn record(args: RecordArgs) -> Result<ExitCode, Usage> {
+    let answer = read::answer(&args.answer_file)?;
+    let input = RunInput {
+        date: args.date.unwrap_or_else(today_utc),
+        condition: args.condition,
+        pair: args.pair,
+        order: args.order,
+        model: args.model,
+        settings: args.settings,
+        host: args.host,
+        latency_ms: args.latency_ms,
+        tokens: args.tokens,
+    };
+    let record = runs::make_record(input, &answer).map_err(|e| Usage(e.to_string()))?;
+    let text = serde_json::to_string_pretty(&record).expect("records serialize") + "\n";
+    let path = exemplar_cli::write_record(
+        std::path::Path::new(&args.dir),
+        &record.file_name(),
+        &text,
+        args.force,
+    )
+    .map_err(|e| Usage(e.to_string()))?;
+    eprintln!("exemplar: wrote {}", path.display());
+    print(&record.score.to_json())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `exemplar plot KIND [ARGS]`: the plot tool's SVG alone, or its error JSON with exit 1.
+fn plot(kind: &str, args: Option<&str>) -> Result<ExitCode, Usage> {
+    let args = read::args_text(args)?;
+    match tools::parse_args(&args).and_then(|a| tools::call(&format!("{kind}_plot"), &a)) {
+        Ok(result) => {
+            let svg = result["svg"].as_str().unwrap_or_default();
+            write_stdout(format!("{svg}\n").as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => tool_error(&error),
     }
 }
 
-/// A data file's text (or stdin with `-`): at most the CSV bound, and UTF-8.
-fn read_text_file(path: &str) -> Result<String, Usage> {
-    let limit = csv_table::MAX_CSV_BYTES as u64;
-    let bytes = if path == "-" {
-        read_at_most(std::io::stdin().lock(), limit, "stdin")?
-    } else {
-        let file =
-            std::fs::File::open(path).map_err(|e| Usage(format!("cannot read {path}: {e}")))?;
-        read_at_most(file, limit, path)?
+/// `exemplar mcp [--http [ADDR]]`: serves until the client leaves; a server that cannot
+/// start or fails is exit 1.
+fn serve_mcp(
+    http: Option<mcp::LoopbackAddr>,
+    allow_origin: &[mcp::AllowedOrigin],
+) -> Result<ExitCode, Usage> {
+    let served = match http {
+        None => mcp::serve_stdio(),
+        Some(addr) => mcp::serve_http(addr.0, allow_origin),
     };
-    String::from_utf8(bytes).map_err(|e| {
-        Usage(format!(
-            "{path} is not UTF-8 text (invalid byte at offset {}); save it as UTF-8",
-            e.utf8_error().valid_up_to()
-        ))
+    match served {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(message) => {
+            eprintln!("exemplar mcp: {message}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `exemplar runs check`: every problem on stderr, the report as JSON; exit 1 on an error.
+fn runs_check(dir: &str) -> Result<ExitCode, Usage> {
+    let exemplar_cli::FolderCheck { entries, report } = check_run_folder(dir)?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    for e in &report.errors {
+        eprintln!("error: {e}");
+    }
+    eprintln!(
+        "{entries} record files checked: {} errors, {} warnings",
+        report.errors.len(),
+        report.warnings.len()
+    );
+    print(&serde_json::to_value(&report).expect("reports serialize"))?;
+    Ok(if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
+}
+
+/// `exemplar runs summary`: the summary of a folder whose records all pass the check.
+fn runs_summary(dir: &str) -> Result<ExitCode, Usage> {
+    let report = check_run_folder(dir)?.report;
+    if !report.ok() {
+        for e in &report.errors {
+            eprintln!("error: {e}");
+        }
+        eprintln!("exemplar: fix the records first (exemplar runs check)");
+        return Ok(ExitCode::from(1));
+    }
+    print(&runs::summarize(&report.runs).to_json())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A tool's refusal, as the page shows it: its error JSON on stdout, exit 1.
+fn tool_error(error: &tools::ToolError) -> Result<ExitCode, Usage> {
+    print(&error.to_json())?;
+    Ok(ExitCode::from(1))
+}
+
+/// Prints pretty JSON; a closed stdout (e.g. `| head`) just ends the output.
+fn print(value: &Value) -> Result<(), Usage> {
+    let text = serde_json::to_string_pretty(value).expect("JSON values serialize");
+    write_stdout(format!("{text}\n").as_bytes())
 }
 
 /// Writes raw text to stdout; a closed stdout just ends the output.
@@ -499,20 +500,6 @@ fn write_stdout(bytes: &[u8]) -> Result<(), Usage> {
     }
 }
 
-/// The answer text: bounded like `exemplar score`, and UTF-8.
-fn read_answer(path: &str) -> Result<String, Usage> {
-    let limit = scorer::MAX_ANSWER_BYTES as u64;
-    let read = if path == "-" {
-        read_at_most(std::io::stdin().lock(), limit, "stdin")
-    } else {
-        let file =
-            std::fs::File::open(path).map_err(|e| Usage(format!("cannot read {path}: {e}")))?;
-        read_at_most(file, limit, path)
-    };
-    let bytes = read.map_err(|Usage(e)| Usage(format!("{e}; record only the agent's answer")))?;
-    String::from_utf8(bytes).map_err(|_| Usage(format!("{path} is not UTF-8 text")))
-}
-
 /// The folder's records read and checked by the function `cargo xtask build` also uses.
 fn check_run_folder(dir: &str) -> Result<exemplar_cli::FolderCheck, Usage> {
     exemplar_cli::check_run_folder(std::path::Path::new(dir)).map_err(Usage)
@@ -522,49 +509,4 @@ fn check_run_folder(dir: &str) -> Result<exemplar_cli::FolderCheck, Usage> {
 fn today_utc() -> String {
     let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     now[..10].to_string()
-}
-
-/// Reads at most `limit` bytes.
-/// All of `reader` when it holds at most `limit` bytes; otherwise a usage error giving its
-/// size and the limit (issue 25: 70,000,000 bytes on stdin were reported as the 67108864
-/// bytes read). The bytes past the limit are counted, not kept.
-fn read_at_most(mut reader: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, Usage> {
-    let bytes = read_bounded(&mut reader, limit + 1, what)?;
-    if bytes.len() as u64 <= limit {
-        return Ok(bytes);
-    }
-    let rest = std::io::copy(&mut reader.take(MAX_COUNTED_BYTES), &mut std::io::sink())
-        .map_err(|e| Usage(format!("cannot read {what}: {e}")))?;
-    // The count stops at MAX_COUNTED_BYTES past the limit: an endless stream is "more than".
-    let more = if rest == MAX_COUNTED_BYTES {
-        "more than "
-    } else {
-        ""
-    };
-    Err(Usage(format!(
-        "{what}: {more}{} bytes; at most {limit} bytes ({}) are accepted",
-        bytes.len() as u64 + rest,
-        binary_size(limit)
-    )))
-}
-
-/// How far past a limit an input is read to say its size.
-const MAX_COUNTED_BYTES: u64 = 1 << 30;
-
-/// 16777216 as "16 MiB", 65536 as "64 KiB".
-fn binary_size(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
-        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
-        b => format!("{b} bytes"),
-    }
-}
-
-fn read_bounded(reader: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, Usage> {
-    let mut bytes = Vec::new();
-    reader
-        .take(limit)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Usage(format!("cannot read {what}: {e}")))?;
-    Ok(bytes)
 }
