@@ -152,7 +152,7 @@ mod tests {
             ));
         }
         let mut seen: HashMap<String, &str> = HashMap::new();
-        for d in definitions() {
+        for d in crate::tools::definitions() {
             let chars = d.description.chars().count();
             if chars > MAX_DESCRIPTION_CHARS {
                 problems.push(format!(
