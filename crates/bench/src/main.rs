@@ -16,7 +16,9 @@
 //! - R metafor and PyMARE on the same records, when installed
 //!   (`scripts/metafor.R`, `scripts/pymare.py`).
 //! - Dependent effect sizes (issue 22): the three-level model and CR2 natively, and beside
-//!   metafor's rma.mv and clubSandwich when R has them (`scripts/dependent.R`).
+//!   metafor's rma.mv and clubSandwich when R has them (`scripts/dependent.R`); the
+//!   largest multilevel fits and selection model the engine's bounds admit
+//!   (`multilevel_bounds.rs`, issue 29).
 //!
 //! - The page's main thread (issue 16): the longest task during each tool's largest call
 //!   through the page's own registry (`scripts/longtasks.mjs`, which takes each call's
@@ -33,6 +35,7 @@ mod external;
 mod harness;
 mod longtasks;
 mod memory;
+mod multilevel_bounds;
 mod native;
 mod report;
 mod robust_bounds;
@@ -133,6 +136,7 @@ fn main() -> ExitCode {
     };
     if dependent_only {
         dependent::run(&mut report, &root, native_only);
+        multilevel_bounds::run(&mut report);
     } else if longtasks_only {
         match external::node_and_pkg(&root) {
             Ok(_) => longtasks::page_long_tasks(&mut report, &root, &external::scripts(&root)),
@@ -142,6 +146,7 @@ fn main() -> ExitCode {
         if !memory_only {
             native::run(&mut report);
             dependent::run(&mut report, &root, native_only);
+            multilevel_bounds::run(&mut report);
         }
         tool_memory::run(&mut report);
         if !native_only && !memory_only {

@@ -1,0 +1,101 @@
+//! Issue 29 items 5 and 9: the largest `fit_multilevel` and `selection_model` calls the
+//! engine admits, each against the one-second target its bound promises (the engine alone,
+//! natively: the fit with both profile-likelihood intervals, as the tool computes them).
+//!
+//! - The three-level model's bound is k · (p² + 24) ≤ [`MAX_MULTILEVEL_COST`]: at most
+//!   10⁵ records (the tools' cap) without moderators, 23,809 with 8 numeric moderators; both
+//!   in studies of 2 records, where the profile searches took longest (issue 29's probe).
+//! - The selection model: 10⁵ records (the tools' cap) and 10 steps (its most).
+
+use std::time::Duration;
+
+use meta_analysis::{
+    multilevel, selection_model, FitOptions, Moderator, MultilevelOptions, Record,
+    MAX_MULTILEVEL_COST,
+};
+
+use crate::harness::time;
+use crate::report::{Report, Target};
+
+/// The records' count the tools accept at most.
+const CAP: usize = 100_000;
+
+/// Deterministic uniforms on [0, 1) (splitmix64).
+struct Uniform(u64);
+
+impl Uniform {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `k` records in studies of 2, with `mods` numeric moderators (integers 0 to 9, as the
+/// probe's): yᵢ = 0.2 + uⱼ + noise, vᵢ uniform on [0.01, 0.1].
+fn pairs(k: usize, mods: usize) -> (Vec<Record>, Vec<String>, Vec<Moderator>) {
+    let mut u = Uniform(0x5eed_0029_0005_0000 ^ k as u64);
+    let mut records = Vec::with_capacity(k);
+    let mut study = Vec::with_capacity(k);
+    let mut columns = vec![Vec::with_capacity(k); mods];
+    let mut between = 0.0;
+    for i in 0..k {
+        if i % 2 == 0 {
+            between = 0.1 * (u.next() - 0.5);
+        }
+        let vi = 0.01 + 0.09 * u.next();
+        let yi = 0.2 + between + 0.6 * (u.next() - 0.5);
+        records.push(Record::new(format!("r{i}"), yi, vi));
+        study.push(format!("s{}", i / 2));
+        for column in &mut columns {
+            column.push((10.0 * u.next()).floor());
+        }
+    }
+    let mods = columns
+        .into_iter()
+        .enumerate()
+        .map(|(m, x)| Moderator::numeric(format!("x{}", m + 1), x))
+        .collect();
+    (records, study, mods)
+}
+
+pub fn run(report: &mut Report) {
+    let reml = MultilevelOptions::default();
+    let with_eight = (MAX_MULTILEVEL_COST / (9 * 9 + 24) as f64) as usize;
+    for (k, mods) in [(CAP, 0), (with_eight, 8)] {
+        eprintln!(
+            "bench: the largest multilevel fits the bound admits, k = {k}, {mods} moderators"
+        );
+        let (records, study, moderators) = pairs(k, mods);
+        let t = time(Duration::from_secs(4), 3, || {
+            let model = multilevel(&records, &study, &moderators, &reml).expect("admitted");
+            model.profile_intervals().expect("intervals")
+        });
+        report.add_target(
+            format!("multilevel_largest_k{k}_mods{mods}_ms"),
+            format!(
+                "largest admitted multilevel fit + profile CIs: k = {k} in pairs, {mods} moderators"
+            ),
+            t.median_ms(),
+            "ms",
+            Target::AtMost(1000.0),
+        );
+    }
+    eprintln!("bench: the largest selection model, k = 10^5, 10 steps");
+    let (records, _, _) = pairs(CAP, 0);
+    let steps = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9];
+    let options = FitOptions::default();
+    let t = time(Duration::from_secs(4), 3, || {
+        selection_model(&records, &steps, &options).expect("the model fits")
+    });
+    report.add_target(
+        "selection_model_k100000_steps10_ms",
+        "largest selection model: k = 10^5, 10 steps",
+        t.median_ms(),
+        "ms",
+        Target::AtMost(1000.0),
+    );
+}
