@@ -1,13 +1,15 @@
 // The WebMCP bridge (crates/xtask/bridge/webmcp-bridge.mjs) as an MCP client without a
 // WebMCP browser uses it: against the served page, tools/list lists the page's tools, and
-// a fit, a refit without s04 and Egger's test, each run in the page, score 13/13.
+// a fit, a refit without s04 and Egger's test, each run in the page, score 13/13; its
+// input is read as strictly as `exemplar mcp` reads its own, and every request answered.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { BASE_URL, answerFrom, cliToolNames, launch, openPage, scoreWithCli } from './helpers.mjs';
+import { spawn, spawnSync } from 'node:child_process';
+import { BASE_URL, answerFrom, cliToolNames, exemplarCommand, launch, openPage, scoreWithCli } from './helpers.mjs';
 
 const BRIDGE = 'crates/xtask/bridge/webmcp-bridge.mjs';
 
@@ -89,9 +91,125 @@ test('the bridge serves the page\'s WebMCP tools over MCP; fit, refit and Egger 
 });
 
 test('the bridge refuses a URL that is not http(s), on stderr, with nothing on stdout', async () => {
-  const { spawnSync } = await import('node:child_process');
   const run = spawnSync(process.execPath, [BRIDGE, '--url', 'file:///etc/passwd'], { encoding: 'utf8' });
   assert.equal(run.status, 2);
   assert.equal(run.stdout, '');
   assert.match(run.stderr, /not an http\(s\) URL/);
+});
+
+/** The bridge as a raw stdio peer: lines in, answer lines out (parsed). */
+function rawBridge() {
+  const child = spawn(process.execPath, [BRIDGE, '--url', `${BASE_URL}/`], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (chunk) => (log += chunk));
+  const answers = [];
+  const waiters = [];
+  let buffered = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      const answer = JSON.parse(line);
+      if (waiters.length) waiters.shift()(answer);
+      else answers.push(answer);
+    }
+  });
+  return {
+    child,
+    log: () => log,
+    send: (text) => new Promise((resolve) => child.stdin.write(text, resolve)),
+    /** The next answer line, or a rejection after `ms`. */
+    next: (ms = 30000) =>
+      answers.length
+        ? Promise.resolve(answers.shift())
+        : new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms:\n${log}`)), ms);
+            waiters.push((answer) => {
+              clearTimeout(timer);
+              resolve(answer);
+            });
+          }),
+    pending: () => answers.length,
+  };
+}
+
+// Issue 29 item 6: the bridge read its input with the SDK's JSON.parse (a repeated key: the
+// last wins, so {"method":"REML","method":"DL"} fitted DL) and left a batch array, a float
+// id or a wrong `jsonrpc` unanswered. It reads as `exemplar mcp` does now.
+test('the bridge reads its input as strictly as exemplar mcp and answers every request', async () => {
+  const bridge = rawBridge();
+  try {
+    const line = (message) => `${typeof message === 'string' ? message : JSON.stringify(message)}\n`;
+    await bridge.send(
+      line({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    );
+    assert.equal((await bridge.next(60000)).id, 0);
+    await bridge.send(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+
+    // A key repeated in the arguments: the page's engine's own refusal of that text, word for
+    // word what `exemplar call` says, not a fit by the last value.
+    const repeated = '{"method":"REML","method":"DL"}';
+    await bridge.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fit_random_effects","arguments":${repeated}}}\n`);
+    const refused = await bridge.next();
+    assert.equal(refused.id, 1);
+    assert.equal(refused.result?.isError, true, JSON.stringify(refused));
+    const { command, args } = exemplarCommand('call', 'fit_random_effects', repeated);
+    const cli = spawnSync(command, args, { encoding: 'utf8' });
+    assert.equal(cli.status, 1, cli.stderr);
+    assert.equal(refused.result.content[0].text, `invalid_json: ${JSON.parse(cli.stdout).error.message}`);
+
+    // Each bad line gets exactly one answer, with its id where it has one JSON-RPC allows.
+    const cases = [
+      ['{"jsonrpc":"2.0","id":2,"id":3,"method":"tools/list"}', -32600, 3, /duplicate key "id"/],
+      ['{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"egger_test","arguments":{},"arguments":{"a":1}}}', -32600, 4, /duplicate key "arguments"/],
+      ['[{"jsonrpc":"2.0","id":5,"method":"tools/list"},{"jsonrpc":"2.0","id":6,"method":"tools/list"}]', -32600, null, /batch/],
+      ['[]', -32600, null, /batch/],
+      ['{"id":7,"method":"tools/list"}', -32600, 7, /jsonrpc/],
+      ['{"jsonrpc":"1.0","id":8,"method":"tools/list"}', -32600, 8, /jsonrpc/],
+      ['{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', -32600, 1.5, /"id"/],
+      ['{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}', -32600, null, /"id"/],
+      ['{"jsonrpc":"2.0","id":null,"method":"tools/list"}', -32600, null, /"id"/],
+      ['{"jsonrpc":"2.0","id":9,"method":5}', -32600, 9, /"method"/],
+      ['42', -32600, null, /object/],
+      ['"tools/list"', -32600, null, /object/],
+      ['not json', -32700, null, /Parse error/],
+      ['{"jsonrpc":"2.0","id":10,"method":"ping"} garbage', -32700, 10, /other text follows/],
+      ['{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"egger_test","arguments":{"x":"\\ud800"}}}', -32700, null, /lone surrogate/],
+      [`{"jsonrpc":"2.0","id":12,"method":"tools/list","params":{"x":${'['.repeat(200)}${']'.repeat(200)}}}`, -32700, null, /nested more than 127/],
+    ];
+    for (const [text, code, id, message] of cases) {
+      await bridge.send(line(text));
+      const answer = await bridge.next();
+      assert.equal(answer.error?.code, code, `${text}: ${JSON.stringify(answer)}`);
+      assert.equal(answer.id, id, text);
+      assert.match(answer.error.message, message, text);
+    }
+    // A line that is not UTF-8.
+    await bridge.send(Buffer.from([0xff, 0xfe, 0x0a]));
+    assert.equal((await bridge.next()).error.code, -32700);
+
+    // A line over 17 MiB is read to its end, not kept, and answered under its id (written
+    // last, as the SDK writes it); a byte order mark before a request is accepted.
+    const big = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"egger_test","arguments":{"s":"${'x'.repeat(17 * 1024 * 1024)}"}},"id":"big"}`;
+    await bridge.send(line(big));
+    const tooLarge = await bridge.next(60000);
+    assert.equal(tooLarge.id, 'big');
+    assert.equal(tooLarge.error.code, -32600);
+    assert.match(tooLarge.error.message, new RegExp(`${Buffer.byteLength(big)} bytes`));
+    await bridge.send(`\ufeff${line({ jsonrpc: '2.0', id: 13, method: 'tools/call', params: { name: 'egger_test', arguments: {} } })}`);
+    const egger = await bridge.next(60000);
+    assert.equal(egger.id, 13);
+    assert.ok(egger.result && !egger.result.isError, JSON.stringify(egger));
+
+    // An unknown notification is not answered; nothing is left over.
+    await bridge.send(line({ jsonrpc: '2.0', method: 'notifications/nobody_knows' }));
+    await bridge.send(line({ jsonrpc: '2.0', id: 14, method: 'ping' }));
+    assert.equal((await bridge.next()).id, 14);
+    assert.equal(bridge.pending(), 0);
+  } finally {
+    bridge.child.stdin.end();
+    await new Promise((resolve) => (bridge.child.exitCode !== null ? resolve() : bridge.child.once('exit', resolve)));
+  }
 });

@@ -8,11 +8,12 @@
 // the page's own `executeTool`, so the tool runs in the page (and whatever the page records
 // about its runs, it records). It knows nothing of any particular page's tools.
 //
-// stdout carries only the protocol; every log line goes to stderr. When the client
-// disconnects (stdin ends) or the process is told to stop, the browser closes.
+// stdout carries only the protocol; every log line goes to stderr. Its input is read as
+// strictly as `exemplar mcp` reads its own, and every request is answered
+// (strict-stdio.mjs). When the client disconnects (stdin ends) or the process is told to
+// stop, the browser closes.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -21,6 +22,7 @@ import {
   ToolAnnotationsSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { launchChromium } from './chromium.mjs';
+import { StrictStdioServerTransport } from './strict-stdio.mjs';
 
 // A stray console.log (ours or a library's) would corrupt the protocol on stdout.
 console.log = console.error;
@@ -207,7 +209,7 @@ async function main() {
     return callResult(name, outcome);
   });
 
-  const transport = new StdioServerTransport();
+  const transport = new StrictStdioServerTransport();
   transport.onclose = () => shutdown('the client disconnected');
   process.stdin.on('end', () => shutdown('the client closed stdin'));
   process.on('SIGINT', () => shutdown('interrupted'));
