@@ -160,7 +160,7 @@ export async function createYourData({ target, engine }) {
             'select',
             { id, 'data-column': m.column },
             el('option', { value: '', text: m.optional ? '(none)' : '(none: required)' }),
-            view.columns.map((c) => el('option', { value: c, text: c })),
+            view.columns.map((c, i) => el('option', { value: c, text: view.column_labels[i] })),
           );
           select.value = m.source ?? '';
           select.addEventListener('change', () => {
@@ -225,7 +225,9 @@ export async function createYourData({ target, engine }) {
       return;
     }
     const computed = view.measure !== null && !view.error;
-    const columns = ['line', ...view.columns, ...(computed ? ['id', 'yi', 'vi', 'error'] : [])];
+    // Column names and cells longer than `cell_chars` come cut from the engine: laying out a
+    // cell of megabytes would hold the page for seconds.
+    const columns = ['line', ...view.column_labels, ...(computed ? ['id', 'yi', 'vi', 'error'] : [])];
     const numeric = new Set(computed ? [0, columns.length - 3, columns.length - 2] : [0]);
     const rows = view.rows.map((r) => [
       String(r.line),
@@ -246,7 +248,15 @@ export async function createYourData({ target, engine }) {
     });
     // Only a page of the rows is in the table: thousands laid out at once would hold the page.
     const paged = view.row_count > ROWS_PER_PAGE || page.errorsOnly;
-    fill(rowsBox, paged ? pager(computed) : null, scroller(tableNode, 'Your data and its records'));
+    const cut = view.shortened_cells;
+    const shortened = cut
+      ? el('p', {
+          class: 'hint',
+          id: 'your-data-shortened',
+          text: `${cut} ${cut === 1 ? 'cell or column name is' : 'cells or column names are'} longer than ${view.cell_chars} characters and shown cut (\u2026); the records, their downloads and the tools have them whole.`,
+        })
+      : null;
+    fill(rowsBox, shortened, paged ? pager(computed) : null, scroller(tableNode, 'Your data and its records'));
     if (view.k > 0) {
       fill(
         downloads,

@@ -82,16 +82,48 @@ pub struct Mapping {
     pub optional: bool,
 }
 
-/// One CSV row as the page shows it.
+/// The most characters of a cell (a field, a record's id) or a column's name the view
+/// shows; a longer one is shown cut ([`shortened`]). Laying out a cell of megabytes would
+/// hold the page's thread for seconds (a 1 MB id: about 0.6 s, 4 MB: 2.1 s); the records,
+/// the downloads and the tools have every cell whole.
+pub const CELL_CHARS: usize = 200;
+
+/// The most characters of a row's error the view shows (a message quotes at most a short
+/// prefix of a value, but names columns, whose names may be long).
+pub const ERROR_CHARS: usize = 1_000;
+
+/// `text` as the view shows it: whole when it has at most `max` characters, else its first
+/// `max` characters, an ellipsis and its length (`… (N characters in all)`); and whether it
+/// was cut.
+pub fn shortened(text: &str, max: usize) -> (String, bool) {
+    // A text of at most `max` bytes has at most `max` characters: most cells stop here.
+    if text.len() <= max {
+        return (text.to_string(), false);
+    }
+    match text.char_indices().nth(max) {
+        None => (text.to_string(), false),
+        Some((end, _)) => (
+            format!(
+                "{}\u{2026} ({} characters in all)",
+                &text[..end],
+                text.chars().count()
+            ),
+            true,
+        ),
+    }
+}
+
+/// One CSV row as the page shows it. A field or an id longer than [`CELL_CHARS`] characters
+/// is shown cut ([`shortened`]); [`View::shortened_cells`] counts them.
 #[derive(Debug, Serialize)]
 pub struct RowView {
     /// 1-based data row.
     pub row: usize,
     /// The line it starts on in the CSV.
     pub line: u64,
-    /// Its fields, in CSV column order.
+    /// Its fields, in CSV column order (each cut after [`CELL_CHARS`] characters).
     pub fields: Vec<String>,
-    /// Its record's id (given, or row1, row2, ...).
+    /// Its record's id (given, or row1, row2, ...; cut after [`CELL_CHARS`] characters).
     pub id: Option<String>,
     pub yi: Option<f64>,
     pub vi: Option<f64>,
@@ -140,13 +172,20 @@ pub struct View {
     /// What `error` is about: the page offers the column mapping unless the CSV itself (or
     /// the request) could not be read.
     pub error_kind: Option<ViewErrorKind>,
-    /// The CSV's column names.
+    /// The CSV's column names (whole: a column is mapped by its name).
     pub columns: Vec<String>,
+    /// The column names as the page shows them: cut after [`CELL_CHARS`] characters.
+    pub column_labels: Vec<String>,
     pub measure: Option<&'static str>,
     pub mapping: Vec<Mapping>,
     /// The CSV column naming each record's study (mapped as [`STUDY`]), if any.
     pub study: Option<String>,
     pub rows: Vec<RowView>,
+    /// How many cells of `rows` (fields, ids) and column names are shown cut, being longer
+    /// than `cell_chars` characters.
+    pub shortened_cells: usize,
+    /// [`CELL_CHARS`]: the most characters of a cell the view shows.
+    pub cell_chars: usize,
     /// Rows that gave a record, and rows that did not.
     pub k: usize,
     pub bad_rows: usize,
@@ -203,6 +242,7 @@ fn measures() -> Vec<MeasureChoice> {
 pub fn view(request: &Request) -> View {
     let mut view = View {
         measures: measures(),
+        cell_chars: CELL_CHARS,
         ..View::default()
     };
     let table = match csv_table::parse(&request.csv) {
@@ -214,12 +254,13 @@ pub fn view(request: &Request) -> View {
         }
     };
     view.columns = table.header.clone();
+    view.column_labels = shown_fields(&table.header, &mut view.shortened_cells);
     let measure = request.measure.as_deref().and_then(Measure::parse);
     view.measure = measure.map(Measure::name);
     view.mapping = mapping(measure, &table.header, &request.mapping);
     view.study = source(&view.mapping, STUDY);
     let Some(measure) = measure else {
-        view.rows = rows_without_results(&table);
+        view.rows = rows_without_results(&table, &mut view);
         return view;
     };
     let options = match typed_add(request.add.as_deref())
@@ -229,7 +270,7 @@ pub fn view(request: &Request) -> View {
         Err(message) => {
             view.error = Some(message);
             view.error_kind = Some(ViewErrorKind::Options);
-            view.rows = rows_without_results(&table);
+            view.rows = rows_without_results(&table, &mut view);
             return view;
         }
     };
@@ -243,11 +284,12 @@ pub fn view(request: &Request) -> View {
             .or_else(|| Some(column.to_string()))
     };
     let mut rows = Vec::with_capacity(table.rows.len());
+    let mut cut = 0;
     for ((i, row), outcome) in table.rows.iter().enumerate().zip(outcomes) {
         let mut shown = RowView {
             row: i + 1,
             line: row.line,
-            fields: row.fields.clone(),
+            fields: shown_fields(&row.fields, &mut cut),
             id: None,
             yi: None,
             vi: None,
@@ -256,13 +298,14 @@ pub fn view(request: &Request) -> View {
         };
         match outcome {
             Ok(record) => {
-                shown.id = Some(record.id.clone());
+                shown.id = Some(shown_cell(&record.id, &mut cut));
                 shown.yi = Some(record.yi);
                 shown.vi = Some(record.vi);
                 view.records.push(record);
             }
             Err(e) => {
-                shown.error = Some(format!("line {}: {}", row.line, e.message));
+                let error = format!("line {}: {}", row.line, e.message);
+                shown.error = Some(shortened(&error, ERROR_CHARS).0);
                 shown.error_column = e.column.as_deref().and_then(source_of);
                 view.bad_rows += 1;
             }
@@ -270,6 +313,7 @@ pub fn view(request: &Request) -> View {
         rows.push(shown);
     }
     view.rows = rows;
+    view.shortened_cells += cut;
     view.k = view.records.len();
     view.tool_records = tool_records(&view.records);
     view.records_csv = records_csv(&view.records);
@@ -284,7 +328,19 @@ fn source(mapping: &[Mapping], column: &str) -> Option<String> {
         .and_then(|m| m.source.clone())
 }
 
-fn rows_without_results(table: &Table) -> Vec<RowView> {
+/// A cell as the view shows it; `cut` counts the cells shown cut.
+fn shown_cell(text: &str, cut: &mut usize) -> String {
+    let (shown, was_cut) = shortened(text, CELL_CHARS);
+    *cut += usize::from(was_cut);
+    shown
+}
+
+fn shown_fields(fields: &[String], cut: &mut usize) -> Vec<String> {
+    fields.iter().map(|field| shown_cell(field, cut)).collect()
+}
+
+fn rows_without_results(table: &Table, view: &mut View) -> Vec<RowView> {
+    let cut = &mut view.shortened_cells;
     table
         .rows
         .iter()
@@ -292,7 +348,7 @@ fn rows_without_results(table: &Table) -> Vec<RowView> {
         .map(|(i, row)| RowView {
             row: i + 1,
             line: row.line,
-            fields: row.fields.clone(),
+            fields: shown_fields(&row.fields, cut),
             id: None,
             yi: None,
             vi: None,
@@ -722,6 +778,66 @@ s3;12;4;12;14,5;3,5;15;\r\n";
                 .collect(),
             ..Request::default()
         }
+    }
+
+    /// Issue 29 item 8: a cell of megabytes is shown cut (laying it out held the page for
+    /// seconds); the records, their downloads and the tools keep it whole, and a long column
+    /// name still maps by its whole name.
+    #[test]
+    fn long_cells_are_shown_cut_and_kept_whole() {
+        let id = format!("s{}", "\u{e9}".repeat(1_000_000));
+        let note = "n".repeat(CELL_CHARS + 1);
+        let column = format!("dose{}", "x".repeat(300));
+        let csv = format!(
+            "id,m1i,sd1i,n1i,m2i,sd2i,n2i,note,{column}\n{id},10,2,20,9,2,22,{note},1\nshort,10,-2,20,9,2,22,,2\n"
+        );
+        let v = view(&Request {
+            csv,
+            measure: Some("SMD".into()),
+            ..Request::default()
+        });
+        assert_eq!(v.error, None);
+        assert_eq!((v.k, v.bad_rows), (1, 1));
+        let cut_id = format!(
+            "s{}\u{2026} (1000001 characters in all)",
+            "\u{e9}".repeat(CELL_CHARS - 1)
+        );
+        assert_eq!(v.rows[0].fields[0], cut_id);
+        assert_eq!(v.rows[0].id.as_deref(), Some(cut_id.as_str()));
+        assert_eq!(
+            v.rows[0].fields[7],
+            format!(
+                "{}\u{2026} ({} characters in all)",
+                "n".repeat(CELL_CHARS),
+                CELL_CHARS + 1
+            )
+        );
+        assert_eq!(v.rows[0].fields[1], "10", "short cells whole");
+        assert_eq!(v.columns[8], column, "a column is mapped by its whole name");
+        assert!(
+            v.column_labels[8].starts_with("dosexx")
+                && v.column_labels[8].ends_with("(304 characters in all)")
+        );
+        assert_eq!(v.column_labels[..8], v.columns[..8]);
+        // The fields, the id and the note of row 1, and the column's name.
+        assert_eq!((v.shortened_cells, v.cell_chars), (4, CELL_CHARS));
+        assert!(v.rows[1].error.as_deref().unwrap().contains("sd1i"));
+        // Whole wherever the data goes.
+        assert_eq!(v.records[0].id, id);
+        assert_eq!(v.tool_records[0]["id"], id.as_str());
+        assert!(v.records_csv.contains(&id) && v.records_csv.contains(&note));
+        let json = serde_json::to_string(&v.rows).unwrap();
+        assert!(
+            json.len() < 10 * CELL_CHARS * 20,
+            "{} bytes of rows",
+            json.len()
+        );
+        // A short text is as it is; a long one of few characters too.
+        assert_eq!(
+            shortened("abc", 2),
+            ("ab\u{2026} (3 characters in all)".into(), true)
+        );
+        assert_eq!(shortened("\u{e9}\u{e9}", 2), ("\u{e9}\u{e9}".into(), false));
     }
 
     #[test]
