@@ -12,7 +12,6 @@ use meta_analysis::{
 };
 use proptest::prelude::*;
 use roxmltree::{Document, Node};
-use std::path::PathBuf;
 
 const X_LABEL: &str = "Standardized mean difference (yi)";
 

@@ -3,6 +3,7 @@
 use super::scale::{Linear, ScaleError, Ticks};
 use super::svg::{px, Writer};
 use super::INK;
+use serde_json::{json, Value};
 
 const TICK: f64 = 5.0;
 
@@ -95,6 +96,15 @@ pub(super) fn left(
     );
     w.close("g");
     Ok(())
+}
+
+/// An axis in the plot's numbers: its domain, its pixel range and the values of its ticks.
+pub(super) fn numbers(scale: &Linear, ticks: &[f64]) -> Value {
+    json!({
+        "domain": [scale.domain.0, scale.domain.1],
+        "range": [scale.range.0, scale.range.1],
+        "ticks": ticks,
+    })
 }
 
 fn line(w: &mut Writer, (x1, y1): (f64, f64), (x2, y2): (f64, f64)) {

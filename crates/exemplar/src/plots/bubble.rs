@@ -2,11 +2,12 @@
 //! its moderator value, the point's area proportional to its weight 1/(vi + τ²), the fitted
 //! line with its confidence band, and the model's numbers written beside it.
 
+use super::document;
 use super::scale::{nice, span, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
-    axis, finite, id_label, id_text, included_weights, open_document, p_text, validate, PlotError,
-    PlotOutput, FILL, GREY, INK,
+    axis, finite, id_label, id_text, included_weights, p_text, validate, PlotError, PlotOutput,
+    FILL, GREY, INK,
 };
 use meta_analysis::{MetaRegression, ModeratorValue, Record, Term, Test};
 use serde_json::{json, Value};
@@ -167,31 +168,20 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
     .map_err(PlotError::from)?;
     let numbers = {
         let mut n = numbers;
-        n["x_axis"] = json!({"domain": [x.domain.0, x.domain.1], "range": [x.range.0, x.range.1], "ticks": x_ticks.values});
-        n["y_axis"] = json!({"domain": [y.domain.0, y.domain.1], "range": [y.range.0, y.range.1], "ticks": y_ticks.values});
+        n["x_axis"] = axis::numbers(&x, &x_ticks.values);
+        n["y_axis"] = axis::numbers(&y, &y_ticks.values);
         n
     };
     let desc = description(input, name, &points);
 
     let mut w = Writer::default();
-    open_document(
+    document::open(
         &mut w,
         "bubble",
         (WIDTH, height),
         input.title,
         &desc,
         &numbers,
-    );
-    w.text(
-        "text",
-        &[
-            ("class", "plot-title"),
-            ("x", "12.00"),
-            ("y", "24.00"),
-            ("font-size", "15"),
-            ("font-weight", "bold"),
-        ],
-        input.title,
     );
     w.open(
         "g",
@@ -203,17 +193,7 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
             ("data-y-range", &format!("{} {}", px(PLOT_Y1), px(PLOT_Y0))),
         ],
     );
-    w.empty(
-        "rect",
-        &[
-            ("x", &px(PLOT_X0)),
-            ("y", &px(PLOT_Y0)),
-            ("width", &px(PLOT_X1 - PLOT_X0)),
-            ("height", &px(PLOT_Y1 - PLOT_Y0)),
-            ("fill", "none"),
-            ("stroke", INK),
-        ],
-    );
+    document::frame(&mut w, (PLOT_X0, PLOT_X1), (PLOT_Y0, PLOT_Y1));
     draw_band(&mut w, input, &band, &x, &y)?;
     draw_line(&mut w, name, (b0, b1), (x_min, x_max), &x, &y)?;
     // Largest first, so small points stay visible on top.
@@ -225,20 +205,8 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
     w.close("g");
     axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, name)?;
     axis::left(&mut w, &y, &y_ticks, PLOT_X0, input.y_label)?;
-    w.open("g", &[("class", "notes"), ("font-size", "11")]);
-    for (i, note) in notes.iter().enumerate() {
-        w.text(
-            "text",
-            &[("x", "12.00"), ("y", &px(NOTES_Y + i as f64 * NOTE_STEP))],
-            note,
-        );
-    }
-    w.close("g");
-    w.close("svg");
-    Ok(PlotOutput {
-        svg: w.finish(),
-        numbers,
-    })
+    document::notes(&mut w, &notes, NOTES_Y, NOTE_STEP);
+    Ok(document::finish(w, numbers))
 }
 
 fn draw_band(

@@ -1,11 +1,11 @@
 //! The funnel plot: yi against its standard error (0 at the top), the pseudo 95% confidence
 //! funnel around a pooled estimate, and Egger's regression line.
 
+use super::document;
 use super::scale::{nice, span, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
-    axis, finite, id_label, id_text, open_document, p_text, validate, PlotError, PlotOutput, FILL,
-    GREY, INK,
+    axis, finite, id_label, id_text, p_text, validate, PlotError, PlotOutput, FILL, GREY, INK,
 };
 use meta_analysis::distributions::normal_quantile;
 use meta_analysis::Record;
@@ -147,24 +147,13 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
     let desc = description(input, z);
 
     let mut w = Writer::default();
-    open_document(
+    document::open(
         &mut w,
         "funnel",
         (WIDTH, height),
         input.title,
         &desc,
         &numbers,
-    );
-    w.text(
-        "text",
-        &[
-            ("class", "plot-title"),
-            ("x", "12.00"),
-            ("y", "24.00"),
-            ("font-size", "15"),
-            ("font-weight", "bold"),
-        ],
-        input.title,
     );
     let x_attr = format!("{} {}", domain.0, domain.1);
     let y_attr = format!("0 {se_max}");
@@ -178,17 +167,7 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
             ("data-y-range", &format!("{} {}", px(PLOT_Y0), px(PLOT_Y1))),
         ],
     );
-    w.empty(
-        "rect",
-        &[
-            ("x", &px(PLOT_X0)),
-            ("y", &px(PLOT_Y0)),
-            ("width", &px(PLOT_X1 - PLOT_X0)),
-            ("height", &px(PLOT_Y1 - PLOT_Y0)),
-            ("fill", "none"),
-            ("stroke", INK),
-        ],
-    );
+    document::frame(&mut w, (PLOT_X0, PLOT_X1), (PLOT_Y0, PLOT_Y1));
     if let Some(p) = input.pooled {
         draw_funnel(&mut w, p, z, se_max, &x, &y)?;
     }
@@ -219,11 +198,7 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
     axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, input.x_label)?;
     axis::left(&mut w, &y, &y_ticks, PLOT_X0, "Standard error (√vi)")?;
     draw_legend(&mut w, &legend);
-    w.close("svg");
-    Ok(PlotOutput {
-        svg: w.finish(),
-        numbers,
-    })
+    Ok(document::finish(w, numbers))
 }
 
 /// The part of the line yi = b₁ + b₀·SE, SE ∈ [0, se_max], inside the x domain, as
@@ -666,11 +641,7 @@ fn numbers(
     });
     let mut numbers = json!({
         "plot": "funnel",
-        "x_axis": {
-            "domain": [x.domain.0, x.domain.1],
-            "range": [x.range.0, x.range.1],
-            "ticks": x_ticks,
-        },
+        "x_axis": axis::numbers(x, x_ticks),
         "y_axis": {
             "quantity": "standard error",
             "domain": [y.domain.0, y.domain.1],

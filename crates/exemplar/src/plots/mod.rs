@@ -20,14 +20,20 @@
 //! span, tick or position beyond the largest double) give [`PlotError::SpanTooWide`], never
 //! an infinity, a panic or an unbounded list of ticks.
 //!
+//! Each plot is its own module; what they all write the same way (the root element, title,
+//! frame, notes) is in `document`, and what the forest and cumulative forest plots share
+//! (columns, rows of an interval, the axis and its line of no effect) in `rows`.
+//!
 //! The golden files in `crates/exemplar/tests/golden/` pin the SVG text of named tool calls;
 //! `cargo xtask codegen` rewrites them after a deliberate change (review the diff).
 
 mod axis;
 mod bubble;
 mod cumulative;
+mod document;
 mod forest;
 mod funnel;
+mod rows;
 pub mod scale;
 pub mod svg;
 
@@ -312,57 +318,6 @@ fn p_text(p: f64) -> String {
     }
 }
 
-/// Ids unique to the content, so several plots can share one page without their
-/// `aria-labelledby` targets colliding.
-fn element_ids(kind: &str, title: &str, numbers: &Value) -> (String, String) {
-    let hash = crate::sha256_hex(format!("{kind}\n{title}\n{numbers}").as_bytes());
-    let base = format!("{kind}-plot-{}", &hash[..10]);
-    (format!("{base}-title"), format!("{base}-desc"))
-}
-
-/// The root element, its accessible name and description, and a white background (for dark
-/// page themes and print).
-fn open_document(
-    w: &mut svg::Writer,
-    kind: &str,
-    size: (f64, f64),
-    title: &str,
-    desc: &str,
-    numbers: &Value,
-) {
-    let (width, height) = size;
-    let (title_id, desc_id) = element_ids(kind, title, numbers);
-    let view_box = format!("0 0 {} {}", svg::px(width), svg::px(height));
-    let class = format!("exemplar-plot exemplar-{kind}");
-    w.open(
-        "svg",
-        &[
-            ("xmlns", "http://www.w3.org/2000/svg"),
-            ("viewBox", &view_box),
-            ("width", "100%"),
-            ("role", "img"),
-            ("aria-labelledby", &title_id),
-            ("aria-describedby", &desc_id),
-            ("class", &class),
-            ("data-plot", kind),
-            ("font-family", FONT),
-            ("font-size", "12"),
-            ("fill", INK),
-        ],
-    );
-    w.text("title", &[("id", &title_id)], title);
-    w.text("desc", &[("id", &desc_id)], desc);
-    w.empty(
-        "rect",
-        &[
-            ("width", &svg::px(width)),
-            ("height", &svg::px(height)),
-            ("fill", "#ffffff"),
-        ],
-    );
-}
-
-const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
 /// Text and marks of included records.
 const INK: &str = "#000000";
 /// Excluded records (contrast 4.5:1 on white) and reference lines.

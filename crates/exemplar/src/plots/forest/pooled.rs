@@ -1,0 +1,159 @@
+//! The pooled result of a forest plot: the fit, checked for drawing, and its diamond and
+//! prediction interval under the rows.
+
+use super::{diamond, Below, COLUMNS, DIAMOND_HALF_HEIGHT};
+use crate::plots::document::LEFT;
+use crate::plots::rows::{interval_text, percent, right_text, shown};
+use crate::plots::scale::{Linear, ScaleError};
+use crate::plots::svg::{px, Writer};
+use crate::plots::{finite, PlotError, INK};
+use meta_analysis::{Fit, Method, Transform};
+
+/// The fit, checked for drawing.
+pub(super) struct Pooled<'a> {
+    pub(super) fit: &'a Fit,
+}
+
+impl<'a> Pooled<'a> {
+    pub(super) fn of(fit: &'a Fit, included: usize) -> Result<Self, PlotError> {
+        if fit.k != included {
+            return Err(PlotError::FitMismatch {
+                fit_k: fit.k,
+                included,
+            });
+        }
+        finite(fit.estimate, "the pooled estimate")?;
+        finite(fit.ci_lower, "the lower confidence limit")?;
+        finite(fit.ci_upper, "the upper confidence limit")?;
+        finite(fit.pi_lower, "the lower prediction limit")?;
+        finite(fit.pi_upper, "the upper prediction limit")?;
+        finite(fit.tau2, "tau²")?;
+        finite(fit.level, "the confidence level")?;
+        if fit.tau2 < 0.0 {
+            return Err(PlotError::NegativeTau2 { tau2: fit.tau2 });
+        }
+        if !(fit.level > 0.0 && fit.level < 1.0) {
+            return Err(PlotError::InvalidLevel { level: fit.level });
+        }
+        Ok(Pooled { fit })
+    }
+
+    /// A prediction interval belongs to a random-effects model.
+    pub(super) fn shows_pi(&self) -> bool {
+        self.fit.method != Method::Ee
+    }
+
+    pub(super) fn short_name(&self) -> String {
+        match self.fit.method {
+            Method::Ee => "EE model".into(),
+            m => format!("RE model ({})", m.name()),
+        }
+    }
+
+    pub(super) fn long_name(&self) -> String {
+        match self.fit.method {
+            Method::Ee => "Equal-effects model".into(),
+            m => format!("Random-effects model ({})", m.name()),
+        }
+    }
+
+    /// The pooled result under the rule: its diamond with the estimate and "100%", then,
+    /// for a random-effects model, the prediction interval as a bar.
+    pub(super) fn draw(
+        &self,
+        w: &mut Writer,
+        t: Transform,
+        x: &Linear,
+        below: &Below,
+        level: f64,
+    ) -> Result<(), ScaleError> {
+        self.draw_diamond(w, t, x, below.diamond_y)?;
+        if self.shows_pi() {
+            self.draw_prediction_interval(w, t, x, below.pi_y, level)?;
+        }
+        Ok(())
+    }
+
+    fn draw_diamond(
+        &self,
+        w: &mut Writer,
+        t: Transform,
+        x: &Linear,
+        y: f64,
+    ) -> Result<(), ScaleError> {
+        let f = self.fit;
+        let (lo, mid, hi) = (x.map(f.ci_lower)?, x.map(f.estimate)?, x.map(f.ci_upper)?);
+        let interval = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
+        let text_y = px(y + 4.0);
+        w.open("g", &[("class", "pooled"), ("font-weight", "bold")]);
+        w.text(
+            "title",
+            &[],
+            &format!(
+                "Pooled estimate ({}, k = {}): {interval}",
+                self.short_name(),
+                f.k,
+            ),
+        );
+        w.text(
+            "text",
+            &[("x", &px(LEFT)), ("y", &text_y)],
+            &self.short_name(),
+        );
+        diamond(w, (lo, mid, hi), y, DIAMOND_HALF_HEIGHT, INK);
+        right_text(w, COLUMNS.estimate_x, &text_y, &interval);
+        right_text(w, COLUMNS.last_x, &text_y, "100%");
+        w.close("g");
+        Ok(())
+    }
+
+    fn draw_prediction_interval(
+        &self,
+        w: &mut Writer,
+        t: Transform,
+        x: &Linear,
+        y: f64,
+        level: f64,
+    ) -> Result<(), ScaleError> {
+        let f = self.fit;
+        let (a, b) = (x.map(f.pi_lower)?, x.map(f.pi_upper)?);
+        let limits = format!("[{}, {}]", shown(t, f.pi_lower), shown(t, f.pi_upper));
+        let text_y = px(y + 4.0);
+        w.open("g", &[("class", "prediction-interval")]);
+        w.text(
+            "title",
+            &[],
+            &format!("{}% prediction interval {limits}", percent(level)),
+        );
+        w.text(
+            "text",
+            &[("x", &px(LEFT)), ("y", &text_y)],
+            "Prediction interval",
+        );
+        w.empty(
+            "rect",
+            &[
+                ("x", &px(a)),
+                ("y", &px(y - 1.5)),
+                ("width", &px(b - a)),
+                ("height", "3.00"),
+                ("fill", INK),
+            ],
+        );
+        for end in [a, b] {
+            w.empty(
+                "line",
+                &[
+                    ("x1", &px(end)),
+                    ("y1", &px(y - 5.0)),
+                    ("x2", &px(end)),
+                    ("y2", &px(y + 5.0)),
+                    ("stroke", INK),
+                ],
+            );
+        }
+        right_text(w, COLUMNS.estimate_x, &text_y, &limits);
+        w.close("g");
+        Ok(())
+    }
+}
