@@ -17,8 +17,12 @@ const text = (args) => (typeof args === 'string' ? args : Array.isArray(args) ? 
 
 // The arguments text of the latest runs, by ledger seq: a run's plot is drawn
 // from them, so the page does not send (and clone) large arguments twice.
+// At most RECENT_RUNS runs, and their texts at most RECENT_CHARS characters together (the
+// latest run's kept whatever its length).
 const recent = new Map();
 const RECENT_RUNS = 16;
+const RECENT_CHARS = 32 * 1024 * 1024;
+let recentChars = 0;
 
 // "Your data": the view of the latest request (exemplar::your_data, parsed once here), so
 // that the page receives its summary and a page of its rows, never the whole view (20,000
@@ -35,7 +39,24 @@ function yourDataOf(request) {
 
 function remember(seq, argsText) {
   recent.set(seq, argsText);
-  if (recent.size > RECENT_RUNS) recent.delete(recent.keys().next().value);
+  recentChars += argsText.length;
+  while (recent.size > RECENT_RUNS || (recent.size > 1 && recentChars > RECENT_CHARS)) {
+    const [oldest, text] = recent.entries().next().value;
+    recent.delete(oldest);
+    recentChars -= text.length;
+  }
+}
+
+/**
+ * A Session continuing the ledger `entries` (JSON text), its handles made again from the
+ * loads' arguments the page kept (`loads`: [ledger seq, arguments text or its pieces]).
+ */
+function restored(module, entries, loads = []) {
+  return module.Session.restoreWithLoads(
+    entries,
+    loads.map(([seq]) => seq),
+    loads.map(([, args]) => text(args)),
+  );
 }
 
 /** @typedef {import('./generated/engine').RunReport} RunReport */
@@ -59,18 +80,18 @@ const ops = {
   // The glue and the module (compiled here from `wasmUrl` when the page has
   // none yet: then it is handed back, for the page's instance and later
   // workers), then the instance and the Session.
-  async start({ glue, tier: which, module, wasm: wasmUrl, entries }) {
+  async start({ glue, tier: which, module, wasm: wasmUrl, entries, loads }) {
     const [loaded, compiled] = await Promise.all([import(glue), module ?? WebAssembly.compileStreaming(fetch(wasmUrl))]);
     [wasm, tier] = [loaded, which];
     await wasm.default({ module_or_path: compiled });
-    session = entries ? wasm.Session.restore(entries) : new wasm.Session();
+    session = entries ? restored(wasm, entries, loads) : new wasm.Session();
     return module ? null : compiled;
   },
   // The full module takes over: its Session continues this one's ledger.
-  async upgrade({ module, glue }) {
+  async upgrade({ module, glue, loads }) {
     const full = await import(glue);
     await full.default({ module_or_path: module });
-    const next = full.Session.restore(session.entriesJson());
+    const next = restored(full, session.entriesJson(), loads);
     session.free();
     [wasm, session, tier] = [full, next, 'full'];
     return null;
@@ -84,7 +105,7 @@ const ops = {
     const argsText = text(args);
     const report = lean(session.run(name, argsText, time));
     remember(report.entry.seq, argsText);
-    return { report, entry: session.lastEntryJson() };
+    return { report, entry: session.lastEntryJson(), kept: Array.from(session.keptLoads()) };
   },
   // A call the page saw fail (`failure`: what it saw, `{kind, reason?}`), ledgered as the
   // session decides (exemplar::session::Failure).

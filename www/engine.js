@@ -37,7 +37,14 @@ let fullLoad = null;
 let worker = null;
 let nextId = 0;
 const waiting = new Map(); // id -> { resolve, reject }
-const entries = []; // every ledger entry of this visit as JSON text, oldest first (never parsed here)
+// Every ledger entry of this visit as JSON text, oldest first (never parsed here): the
+// ledger holds a call's arguments whole only when short (exemplar::session::LEDGER_ARGS_BYTES),
+// else their size and SHA-256, so these stay small however large the calls.
+const entries = [];
+// The arguments (text, or its pieces) of the loads whose data handles the engine holds, by
+// ledger seq (exemplar::session::Session::kept_loads: at most 16): a fresh worker replays
+// them, so the handles survive a restart. No other call's arguments are kept.
+const loads = new Map();
 let queue = Promise.resolve();
 let starting = null;
 let workerReady = null; // the first worker's start: calls need only this, not this thread's instance
@@ -73,6 +80,7 @@ function spawn(module = compiled[tier]) {
     module,
     wasm: module ? null : wasmUrl(tier).href,
     entries: entries.length ? `[${entries.join(',')}]` : null,
+    loads: [...loads],
   });
 }
 
@@ -150,7 +158,7 @@ async function upgrade() {
   if (tier === 'full') return;
   await loadFull();
   try {
-    await call('upgrade', { module: compiled.full, glue: glueUrl('full') });
+    await call('upgrade', { module: compiled.full, glue: glueUrl('full'), loads: [...loads] });
     tier = 'full';
   } catch (err) {
     // The worker could not import the whole module's glue: the core module goes on.
@@ -230,9 +238,19 @@ async function inputText(input, progress) {
   return pieces;
 }
 
-/** `{report, entry}` from the worker: the report (parsed there), the whole entry kept as text. */
-function keep({ report, entry }) {
+/**
+ * `{report, entry, kept?}` from the worker: the report (parsed there), the whole entry kept
+ * as text; `kept`, after a run, the ledger seqs of the loads whose handles are held: this
+ * run's arguments (`args`) are kept if it is one of them, and the loads no longer held are
+ * let go.
+ */
+function keep({ report, entry, kept }, args) {
   entries.push(entry);
+  if (kept) {
+    const held = new Set(kept);
+    if (held.has(report.entry.seq)) loads.set(report.entry.seq, args);
+    for (const seq of loads.keys()) if (!held.has(seq)) loads.delete(seq);
+  }
   return report;
 }
 
@@ -279,7 +297,7 @@ async function runNow(name, input, signal, progress) {
       await restart(new Error('cancelled'));
       return failed({ kind: 'aborted' });
     }
-    return keep(outcome);
+    return keep(outcome, args);
   } catch (err) {
     // A trap, or any other failure of the worker: the worker is replaced and the
     // failure reported, so that every failed call is in the ledger.

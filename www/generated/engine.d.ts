@@ -1,4 +1,4 @@
-// What the page receives from the engine: written by `cargo xtask build` from the Rust
+// What the page receives from the engine: written by `cargo xtask codegen` from the Rust
 // types (exemplar::session::RunReport, exemplar::page::PageMetadata) through their JSON Schema
 // (engine.schema.json). Do not edit.
 
@@ -12,7 +12,7 @@ export interface ConditionLabel {
 
 /**
  * An entry without its `args`: what a run's report carries (the arguments may be
- * megabytes; the ledger keeps them).
+ * megabytes; the ledger keeps them, or their size and SHA-256 when long).
  */
 export interface EntryHeader {
   seq: number;
@@ -73,7 +73,7 @@ export interface RunReport {
   response: ToolResponse;
   /**
    * The ledger entry of the run, without its `args` (which may be megabytes; the ledger
-   * keeps them): the page shows `args_display`, and keeps the whole entry as the text
+   * keeps them, or their size and SHA-256 when long): the page shows `args_display`, and keeps the whole entry as the text
    * [`Session::last_entry_json`] gives, without parsing it.
    */
   entry: EntryHeader;

@@ -171,6 +171,37 @@ impl Session {
             .map_err(|e| JsError::new(&e.to_string()))
     }
 
+    /// A session continuing an exported ledger, with the arguments text of the loads the
+    /// page kept ([`Session::kept_loads`]): `load_args[i]` is that of ledger entry
+    /// `load_seqs[i]` ([`session::Session::restore_with_loads`]). Throws if the entries do
+    /// not verify.
+    #[wasm_bindgen(js_name = restoreWithLoads)]
+    pub fn restore_with_loads(
+        entries_json: &str,
+        load_seqs: Vec<u32>,
+        load_args: Vec<String>,
+    ) -> Result<Session, JsError> {
+        let loads: Vec<(u64, &str)> = load_seqs
+            .iter()
+            .map(|&seq| u64::from(seq))
+            .zip(load_args.iter().map(String::as_str))
+            .collect();
+        session::Session::restore_with_loads(entries_json, &loads)
+            .map(|inner| Session { inner })
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// The ledger seqs of the loads whose handles the session holds: the page keeps these
+    /// loads' arguments (and no other call's) to restore the session after a trap.
+    #[wasm_bindgen(js_name = keptLoads)]
+    pub fn kept_loads(&self) -> Vec<u32> {
+        self.inner
+            .kept_loads()
+            .into_iter()
+            .map(|seq| u32::try_from(seq).unwrap_or(u32::MAX))
+            .collect()
+    }
+
     /// Runs a tool and ledgers the run: the report (`RunReport` in
     /// `www/generated/engine.d.ts`).
     pub fn run(&mut self, tool: &str, args_json: &str, time_iso: &str) -> String {

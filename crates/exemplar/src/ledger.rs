@@ -5,7 +5,8 @@
 //! - `seq` counts from 1; `time` is the caller's timestamp text (ISO 8601 on the page);
 //! - `status` is how the run ended: `ok`, `error` (the tool refused it), `internal_error`
 //!   (the engine failed; on the page, a trap of the WebAssembly instance) or `cancelled`;
-//! - `args` are the tool arguments as given (arguments that are not JSON as one string);
+//! - `args` are the tool arguments as given (arguments that are not JSON as one string; the
+//!   page's session ledgers long ones as their size and SHA-256, `session::LEDGER_ARGS_BYTES`);
 //! - `dataset_sha256` is the data the run was about: the frozen dataset's hash, or the hash
 //!   of the canonical JSON of `records`;
 //! - `result_sha256` is the SHA-256 of the canonical JSON ([`crate::canonical`]) of the result;
@@ -83,7 +84,7 @@ impl Entry {
 }
 
 /// An entry without its `args`: what a run's report carries (the arguments may be
-/// megabytes; the ledger keeps them).
+/// megabytes; the ledger keeps them, or their size and SHA-256 when long).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EntryHeader {

@@ -85,7 +85,7 @@ pub struct RunReport {
     /// What the agent receives.
     pub response: ToolResponse,
     /// The ledger entry of the run, without its `args` (which may be megabytes; the ledger
-    /// keeps them): the page shows `args_display`, and keeps the whole entry as the text
+    /// keeps them, or their size and SHA-256 when long): the page shows `args_display`, and keeps the whole entry as the text
     /// [`Session::last_entry_json`] gives, without parsing it.
     pub entry: EntryHeader,
     /// The plot to draw beside a successful result, if one goes with the call (see
@@ -211,6 +211,9 @@ pub struct Session {
     verified: usize,
     /// The visit's data handles (`load_data`), in memory only.
     store: tools::DataStore,
+    /// The handle each successful `load_data` made, by its ledger seq: the loads whose
+    /// handles are still held are those a restore needs ([`Session::kept_loads`]).
+    loads: Vec<(u64, String)>,
 }
 
 /// The arguments, parsed (the tool reads them, then the ledger records them: one tree, never
@@ -233,8 +236,58 @@ fn parsed_args(args_text: &str) -> Result<Value, (ToolError, Value)> {
 }
 
 /// The most characters of the arguments the page shows in a ledger row (the exported ledger
-/// has them whole).
+/// has them whole, up to [`LEDGER_ARGS_BYTES`]).
 pub const DISPLAY_CHARS: usize = 2_000;
+
+/// The most bytes of arguments a ledger entry holds: arguments whose canonical JSON (or, not
+/// being JSON, whose text) is longer are ledgered as their size and SHA-256 with a short
+/// prefix ([`summary_of`]), so that a visit's ledger (which the page keeps, to restore its
+/// session after a trap) does not hold every call's megabytes for the whole visit. The
+/// arguments of the loads whose handles are still held are kept apart, as long as the
+/// handles ([`Session::kept_loads`]).
+pub const LEDGER_ARGS_BYTES: usize = 64 * 1024;
+
+/// The characters of long arguments a ledger entry keeps before their size and hash.
+const LEDGER_PREFIX_CHARS: usize = 200;
+
+/// What the ledger records in place of arguments too long to keep: none when their canonical
+/// JSON is at most [`LEDGER_ARGS_BYTES`] (the ledger keeps them whole); otherwise the text
+/// `<prefix>… (not kept: N bytes of canonical JSON, SHA-256 <hex>)`, the hash being of those
+/// bytes ([`crate::canonical`], as `result_sha256` is of the result). Arguments that are not
+/// JSON, ledgered as their text, are bounded the same way (`N bytes of text`, the hash of the
+/// text).
+fn summary_of(args: &Value) -> Option<Value> {
+    let (text, what) = match args {
+        Value::String(text) if text.len() <= LEDGER_ARGS_BYTES => return None,
+        Value::String(text) => (Cow::Borrowed(text.as_str()), "text"),
+        other => {
+            let canonical = crate::canonical::to_string(other);
+            if canonical.len() <= LEDGER_ARGS_BYTES {
+                return None;
+            }
+            (Cow::Owned(canonical), "canonical JSON")
+        }
+    };
+    Some(Value::String(format!(
+        "{}… (not kept: {} bytes of {what}, SHA-256 {})",
+        prefix(&text, LEDGER_PREFIX_CHARS),
+        text.len(),
+        crate::sha256_hex(text.as_bytes())
+    )))
+}
+
+/// The handle a `load_data` result names.
+fn data_id(result: &Value) -> Option<String> {
+    Some(result.get(tools::DATA_ID)?.as_str()?.to_string())
+}
+
+/// The SHA-256 a ledgered summary of long arguments names ([`summary_of`]).
+fn summary_sha256(recorded: &str) -> Option<&str> {
+    let tail = recorded.strip_suffix(')')?;
+    let (rest, hash) = tail.rsplit_once(", SHA-256 ")?;
+    rest.rsplit_once("… (not kept: ")?;
+    Some(hash)
+}
 
 /// The most characters of a result the page shows in a tool's result area (the page offers
 /// the whole result as a download).
@@ -251,10 +304,16 @@ fn prefix(text: &str, max: usize) -> &str {
 /// How the page shows `args`: their compact JSON with direction controls escaped, cut after
 /// [`DISPLAY_CHARS`] characters with a note of its length. Abridged as it is written, so
 /// that the whole text (as long as the arguments, megabytes perhaps) is never held.
-fn args_display(args: &Value) -> String {
+fn args_display(args: &Value, kept_whole: bool) -> String {
     let mut display = Abridging::new(DISPLAY_CHARS);
     write!(display, "{args}").expect("abridging never fails");
-    display.finish("the exported ledger has them whole").0
+    display
+        .finish(if kept_whole {
+            "the exported ledger has them whole"
+        } else {
+            "the exported ledger has their size and SHA-256"
+        })
+        .0
 }
 
 /// How the page shows a result: its indented JSON with direction controls escaped, cut after
@@ -324,26 +383,72 @@ impl Session {
         Session::default()
     }
 
-    /// A session continuing an exported ledger (a JSON array of entries that verifies).
+    /// A session continuing an exported ledger (a JSON array of entries that verifies), with
+    /// no loads' arguments beside it: as [`Session::restore_with_loads`].
     pub fn restore(entries_json: &str) -> Result<Self, LedgerError> {
+        Session::restore_with_loads(entries_json, &[])
+    }
+
+    /// A session continuing an exported ledger (a JSON array of entries that verifies). The
+    /// handles are made again by replaying the ledgered loads in order: the same handles for
+    /// the same data. A load whose arguments the ledger does not hold whole (longer than
+    /// [`LEDGER_ARGS_BYTES`]) is replayed from `loads` (ledger seq, arguments text: what the
+    /// page kept of [`Session::kept_loads`]) when its text is there and hashes as the ledger
+    /// says; otherwise its handle stays expired (its number is used, as it was).
+    pub fn restore_with_loads(
+        entries_json: &str,
+        loads: &[(u64, &str)],
+    ) -> Result<Self, LedgerError> {
         let entries: Vec<Entry> = serde_json::from_str(entries_json).map_err(|e| LedgerError {
             seq: None,
             message: format!("the ledger is not a JSON array of entries: {e}"),
         })?;
         let ledger = Ledger::from_entries(entries)?;
-        // The handles are made again by replaying the ledgered loads in order: the same
-        // handles for the same data (the store's bounds drop the same ones).
-        let mut store = tools::DataStore::new();
+        let mut session = Session {
+            verified: ledger.len(),
+            ..Session::default()
+        };
         for entry in ledger.entries() {
-            if entry.tool == tools::LOAD_DATA.name && entry.status == Status::Ok {
-                let _ = tools::outcome_in(&entry.tool, &entry.args, &mut store);
+            if entry.tool != tools::LOAD_DATA.name || entry.status != Status::Ok {
+                continue;
+            }
+            let kept = loads.iter().find(|(seq, _)| *seq == entry.seq);
+            let args = match (&entry.args, kept) {
+                (Value::String(recorded), Some((_, text))) => {
+                    tools::parse_args(text).ok().filter(|args| {
+                        summary_sha256(recorded) == Some(&crate::canonical::sha256_hex(args))
+                    })
+                }
+                (Value::String(_), None) => None,
+                (args, _) => Some(args.clone()),
+            };
+            match args {
+                Some(args) => session.load(entry.seq, &args),
+                None => session.store.skip_handle(),
             }
         }
-        Ok(Session {
-            verified: ledger.len(),
-            ledger,
-            store,
-        })
+        session.ledger = ledger;
+        Ok(session)
+    }
+
+    /// Replays the load of ledger entry `seq`, remembering its handle.
+    fn load(&mut self, seq: u64, args: &Value) {
+        let outcome = tools::outcome_in(tools::LOAD_DATA.name, args, &mut self.store);
+        if let Some(handle) = outcome.result.ok().as_ref().and_then(data_id) {
+            self.loads.push((seq, handle));
+        }
+    }
+
+    /// The ledger seqs of the loads whose handles the session still holds, oldest first:
+    /// the loads whose arguments a restore needs ([`Session::restore_with_loads`]), at most
+    /// [`tools::MAX_HANDLES`].
+    pub fn kept_loads(&self) -> Vec<u64> {
+        let held = self.store.handles();
+        self.loads
+            .iter()
+            .filter(|(_, handle)| held.contains(handle))
+            .map(|(seq, _)| *seq)
+            .collect()
     }
 
     /// Runs `tool` with the arguments text `args_text` (empty means `{}`) at `time`, and
@@ -361,7 +466,18 @@ impl Session {
         } else {
             Status::Error
         };
-        self.report(tool, time, status, args, &dataset_sha256, result)
+        let handle = match &result {
+            Ok(value) if tool == tools::LOAD_DATA.name => data_id(value),
+            _ => None,
+        };
+        let report = self.report(tool, time, status, args, &dataset_sha256, result);
+        if let Some(handle) = handle {
+            self.loads.push((report.entry.seq, handle));
+            // Only the loads whose handles are held are remembered (at most MAX_HANDLES).
+            let held = self.store.handles();
+            self.loads.retain(|(_, handle)| held.contains(handle));
+        }
+        report
     }
 
     /// Ledgers a call the page saw fail (`failure_json`, a [`Failure`] as JSON), and says so
@@ -478,7 +594,8 @@ containing itself"
             Ok(_) => tools::companion_plot_in(tool, &args, &self.store),
             Err(_) => None,
         };
-        let args_display = args_display(&args);
+        let summary = summary_of(&args);
+        let args_display = args_display(&args, summary.is_none());
         let ledgered = match &result {
             Ok(value) => Cow::Borrowed(value),
             Err(error) => Cow::Owned(error.to_json()),
@@ -487,7 +604,7 @@ containing itself"
             time,
             tool,
             status,
-            args,
+            args: summary.unwrap_or(args),
             dataset_sha256,
             result: &ledgered,
         }));
@@ -840,7 +957,7 @@ mod tests {
         assert!(recorded.contains("refused unread"));
 
         // Under the size limit, a bad value is quoted by a short prefix only.
-        let long = format!(r#"{{"method":"{}"}}"#, "y".repeat(100_000));
+        let long = format!(r#"{{"method":"{}"}}"#, "y".repeat(50_000));
         let report = session.run("fit_random_effects", &long, T);
         assert!(report.display.len() < 300, "{}", report.display);
         assert!(report
@@ -849,8 +966,116 @@ mod tests {
         assert!(report.args_display.chars().count() < DISPLAY_CHARS + 100);
         assert_eq!(
             last_args(&session)["method"].as_str().unwrap().len(),
-            100_000
+            50_000
         );
+    }
+
+    /// Issue 29 item 13: the page kept every call's arguments for the whole visit (six calls
+    /// of 4.7 MB: 13 -> 54 MB of heap). Arguments longer than LEDGER_ARGS_BYTES are ledgered
+    /// as their size and SHA-256; the chain verifies as before.
+    #[test]
+    fn long_arguments_are_ledgered_as_their_size_and_hash() {
+        let mut session = Session::new();
+        let records: Vec<Value> = (0..3000)
+            .map(|i| json!({"id": format!("r{i}"), "yi": i as f64 / 1000.0, "vi": 0.01 + (i % 9) as f64 / 100.0}))
+            .collect();
+        let args = json!({ "records": records });
+        let canonical = crate::canonical::to_string(&args);
+        assert!(canonical.len() > LEDGER_ARGS_BYTES);
+        let report = session.run("fit_random_effects", &args.to_string(), T);
+        assert_eq!(report.result().unwrap()["k"], 3000);
+        let recorded = last_args(&session).as_str().unwrap();
+        assert!(recorded.len() < 600, "{recorded}");
+        assert!(recorded.starts_with(&canonical[..100]), "{recorded}");
+        assert!(recorded.ends_with(&format!(
+            "… (not kept: {} bytes of canonical JSON, SHA-256 {})",
+            canonical.len(),
+            crate::canonical::sha256_hex(&args)
+        )));
+        assert!(report
+            .args_display
+            .ends_with("the exported ledger has their size and SHA-256)"));
+        // Text that is not JSON, as long: its size and the hash of the text.
+        let text = format!("{{{}", "x".repeat(LEDGER_ARGS_BYTES));
+        session.run("fit_random_effects", &text, T);
+        let recorded = last_args(&session).as_str().unwrap();
+        assert!(recorded.ends_with(&format!(
+            "(not kept: {} bytes of text, SHA-256 {})",
+            text.len(),
+            crate::sha256_hex(text.as_bytes())
+        )));
+        // Short arguments stay whole; the chain verifies and restores.
+        session.run("fit_random_effects", r#"{"method":"DL"}"#, T);
+        assert_eq!(last_args(&session), &json!({"method": "DL"}));
+        assert_eq!(session.verify(), Ok(3));
+        let exported = session.ledger().to_json().to_string();
+        assert!(exported.len() < 4000, "{} bytes", exported.len());
+        assert_eq!(Session::restore(&exported).unwrap().ledger().len(), 3);
+    }
+
+    /// The loads a restore needs are those whose handles are held (at most MAX_HANDLES): a
+    /// load too long for the ledger is replayed from the arguments the page kept, checked
+    /// against the ledgered hash; without them its handle is expired, and later handles
+    /// keep their numbers.
+    #[test]
+    fn a_restore_replays_the_held_loads_from_the_arguments_kept() {
+        let big = |tag: &str| {
+            let records: Vec<Value> = (0..2000)
+                .map(|i| json!({"id": format!("{tag}{i}"), "yi": i as f64 / 1000.0, "vi": 0.02}))
+                .collect();
+            json!({ "records": records }).to_string()
+        };
+        let (a, b) = (big("a"), big("b"));
+        let mut session = Session::new();
+        let small = r#"{"records":[{"id":"x","yi":0.1,"vi":0.01},{"id":"y","yi":0.3,"vi":0.02}]}"#;
+        assert_eq!(
+            session.run("load_data", small, T).result().unwrap()["data_id"],
+            "d1"
+        );
+        assert_eq!(
+            session.run("load_data", &a, T).result().unwrap()["data_id"],
+            "d2"
+        );
+        session.run("get_dataset", "{}", T);
+        assert_eq!(
+            session.run("load_data", &b, T).result().unwrap()["data_id"],
+            "d3"
+        );
+        assert_eq!(session.kept_loads(), [1, 2, 4]);
+        assert!(last_args(&session).is_string(), "b is ledgered as its hash");
+        let fit = |s: &mut Session, id: &str| {
+            s.run("fit_random_effects", &format!(r#"{{"data_id":"{id}"}}"#), T)
+                .display
+        };
+        let before: Vec<String> = ["d1", "d2", "d3"].map(|d| fit(&mut session, d)).into();
+        let exported = session.ledger().to_json().to_string();
+
+        // With b's arguments kept: d1 (whole in the ledger) and d3 as before, d2 expired.
+        let mut restored = Session::restore_with_loads(&exported, &[(4, &b)]).unwrap();
+        assert_eq!(fit(&mut restored, "d1"), before[0]);
+        assert_eq!(fit(&mut restored, "d3"), before[2]);
+        assert!(fit(&mut restored, "d2").starts_with("unknown_data"));
+        assert_eq!(restored.kept_loads(), [1, 4]);
+        assert_eq!(
+            restored.run("load_data", small, T).result().unwrap()["data_id"],
+            "d4",
+            "the numbers go on"
+        );
+        // Text that is not what was loaded (its hash differs) is not replayed.
+        let mut wrong = Session::restore_with_loads(&exported, &[(2, &b), (4, &a)]).unwrap();
+        assert!(fit(&mut wrong, "d2").starts_with("unknown_data"));
+        assert!(fit(&mut wrong, "d3").starts_with("unknown_data"));
+        let mut both = Session::restore_with_loads(&exported, &[(2, &a), (4, &b)]).unwrap();
+        let after: Vec<String> = ["d1", "d2", "d3"].map(|d| fit(&mut both, d)).into();
+        assert_eq!(after, before);
+
+        // Loads dropped by the store's bounds are not kept.
+        for _ in 0..tools::MAX_HANDLES {
+            session.run("load_data", small, T);
+        }
+        let kept = session.kept_loads();
+        assert_eq!(kept.len(), tools::MAX_HANDLES);
+        assert!(!kept.contains(&1) && !kept.contains(&2) && !kept.contains(&4));
     }
 
     /// The display is abridged as it is written: the same text as the whole compact JSON,
@@ -888,7 +1113,7 @@ mod tests {
         }
         cases.push(json!({"x": "\u{2067}y".repeat(100_000)}));
         for args in &cases {
-            assert_eq!(args_display(args), whole_then_cut(args), "{args}");
+            assert_eq!(args_display(args, true), whole_then_cut(args), "{args}");
         }
     }
 

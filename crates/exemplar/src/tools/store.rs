@@ -112,6 +112,13 @@ impl DataStore {
         self.bytes
     }
 
+    /// Uses up the next handle's number without holding anything under it: a restored
+    /// session's load whose data is gone (it was dropped before the restore) leaves its handle
+    /// expired, and the later loads keep their numbers.
+    pub fn skip_handle(&mut self) {
+        self.next += 1;
+    }
+
     /// Keeps `data` (`canonical` bytes of canonical JSON) under a new handle, dropping the
     /// oldest handles beyond the bounds. Returns the handle and the handles dropped.
     fn insert(&mut self, data: DataSource, canonical: usize) -> (String, Vec<String>) {
