@@ -58,7 +58,7 @@ fn type_of(schema: &Value) -> Option<&str> {
 
 /// A finite number, as a person types it, or none.
 fn number(raw: &str) -> Option<f64> {
-    raw.parse::<f64>().ok().filter(|n| n.is_finite())
+    crate::csv_table::finite_decimal(raw)
 }
 
 fn json_number(n: f64) -> Value {

@@ -75,6 +75,9 @@ macro_rules! handler {
 mod args;
 mod columns;
 mod cumulative;
+// What only `load_data` reaches (keeping data under a handle) is unused without `extended`:
+// the page's first module links none of it (see `dispatch`).
+#[cfg_attr(not(feature = "extended"), allow(dead_code))]
 mod data;
 mod effect_sizes;
 mod error;
@@ -88,6 +91,7 @@ mod publication_bias;
 mod raw_columns;
 mod scale;
 mod schema_derivation;
+#[cfg_attr(not(feature = "extended"), allow(dead_code))]
 mod store;
 mod tables;
 mod trim_fill;
@@ -583,6 +587,8 @@ fn dispatch(
         }
     }
     crate::schema_check::validate(input_schema_of(tool), args)?;
+    // Only where `load_data` is registered: the page's first module links none of it.
+    #[cfg(feature = "extended")]
     if std::ptr::eq(tool, &LOAD_DATA) {
         let (data, bytes) = store::load_source(args)?;
         *dataset_sha256 = Some(data.info().sha256.clone());
