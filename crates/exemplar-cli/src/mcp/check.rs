@@ -13,6 +13,7 @@
 
 use exemplar::strict_json;
 use exemplar::tools::{self, ToolError};
+use rmcp::model::ClientJsonRpcMessage;
 use serde_json::{json, Value};
 use std::ops::Range;
 
@@ -65,10 +66,46 @@ pub fn too_large(id: Value, size: Option<usize>) -> Value {
     )
 }
 
+/// A message's text without a leading byte order mark, which both transports accept (as
+/// rmcp's stdio transport does).
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// A message [`check`] passed, as rmcp's type; `Ok(None)` for a notification rmcp does not
+/// know (never answered, as JSON-RPC says); `Err`: the Invalid Request answer, for JSON that
+/// is not a JSON-RPC message of MCP (a batch array, `[]`, a missing or wrong `jsonrpc`, an id
+/// that is not a string or an integer, a method that is not a string, a bare value).
+pub fn mcp_message(message: Value) -> Result<Option<ClientJsonRpcMessage>, Value> {
+    let id = id_of(&message);
+    let notification = message.get("id").is_none() && message.get("method").is_some();
+    match serde_json::from_value::<ClientJsonRpcMessage>(message) {
+        Ok(parsed) => Ok(Some(parsed)),
+        Err(_) if notification => Ok(None),
+        Err(e) => Err(error(
+            id,
+            INVALID_REQUEST,
+            format!("Invalid Request: not a JSON-RPC 2.0 message of MCP: {e}"),
+        )),
+    }
+}
+
+/// [`mcp_message`]'s verdict without reading a tool call's arguments (an HTTP body goes to
+/// rmcp as text, which parses it itself): `Ok(true)` to hand it over, `Ok(false)` for a
+/// notification rmcp does not know. Arguments that are an object are read as `{}`: whether
+/// rmcp can read the rest does not depend on them.
+pub fn mcp_envelope(mut message: Value) -> Result<bool, Value> {
+    if let Some(arguments) = message.pointer_mut("/params/arguments") {
+        if arguments.is_object() {
+            *arguments = Value::Object(serde_json::Map::new());
+        }
+    }
+    mcp_message(message).map(|parsed| parsed.is_some())
+}
+
 /// Checks one message's text (a stdio line without its newline, an HTTP body).
 pub fn check(bytes: &[u8]) -> Verdict {
-    // rmcp's stdio transport accepts a leading byte order mark; so does this.
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = without_bom(bytes);
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Verdict::Answer(error(
             Value::Null,
@@ -434,6 +471,49 @@ mod tests {
             Verdict::Answer(answer) => answer,
             pass => panic!("passed: {pass:?}"),
         }
+    }
+
+    /// Issue 29 item 7: JSON that is not a JSON-RPC message of MCP is an Invalid Request
+    /// with its id (when it has one JSON-RPC allows), read with or without its arguments; an
+    /// unknown notification is left unanswered.
+    #[test]
+    fn json_that_is_not_an_mcp_message_is_an_invalid_request() {
+        for (text, id) in [
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Value::Null),
+            ("[]", Value::Null),
+            (r#"{"id":1,"method":"ping"}"#, json!(1)),
+            (r#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#, json!(2)),
+            // JSON-RPC allows it (though it should not have a fraction); rmcp does not.
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, json!(1.5)),
+            (
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                Value::Null,
+            ),
+            (r#"{"jsonrpc":"2.0","id":"s","method":7}"#, json!("s")),
+            ("42", Value::Null),
+            (r#""ping""#, Value::Null),
+        ] {
+            let Verdict::Pass { message, .. } = check(text.as_bytes()) else {
+                panic!("{text} is JSON");
+            };
+            let answer = mcp_message(message.clone()).unwrap_err();
+            assert_eq!(answer["error"]["code"], INVALID_REQUEST, "{text}");
+            assert_eq!(answer["id"], id, "{text}");
+            assert_eq!(mcp_envelope(message).unwrap_err(), answer, "{text}");
+        }
+        let unknown = json!({"jsonrpc": "2.0", "method": "notifications/unknown", "params": 3});
+        assert!(matches!(mcp_message(unknown.clone()), Ok(None)));
+        assert_eq!(mcp_envelope(unknown), Ok(false));
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "x", "arguments": {"a": [1, 2]}}});
+        assert!(matches!(mcp_message(call.clone()), Ok(Some(_))));
+        assert_eq!(mcp_envelope(call), Ok(true));
+        // A leading byte order mark is no part of the message.
+        assert_eq!(without_bom(b"\xEF\xBB\xBF{}"), b"{}");
     }
 
     #[test]

@@ -10,19 +10,21 @@ use exemplar::session::ToolResponse;
 use exemplar::tools::{self, ErrorCode};
 use exemplar::{dataset, protocol};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, JsonObject, ListPromptsResult,
-    ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams, Prompt,
-    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    JsonObject, ListPromptsResult, ListResourcesResult, ListToolsResult, MetaObject,
+    PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::check::RefusedArguments;
-use super::gate::{CallGate, MessageBytes};
+use super::gate::{CallGate, ClientGone, MessageBytes};
 use super::held::{self, HeldData, SessionStore};
 
 /// The resource holding the frozen dataset's CSV, byte for byte.
@@ -40,6 +42,8 @@ pub const PROMPT_NAME: &str = "common_prompt";
 #[derive(Debug, Clone)]
 pub struct ExemplarServer {
     gate: Arc<CallGate>,
+    /// This session's number, by which the gate shares turns fairly between sessions.
+    session: u64,
     /// This session's data handles (`load_data`): in memory, one store per MCP session.
     store: SessionStore,
     /// Every session's stores, bounded together.
@@ -48,8 +52,10 @@ pub struct ExemplarServer {
 
 impl ExemplarServer {
     pub fn new(gate: Arc<CallGate>, held: Arc<HeldData>) -> Self {
+        static SESSIONS: AtomicU64 = AtomicU64::new(0);
         ExemplarServer {
             gate,
+            session: SESSIONS.fetch_add(1, Ordering::Relaxed),
             store: held.session_store(),
             held,
         }
@@ -139,6 +145,10 @@ impl ExemplarServer {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallToolResult, ErrorData> {
+        #[cfg(test)]
+        if name == test_hook::SLOW_TOOL {
+            return Ok(test_hook::slow(arguments));
+        }
         let args = arguments.map_or(Value::Null, Value::Object);
         let mut store = held::lock(&self.store);
         let outcome = if name == tools::LOAD_DATA.name {
@@ -264,6 +274,44 @@ pub fn prompt(name: &str) -> Result<GetPromptResult, ErrorData> {
     )]))
 }
 
+/// The invalid-params error of a request for `method`, one this server serves, whose
+/// `params` rmcp could not read as that method's; `None` for another method.
+fn invalid_params(method: &str, params: Option<Value>) -> Option<ErrorData> {
+    let params = params.unwrap_or(Value::Null);
+    fn reason<T>(read: serde_json::Result<T>) -> String {
+        match read {
+            Err(e) => e.to_string(),
+            Ok(_) => "they do not have that shape".to_owned(),
+        }
+    }
+    let (shape, why) = match method {
+        "tools/call" => (
+            "an object with \"name\" (a tool's name) and \"arguments\" (an object of that \
+tool's arguments, or absent)",
+            reason(serde_json::from_value::<CallToolRequestParams>(params)),
+        ),
+        "resources/read" => (
+            "an object with \"uri\" (a resource's URI)",
+            reason(serde_json::from_value::<ReadResourceRequestParams>(params)),
+        ),
+        "prompts/get" => (
+            "an object with \"name\" (a prompt's name)",
+            reason(serde_json::from_value::<GetPromptRequestParams>(params)),
+        ),
+        "initialize"
+        | "ping"
+        | "tools/list"
+        | "resources/list"
+        | "resources/templates/list"
+        | "prompts/list" => ("an object, or absent", "they are not".to_owned()),
+        _ => return None,
+    };
+    Some(ErrorData::invalid_params(
+        format!("Invalid params: the params of {method} must be {shape}: {why}"),
+        None,
+    ))
+}
+
 impl ServerHandler for ExemplarServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -309,24 +357,49 @@ impl ServerHandler for ExemplarServer {
             return Ok(tool_error(error).into());
         }
         let bytes = attached::<MessageBytes>(&context).map_or(0, |size| size.0);
-        let permit = match self.gate.enter(bytes).await {
-            Ok(permit) => permit,
-            Err(busy) => return Ok(busy.into()),
+        // The client has gone: rmcp's token (notifications/cancelled, the session's end) or
+        // the HTTP request closed.
+        let gone = {
+            let cancelled = context.ct.clone();
+            let closed = attached::<ClientGone>(&context).map(|gone| gone.0.clone());
+            async move {
+                match closed {
+                    Some(closed) => tokio::select! {
+                        () = cancelled.cancelled() => {}
+                        () = closed.cancelled() => {}
+                    },
+                    None => cancelled.cancelled().await,
+                }
+            }
         };
-        // The engine is synchronous; a long call (leave_one_out on 2,000 records) runs off
-        // the async workers, holding its turn until it ends even if its client went away.
         let CallToolRequestParams {
             name, arguments, ..
         } = request;
+        let tool = name.clone();
         let session = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let answer = session.run_tool(&name, arguments);
-            drop(permit);
-            answer
+        let work = move || session.run_tool(&name, arguments);
+        match self.gate.run(self.session, bytes, &tool, gone, work).await {
+            Ok(answer) => answer.map(CallToolResponse::from),
+            Err(refusal) => Ok(CallToolResult::from(refusal).into()),
+        }
+    }
+
+    /// A request rmcp could not read as its method's type reaches here as a custom request:
+    /// for a method this server serves, its params are wrong (-32602 naming the method and
+    /// what is wrong), not an unknown method (-32601).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(match invalid_params(&request.method, request.params) {
+            Some(error) => error,
+            None => ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ),
         })
-        .await
-        .map_err(|e| ErrorData::internal_error(format!("the tool call failed: {e}"), None))?
-        .map(CallToolResponse::from)
     }
 
     async fn list_resources(
@@ -359,6 +432,42 @@ impl ServerHandler for ExemplarServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         prompt(&request.name).map(GetPromptResponse::from)
+    }
+}
+
+/// A tool that only takes time, for the gate's tests through each transport: `{"ms": how
+/// long it sleeps, "tag": a name its starts are counted under}`.
+#[cfg(test)]
+pub mod test_hook {
+    use super::*;
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    pub const SLOW_TOOL: &str = "test_slow_call";
+
+    static STARTED: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
+
+    /// How many calls tagged `tag` have started.
+    pub fn started(tag: &str) -> usize {
+        let started = STARTED.lock().unwrap();
+        started
+            .as_ref()
+            .and_then(|map| map.get(tag).copied())
+            .unwrap_or(0)
+    }
+
+    pub fn slow(arguments: Option<JsonObject>) -> CallToolResult {
+        let arguments = arguments.unwrap_or_default();
+        let tag = arguments["tag"].as_str().unwrap_or_default().to_owned();
+        *STARTED
+            .lock()
+            .unwrap()
+            .get_or_insert_with(HashMap::new)
+            .entry(tag)
+            .or_default() += 1;
+        let ms = arguments["ms"].as_u64().unwrap_or(0);
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        CallToolResult::success(vec![ContentBlock::text("slept")])
     }
 }
 

@@ -12,7 +12,7 @@
 //! origin, and the body one message that [`check::check`] passes.
 
 use super::check::{self, RefusedArguments, Verdict};
-use super::gate::{CallGate, MessageBytes};
+use super::gate::{CallGate, ClientGone, MessageBytes};
 use super::handler::ExemplarServer;
 use super::held::{HeldData, HELD_BUDGET};
 use super::sessions::BoundedSessions;
@@ -24,8 +24,9 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -49,6 +50,11 @@ pub struct HttpLimits {
     pub session_idle: Duration,
     /// Bytes of records all sessions' data handles hold together (`held.rs`).
     pub held_bytes: usize,
+    /// Event streams (`GET /mcp`) open at once, over all sessions: each holds a connection,
+    /// so they are kept well under `max_connections`, leaving room for new sessions.
+    pub max_streams: usize,
+    /// Event streams one session holds open at once.
+    pub max_streams_per_session: usize,
 }
 
 impl Default for HttpLimits {
@@ -62,6 +68,8 @@ impl Default for HttpLimits {
             max_sessions: 1000,
             session_idle: Duration::from_secs(300),
             held_bytes: HELD_BUDGET,
+            max_streams: 128,
+            max_streams_per_session: 2,
         }
     }
 }
@@ -75,6 +83,8 @@ struct State {
     limits: HttpLimits,
     body_budget: Arc<Semaphore>,
     sessions: Arc<BoundedSessions>,
+    /// Event streams open: how many, by session id.
+    streams: Arc<Mutex<Streams>>,
     /// The sessions' data handles, bounded together (the factory holds it; tests read it).
     #[cfg(test)]
     held: Arc<HeldData>,
@@ -148,6 +158,7 @@ fn state(
         body_budget: Arc::new(Semaphore::new(limits.body_bytes_budget)),
         limits,
         sessions,
+        streams: Arc::default(),
         #[cfg(test)]
         held,
     }
@@ -191,6 +202,9 @@ async fn answer(state: &State, request: Request<Incoming>) -> Response<Body> {
     if let Err(refusal) = check_origin(request.headers(), &state.origins) {
         return refusal;
     }
+    if request.method() == Method::GET {
+        return open_stream(state, request).await;
+    }
     if request.method() != Method::POST {
         return state.service.handle(request).await;
     }
@@ -199,19 +213,131 @@ async fn answer(state: &State, request: Request<Incoming>) -> Response<Body> {
         Ok(read) => read,
         Err(refusal) => return refusal,
     };
-    match check::check(&bytes) {
-        Verdict::Answer(error) => json_error(StatusCode::BAD_REQUEST, &error),
-        Verdict::Pass { refused, .. } => {
-            if let Some(refusal) = refused {
-                parts.extensions.insert(RefusedArguments(refusal));
+    let refused = match check::check(&bytes) {
+        Verdict::Answer(error) => return json_error(StatusCode::BAD_REQUEST, &error),
+        Verdict::Pass { message, refused } => match check::mcp_envelope(message) {
+            Err(error) => return json_error(StatusCode::BAD_REQUEST, &error),
+            // Never answered (JSON-RPC), as on stdio.
+            Ok(false) => return accepted(),
+            Ok(true) => refused,
+        },
+    };
+    if let Some(refusal) = refused {
+        parts.extensions.insert(RefusedArguments(refusal));
+    }
+    parts.extensions.insert(MessageBytes(bytes.len()));
+    // The call's client has gone when its answer's stream is dropped before its end (hyper
+    // drops it when the connection closes).
+    let gone = tokio_util::sync::CancellationToken::new();
+    parts.extensions.insert(ClientGone(gone.clone()));
+    let guard = gone.drop_guard();
+    let start = bytes.len() - check::without_bom(&bytes).len();
+    let response = state
+        .service
+        .handle(Request::from_parts(parts, Full::new(bytes.slice(start..))))
+        .await;
+    response.map(|body| {
+        body.map_frame(move |frame| {
+            let _ = &guard;
+            frame
+        })
+        .boxed()
+    })
+}
+
+/// Event streams open, by session.
+#[derive(Debug, Default)]
+struct Streams {
+    open: usize,
+    by_session: HashMap<String, usize>,
+}
+
+/// A stream's place among the open ones, given back when its response is dropped.
+struct StreamPlace {
+    streams: Arc<Mutex<Streams>>,
+    session: String,
+}
+
+impl Drop for StreamPlace {
+    fn drop(&mut self) {
+        let mut streams = self.streams.lock().unwrap();
+        streams.open -= 1;
+        if let Some(count) = streams.by_session.get_mut(&self.session) {
+            *count -= 1;
+            if *count == 0 {
+                streams.by_session.remove(&self.session);
             }
-            parts.extensions.insert(MessageBytes(bytes.len()));
-            state
-                .service
-                .handle(Request::from_parts(parts, Full::new(bytes)))
-                .await
         }
     }
+}
+
+/// A `GET /mcp` event stream, within the bounds per session and over all; each one holds a
+/// connection until it ends, so a stream past either bound is refused at once (and its
+/// connection closed) instead of taking a connection new sessions need.
+async fn open_stream(state: &State, request: Request<Incoming>) -> Response<Body> {
+    let Some(session) = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+    else {
+        // rmcp refuses it at once.
+        return state.service.handle(request).await;
+    };
+    let place = {
+        let mut streams = state.streams.lock().unwrap();
+        let limits = &state.limits;
+        let held = streams.by_session.get(&session).copied().unwrap_or(0);
+        let refusal = if held >= limits.max_streams_per_session {
+            Some((
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "Too Many Requests: this session already holds {held} event streams (GET \
+/mcp), the most one session may; close one first"
+                ),
+            ))
+        } else if streams.open >= limits.max_streams {
+            Some((
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "Service Unavailable: the server holds {} event streams (GET /mcp), the most \
+it keeps open at once; requests (POST) are answered as before",
+                    streams.open
+                ),
+            ))
+        } else {
+            None
+        };
+        if let Some((status, text)) = refusal {
+            let mut response = plain(status, &text);
+            close(&mut response);
+            return response;
+        }
+        streams.open += 1;
+        *streams.by_session.entry(session.clone()).or_default() += 1;
+        StreamPlace {
+            streams: state.streams.clone(),
+            session,
+        }
+    };
+    let response = state.service.handle(request).await;
+    if response.status() != StatusCode::OK {
+        return response;
+    }
+    response.map(|body| {
+        body.map_frame(move |frame| {
+            let _ = &place;
+            frame
+        })
+        .boxed()
+    })
+}
+
+fn accepted() -> Response<Body> {
+    Response::builder()
+        .status(StatusCode::ACCEPTED)
+        .body(Full::new(Bytes::new()).boxed())
+        .expect("a valid response")
 }
 
 /// The body, within the size limit, the time limit and the shared byte budget, with the
@@ -410,6 +536,7 @@ mod tests {
     struct Running {
         addr: SocketAddr,
         state: Arc<State>,
+        gate: Arc<CallGate>,
         stop: CancellationToken,
     }
 
@@ -427,11 +554,12 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let stop = CancellationToken::new();
+        let gate = Arc::new(gate);
         let state = Arc::new(state(
             super::super::http::allowed_hosts(addr),
             super::super::http::allowed_origins(addr, &[]),
             limits,
-            Arc::new(gate),
+            gate.clone(),
             stop.clone(),
         ));
         tokio::spawn({
@@ -443,7 +571,12 @@ mod tests {
                 }
             }
         });
-        Running { addr, state, stop }
+        Running {
+            addr,
+            state,
+            gate,
+            stop,
+        }
     }
 
     /// A response read to its end (every request here says `Connection: close`).
@@ -880,5 +1013,244 @@ Content-Length: {}\r\n\r\n{INITIALIZE}",
             "POST http://evil.example/mcp HTTP/1.1\r\n{host}Content-Length: 0\r\nConnection: close\r\n\r\n"
         );
         assert_eq!(send(addr, absolute.as_bytes()).await.status, 403);
+    }
+
+    use super::super::gate::GateLimits;
+    use super::super::handler::test_hook;
+
+    async fn until(what: &str, mut done: impl FnMut() -> bool) {
+        let started = Instant::now();
+        while !done() {
+            assert!(started.elapsed() < Duration::from_secs(20), "{what}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Issue 29 item 2: a session's long calls leave a turn to another session, whose cheap
+    /// call is answered at once; when their client goes away (its connections closed), the
+    /// calls still waiting leave the waiting room and never run.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_whose_client_has_gone_stops_and_other_sessions_are_answered_meanwhile() {
+        let server = start(HttpLimits::default()).await;
+        let addr = server.addr;
+        let (greedy, other) = (session(addr).await, session(addr).await);
+        let tag = "http-client-gone";
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"{}","arguments":{{"ms":4000,"tag":"{tag}"}}}}}}"#,
+            test_hook::SLOW_TOOL
+        );
+        let mut clients = Vec::new();
+        for _ in 0..5 {
+            let mut stream = TcpStream::connect(addr).await.unwrap();
+            let request = post(addr, &session_headers(&greedy), &body);
+            stream.write_all(&request).await.unwrap();
+            clients.push(stream);
+        }
+        until("two slow calls run, three wait", || {
+            test_hook::started(tag) == 2 && server.gate.waiting().0 == 3
+        })
+        .await;
+        let before = Instant::now();
+        let reply = call(addr, &other, "get_dataset", "{}").await;
+        assert_eq!(
+            reply.message()["result"]["isError"],
+            false,
+            "{}",
+            reply.body
+        );
+        assert!(
+            before.elapsed() < Duration::from_secs(2),
+            "another session's call waited {:?}",
+            before.elapsed()
+        );
+        drop(clients);
+        until(
+            "the calls whose client went away left the waiting room",
+            || server.gate.waiting().0 == 0,
+        )
+        .await;
+        until("the running calls' threads ended", || {
+            server.gate.running() == 0
+        })
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(test_hook::started(tag), 2, "a call given up never ran");
+    }
+
+    /// Issue 29 item 2: a call is answered within the time limit, even if its work goes on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_past_the_time_limit_is_answered_timed_out() {
+        let gate = CallGate::with_limits(GateLimits {
+            time_limit: Duration::from_secs(1),
+            ..GateLimits::default()
+        });
+        let server = start_with(HttpLimits::default(), gate).await;
+        let session = session(server.addr).await;
+        let before = Instant::now();
+        let arguments = r#"{"ms":4000,"tag":"http-time-limit"}"#;
+        let reply = call(server.addr, &session, test_hook::SLOW_TOOL, arguments).await;
+        let result = &reply.message()["result"];
+        assert_eq!(result["isError"], true);
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("timed_out: the call of test_slow_call did not finish within 1 s"),
+            "{text}"
+        );
+        assert!(
+            before.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            before.elapsed()
+        );
+    }
+
+    /// Issue 29 item 7: JSON that is not a JSON-RPC message of MCP gets a JSON-RPC error over
+    /// HTTP (400, JSON), as on stdio, not 415 with plain text; a leading byte order mark is
+    /// accepted on both. Item 12: a tools/call whose params are not its shape is invalid
+    /// params naming tools/call, not an unknown method.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn malformed_messages_get_json_rpc_errors_over_http() {
+        let server = start(HttpLimits::default()).await;
+        let addr = server.addr;
+        let session = session(addr).await;
+        for (body, id) in [
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Value::Null),
+            ("[]", Value::Null),
+            (r#"{"id":1,"method":"ping"}"#, Value::from(1)),
+            (
+                r#"{"jsonrpc":"1.0","id":2,"method":"ping"}"#,
+                Value::from(2),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                Value::from(1.5),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                Value::Null,
+            ),
+            (r#"{"jsonrpc":"2.0","id":"s","method":7}"#, Value::from("s")),
+            ("42", Value::Null),
+            (r#""ping""#, Value::Null),
+        ] {
+            let reply = send(addr, &post(addr, &session_headers(&session), body)).await;
+            assert_eq!(reply.status, 400, "{body}: {}", reply.body);
+            assert_eq!(
+                reply.header("content-type"),
+                Some("application/json"),
+                "{body}"
+            );
+            let error = reply.message();
+            assert_eq!(error["error"]["code"], check::INVALID_REQUEST, "{body}");
+            assert_eq!(error["id"], id, "{body}");
+            assert_eq!(error["jsonrpc"], "2.0");
+        }
+        let bom = "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}";
+        let reply = send(addr, &post(addr, &session_headers(&session), bom)).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.message()["id"], 5);
+        assert!(reply.message()["result"]["tools"].is_array());
+        // An unknown notification is accepted and never answered.
+        let unknown = r#"{"jsonrpc":"2.0","method":"notifications/unknown"}"#;
+        let reply = send(addr, &post(addr, &session_headers(&session), unknown)).await;
+        assert_eq!(reply.status, 202, "{}", reply.body);
+        for arguments in ["[]", r#""x""#] {
+            let reply = call(addr, &session, "fit_random_effects", arguments).await;
+            let error = &reply.message()["error"];
+            assert_eq!(error["code"], -32602, "{arguments}: {}", reply.body);
+            let message = error["message"].as_str().unwrap();
+            assert!(
+                message.contains("the params of tools/call must be"),
+                "{message}"
+            );
+        }
+        let null = r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":null}"#;
+        let reply = send(addr, &post(addr, &session_headers(&session), null)).await;
+        assert_eq!(reply.message()["error"]["code"], -32602, "{}", reply.body);
+        assert_eq!(reply.message()["id"], 6);
+    }
+
+    /// A `GET /mcp` event stream held open: its status, and the connection.
+    async fn open_stream(addr: SocketAddr, session: &str) -> (u16, TcpStream) {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n{}\r\n",
+            session_headers(session)
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut head = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), async {
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                if stream.read(&mut byte).await.unwrap() == 0 {
+                    break;
+                }
+                head.push(byte[0]);
+            }
+        })
+        .await;
+        if read.is_err() {
+            return (0, stream); // Not answered.
+        }
+        let text = String::from_utf8_lossy(&head);
+        let status = text.split(' ').nth(1).and_then(|code| code.parse().ok());
+        (status.unwrap_or(0), stream)
+    }
+
+    /// Issue 29 item 3: event streams are bounded per session and in all, below the
+    /// connection cap: sessions holding every stream they may leave room for a new client.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn event_streams_are_bounded_and_a_new_client_is_answered() {
+        let server = start(HttpLimits {
+            max_connections: 8,
+            max_streams: 4,
+            max_streams_per_session: 2,
+            ..fast()
+        })
+        .await;
+        let addr = server.addr;
+        let mut sessions = Vec::new();
+        for _ in 0..8 {
+            sessions.push(session(addr).await);
+        }
+        let mut held = Vec::new();
+        let mut statuses = Vec::new();
+        // One session asks for three streams, then every other session for one.
+        for session in std::iter::repeat_n(&sessions[0], 3).chain(&sessions[1..]) {
+            let (status, stream) = open_stream(addr, session).await;
+            statuses.push(status);
+            if status == 200 {
+                held.push(stream);
+            }
+        }
+        assert_eq!(statuses, [200, 200, 429, 200, 200, 503, 503, 503, 503, 503]);
+        // A new client is answered at once while they are held.
+        let before = Instant::now();
+        let newcomer = session(addr).await;
+        let fit = call(addr, &newcomer, "fit_random_effects", "{}").await;
+        assert_eq!(fit.message()["result"]["isError"], false);
+        assert!(
+            before.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            before.elapsed()
+        );
+        // A closed stream gives its place back.
+        held.truncate(3);
+        let started = Instant::now();
+        loop {
+            let (status, stream) = open_stream(addr, &newcomer).await;
+            if status == 200 {
+                held.push(stream);
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "still {status}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 }

@@ -178,26 +178,15 @@ fn to_rmcp(
     refused: Option<exemplar::tools::ToolError>,
     bytes: usize,
 ) -> Result<Option<ClientJsonRpcMessage>, Value> {
-    let id = check::id_of(&message);
-    let notification = message.get("id").is_none() && message.get("method").is_some();
-    match serde_json::from_value::<ClientJsonRpcMessage>(message) {
-        Ok(mut parsed) => {
-            if let ClientJsonRpcMessage::Request(request) = &mut parsed {
-                let extensions = request.request.extensions_mut();
-                extensions.insert(MessageBytes(bytes));
-                if let Some(refusal) = refused {
-                    extensions.insert(RefusedArguments(refusal));
-                }
-            }
-            Ok(Some(parsed))
+    let mut parsed = check::mcp_message(message)?;
+    if let Some(ClientJsonRpcMessage::Request(request)) = &mut parsed {
+        let extensions = request.request.extensions_mut();
+        extensions.insert(MessageBytes(bytes));
+        if let Some(refusal) = refused {
+            extensions.insert(RefusedArguments(refusal));
         }
-        Err(_) if notification => Ok(None),
-        Err(e) => Err(check::error(
-            id,
-            check::INVALID_REQUEST,
-            format!("Invalid Request: not a JSON-RPC 2.0 message of MCP: {e}"),
-        )),
     }
+    Ok(parsed)
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> Transport<RoleServer> for LineTransport<W> {
@@ -270,5 +259,139 @@ mod tests {
         assert!(text.starts_with("busy: "), "{text}");
         drop(client);
         served.await.unwrap().unwrap();
+    }
+
+    use super::super::gate::GateLimits;
+    use super::super::handler::test_hook;
+
+    /// A session served on stdio in this process: the client's input, its replies, and the
+    /// server's task.
+    struct Stdio {
+        input: tokio::io::DuplexStream,
+        replies: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+        served: tokio::task::JoinHandle<Result<(), String>>,
+    }
+
+    impl Stdio {
+        async fn start(gate: CallGate) -> Stdio {
+            let (input, server_in) = tokio::io::duplex(1 << 16);
+            let (server_out, client_out) = tokio::io::duplex(1 << 16);
+            let served = tokio::spawn(super::super::serve_lines(
+                BufReader::new(server_in),
+                server_out,
+                Arc::new(gate),
+            ));
+            let mut stdio = Stdio {
+                input,
+                replies: BufReader::new(client_out).lines(),
+                served,
+            };
+            stdio
+                .send(
+                    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}}),
+                )
+                .await;
+            stdio.reply(1).await;
+            stdio
+                .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .await;
+            stdio
+        }
+
+        async fn send(&mut self, message: Value) {
+            let line = format!("{message}\n");
+            self.input.write_all(line.as_bytes()).await.unwrap();
+        }
+
+        /// The reply to request `id`, skipping others.
+        async fn reply(&mut self, id: impl Into<Value>) -> Value {
+            let id = id.into();
+            tokio::time::timeout(std::time::Duration::from_secs(20), async {
+                loop {
+                    let line = self.replies.next_line().await.unwrap().expect("a reply");
+                    let reply: Value = serde_json::from_str(&line).unwrap();
+                    if reply["id"] == id {
+                        break reply;
+                    }
+                }
+            })
+            .await
+            .unwrap_or_else(|_| panic!("no reply to {id}"))
+        }
+    }
+
+    fn slow_call(id: u64, ms: u64, tag: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": test_hook::SLOW_TOOL, "arguments": {"ms": ms, "tag": tag}}})
+    }
+
+    /// Issue 29 item 2 on stdio: a call cancelled by `notifications/cancelled` while it waits
+    /// never runs; the session goes on.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancelled_call_leaves_the_waiting_room() {
+        let gate = CallGate::with_limits(GateLimits {
+            running: 1,
+            ..GateLimits::default()
+        });
+        let mut stdio = Stdio::start(gate).await;
+        let tag = "stdio-cancelled";
+        stdio.send(slow_call(2, 1500, tag)).await;
+        stdio.send(slow_call(3, 1500, tag)).await;
+        while test_hook::started(tag) == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        stdio
+            .send(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 3, "reason": "the user stopped it"}}),
+            )
+            .await;
+        assert_eq!(stdio.reply(2).await["result"]["isError"], false);
+        stdio
+            .send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                "params": {"name": "get_dataset", "arguments": {}}}))
+            .await;
+        assert_eq!(stdio.reply(4).await["result"]["isError"], false);
+        assert_eq!(test_hook::started(tag), 1, "the cancelled call never ran");
+        drop(stdio.input);
+        stdio.served.await.unwrap().unwrap();
+    }
+
+    /// Issue 29 item 12: a tools/call whose params are not its shape (arguments an array or a
+    /// string, params null) is invalid params (-32602) naming tools/call, not -32601.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_tools_call_of_the_wrong_shape_is_invalid_params() {
+        let mut stdio = Stdio::start(CallGate::default()).await;
+        let params = [
+            json!({"name": "fit_random_effects", "arguments": []}),
+            json!({"name": "fit_random_effects", "arguments": "x"}),
+            Value::Null,
+            json!({"arguments": {}}),
+        ];
+        for (id, params) in (10..).zip(params) {
+            stdio
+                .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+                .await;
+            let reply = stdio.reply(id).await;
+            assert_eq!(reply["error"]["code"], -32602, "{params}: {reply}");
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("Invalid params: the params of tools/call must be an object"),
+                "{message}"
+            );
+        }
+        // Other methods of the wrong shape too; an unknown method is still -32601.
+        stdio
+            .send(json!({"jsonrpc": "2.0", "id": 20, "method": "resources/read", "params": {"uri": 3}}))
+            .await;
+        assert_eq!(stdio.reply(20).await["error"]["code"], -32602);
+        stdio
+            .send(json!({"jsonrpc": "2.0", "id": 21, "method": "tools/run", "params": {}}))
+            .await;
+        assert_eq!(stdio.reply(21).await["error"]["code"], -32601);
+        drop(stdio.input);
+        stdio.served.await.unwrap().unwrap();
     }
 }
