@@ -39,33 +39,117 @@ impl<'de> Deserialize<'de> for RecordsSlot {
     }
 }
 
-/// `method`, `level`, `test`, `records` and the scale of a fit.
+// One struct per shared argument: its field, its schema (named once, in
+// `schema_derivation.rs`), its default and its validation live here, and a tool's argument
+// type flattens in the ones it takes (`#[serde(flatten)] pub exclude: ExcludeArg`), so that
+// adding an argument to every tool that reads records is one edit, to [`DataArg`].
+
+/// `records` (or `data_id` beside it, which the schema derivation adds): the call's data.
+/// Every tool that reads records flattens this in; the dispatch reads the data into the
+/// call's [`super::DataSource`] before the handler runs.
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct FitArgs {
-    #[serde(
-        default,
-        deserialize_with = "method",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
-    pub method: Option<Method>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    pub level: Option<f64>,
-    #[serde(
-        default,
-        deserialize_with = "test",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
-    pub test: Option<Test>,
+pub struct DataArg {
     #[serde(default, rename = "records")]
     #[cfg_attr(
         feature = "definitions",
         schemars(schema_with = "schemas::records_slot")
     )]
     pub _records: RecordsSlot,
+}
+
+/// `method`: the tau^2 estimator (default REML).
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MethodArg {
+    #[serde(default, deserialize_with = "method", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
+    pub method: Option<Method>,
+}
+
+impl MethodArg {
+    /// The estimator, REML when not given.
+    pub fn get(&self) -> Method {
+        self.method.unwrap_or(FitOptions::default().method)
+    }
+}
+
+/// `level`: the confidence level (default 0.95), strictly between 0 and 1.
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct LevelArg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
+    pub level: Option<f64>,
+}
+
+impl LevelArg {
+    /// The level, 0.95 when not given; a level of 0 or 1 (or outside) is refused.
+    pub fn get(&self) -> Result<f64, ToolError> {
+        let level = self.level.unwrap_or(FitOptions::default().level);
+        if !(level > 0.0 && level < 1.0) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
+            ));
+        }
+        Ok(level)
+    }
+}
+
+/// `test`: z, or Knapp-Hartung's t (default z).
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct TestArg {
+    #[serde(default, deserialize_with = "test", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
+    pub test: Option<Test>,
+}
+
+impl TestArg {
+    /// The test, z when not given.
+    pub fn get(&self) -> Test {
+        self.test.unwrap_or(FitOptions::default().test)
+    }
+}
+
+/// `exclude`: ids of records to leave out before anything else.
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ExcludeArg {
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
+    pub exclude: Vec<String>,
+}
+
+impl ExcludeArg {
+    /// The ids, checked against the call's records (distinct, each among them).
+    pub fn of(self, data: &super::DataSource) -> Result<Vec<String>, ToolError> {
+        data.exclusions(self.exclude)
+    }
+}
+
+/// `weights`: the numeric column of user weights of a fit (default none).
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct WeightsArg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::weights"))]
+    pub weights: Option<String>,
+}
+
+/// `method`, `level`, `test`, the data and the scale of a fit.
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct FitArgs {
+    #[serde(flatten)]
+    pub method: MethodArg,
+    #[serde(flatten)]
+    pub level: LevelArg,
+    #[serde(flatten)]
+    pub test: TestArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
     // `measure` and `transform`: the scale of the results' `natural` fields.
     #[serde(flatten)]
     pub scale: super::scale::ScaleArgs,
@@ -74,39 +158,20 @@ pub struct FitArgs {
 impl FitArgs {
     /// The fit options, defaults filled in (REML, 0.95, z); a level of 0 or 1 is refused.
     pub fn options(&self) -> Result<FitOptions, ToolError> {
-        fit_options(self.method, self.level, self.test)
+        Ok(FitOptions {
+            method: self.method.get(),
+            level: self.level.get()?,
+            test: self.test.get(),
+        })
     }
-}
-
-/// The fit options of `method`, `level` and `test`, defaults filled in (REML, 0.95, z); a
-/// level of 0 or 1 is refused.
-pub fn fit_options(
-    method: Option<Method>,
-    level: Option<f64>,
-    test: Option<Test>,
-) -> Result<FitOptions, ToolError> {
-    let defaults = FitOptions::default();
-    let level = level.unwrap_or(defaults.level);
-    if !(level > 0.0 && level < 1.0) {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
-        ));
-    }
-    Ok(FitOptions {
-        method: method.unwrap_or(defaults.method),
-        level,
-        test: test.unwrap_or(defaults.test),
-    })
 }
 
 /// A fit of the records left after `exclude` (`leave_one_out`, the cumulative tools).
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ExcludeFitArgs {
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
     #[serde(flatten)]
     pub fit: FitArgs,
 }

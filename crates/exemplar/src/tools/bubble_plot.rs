@@ -1,17 +1,15 @@
 //! `bubble_plot`: effects against a numeric moderator with the meta-regression's line.
 
-use super::args::{fit_options, RecordsSlot};
+use super::args::{ExcludeArg, FitArgs};
 use super::data::DataSource;
 use super::meta_regression::MetaRegressionResult;
 use super::plot::title;
 use super::scale::Scale;
 #[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
-#[cfg(feature = "definitions")]
 use super::META_REGRESSION;
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
 use crate::plots::{self, BubbleInput};
-use meta_analysis::{Method, ModeratorColumn, Test};
+use meta_analysis::ModeratorColumn;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -55,36 +53,10 @@ pub struct BubbleArgs {
     /// Numeric moderator column, e.g. "weeks".
     #[serde(rename = "mod")]
     pub moderator: String,
-    #[serde(
-        default,
-        deserialize_with = "super::args::method",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
-    pub method: Option<Method>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    pub level: Option<f64>,
-    #[serde(
-        default,
-        deserialize_with = "super::args::test",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
-    pub test: Option<Test>,
-    /// Ids to leave out of the model (drawn hollow).
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
-    /// The plot's axis.
     #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
+    pub fit: FitArgs,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
 }
 
 /// `bubble_plot`'s result.
@@ -105,9 +77,9 @@ pub struct BubblePlotResult {
 
 /// `bubble_plot` (test z, level 0.95).
 pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResult, ToolError> {
-    let options = fit_options(args.method, args.level, args.test)?;
-    let scale = Scale::of(&args.scale, data)?;
-    let excluded = data.exclusions(args.exclude)?;
+    let options = args.fit.options()?;
+    let scale = Scale::of(&args.fit.scale, data)?;
+    let excluded = args.exclude.of(data)?;
     let name = &args.moderator;
     let moderator = data.moderator(name, &excluded)?;
     if let ModeratorColumn::Factor(_) = moderator.column {

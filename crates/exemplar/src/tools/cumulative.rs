@@ -1,12 +1,10 @@
 //! What `cumulative_meta_analysis` and its plot, `cumulative_forest_plot`, share: their
 //! arguments, the ordered steps and the result.
 
-use super::args::FitArgs;
+use super::args::{ExcludeArg, FitArgs};
 use super::columns::column_values;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::ToolError;
 use meta_analysis::{CumulativeStep, FitOptions, Record};
 use serde::{Deserialize, Serialize};
@@ -56,7 +54,7 @@ pub(super) fn run(
     data: &DataSource,
 ) -> Result<(Vec<CumulativeStep>, FitOptions), ToolError> {
     let options = args.fit.options()?;
-    let excluded = data.exclusions(args.exclude.clone())?;
+    let excluded = data.exclusions(args.exclude.exclude.clone())?;
     let excluded = super::data::id_set(&excluded);
     let mut kept: Vec<(usize, &Record)> = data
         .records()
@@ -114,9 +112,8 @@ pub(super) fn result(
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativeArgs {
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
     #[serde(flatten)]
     pub fit: FitArgs,
     /// Column to add the records in order of, e.g. "year" (also id, yi, vi); default: record order.

@@ -1,6 +1,6 @@
 //! `egger_test`: Egger's regression test and the registered rule.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
@@ -116,25 +116,20 @@ pub struct EggerArgs {
     )]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
     pub variant: Option<EggerVariant>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
 }
 
 /// The test of `variant` (default classic) on the records left after `exclude`, with the
 /// ids left out.
 pub fn run_egger(
     variant: Option<EggerVariant>,
-    exclude: Vec<String>,
+    exclude: ExcludeArg,
     data: &DataSource,
 ) -> Result<(EggerResult, Vec<String>), ToolError> {
-    let excluded = data.exclusions(exclude)?;
+    let excluded = exclude.of(data)?;
     let kept = data.kept(&excluded);
     let variant = variant.unwrap_or(EggerVariant::ALL[0]);
     Ok((meta_analysis::egger_test(&kept, variant)?, excluded))

@@ -1,9 +1,7 @@
 //! `fail_safe_n`: Rosenthal's, Orwin's and Rosenberg's fail-safe N.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::FailSafeType;
 use serde::{Deserialize, Serialize};
@@ -63,15 +61,10 @@ pub struct FailSafeArgs {
     pub alpha: Option<f64>,
     /// Orwin only: the mean effect to reach (default half the mean; not 0).
     pub target: Option<f64>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
 }
 
 #[cfg(feature = "definitions")]
@@ -132,7 +125,7 @@ pub fn fail_safe_n(args: FailSafeArgs, data: &DataSource) -> Result<FailSafeResu
             ),
         ));
     }
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let n = meta_analysis::fail_safe_n(&data.kept(&excluded), kind, alpha, args.target)?;
     Ok(FailSafeResult {
         kind: n.kind.name(),

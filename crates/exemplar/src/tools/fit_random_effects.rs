@@ -1,12 +1,10 @@
 //! `fit_random_effects`: the random-effects model, optionally with user weights.
 
-use super::args::FitArgs;
+use super::args::{FitArgs, WeightsArg};
 use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
 use super::fit::{unweighted, weighted_error, FitHead, FitStats};
 use super::scale::{Scale, ScaleInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{Companion, Tool, ToolError, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -47,9 +45,8 @@ fn examples() -> Vec<serde_json::Value> {
 pub struct WeightedFitArgs {
     #[serde(flatten)]
     pub fit: FitArgs,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::weights"))]
-    pub weights: Option<String>,
+    #[serde(flatten)]
+    pub weights: WeightsArg,
 }
 
 /// `fit_random_effects`' result.
@@ -77,15 +74,15 @@ pub fn fit_random_effects(
 ) -> Result<FitResult, ToolError> {
     let scale = Scale::of(&args.fit.scale, data)?;
     let options = args.fit.options()?;
-    let weights = match &args.weights {
+    let weights = match &args.weights.weights {
         Some(column) => Some(weight_column(data, column, &[])?),
         None => None,
     };
     let fit = meta_analysis::fit_weighted(data.records(), weights.as_deref(), &options)
-        .map_err(|e| weighted_error(args.weights.as_deref(), e))?;
+        .map_err(|e| weighted_error(args.weights.weights.as_deref(), e))?;
     Ok(FitResult {
         head: FitHead::of(&fit),
-        weights: args.weights,
+        weights: args.weights.weights,
         scale: scale.info(),
         stats: FitStats::of(&fit, &scale),
         dataset: data.info().clone(),

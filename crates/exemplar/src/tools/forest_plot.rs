@@ -1,12 +1,10 @@
 //! `forest_plot`: each record's effect and CI, and the pooled diamond, as SVG.
 
-use super::args::FitArgs;
+use super::args::{ExcludeArg, FitArgs};
 use super::data::DataSource;
 use super::fit::RefitResult;
 use super::plot::{record_labels, title};
 use super::scale::Scale;
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::subgroup_analysis::{run_subgroups, SubgroupResult};
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
 #[cfg(feature = "definitions")]
@@ -61,10 +59,8 @@ fn examples() -> Vec<serde_json::Value> {
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ForestArgs {
-    /// Ids to leave out of the fit (drawn grey).
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
-    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
     #[serde(flatten)]
     pub fit: FitArgs,
     /// Text column to group the rows by, e.g. "tester"; default: no groups.
@@ -95,7 +91,7 @@ pub struct ForestPlotResult {
 pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
     let grouped = match &args.by {
         Some(by) => {

@@ -1,6 +1,6 @@
 //! `funnel_plot`: effects against their standard errors with Egger's line.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg};
 use super::data::DataSource;
 use super::egger_test::{run_egger, EggerTestResult};
 use super::fit::RefitResult;
@@ -63,16 +63,10 @@ pub struct FunnelArgs {
     )]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
     pub variant: Option<EggerVariant>,
-    /// Ids to leave out (drawn grey).
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
     /// The plot's axis.
     #[serde(flatten)]
     pub scale: super::scale::ScaleArgs,

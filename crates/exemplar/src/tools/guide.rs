@@ -128,9 +128,9 @@ mod tests {
     #[test]
     fn the_tool_list_is_lean() {
         let list = definitions_json();
-        let definitions = list.as_array().unwrap();
+        let listed = list.as_array().unwrap();
         let mut problems = Vec::new();
-        for d in definitions {
+        for d in listed {
             let size = d.to_string().len();
             if size > MAX_DEFINITION_BYTES {
                 let part = |key: &str| d[key].to_string().len();
@@ -144,7 +144,7 @@ mod tests {
             }
         }
         let total = list.to_string().len();
-        let mean = total / definitions.len();
+        let mean = total / listed.len();
         if mean > MEAN_DEFINITION_BYTES {
             problems.push(format!(
                 "the tool list is {total} bytes, {mean} a tool on average; at most \

@@ -1,11 +1,8 @@
 //! `heterogeneity`: Q, tau^2, tau, I^2 and H^2 with Q-profile confidence intervals.
 
-use super::args::{fit_options, RecordsSlot};
+use super::args::{DataArg, ExcludeArg, LevelArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use meta_analysis::Method;
 use meta_analysis::{BoundKind, HeterogeneityIntervals};
 use serde::{Deserialize, Serialize};
 
@@ -47,25 +44,14 @@ fn examples() -> Vec<serde_json::Value> {
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct HeterogeneityArgs {
-    #[serde(
-        default,
-        deserialize_with = "super::args::method",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
-    pub method: Option<Method>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    pub level: Option<f64>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub method: MethodArg,
+    #[serde(flatten)]
+    pub level: LevelArg,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
 }
 
 /// `heterogeneity`'s result.
@@ -147,8 +133,12 @@ pub fn heterogeneity(
     args: HeterogeneityArgs,
     data: &DataSource,
 ) -> Result<HeterogeneityResult, ToolError> {
-    let options = fit_options(args.method, args.level, None)?;
-    let excluded = data.exclusions(args.exclude)?;
+    let options = meta_analysis::FitOptions {
+        method: args.method.get(),
+        level: args.level.get()?,
+        ..Default::default()
+    };
+    let excluded = args.exclude.of(data)?;
     let h = meta_analysis::heterogeneity_intervals(&data.kept(&excluded), &options)?;
     Ok(HeterogeneityResult {
         k: h.fit.k,

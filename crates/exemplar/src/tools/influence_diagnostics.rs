@@ -1,12 +1,9 @@
 //! `influence_diagnostics`: metafor's case-deletion diagnostics for every record.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg, MethodArg, TestArg};
 use super::data::{DataSource, DatasetInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::ToolError;
 use super::{Tool, ToolGroup, MAX_INFLUENCE_RECORDS};
-use meta_analysis::{Method, Test};
 use serde::{Deserialize, Serialize};
 
 pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
@@ -48,29 +45,14 @@ fn examples() -> Vec<serde_json::Value> {
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct InfluenceArgs {
-    #[serde(
-        default,
-        deserialize_with = "super::args::method",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
-    pub method: Option<Method>,
-    #[serde(
-        default,
-        deserialize_with = "super::args::test",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
-    pub test: Option<Test>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub method: MethodArg,
+    #[serde(flatten)]
+    pub test: TestArg,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
 }
 
 /// One record's diagnostics.
@@ -122,11 +104,11 @@ pub fn influence_diagnostics(
     args: InfluenceArgs,
     data: &DataSource,
 ) -> Result<InfluenceResult, ToolError> {
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let kept = data.kept(&excluded);
     let (method, test) = (
-        args.method.unwrap_or_default(),
-        args.test.unwrap_or_default(),
+        args.method.get(),
+        args.test.get(),
     );
     let rows = meta_analysis::influence_diagnostics_with_test(&kept, method, test)?;
     Ok(InfluenceResult {

@@ -74,7 +74,7 @@ pub fn leave_one_out(
 ) -> Result<LeaveOneOutResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let kept = data.kept(&excluded);
     let rows = meta_analysis::leave_one_out(&kept, &options)?;
     Ok(LeaveOneOutResult {

@@ -1,8 +1,7 @@
 //! `mantel_haenszel`: the Mantel-Haenszel pooled OR, RR or RD of 2x2 tables.
 
+use super::args::LevelArg;
 use super::data::{DataSource, DatasetInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::tables::{dataset, options, tables, TableRows, TablesPooled};
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
 use meta_analysis::MhMeasure;
@@ -49,9 +48,8 @@ pub struct MantelHaenszelArgs {
         schemars(schema_with = "super::tables::data_schema")
     )]
     pub data: TableRows,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    pub level: Option<f64>,
+    #[serde(flatten)]
+    pub level: LevelArg,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "measure_schema"))]
     pub measure: Option<String>,
@@ -99,7 +97,7 @@ pub fn mantel_haenszel(
             format!("unknown measure {name:?}; one of OR, RR, RD"),
         )
     })?;
-    let options = options(args.level)?;
+    let options = options(&args.level)?;
     let tables = tables(&args.data)?;
     let r = meta_analysis::mantel_haenszel(&tables, measure, &options)?;
     Ok(MantelHaenszelResult {

@@ -1,7 +1,7 @@
 //! `meta_regression`: the mixed-effects meta-regression on named moderator columns, with
 //! predictions at given moderator values.
 
-use super::args::FitArgs;
+use super::args::{ExcludeArg, FitArgs, WeightsArg};
 use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
 use super::fit::weighted_error;
@@ -292,10 +292,8 @@ fn values_at(
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MetaRegressionArgs {
-    /// Optional ids of records to leave out before the fit (distinct, each must exist).
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
-    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
     #[serde(flatten)]
     pub fit: FitArgs,
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
@@ -304,9 +302,8 @@ pub struct MetaRegressionArgs {
     #[serde(default)]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "at_schema"))]
     pub at: Vec<Map<String, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::weights"))]
-    pub weights: Option<String>,
+    #[serde(flatten)]
+    pub weights: WeightsArg,
 }
 
 /// `at`: the moderator values at which to predict.
@@ -330,7 +327,7 @@ pub fn meta_regression(
     args: MetaRegressionArgs,
     data: &DataSource,
 ) -> Result<MetaRegressionResult, ToolError> {
-    let column = args.weights.clone();
+    let column = args.weights.weights.clone();
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
     if args.at.len() > MAX_PREDICTIONS {
@@ -339,7 +336,7 @@ pub fn meta_regression(
             args.at.len()
         )));
     }
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let moderators = moderators(&args.mods, &excluded, data)?;
     let kept = data.kept(&excluded);
     let weights = match &column {

@@ -626,14 +626,23 @@ fn dispatch(
     tool.run(args, &data)
 }
 
-/// `tool`'s input schema: the committed copy of the schema derived from its argument type
-/// (`input_schemas.json`; the page's wasm does not link the derivation), parsed once.
+/// `tool`'s input schema, built once: derived from its argument type where the derivation is
+/// linked (native builds), else the committed copy of that derivation (`input_schemas.json`:
+/// the page's wasm links no schemars). `cargo xtask codegen --check` holds the two equal, so
+/// one codegen pass writes every file that depends on a schema.
 pub(crate) fn input_schema_of(tool: &Tool) -> &'static Value {
     static SCHEMAS: OnceLock<Map<String, Value>> = OnceLock::new();
     SCHEMAS
         .get_or_init(|| {
-            serde_json::from_str(schema_derivation::INPUT_SCHEMAS_JSON)
-                .expect("input_schemas.json is a JSON object")
+            #[cfg(feature = "definitions")]
+            let schemas = derived_input_schemas()
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            #[cfg(not(feature = "definitions"))]
+            let schemas = serde_json::from_str(schema_derivation::INPUT_SCHEMAS_JSON)
+                .expect("input_schemas.json is a JSON object");
+            schemas
         })
         .get(tool.name)
         .expect("every tool's input schema is committed (see schema_derivation.rs)")

@@ -1,10 +1,7 @@
 //! `pet_peese`: the effect corrected for small-study effects by PET-PEESE.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
-use super::publication_bias::level;
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{Alternative, Coefficient, MetaRegression, PetPeeseOptions, Test};
 use serde::{Deserialize, Serialize};
@@ -50,26 +47,20 @@ pub struct PetPeeseArgs {
     /// knha: multiplicative error, t tests; z: fixed effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
-    test: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    level: Option<f64>,
+    pub test: Option<String>,
+    #[serde(flatten)]
+    pub level: LevelArg,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "alpha_schema"))]
-    alpha: Option<f64>,
+    pub alpha: Option<f64>,
     /// Alternative of PET's intercept test.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "alternative_schema"))]
-    alternative: Option<String>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    _records: RecordsSlot,
+    pub alternative: Option<String>,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
 }
 
 #[cfg(feature = "definitions")]
@@ -175,7 +166,7 @@ pub struct PetPeeseResult {
 
 /// `pet_peese`
 pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult, ToolError> {
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let kept = data.kept(&excluded);
     let invalid = |m: String| ToolError::new(ErrorCode::InvalidArguments, m);
     let test = match args.test.as_deref() {
@@ -195,7 +186,7 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
     }
     let options = PetPeeseOptions {
         test,
-        level: level(args.level)?,
+        level: args.level.get()?,
         alpha,
         alternative,
     };

@@ -1,8 +1,7 @@
 //! `peto_odds_ratio`: Peto's one-step pooled odds ratio of 2x2 tables.
 
+use super::args::LevelArg;
 use super::data::{DataSource, DatasetInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::tables::{dataset, options, tables, TableRows, TablesPooled};
 use super::{Tool, ToolError, ToolGroup};
 use serde::{Deserialize, Serialize};
@@ -43,9 +42,8 @@ pub struct PetoArgs {
         schemars(schema_with = "super::tables::data_schema")
     )]
     pub data: TableRows,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    pub level: Option<f64>,
+    #[serde(flatten)]
+    pub level: LevelArg,
 }
 
 /// `peto_odds_ratio`'s result.
@@ -62,7 +60,7 @@ pub struct PetoResult {
 
 /// `peto_odds_ratio`
 pub fn peto_odds_ratio(args: PetoArgs, _: &DataSource) -> Result<PetoResult, ToolError> {
-    let options = options(args.level)?;
+    let options = options(&args.level)?;
     let tables = tables(&args.data)?;
     let r = meta_analysis::peto_odds_ratio(&tables, &options)?;
     Ok(PetoResult {

@@ -1,20 +1,6 @@
 //! What the selection-model and PET-PEESE tools share (the statistics are
 //! `meta_analysis`').
 
-use super::{ErrorCode, ToolError};
-
-/// A confidence level (default 0.95), strictly between 0 and 1.
-pub(super) fn level(level: Option<f64>) -> Result<f64, ToolError> {
-    let level = level.unwrap_or(0.95);
-    if !(level > 0.0 && level < 1.0) {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
-        ));
-    }
-    Ok(level)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{call, PET_PEESE, SELECTION_MODEL};

@@ -1,9 +1,7 @@
 //! `rank_correlation_test`: Begg & Mazumdar's rank correlation test.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use serde::{Deserialize, Serialize};
 
@@ -41,15 +39,10 @@ fn examples() -> Vec<serde_json::Value> {
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RankTestArgs {
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
 }
 
 /// `rank_correlation_test`'s result.
@@ -73,7 +66,7 @@ pub fn rank_correlation_test(
     args: RankTestArgs,
     data: &DataSource,
 ) -> Result<RankTestResult, ToolError> {
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let test = meta_analysis::rank_correlation_test(&data.kept(&excluded))?;
     Ok(RankTestResult {
         k: test.k,

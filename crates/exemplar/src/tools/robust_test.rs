@@ -1,6 +1,6 @@
 //! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
 
-use super::args::{fit_options, RecordsSlot};
+use super::args::{LevelArg, RecordsSlot};
 use super::data::{DataSource, DatasetInfo};
 use super::meta_regression::moderators;
 use super::multilevel::{
@@ -254,7 +254,11 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
                         .ok_or_else(|| invalid(format!("unknown method {name:?}")))?,
                 ),
             };
-            let options = fit_options(method, a.level, None)?;
+            let options = meta_analysis::FitOptions {
+                method: method.unwrap_or_default(),
+                level: LevelArg { level: a.level }.get()?,
+                ..Default::default()
+            };
             let result = if model == RobustModel::Regression {
                 let mods = moderators(&a.mods, &excluded, data)?;
                 meta_analysis::robust_meta_regression(&records, &mods, &options, &clusters, vcov)?

@@ -18,7 +18,9 @@ use schemars::{Schema, SchemaGenerator};
 #[cfg(feature = "definitions")]
 use serde_json::{json, Value};
 
-/// The input schemas of every tool, as committed: `{tool name: schema}`.
+/// The input schemas of every tool, as committed: `{tool name: schema}` (what a build
+/// without the derivation validates calls with).
+#[cfg(not(feature = "definitions"))]
 pub(super) const INPUT_SCHEMAS_JSON: &str = include_str!("input_schemas.json");
 
 /// A schema written as JSON, for `schema_with`.

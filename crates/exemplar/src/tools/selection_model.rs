@@ -1,10 +1,7 @@
 //! `selection_model`: Vevea and Hedges' step-function selection model.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
-use super::publication_bias::level;
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{FitOptions, DEFAULT_STEPS};
 use serde::{Deserialize, Serialize};
@@ -46,19 +43,13 @@ fn examples() -> Vec<serde_json::Value> {
 pub struct SelectionArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "steps_schema"))]
-    steps: Option<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    level: Option<f64>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    _records: RecordsSlot,
+    pub steps: Option<Vec<f64>>,
+    #[serde(flatten)]
+    pub level: LevelArg,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
 }
 
 /// `steps`: the p-value cutpoints, [`DEFAULT_STEPS`] by default.
@@ -137,7 +128,7 @@ pub fn selection_model(
     args: SelectionArgs,
     data: &DataSource,
 ) -> Result<SelectionResult, ToolError> {
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let kept = data.kept(&excluded);
     let steps = args.steps.unwrap_or_else(|| DEFAULT_STEPS.to_vec());
     if steps.len() > MAX_STEPS {
@@ -150,7 +141,7 @@ pub fn selection_model(
         ));
     }
     let options = FitOptions {
-        level: level(args.level)?,
+        level: args.level.get()?,
         ..FitOptions::default()
     };
     let m = meta_analysis::selection_model(&kept, &steps, &options)?;

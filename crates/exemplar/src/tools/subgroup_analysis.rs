@@ -1,11 +1,9 @@
 //! `subgroup_analysis`: a separate fit per level of a text column and the tests for
 //! subgroup differences.
 
-use super::args::FitArgs;
+use super::args::{ExcludeArg, FitArgs};
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{Companion, Tool, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{ModeratorColumn, SubgroupAnalysis};
@@ -54,9 +52,8 @@ fn examples() -> Vec<serde_json::Value> {
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct SubgroupArgs {
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
     #[serde(flatten)]
     pub fit: FitArgs,
     /// Text column whose levels are the subgroups, e.g. "tester".
@@ -190,7 +187,7 @@ pub fn subgroup_analysis(
 ) -> Result<SubgroupResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let analysis = run_subgroups(&args.by, &excluded, &options, data)?;
     Ok(SubgroupResult::of(&args.by, &analysis, data, &scale))
 }

@@ -187,16 +187,9 @@ fn read(row: &Map<String, Value>) -> Result<RawRow, String> {
 }
 
 /// The options of a table analysis: its level (default 0.95).
-pub(super) fn options(level: Option<f64>) -> Result<FitOptions, ToolError> {
-    let level = level.unwrap_or(0.95);
-    if !(level > 0.0 && level < 1.0) {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("level must be strictly between 0 and 1 (for example 0.95), got {level}"),
-        ));
-    }
+pub(super) fn options(level: &super::args::LevelArg) -> Result<FitOptions, ToolError> {
     Ok(FitOptions {
-        level,
+        level: level.get()?,
         ..FitOptions::default()
     })
 }

@@ -1,13 +1,11 @@
 //! What `trim_and_fill` and its plot, `trim_and_fill_plot`, share: their arguments, Duval
 //! & Tweedie's trim-and-fill of the records kept, and its result.
 
-use super::args::RecordsSlot;
+use super::args::{DataArg, ExcludeArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::ToolError;
-use meta_analysis::{Estimator, Method, Side, TrimAndFill};
+use meta_analysis::{Estimator, Side, TrimAndFill};
 use serde::{Deserialize, Serialize};
 
 /// A filled record.
@@ -94,12 +92,12 @@ pub(super) fn run(
     data: &DataSource,
 ) -> Result<(TrimAndFill, Vec<String>, Scale), ToolError> {
     let scale = Scale::of(&args.scale, data)?;
-    let excluded = data.exclusions(args.exclude)?;
+    let excluded = args.exclude.of(data)?;
     let result = meta_analysis::trim_and_fill(
         &data.kept(&excluded),
         args.estimator.unwrap_or(Estimator::ALL[0]),
         args.side,
-        args.method.unwrap_or_default(),
+        args.method.get(),
     )?;
     Ok((result, excluded, scale))
 }
@@ -122,22 +120,12 @@ pub struct TrimFillArgs {
     )]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "side_schema"))]
     pub side: Option<Side>,
-    #[serde(
-        default,
-        deserialize_with = "super::args::method",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
-    pub method: Option<Method>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub method: MethodArg,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
     #[serde(flatten)]
     pub scale: super::scale::ScaleArgs,
 }
