@@ -10,7 +10,7 @@
 //! - `bench`: build, then run the benchmarks of issue 7 (`crates/bench`).
 //! - `bridge`: the WebMCP bridge, an MCP stdio server serving a WebMCP page's tools.
 //! - `fuzz`: run every `cargo fuzz` target of `fuzz/` for a while.
-//! - `new-tool NAME`: scaffold a new tool (engine module, tool file, registry line, oracle).
+
 
 mod bridge;
 mod build;
