@@ -11,7 +11,6 @@
 //! - `bridge`: the WebMCP bridge, an MCP stdio server serving a WebMCP page's tools.
 //! - `fuzz`: run every `cargo fuzz` target of `fuzz/` for a while.
 
-
 mod bridge;
 mod build;
 mod codegen;

@@ -62,7 +62,11 @@ pub struct DataArg {
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MethodArg {
-    #[serde(default, deserialize_with = "method", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "method",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
     pub method: Option<Method>,
 }
@@ -101,7 +105,11 @@ impl LevelArg {
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TestArg {
-    #[serde(default, deserialize_with = "test", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "test",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::test"))]
     pub test: Option<Test>,
 }
