@@ -1,5 +1,5 @@
-//! What the selection-model and PET-PEESE tools share (the statistics are
-//! `meta_analysis`').
+//! Tests of the selection-model and PET-PEESE tools together (their level is
+//! `args::LevelArg`'s; the statistics are `meta_analysis`').
 
 #[cfg(test)]
 mod tests {

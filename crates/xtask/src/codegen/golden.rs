@@ -63,10 +63,11 @@ pub fn files() -> Result<BTreeMap<String, Vec<u8>>> {
         let Some(first) = (tool.examples)().into_iter().next() else {
             continue;
         };
-        if let Ok(result) = tools::call(tool.name, &first) {
-            if let Some(svg) = result["svg"].as_str() {
-                files.insert(format!("{}.svg", tool.name), svg.as_bytes().to_vec());
-            }
+        // An example that fails is an error here, not a plot tool silently left without its file.
+        let result = tools::call(tool.name, &first)
+            .map_err(|e| format!("golden: {} {first}: {}", tool.name, e.to_json()))?;
+        if let Some(svg) = result["svg"].as_str() {
+            files.insert(format!("{}.svg", tool.name), svg.as_bytes().to_vec());
         }
     }
     for (file, tool, args) in calls() {
