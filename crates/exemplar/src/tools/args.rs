@@ -9,7 +9,10 @@
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
 use super::{ErrorCode, ToolError};
-use meta_analysis::{EggerVariant, Estimator, FailSafeType, FitOptions, Method, Side, Test};
+use meta_analysis::{
+    EggerVariant, Estimator, FailSafeType, FitOptions, Method, Moderator, Side, Test,
+    MAX_MODERATORS,
+};
 use serde::{Deserialize, Deserializer};
 
 fn parsed<'de, D, T>(
@@ -144,6 +147,78 @@ pub struct WeightsArg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::weights"))]
     pub weights: Option<String>,
+}
+
+/// `mods`, optional: the moderator columns of a model (none: the intercept-only model).
+/// `meta_regression`, which needs them, takes [`RequiredModsArg`]; both read the columns
+/// with [`moderators`].
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ModsArg {
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
+    pub mods: Vec<String>,
+}
+
+impl ModsArg {
+    /// The moderators of the records not in `excluded` (none when `mods` is empty).
+    pub fn of(
+        &self,
+        excluded: &[String],
+        data: &super::DataSource,
+    ) -> Result<Vec<Moderator>, ToolError> {
+        if self.mods.is_empty() {
+            Ok(Vec::new())
+        } else {
+            moderators(&self.mods, excluded, data)
+        }
+    }
+}
+
+/// `mods`, required (a meta-regression).
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RequiredModsArg {
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
+    pub mods: Vec<String>,
+}
+
+impl RequiredModsArg {
+    /// The moderators of the records not in `excluded`; at least one.
+    pub fn of(
+        &self,
+        excluded: &[String],
+        data: &super::DataSource,
+    ) -> Result<Vec<Moderator>, ToolError> {
+        moderators(&self.mods, excluded, data)
+    }
+}
+
+/// The moderator columns `mods` of the records not in `excluded`: at least one, at most
+/// [`MAX_MODERATORS`], distinct.
+pub fn moderators(
+    mods: &[String],
+    excluded: &[String],
+    data: &super::DataSource,
+) -> Result<Vec<Moderator>, ToolError> {
+    let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
+    if mods.is_empty() {
+        return Err(invalid(
+            "mods must name at least one moderator column, e.g. [\"weeks\"]".into(),
+        ));
+    }
+    if mods.len() > MAX_MODERATORS {
+        return Err(invalid(format!(
+            "mods names {} columns; at most {MAX_MODERATORS} are accepted",
+            mods.len()
+        )));
+    }
+    for (i, m) in mods.iter().enumerate() {
+        if mods[..i].contains(m) {
+            return Err(invalid(format!("mods lists {m:?} more than once")));
+        }
+    }
+    mods.iter().map(|m| data.moderator(m, excluded)).collect()
 }
 
 /// `method`, `level`, `test`, the data and the scale of a fit.

@@ -3,7 +3,7 @@
 
 use super::data::{DataSource, DatasetInfo};
 use super::meta_regression::CoefficientRow;
-use super::multilevel::{labels, optional_moderators, MultilevelArgs, DEFAULT_STUDY};
+use super::multilevel::{labels, MultilevelArgs};
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
@@ -105,13 +105,10 @@ pub fn fit_multilevel(
     data: &DataSource,
 ) -> Result<MultilevelResult, ToolError> {
     let options = args.options()?;
-    let study = args
-        .study
-        .clone()
-        .unwrap_or_else(|| DEFAULT_STUDY.to_string());
-    let excluded = data.exclusions(args.exclude.clone())?;
+    let study = args.study.get().to_string();
+    let excluded = args.exclude.of(data)?;
     let studies = labels(data, &study, "study", &excluded)?;
-    let mods = optional_moderators(&args.mods, &excluded, data)?;
+    let mods = args.mods.of(&excluded, data)?;
     let model = meta_analysis::multilevel(&data.kept(&excluded), &studies, &mods, &options)?;
     let intervals = model.profile_intervals()?;
     let mut notes = Vec::new();

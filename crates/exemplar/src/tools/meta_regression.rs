@@ -1,16 +1,14 @@
 //! `meta_regression`: the mixed-effects meta-regression on named moderator columns, with
 //! predictions at given moderator values.
 
-use super::args::{ExcludeArg, FitArgs, WeightsArg};
+use super::args::{ExcludeArg, FitArgs, RequiredModsArg, WeightsArg};
 use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
 use super::fit::weighted_error;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{Companion, Tool, ToolGroup, BUBBLE_PLOT, MAX_TOOL_RECORDS};
 use super::{ErrorCode, ToolError};
-use meta_analysis::{MetaRegression, Moderator, ModeratorValue, Term, MAX_MODERATORS};
+use meta_analysis::{MetaRegression, ModeratorValue, Term};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -233,32 +231,6 @@ fn invalid(message: String) -> ToolError {
     ToolError::new(ErrorCode::InvalidArguments, message)
 }
 
-/// The moderator columns named in `mods` (non-empty, distinct, at most
-/// [`MAX_MODERATORS`]) for the records not in `excluded`.
-pub fn moderators(
-    mods: &[String],
-    excluded: &[String],
-    data: &DataSource,
-) -> Result<Vec<Moderator>, ToolError> {
-    if mods.is_empty() {
-        return Err(invalid(
-            "mods must name at least one moderator column, e.g. [\"weeks\"]".into(),
-        ));
-    }
-    if mods.len() > MAX_MODERATORS {
-        return Err(invalid(format!(
-            "mods names {} columns; at most {MAX_MODERATORS} are accepted",
-            mods.len()
-        )));
-    }
-    for (i, m) in mods.iter().enumerate() {
-        if mods[..i].contains(m) {
-            return Err(invalid(format!("mods lists {m:?} more than once")));
-        }
-    }
-    mods.iter().map(|m| data.moderator(m, excluded)).collect()
-}
-
 /// The values of one `at` object, in the order of the model's terms: each moderator given,
 /// nothing else.
 fn values_at(
@@ -296,8 +268,8 @@ pub struct MetaRegressionArgs {
     pub exclude: ExcludeArg,
     #[serde(flatten)]
     pub fit: FitArgs,
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
-    pub mods: Vec<String>,
+    #[serde(flatten)]
+    pub mods: RequiredModsArg,
     // One object per prediction: a value for each moderator.
     #[serde(default)]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "at_schema"))]
@@ -337,7 +309,7 @@ pub fn meta_regression(
         )));
     }
     let excluded = args.exclude.of(data)?;
-    let moderators = moderators(&args.mods, &excluded, data)?;
+    let moderators = args.mods.of(&excluded, data)?;
     let kept = data.kept(&excluded);
     let weights = match &column {
         Some(name) => Some(weight_column(data, name, &excluded)?),

@@ -1,13 +1,10 @@
 //! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
 
-use super::args::{LevelArg, RecordsSlot};
+use super::args::{moderators, DataArg, ExcludeArg, LevelArg, MethodArg, ModsArg};
 use super::data::{DataSource, DatasetInfo};
-use super::meta_regression::moderators;
 use super::multilevel::{
-    invalid, labels, optional_moderators, MultilevelArgs, DEFAULT_STUDY,
+    invalid, labels, multilevel_options, MultilevelTestArg, StudyArg,
 };
-#[cfg(feature = "definitions")]
-use super::schema_derivation as schemas;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{Method, RobustVcov};
 use serde::{Deserialize, Serialize};
@@ -26,7 +23,7 @@ pub static ROBUST_TEST: Tool = Tool {
 column `cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
 coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (factor m/(m-p), m-p df). \
 The model is the random-effects fit, a meta-regression on mods, or the three-level model on \
-study (its studies must lie inside the clusters). Needs more clusters than coefficients; a \
+study (its studies must lie inside the clusters; method REML or ML, test z or t for it alone). Needs more clusters than coefficients; a \
 coefficient estimated from one cluster alone is refused."
             .to_string()
     },
@@ -51,38 +48,22 @@ fn examples() -> Vec<serde_json::Value> {
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RobustArgs {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::multilevel::study_schema")
-    )]
-    pub study: Option<String>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
-    pub mods: Vec<String>,
-    /// The model's estimator (REML or ML for multilevel).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::method"))]
-    pub method: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::level"))]
-    pub level: Option<f64>,
-    /// Multilevel only; robust tests are t tests whatever it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::multilevel::test_schema")
-    )]
-    pub test: Option<String>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude", description = schemas::EXCLUDE))]
-    pub exclude: Vec<String>,
-    #[serde(default, rename = "records")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "schemas::records_slot")
-    )]
-    pub _records: RecordsSlot,
+    #[serde(flatten)]
+    pub study: StudyArg,
+    #[serde(flatten)]
+    pub mods: ModsArg,
+    // Any estimator; REML or ML for the multilevel model.
+    #[serde(flatten)]
+    pub method: MethodArg,
+    #[serde(flatten)]
+    pub level: LevelArg,
+    // Multilevel only; robust tests are t tests whatever it is.
+    #[serde(flatten)]
+    pub test: MultilevelTestArg,
+    #[serde(flatten)]
+    pub exclude: ExcludeArg,
+    #[serde(flatten)]
+    pub _data: DataArg,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
     pub model: Option<String>,
@@ -91,21 +72,6 @@ pub struct RobustArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
     pub vcov: Option<String>,
-}
-
-impl RobustArgs {
-    /// The multilevel model's arguments among these.
-    fn multilevel(&self) -> MultilevelArgs {
-        MultilevelArgs {
-            study: self.study.clone(),
-            mods: self.mods.clone(),
-            method: self.method.clone(),
-            level: self.level,
-            test: self.test.clone(),
-            exclude: self.exclude.clone(),
-            _records: RecordsSlot,
-        }
-    }
 }
 
 #[cfg(feature = "definitions")]
@@ -222,16 +188,18 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
             ))
         })?,
     };
-    let a = &args.multilevel();
-    let excluded = data.exclusions(a.exclude.clone())?;
+    let excluded = args.exclude.of(data)?;
     let clusters = labels(data, &args.cluster, "cluster", &excluded)?;
     let records = data.kept(&excluded);
     let (test, method) = match model {
         RobustModel::Multilevel => {
-            let options = a.options()?;
-            let study = a.study.clone().unwrap_or_else(|| DEFAULT_STUDY.to_string());
-            let studies = labels(data, &study, "study", &excluded)?;
-            let mods = optional_moderators(&a.mods, &excluded, data)?;
+            let options = multilevel_options(
+                args.method.method.map(Method::name),
+                &args.level,
+                &args.test,
+            )?;
+            let studies = labels(data, args.study.get(), "study", &excluded)?;
+            let mods = args.mods.of(&excluded, data)?;
             (
                 meta_analysis::robust_multilevel(
                     &records, &studies, &mods, &options, &clusters, vcov,
@@ -240,30 +208,23 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
             )
         }
         RobustModel::RandomEffects | RobustModel::Regression => {
-            if a.study.is_some() || a.test.is_some() {
+            if args.study.study.is_some() || args.test.test.is_some() {
                 return Err(invalid(format!(
                     "study and test belong to the multilevel model; model {:?} takes \
                      method, level, mods (regression), exclude and cluster",
                     model.name()
                 )));
             }
-            let method = match a.method.as_deref() {
-                None => None,
-                Some(name) => Some(
-                    Method::parse(name)
-                        .ok_or_else(|| invalid(format!("unknown method {name:?}")))?,
-                ),
-            };
             let options = meta_analysis::FitOptions {
-                method: method.unwrap_or_default(),
-                level: LevelArg { level: a.level }.get()?,
+                method: args.method.get(),
+                level: args.level.get()?,
                 ..Default::default()
             };
             let result = if model == RobustModel::Regression {
-                let mods = moderators(&a.mods, &excluded, data)?;
+                let mods = moderators(&args.mods.mods, &excluded, data)?;
                 meta_analysis::robust_meta_regression(&records, &mods, &options, &clusters, vcov)?
             } else {
-                if !a.mods.is_empty() {
+                if !args.mods.mods.is_empty() {
                     return Err(invalid(format!(
                         "mods belong to model {:?} or {:?}",
                         RobustModel::Regression.name(),
