@@ -15,7 +15,10 @@ use crate::{MetaError, Record};
 /// One record's diagnostics (under Knapp–Hartung, the s²_w factors of
 /// [`influence_diagnostics_with_test`] apply; they are 1 under the z test).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Influence {
+    /// The record's id.
     pub id: String,
     /// Externally studentized residual (yᵢ − μ̂₍₋ᵢ₎) / √(s²₍₋ᵢ₎ (vᵢ + τ̂²₍₋ᵢ₎ + Var μ̂₍₋ᵢ₎)).
     pub rstudent: f64,
@@ -36,7 +39,7 @@ pub struct Influence {
     /// DFBETAS of the intercept, (μ̂ − μ̂₍₋ᵢ₎) / √(s²₍₋ᵢ₎ / Σⱼ 1/(vⱼ + τ̂²₍₋ᵢ₎)) (all k
     /// records).
     pub dfbetas: f64,
-    /// metafor's flag (see [`influence_diagnostics_with_test`]).
+    /// Influential by metafor's rule (see `influence_diagnostics_with_test`).
     pub influential: bool,
 }
 

@@ -82,14 +82,19 @@ impl RobustVcov {
 
 /// One coefficient's robust test.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RobustCoefficient {
+    /// "intercept", a numeric moderator's name, or "column:level".
     pub name: String,
     pub estimate: f64,
+    /// Cluster-robust standard error.
     pub se: f64,
     /// t = estimate / se.
     pub statistic: f64,
     /// Satterthwaite (CR2) or m − p (CR1).
     pub df: f64,
+    /// Two-sided p value from t with df.
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,

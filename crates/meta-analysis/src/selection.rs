@@ -51,6 +51,8 @@ pub const DEFAULT_STEPS: [f64; 2] = [0.025, 0.5];
 
 /// One interval of p values and its selection weight.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SelectionWeight {
     /// The interval (lower, upper] of one-sided p values.
     pub lower: f64,
@@ -59,8 +61,10 @@ pub struct SelectionWeight {
     pub k: usize,
     /// δⱼ, relative to the first interval's (δ₁ = 1, fixed).
     pub delta: f64,
-    /// Standard error, z = (δ − 1)/se, two-sided p and CI; `None` for the fixed δ₁.
+    /// Standard error, z = (δ − 1)/se, two-sided p and CI (lower end cut at 0); null for
+    /// the fixed δ₁.
     pub se: Option<f64>,
+    #[cfg_attr(feature = "serde", serde(rename = "z"))]
     pub statistic: Option<f64>,
     pub p: Option<f64>,
     pub ci_lower: Option<f64>,
@@ -69,7 +73,10 @@ pub struct SelectionWeight {
 
 /// A fitted step-function selection model.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SelectionModel {
+    /// Records fitted.
     pub k: usize,
     pub level: f64,
     /// The steps, with 1 appended.
@@ -77,26 +84,29 @@ pub struct SelectionModel {
     /// The adjusted estimate μ̂ with its Wald inference.
     pub estimate: f64,
     pub se: f64,
+    #[cfg_attr(feature = "serde", serde(rename = "z"))]
     pub statistic: f64,
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,
     pub tau2: f64,
-    /// `None` when τ̂² = 0 (the boundary, where the information is not defined).
+    /// Null when τ̂² = 0 (the boundary, where the information is not defined).
     pub se_tau2: Option<f64>,
     pub tau2_ci_lower: Option<f64>,
     pub tau2_ci_upper: Option<f64>,
     pub weights: Vec<SelectionWeight>,
-    /// The maximised log-likelihood ℓ and that of the model without selection ℓ₀.
-    pub log_likelihood: f64,
-    pub log_likelihood_null: f64,
-    /// Likelihood-ratio test of δ₂ = … = δ_N = 1.
+    /// Likelihood-ratio test of δ₂ = … = δ_N = 1 (no selection), on lrt_df df.
     pub lrt: f64,
     pub lrt_df: usize,
     pub lrt_p: f64,
+    /// The maximised log-likelihood ℓ and that of the ML random-effects model without
+    /// selection ℓ₀.
+    pub log_likelihood: f64,
+    pub log_likelihood_null: f64,
     /// The random-effects model without selection (ML), the starting point and ℓ₀.
     pub unadjusted_estimate: f64,
     pub unadjusted_tau2: f64,
+    /// Newton iterations of the likelihood maximisation.
     pub iterations: usize,
 }
 

@@ -45,19 +45,12 @@ pub struct RankTestArgs {
     pub _data: DataArg,
 }
 
-/// `rank_correlation_test`'s result.
+/// `rank_correlation_test`'s result: the engine's test and the data.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RankTestResult {
-    /// Records tested.
-    pub k: usize,
-    /// Kendall's tau (tau-b) between the standardized deviates and the sampling variances.
-    pub tau: f64,
-    /// Two-sided p value of tau = 0.
-    pub p: f64,
-    /// true: p from Kendall's exact distribution (k < 50, no ties); false: the normal
-    /// approximation with the tie-corrected variance.
-    pub exact: bool,
+    #[serde(flatten)]
+    pub test: meta_analysis::RankTest,
     pub dataset: DatasetInfo,
 }
 
@@ -67,12 +60,8 @@ pub fn rank_correlation_test(
     data: &DataSource,
 ) -> Result<RankTestResult, ToolError> {
     let excluded = args.exclude.of(data)?;
-    let test = meta_analysis::rank_correlation_test(&data.kept(&excluded))?;
     Ok(RankTestResult {
-        k: test.k,
-        tau: test.tau,
-        p: test.p,
-        exact: test.exact,
+        test: meta_analysis::rank_correlation_test(&data.kept(&excluded))?,
         dataset: data.info().clone(),
     })
 }

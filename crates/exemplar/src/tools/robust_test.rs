@@ -6,7 +6,7 @@ use super::multilevel::{
     invalid, labels, multilevel_options, MultilevelTestArg, StudyArg,
 };
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use meta_analysis::{Method, RobustVcov};
+use meta_analysis::{Method, RobustCoefficient, RobustVcov};
 use serde::{Deserialize, Serialize};
 
 pub static ROBUST_TEST: Tool = Tool {
@@ -130,25 +130,6 @@ fn one_of(names: impl Iterator<Item = &'static str>) -> String {
     }
 }
 
-/// One coefficient's robust test.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct RobustRow {
-    /// "intercept", a numeric moderator's name, or "column:level".
-    pub name: String,
-    pub estimate: f64,
-    /// Cluster-robust standard error.
-    pub se: f64,
-    /// t = estimate / se.
-    pub statistic: f64,
-    /// Satterthwaite df (CR2) or clusters - p (CR1).
-    pub df: f64,
-    /// Two-sided p value from t with df.
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
-}
-
 /// `robust_test`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
@@ -164,7 +145,7 @@ pub struct RobustResult {
     /// The model's estimator (REML, ML, ...).
     pub method: &'static str,
     pub level: f64,
-    pub coefficients: Vec<RobustRow>,
+    pub coefficients: Vec<RobustCoefficient>,
     pub dataset: DatasetInfo,
 }
 
@@ -244,20 +225,7 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         n_clusters: test.n_clusters,
         method: method.name(),
         level: test.level,
-        coefficients: test
-            .coefficients
-            .iter()
-            .map(|c| RobustRow {
-                name: c.name.clone(),
-                estimate: c.estimate,
-                se: c.se,
-                statistic: c.statistic,
-                df: c.df,
-                p: c.p,
-                ci_lower: c.ci_lower,
-                ci_upper: c.ci_upper,
-            })
-            .collect(),
+        coefficients: test.coefficients,
         dataset: data.info().clone(),
     })
 }
