@@ -310,12 +310,13 @@ fn with_records(
     text: &str,
     escalc: &EscalcOptions,
 ) -> Result<Value, tools::ToolError> {
-    let records = your_data::records_from_text(
+    let (records, omitted) = your_data::records_and_omitted_from_text(
         text,
         escalc.measure.as_deref(),
         escalc.add,
         escalc.to.as_deref(),
     )?;
+    note_omitted(&omitted);
     let Some(object) = args.as_object_mut() else {
         return Err(tools::ToolError::new(
             tools::ErrorCode::WrongType,
@@ -324,6 +325,18 @@ fn with_records(
     };
     object.insert("records".into(), Value::Array(records));
     Ok(args)
+}
+
+/// The rows of raw data left out (no effect size), one line each on stderr, where the
+/// output (records as CSV, or a tool's result) does not list them.
+fn note_omitted(omitted: &[Value]) {
+    for row in omitted {
+        eprintln!(
+            "exemplar: left out {}: {}",
+            row["id"].as_str().unwrap_or_default(),
+            row["reason"].as_str().unwrap_or_default()
+        );
+    }
 }
 
 /// `exemplar escalc --measure M FILE`: compute_effect_sizes on the CSV, printed as its JSON
@@ -346,6 +359,7 @@ fn escalc_file(escalc: EscalcOptions, csv: bool, file: &str) -> Result<ExitCode,
     }
     match tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args) {
         Ok(result) if csv => {
+            note_omitted(result["omitted"].as_array().map_or(&[], Vec::as_slice));
             let records: Vec<tools::EffectSizeRecord> =
                 serde_json::from_value(result["records"].clone())
                     .expect("the tool's records read back");

@@ -667,6 +667,17 @@ pub fn records_from_text(
     add: Option<f64>,
     to: Option<&str>,
 ) -> Result<Vec<Value>, ToolError> {
+    records_and_omitted_from_text(text, measure, add, to).map(|(records, _)| records)
+}
+
+/// [`records_from_text`], and the rows of raw data left out, each `{id, reason}` (the
+/// `omitted` of [`tools::COMPUTE_EFFECT_SIZES`]; none for records).
+pub fn records_and_omitted_from_text(
+    text: &str,
+    measure: Option<&str>,
+    add: Option<f64>,
+    to: Option<&str>,
+) -> Result<(Vec<Value>, Vec<Value>), ToolError> {
     let invalid = |message: String| ToolError::new(tools::ErrorCode::InvalidData, message);
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if measure.is_none() && (trimmed.starts_with('[') || trimmed.starts_with('{')) {
@@ -680,7 +691,7 @@ pub fn records_from_text(
             },
             _ => unreachable!("the text starts with [ or {{"),
         };
-        return records
+        let records = records
             .into_iter()
             .enumerate()
             .map(|(i, r)| match r {
@@ -691,7 +702,8 @@ pub fn records_from_text(
                     crate::quote::json_value(&other)
                 ))),
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
+        return Ok((records, Vec::new()));
     }
     let table = csv_table::parse(text).map_err(|e| invalid(format!("the CSV: {e}")))?;
     let data = table.json_rows();
@@ -705,13 +717,18 @@ pub fn records_from_text(
                 args["to"] = to.into();
             }
             let result = tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args)?;
-            Ok(match result.get("records") {
+            let records = match result.get("records") {
                 Some(Value::Array(records)) => records
                     .iter()
                     .filter_map(|r| r.as_object().cloned().map(with_moderators))
                     .collect(),
                 _ => Vec::new(),
-            })
+            };
+            let omitted = match result.get("omitted") {
+                Some(Value::Array(omitted)) => omitted.clone(),
+                _ => Vec::new(),
+            };
+            Ok((records, omitted))
         }
         None => {
             for column in ["yi", "vi"] {
@@ -753,7 +770,7 @@ pub fn records_from_text(
                 }
                 records.push(Value::Object(record));
             }
-            Ok(records)
+            Ok((records, Vec::new()))
         }
     }
 }
@@ -1273,6 +1290,11 @@ followed by a low surrogate \\uDC00-\\uDFFF: half of a UTF-16 pair, no character
         let raw = "xi,ni\n3,10\n0,12\n";
         let records = records_from_text(raw, Some("PLO"), None, Some("all")).unwrap();
         assert_eq!(records[1]["vi"], json!(1.0 / 0.5 + 1.0 / 12.5));
+        let (kept, omitted) =
+            records_and_omitted_from_text("id,xi,ni\na,3,10\nb,,10\n", Some("PLO"), None, None)
+                .unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(omitted, [json!({"id": "b", "reason": "xi is empty (null)"})]);
         let e = records_from_text("xi,ni\n13,10\n", Some("PLO"), None, None).unwrap_err();
         assert_eq!(e.code, tools::ErrorCode::InvalidData);
         assert!(records_from_text("[1,", None, None, None).is_err());

@@ -2,7 +2,7 @@
 //! metafor's `escalc`.
 
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::{compute, options, EffectSizeRecord, RowError, RAW_DATA_NAME};
+use super::effect_sizes::{compute, kept, options, EffectSizeRecord, Omitted, RAW_DATA_NAME};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use crate::canonical;
 use meta_analysis::effect_sizes::Measure;
@@ -40,13 +40,11 @@ fn description() -> String {
     format!(
         "Effect sizes yi and variances vi from study-level raw data, as metafor 3.8-1's escalc \
 (vtype LS; SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; other \
-columns are kept; each record carries `measure`. A row giving no effect size refuses the call, \
-listing each such row and column. At most {MAX_RAW_DATA_ROWS} rows."
+columns are kept; each record carries `measure`. A row giving no effect size (a blank, NA or \
+non-numeric value, or values leaving the measure undefined) is left out and listed in `omitted` \
+with its reason, as escalc gives NA and rma omits the row. At most {MAX_RAW_DATA_ROWS} rows."
     )
 }
-
-/// The most bad rows one error message lists.
-const LISTED_ERRORS: usize = 20;
 
 /// `compute_effect_sizes`' arguments.
 #[derive(Debug, Deserialize)]
@@ -56,27 +54,27 @@ pub struct EffectSizeArgs {
         feature = "definitions",
         schemars(schema_with = "super::effect_sizes::measure_schema")
     )]
-    measure: String,
+    pub(super) measure: String,
     #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("One object per study: an optional id, the measure's columns (numbers or numeric text; {}; a 2x2 table may give n1i instead of bi, n2i instead of di), other columns kept.", super::effect_sizes::columns_by_measure())))]
-    data: Vec<Map<String, Value>>,
+    pub(super) data: Vec<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "definitions",
         schemars(schema_with = "super::effect_sizes::add_schema")
     )]
-    add: Option<f64>,
+    pub(super) add: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "definitions",
         schemars(schema_with = "super::effect_sizes::to_schema")
     )]
-    to: Option<String>,
+    pub(super) to: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "definitions",
         schemars(schema_with = "super::raw_columns::schema")
     )]
-    columns: Option<Map<String, Value>>,
+    pub(super) columns: Option<Map<String, Value>>,
 }
 
 /// `compute_effect_sizes`' result.
@@ -85,10 +83,13 @@ pub struct EffectSizeArgs {
 pub struct EffectSizesResult {
     /// The measure, by escalc's name.
     pub measure: &'static str,
-    /// Records computed (one per row of data).
+    /// Records computed: the rows of data that give an effect size.
     pub k: usize,
-    /// One record per row, in order.
+    /// One record per row that gives an effect size, in order.
     pub records: Vec<EffectSizeRecord>,
+    /// The rows that give none (a missing, blank or non-numeric value, or values for which
+    /// the measure is undefined), in order, each with its reason; left out of `records`.
+    pub omitted: Vec<Omitted>,
     /// "raw data" and the SHA-256 of the canonical JSON of `data`.
     pub dataset: DatasetInfo,
 }
@@ -121,38 +122,17 @@ pub fn compute_effect_sizes(
     }
     let options = options(args.add, args.to.as_deref())?;
     let data = super::raw_columns::mapped(measure, args.columns.as_ref(), &args.data)?;
-    let outcomes = compute(measure, &data, &options);
-    let errors: Vec<&RowError> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
-    if !errors.is_empty() {
-        let mut listed: Vec<String> = errors
-            .iter()
-            .take(LISTED_ERRORS)
-            .map(|e| e.to_string())
-            .collect();
-        if errors.len() > LISTED_ERRORS {
-            listed.push(format!("and {} more", errors.len() - LISTED_ERRORS));
-        }
-        return Err(ToolError::new(
-            ErrorCode::InvalidData,
-            format!(
-                "{} of {} rows give no {} ({}): {}",
-                errors.len(),
-                outcomes.len(),
-                measure.name(),
-                measure.title(),
-                listed.join("; ")
-            ),
-        ));
-    }
-    let records: Vec<EffectSizeRecord> = outcomes.into_iter().filter_map(Result::ok).collect();
+    let (records, omitted) = kept(measure, compute(measure, &data, &options))?;
     let data = Value::Array(args.data.into_iter().map(Value::Object).collect());
     Ok(EffectSizesResult {
         measure: measure.name(),
         k: records.len(),
         records,
+        omitted,
         dataset: DatasetInfo {
             name: RAW_DATA_NAME,
             sha256: canonical::sha256_hex(&data),
+            data_id: None,
         },
     })
 }

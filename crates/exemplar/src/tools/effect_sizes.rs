@@ -1,15 +1,17 @@
 //! Records `{id, yi, vi, …}` from study-level raw data, by metafor's `escalc` (the formulas
 //! are `meta_analysis::effect_sizes`'), and the arguments that say how.
 //!
-//! [`compute`] does the work row by row, for `compute_effect_sizes` (which refuses the call
-//! when a row is bad, listing every bad row), `load_data` and the page's "Your data" (which
-//! shows each bad row's error beside it).
+//! [`compute`] does the work row by row and [`kept`] splits its outcomes into the records
+//! and the rows left out (`omitted`, each with its reason, as metafor's escalc gives NA and
+//! rma's `na.action = "na.omit"` drops the row), for `compute_effect_sizes`, `load_data`,
+//! `exemplar escalc` and the page's "Your data" (which shows each reason beside its row).
+//! Values are read by [`super::raw_columns::read_value`].
 
+use super::raw_columns::{not_a_number, read_value, Reading};
 use super::{ErrorCode, ToolError};
-use crate::csv_table;
-#[cfg(feature = "definitions")]
-use meta_analysis::effect_sizes::Column;
-use meta_analysis::effect_sizes::{escalc, AddTo, EffectSizeError, EscalcOptions, Measure, RawRow};
+use meta_analysis::effect_sizes::{
+    escalc, AddTo, Column, EffectSizeError, EscalcOptions, Measure, RawRow,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -84,6 +86,63 @@ impl fmt::Display for RowError {
     }
 }
 
+/// A row of raw data left out: it gives no effect size.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct Omitted {
+    /// The row's id, or row1, row2, ... by position.
+    pub id: String,
+    /// Why, naming the column and what was read (e.g. "ai is blank").
+    pub reason: String,
+}
+
+/// The most rows the error of data without a single effect size lists.
+const LISTED_ROWS: usize = 5;
+
+/// The records of the rows that give one, and the rows left out with their reasons (in row
+/// order); an error when no row is left, giving the reasons of the first few rows.
+pub fn kept(
+    measure: Measure,
+    outcomes: Vec<Result<EffectSizeRecord, RowError>>,
+) -> Result<(Vec<EffectSizeRecord>, Vec<Omitted>), ToolError> {
+    let rows = outcomes.len();
+    let mut records = Vec::with_capacity(rows);
+    let mut errors = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            Ok(record) => records.push(record),
+            Err(e) => errors.push(e),
+        }
+    }
+    if records.is_empty() && !errors.is_empty() {
+        let mut listed: Vec<String> = errors
+            .iter()
+            .take(LISTED_ROWS)
+            .map(RowError::to_string)
+            .collect();
+        if errors.len() > LISTED_ROWS {
+            listed.push(format!("and {} more", errors.len() - LISTED_ROWS));
+        }
+        return Err(ToolError::new(
+            ErrorCode::InvalidData,
+            format!(
+                "no row gives a {} ({}), so there are no records: {}",
+                measure.name(),
+                measure.title(),
+                listed.join("; ")
+            ),
+        ));
+    }
+    let omitted = errors
+        .into_iter()
+        .map(|e| Omitted {
+            id: e.id.unwrap_or_else(|| format!("row{}", e.row)),
+            reason: e.message,
+        })
+        .collect();
+    Ok((records, omitted))
+}
+
 /// The escalc options from `add` and `to` (defaults 0.5 and "only0").
 pub fn options(add: Option<f64>, to: Option<&str>) -> Result<EscalcOptions, ToolError> {
     let defaults = EscalcOptions::default();
@@ -134,7 +193,7 @@ pub fn compute(
             let size = sizes
                 .next()
                 .expect("one effect size per row read")
-                .map_err(|e| row_error(n, &given_id, &e))?;
+                .map_err(|e| row_error(n, &given_id, row, &e))?;
             if let Some(&first) = first_row_of.get(&id) {
                 return Err(RowError {
                     row: n,
@@ -178,12 +237,33 @@ fn given_id(row: &Map<String, Value>) -> Option<String> {
     }
 }
 
-fn row_error(row: usize, id: &Option<String>, e: &EffectSizeError) -> RowError {
+/// The engine's error, with a missing value said as it was read ("ai is blank").
+fn row_error(
+    n: usize,
+    id: &Option<String>,
+    row: &Map<String, Value>,
+    e: &EffectSizeError,
+) -> RowError {
+    let missing = |column: Column| match read_value(row.get(column.name())) {
+        Reading::Missing(how) => how.describe(column.name()),
+        _ => format!("{column} is missing"),
+    };
+    let message = match e {
+        EffectSizeError::Missing { column } => missing(*column),
+        EffectSizeError::MissingEither { column, or } => format!(
+            "{} and {}: give {column} ({}) or {or} ({})",
+            missing(*column),
+            missing(*or),
+            column.description(),
+            or.description()
+        ),
+        other => other.to_string(),
+    };
     RowError {
-        row,
+        row: n,
         id: id.clone(),
         column: e.column().map(|c| c.name().to_string()),
-        message: e.to_string(),
+        message,
     }
 }
 
@@ -207,15 +287,10 @@ fn read_row(
     let mut raw = RawRow::default();
     for &column in measure.columns() {
         let name = column.name();
-        match row.get(name) {
-            None | Some(Value::Null) => {}
-            Some(Value::Number(x)) => raw.set(column, x.as_f64().unwrap_or(f64::NAN)),
-            Some(Value::String(s)) if s.trim().is_empty() => {}
-            Some(Value::String(s)) => match csv_table::number(s.trim()) {
-                Some(x) => raw.set(column, x),
-                None => return Err(fail(name, format!("{name} is {s:?}, not a number"))),
-            },
-            Some(other) => return Err(fail(name, format!("{name} is {other}, not a number"))),
+        match read_value(row.get(name)) {
+            Reading::Number(x) => raw.set(column, x),
+            Reading::Missing(_) => {}
+            Reading::NotANumber(value) => return Err(fail(name, not_a_number(name, value))),
         }
     }
     Ok((id.unwrap_or_else(|| format!("row{n}")), raw))
@@ -323,23 +398,38 @@ mod tests {
     }
 
     #[test]
-    fn every_bad_row_is_listed_with_its_column() {
+    fn rows_without_an_effect_size_are_left_out_with_their_reason() {
         let data = json!([
             {"id": "a", "ri": 0.3, "ni": 50},
             {"id": "b", "ri": 1.3, "ni": 50},
             {"ri": "strong", "ni": 50},
             {"id": "d", "ri": 0.2},
-            {"id": "a", "ri": 0.1, "ni": 20}
+            {"id": "a", "ri": 0.1, "ni": 20},
+            {"id": "f", "ri": " 0.25 ", "ni": "1e2"},
+            {"id": "g", "ri": "0,25", "ni": 40},
+            {"id": "h", "ri": 0.1, "ni": true}
         ]);
-        let e = es(json!({"measure": "ZCOR", "data": data})).unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidData);
+        let out = es(json!({"measure": "ZCOR", "data": data})).unwrap();
+        assert_eq!(out["k"], 2);
+        let ids: Vec<&str> = out["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["a", "f"]);
+        // " 0.25 " and "1e2" read as numbers: escalc's z and 1/(n - 3).
+        assert_eq!(out["records"][1]["vi"], 1.0 / 97.0);
         assert_eq!(
-            e.message,
-            "4 of 5 rows give no ZCOR (Fisher's z-transformed correlation): \
-row 2 (\"b\"): ri is 1.3; a correlation must lie in [-1, 1]; \
-row 3: ri is \"strong\", not a number; \
-row 4 (\"d\"): ni is missing (sample size); \
-row 5 (\"a\"): the id \"a\" is also row 1's; ids must be unique"
+            out["omitted"],
+            json!([
+                {"id": "b", "reason": "ri is 1.3; a correlation must lie in [-1, 1]"},
+                {"id": "row3", "reason": "ri \"strong\" is not a number"},
+                {"id": "d", "reason": "ni is missing"},
+                {"id": "a", "reason": "the id \"a\" is also row 1's; ids must be unique"},
+                {"id": "g", "reason": "ri \"0,25\" is not a number (a decimal point is read, not a comma: write 0.25)"},
+                {"id": "h", "reason": "ni true is not a number"}
+            ])
         );
         let outcomes = compute(
             Measure::Zcor,
@@ -352,11 +442,44 @@ row 5 (\"a\"): the id \"a\" is also row 1's; ids must be unique"
             .collect();
         assert_eq!(
             columns,
-            [None, Some("ri"), Some("ri"), Some("ni"), Some("id")]
+            [
+                None,
+                Some("ri"),
+                Some("ri"),
+                Some("ni"),
+                Some("id"),
+                None,
+                Some("ri"),
+                Some("ni")
+            ]
         );
-        let many: Vec<Value> = (0..30).map(|_| json!({"xi": -1, "ni": 10})).collect();
+        // A 2x2 table missing both of a pair says how each was read.
+        let table =
+            json!([{"ai": 1, "bi": "", "ci": 2, "di": 5}, {"ai": 1, "bi": 3, "ci": 2, "di": 5}]);
+        let out = es(json!({"measure": "OR", "data": table})).unwrap();
+        assert_eq!(
+            out["omitted"][0]["reason"],
+            "bi is blank and n1i is missing: give bi (non-events in group 1 (upper right cell; \
+or give n1i)) or n1i (size of group 1)"
+        );
+        // Nothing left: an error giving the first rows' reasons.
+        let many: Vec<Value> = (0..30)
+            .map(|i| match i % 2 {
+                0 => json!({"xi": "NA", "ni": 10}),
+                _ => json!({"xi": 1, "ni": ""}),
+            })
+            .collect();
         let e = es(json!({"measure": "PR", "data": many})).unwrap_err();
-        assert!(e.message.ends_with("and 10 more"), "{}", e.message);
+        assert_eq!(e.code, ErrorCode::InvalidData);
+        assert!(
+            e.message.starts_with(
+                "no row gives a PR (raw proportion), so there are no records: row 1: xi is NA; \
+row 2: ni is blank; row 3: xi is NA; "
+            ),
+            "{}",
+            e.message
+        );
+        assert!(e.message.ends_with("; and 25 more"), "{}", e.message);
     }
 
     #[test]

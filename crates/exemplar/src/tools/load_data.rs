@@ -3,16 +3,25 @@
 //! data and keeps them; the handler describes them.
 
 use super::args::RecordsSlot;
+use super::compute_effect_sizes::{compute_effect_sizes, EffectSizeArgs};
 use super::data::{DataSource, DatasetInfo};
+use super::effect_sizes::Omitted;
 #[cfg(feature = "definitions")]
 use super::store::{DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 #[cfg(feature = "definitions")]
 use super::{COMPUTE_EFFECT_SIZES, MAX_ARGS_BYTES};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The tool's name, for the messages that name it. Code the page's first wasm module runs
+/// names it by this constant, never as `LOAD_DATA.name`: formatting or comparing the static's
+/// field takes the static's address, which links this handler (raw data, effect sizes) into
+/// that module (issue 30 item 8: 19 KB gzip).
+pub const LOAD_DATA_NAME: &str = "load_data";
 
 pub static LOAD_DATA: Tool = Tool {
-    name: "load_data",
+    name: LOAD_DATA_NAME,
     title: "Load data once, get a handle",
     summary: "Keeps your records (or raw data's effect sizes) in this session and returns a handle (data_id) for later calls.",
     group: ToolGroup::Data,
@@ -53,9 +62,9 @@ disk and end with the session. One call's arguments are at most {} bytes.",
 }
 
 /// `load_data`'s arguments: `records`, or raw `data` with `compute_effect_sizes`' own
-/// arguments. Only `measure` is read here; the dispatch reads the data.
+/// arguments. The dispatch reads the data and keeps their records; the handler reads the raw
+/// data again only to say which rows were left out.
 #[derive(Debug, Deserialize)]
-#[allow(dead_code)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct LoadArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,7 +75,7 @@ pub struct LoadArgs {
     pub measure: Option<String>,
     #[serde(default)]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("Raw data instead of records: one object per study with the columns of `measure` (required with data); its records are computed as {} does and kept.", COMPUTE_EFFECT_SIZES.name)))]
-    pub data: RecordsSlot,
+    pub data: Option<Vec<Map<String, Value>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "definitions",
@@ -84,7 +93,7 @@ pub struct LoadArgs {
         feature = "definitions",
         schemars(schema_with = "super::raw_columns::schema")
     )]
-    pub columns: RecordsSlot,
+    pub columns: Option<Map<String, Value>>,
     #[serde(default, rename = "records")]
     #[cfg_attr(
         feature = "definitions",
@@ -107,6 +116,9 @@ pub struct LoadDataResult {
     pub measure: Option<String>,
     /// Size of the records as canonical JSON, in bytes.
     pub bytes: usize,
+    /// Rows of raw `data` that give no effect size, each with its reason, left out of the
+    /// records held; empty for `records`.
+    pub omitted: Vec<Omitted>,
     /// Handles dropped to make room (oldest first); calls naming them now fail.
     pub expired: Vec<String>,
     /// The data, named and hashed exactly as the same records given inline.
@@ -116,12 +128,26 @@ pub struct LoadDataResult {
 /// `load_data`'s handler: what the records hold. The handle, their size and the handles
 /// dropped are filled in by the dispatch, which holds the store.
 pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, ToolError> {
+    let omitted = match (&args.measure, args.data) {
+        (Some(measure), Some(rows)) => {
+            let raw = EffectSizeArgs {
+                measure: measure.clone(),
+                data: rows,
+                add: args.add,
+                to: args.to,
+                columns: args.columns,
+            };
+            compute_effect_sizes(raw, data)?.omitted
+        }
+        _ => Vec::new(),
+    };
     Ok(LoadDataResult {
         data_id: String::new(),
         k: data.records().len(),
         columns: data.column_names().into_iter().map(String::from).collect(),
         measure: args.measure,
         bytes: 0,
+        omitted,
         expired: Vec::new(),
         dataset: data.info().clone(),
     })

@@ -1,7 +1,8 @@
 //! Which columns of raw data `compute_effect_sizes` reads: escalc's names, or the caller's
-//! own names mapped onto them (`columns: {"ai": "tpos", ...}`); and, before any row is read,
+//! own names mapped onto them (`columns: {"ai": "tpos", ...}`); before any row is read,
 //! one clear error when a column the measure needs is in no row at all, naming the columns
-//! the data have (rather than the same "ai is missing" once per row).
+//! the data have (rather than the same "ai is missing" once per row); and how a value of
+//! such a column reads ([`read_value`], the one reading for the tools, the CLI and the page).
 
 use super::{ErrorCode, ToolError};
 use meta_analysis::effect_sizes::{Column, Measure};
@@ -10,6 +11,96 @@ use std::borrow::Cow;
 
 /// The argument mapping escalc's column names to the data's.
 pub const COLUMNS_ARGUMENT: &str = "columns";
+
+/// The text R reads as a missing value (`read.csv`'s default `na.strings`).
+pub const NA_TEXT: &str = "NA";
+
+/// How a value of a raw-data column reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Reading<'a> {
+    /// A JSON number, or text that parses as a finite decimal number once trimmed
+    /// (`"6"`, `" 8 "`, `"1e3"`, `"-.5"`).
+    Number(f64),
+    /// No value: metafor's NA, which leaves the row without an effect size.
+    Missing(Missing),
+    /// Something else: text that is no number (`"abc"`, `"1,5"`, `"Inf"`), a boolean, an
+    /// array or an object.
+    NotANumber(&'a Value),
+}
+
+/// How a value is missing, for the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// The row has no such field.
+    Absent,
+    /// JSON null (a CSV's empty cell reads as null): "empty".
+    Null,
+    /// Text that is empty or only white space.
+    Blank,
+    /// The text `NA`, as R writes a missing value.
+    Na,
+}
+
+/// The one reading of a value in a raw-data column (escalc's columns), for
+/// `compute_effect_sizes`, `load_data`, `exemplar escalc` and the page's Your data: a number
+/// is a JSON number or text that reads as one ([`crate::csv_table::number`]: plain decimal
+/// notation, no thousands separator or decimal comma); null, blank text and `NA` are missing,
+/// as R reads them; anything else is not a number.
+pub fn read_value(value: Option<&Value>) -> Reading<'_> {
+    match value {
+        None => Reading::Missing(Missing::Absent),
+        Some(Value::Null) => Reading::Missing(Missing::Null),
+        Some(number @ Value::Number(n)) => match n.as_f64().filter(|x| x.is_finite()) {
+            Some(x) => Reading::Number(x),
+            None => Reading::NotANumber(number),
+        },
+        Some(text @ Value::String(s)) => {
+            let trimmed = s.trim();
+            if trimmed.is_empty() {
+                Reading::Missing(Missing::Blank)
+            } else if trimmed == NA_TEXT {
+                Reading::Missing(Missing::Na)
+            } else {
+                match crate::csv_table::number(trimmed) {
+                    Some(x) => Reading::Number(x),
+                    None => Reading::NotANumber(text),
+                }
+            }
+        }
+        Some(other) => Reading::NotANumber(other),
+    }
+}
+
+impl Missing {
+    /// "ai is blank", "bi is null", ...
+    pub fn describe(self, column: &str) -> String {
+        match self {
+            Missing::Absent => format!("{column} is missing"),
+            Missing::Null => format!("{column} is empty (null)"),
+            Missing::Blank => format!("{column} is blank"),
+            Missing::Na => format!("{column} is NA"),
+        }
+    }
+}
+
+/// Why `value` of `column` is not a number, saying what was read: `n1i "abc" is not a
+/// number`, with a hint for a decimal comma.
+pub fn not_a_number(column: &str, value: &Value) -> String {
+    let shown = crate::quote::json_value(value);
+    let hint = match value {
+        Value::String(s) => {
+            let t = s.trim();
+            let comma = t.replacen(',', ".", 1);
+            (t.matches(',').count() == 1 && crate::csv_table::number(&comma).is_some())
+                .then(|| format!(" (a decimal point is read, not a comma: write {comma})"))
+        }
+        _ => None,
+    };
+    format!(
+        "{column} {shown} is not a number{}",
+        hint.unwrap_or_default()
+    )
+}
 
 /// The schema of `columns`.
 #[cfg(feature = "definitions")]
@@ -96,7 +187,7 @@ fn check_present(
 ) -> Result<(), ToolError> {
     let present = |column: Column| {
         rows.iter()
-            .any(|row| row.get(column.name()).is_some_and(|v| !v.is_null()))
+            .any(|row| !matches!(read_value(row.get(column.name())), Reading::Missing(_)))
     };
     let mut missing: Vec<String> = Vec::new();
     for &column in measure.columns() {
@@ -177,6 +268,50 @@ mod tests {
 
     fn rows(value: Value) -> Vec<Map<String, Value>> {
         serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn values_read_as_numbers_missing_values_or_neither() {
+        let read = |v: Value| match read_value(Some(&v)) {
+            Reading::Number(x) => format!("number {x}"),
+            Reading::Missing(how) => how.describe("ai"),
+            Reading::NotANumber(v) => not_a_number("ai", v),
+        };
+        for (value, reads) in [
+            (json!(6), "number 6"),
+            (json!("6"), "number 6"),
+            (json!(" 8 "), "number 8"),
+            (json!("1e3"), "number 1000"),
+            (json!("-.5"), "number -0.5"),
+            (json!(null), "ai is empty (null)"),
+            (json!(""), "ai is blank"),
+            (json!(" \t"), "ai is blank"),
+            (json!("NA"), "ai is NA"),
+            (json!(" NA "), "ai is NA"),
+            (json!("na"), "ai \"na\" is not a number"),
+            (json!("abc"), "ai \"abc\" is not a number"),
+            (json!("Inf"), "ai \"Inf\" is not a number"),
+            (
+                json!("1,000"),
+                "ai \"1,000\" is not a number (a decimal point is read, not a comma: write 1.000)",
+            ),
+            (
+                json!("1,5"),
+                "ai \"1,5\" is not a number (a decimal point is read, not a comma: write 1.5)",
+            ),
+            (json!("1 5"), "ai \"1 5\" is not a number"),
+            (json!(true), "ai true is not a number"),
+            (json!([1]), "ai [1] is not a number"),
+        ] {
+            assert_eq!(read(value.clone()), reads, "{value}");
+        }
+        assert_eq!(read_value(None), Reading::Missing(Missing::Absent));
+        // A column that is blank, null or NA in every row is in no row.
+        let data = rows(
+            json!([{"ai": "", "bi": 1, "ci": 1, "di": 1}, {"ai": "NA", "bi": 1, "ci": 1, "di": 1}]),
+        );
+        let e = mapped(Measure::Or, None, &data).unwrap_err();
+        assert!(e.message.starts_with("no row has ai "), "{}", e.message);
     }
 
     #[test]

@@ -1,0 +1,224 @@
+//! Raw-data rows that give no effect size are left out and listed, as metafor's escalc gives
+//! them NA and rma's na.action = "na.omit" drops them (issue 31 item 2), in
+//! compute_effect_sizes and load_data alike; the kept rows' yi and vi are escalc's
+//! (fixture: `crates/meta-analysis/tests/fixtures/raw_data_na.json`, made by
+//! `crates/meta-analysis/tests/oracle/raw_data_na.R`).
+
+use exemplar::tools::{self, DataStore};
+use serde_json::{json, Map, Value};
+
+fn fixture() -> Value {
+    serde_json::from_str(include_str!(
+        "../../meta-analysis/tests/fixtures/raw_data_na.json"
+    ))
+    .expect("fixture JSON")
+}
+
+fn case(name: &str) -> Value {
+    fixture()["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name}"))
+        .clone()
+}
+
+/// The case's rows as raw data with ids s1, s2, ...: numbers as JSON numbers in odd rows and
+/// as numeric text (as CSV rows give them) in even rows, and each value the fixture leaves
+/// NA written as `missing(row, column)` says.
+fn raw_rows(case: &Value, missing: impl Fn(usize, &str) -> Value) -> Vec<Value> {
+    let columns: Vec<&str> = case["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    case["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, values)| {
+            let mut row = Map::new();
+            row.insert("id".into(), json!(format!("s{}", i + 1)));
+            for (column, value) in columns.iter().zip(values.as_array().unwrap()) {
+                let value = match value.as_f64() {
+                    None => missing(i + 1, column),
+                    Some(x) if i % 2 == 1 => json!(format!(" {x} ")),
+                    Some(_) => value.clone(),
+                };
+                row.insert((*column).to_string(), value);
+            }
+            Value::Object(row)
+        })
+        .collect()
+}
+
+fn assert_close(ours: f64, metafor: f64, tol: f64, what: &str) {
+    assert!(
+        (ours - metafor).abs() <= tol * metafor.abs().max(1.0),
+        "{what}: ours {ours:e}, metafor {metafor:e}"
+    );
+}
+
+/// The kept records' yi and vi equal escalc's (1e-12), and exactly the NA rows are omitted.
+fn assert_records_as_escalc(case: &Value, result: &Value) {
+    let records = result["records"].as_array().unwrap();
+    let mut at = records.iter();
+    let mut omitted_ids = Vec::new();
+    for (i, (yi, vi)) in case["yi"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(case["vi"].as_array().unwrap())
+        .enumerate()
+    {
+        let id = format!("s{}", i + 1);
+        match (yi.as_f64(), vi.as_f64()) {
+            (Some(yi), Some(vi)) => {
+                let record = at.next().expect("a record per row escalc computes");
+                assert_eq!(record["id"], id.as_str());
+                assert_close(
+                    record["yi"].as_f64().unwrap(),
+                    yi,
+                    1e-12,
+                    &format!("{id} yi"),
+                );
+                assert_close(
+                    record["vi"].as_f64().unwrap(),
+                    vi,
+                    1e-12,
+                    &format!("{id} vi"),
+                );
+            }
+            _ => omitted_ids.push(id),
+        }
+    }
+    assert!(at.next().is_none(), "more records than escalc's");
+    let listed: Vec<&str> = result["omitted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, omitted_ids);
+    assert_eq!(result["k"], case["k"]);
+}
+
+/// 26 rows of 2x2 counts (dat.linde2005, RR), 3 without counts written three ways (blank
+/// text, null, text that is no number), the rest as numbers or numeric text: 23 records, the
+/// 3 rows listed with their reasons, the same through compute_effect_sizes and load_data,
+/// and the fit of the loaded records is metafor's rma with na.omit.
+#[test]
+fn twenty_six_rows_with_three_bad_give_twenty_three_records_and_three_reasons() {
+    let case = case("linde2005_rr");
+    assert_eq!(
+        (case["k"].as_u64(), case["k_all"].as_u64()),
+        (Some(23), Some(26))
+    );
+    let data = raw_rows(&case, |row, column| match (row, column) {
+        (5, _) => json!(""),
+        (26, _) => Value::Null,
+        (11, "n1i") => json!("abc"),
+        other => panic!("unexpected NA at {other:?}"),
+    });
+    let args = json!({"measure": "RR", "data": data});
+    let computed = tools::call("compute_effect_sizes", &args).unwrap();
+    assert_records_as_escalc(&case, &computed);
+    assert_eq!(
+        computed["omitted"],
+        json!([
+            {"id": "s5", "reason": "ai is blank"},
+            {"id": "s11", "reason": "n1i \"abc\" is not a number"},
+            {"id": "s26", "reason": "ai is empty (null)"}
+        ])
+    );
+
+    // load_data, with the data's own column names mapped by `columns`.
+    let renamed: Vec<Value> = data
+        .iter()
+        .map(|row| {
+            let mut row = row.as_object().unwrap().clone();
+            for (from, to) in [("ai", "tpos"), ("n1i", "tn")] {
+                let value = row.remove(from).unwrap();
+                row.insert(to.into(), value);
+            }
+            Value::Object(row)
+        })
+        .collect();
+    let mut store = DataStore::new();
+    let loaded = tools::call_in(
+        "load_data",
+        &json!({"measure": "RR", "data": renamed, "columns": {"ai": "tpos", "n1i": "tn"}}),
+        &mut store,
+    )
+    .unwrap();
+    assert_eq!(loaded["k"], 23);
+    assert_eq!(loaded["omitted"], computed["omitted"]);
+    let fit = tools::call_in(
+        "fit_random_effects",
+        &json!({"data_id": loaded["data_id"]}),
+        &mut store,
+    )
+    .unwrap();
+    assert_eq!(fit["k"], 23);
+    for key in ["estimate", "se", "tau2"] {
+        assert_close(
+            fit[key].as_f64().unwrap(),
+            case[key].as_f64().unwrap(),
+            1e-8,
+            key,
+        );
+    }
+    // Records given inline keep an empty list.
+    let records = json!({"records": [{"id": "a", "yi": 0.1, "vi": 0.01}]});
+    assert_eq!(
+        tools::call_in("load_data", &records, &mut store).unwrap()["omitted"],
+        json!([])
+    );
+}
+
+/// Means and SDs (dat.normand1999, SMD) with one SD written as R writes a missing value.
+#[test]
+fn an_na_sd_leaves_its_row_out() {
+    let case = case("normand1999_smd");
+    let data = raw_rows(&case, |row, column| {
+        assert_eq!((row, column), (3, "sd2i"));
+        json!("NA")
+    });
+    let computed = tools::call(
+        "compute_effect_sizes",
+        &json!({"measure": "SMD", "data": data}),
+    )
+    .unwrap();
+    assert_records_as_escalc(&case, &computed);
+    assert_eq!(
+        computed["omitted"],
+        json!([{"id": "s3", "reason": "sd2i is NA"}])
+    );
+}
+
+/// A call with no row left is an error giving the first rows' reasons, and loads nothing.
+#[test]
+fn data_without_a_single_effect_size_are_an_error_that_says_why() {
+    let data: Vec<Value> = (1..=26)
+        .map(|i| match i % 2 {
+            1 => json!({"id": format!("s{i}"), "ai": "", "n1i": 20, "ci": 3, "n2i": 20}),
+            _ => json!({"id": format!("s{i}"), "ai": 2, "n1i": 20, "ci": null, "n2i": 20}),
+        })
+        .collect();
+    let args = json!({"measure": "RR", "data": data});
+    let e = tools::call("compute_effect_sizes", &args).unwrap_err();
+    assert_eq!(e.code.as_str(), "invalid_data");
+    assert_eq!(
+        e.message,
+        "no row gives a RR (log risk ratio), so there are no records: row 1 (\"s1\"): ai is \
+blank; row 2 (\"s2\"): ci is empty (null); row 3 (\"s3\"): ai is blank; row 4 (\"s4\"): ci is empty (null); \
+row 5 (\"s5\"): ai is blank; and 21 more"
+    );
+    let mut store = DataStore::new();
+    let e = tools::call_in("load_data", &args, &mut store).unwrap_err();
+    assert_eq!(e.code.as_str(), "invalid_data");
+    assert!(store.handles().is_empty());
+}
