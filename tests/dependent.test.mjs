@@ -175,7 +175,8 @@ test('the 2x2-table tools run on the rows of Your data, their columns as mapped 
   assert.deepEqual(peto, JSON.parse(exemplar('call', 'peto_odds_ratio', JSON.stringify({ data: rows }))));
   // The rows typed in the form are still the default.
   await page.check('#tool-peto_odds_ratio input[type="radio"][value="typed"]');
-  assert.equal(await runForm(page, 'peto_odds_ratio', { yours: false }), 'Not run: data is required');
+  // Nothing typed: data or a load_data handle (data_id) is needed, and the engine says so.
+  assert.match(await runForm(page, 'peto_odds_ratio', { yours: false }), /give data \(one 2x2 table per study.* or data_id/);
   await context.close();
   assert.deepEqual(errors, []);
 });

@@ -67,7 +67,7 @@ fn funnel_with_egger(records: &[Record]) -> PlotOutput {
             line_per_se: b0,
             line_at_se0: b1,
             p: egger.p,
-            rule_outcome: rule(egger.p).name(),
+            rule_outcome: Some(rule(egger.p).name()),
         }),
         filled: None,
         title: "Funnel plot: dat.raudenbush1985",
@@ -626,7 +626,7 @@ proptest! {
             line_per_se: b0,
             line_at_se0: b1,
             p,
-            rule_outcome: "passed",
+            rule_outcome: Some("passed"),
         });
         drawn_or_refused(funnel(&FunnelInput {
             records: &records,

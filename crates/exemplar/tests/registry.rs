@@ -184,7 +184,7 @@ fn definitions_are_well_formed() {
     let methods = &json[1]["inputSchema"]["properties"]["method"]["enum"];
     assert_eq!(
         methods,
-        &json!(["REML", "ML", "DL", "HE", "SJ", "PM", "EE"])
+        &json!(["REML", "ML", "DL", "HE", "SJ", "PM", "EE", "FE"])
     );
 }
 
@@ -858,9 +858,10 @@ fn output_schemas_are_plain_closed_objects_that_catch_a_wrong_result() {
     result["extra"] = json!(1);
     assert!(schema_check::validate(&fit, &result).is_err());
     let egger = &all["egger_test"];
+    // The benchmark's rule: null for data other than the frozen dataset (issue 31).
     assert_eq!(
         egger["properties"]["rule_outcome"]["enum"],
-        json!(["passed", "failed", "inconclusive"])
+        json!(["passed", "failed", "inconclusive", null])
     );
 }
 
@@ -1033,7 +1034,14 @@ fn every_tool_states_its_limits_where_an_agent_reads_them() {
     for tool in REGISTRY {
         let definition = tool.definition();
         if tool.max_records > 0 {
-            let records = &definition.input_schema["properties"]["records"]["description"];
+            // In `records`, or in raw `data` for a tool that takes no records (its handles,
+            // `data_id`, hold as many rows as `data` takes).
+            let properties = &definition.input_schema["properties"];
+            let records = &properties
+                .get("records")
+                .or_else(|| properties.get(DATA_ARGUMENT))
+                .unwrap_or_else(|| panic!("{}: neither records nor data", tool.name))
+                ["description"];
             assert!(
                 records
                     .as_str()

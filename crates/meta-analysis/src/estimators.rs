@@ -34,10 +34,13 @@ pub enum Method {
     Pm,
     /// Equal effects: τ² = 0.
     Ee,
+    /// Fixed effects: metafor's other name for [`Method::Ee`] (`method = "FE"`), the same
+    /// model and numbers; a result names the method as the call gave it.
+    Fe,
 }
 
 impl Method {
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 8] = [
         Method::Reml,
         Method::Ml,
         Method::Dl,
@@ -45,6 +48,7 @@ impl Method {
         Method::Sj,
         Method::Pm,
         Method::Ee,
+        Method::Fe,
     ];
 
     /// metafor's name of the method.
@@ -57,7 +61,13 @@ impl Method {
             Method::Sj => "SJ",
             Method::Pm => "PM",
             Method::Ee => "EE",
+            Method::Fe => "FE",
         }
+    }
+
+    /// Whether τ² is fixed at 0: the equal-effects model, by either of its names (EE, FE).
+    pub fn is_equal_effects(self) -> bool {
+        matches!(self, Method::Ee | Method::Fe)
     }
 
     pub fn parse(name: &str) -> Option<Method> {
@@ -91,7 +101,7 @@ pub(crate) fn estimate_tau2(
 pub(crate) fn estimate_tau2_with(method: Method, memo: &Memo) -> Result<Tau2, MetaError> {
     let (y, v, x) = (memo.y, memo.v, memo.x);
     match method {
-        Method::Ee => Ok(Tau2 {
+        Method::Ee | Method::Fe => Ok(Tau2 {
             tau2: 0.0,
             se: None,
             iterations: None,
@@ -335,7 +345,7 @@ pub(crate) fn intercept_equation(
             (m.ypy - (kf - 1.0), -m.yppy),
             (2.0 * kf * kf / (kf - 1.0)).sqrt() / m.sw,
         )),
-        Method::Ee | Method::Dl | Method::He | Method::Sj => None,
+        Method::Ee | Method::Fe | Method::Dl | Method::He | Method::Sj => None,
     }
 }
 

@@ -284,7 +284,7 @@ pub(crate) fn fit_coded_with(
     let heterogeneity = Heterogeneity::from_fe(&memo.at(0.0)?, k, p, options.method, tau2.tau2);
     let qe = heterogeneity.q.max(0.0);
     let r2 = match weights {
-        Some(w) if options.method == Method::Ee => {
+        Some(w) if options.method.is_equal_effects() => {
             (100.0 * user_weights::equal_effects_r2(yi, &x, w, beta_centred)).max(0.0)
         }
         _ => pseudo_r2(options.method, yi, vi, tau2.tau2, qe, p)?,
@@ -343,7 +343,7 @@ fn pseudo_r2(
     p: usize,
 ) -> Result<f64, MetaError> {
     let k = yi.len() as f64;
-    let r2 = if method == Method::Ee {
+    let r2 = if method.is_equal_effects() {
         if yi.iter().all(|y| *y == yi[0]) {
             0.0
         } else {

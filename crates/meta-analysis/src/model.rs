@@ -290,7 +290,7 @@ impl Heterogeneity {
     pub(crate) fn from_fe(fe: &Moments, k: usize, p: usize, method: Method, tau2: f64) -> Self {
         let q = fe.ypy;
         let kp = (k - p) as f64;
-        if method == Method::Ee {
+        if method.is_equal_effects() {
             let i2 = if q > 0.0 {
                 100.0 * ((q - kp) / q).max(0.0)
             } else {

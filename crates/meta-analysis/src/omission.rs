@@ -242,7 +242,7 @@ pub(crate) fn each_omission(
                 let log_1p = sum_log_1p_without(&inv_v, t.tau2, usize::MAX);
                 Some((PowerSums::over(y, v, t.tau2, c, None), log_1p))
             }),
-        Method::Ee | Method::Dl | Method::He | Method::Sj => None,
+        Method::Ee | Method::Fe | Method::Dl | Method::He | Method::Sj => None,
     };
     let shared = Shared {
         y,
@@ -297,7 +297,7 @@ impl Shared<'_> {
             })
         };
         match self.method {
-            Method::Ee => at(0.0, None, None, fe.clone()),
+            Method::Ee | Method::Fe => at(0.0, None, None, fe.clone()),
             // DerSimonian–Laird from the moments at τ² = 0, as `dersimonian_laird` computes it.
             Method::Dl => {
                 let t = ((fe.ypy - kp) / fe.tr_p).max(0.0);

@@ -17,7 +17,7 @@ use crate::model::{fit_data, Heterogeneity};
 use crate::records::{validate, Record};
 use crate::solver::newton_bracketed;
 use crate::weighted::{Degenerate, Design};
-use crate::{Fit, FitOptions, MetaError, Method};
+use crate::{Fit, FitOptions, MetaError};
 
 /// Where a bound of the τ² interval came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,11 +76,13 @@ pub fn heterogeneity_intervals(
     options: &FitOptions,
 ) -> Result<HeterogeneityIntervals, MetaError> {
     let data = validate(records, 2, "a heterogeneity analysis")?;
-    if options.method == Method::Ee {
+    if options.method.is_equal_effects() {
         return Err(MetaError::Undefined {
-            reason: "the equal-effects model (method EE) fixes τ² at 0, so it has no interval \
-                     for τ²; choose a random-effects method (REML by default)"
-                .into(),
+            reason: format!(
+                "the equal-effects model (method {}) fixes τ² at 0, so it has no interval \
+                 for τ²; choose a random-effects method (REML by default)",
+                options.method.name()
+            ),
         });
     }
     let fit = fit_data(&data.yi, &data.vi, options)?;
@@ -245,6 +247,7 @@ fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Method;
 
     fn records() -> Vec<Record> {
         [

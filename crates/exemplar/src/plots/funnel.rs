@@ -31,8 +31,25 @@ pub struct EggerLine<'a> {
     pub line_at_se0: f64,
     /// The test's two-sided p value.
     pub p: f64,
-    /// The registered rule's outcome for `p` ("passed", "failed" or "inconclusive").
-    pub rule_outcome: &'a str,
+    /// The benchmark's registered rule's outcome for `p` ("passed", "failed" or
+    /// "inconclusive"), on the frozen dataset only; `None` leaves it out of every text.
+    pub rule_outcome: Option<&'a str>,
+}
+
+impl EggerLine<'_> {
+    /// "yi = b₁ + b₀·SE; p = …", and the rule's outcome where there is one.
+    fn summary(&self) -> String {
+        let mut s = format!(
+            "yi = {} + {}·SE; {}",
+            fixed(self.line_at_se0, 3),
+            fixed(self.line_per_se, 3),
+            p_text(self.p)
+        );
+        if let Some(outcome) = self.rule_outcome {
+            s.push_str(&format!(", rule outcome: {outcome}"));
+        }
+        s
+    }
 }
 
 /// Trim-and-fill's additions to a funnel: the filled records, drawn open, and the adjusted
@@ -57,7 +74,8 @@ pub struct FunnelInput<'a> {
     /// The pooled estimate the pseudo 95% funnel is centred on; `None` draws the points only
     /// (as before any fit: no pooled result is shown).
     pub pooled: Option<f64>,
-    /// Egger's regression line with its p value and rule outcome, after the test has been run.
+    /// Egger's regression line with its p value (and the rule's outcome on the frozen
+    /// dataset), after the test has been run; `None` draws neither the line nor its legend.
     pub egger: Option<EggerLine<'a>>,
     /// Trim-and-fill's filled records; with it, `pooled` is the adjusted estimate.
     pub filled: Option<Filled<'a>>,
@@ -172,13 +190,7 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         draw_funnel(&mut w, p, z, se_max, &x, &y)?;
     }
     if let (Some(e), Some(seg)) = (&input.egger, egger_segment) {
-        let title = format!(
-            "Egger's regression line: yi = {} + {}·SE; {}, rule outcome: {}",
-            fixed(e.line_at_se0, 3),
-            fixed(e.line_per_se, 3),
-            p_text(e.p),
-            e.rule_outcome
-        );
+        let title = format!("Egger's regression line: {}", e.summary());
         w.open("g", &[("class", "egger-line")]);
         w.text("title", &[], &title);
         egger_stroke(
@@ -464,14 +476,7 @@ fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, Str
     if let Some(e) = &input.egger {
         items.push((
             Sample::Egger,
-            format!(
-                "Egger's regression ({}): yi = {} + {}·SE; {}, rule outcome: {}",
-                e.variant,
-                fixed(e.line_at_se0, 3),
-                fixed(e.line_per_se, 3),
-                p_text(e.p),
-                e.rule_outcome
-            ),
+            format!("Egger's regression ({}): {}", e.variant, e.summary()),
         ));
     }
     items
@@ -562,12 +567,9 @@ fn description(input: &FunnelInput, z: f64) -> String {
     }
     if let Some(e) = &input.egger {
         d.push_str(&format!(
-            " Egger's regression line ({}): yi = {} + {}·SE; {}, rule outcome: {}.",
+            " Egger's regression line ({}): {}.",
             e.variant,
-            fixed(e.line_at_se0, 3),
-            fixed(e.line_per_se, 3),
-            p_text(e.p),
-            e.rule_outcome
+            e.summary()
         ));
     }
     d
@@ -678,7 +680,7 @@ mod tests {
             line_per_se: b0,
             line_at_se0: b1,
             p: 0.5,
-            rule_outcome: "passed",
+            rule_outcome: Some("passed"),
         }
     }
 
@@ -695,5 +697,42 @@ mod tests {
         );
         assert_eq!(clip(&line(0.0, 3.0), (-1.0, 0.5), 0.4), None);
         assert_eq!(clip(&line(1.0, 3.0), (-1.0, 0.5), 0.4), None);
+    }
+
+    /// Issue 31 item 7: the rule's outcome is written only when given, and a funnel without
+    /// Egger's line has neither the line nor its legend entry.
+    #[test]
+    fn the_rule_outcome_and_the_egger_line_are_drawn_only_when_given() {
+        let records: Vec<Record> = [(0.1, 0.01), (0.3, 0.04), (-0.2, 0.09), (0.5, 0.16)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(yi, vi))| Record::new(format!("r{i}"), yi, vi))
+            .collect();
+        let draw = |egger: Option<EggerLine>| {
+            funnel(&FunnelInput {
+                records: &records,
+                excluded: &[],
+                pooled: Some(0.1),
+                egger,
+                filled: None,
+                title: "t",
+                x_label: "x",
+            })
+            .unwrap()
+        };
+        let with_rule = draw(Some(line(0.5, 0.05)));
+        assert_eq!(with_rule.svg.matches("rule outcome: passed").count(), 3);
+        assert_eq!(with_rule.numbers["egger"]["rule_outcome"], "passed");
+        let without_rule = draw(Some(EggerLine {
+            rule_outcome: None,
+            ..line(0.5, 0.05)
+        }));
+        assert!(!without_rule.svg.contains("rule outcome"));
+        assert_eq!(without_rule.svg.matches("·SE;").count(), 3);
+        assert_eq!(without_rule.numbers["egger"]["rule_outcome"], Value::Null);
+        let no_line = draw(None);
+        assert!(!no_line.svg.contains("Egger"));
+        assert!(!no_line.svg.contains("egger-line"));
+        assert_eq!(no_line.numbers["egger"], Value::Null);
     }
 }

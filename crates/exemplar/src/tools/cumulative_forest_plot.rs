@@ -71,6 +71,8 @@ pub fn cumulative_forest_plot(
         "{} ({}), {}",
         if options.method == Method::Ee {
             "Equal-effects model"
+        } else if options.method == Method::Fe {
+            "Fixed-effects model"
         } else {
             "Random-effects model"
         },

@@ -1,4 +1,5 @@
-//! `egger_test`: Egger's regression test and the registered rule.
+//! `egger_test`: Egger's regression test, and the benchmark's registered rule on the frozen
+//! dataset (the rule belongs to the benchmark: other data get no rule outcome).
 
 use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub static EGGER_TEST: Tool = Tool {
     name: "egger_test",
     title: "Egger's regression test",
-    summary: "Egger's test for funnel-plot asymmetry, and the registered rule's outcome.",
+    summary: "Egger's test for funnel-plot asymmetry (classic or metafor's rma variant).",
     group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FUNNEL_PLOT)),
@@ -20,10 +21,12 @@ pub static EGGER_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Egger's test for funnel-plot asymmetry. classic (registered; Egger et al. 1997): OLS \
-of yi/sqrt(vi) on 1/sqrt(vi), t test of the intercept (metafor's regtest(model = \"lm\")). \
-rma: z test of the slope on sqrt(vi) (regtest's default). rule_outcome: {RULE_TEXT}, on \
-egger_p. Needs 3 records, vi not all equal."
+            "Egger's test for funnel-plot asymmetry. classic (the default; the benchmark's \
+registered test, Egger et al. 1997): OLS of yi/sqrt(vi) on 1/sqrt(vi), t test of the intercept, \
+as metafor's regtest(model = \"lm\"). rma: z test of the slope on sqrt(vi) in a REML \
+meta-regression; metafor's regtest() defaults to this model \"rma\". rule_outcome is the \
+benchmark's registered rule ({RULE_TEXT}, on egger_p): given for the frozen dataset only, null \
+for other data. Needs 3 records, vi not all equal."
         )
     },
     #[cfg(feature = "definitions")]
@@ -72,10 +75,11 @@ pub struct EggerTestResult {
     pub se: f64,
     /// tau^2 of the meta-regression (rma only, else null).
     pub tau2: Option<f64>,
-    /// The registered rule, as text.
-    pub rule: &'static str,
-    /// The rule applied to egger_p.
-    pub rule_outcome: RuleOutcome,
+    /// The benchmark's registered rule, as text: for the frozen dataset only, else null.
+    pub rule: Option<&'static str>,
+    /// The registered rule applied to egger_p: for the frozen dataset only, else null (the
+    /// rule belongs to the benchmark, not to other data).
+    pub rule_outcome: Option<RuleOutcome>,
     pub dataset: DatasetInfo,
 }
 
@@ -97,11 +101,17 @@ impl EggerTestResult {
             coefficient: result.coefficient,
             se: result.se,
             tau2: result.tau2,
-            rule: RULE_TEXT,
-            rule_outcome: rule(result.p),
+            rule: data.is_frozen().then_some(RULE_TEXT),
+            rule_outcome: benchmark_rule(result.p, data),
             dataset: data.info().clone(),
         }
     }
+}
+
+/// The registered rule's outcome for `p`, on the frozen dataset only: the rule is the
+/// benchmark's, and says nothing about other data.
+pub fn benchmark_rule(p: f64, data: &DataSource) -> Option<RuleOutcome> {
+    data.is_frozen().then(|| rule(p))
 }
 
 /// `egger_test`'s arguments.

@@ -48,9 +48,12 @@ pub(super) fn tables() -> Value {
     ])
 }
 
-/// The estimators' names.
+/// The estimators' names (FE, EE's other name, left out: a test holds it equal to EE).
 pub(super) fn methods() -> impl Iterator<Item = &'static str> {
-    meta_analysis::Method::ALL.iter().map(|m| m.name())
+    meta_analysis::Method::ALL
+        .iter()
+        .filter(|m| **m != meta_analysis::Method::Fe)
+        .map(|m| m.name())
 }
 
 /// `method` × `test` × level 0.9: every fit option.

@@ -12,7 +12,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitHead {
-    /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM or EE).
+    /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM, EE or FE), as the call named it.
     pub method: &'static str,
     /// "z" or "knha".
     pub test: &'static str,

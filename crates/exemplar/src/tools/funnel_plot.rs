@@ -1,8 +1,9 @@
-//! `funnel_plot`: effects against their standard errors with Egger's line.
+//! `funnel_plot`: effects against their standard errors with Egger's line (optional), whose
+//! label gives the benchmark's rule outcome on the frozen dataset only.
 
 use super::args::{DataArg, ExcludeArg};
 use super::data::DataSource;
-use super::egger_test::{run_egger, EggerTestResult};
+use super::egger_test::{benchmark_rule, run_egger, EggerTestResult};
 use super::fit::RefitResult;
 use super::plot::title;
 use super::scale::Scale;
@@ -12,7 +13,6 @@ use super::schema_derivation as schemas;
 use super::EGGER_TEST;
 use super::{Tool, ToolError, ToolGroup};
 use crate::plots::{self, EggerLine, FunnelInput};
-use crate::protocol::rule;
 use meta_analysis::{EggerVariant, FitOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -29,8 +29,8 @@ pub static FUNNEL_PLOT: Tool = Tool {
     description: || {
         format!(
             "Funnel plot (SVG): yi against sqrt(vi) (most precise at the top), the pseudo 95% \
-confidence funnel around the REML estimate, and the line of {egger} with its p value and rule \
-outcome.",
+confidence funnel around the REML estimate, and the line of {egger} with its p value (and, on \
+the frozen dataset only, the benchmark's rule outcome).",
             egger = EGGER_TEST.name,
         )
     },
@@ -48,14 +48,16 @@ fn examples() -> Vec<serde_json::Value> {
         json!({"variant": "classic", "exclude": ["s05"]}),
         json!({"variant": "rma", "exclude": ["s05"]}),
         json!({"records": examples::records()}),
+        json!({"records": examples::records(), "egger_line": false}),
     ]
 }
 
-/// `funnel_plot`'s arguments: the Egger variant drawn, exclusions and the axis's scale.
+/// `funnel_plot`'s arguments: whether Egger's line is drawn and its variant, exclusions and
+/// the axis's scale.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FunnelArgs {
-    /// Egger variant whose line is drawn.
+    /// Egger variant whose line is drawn (unused with egger_line false).
     #[serde(
         default,
         deserialize_with = "super::args::variant",
@@ -63,6 +65,10 @@ pub struct FunnelArgs {
     )]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
     pub variant: Option<EggerVariant>,
+    /// Draw Egger's line and its legend entry (false: neither, and no test is run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "egger_line_schema"))]
+    pub egger_line: Option<bool>,
     #[serde(flatten)]
     pub exclude: ExcludeArg,
     #[serde(flatten)]
@@ -70,6 +76,13 @@ pub struct FunnelArgs {
     /// The plot's axis.
     #[serde(flatten)]
     pub scale: super::scale::ScaleArgs,
+}
+
+/// `egger_line`: a boolean, true by default.
+#[cfg(feature = "definitions")]
+fn egger_line_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "boolean", "default": true}))
+        .expect("an object schema")
 }
 
 /// `funnel_plot`'s result.
@@ -86,26 +99,31 @@ pub struct FunnelPlotResult {
     pub numbers: Value,
     /// The pooled REML fit the funnel is centred on.
     pub fit: RefitResult,
-    /// The Egger test result whose line is drawn.
-    pub egger: EggerTestResult,
+    /// The Egger test result whose line is drawn; null with egger_line false.
+    pub egger: Option<EggerTestResult>,
 }
 
 /// `funnel_plot`
 pub fn funnel_plot(args: FunnelArgs, data: &DataSource) -> Result<FunnelPlotResult, ToolError> {
     let scale = Scale::of(&args.scale, data)?;
-    let (test, excluded) = run_egger(args.variant, args.exclude, data)?;
+    let (test, excluded) = if args.egger_line.unwrap_or(true) {
+        let (test, excluded) = run_egger(args.variant, args.exclude, data)?;
+        (Some(test), excluded)
+    } else {
+        (None, args.exclude.of(data)?)
+    };
     let kept = data.kept(&excluded);
     let fit = meta_analysis::fit(&kept, &FitOptions::default())?;
     let plot = plots::funnel(&FunnelInput {
         records: data.records(),
         excluded: &excluded,
         pooled: Some(fit.estimate),
-        egger: Some(EggerLine {
+        egger: test.as_ref().map(|test| EggerLine {
             variant: test.variant.name(),
             line_at_se0: test.line_at_se0,
             line_per_se: test.line_per_se,
             p: test.p,
-            rule_outcome: rule(test.p).name(),
+            rule_outcome: benchmark_rule(test.p, data).map(|r| r.name()),
         }),
         filled: None,
         title: &title("Funnel", data),
@@ -115,6 +133,95 @@ pub fn funnel_plot(args: FunnelArgs, data: &DataSource) -> Result<FunnelPlotResu
         svg: plot.svg,
         numbers: plot.numbers,
         fit: RefitResult::of(&fit, excluded.clone(), data, &scale),
-        egger: EggerTestResult::of(&test, excluded, data),
+        egger: test.map(|test| EggerTestResult::of(&test, excluded, data)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{call, EGGER_TEST, FUNNEL_PLOT};
+    use serde_json::{json, Value};
+
+    fn records() -> Value {
+        json!([
+            {"id": "a", "yi": 0.10, "vi": 0.010},
+            {"id": "b", "yi": 0.35, "vi": 0.040},
+            {"id": "c", "yi": -0.20, "vi": 0.090},
+            {"id": "d", "yi": 0.55, "vi": 0.160},
+            {"id": "e", "yi": 0.02, "vi": 0.020}
+        ])
+    }
+
+    /// Issue 31 item 7: the benchmark's rule is reported on the frozen dataset only.
+    #[test]
+    fn the_rule_outcome_is_the_frozen_datasets_only() {
+        for variant in ["classic", "rma"] {
+            let frozen = call(EGGER_TEST.name, &json!({"variant": variant})).unwrap();
+            let p = frozen["egger_p"].as_f64().unwrap();
+            assert_eq!(frozen["rule_outcome"], crate::protocol::rule(p).name());
+            assert_eq!(frozen["rule"], crate::protocol::RULE_TEXT);
+            let custom = call(
+                EGGER_TEST.name,
+                &json!({"variant": variant, "records": records()}),
+            )
+            .unwrap();
+            assert!(custom["egger_p"].as_f64().is_some());
+            assert_eq!(custom["rule_outcome"], Value::Null, "{variant}");
+            assert_eq!(custom["rule"], Value::Null, "{variant}");
+        }
+        let frozen = call(FUNNEL_PLOT.name, &json!({})).unwrap();
+        assert_eq!(
+            frozen["svg"]
+                .as_str()
+                .unwrap()
+                .matches("rule outcome: ")
+                .count(),
+            3
+        );
+        assert!(frozen["egger"]["rule_outcome"].is_string());
+        let custom = call(FUNNEL_PLOT.name, &json!({"records": records()})).unwrap();
+        let svg = custom["svg"].as_str().unwrap();
+        assert!(!svg.contains("rule outcome"), "{svg}");
+        assert!(svg.contains("egger-line"));
+        assert_eq!(custom["egger"]["rule_outcome"], Value::Null);
+        assert_eq!(custom["numbers"]["egger"]["rule_outcome"], Value::Null);
+    }
+
+    #[test]
+    fn egger_line_false_draws_no_line_and_runs_no_test() {
+        for args in [
+            json!({"egger_line": false}),
+            json!({"egger_line": false, "records": records()}),
+        ] {
+            let out = call(FUNNEL_PLOT.name, &args).unwrap();
+            let svg = out["svg"].as_str().unwrap();
+            assert!(
+                !svg.contains("egger-line") && !svg.contains("Egger"),
+                "{svg}"
+            );
+            assert_eq!(out["egger"], Value::Null);
+            assert_eq!(out["numbers"]["egger"], Value::Null);
+            assert!(out["fit"]["estimate"].is_number());
+        }
+        // Egger's test needs 3 records and unequal variances; the funnel without it does not.
+        let two = json!([{"id": "a", "yi": 0.1, "vi": 0.01}, {"id": "b", "yi": 0.3, "vi": 0.01}]);
+        assert!(call(FUNNEL_PLOT.name, &json!({"records": two})).is_err());
+        let out = call(
+            FUNNEL_PLOT.name,
+            &json!({"records": two, "egger_line": false}),
+        )
+        .unwrap();
+        assert_eq!(out["fit"]["k"], 2);
+        // The same funnel as with the line, less the line: exclusions still apply.
+        let with = call(FUNNEL_PLOT.name, &json!({"exclude": ["s05"]})).unwrap();
+        let without = call(
+            FUNNEL_PLOT.name,
+            &json!({"exclude": ["s05"], "egger_line": false}),
+        )
+        .unwrap();
+        assert_eq!(with["fit"], without["fit"]);
+        assert_eq!(with["numbers"]["points"], without["numbers"]["points"]);
+        let e = call(FUNNEL_PLOT.name, &json!({"egger_line": "no"})).unwrap_err();
+        assert_eq!(e.code.as_str(), "wrong_type", "{}", e.message);
+    }
 }

@@ -59,7 +59,7 @@ pub struct InfluenceArgs {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct InfluenceResult {
-    /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM or EE).
+    /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM, EE or FE), as the call named it.
     pub method: &'static str,
     /// "z" or "knha" (Knapp-Hartung: rstudent, dffits, dfbetas, cook_d and cov_r rescaled by the
     /// fits' s^2, as metafor's influence() with test = "knha").

@@ -2,9 +2,10 @@
 
 use super::args::LevelArg;
 use super::data::{DataSource, DatasetInfo};
-use super::tables::{dataset, options, tables, TableRows, TablesPooled};
-use super::{ErrorCode, Tool, ToolError, ToolGroup};
-use meta_analysis::MhMeasure;
+use super::scale::{Scale, ScaleInfo};
+use super::tables::{options, tables_of, TableRows, TablesPooled};
+use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
+use meta_analysis::{measure_scale, MhMeasure};
 use serde::{Deserialize, Serialize};
 
 pub static MANTEL_HAENSZEL: Tool = Tool {
@@ -12,15 +13,16 @@ pub static MANTEL_HAENSZEL: Tool = Tool {
     title: "Mantel-Haenszel for 2x2 tables",
     summary: "Mantel-Haenszel pooled OR, RR or RD of 2x2 tables, with CMH and Tarone tests.",
     group: ToolGroup::Analysis,
-    max_records: 0,
+    // The rows a handle (`data_id`) may hold, as many as `data` takes.
+    max_records: MAX_RAW_DATA_ROWS,
     companion: None,
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
         "Pools 2x2 tables by Mantel-Haenszel as metafor's rma.mh(), uncorrected: \
 Robins-Breslow-Greenland (OR) and Greenland-Robins (RR, RD) variances; estimate on the log scale \
-for OR and RR (exp_* the ratio). Q: the tables' escalc effects about the pooled one (0.5 added \
-to tables with a zero; double-zero tables left out)."
+for OR and RR (natural: the ratio). Q: the tables' escalc effects about the pooled one (0.5 \
+added to tables with a zero; double-zero tables left out)."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -33,26 +35,41 @@ to tables with a zero; double-zero tables left out)."
 fn examples() -> Vec<serde_json::Value> {
     use super::examples;
     use serde_json::json;
-    ["OR", "RR", "RD"]
+    let mut calls: Vec<serde_json::Value> = ["OR", "RR", "RD"]
         .into_iter()
         .map(|measure| json!({"data": examples::tables(), "measure": measure, "level": 0.9}))
-        .collect()
+        .collect();
+    calls.push(json!({"data": examples::tables(), "measure": "RD", "transform": "none"}));
+    calls
 }
 
 /// `mantel_haenszel`'s arguments.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MantelHaenszelArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "definitions",
         schemars(schema_with = "super::tables::data_schema")
     )]
-    pub data: TableRows,
+    pub data: Option<TableRows>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::tables::data_id_schema")
+    )]
+    pub data_id: Option<String>,
     #[serde(flatten)]
     pub level: LevelArg,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "measure_schema"))]
     pub measure: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::scale::transform_schema")
+    )]
+    pub transform: Option<String>,
 }
 
 /// `measure`: one of [`MhMeasure::ALL`], OR by default.
@@ -67,8 +84,9 @@ fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MantelHaenszelResult {
-    /// "OR", "RR" or "RD".
-    pub measure: &'static str,
+    /// The measure pooled ("OR", "RR" or "RD") and the transform of `natural`.
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// Tables analysed.
     pub k: usize,
     pub level: f64,
@@ -88,7 +106,7 @@ pub struct MantelHaenszelResult {
 /// `mantel_haenszel`
 pub fn mantel_haenszel(
     args: MantelHaenszelArgs,
-    _: &DataSource,
+    source: &DataSource,
 ) -> Result<MantelHaenszelResult, ToolError> {
     let name = args.measure.as_deref().unwrap_or(MhMeasure::ALL[0].name());
     let measure = MhMeasure::parse(name).ok_or_else(|| {
@@ -97,19 +115,23 @@ pub fn mantel_haenszel(
             format!("unknown measure {name:?}; one of OR, RR, RD"),
         )
     })?;
+    let scale = Scale::of_measure(
+        measure_scale(measure.name()).expect("OR, RR and RD have a natural scale"),
+        args.transform.as_deref(),
+    )?;
     let options = options(&args.level)?;
-    let tables = tables(&args.data)?;
+    let (tables, dataset) = tables_of(args.data, args.data_id.as_deref(), source)?;
     let r = meta_analysis::mantel_haenszel(&tables, measure, &options)?;
     Ok(MantelHaenszelResult {
-        measure: measure.name(),
+        scale: scale.info(),
         k: r.k,
         level: r.level,
-        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, measure.is_ratio()),
+        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, &scale),
         cmh: r.cmh.map(|t| t.statistic),
         cmh_p: r.cmh.map(|t| t.p),
         tarone: r.tarone.map(|t| t.statistic),
         tarone_df: r.tarone.map(|t| t.df),
         tarone_p: r.tarone.map(|t| t.p),
-        dataset: dataset(args.data),
+        dataset,
     })
 }

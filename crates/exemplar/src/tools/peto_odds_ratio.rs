@@ -2,8 +2,9 @@
 
 use super::args::LevelArg;
 use super::data::{DataSource, DatasetInfo};
-use super::tables::{dataset, options, tables, TableRows, TablesPooled};
-use super::{Tool, ToolError, ToolGroup};
+use super::scale::{Scale, ScaleInfo};
+use super::tables::{options, tables_of, TableRows, TablesPooled};
+use super::{Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use serde::{Deserialize, Serialize};
 
 pub static PETO_ODDS_RATIO: Tool = Tool {
@@ -11,7 +12,8 @@ pub static PETO_ODDS_RATIO: Tool = Tool {
     title: "Peto's odds ratio for 2x2 tables",
     summary: "Peto's one-step pooled odds ratio of 2x2 tables, with its Q test.",
     group: ToolGroup::Analysis,
-    max_records: 0,
+    // The rows a handle (`data_id`) may hold, as many as `data` takes.
+    max_records: MAX_RAW_DATA_ROWS,
     companion: None,
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
@@ -30,26 +32,45 @@ sum(a - E)/sum(V), se = 1/sqrt(sum(V))."
 fn examples() -> Vec<serde_json::Value> {
     use super::examples;
     use serde_json::json;
-    vec![json!({"data": examples::tables()})]
+    vec![
+        json!({"data": examples::tables()}),
+        json!({"data": examples::tables(), "level": 0.9, "transform": "none"}),
+    ]
 }
 
 /// `peto_odds_ratio`'s arguments.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PetoArgs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "definitions",
         schemars(schema_with = "super::tables::data_schema")
     )]
-    pub data: TableRows,
+    pub data: Option<TableRows>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::tables::data_id_schema")
+    )]
+    pub data_id: Option<String>,
     #[serde(flatten)]
     pub level: LevelArg,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::scale::transform_schema")
+    )]
+    pub transform: Option<String>,
 }
 
 /// `peto_odds_ratio`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PetoResult {
+    /// The measure ("OR": Peto's log odds ratio) and the transform of `natural`.
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// Tables analysed.
     pub k: usize,
     pub level: f64,
@@ -59,14 +80,19 @@ pub struct PetoResult {
 }
 
 /// `peto_odds_ratio`
-pub fn peto_odds_ratio(args: PetoArgs, _: &DataSource) -> Result<PetoResult, ToolError> {
+pub fn peto_odds_ratio(args: PetoArgs, source: &DataSource) -> Result<PetoResult, ToolError> {
+    let scale = Scale::of_measure(
+        meta_analysis::measure_scale("OR").expect("OR has a natural scale"),
+        args.transform.as_deref(),
+    )?;
     let options = options(&args.level)?;
-    let tables = tables(&args.data)?;
+    let (tables, dataset) = tables_of(args.data, args.data_id.as_deref(), source)?;
     let r = meta_analysis::peto_odds_ratio(&tables, &options)?;
     Ok(PetoResult {
+        scale: scale.info(),
         k: r.k,
         level: r.level,
-        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, true),
-        dataset: dataset(args.data),
+        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, &scale),
+        dataset,
     })
 }

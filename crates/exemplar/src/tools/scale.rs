@@ -79,7 +79,23 @@ impl Scale {
             }
             (given, carried) => given.or(carried),
         };
-        let transform = match args.transform.as_deref() {
+        Scale::with(measure, args.transform.as_deref())
+    }
+
+    /// The scale of an analysis whose measure is its own (a table analysis: Mantel-Haenszel's
+    /// OR, RR or RD, Peto's OR), whatever the data carry, with its `transform` argument.
+    pub fn of_measure(
+        measure: &'static MeasureScale,
+        transform: Option<&str>,
+    ) -> Result<Scale, ToolError> {
+        Scale::with(Some(measure), transform)
+    }
+
+    fn with(
+        measure: Option<&'static MeasureScale>,
+        transform: Option<&str>,
+    ) -> Result<Scale, ToolError> {
+        let transform = match transform {
             None | Some(AUTO) => measure.map_or(Transform::None, |m| m.transform),
             Some(name) => Transform::parse(name).ok_or_else(|| {
                 ToolError::new(
@@ -213,7 +229,7 @@ fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 /// `transform`'s schema: auto, or a back-transformation.
 #[cfg(feature = "definitions")]
-fn transform_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(super) fn transform_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": transform_names(), "default": AUTO, "description": "Scale of natural."}))
         .expect("an object schema")
 }

@@ -1,11 +1,14 @@
 //! What the Mantel–Haenszel and Peto tools share: 2×2 tables read from raw data (`ai`,
-//! `ci` and `bi` or `n1i`, `di` or `n2i`, as the effect-size tool takes them), their level
-//! and the pooled estimate as both report it (the statistics, as metafor's `rma.mh()` and
-//! `rma.peto()`, are `meta_analysis`').
+//! `ci` and `bi` or `n1i`, `di` or `n2i`, as the effect-size tool takes them), given inline
+//! as `data` or kept by `load_data` under a handle (`data_id`: the records it computed from
+//! raw data keep those columns), their level and the pooled estimate as both report it,
+//! with its natural scale (the statistics, as metafor's `rma.mh()` and `rma.peto()`, are
+//! `meta_analysis`').
 
-use super::data::DatasetInfo;
+use super::data::{Cell, DataSource, DatasetInfo};
 use super::effect_sizes::RAW_DATA_NAME;
-use super::{ErrorCode, ToolError, MAX_RAW_DATA_ROWS};
+use super::scale::{NaturalScale, Scale};
+use super::{ErrorCode, ToolError, DATA_ID, LOAD_DATA, MAX_RAW_DATA_ROWS};
 use crate::{canonical, csv_table};
 use meta_analysis::effect_sizes::{Column, RawRow};
 use meta_analysis::{FitOptions, Pooled, Table2x2, TableHeterogeneity};
@@ -38,10 +41,9 @@ pub struct TablesPooled {
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,
-    /// exp(estimate) and exp of the CI: the ratio itself (OR, RR; null for RD).
-    pub exp_estimate: Option<f64>,
-    pub exp_ci_lower: Option<f64>,
-    pub exp_ci_upper: Option<f64>,
+    /// The estimate and CI back-transformed (`transform`: the ratio itself for OR and RR);
+    /// null when nothing is transformed (RD by default). No prediction interval.
+    pub natural: Option<NaturalScale>,
     /// Cochran's Q of the tables' own effect sizes about the pooled one.
     pub q: f64,
     pub q_df: usize,
@@ -54,8 +56,7 @@ pub struct TablesPooled {
 }
 
 impl TablesPooled {
-    pub(super) fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, ratio: bool) -> Self {
-        let (e, lo, hi) = pooled.exponentiated();
+    pub(super) fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, scale: &Scale) -> Self {
         TablesPooled {
             estimate: pooled.estimate,
             se: pooled.se,
@@ -63,9 +64,7 @@ impl TablesPooled {
             p: pooled.p,
             ci_lower: pooled.ci_lower,
             ci_upper: pooled.ci_upper,
-            exp_estimate: ratio.then_some(e),
-            exp_ci_lower: ratio.then_some(lo),
-            exp_ci_upper: ratio.then_some(hi),
+            natural: scale.natural(pooled.estimate, (pooled.ci_lower, pooled.ci_upper), None),
             q: heterogeneity.q,
             q_df: heterogeneity.q_df,
             q_p: heterogeneity.q_p,
@@ -120,6 +119,98 @@ impl<'de> Deserialize<'de> for TableRows {
     }
 }
 
+/// The tables a call names: its inline `data`, or the records of its `data_id` (which the
+/// dispatch has read into `source`), and the data they are (for the result's `dataset`).
+/// Exactly one of the two must be given.
+pub(super) fn tables_of(
+    data: Option<TableRows>,
+    data_id: Option<&str>,
+    source: &DataSource,
+) -> Result<(Vec<Table2x2>, DatasetInfo), ToolError> {
+    match (data, data_id) {
+        (Some(_), Some(_)) => Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("give data or {DATA_ID}, not both"),
+        )),
+        (None, None) => Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "give data (one 2x2 table per study: ai, ci, and bi or n1i, di or n2i) or \
+{DATA_ID} (a {} handle of such raw data)",
+                LOAD_DATA.name
+            ),
+        )),
+        (Some(data), None) => {
+            let tables = tables(&data)?;
+            Ok((tables, dataset(data)))
+        }
+        (None, Some(id)) => Ok((handle_tables(id, source)?, source.info().clone())),
+    }
+}
+
+/// The tables of a handle's records, from their columns ai, bi, ci, di, n1i and n2i.
+fn handle_tables(id: &str, source: &DataSource) -> Result<Vec<Table2x2>, ToolError> {
+    let names = source.column_names();
+    if !TABLE_COLUMNS.iter().any(|c| names.contains(&c.name())) {
+        let held = if names.is_empty() {
+            "no columns besides id, yi and vi".to_string()
+        } else {
+            format!("the columns {}", names.join(", "))
+        };
+        return Err(ToolError::new(
+            ErrorCode::InvalidData,
+            format!(
+                "the data of {id:?} hold no 2x2 counts ({held}); load raw 2x2 data (`data` \
+with ai, ci, and bi or n1i, di or n2i, and `measure` OR, RR or RD) with {} and pass its \
+{DATA_ID}",
+                LOAD_DATA.name
+            ),
+        ));
+    }
+    let columns: Vec<_> = TABLE_COLUMNS
+        .iter()
+        .map(|c| (*c, source.column(c.name())))
+        .collect();
+    let rows: Vec<(String, Result<RawRow, String>)> = source
+        .records()
+        .iter()
+        .enumerate()
+        .map(|(at, record)| {
+            let mut raw = RawRow::default();
+            for (column, values) in &columns {
+                let name = column.name();
+                match values.as_ref().and_then(|v| v.get(at)) {
+                    None => {}
+                    Some(Cell::Number(x)) => raw.set(*column, x.as_f64().unwrap_or(f64::NAN)),
+                    Some(Cell::Text(s)) if s.trim().is_empty() => {}
+                    Some(Cell::Text(s)) => match csv_table::number(s.trim()) {
+                        Some(x) => raw.set(*column, x),
+                        None => {
+                            return (
+                                record_label(&record.id),
+                                Err(format!("{name} is {s:?}, not a number")),
+                            )
+                        }
+                    },
+                    Some(cell) if cell.is_null() => {}
+                    Some(cell) => {
+                        return (
+                            record_label(&record.id),
+                            Err(format!("{name} is {}, not a number", cell.to_value())),
+                        )
+                    }
+                }
+            }
+            (record_label(&record.id), Ok(raw))
+        })
+        .collect();
+    read_tables(&rows)
+}
+
+fn record_label(id: &str) -> String {
+    format!("record {}", crate::quote::quoted(id))
+}
+
 /// The tables of `data`, or an error listing every bad row with its column.
 pub(super) fn tables(data: &TableRows) -> Result<Vec<Table2x2>, ToolError> {
     let data = &data.rows;
@@ -129,6 +220,17 @@ pub(super) fn tables(data: &TableRows) -> Result<Vec<Table2x2>, ToolError> {
             "data is empty; give one 2x2 table per study",
         ));
     }
+    let rows: Vec<(String, Result<RawRow, String>)> = data
+        .iter()
+        .enumerate()
+        .map(|(i, row)| (format!("row {}", i + 1), row.clone()))
+        .collect();
+    read_tables(&rows)
+}
+
+/// The tables of rows labelled for errors ("row 3", "record \"a\""), or an error listing
+/// every bad row with its column.
+fn read_tables(data: &[(String, Result<RawRow, String>)]) -> Result<Vec<Table2x2>, ToolError> {
     if data.len() > MAX_RAW_DATA_ROWS {
         return Err(ToolError::new(
             ErrorCode::TooManyRecords,
@@ -140,13 +242,13 @@ pub(super) fn tables(data: &TableRows) -> Result<Vec<Table2x2>, ToolError> {
     }
     let mut tables = Vec::with_capacity(data.len());
     let mut errors = Vec::new();
-    for (i, row) in data.iter().enumerate() {
+    for (label, row) in data {
         match row
             .clone()
             .and_then(|raw| Table2x2::from_row(&raw).map_err(|e| e.to_string()))
         {
             Ok(table) => tables.push(table),
-            Err(message) => errors.push(format!("row {}: {message}", i + 1)),
+            Err(message) => errors.push(format!("{label}: {message}")),
         }
     }
     if errors.is_empty() {
@@ -194,12 +296,22 @@ pub(super) fn options(level: &super::args::LevelArg) -> Result<FitOptions, ToolE
     })
 }
 
-/// The dataset a table analysis read: its raw data's hash.
-pub(super) fn dataset(data: TableRows) -> DatasetInfo {
+/// The dataset a table analysis read inline: its raw data's hash.
+fn dataset(data: TableRows) -> DatasetInfo {
     DatasetInfo {
         name: RAW_DATA_NAME,
         sha256: data.sha256,
     }
+}
+
+/// `data_id`: a handle of raw 2x2 data, instead of `data`.
+#[cfg(feature = "definitions")]
+pub(super) fn data_id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({
+        "type": "string",
+        "description": format!("A {} handle of raw 2x2 data (its ai, ci, bi or n1i, di or n2i), instead of data.", LOAD_DATA.name)
+    }))
+    .expect("an object schema")
 }
 
 /// `data`: the 2x2 tables, one per study.
@@ -246,11 +358,14 @@ mod tests {
         let lib =
             meta_analysis::mantel_haenszel(&tables, MhMeasure::Or, &FitOptions::default()).unwrap();
         assert_eq!(out["measure"], "OR");
+        assert_eq!(out["transform"], "exp");
         assert_eq!(out["estimate"].as_f64(), Some(lib.pooled.estimate));
+        let (e, lo, hi) = lib.pooled.exponentiated();
         assert_eq!(
-            out["exp_estimate"].as_f64(),
-            Some(lib.pooled.exponentiated().0)
+            out["natural"],
+            json!({"estimate": e, "ci_lower": lo, "ci_upper": hi, "pi_lower": null, "pi_upper": null})
         );
+        assert!(out.get("exp_estimate").is_none());
         assert_eq!(out["tarone_df"], 3);
         assert_eq!(out["dataset"]["name"], RAW_DATA_NAME);
         // The hash made a row at a time is the canonical hash of the whole array, as the
@@ -265,11 +380,50 @@ mod tests {
             &json!({"data": bcg(), "measure": "RD"}),
         )
         .unwrap();
-        assert_eq!(rd["exp_estimate"], Value::Null);
+        assert_eq!(
+            (rd["measure"].as_str(), rd["transform"].as_str()),
+            (Some("RD"), Some("none"))
+        );
+        assert_eq!(rd["natural"], Value::Null);
         assert_eq!(rd["cmh"], Value::Null);
         let peto = call(PETO_ODDS_RATIO.name, &json!({"data": bcg(), "level": 0.9})).unwrap();
         assert_eq!(peto["level"], 0.9);
         assert!(peto["estimate"].as_f64().unwrap() < 0.0);
+        assert_eq!(
+            (peto["measure"].as_str(), peto["transform"].as_str()),
+            (Some("OR"), Some("exp"))
+        );
+        assert_eq!(
+            peto["natural"]["ci_upper"].as_f64(),
+            Some(meta_analysis::math::exp(peto["ci_upper"].as_f64().unwrap()))
+        );
+        // transform as on the other fits: none leaves natural out, another is applied.
+        let plain = call(
+            PETO_ODDS_RATIO.name,
+            &json!({"data": bcg(), "transform": "none"}),
+        )
+        .unwrap();
+        assert_eq!(
+            (plain["transform"].as_str(), plain["natural"].clone()),
+            (Some("none"), Value::Null)
+        );
+        let rd_exp = call(
+            MANTEL_HAENSZEL.name,
+            &json!({"data": bcg(), "measure": "RD", "transform": "exp"}),
+        )
+        .unwrap();
+        assert_eq!(
+            rd_exp["natural"]["estimate"].as_f64(),
+            Some(meta_analysis::math::exp(
+                rd_exp["estimate"].as_f64().unwrap()
+            ))
+        );
+        let e = call(
+            MANTEL_HAENSZEL.name,
+            &json!({"data": bcg(), "transform": "log"}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code.as_str(), "invalid_arguments", "{}", e.message);
     }
 
     #[test]
@@ -296,5 +450,87 @@ mod tests {
         assert_eq!(e.code.as_str(), "unknown_property");
         let e = call(MANTEL_HAENSZEL.name, &json!({"data": []})).unwrap_err();
         assert_eq!(e.code.as_str(), "invalid_arguments");
+    }
+
+    /// Issue 31 item 6: a handle of raw 2x2 data (load_data keeps their ai, bi, ci, di or
+    /// n1i, n2i as columns of its records) answers as the same tables given inline.
+    #[test]
+    fn a_handle_of_raw_tables_answers_as_the_tables_inline() {
+        use super::super::{call_in, DataStore};
+        let mut store = DataStore::new();
+        let loaded = call_in(
+            "load_data",
+            &json!({"measure": "OR", "data": bcg()}),
+            &mut store,
+        )
+        .unwrap();
+        assert_eq!(loaded["k"], 4);
+        // Records carrying the counts as columns make a handle as good.
+        let records = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.1, "ai": 4, "bi": 119, "ci": 11, "di": 128},
+            {"id": "b", "yi": 0.1, "vi": 0.1, "ai": 6, "n1i": "306", "ci": 29, "n2i": 303},
+            {"id": "c", "yi": 0.1, "vi": 0.1, "ai": 3, "bi": 228, "ci": 11, "di": 209}
+        ]);
+        call_in("load_data", &json!({"records": records}), &mut store).unwrap();
+        let inline_c = json!([
+            {"ai": 4, "bi": 119, "ci": 11, "di": 128},
+            {"ai": 6, "bi": 300, "ci": 29, "di": 274},
+            {"ai": 3, "bi": 228, "ci": 11, "di": 209}
+        ]);
+        for (id, inline) in [("d1", bcg()), ("d2", inline_c)] {
+            for (tool, extra) in [
+                (MANTEL_HAENSZEL.name, json!({})),
+                (MANTEL_HAENSZEL.name, json!({"measure": "RR", "level": 0.9})),
+                (MANTEL_HAENSZEL.name, json!({"measure": "RD"})),
+                (PETO_ODDS_RATIO.name, json!({"transform": "none"})),
+            ] {
+                let mut by_handle = extra.clone();
+                by_handle["data_id"] = json!(id);
+                let mut given = extra;
+                given["data"] = inline.clone();
+                let mut a = call_in(tool, &by_handle, &mut store).unwrap();
+                let mut b = call(tool, &given).unwrap();
+                assert_eq!(a["dataset"]["name"], crate::tools::CUSTOM_RECORDS);
+                assert_eq!(b["dataset"]["name"], RAW_DATA_NAME);
+                a.as_object_mut().unwrap().remove("dataset");
+                b.as_object_mut().unwrap().remove("dataset");
+                assert_eq!(a, b, "{tool} {by_handle}");
+            }
+        }
+        // A handle without counts, both or neither source, a bad count: each said plainly.
+        let plain = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "dose": 1}, {"id": "b", "yi": 0.2, "vi": 0.1}]);
+        call_in("load_data", &json!({"records": plain}), &mut store).unwrap();
+        let e = call_in(MANTEL_HAENSZEL.name, &json!({"data_id": "d3"}), &mut store).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidData);
+        assert!(
+            e.message.contains("hold no 2x2 counts (the columns dose)"),
+            "{}",
+            e.message
+        );
+        let e = call_in(
+            PETO_ODDS_RATIO.name,
+            &json!({"data_id": "d1", "data": bcg()}),
+            &mut store,
+        )
+        .unwrap_err();
+        assert_eq!(e.message, "give data or data_id, not both");
+        let e = call_in(PETO_ODDS_RATIO.name, &json!({}), &mut store).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments);
+        assert!(
+            e.message.starts_with("give data (one 2x2 table"),
+            "{}",
+            e.message
+        );
+        let bad =
+            json!([{"id": "x", "yi": 0.1, "vi": 0.1, "ai": "many", "bi": 1, "ci": 1, "di": 1}]);
+        call_in("load_data", &json!({"records": bad}), &mut store).unwrap();
+        let e = call_in(MANTEL_HAENSZEL.name, &json!({"data_id": "d4"}), &mut store).unwrap_err();
+        assert!(
+            e.message.contains("record \"x\": ai is \"many\""),
+            "{}",
+            e.message
+        );
+        let e = call_in(MANTEL_HAENSZEL.name, &json!({"data_id": "d9"}), &mut store).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownData);
     }
 }

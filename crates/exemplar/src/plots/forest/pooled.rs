@@ -40,12 +40,13 @@ impl<'a> Pooled<'a> {
 
     /// A prediction interval belongs to a random-effects model.
     pub(super) fn shows_pi(&self) -> bool {
-        self.fit.method != Method::Ee
+        !self.fit.method.is_equal_effects()
     }
 
     pub(super) fn short_name(&self) -> String {
         match self.fit.method {
             Method::Ee => "EE model".into(),
+            Method::Fe => "FE model".into(),
             m => format!("RE model ({})", m.name()),
         }
     }
@@ -53,6 +54,7 @@ impl<'a> Pooled<'a> {
     pub(super) fn long_name(&self) -> String {
         match self.fit.method {
             Method::Ee => "Equal-effects model".into(),
+            Method::Fe => "Fixed-effects model".into(),
             m => format!("Random-effects model ({})", m.name()),
         }
     }
