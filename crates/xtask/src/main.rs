@@ -10,12 +10,14 @@
 //! - `bench`: build, then run the benchmarks of issue 7 (`crates/bench`).
 //! - `bridge`: the WebMCP bridge, an MCP stdio server serving a WebMCP page's tools.
 //! - `fuzz`: run every `cargo fuzz` target of `fuzz/` for a while.
+//! - `new-tool NAME`: scaffold a tool (engine module, oracle, tool file, registry line).
 
 mod bridge;
 mod build;
 mod codegen;
 mod fuzz;
 mod fuzz_seeds;
+mod new_tool;
 mod pdf;
 mod serve;
 mod suites;
@@ -82,6 +84,13 @@ enum Command {
         #[arg(long = "target", value_name = "NAME")]
         targets: Vec<String>,
     },
+    /// Scaffold a tool NAME (snake_case): the engine module wired into lib.rs, its oracle
+    /// script and fixture test, the tool file and its registry line; then fill in the places
+    /// marked FILL IN, `cargo xtask codegen` and `cargo xtask test`.
+    NewTool {
+        /// The tool's name, e.g. radial_plot.
+        name: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -104,6 +113,7 @@ fn main() -> ExitCode {
         Command::Fuzz { seconds, targets } => {
             toolchain::ensure_fuzz_tools().and_then(|()| fuzz::run_all(&root, seconds, &targets))
         }
+        Command::NewTool { name } => new_tool::new_tool(&root, &name),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -37,6 +37,10 @@ pub fn run_all(root: &Path) -> Result<()> {
         ),
         ("native (cargo test --workspace)", Box::new(|| native(root))),
         (
+            "new-tool scaffold (scratch copy: new-tool, codegen, its tests)",
+            Box::new(|| crate::new_tool::check_in_scratch(root)),
+        ),
+        (
             "wasm in Node (wasm-bindgen-test; both modules)",
             Box::new(move || {
                 wasm_tests(root, &wasm_node, &[])?;

@@ -234,7 +234,8 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
 }
 
 /// Debian's packages the test suites need: Chromium and its driver (browser suites),
-/// poppler-utils (pdftotext, pdftoppm) and qpdf (the PDF's tests).
+/// poppler-utils (pdftotext, pdftoppm) and qpdf (the PDF's tests), R's metafor and jsonlite
+/// (the new-tool check runs a scaffolded oracle script; r-cran-metafor brings Rscript).
 pub fn ensure_browser() -> Result<()> {
     let needed = [
         (CHROMIUM, "chromium"),
@@ -242,6 +243,8 @@ pub fn ensure_browser() -> Result<()> {
         ("/usr/bin/pdftotext", "poppler-utils"),
         ("/usr/bin/pdftoppm", "poppler-utils"),
         ("/usr/bin/qpdf", "qpdf"),
+        ("/usr/lib/R/site-library/metafor", "r-cran-metafor"),
+        ("/usr/lib/R/site-library/jsonlite", "r-cran-jsonlite"),
     ];
     let mut missing: Vec<&str> = needed
         .iter()
