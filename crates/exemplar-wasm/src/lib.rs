@@ -227,7 +227,10 @@ impl Session {
         )
     }
 
-    /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`.
+    /// The plot drawn beside `tool`'s result: `{"tool", "ok" | "error"}`, or `null`. Only in
+    /// the whole engine, which holds the plots: the page draws a plot after moving the worker
+    /// to it (`www/engine.js` `companionPlot`).
+    #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = companionPlot)]
     pub fn companion_plot(&self, tool: &str, args_json: &str) -> String {
         text(

@@ -409,7 +409,7 @@ impl Session {
             ..Session::default()
         };
         for entry in ledger.entries() {
-            if entry.tool != tools::LOAD_DATA.name || entry.status != Status::Ok {
+            if entry.tool != tools::LOAD_DATA_NAME || entry.status != Status::Ok {
                 continue;
             }
             let kept = loads.iter().find(|(seq, _)| *seq == entry.seq);
@@ -433,7 +433,7 @@ impl Session {
 
     /// Replays the load of ledger entry `seq`, remembering its handle.
     fn load(&mut self, seq: u64, args: &Value) {
-        let outcome = tools::outcome_in(tools::LOAD_DATA.name, args, &mut self.store);
+        let outcome = tools::outcome_in(tools::LOAD_DATA_NAME, args, &mut self.store);
         if let Some(handle) = outcome.result.ok().as_ref().and_then(data_id) {
             self.loads.push((seq, handle));
         }
@@ -467,7 +467,7 @@ impl Session {
             Status::Error
         };
         let handle = match &result {
-            Ok(value) if tool == tools::LOAD_DATA.name => data_id(value),
+            Ok(value) if tool == tools::LOAD_DATA_NAME => data_id(value),
             _ => None,
         };
         let report = self.report(tool, time, status, args, &dataset_sha256, result);

@@ -113,20 +113,48 @@ fn build_wasm(root: &Path) -> Result<()> {
             .arg(&wasm))?;
         let bg = out_dir.join("exemplar_wasm_bg.wasm");
         let before = std::fs::metadata(&bg)?.len();
+        // `--converge` repeats -Oz while the module shrinks (about 1 KB gzip off the core).
         run(Command::new(npm_bin(root, "wasm-opt"))
-            .arg("-Oz")
+            .args(["-Oz", "--converge"])
             .args(WASM_FEATURES)
             .arg(&bg)
             .arg("-o")
             .arg(&bg))?;
         let after = std::fs::metadata(&bg)?.len();
+        let gzip = gzip_len(&bg)?;
         eprintln!(
-            "www/pkg/{module}/exemplar_wasm_bg.wasm: {:.1} KB after wasm-opt -Oz ({:.1} KB before)",
+            "www/pkg/{module}/exemplar_wasm_bg.wasm: {:.1} KB gzip, {:.1} KB raw after wasm-opt -Oz \
+             ({:.1} KB before)",
+            gzip as f64 / 1000.0,
             after as f64 / 1000.0,
             before as f64 / 1000.0
         );
+        if module == "core" && gzip > CORE_GZIP_BUDGET {
+            eprintln!(
+                "warning: www/pkg/core is {:.1} KB gzip, over its {:.0} KB budget (docs/PERFORMANCE.md): \
+                 keep what only the further tools need out of it (`extended`)",
+                gzip as f64 / 1000.0,
+                CORE_GZIP_BUDGET as f64 / 1000.0
+            );
+        }
     }
     Ok(())
+}
+
+/// What the page's first module may weigh, gzip (`cargo xtask bench` holds the target too).
+const CORE_GZIP_BUDGET: u64 = 150_000;
+
+/// Bytes of `gzip -6` of `path`, what a compressing server sends (the bench's measure).
+pub fn gzip_len(path: &Path) -> Result<u64> {
+    let out = Command::new("gzip")
+        .args(["-6", "-c"])
+        .arg(path)
+        .output()
+        .map_err(|e| format!("cannot run gzip: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gzip -6 {} failed", path.display()).into());
+    }
+    Ok(out.stdout.len() as u64)
 }
 
 /// Renders docs/METHODS.md. The fragment is our own build output, so the

@@ -102,7 +102,7 @@ pub use effect_sizes::{EffectSizeRecord, RowError, DATA_ARGUMENT, RAW_DATA_NAME}
 pub use error::{ErrorCode, ToolError};
 pub use guide::instructions;
 pub use guide::{MAX_DEFINITION_BYTES, MAX_DESCRIPTION_CHARS, MEAN_DEFINITION_BYTES};
-pub use load_data::LoadDataResult;
+pub use load_data::{LoadDataResult, LOAD_DATA_NAME};
 pub use store::{DataStore, DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 
 use serde::de::DeserializeOwned;

@@ -18,10 +18,12 @@ use schemars::{Schema, SchemaGenerator};
 #[cfg(feature = "definitions")]
 use serde_json::{json, Value};
 
-/// The input schemas of every tool, as committed: `{tool name: schema}` (what a build
-/// without the derivation validates calls with).
+/// The input schemas of every registered tool, as committed: `{tool name: schema}` (what a
+/// build without the derivation validates calls with), written compactly by `build.rs`, and
+/// without the `extended` feature only the benchmark's tools (the page's first wasm module).
 #[cfg(not(feature = "definitions"))]
-pub(super) const INPUT_SCHEMAS_JSON: &str = include_str!("input_schemas.json");
+pub(super) const INPUT_SCHEMAS_JSON: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/input_schemas.json"));
 
 /// A schema written as JSON, for `schema_with`.
 #[cfg(feature = "definitions")]

@@ -168,12 +168,12 @@ impl DataStore {
 handles and {} MiB of records{shared}, dropping the oldest first; load the data again with {} \
 ({holds})",
                 MAX_HELD_BYTES / (1024 * 1024),
-                super::LOAD_DATA.name
+                super::LOAD_DATA_NAME
             ),
             _ => format!(
                 "there is no data handle {quoted}: handles are made by {} and live only in \
 the session that made them ({holds})",
-                super::LOAD_DATA.name
+                super::LOAD_DATA_NAME
             ),
         };
         Err(ToolError::new(ErrorCode::UnknownData, message))
@@ -224,7 +224,7 @@ pub(super) fn source_of(records: &Value) -> Result<(DataSource, usize), ToolErro
             format!(
                 "there are no records to load: {} keeps at least one record (nothing was \
 loaded, and no handle was dropped)",
-                super::LOAD_DATA.name
+                super::LOAD_DATA_NAME
             ),
         ));
     }
