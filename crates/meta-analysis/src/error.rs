@@ -68,6 +68,15 @@ pub enum MetaError {
     /// A moderator, or a value given for one, cannot be used (too many, repeated, a value
     /// out of range, an unknown level, a factor with one level …).
     Moderator { reason: String },
+    /// A model formula (or one of its terms) cannot be read or used: `offending` is the
+    /// part of `formula` at fault (empty at its end).
+    Formula {
+        formula: String,
+        offending: String,
+        reason: String,
+    },
+    /// A selection of coefficients (`btt`) names none, or one that does not exist.
+    Coefficients { reason: String },
     /// A meta-regression needs more records than coefficients.
     TooFewForCoefficients { k: usize, names: Vec<String> },
     /// The design matrix is rank-deficient: `column` is a linear combination of the
@@ -174,6 +183,18 @@ impl fmt::Display for MetaError {
                  is refused rather than returned with a hole"
             ),
             MetaError::Moderator { reason } => write!(f, "{reason}"),
+            MetaError::Formula {
+                formula,
+                offending,
+                reason,
+            } => {
+                if offending.is_empty() || offending == formula {
+                    write!(f, "in the model formula {formula:?}: {reason}")
+                } else {
+                    write!(f, "in the model formula {formula:?}, at {offending:?}: {reason}")
+                }
+            }
+            MetaError::Coefficients { reason } => write!(f, "{reason}"),
             MetaError::TooFewForCoefficients { k, names } => write!(
                 f,
                 "{k} records cannot fit {} coefficients ({}): a meta-regression needs more \
@@ -185,7 +206,13 @@ impl fmt::Display for MetaError {
                 column,
                 combination_of,
             } => {
-                if combination_of.len() == 1 && combination_of[0] == "intercept" {
+                if combination_of.is_empty() {
+                    write!(
+                        f,
+                        "the design is rank-deficient: {column} is zero for every record, so its \
+                         effect cannot be estimated; leave it out"
+                    )
+                } else if combination_of.len() == 1 && combination_of[0] == "intercept" {
                     write!(
                         f,
                         "the design is rank-deficient: {column} is constant among the records, \

@@ -207,7 +207,7 @@ impl Moments {
     /// tr PP = Σw² − 2 tr(A G(w³)) + tr(A G(w²) A G(w²)). O(k p²) time.
     fn general(y: &[f64], v: &[f64], x: &Design, tau2: f64) -> Result<Moments, Degenerate> {
         // On y − c (see [`centre`]); β₀ gets c back once the residual sums are taken.
-        let c = centre(y, v.iter().map(|vi| -vi));
+        let c = x.centre(y, v.iter().map(|vi| -vi));
         let first = passes::first(y, c, v, x.rows(), x.p(), tau2)?;
         let a = first.g1.inverse()?;
         let mut beta = a.times_vec(&first.xwy);

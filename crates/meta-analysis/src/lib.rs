@@ -24,6 +24,7 @@ mod egger;
 mod error;
 mod estimators;
 mod fail_safe;
+mod formula;
 mod influence;
 mod leave_one_out;
 mod mantel_haenszel;
@@ -57,13 +58,17 @@ pub use egger::{egger_test, EggerResult, EggerVariant};
 pub use error::MetaError;
 pub use estimators::Method;
 pub use fail_safe::{fail_safe_n, FailSafeN, FailSafeType, MAX_FSN};
+pub use formula::{
+    collate, r_number, sorted_levels, Formula, ModelMatrix, MAX_FORMULA_LEN, MAX_FORMULA_VARIABLES,
+};
 pub use influence::{influence_diagnostics, influence_diagnostics_with_test, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
 pub use mantel_haenszel::{
     mantel_haenszel, ChiSquareTest, MantelHaenszel, MhMeasure, Pooled, Table2x2, TableHeterogeneity,
 };
 pub use meta_regression::{
-    meta_regression, meta_regression_columns, Coefficient, MetaRegression, Prediction,
+    meta_regression, meta_regression_columns, meta_regression_design, Btt, Coefficient,
+    MetaRegression, Prediction,
 };
 pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test, MAX_LEVEL};
 pub use moderators::{
@@ -71,8 +76,8 @@ pub use moderators::{
     MAX_COEFFICIENTS, MAX_LEVELS, MAX_MODERATORS,
 };
 pub use multilevel::{
-    multilevel, ComponentInterval, Multilevel, MultilevelOptions, MultilevelTest,
-    MAX_MULTILEVEL_COST,
+    multilevel, multilevel_design, ComponentInterval, Multilevel, MultilevelOptions,
+    MultilevelTest, MAX_MULTILEVEL_COST,
 };
 pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions};
 pub use peto::{peto_odds_ratio, PetoOddsRatio};
@@ -86,8 +91,9 @@ pub use records::{
     record_intervals, validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI,
 };
 pub use robust::{
-    robust_fit, robust_meta_regression, robust_multilevel, RobustCoefficient, RobustTest,
-    RobustVcov, MAX_CLUSTER_COST, MAX_CLUSTER_RECORDS,
+    robust_fit, robust_meta_regression, robust_meta_regression_design, robust_multilevel,
+    robust_multilevel_design, RobustCoefficient, RobustTest, RobustVcov, MAX_CLUSTER_COST,
+    MAX_CLUSTER_RECORDS,
 };
 pub use selection::{
     selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,

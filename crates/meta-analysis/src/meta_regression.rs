@@ -10,6 +10,7 @@ use crate::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
 };
 use crate::estimators::{estimate_tau2, estimate_tau2_with, Memo, Method, Moments};
+use crate::formula::ModelMatrix;
 use crate::model::{upper_quantile_point, Heterogeneity};
 use crate::moderators::{Coding, Moderator, ModeratorValue, Term};
 use crate::records::{validate, validate_columns, Record};
@@ -67,9 +68,11 @@ pub struct MetaRegression {
     pub coefficients: Vec<Coefficient>,
     /// k − p, the df of the t statistics (`Test::Knha` only).
     pub df: Option<f64>,
-    /// The omnibus test of all moderators: Wald χ² with p − 1 df, or under `Test::Knha` the
-    /// same quadratic form divided by p − 1, an F(p − 1, k − p) statistic.
+    /// The omnibus test of the coefficients in [`Self::btt`] (by default all but the
+    /// intercept, all of them without one): the Wald χ² b′V⁻¹b with m = |btt| df, or under
+    /// `Test::Knha` the same quadratic form divided by m, an F(m, k − p) statistic.
     pub qm: f64,
+    /// m, the number of coefficients tested.
     pub qm_df: usize,
     /// k − p under `Test::Knha`, else `None`.
     pub qm_df2: Option<usize>,
@@ -82,8 +85,11 @@ pub struct MetaRegression {
     /// Residual I² (percent) and H².
     pub i2: f64,
     pub h2: f64,
-    /// Pseudo-R² in percent (see [`pseudo_r2`]).
+    /// Pseudo-R² in percent (see [`pseudo_r2`]); 0 for a model without intercept, where
+    /// metafor reports none ([`Self::pseudo_r2`] is then `None`).
     pub r2: f64,
+    /// The 1-based positions of the coefficients QM tests (metafor's `btt`).
+    pub btt: Vec<usize>,
     coding: Coding,
     /// Var(β̂), p × p, of the uncentred coefficients.
     vb: Vec<Vec<f64>>,
@@ -102,6 +108,44 @@ pub fn meta_regression(
     fit_coded(&data.yi, &data.vi, coding, options)
 }
 
+/// Fits the meta-regression of `records` on a design built from a formula
+/// ([`crate::Formula::model_matrix`]) for these records.
+pub fn meta_regression_design(
+    records: &[Record],
+    design: &ModelMatrix,
+    options: &FitOptions,
+) -> Result<MetaRegression, MetaError> {
+    let data = validate(records, 2, "a meta-regression")?;
+    check_design_size(design, data.k())?;
+    fit_coded(&data.yi, &data.vi, design.coding.clone(), options)
+}
+
+/// The design was built for as many records as the fit is given.
+pub(crate) fn check_design_size(design: &ModelMatrix, k: usize) -> Result<(), MetaError> {
+    if design.k() == k {
+        Ok(())
+    } else {
+        Err(MetaError::Moderator {
+            reason: format!(
+                "the design was built for {} records, but {k} were given",
+                design.k()
+            ),
+        })
+    }
+}
+
+/// Which coefficients the omnibus test QM takes (metafor's `btt`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Btt {
+    /// 1-based positions, as in metafor (the intercept, when there is one, is 1).
+    Positions(Vec<usize>),
+    /// Coefficient names: each selects the coefficient of that name (`"intercept"`,
+    /// `"factor(alloc)random"`), or, when no name is equal to it, every coefficient whose
+    /// name contains it (`"alloc"` selects all of alloc's coefficients), as metafor's
+    /// `btt = "alloc"` does.
+    Names(Vec<String>),
+}
+
 /// [`meta_regression`] on columns `yi`, `vi` (records without ids, for large k); a record is
 /// named by its position.
 pub fn meta_regression_columns(
@@ -116,6 +160,94 @@ pub fn meta_regression_columns(
 }
 
 impl MetaRegression {
+    /// The same model with QM testing the coefficients `btt` selects (sorted, each once; the
+    /// F test under Knapp–Hartung with (m, k − p) df), as metafor's `rma(..., btt = )`.
+    pub fn with_btt(mut self, btt: &Btt) -> Result<MetaRegression, MetaError> {
+        let positions = self.select(btt)?;
+        let beta: Vec<f64> = self.coefficients.iter().map(|c| c.estimate).collect();
+        let (qm, qm_df2, qm_p) = omnibus(&beta, &self.vb, &positions, self.test, self.k, self.p)?;
+        self.qm = qm;
+        self.qm_df = positions.len();
+        self.qm_df2 = qm_df2;
+        self.qm_p = qm_p;
+        self.btt = positions.iter().map(|j| j + 1).collect();
+        self.check_finite()?;
+        Ok(self)
+    }
+
+    /// The 0-based positions `btt` selects.
+    fn select(&self, btt: &Btt) -> Result<Vec<usize>, MetaError> {
+        let names: Vec<&str> = self.coefficients.iter().map(|c| c.name.as_str()).collect();
+        let list = || {
+            names
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut out = Vec::new();
+        match btt {
+            Btt::Positions(positions) => {
+                for &j in positions {
+                    if j == 0 || j > self.p {
+                        return Err(MetaError::Coefficients {
+                            reason: format!(
+                                "btt position {j} does not exist: the model has {} \
+                                 coefficients, numbered from 1 ({})",
+                                self.p,
+                                list()
+                            ),
+                        });
+                    }
+                    out.push(j - 1);
+                }
+            }
+            Btt::Names(wanted) => {
+                for w in wanted {
+                    let exact: Vec<usize> = (0..names.len()).filter(|&j| names[j] == w).collect();
+                    let chosen = if exact.is_empty() {
+                        (0..names.len())
+                            .filter(|&j| names[j].contains(w.as_str()))
+                            .collect()
+                    } else {
+                        exact
+                    };
+                    if chosen.is_empty() {
+                        return Err(MetaError::Coefficients {
+                            reason: format!(
+                                "btt {w:?} is not the name of a coefficient, nor part of one: \
+                                 the coefficients are {}",
+                                list()
+                            ),
+                        });
+                    }
+                    out.extend(chosen);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        if out.is_empty() {
+            return Err(MetaError::Coefficients {
+                reason: format!(
+                    "btt selects no coefficient; the coefficients are {}",
+                    list()
+                ),
+            });
+        }
+        Ok(out)
+    }
+
+    /// metafor's pseudo-R² (percent), or `None` for a model without intercept.
+    pub fn pseudo_r2(&self) -> Option<f64> {
+        self.coding.intercept.then_some(self.r2)
+    }
+
+    /// Whether the first coefficient is the intercept.
+    pub fn has_intercept(&self) -> bool {
+        self.coding.intercept
+    }
+
     /// How each moderator is coded (its sorted levels for a factor).
     pub fn terms(&self) -> &[Term] {
         &self.coding.terms
@@ -198,12 +330,27 @@ pub(crate) fn fit_coded_with(
     options.validate()?;
     let k = yi.len();
     let p = coding.names.len();
-    let x = Design::intercept_and_columns(coding.centred.clone());
+    let x = coding.design();
     // The moments at τ² = 0 (for QE, I², H²) and at the estimate (the fit) are those the
     // estimator has evaluated already, for the iterative ones.
-    let memo = Memo::new(yi, vi, &x);
+    // metafor 3.8-1 estimates τ² and computes QE on the effects centred on their plain mean
+    // (rma.uni's `Ymc`): the same as on y when the columns span a constant, and followed here
+    // for a model without intercept whose columns do not; β and Knapp–Hartung's s² take y.
+    let centred_y: Vec<f64>;
+    let y_tau = if coding.intercept {
+        yi
+    } else {
+        let mean = yi.iter().sum::<f64>() / k as f64;
+        centred_y = yi.iter().map(|y| y - mean).collect();
+        &centred_y
+    };
+    let memo = Memo::new(y_tau, vi, &x);
     let tau2 = estimate_tau2_with(options.method, &memo)?;
-    let at_estimate = memo.at(tau2.tau2)?;
+    let at_estimate = if coding.intercept {
+        memo.at(tau2.tau2)?
+    } else {
+        Moments::at(yi, vi, &x, tau2.tau2).map_err(Degenerate::error)?
+    };
     let rss = at_estimate.ypy;
     let Some(wls) = at_estimate.wls else {
         return Err(Degenerate::Singular.error());
@@ -232,28 +379,11 @@ pub(crate) fn fit_coded_with(
         .map(|i| (0..p).map(|j| scale * a.get(i, j)).collect())
         .collect();
 
-    // The moderators' coefficients and their covariances are the same in the centred and
-    // the uncentred design, so QM is computed from the better-conditioned one.
-    let m = p - 1;
-    let mut sub = Matrix::zeros(m);
-    for a in 0..m {
-        for b in 0..m {
-            sub.set(a, b, vb_centred[a + 1][b + 1]);
-        }
-    }
-    let wald = sub
-        .inverse()
-        .map_err(|_| zero_se())?
-        .quad(&beta_centred[1..]);
-    let (qm, qm_df2, qm_p) = match options.test {
-        Test::Z => (wald, None, chi2_sf(wald, m as f64)),
-        Test::Knha => {
-            let f = wald / m as f64;
-            (f, Some(k - p), f_sf(f, m as f64, df_resid))
-        }
-    };
-
     let (beta, vb) = coding.uncentre(beta_centred, &vb_centred);
+    // The moderators' coefficients and their covariances are the same (bit for bit) in the
+    // centred and the uncentred design; only the intercept's row and column differ.
+    let btt = coding.default_btt();
+    let (qm, qm_df2, qm_p) = omnibus(&beta, &vb, &btt, options.test, k, p)?;
     let point = upper_quantile_point(options.level);
     let (crit, df) = match options.test {
         Test::Z => (normal_quantile(point), None),
@@ -284,9 +414,10 @@ pub(crate) fn fit_coded_with(
     let heterogeneity = Heterogeneity::from_fe(&memo.at(0.0)?, k, p, options.method, tau2.tau2);
     let qe = heterogeneity.q.max(0.0);
     let r2 = match weights {
-        Some(w) if options.method.is_equal_effects() => {
+        Some(w) if options.method.is_equal_effects() && coding.intercept => {
             (100.0 * user_weights::equal_effects_r2(yi, &x, w, beta_centred)).max(0.0)
         }
+        _ if !coding.intercept => 0.0,
         _ => pseudo_r2(options.method, yi, vi, tau2.tau2, qe, p)?,
     };
     let model = MetaRegression {
@@ -302,7 +433,7 @@ pub(crate) fn fit_coded_with(
         coefficients,
         df,
         qm,
-        qm_df: m,
+        qm_df: btt.len(),
         qm_df2,
         qm_p,
         qe,
@@ -311,12 +442,41 @@ pub(crate) fn fit_coded_with(
         i2: heterogeneity.i2,
         h2: heterogeneity.h2,
         r2,
+        btt: btt.iter().map(|j| j + 1).collect(),
         coding,
         vb,
         crit,
     };
     model.check_finite()?;
     Ok(model)
+}
+
+/// The Wald test of the coefficients at `positions` (0-based): χ² with m df, or under
+/// Knapp–Hartung F = χ²/m with (m, k − p) df.
+fn omnibus(
+    beta: &[f64],
+    vb: &[Vec<f64>],
+    positions: &[usize],
+    test: Test,
+    k: usize,
+    p: usize,
+) -> Result<(f64, Option<usize>, f64), MetaError> {
+    let m = positions.len();
+    let mut sub = Matrix::zeros(m);
+    for (a, &i) in positions.iter().enumerate() {
+        for (b, &j) in positions.iter().enumerate() {
+            sub.set(a, b, vb[i][j]);
+        }
+    }
+    let b: Vec<f64> = positions.iter().map(|&j| beta[j]).collect();
+    let wald = sub.inverse().map_err(|_| zero_se())?.quad(&b);
+    Ok(match test {
+        Test::Z => (wald, None, chi2_sf(wald, m as f64)),
+        Test::Knha => {
+            let f = wald / m as f64;
+            (f, Some(k - p), f_sf(f, m as f64, (k - p) as f64))
+        }
+    })
 }
 
 fn zero_se() -> MetaError {

@@ -6,6 +6,7 @@
 //! for full rank by modified Gram–Schmidt on those centred columns, in O(k p²) time and
 //! O(k p) memory.
 
+use crate::weighted::Design;
 use crate::MetaError;
 
 /// The most moderators one model takes.
@@ -91,15 +92,21 @@ pub fn levels_of(values: &[String]) -> Vec<String> {
     levels.into_iter().map(str::to_string).collect()
 }
 
-/// The design of a model: its terms, the coefficient names (intercept first) and the
-/// centred moderator columns with their means.
+/// The design of a model: its terms (the values a prediction takes), the coefficient names
+/// (intercept first when there is one) and the moderator columns (centred on their means when
+/// there is an intercept), with their means.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Coding {
     pub terms: Vec<Term>,
     pub names: Vec<String>,
-    /// Column j + 1 of X minus its mean, for j = 0 … p − 2.
+    /// Whether X's first column is the intercept (a formula may drop it).
+    pub intercept: bool,
+    /// The columns of X after the intercept (all of them without one), minus their means.
     pub centred: Vec<Vec<f64>>,
+    /// Each column's mean (0 without an intercept: then the columns are not centred).
     pub means: Vec<f64>,
+    /// How a formula's row is built for a prediction (`None`: one column per term's level).
+    formula: Option<Box<crate::formula::FormulaRows>>,
 }
 
 impl Coding {
@@ -141,7 +148,7 @@ impl Coding {
             }
         }
         let mut terms = Vec::new();
-        let mut names = vec!["intercept".to_string()];
+        let mut names = Vec::new();
         let mut columns: Vec<Vec<f64>> = Vec::new();
         for m in moderators {
             match &m.column {
@@ -185,35 +192,98 @@ impl Coding {
                 }
             }
         }
-        let p = names.len();
+        let p = names.len() + 1;
         if p > MAX_COEFFICIENTS {
             return Err(MetaError::Moderator {
                 reason: format!(
-                    "the moderators make {p} coefficients ({}); at most {MAX_COEFFICIENTS} are \
-                     accepted",
+                    "the moderators make {p} coefficients (intercept, {}); at most \
+                     {MAX_COEFFICIENTS} are accepted",
                     names.join(", ")
                 ),
             });
         }
+        Coding::from_columns(terms, names, columns, true, k, None)
+    }
+
+    /// The design of given columns (named, intercept not among them): more records than
+    /// coefficients, and full rank.
+    pub(crate) fn from_columns(
+        terms: Vec<Term>,
+        column_names: Vec<String>,
+        columns: Vec<Vec<f64>>,
+        intercept: bool,
+        k: usize,
+        formula: Option<crate::formula::FormulaRows>,
+    ) -> Result<Coding, MetaError> {
+        let mut names = Vec::with_capacity(column_names.len() + 1);
+        if intercept {
+            names.push("intercept".to_string());
+        }
+        names.extend(column_names);
+        let p = names.len();
         if k <= p {
             return Err(MetaError::TooFewForCoefficients { k, names });
         }
-        let means: Vec<f64> = columns
-            .iter()
-            .map(|c| c.iter().sum::<f64>() / k as f64)
-            .collect();
+        let means: Vec<f64> = if intercept {
+            columns
+                .iter()
+                .map(|c| c.iter().sum::<f64>() / k as f64)
+                .collect()
+        } else {
+            vec![0.0; columns.len()]
+        };
         let centred: Vec<Vec<f64>> = columns
             .iter()
             .zip(&means)
             .map(|(c, m)| c.iter().map(|x| x - m).collect())
             .collect();
-        check_rank(&columns, &centred, &means, &names)?;
+        check_rank(&columns, &centred, &means, &names, intercept)?;
         Ok(Coding {
             terms,
             names,
+            intercept,
             centred,
             means,
+            formula: formula.map(Box::new),
         })
+    }
+
+    /// The number of records.
+    pub fn k(&self) -> usize {
+        self.centred.first().map_or(0, Vec::len)
+    }
+
+    /// The centred design the fits work on.
+    pub fn design(&self) -> Design {
+        if self.intercept {
+            Design::intercept_and_columns(self.centred.clone())
+        } else {
+            Design::columns(self.centred.clone())
+        }
+    }
+
+    /// x_{ia} of the uncentred X.
+    pub fn value(&self, i: usize, a: usize) -> f64 {
+        match (self.intercept, a) {
+            (true, 0) => 1.0,
+            (true, a) => self.centred[a - 1][i] + self.means[a - 1],
+            (false, a) => self.centred[a][i],
+        }
+    }
+
+    /// x_{ia} of the centred X.
+    pub fn centred_value(&self, i: usize, a: usize) -> f64 {
+        match (self.intercept, a) {
+            (true, 0) => 1.0,
+            (true, a) => self.centred[a - 1][i],
+            (false, a) => self.centred[a][i],
+        }
+    }
+
+    /// The 0-based positions the omnibus test takes by default, as metafor's: every
+    /// coefficient but the intercept.
+    pub fn default_btt(&self) -> Vec<usize> {
+        (usize::from(self.intercept)..self.names.len()).collect()
     }
 
     /// The row of X (intercept first) for one value per term, in the order of the terms.
@@ -231,6 +301,9 @@ impl Coding {
                     at.len()
                 ),
             });
+        }
+        if let Some(formula) = &self.formula {
+            return formula.row(&self.terms, at);
         }
         let mut row = vec![1.0];
         for (term, value) in self.terms.iter().zip(at) {
@@ -287,6 +360,9 @@ impl Coding {
     /// β and its covariance for the uncentred design, from those of the centred one: with
     /// X̃ = X M (M the identity with −means in its first row), β = M β̃ and Var β = M Var β̃ M′.
     pub fn uncentre(&self, beta: &[f64], vb: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
+        if !self.intercept {
+            return (beta.to_vec(), vb.to_vec());
+        }
         let p = beta.len();
         let shift = |v: &[f64]| v[0] - (1..p).map(|j| self.means[j - 1] * v[j]).sum::<f64>();
         let mut b = beta.to_vec();
@@ -348,7 +424,10 @@ fn check_rank(
     centred: &[Vec<f64>],
     means: &[f64],
     names: &[String],
+    intercept: bool,
 ) -> Result<(), MetaError> {
+    // names[offset + j] is column j's.
+    let offset = usize::from(intercept);
     let norm = |c: &[f64]| c.iter().map(|x| x * x).sum::<f64>().sqrt();
     let mut q: Vec<Vec<f64>> = Vec::new();
     // r[i][l] = the coefficient of q_l in centred column i (l ≤ i), as in X̃ = Q R.
@@ -382,16 +461,19 @@ fn check_rank(
             // raw_j = (mean_j − Σ s_l mean_l)·1 + Σ s_l raw_l: the intercept takes part
             // unless that constant is zero.
             let constant = means[j] - share.iter().zip(means).map(|(s, m)| s * m).sum::<f64>();
-            if n == 0 || constant.abs() * (raw[j].len() as f64).sqrt() > 1e-8 * size.max(scale) {
+            if intercept
+                && (n == 0
+                    || constant.abs() * (raw[j].len() as f64).sqrt() > 1e-8 * size.max(scale))
+            {
                 involved.push(names[0].clone());
             }
             for (l, s) in share.iter().enumerate() {
                 if (s * r[l][l]).abs() > 1e-8 * scale {
-                    involved.push(names[1 + l].clone());
+                    involved.push(names[offset + l].clone());
                 }
             }
             return Err(MetaError::RankDeficient {
-                column: names[1 + j].clone(),
+                column: names[offset + j].clone(),
                 combination_of: involved,
             });
         }

@@ -39,7 +39,9 @@ use crate::distributions::{
     chi2_quantile, chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
 };
 use crate::estimators::Moments;
+use crate::formula::ModelMatrix;
 use crate::math::ln;
+use crate::meta_regression::check_design_size;
 use crate::meta_regression::Coefficient;
 use crate::model::upper_quantile_point;
 use crate::moderators::{Coding, Moderator};
@@ -168,6 +170,33 @@ pub fn multilevel(
     moderators: &[Moderator],
     options: &MultilevelOptions,
 ) -> Result<Multilevel, MetaError> {
+    let k = records.len();
+    let coding = if moderators.is_empty() {
+        None
+    } else {
+        Some(Coding::new(moderators, &|i| records[i].id.clone(), k)?)
+    };
+    multilevel_coded(records, studies, coding, options)
+}
+
+/// Fits the three-level model with the design built from a formula
+/// ([`crate::Formula::model_matrix`]) for these records.
+pub fn multilevel_design(
+    records: &[Record],
+    studies: &[String],
+    design: &ModelMatrix,
+    options: &MultilevelOptions,
+) -> Result<Multilevel, MetaError> {
+    check_design_size(design, records.len())?;
+    multilevel_coded(records, studies, Some(design.coding.clone()), options)
+}
+
+fn multilevel_coded(
+    records: &[Record],
+    studies: &[String],
+    coding: Option<Coding>,
+    options: &MultilevelOptions,
+) -> Result<Multilevel, MetaError> {
     check_options(options)?;
     let data = validate(records, 3, "a multilevel model")?;
     let k = data.k();
@@ -179,11 +208,6 @@ pub fn multilevel(
             ),
         });
     }
-    let coding = if moderators.is_empty() {
-        None
-    } else {
-        Some(Coding::new(moderators, &|i| records[i].id.clone(), k)?)
-    };
     let names = coding
         .as_ref()
         .map_or_else(|| vec!["intercept".to_string()], |c| c.names.clone());
@@ -221,18 +245,19 @@ pub fn multilevel(
     let vb_centred: Vec<Vec<f64>> = (0..p)
         .map(|i| (0..p).map(|j| at.a.get(i, j)).collect())
         .collect();
-    let (qm, qm_df2, qm_p) = if p > 1 {
-        let m = p - 1;
+    // The omnibus test of every coefficient but the intercept (all without one), as
+    // metafor's default btt; the slopes' block is the same centred or not.
+    let btt = coding.as_ref().map_or_else(Vec::new, Coding::default_btt);
+    let (qm, qm_df2, qm_p) = if !btt.is_empty() {
+        let m = btt.len();
         let mut sub = Matrix::zeros(m);
-        for a in 0..m {
-            for b in 0..m {
-                sub.set(a, b, vb_centred[a + 1][b + 1]);
+        for (a, &i) in btt.iter().enumerate() {
+            for (b, &j) in btt.iter().enumerate() {
+                sub.set(a, b, vb_centred[i][j]);
             }
         }
-        let wald = sub
-            .inverse()
-            .map_err(Degenerate::error)?
-            .quad(&at.beta[1..]);
+        let slopes: Vec<f64> = btt.iter().map(|&j| at.beta[j]).collect();
+        let wald = sub.inverse().map_err(Degenerate::error)?.quad(&slopes);
         match options.test {
             MultilevelTest::Z => (Some(wald), None, Some(chi2_sf(wald, m as f64))),
             MultilevelTest::T => {
@@ -272,14 +297,14 @@ pub fn multilevel(
             ci_upper: beta[j] + crit * se,
         });
     }
-    let (pi_lower, pi_upper) = if p == 1 {
+    let (pi_lower, pi_upper) = if coding.is_none() {
         let half = crit * (vb[0][0] + sigma2[0] + sigma2[1]).sqrt();
         (Some(beta[0] - half), Some(beta[0] + half))
     } else {
         (None, None)
     };
     let design = match &coding {
-        Some(c) => Design::intercept_and_columns(c.centred.clone()),
+        Some(c) => c.design(),
         None => Design::intercept(),
     };
     let qe = Moments::at(&data.yi, &data.vi, &design, 0.0)
@@ -299,7 +324,7 @@ pub fn multilevel(
         coefficients,
         df,
         qm,
-        qm_df: p - 1,
+        qm_df: btt.len(),
         qm_df2,
         qm_p,
         qe,
@@ -590,12 +615,16 @@ impl Grouped {
             let pos = position[i];
             y[pos] = yi[i];
             v[pos] = vi[i];
-            x[pos * p] = 1.0;
-            x_raw[i * p] = 1.0;
-            if let Some(c) = coding {
-                for a in 1..p {
-                    x[pos * p + a] = c.centred[a - 1][i];
-                    x_raw[i * p + a] = c.centred[a - 1][i] + c.means[a - 1];
+            match coding {
+                Some(c) => {
+                    for a in 0..p {
+                        x[pos * p + a] = c.centred_value(i, a);
+                        x_raw[i * p + a] = c.value(i, a);
+                    }
+                }
+                None => {
+                    x[pos * p] = 1.0;
+                    x_raw[i * p] = 1.0;
                 }
             }
         }

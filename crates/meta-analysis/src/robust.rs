@@ -40,10 +40,11 @@ mod eigen;
 use std::collections::HashMap;
 
 use crate::distributions::{t_quantile, t_two_sided_p};
-use crate::meta_regression::meta_regression;
+use crate::formula::ModelMatrix;
+use crate::meta_regression::meta_regression_design;
 use crate::model::{fit, upper_quantile_point};
-use crate::moderators::{Coding, Moderator};
-use crate::multilevel::{multilevel, MultilevelOptions};
+use crate::moderators::Moderator;
+use crate::multilevel::{multilevel, multilevel_design, MultilevelOptions};
 use crate::records::Record;
 use crate::{FitOptions, MetaError, Test};
 use eigen::{axpy, dot, Eigen};
@@ -182,19 +183,35 @@ pub fn robust_meta_regression(
     clusters: &[String],
     vcov: RobustVcov,
 ) -> Result<RobustTest, MetaError> {
+    // The same order of checks as the fit's: clusters, records, then the moderators.
+    Clusters::group(clusters, records.len())?;
+    crate::records::validate(records, 2, "a meta-regression")?;
+    let design =
+        ModelMatrix::from_moderators(moderators, &|i| records[i].id.clone(), records.len())?;
+    robust_meta_regression_design(records, &design, options, clusters, vcov)
+}
+
+/// Robust tests of a meta-regression's coefficients, its design built from a formula
+/// ([`crate::Formula::model_matrix`]).
+pub fn robust_meta_regression_design(
+    records: &[Record],
+    design: &ModelMatrix,
+    options: &FitOptions,
+    clusters: &[String],
+    vcov: RobustVcov,
+) -> Result<RobustTest, MetaError> {
     let groups = Clusters::group(clusters, records.len())?;
     let z = FitOptions {
         test: Test::Z,
         ..*options
     };
-    let model = meta_regression(records, moderators, &z)?;
-    let coding = Coding::new(moderators, &|i| records[i].id.clone(), records.len())?;
+    let model = meta_regression_design(records, design, &z)?;
     let p = model.p;
     let beta: Vec<f64> = model.coefficients.iter().map(|c| c.estimate).collect();
     let mut x = vec![1.0; records.len() * p];
     for i in 0..records.len() {
-        for a in 1..p {
-            x[i * p + a] = coding.centred[a - 1][i] + coding.means[a - 1];
+        for a in 0..p {
+            x[i * p + a] = design.value(i, a);
         }
     }
     let residuals = records
@@ -224,6 +241,13 @@ pub fn robust_multilevel(
     vcov: RobustVcov,
 ) -> Result<RobustTest, MetaError> {
     let groups = Clusters::group(clusters, records.len())?;
+    check_nesting(studies, clusters)?;
+    let model = multilevel(records, studies, moderators, options)?;
+    robust(&model.robust_input(), &groups, vcov, options.level)
+}
+
+/// The model's studies lie inside the clusters.
+fn check_nesting(studies: &[String], clusters: &[String]) -> Result<(), MetaError> {
     let mut cluster_of: HashMap<&str, &str> = HashMap::new();
     for (s, c) in studies.iter().zip(clusters) {
         if let Some(prev) = cluster_of.insert(s.as_str(), c.as_str()) {
@@ -238,7 +262,21 @@ pub fn robust_multilevel(
             }
         }
     }
-    let model = multilevel(records, studies, moderators, options)?;
+    Ok(())
+}
+
+/// [`robust_multilevel`] with the design built from a formula.
+pub fn robust_multilevel_design(
+    records: &[Record],
+    studies: &[String],
+    design: &ModelMatrix,
+    options: &MultilevelOptions,
+    clusters: &[String],
+    vcov: RobustVcov,
+) -> Result<RobustTest, MetaError> {
+    let groups = Clusters::group(clusters, records.len())?;
+    check_nesting(studies, clusters)?;
+    let model = multilevel_design(records, studies, design, options)?;
     robust(&model.robust_input(), &groups, vcov, options.level)
 }
 

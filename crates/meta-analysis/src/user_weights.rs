@@ -26,7 +26,7 @@ use crate::meta_regression::fit_coded_with;
 use crate::model::assemble;
 use crate::moderators::{Coding, Moderator};
 use crate::records::{validate, Record};
-use crate::weighted::{centre, Degenerate, Design, Matrix};
+use crate::weighted::{Degenerate, Design, Matrix};
 use crate::{Fit, FitOptions, MetaError, MetaRegression, Test};
 use std::fmt;
 
@@ -185,7 +185,7 @@ fn fit_data_weighted(
 }
 
 /// β̂ = (X′AX)⁻¹X′Ay and the sandwich (X′AX)⁻¹ X′AMAX (X′AX)⁻¹ with M = diag(vᵢ + τ²),
-/// y taken about the centre c of [`centre`] (β̂₀ gets c back). Fails as [`crate::weighted`]'s
+/// y taken about the centre c of [`crate::weighted::centre`] (β̂₀ gets c back). Fails as [`crate::weighted`]'s
 /// fits do when X′AX is singular or a sum is not finite.
 pub(crate) fn coefficients(
     yi: &[f64],
@@ -195,7 +195,7 @@ pub(crate) fn coefficients(
     tau2: f64,
 ) -> Result<(Vec<f64>, Matrix), Degenerate> {
     let bread = x.gram(a).inverse()?;
-    let c = centre(yi, a.iter().copied());
+    let c = x.centre(yi, a.iter().copied());
     let ay: Vec<f64> = a.iter().zip(yi).map(|(ai, y)| ai * (y - c)).collect();
     let mut beta = bread.times_vec(&x.cross(&ay));
     beta[0] += c;

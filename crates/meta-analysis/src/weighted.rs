@@ -71,10 +71,13 @@ pub(crate) fn plain_mean_spread(y: &[f64]) -> (f64, f64) {
 }
 
 /// The design matrix X: a column of ones (implicit, never stored) followed by
-/// moderator columns of length k.
+/// moderator columns of length k, or (a model formula without intercept) the columns alone.
 #[derive(Debug, Clone)]
 pub(crate) struct Design {
     moderators: Vec<Vec<f64>>,
+    /// Whether X has the implicit column of ones first. Without it the fits are not taken
+    /// about a centre (see [`centre`]: shifting y is absorbed only by an intercept).
+    intercept: bool,
     /// X row by row (the column of ones included), for the fused passes of
     /// [`crate::passes`]; empty for the intercept-only design.
     rows: Vec<f64>,
@@ -85,6 +88,7 @@ impl Design {
     pub fn intercept() -> Self {
         Design {
             moderators: Vec::new(),
+            intercept: true,
             rows: Vec::new(),
         }
     }
@@ -104,7 +108,31 @@ impl Design {
         }
         Design {
             moderators: columns,
+            intercept: true,
             rows,
+        }
+    }
+
+    /// The given columns alone, without a column of ones (at least one column).
+    pub fn columns(columns: Vec<Vec<f64>>) -> Self {
+        let k = columns.first().map_or(0, Vec::len);
+        let mut rows = Vec::with_capacity(k * columns.len());
+        for i in 0..k {
+            rows.extend(columns.iter().map(|c| c[i]));
+        }
+        Design {
+            moderators: columns,
+            intercept: false,
+            rows,
+        }
+    }
+
+    /// The centre the weighted fits take y about: [`centre`] with an intercept, else 0.
+    pub fn centre(&self, y: &[f64], w: impl IntoIterator<Item = f64>) -> f64 {
+        if self.intercept {
+            centre(y, w)
+        } else {
+            0.0
         }
     }
 
@@ -115,16 +143,20 @@ impl Design {
 
     /// Whether X is the single column of ones (then the estimators use power sums).
     pub fn is_intercept(&self) -> bool {
-        self.moderators.is_empty()
+        self.intercept && self.moderators.is_empty()
     }
 
     pub fn p(&self) -> usize {
-        1 + self.moderators.len()
+        usize::from(self.intercept) + self.moderators.len()
     }
 
     /// Column `a` of X; `None` for the column of ones.
     fn column(&self, a: usize) -> Option<&[f64]> {
-        a.checked_sub(1).map(|m| self.moderators[m].as_slice())
+        if self.intercept {
+            a.checked_sub(1).map(|m| self.moderators[m].as_slice())
+        } else {
+            Some(self.moderators[a].as_slice())
+        }
     }
 
     /// Σᵢ x_{ia} x_{ib} dᵢ.
@@ -158,17 +190,25 @@ impl Design {
     /// X' v.
     pub fn cross(&self, v: &[f64]) -> Vec<f64> {
         (0..self.p())
-            .map(|a| self.weighted_product(a, 0, v))
+            .map(|a| match self.column(a) {
+                None => v.iter().sum(),
+                Some(c) => c.iter().zip(v).map(|(x, vi)| x * vi).sum(),
+            })
             .collect()
     }
 
     /// (X β)ᵢ.
     pub fn times(&self, beta: &[f64], i: usize) -> f64 {
-        beta[0]
+        let (constant, slopes) = if self.intercept {
+            (beta[0], &beta[1..])
+        } else {
+            (0.0, beta)
+        };
+        constant
             + self
                 .moderators
                 .iter()
-                .zip(&beta[1..])
+                .zip(slopes)
                 .map(|(c, b)| c[i] * b)
                 .sum::<f64>()
     }
@@ -328,7 +368,7 @@ impl<'a> Wls<'a> {
         }
         let a = x.gram(&w).inverse()?;
         // Solved for y − c (see [`centre`]); the intercept gets c back.
-        let c = centre(y, w.iter().copied());
+        let c = x.centre(y, w.iter().copied());
         let wy: Vec<f64> = w.iter().zip(y).map(|(wi, yi)| wi * (yi - c)).collect();
         let mut beta = a.times_vec(&x.cross(&wy));
         let r = y

@@ -1,0 +1,300 @@
+//! Model formulas and `btt` against R's metafor 3.8-1 (fixtures: `tests/fixtures/formulas.json`,
+//! made by `tests/oracle/formulas.R`): every coefficient's name, estimate, se, statistic, p
+//! and interval, τ², QM (of the coefficients `btt` selects), QE, I², H² and R², for formulas
+//! with interactions, factor(), I(), no intercept, by z and Knapp–Hartung tests.
+
+use meta_analysis::{
+    meta_regression, meta_regression_design, multilevel, multilevel_design, robust_meta_regression,
+    robust_meta_regression_design, Btt, FitOptions, Formula, MetaError, Method, ModelMatrix,
+    Moderator, ModeratorColumn, ModeratorValue, MultilevelOptions, Record, RobustVcov, Test,
+};
+use serde_json::Value;
+
+mod oracle_kit;
+use oracle_kit::{agree, dataset, moderator, numbers, records, report, strings};
+
+fn lookup(ds: &Value) -> impl Fn(&str) -> Option<ModeratorColumn> + '_ {
+    move |name: &str| ds["columns"].get(name).map(|_| moderator(ds, name).column)
+}
+
+fn design(ds: &Value, formula: &str) -> ModelMatrix {
+    let ids = strings(&ds["ids"]);
+    Formula::parse(formula)
+        .unwrap()
+        .model_matrix(&lookup(ds), &|i| ids[i].clone(), ids.len())
+        .unwrap_or_else(|e| panic!("{formula}: {e}"))
+}
+
+#[test]
+fn every_formula_model_agrees_with_metafor() {
+    let all = oracle_kit::fixture("formulas");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for row in all["models"].as_array().unwrap() {
+        let ds = dataset(&all, row["data"].as_str().unwrap());
+        let formula = row["formula"].as_str().unwrap();
+        let options = FitOptions {
+            method: Method::parse(row["method"].as_str().unwrap()).unwrap(),
+            test: Test::parse(row["test"].as_str().unwrap()).unwrap(),
+            level: 0.95,
+        };
+        let at = |field: &str| {
+            format!(
+                "{} {formula} {} {} btt={} {}: {field}",
+                row["data"].as_str().unwrap(),
+                options.method.name(),
+                options.test.name(),
+                row["btt"],
+                row["btt_name"]
+            )
+        };
+        let mut model = meta_regression_design(&records(ds), &design(ds, formula), &options)
+            .unwrap_or_else(|e| panic!("{}: {e}", at("")));
+        if let Some(positions) = row["btt"].as_array() {
+            let positions = positions
+                .iter()
+                .map(|p| p.as_u64().unwrap() as usize)
+                .collect();
+            model = model.with_btt(&Btt::Positions(positions)).unwrap();
+        }
+        if let Some(name) = row["btt_name"].as_str() {
+            model = model.with_btt(&Btt::Names(vec![name.to_string()])).unwrap();
+        }
+        let names: Vec<&str> = model.coefficients.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, strings(&row["names"]), "{}", at("names"));
+        assert_eq!(
+            model.has_intercept(),
+            row["int_incl"].as_bool().unwrap(),
+            "{}",
+            at("")
+        );
+        assert_eq!(model.k as u64, row["k"].as_u64().unwrap());
+        assert_eq!(
+            model.btt.iter().map(|j| *j as f64).collect::<Vec<_>>(),
+            numbers(&row["btt_used"]),
+            "{}",
+            at("btt")
+        );
+        agree(&at("tau2"), model.tau2, &row["tau2"], &mut failures);
+        for (j, c) in model.coefficients.iter().enumerate() {
+            let name = &c.name;
+            agree(
+                &at(&format!("{name} b")),
+                c.estimate,
+                &row["beta"][j],
+                &mut failures,
+            );
+            agree(
+                &at(&format!("{name} se")),
+                c.se,
+                &row["se"][j],
+                &mut failures,
+            );
+            agree(
+                &at(&format!("{name} z")),
+                c.statistic,
+                &row["zval"][j],
+                &mut failures,
+            );
+            agree(
+                &at(&format!("{name} p")),
+                c.p,
+                &row["pval"][j],
+                &mut failures,
+            );
+            agree(
+                &at(&format!("{name} ci_lb")),
+                c.ci_lower,
+                &row["ci_lb"][j],
+                &mut failures,
+            );
+            agree(
+                &at(&format!("{name} ci_ub")),
+                c.ci_upper,
+                &row["ci_ub"][j],
+                &mut failures,
+            );
+        }
+        agree(&at("QM"), model.qm, &row["qm"], &mut failures);
+        agree(&at("QM p"), model.qm_p, &row["qm_p"], &mut failures);
+        let df = numbers(&row["qm_df"]);
+        assert_eq!(model.qm_df as f64, df[0], "{}", at("QM df"));
+        assert_eq!(
+            model.qm_df2.map(|d| d as f64),
+            df.get(1).copied(),
+            "{}",
+            at("QM df2")
+        );
+        agree(&at("QE"), model.qe, &row["qe"], &mut failures);
+        agree(&at("QE p"), model.qe_p, &row["qe_p"], &mut failures);
+        agree(&at("I2"), model.i2, &row["i2"], &mut failures);
+        agree(&at("H2"), model.h2, &row["h2"], &mut failures);
+        match model.pseudo_r2() {
+            Some(r2) => agree(&at("R2"), r2, &row["r2"], &mut failures),
+            None => assert!(row["r2"].is_null(), "{}", at("R2")),
+        }
+        checked += 1;
+    }
+    report(failures, checked, 52);
+}
+
+fn bcg_like() -> (Vec<Record>, Vec<f64>, Vec<String>, Vec<String>) {
+    let all = oracle_kit::fixture("formulas");
+    let ds = dataset(&all, "bcg");
+    (
+        records(ds),
+        numbers(&ds["columns"]["ablat"]),
+        strings(&ds["columns"]["alloc"]),
+        (0..13).map(|i| format!("c{}", i / 3)).collect(),
+    )
+}
+
+/// The list form and the formula `~ a + g` are one model: same numbers, R's names.
+#[test]
+fn a_formula_and_the_list_of_moderators_fit_the_same_model() {
+    let (recs, ablat, alloc, clusters) = bcg_like();
+    let mods = [
+        Moderator::numeric("ablat", ablat.clone()),
+        Moderator::factor("alloc", alloc.clone()),
+    ];
+    let column = |name: &str| match name {
+        "ablat" => Some(ModeratorColumn::Numeric(ablat.clone())),
+        "alloc" => Some(ModeratorColumn::Factor(alloc.clone())),
+        _ => None,
+    };
+    let x = Formula::from_terms(&["ablat", "alloc"])
+        .unwrap()
+        .model_matrix(&column, &|i| recs[i].id.clone(), recs.len())
+        .unwrap();
+    assert_eq!(
+        x.names(),
+        ["intercept", "ablat", "allocrandom", "allocsystematic"]
+    );
+    let options = FitOptions::default();
+    let a = meta_regression(&recs, &mods, &options).unwrap();
+    let b = meta_regression_design(&recs, &x, &options).unwrap();
+    assert_eq!(a.tau2, b.tau2);
+    assert_eq!(a.qm, b.qm);
+    for (ca, cb) in a.coefficients.iter().zip(&b.coefficients) {
+        assert_eq!((ca.estimate, ca.se), (cb.estimate, cb.se));
+    }
+    let at = [
+        ModeratorValue::Number(30.0),
+        ModeratorValue::Level("random".into()),
+    ];
+    assert_eq!(a.predict(&at).unwrap(), b.predict(&at).unwrap());
+
+    let ra = robust_meta_regression(&recs, &mods, &options, &clusters, RobustVcov::Cr2).unwrap();
+    let rb =
+        robust_meta_regression_design(&recs, &x, &options, &clusters, RobustVcov::Cr2).unwrap();
+    // The same numbers; only the factor's names differ (the list form's `alloc:random`).
+    assert_eq!(ra.covariance, rb.covariance);
+    for (ca, cb) in ra.coefficients.iter().zip(&rb.coefficients) {
+        assert_eq!((ca.estimate, ca.se, ca.df), (cb.estimate, cb.se, cb.df));
+    }
+
+    let studies: Vec<String> = (0..13).map(|i| format!("s{}", i / 2)).collect();
+    let ml = MultilevelOptions::default();
+    let ma = multilevel(&recs, &studies, &mods, &ml).unwrap();
+    let mb = multilevel_design(&recs, &studies, &x, &ml).unwrap();
+    for (ca, cb) in ma.coefficients.iter().zip(&mb.coefficients) {
+        assert_eq!((ca.estimate, ca.se), (cb.estimate, cb.se));
+    }
+    assert_eq!((ma.qm, ma.qm_df), (mb.qm, mb.qm_df));
+}
+
+/// Without an intercept, the three-level model tests every coefficient, and predictions of a
+/// formula evaluate its terms (an interaction, I()) at the given values.
+#[test]
+fn no_intercept_and_predictions_of_formulas() {
+    let (recs, ablat, alloc, _) = bcg_like();
+    let column = |name: &str| match name {
+        "ablat" => Some(ModeratorColumn::Numeric(ablat.clone())),
+        "alloc" => Some(ModeratorColumn::Factor(alloc.clone())),
+        _ => None,
+    };
+    let ids = |i: usize| format!("{i}");
+    let x = Formula::parse("~ 0 + factor(alloc) + ablat")
+        .unwrap()
+        .model_matrix(&column, &ids, 13)
+        .unwrap();
+    assert!(!x.has_intercept());
+    let studies: Vec<String> = (0..13).map(|i| format!("s{}", i / 2)).collect();
+    let m = multilevel_design(&recs, &studies, &x, &MultilevelOptions::default()).unwrap();
+    assert_eq!(m.qm_df, 4);
+    assert!(m.pi_lower.is_none());
+
+    let x = Formula::parse("~ ablat * alloc + I(ablat^2)")
+        .unwrap()
+        .model_matrix(&column, &ids, 13)
+        .unwrap();
+    let model = meta_regression_design(&recs, &x, &FitOptions::default()).unwrap();
+    let b: Vec<f64> = model.coefficients.iter().map(|c| c.estimate).collect();
+    let names: Vec<&str> = model.coefficients.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "intercept",
+            "ablat",
+            "allocrandom",
+            "allocsystematic",
+            "I(ablat^2)",
+            "ablat:allocrandom",
+            "ablat:allocsystematic"
+        ]
+    );
+    let at = [
+        ModeratorValue::Number(20.0),
+        ModeratorValue::Level("systematic".into()),
+    ];
+    let expected = b[0] + 20.0 * b[1] + b[3] + 400.0 * b[4] + 20.0 * b[6];
+    let got = model.predict(&at).unwrap().estimate;
+    assert!((got - expected).abs() < 1e-12, "{got} {expected}");
+    assert!(model.predict(&[ModeratorValue::Number(20.0)]).is_err());
+}
+
+#[test]
+fn btt_and_design_errors_are_clear() {
+    let (recs, ablat, alloc, _) = bcg_like();
+    let column = |name: &str| match name {
+        "ablat" => Some(ModeratorColumn::Numeric(ablat.clone())),
+        "alloc" => Some(ModeratorColumn::Factor(alloc.clone())),
+        _ => None,
+    };
+    let ids = |i: usize| recs[i].id.clone();
+    let build = |f: &str| Formula::parse(f).unwrap().model_matrix(&column, &ids, 13);
+    let model = meta_regression_design(
+        &recs,
+        &build("~ ablat + alloc").unwrap(),
+        &FitOptions::default(),
+    )
+    .unwrap();
+    for (btt, says) in [
+        (Btt::Positions(vec![5]), "btt position 5 does not exist"),
+        (Btt::Positions(vec![]), "selects no coefficient"),
+        (Btt::Names(vec!["dose".into()]), "\"intercept\", \"ablat\""),
+    ] {
+        let e = model.clone().with_btt(&btt).unwrap_err();
+        assert!(matches!(e, MetaError::Coefficients { .. }));
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    // An exact name selects itself only; a part of names selects all that contain it.
+    let exact = model
+        .clone()
+        .with_btt(&Btt::Names(vec!["ablat".into()]))
+        .unwrap();
+    assert_eq!(exact.btt, [2]);
+    let part = model.with_btt(&Btt::Names(vec!["alloc".into()])).unwrap();
+    assert_eq!(part.btt, [3, 4]);
+
+    for (formula, says) in [
+        ("~ dose", "there is no column named \"dose\""),
+        ("~ I(alloc^2)", "alloc is a text column"),
+        ("~ 1", "only the intercept"),
+        ("~ ablat + I(2 * ablat)", "rank-deficient"),
+        ("~ I(ablat / 0)", "a finite number"),
+    ] {
+        let e = build(formula).unwrap_err();
+        assert!(e.to_string().contains(says), "{formula}: {e}");
+    }
+}
