@@ -114,9 +114,10 @@ fn code_of(error: &MetaError) -> ErrorCode {
         MetaError::LevelTooCloseToOne { .. } => ErrorCode::InvalidArguments,
         // A moderator that cannot be used, or a design the moderators make rank-deficient:
         // the fix is another choice of moderators.
-        MetaError::Moderator { .. } | MetaError::RankDeficient { .. } => {
-            ErrorCode::InvalidArguments
-        }
+        MetaError::Moderator { .. }
+        | MetaError::RankDeficient { .. }
+        | MetaError::Formula { .. }
+        | MetaError::Coefficients { .. } => ErrorCode::InvalidArguments,
         MetaError::NotConverged { .. }
         | MetaError::NoBracket { .. }
         | MetaError::NonFiniteEquation { .. }
