@@ -1449,5 +1449,24 @@ mod tests {
             .to_vec();
         v.sort_by(|a, b| collate(a, b));
         assert_eq!(v, ["_x", "a", "A", "b", "B", "Z1", "z10", "z2", "é"]);
+        // Printable ASCII as R 4.x sorts it here (Rscript -e 'cat(sort(strsplit(
+        // rawToChar(as.raw(32:126)), "")[[1]]), sep = "")').
+        let r = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ";
+        let mut ascii: Vec<String> = (32u8..127).map(|b| (b as char).to_string()).collect();
+        ascii.sort_by(|a, b| collate(a, b));
+        assert_eq!(ascii.concat(), r);
+    }
+
+    #[test]
+    fn the_list_form_is_the_sum_of_its_items() {
+        let f = Formula::from_terms(&["factor(group)", "year", "x1:x2", "I(x^2)"]).unwrap();
+        assert_eq!(
+            f.term_labels(),
+            ["factor(group)", "year", "I(x^2)", "x1:x2"]
+        );
+        assert!(f.has_intercept());
+        assert_eq!(f.columns(), ["group", "year", "x1", "x2", "x"]);
+        let e = Formula::from_terms(&["year", "~ x"]).unwrap_err();
+        assert!(e.to_string().contains("one term"), "{e}");
     }
 }
