@@ -27,7 +27,7 @@ export interface EntryHeader {
 }
 
 /** Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...). */
-export type ErrorCode = "unknown_tool" | "invalid_json" | "invalid_arguments" | "unknown_property" | "wrong_type" | "unknown_record" | "unknown_data" | "too_many_records" | "invalid_records" | "invalid_data" | "analysis_failed" | "not_converged" | "internal_error" | "cancelled";
+export type ErrorCode = "unknown_tool" | "invalid_json" | "invalid_arguments" | "unknown_property" | "wrong_type" | "unknown_record" | "unknown_data" | "data_not_named" | "too_many_records" | "invalid_records" | "invalid_data" | "analysis_failed" | "not_converged" | "internal_error" | "cancelled";
 
 /** The page's metadata. */
 export interface PageMetadata {

@@ -776,18 +776,30 @@ fn escalc_reports_bad_rows_and_bad_files() {
         &["escalc", "--measure", "ZCOR", csv.to_str().unwrap()],
         None,
     );
+    // The good row loads; the others are left out, each with its reason (na.omit).
+    assert_eq!(code(&out), 0);
+    let result = stdout_json(&out);
+    assert_eq!(result["k"], 1);
+    assert_eq!(result["records"][0]["id"], "row1");
+    assert_eq!(
+        result["omitted"][0],
+        json!({"id": "row2", "reason": "ri is 1.4; a correlation must lie in [-1, 1]"})
+    );
+    assert!(
+        result["omitted"][1]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("ni is 3; it must be more than 3"),
+        "{result}"
+    );
+    // No good row at all is an error that gives the reasons.
+    std::fs::write(&csv, "ri,ni\n1.4,20\n0.2,3\n").unwrap();
+    let out = run(&["escalc", "--measure", "ZCOR", csv.to_str().unwrap()], None);
     assert_eq!(code(&out), 1);
     let error = stdout_json(&out);
     assert_eq!(error["error"]["code"], "invalid_data");
     let message = error["error"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("row 2: ri is 1.4; a correlation must lie in [-1, 1]"),
-        "{message}"
-    );
-    assert!(
-        message.contains("row 3: ni is 3; it must be more than 3"),
-        "{message}"
-    );
+    assert!(message.contains("ri is 1.4; a correlation must lie in [-1, 1]"), "{message}");
 
     std::fs::write(&csv, "ri,ni\n0.3,50,1\n").unwrap();
     let out = run(&["escalc", "--measure", "COR", csv.to_str().unwrap()], None);

@@ -1155,7 +1155,10 @@ mod tests {
             &format!(r#"{{"records":{records}}}"#),
             "t2",
         );
-        assert_eq!(by_handle.result(), inline.result());
+        let mut by_handle_result = by_handle.result().unwrap().clone();
+        let named = by_handle_result["dataset"].as_object_mut().unwrap().remove("data_id");
+        assert_eq!(named, Some(serde_json::json!("d1")));
+        assert_eq!(&by_handle_result, inline.result().unwrap());
         assert_eq!(by_handle.entry.dataset_sha256, inline.entry.dataset_sha256);
         let view = by_handle.view.as_ref().unwrap();
         assert_eq!(view.tables[0].rows[3], ["k", "3"]);
@@ -1165,7 +1168,7 @@ mod tests {
         assert!(plot["ok"]["svg"].is_string(), "{plot}");
         let mut restored = Session::restore(&session.ledger().to_json().to_string()).unwrap();
         let again = restored.run("fit_random_effects", r#"{"data_id":"d1"}"#, "t3");
-        assert_eq!(again.result(), inline.result());
+        assert_eq!(again.result(), by_handle.result());
         let unknown = restored.run("fit_random_effects", r#"{"data_id":"d2"}"#, "t4");
         assert!(
             unknown

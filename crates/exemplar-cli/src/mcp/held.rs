@@ -167,7 +167,12 @@ mod tests {
     fn fit(session: &ExemplarServer, id: &str) -> Result<Value, String> {
         let answer = call(session, "fit_random_effects", json!({"data_id": id}));
         match (answer.is_error, answer.structured_content) {
-            (Some(false), Some(result)) => Ok(result),
+            // The result names the handle it read; the rest is the inline call's.
+            (Some(false), Some(mut result)) => {
+                let named = result["dataset"].as_object_mut().unwrap().remove("data_id");
+                assert_eq!(named, Some(json!(id)));
+                Ok(result)
+            }
             _ => Err(serde_json::to_value(&answer.content).unwrap()[0]["text"]
                 .as_str()
                 .unwrap()

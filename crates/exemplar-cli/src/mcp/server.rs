@@ -837,10 +837,19 @@ Content-Length: {}\r\n\r\n{body}",
         let fit = |session: String, id: &'static str| async move {
             let arguments = format!(r#"{{"data_id":"{id}"}}"#);
             let reply = call(addr, &session, "fit_random_effects", &arguments).await;
-            reply.message()["result"]["content"][0]["text"]
+            let text = reply.message()["result"]["content"][0]["text"]
                 .as_str()
                 .unwrap()
-                .to_owned()
+                .to_owned();
+            // A result names the handle it read; the rest is the inline call's.
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(mut result) if result.is_object() => {
+                    let named = result["dataset"].as_object_mut().unwrap().remove("data_id");
+                    assert_eq!(named, Some(serde_json::json!(id)));
+                    result.to_string()
+                }
+                _ => text,
+            }
         };
         let (s1, s2, s3) = (
             session(addr).await,

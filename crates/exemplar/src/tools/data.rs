@@ -33,6 +33,9 @@ pub struct DatasetInfo {
     pub name: &'static str,
     /// SHA-256 of the frozen dataset's CSV bytes, or of the canonical JSON of `records`.
     pub sha256: String,
+    /// The handle the records were read from (`data_id`), when a call named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_id: Option<String>,
 }
 
 /// The name `dataset` carries for records given by the caller.
@@ -117,6 +120,7 @@ impl DataSource {
             info: DatasetInfo {
                 name: dataset::NAME,
                 sha256: dataset::sha256().to_string(),
+                data_id: None,
             },
         }
     }
@@ -161,6 +165,7 @@ impl DataSource {
             info: DatasetInfo {
                 name: CUSTOM_RECORDS,
                 sha256,
+                data_id: None,
             },
         };
         Ok((data, canonical_bytes))
@@ -359,15 +364,18 @@ impl Stored {
         }
     }
 
-    /// The records as a call reads them.
-    pub(super) fn source(&self) -> DataSource {
+    /// The records as a call by handle `data_id` reads them.
+    pub(super) fn source(&self, data_id: String) -> DataSource {
         let records = (self.ids.iter().zip(&self.yi).zip(&self.vi))
             .map(|((id, &yi), &vi)| Record::new(id, yi, vi))
             .collect();
         DataSource {
             records: Cow::Owned(records),
             columns: Arc::clone(&self.columns),
-            info: self.info.clone(),
+            info: DatasetInfo {
+                data_id: Some(data_id),
+                ..self.info.clone()
+            },
         }
     }
 

@@ -27,6 +27,9 @@ pub enum ErrorCode {
     /// A `data_id` names no handle of this session (never made by `load_data`, or dropped
     /// by the store's bounds).
     UnknownData,
+    /// The session has loaded data and the call names none (no `records`, `data_id` or
+    /// `dataset`): which data it meant is not guessed.
+    DataNotNamed,
     /// More records than the tool accepts ([`super::Tool::max_records`]).
     TooManyRecords,
     /// The records cannot be analysed: empty or duplicate ids, vi ≤ 0, too few records.
@@ -55,6 +58,7 @@ impl ErrorCode {
             ErrorCode::WrongType => "wrong_type",
             ErrorCode::UnknownRecord => "unknown_record",
             ErrorCode::UnknownData => "unknown_data",
+            ErrorCode::DataNotNamed => "data_not_named",
             ErrorCode::TooManyRecords => "too_many_records",
             ErrorCode::InvalidRecords => "invalid_records",
             ErrorCode::InvalidData => "invalid_data",

@@ -481,8 +481,10 @@ pub fn companion_call_in(
         return None;
     }
     let mut plot_args = (companion.arguments)(args);
-    if let (Some(id), Some(out)) = (args.get(DATA_ID), plot_args.as_object_mut()) {
-        out.insert(DATA_ID.into(), id.clone());
+    for key in [DATA_ID, DATASET] {
+        if let (Some(value), Some(out)) = (args.get(key), plot_args.as_object_mut()) {
+            out.insert(key.into(), value.clone());
+        }
     }
     Some((companion.plot, plot_args))
 }
@@ -604,6 +606,7 @@ fn dispatch(
                     format!("give records or {DATA_ID}, not both"),
                 ));
             }
+            named_once(args)?;
             let data = store.get(id.as_str().unwrap_or_default())?;
             if data.records().len() > tool.max_records {
                 return Err(ToolError::new(
@@ -617,13 +620,61 @@ fn dispatch(
             }
             data
         }
-        None => std::sync::Arc::new(DataSource::from_args(args)?),
+        None => {
+            named_once(args)?;
+            if args.get("records").is_none()
+                && args.get(DATASET).is_none()
+                && store.has_loaded()
+                && input_schema_of(tool)["properties"].get("records").is_some()
+            {
+                return Err(data_not_named(store));
+            }
+            std::sync::Arc::new(DataSource::from_args(args)?)
+        }
     };
     *dataset_sha256 = Some(match args.get(effect_sizes::DATA_ARGUMENT) {
         Some(raw) => crate::canonical::sha256_hex(raw),
         None => data.info().sha256.clone(),
     });
     tool.run(args, &data)
+}
+
+/// The argument that names the frozen dataset explicitly (`"dataset": "dat.raudenbush1985"`),
+/// which a session that has loaded data must give to analyse it.
+pub const DATASET: &str = "dataset";
+
+/// `dataset` given with `records` or `data_id` names two data at once.
+fn named_once(args: &Value) -> Result<(), ToolError> {
+    if args.get(DATASET).is_some() && (args.get("records").is_some() || args.get(DATA_ID).is_some())
+    {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("give one of records, {DATA_ID} and {DATASET}, not two"),
+        ));
+    }
+    Ok(())
+}
+
+/// A call that names no data in a session that has loaded some: the frozen dataset is not
+/// assumed (the benchmark's calls, in a session that loaded nothing, are unchanged).
+fn data_not_named(store: &DataStore) -> ToolError {
+    let handles = store.handles();
+    let holds = if handles.is_empty() {
+        "its handles have expired; load the data again".to_string()
+    } else {
+        format!("it holds {}", handles.join(", "))
+    };
+    ToolError::new(
+        ErrorCode::DataNotNamed,
+        format!(
+            "this call names no data, and this session has loaded data with {} ({holds}): give \
+             {DATA_ID} (e.g. \"{}\") for the loaded data, or \"{DATASET}\": \"{}\" for the \
+             frozen benchmark dataset",
+            LOAD_DATA_NAME,
+            handles.last().map_or("d1", String::as_str),
+            crate::dataset::NAME
+        ),
+    )
 }
 
 /// `tool`'s input schema, built once: derived from its argument type where the derivation is

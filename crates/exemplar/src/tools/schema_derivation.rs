@@ -162,6 +162,10 @@ pub(super) fn input_of<A: schemars::JsonSchema>(max_records: usize) -> Value {
                 super::DATA_ID.into(),
                 json!({"type": "string", "description": format!("A {} handle.", super::LOAD_DATA.name)}),
             );
+            properties.insert(
+                super::DATASET.into(),
+                json!({"type": "string", "enum": [crate::dataset::NAME], "description": "The frozen data; default unless loaded."}),
+            );
             continue;
         }
         if let Some(object) = property.as_object_mut() {

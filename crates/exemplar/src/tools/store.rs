@@ -101,6 +101,11 @@ impl DataStore {
         Some(handle(oldest.number))
     }
 
+    /// Whether this session has loaded data, whether or not its handles are still held.
+    pub fn has_loaded(&self) -> bool {
+        self.next > 0
+    }
+
     /// Handles held, oldest first.
     pub fn handles(&self) -> Vec<String> {
         self.held.iter().map(|h| handle(h.number)).collect()
@@ -181,7 +186,8 @@ the session that made them ({holds})",
 
     /// The data behind handle `id`, for one call.
     pub fn get(&self, id: &str) -> Result<Arc<DataSource>, ToolError> {
-        self.find(id).map(|held| Arc::new(held.data.source()))
+        self.find(id)
+            .map(|held| Arc::new(held.data.source(handle(held.number))))
     }
 
     /// For a companion's rule: `args` with the handle replaced by one stand-in record
@@ -418,6 +424,45 @@ the data again with load_data (this session holds d2, d3)"
     }
 
     #[test]
+    fn a_session_that_loaded_data_must_name_the_data_of_each_call() {
+        let frozen = || super::super::call("fit_random_effects", &json!({})).unwrap();
+        // A session that loaded nothing analyses the frozen dataset, as the benchmark does.
+        let mut store = DataStore::new();
+        assert_eq!(
+            super::super::call_in("fit_random_effects", &json!({}), &mut store).unwrap(),
+            frozen()
+        );
+        super::super::call_in("load_data", &json!({"records": records(5, "r")}), &mut store)
+            .unwrap();
+        for tool in ["fit_random_effects", "egger_test", "funnel_plot", "leave_one_out"] {
+            let e = super::super::call_in(tool, &json!({}), &mut store).unwrap_err();
+            assert_eq!(e.code, ErrorCode::DataNotNamed, "{tool}: {e}");
+            assert!(
+                e.message.contains("it holds d1")
+                    && e.message.contains("\"dataset\": \"dat.raudenbush1985\""),
+                "{}",
+                e.message
+            );
+        }
+        // Named explicitly, the frozen dataset answers exactly as before.
+        let named = json!({"dataset": "dat.raudenbush1985"});
+        assert_eq!(
+            super::super::call_in("fit_random_effects", &named, &mut store).unwrap(),
+            frozen()
+        );
+        // A tool that reads no records is not affected.
+        assert!(super::super::call_in("get_dataset", &json!({}), &mut store).is_ok());
+        // Two data named at once are refused.
+        let both = json!({"dataset": "dat.raudenbush1985", "data_id": "d1"});
+        let e = super::super::call_in("fit_random_effects", &both, &mut store).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArguments, "{e}");
+        // Once its handles have expired the session still does not fall back silently.
+        store.drop_oldest();
+        let e = super::super::call_in("fit_random_effects", &json!({}), &mut store).unwrap_err();
+        assert!(e.message.contains("expired"), "{}", e.message);
+    }
+
+    #[test]
     fn a_tool_given_a_handle_answers_as_with_the_records_inline() {
         let mut store = DataStore::new();
         let value = records(30, "r");
@@ -441,7 +486,11 @@ the data again with load_data (this session holds d2, d3)"
             let mut inline = extra;
             inline["records"] = value.clone();
             let outcome = super::super::outcome_in(tool, &by_handle, &mut store);
-            assert_eq!(outcome.result, super::super::call(tool, &inline), "{tool}");
+            // The same numbers, and the result names the handle it read.
+            let mut result = outcome.result.unwrap();
+            assert_eq!(result["dataset"]["data_id"], "d1", "{tool}");
+            result["dataset"].as_object_mut().unwrap().remove("data_id");
+            assert_eq!(result, super::super::call(tool, &inline).unwrap(), "{tool}");
             assert_eq!(outcome.dataset_sha256, canonical::sha256_hex(&value));
         }
         // The companion of a handle's call reads its columns, and draws from the handle.
@@ -482,6 +531,8 @@ the data again with load_data (this session holds d2, d3)"
             &json!({"records": computed["records"]}),
         )
         .unwrap();
+        let mut fit = fit;
+        assert_eq!(fit["dataset"].as_object_mut().unwrap().remove("data_id"), Some(json!("d1")));
         assert_eq!(fit, inline);
         for (args, says) in [
             (json!({}), "needs `records`"),

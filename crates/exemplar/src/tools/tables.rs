@@ -301,6 +301,7 @@ fn dataset(data: TableRows) -> DatasetInfo {
     DatasetInfo {
         name: RAW_DATA_NAME,
         sha256: data.sha256,
+        data_id: None,
     }
 }
 
