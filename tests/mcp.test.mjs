@@ -290,8 +290,11 @@ test('exemplar mcp: records loaded once are named by their handle in later calls
       const byHandle = await client.callTool({ name, arguments: { ...extra, data_id: 'd1' } });
       const inline = await client.callTool({ name, arguments: { ...extra, records } });
       assert.ok(!byHandle.isError, JSON.stringify(byHandle));
+      // The result names the handle it read; the rest is the inline call's.
+      assert.equal(byHandle.structuredContent.dataset.data_id, 'd1', name);
+      delete byHandle.structuredContent.dataset.data_id;
       assert.deepEqual(byHandle.structuredContent, inline.structuredContent, name);
-      assert.equal(byHandle.content[0].text, inline.content[0].text, name);
+      assert.equal(byHandle.content[0].text.replace(',"data_id":"d1"', ''), inline.content[0].text, name);
     }
     // Another session (another connection) has no such handle; an unknown one is named.
     const elsewhere = await other.callTool({ name: 'fit_random_effects', arguments: { data_id: 'd1' } });

@@ -109,6 +109,9 @@ test('WebMCP: records loaded once are named by their handle; an unknown handle i
       const byHandle = await agentCall(page, name, { ...extra, data_id: 'd1' });
       const inline = await agentCall(page, name, { ...extra, records });
       assert.ok(!byHandle.isError, JSON.stringify(byHandle));
+      // The result names the handle it read; the rest is the inline call's.
+      assert.equal(byHandle.structuredContent.dataset.data_id, 'd1', name);
+      delete byHandle.structuredContent.dataset.data_id;
       assert.deepEqual(byHandle.structuredContent, inline.structuredContent, name);
     }
     // The handle's run draws its companion plot from the handle's records.

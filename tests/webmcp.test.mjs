@@ -163,7 +163,16 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
     assert.equal(await page.isVisible('#tool-refit_excluding input[name="exclude"]'), false);
     await page.click('#tool-refit_excluding details.tool-details > summary');
     await page.fill('#tool-refit_excluding input[name="exclude"]', 's04');
+    // This visit has loaded data (load_data above), so a run that names no data is refused
+    // rather than analysing the frozen dataset unasked; the person names it.
     await page.click('#tool-refit_excluding button[type="submit"]');
+    assert.match(await resultOf(page, 'refit_excluding'), /data_not_named/);
+    await page.selectOption('#tool-refit_excluding select[name="dataset"]', JSON.stringify('dat.raudenbush1985'));
+    await page.click('#tool-refit_excluding button[type="submit"]');
+    await page.waitForFunction(() => {
+      const text = document.querySelector('#tool-refit_excluding pre.result')?.textContent ?? '';
+      return text.startsWith('{') && !text.includes('data_not_named');
+    });
     const shown = JSON.parse(await resultOf(page, 'refit_excluding'));
     assert.equal(shown.k, 18);
     assert.deepEqual(shown.excluded, ['s04']);

@@ -794,12 +794,18 @@ fn escalc_reports_bad_rows_and_bad_files() {
     );
     // No good row at all is an error that gives the reasons.
     std::fs::write(&csv, "ri,ni\n1.4,20\n0.2,3\n").unwrap();
-    let out = run(&["escalc", "--measure", "ZCOR", csv.to_str().unwrap()], None);
+    let out = run(
+        &["escalc", "--measure", "ZCOR", csv.to_str().unwrap()],
+        None,
+    );
     assert_eq!(code(&out), 1);
     let error = stdout_json(&out);
     assert_eq!(error["error"]["code"], "invalid_data");
     let message = error["error"]["message"].as_str().unwrap();
-    assert!(message.contains("ri is 1.4; a correlation must lie in [-1, 1]"), "{message}");
+    assert!(
+        message.contains("ri is 1.4; a correlation must lie in [-1, 1]"),
+        "{message}"
+    );
 
     std::fs::write(&csv, "ri,ni\n0.3,50,1\n").unwrap();
     let out = run(&["escalc", "--measure", "COR", csv.to_str().unwrap()], None);

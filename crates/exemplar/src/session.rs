@@ -1156,7 +1156,10 @@ mod tests {
             "t2",
         );
         let mut by_handle_result = by_handle.result().unwrap().clone();
-        let named = by_handle_result["dataset"].as_object_mut().unwrap().remove("data_id");
+        let named = by_handle_result["dataset"]
+            .as_object_mut()
+            .unwrap()
+            .remove("data_id");
         assert_eq!(named, Some(serde_json::json!("d1")));
         assert_eq!(&by_handle_result, inline.result().unwrap());
         assert_eq!(by_handle.entry.dataset_sha256, inline.entry.dataset_sha256);

@@ -1294,7 +1294,10 @@ followed by a low surrogate \\uDC00-\\uDFFF: half of a UTF-16 pair, no character
             records_and_omitted_from_text("id,xi,ni\na,3,10\nb,,10\n", Some("PLO"), None, None)
                 .unwrap();
         assert_eq!(kept.len(), 1);
-        assert_eq!(omitted, [json!({"id": "b", "reason": "xi is empty (null)"})]);
+        assert_eq!(
+            omitted,
+            [json!({"id": "b", "reason": "xi is empty (null)"})]
+        );
         let e = records_from_text("xi,ni\n13,10\n", Some("PLO"), None, None).unwrap_err();
         assert_eq!(e.code, tools::ErrorCode::InvalidData);
         assert!(records_from_text("[1,", None, None, None).is_err());

@@ -255,56 +255,75 @@ impl DataSource {
                 format!("there is no column {name:?}{}", self.known_columns()),
             ));
         }
-        let mut numbers = Vec::new();
-        let mut texts = Vec::new();
-        let mut first: Option<(&str, &str)> = None;
+        // One reading of values (`raw_columns::read_value`): a JSON number, or text that
+        // reads as one ("6", " 8 "), is a number; a column all of whose values read as numbers
+        // is a numeric moderator, as R reads a CSV column. Non-numeric text makes a factor.
         let excluded = id_set(excluded);
         let column = self.columns.column(name);
+        let mut values: Vec<(&str, Cell)> = Vec::new();
         for (at, record) in self.records.iter().enumerate() {
             if excluded.contains(record.id.as_str()) {
                 continue;
             }
-            let value = column.and_then(|c| c.get(at)).ok_or_else(|| {
-                ToolError::new(
+            let cell = column.and_then(|c| c.get(at));
+            let value = cell.as_ref().map(Cell::to_value);
+            if let super::raw_columns::Reading::Missing(missing) =
+                super::raw_columns::read_value(value.as_ref())
+            {
+                return Err(ToolError::new(
                     ErrorCode::InvalidRecords,
                     format!(
-                        "record {:?} has no value for the column {name}, which every record \
-                         analysed needs",
-                        record.id
+                        "record {:?}: {}; the moderator {name} needs a value in every record \
+                         analysed (leave the record out with exclude)",
+                        record.id,
+                        missing.describe(name)
                     ),
-                )
-            })?;
-            let kind = match value {
+                ));
+            }
+            values.push((
+                &record.id,
+                cell.expect("a value that is not missing is present"),
+            ));
+        }
+        let reading = |cell: &Cell| match cell {
+            Cell::Number(n) => n.as_f64(),
+            Cell::Text(s) => crate::csv_table::number(s.trim()),
+            Cell::Other(_) => None,
+        };
+        if values.iter().all(|(_, cell)| reading(cell).is_some()) {
+            let numbers = values.iter().map(|(_, c)| reading(c).unwrap_or(f64::NAN));
+            return Ok(Moderator::numeric(name, numbers.collect()));
+        }
+        let text = values.iter().find(|(_, c)| reading(c).is_none());
+        let mut texts = Vec::with_capacity(values.len());
+        for (id, cell) in &values {
+            match cell {
+                Cell::Text(s) => texts.push((*s).to_owned()),
                 Cell::Number(n) => {
-                    numbers.push(n.as_f64().unwrap_or(f64::NAN));
-                    "a number"
-                }
-                Cell::Text(s) => {
-                    texts.push(s.to_owned());
-                    "a string"
-                }
-                Cell::Other(_) => "neither a number nor a string",
-            };
-            match first {
-                None => first = Some((kind, &record.id)),
-                Some((first_kind, first_id)) if first_kind != kind => {
+                    let (text_id, text_cell) = text.expect("a value that is no number");
                     return Err(ToolError::new(
                         ErrorCode::InvalidRecords,
                         format!(
-                            "the column {name} is {first_kind} in record {first_id:?} but \
-                             {kind} in record {:?}; a moderator is all numbers or all strings",
-                            record.id
+                            "the column {name} holds the number {n} in record {id:?} but the \
+                             text {} in record {text_id:?}, which reads as no number; a \
+                             moderator is numeric (every value a number or numeric text) or \
+                             categorical (text)",
+                            text_cell.to_value()
+                        ),
+                    ));
+                }
+                Cell::Other(v) => {
+                    return Err(ToolError::new(
+                        ErrorCode::InvalidRecords,
+                        format!(
+                            "record {id:?} has {v} in the column {name}: a moderator's values \
+                             are numbers or text"
                         ),
                     ))
                 }
-                Some(_) => {}
             }
         }
-        Ok(if texts.is_empty() {
-            Moderator::numeric(name, numbers)
-        } else {
-            Moderator::factor(name, texts)
-        })
+        Ok(Moderator::factor(name, texts))
     }
 
     /// Column `name` of every record as a number (`None` where a record has none).

@@ -432,9 +432,18 @@ the data again with load_data (this session holds d2, d3)"
             super::super::call_in("fit_random_effects", &json!({}), &mut store).unwrap(),
             frozen()
         );
-        super::super::call_in("load_data", &json!({"records": records(5, "r")}), &mut store)
-            .unwrap();
-        for tool in ["fit_random_effects", "egger_test", "funnel_plot", "leave_one_out"] {
+        super::super::call_in(
+            "load_data",
+            &json!({"records": records(5, "r")}),
+            &mut store,
+        )
+        .unwrap();
+        for tool in [
+            "fit_random_effects",
+            "egger_test",
+            "funnel_plot",
+            "leave_one_out",
+        ] {
             let e = super::super::call_in(tool, &json!({}), &mut store).unwrap_err();
             assert_eq!(e.code, ErrorCode::DataNotNamed, "{tool}: {e}");
             assert!(
@@ -532,7 +541,10 @@ the data again with load_data (this session holds d2, d3)"
         )
         .unwrap();
         let mut fit = fit;
-        assert_eq!(fit["dataset"].as_object_mut().unwrap().remove("data_id"), Some(json!("d1")));
+        assert_eq!(
+            fit["dataset"].as_object_mut().unwrap().remove("data_id"),
+            Some(json!("d1"))
+        );
         assert_eq!(fit, inline);
         for (args, says) in [
             (json!({}), "needs `records`"),
