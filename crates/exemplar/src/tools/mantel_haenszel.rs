@@ -3,7 +3,7 @@
 use super::args::LevelArg;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{Scale, ScaleInfo};
-use super::tables::{options, tables_of, TableRows, TablesPooled};
+use super::tables::{options, TablesArg, TablesPooled};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use meta_analysis::{measure_scale, MhMeasure};
 use serde::{Deserialize, Serialize};
@@ -47,18 +47,8 @@ fn examples() -> Vec<serde_json::Value> {
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MantelHaenszelArgs {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::tables::data_schema")
-    )]
-    pub data: Option<TableRows>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::tables::data_id_schema")
-    )]
-    pub data_id: Option<String>,
+    #[serde(flatten)]
+    pub tables: TablesArg,
     #[serde(flatten)]
     pub level: LevelArg,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,7 +110,7 @@ pub fn mantel_haenszel(
         args.transform.as_deref(),
     )?;
     let options = options(&args.level)?;
-    let (tables, dataset) = tables_of(args.data, args.data_id.as_deref(), source)?;
+    let (tables, dataset) = args.tables.of(source)?;
     let r = meta_analysis::mantel_haenszel(&tables, measure, &options)?;
     Ok(MantelHaenszelResult {
         scale: scale.info(),

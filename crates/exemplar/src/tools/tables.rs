@@ -119,10 +119,29 @@ impl<'de> Deserialize<'de> for TableRows {
     }
 }
 
+/// `data` or `data_id`: the 2x2 tables of `mantel_haenszel` and `peto_odds_ratio`.
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct TablesArg {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "data_schema"))]
+    pub data: Option<TableRows>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "data_id_schema"))]
+    pub data_id: Option<String>,
+}
+
+impl TablesArg {
+    /// The tables and the data they are ([`tables_of`]).
+    pub(super) fn of(self, source: &DataSource) -> Result<(Vec<Table2x2>, DatasetInfo), ToolError> {
+        tables_of(self.data, self.data_id.as_deref(), source)
+    }
+}
+
 /// The tables a call names: its inline `data`, or the records of its `data_id` (which the
 /// dispatch has read into `source`), and the data they are (for the result's `dataset`).
 /// Exactly one of the two must be given.
-pub(super) fn tables_of(
+fn tables_of(
     data: Option<TableRows>,
     data_id: Option<&str>,
     source: &DataSource,
