@@ -102,9 +102,9 @@ test('a person picks the study column of a CSV with several effect sizes per stu
   assert.equal(fit.sigma2.length, 2);
   // The results table shows the two variance components.
   const shown = await resultValues(page, 'fit_multilevel');
-  const sigma2 = shown.sigma2.split(', ').map(Number);
+  const sigma2 = shown['σ²'].split(', ').map(Number);
   assert.equal(sigma2.length, 2);
-  sigma2.forEach((s, i) => assert.ok(Math.abs(s - fit.sigma2[i]) <= 5e-5, `${shown.sigma2} vs ${fit.sigma2}`));
+  sigma2.forEach((s, i) => assert.ok(Math.abs(s - fit.sigma2[i]) <= 5e-5, `${shown['σ²']} vs ${fit.sigma2}`));
   assert.equal(shown.n_studies, '3');
   await (await page.$('#tool-fit_multilevel')).screenshot({ path: join(ARTIFACTS, 'your-data-multilevel.png') });
   // The same numbers as the command line computes from the same CSV (its es column as id).

@@ -82,6 +82,11 @@ async function checkServer(client, prompt) {
     assert.ok(!result.isError, JSON.stringify(result));
     assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
   }
+  // Beside the JSON, the printed summary as metafor prints it, after its headline.
+  assert.equal(fit.content.length, 2);
+  assert.match(fit.content[1].text, /^SMD 0\.08 \[-0\.02, 0\.18\] \(95% CI; random-effects REML, k = 19\)\n/);
+  assert.match(fit.content[1].text, /\nQ\(df = 18\) = 35\.8295, p-val = 0\.0074\n/);
+  assert.match(egger.content[1].text, /Test for Funnel Plot Asymmetry: t = 2\.0380, df = 17, p = 0\.0574/);
   const answer = answerFrom(fit.structuredContent, refit.structuredContent, egger.structuredContent);
   assert.deepEqual(answer, reference());
   const report = scoreWithCli(JSON.stringify(answer));
@@ -305,5 +310,46 @@ test('exemplar mcp: records loaded once are named by their handle in later calls
   } finally {
     await client.close();
     await other.close();
+  }
+});
+
+test('exemplar mcp: a researcher\u2019s rows as CSV gives them (numbers as text, a blank) analysed with a formula, a subset and btt, as the command line does', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  // Numbers as text, as a CSV row gives them; r7's dose is blank; group is coded 1, 2, 3.
+  const records = Array.from({ length: 24 }, (_, i) => ({
+    id: `r${i}`,
+    yi: Math.sin(i) / 3,
+    vi: 0.01 + (i % 9) / 60,
+    dose: i === 7 ? '' : String(i % 6),
+    group: String((i % 3) + 1),
+    site: i % 4 === 0 ? 'north' : 'south',
+  }));
+  const args = { mods: '~ dose + factor(group)', btt: 'group', subset: { column: 'site', in: ['south'] } };
+  const { command, args: argv } = exemplarCommand('mcp');
+  const client = await connect(new StdioClientTransport({ command, args: argv, stderr: 'pipe' }));
+  try {
+    const loaded = await client.callTool({ name: 'load_data', arguments: { records } });
+    assert.ok(!loaded.isError, JSON.stringify(loaded));
+    const fit = await client.callTool({ name: 'meta_regression', arguments: { ...args, data_id: 'd1' } });
+    assert.ok(!fit.isError, JSON.stringify(fit));
+    const r = fit.structuredContent;
+    assert.deepEqual(r.coefficients.map((c) => c.name), ['intercept', 'dose', 'factor(group)2', 'factor(group)3']);
+    assert.deepEqual(r.omitted, [{ id: 'r7', reason: 'dose is blank' }]);
+    assert.equal(r.k, 17);
+    assert.deepEqual(r.btt, [3, 4]);
+    assert.equal(r.dataset.subset, 'site in "south": 18 of 24 records');
+    // The command line, given the same records inline, answers the same numbers.
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-as-meant-'));
+    writeFileSync(join(dir, 'records.json'), JSON.stringify(records));
+    const cli = JSON.parse(exemplar('call', 'meta_regression', JSON.stringify(args), '--records', join(dir, 'records.json')));
+    assert.deepEqual(r.coefficients, cli.coefficients);
+    assert.equal(r.qm, cli.qm);
+    // Naming no data once data are loaded is refused, not the benchmark's dataset.
+    const unnamed = await client.callTool({ name: 'meta_regression', arguments: args });
+    assert.match(unnamed.content[0].text, /^data_not_named: /);
+  } finally {
+    await client.close();
   }
 });

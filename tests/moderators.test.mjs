@@ -43,7 +43,8 @@ test('an agent runs a meta-regression and a subgroup analysis through WebMCP and
     assert.equal(await forest.evaluate((svg) => svg.querySelectorAll('g.subgroup .diamond').length), 2);
     assert.equal(await forest.evaluate((svg) => svg.querySelectorAll('g.row[data-id]').length), 19);
     assert.match(
-      await forest.evaluate((svg) => svg.querySelector('g.notes').textContent),
+      // The notes wrap to the plot's width: one line each, read as one text.
+      await forest.evaluate((svg) => [...svg.querySelectorAll('g.notes text')].map((t) => t.textContent).join(' ')),
       new RegExp(`Test for subgroup differences .*Q\\(1\\) = ${sub.structuredContent.q_between.toFixed(2)}`),
     );
     await (await page.$('#tool-subgroup_analysis figure.plot')).screenshot({ path: join(ARTIFACTS, 'plot-forest-by-tester.png') });

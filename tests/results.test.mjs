@@ -28,8 +28,12 @@ test('a fit run from its form reads as a table rounded as metafor prints it, the
     await page.waitForSelector(`${tool} .result-view table`);
     assert.equal(await viewValue(page, 'fit_random_effects', 'estimate'), whole.estimate.toFixed(4));
     assert.equal(await viewValue(page, 'fit_random_effects', 'k'), '19');
-    assert.equal(await viewValue(page, 'fit_random_effects', 'method'), 'REML');
-    const p = await viewValue(page, 'fit_random_effects', 'p');
+    // Labels as metafor prints them: the estimator, tau^2, the Q test with its df and p.
+    assert.equal(await viewValue(page, 'fit_random_effects', 'τ² estimator'), 'REML');
+    assert.equal(await viewValue(page, 'fit_random_effects', 'τ²'), whole.tau2.toFixed(4));
+    assert.equal(await viewValue(page, 'fit_random_effects', 'Q(df = 18)'), `${whole.q.toFixed(4)}, p = ${whole.q_p.toFixed(4)}`);
+    assert.equal(await viewValue(page, 'fit_random_effects', 'q_p'), undefined);
+    const p = await viewValue(page, 'fit_random_effects', 'pval');
     assert.equal(p, whole.p < 1e-4 ? '<.0001' : whole.p.toFixed(4));
     // The JSON is folded, not gone; the download is the whole result.
     assert.equal(await page.isVisible(`${tool} pre.result`), false);

@@ -82,7 +82,10 @@ test('a person pastes means and SDs, chooses SMD, sees the records and fits them
   );
   assert.deepEqual(rows.map((r) => r.bad), [false, true, false, false, false]);
   assert.equal(rows[1].cells.at(-1), 'line 3: sd1i is -1; it cannot be negative');
-  assert.deepEqual(rows.filter((r) => !r.bad).map((r) => r.cells.at(-4)), ['s1', 's3', 's4', 's5']);
+  // The ids are the study column's, shown once (no second id column).
+  assert.deepEqual(rows.filter((r) => !r.bad).map((r) => r.cells[1]), ['s1', 's3', 's4', 's5']);
+  const headings = await page.$$eval('#your-data-table thead th', (th) => th.map((x) => x.textContent));
+  assert.equal(headings.filter((h) => h === 'id' || h === 'study').length, 1, headings.join(','));
   // metafor 3.8-1, escalc("SMD", ...) of s1 (crates/meta-analysis/tests/fixtures/escalc.json).
   assert.ok(Math.abs(Number(rows[0].cells.at(-3)) - 0.47701210405237254) < 1e-12);
   await page.screenshot({ path: join(ARTIFACTS, 'your-data.png'), fullPage: false });
@@ -206,7 +209,7 @@ test('a pasted CSV of 20,000 rows is computed in the engine\u2019s worker and sh
   const [m1i, sd1i, n1i, m2i, sd2i, n2i] = cells.slice(1).map(Number);
   const cli = JSON.parse(exemplar('call', 'compute_effect_sizes', JSON.stringify({ measure: 'SMD', data: [{ id: cells[0], m1i, sd1i, n1i, m2i, sd2i, n2i }] })));
   assert.deepEqual(rows[0].cells.slice(0, 2), ['2', 'r0']);
-  assert.equal(rows[0].cells.at(-4), 'r0');
+  assert.equal(rows[0].cells[1], 'r0');
   assert.equal(rows[0].cells.at(-3), String(cli.records[0].yi));
   assert.equal(rows[0].cells.at(-2), String(cli.records[0].vi));
 

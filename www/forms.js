@@ -56,9 +56,19 @@ function field(name, schema, required) {
     );
   } else if (type === 'array' && (itemType === 'string' || itemType === 'number' || itemType === 'integer')) {
     input = el('input', { id, name, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': hintId });
-    hints.push('Comma-separated, e.g. s04, s05.');
+    const itemTypes = [schema.items?.type].flat();
+    hints.push(
+      itemTypes.includes('string') && itemTypes.includes('integer')
+        ? 'Type positions or names separated by commas.'
+        : itemType === 'string'
+          ? 'Type the items separated by commas.'
+          : 'Type the numbers separated by commas.',
+    );
   } else if (type === 'string') {
-    input = el('input', { id, name, type: 'text', autocomplete: 'off', 'aria-describedby': hintId });
+    input = el('input', { id, name, type: 'text', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': hintId });
+    // A formula or a list of terms (`mods`): how the field reads what is typed.
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (types.includes('array')) hints.push('Type a formula starting with ~, or the terms separated by commas.');
   } else {
     input = el('textarea', { id, name, rows: '4', spellcheck: 'false', 'aria-describedby': hintId });
     hints.push('JSON.');
@@ -80,7 +90,7 @@ function field(name, schema, required) {
  * rows). Returns `{ fieldset, yours() }`; choosing "your data" disables the
  * typed field, which Your data replaces.
  */
-function runOnChoice(yoursField, takes) {
+function runOnChoice(yoursField, takes, replaced) {
   const name = `run-on-${++uid}`;
   const radio = (value, label, checked) =>
     el('label', { class: 'choice' }, el('input', { type: 'radio', name, value, checked }), ` ${label}`);
@@ -94,8 +104,10 @@ function runOnChoice(yoursField, takes) {
       : radio('yours', 'your data (the rows of the Your data section, with its columns as mapped there)', false);
   const fieldset = el('fieldset', { class: 'run-on' }, el('legend', { text: 'Run on' }), frozen, yours);
   const yoursInput = yours.querySelector('input');
+  // Your data replaces the data arguments: their fields are hidden while it is chosen.
   fieldset.addEventListener('change', () => {
     yoursField.input.disabled = yoursInput.checked;
+    for (const f of replaced) f.wrapper.hidden = yoursInput.checked;
   });
   return { fieldset, yours: () => yoursInput.checked };
 }
@@ -126,7 +138,9 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
   const dataField = fields.find((f) => f.name === 'data' && typeOf(props.data) === 'array');
   const yoursField = recordsField ?? dataField;
   const takes = recordsField ? 'records' : 'data';
-  const runOn = yoursField && yourInput ? runOnChoice(yoursField, takes) : null;
+  // The fields that name data (records or rows, a handle, the frozen dataset): Your data replaces them all.
+  const replaced = fields.filter((f) => f === yoursField || ['data_id', 'dataset'].includes(f.name));
+  const runOn = yoursField && yourInput ? runOnChoice(yoursField, takes, replaced) : null;
   const outputId = `out${++uid}`;
   const output = el('pre', { class: 'result', id: outputId, 'aria-live': 'polite', tabindex: '0' });
   // A result reads as tables (the engine's view of it); its JSON, every digit, is folded
@@ -162,7 +176,7 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
     let args = {};
     try {
       const yours = runOn?.yours() ?? false;
-      const typed = Object.fromEntries(fields.filter((f) => !(yours && f === yoursField)).map((f) => [f.name, f.input.value]));
+      const typed = Object.fromEntries(fields.filter((f) => !(yours && replaced.includes(f))).map((f) => [f.name, f.input.value]));
       args = formArgs(schema, typed, yours);
       if (yours) args = await yourInput(def.name, args, takes);
     } catch (err) {
@@ -189,13 +203,15 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
 }
 
 /**
- * A result as the engine's view gives it (session.rs `view`: tables of values rounded as
- * metafor prints them): one table per part, each scrolling inside itself, with a note
+ * A result as the engine's view gives it (session.rs `view`: the printed summary, as
+ * metafor's print methods lay it out, then tables of values rounded as metafor prints
+ * them): one table per part, each scrolling inside itself, with a note
  * where a long list was cut, and the rounding said once. Text only: every cell is set as
  * text.
  */
 export function renderResultView(view) {
   return [
+    view.summary ? el('pre', { class: 'summary', text: view.summary }) : null,
     view.tables.map((t) => [
       scroller(
         table(t.columns, t.rows, { caption: t.caption, className: 'result-table', numeric: new Set(t.numeric) }),

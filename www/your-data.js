@@ -31,7 +31,7 @@ export const SHOWN_CSV_CHARS = 100_000;
  * `{ input(name, args, takes) }`: a run's arguments on Your data (see below).
  */
 export async function createYourData({ target, engine }) {
-  const state = { csv: '', measure: '', mapping: {}, add: '', to: '' };
+  const state = { csv: '', measure: '', mapping: {}, add: '', to: '', vtype: '', drop00: false };
   // The view shown (its summary and a page of rows) and the request it answers.
   let view = null;
   let shownRequest = null;
@@ -52,6 +52,10 @@ export async function createYourData({ target, engine }) {
   const measureSelect = el('select', { id: 'your-data-measure' }, el('option', { value: '', text: '(choose a measure)' }));
   const addInput = el('input', { id: 'your-data-add', type: 'text', inputmode: 'decimal', autocomplete: 'off', 'aria-describedby': 'your-data-add-hint' });
   const toSelect = el('select', { id: 'your-data-to' });
+  const drop00Box = el('input', { id: 'your-data-drop00', type: 'checkbox' });
+  const drop00Field = el('div', { class: 'field' }, el('label', { for: 'your-data-drop00' }, drop00Box, ' drop00: leave out tables with no events, or only events, in both groups'));
+  const vtypeSelect = el('select', { id: 'your-data-vtype' });
+  const vtypeField = el('div', { class: 'field' }, el('label', { for: 'your-data-vtype', text: 'vtype (the sampling variance\u2019s estimate)' }), vtypeSelect);
   const mappingBox = el('div', { class: 'mapping' });
   const status = el('p', { id: 'your-data-status', class: 'status', role: 'status', text: 'No data yet.' });
   const downloads = el('p', { class: 'actions', id: 'your-data-downloads' });
@@ -74,9 +78,11 @@ export async function createYourData({ target, engine }) {
     el(
       'details',
       { class: 'options' },
-      el('summary', { text: 'Continuity correction (2\u00d72 tables and proportions)' }),
+      el('summary', { text: 'escalc\u2019s options: continuity correction, drop00, vtype' }),
       el('div', { class: 'field' }, el('label', { for: 'your-data-add', text: 'add' }), addInput, el('p', { class: 'hint', id: 'your-data-add-hint' })),
       el('div', { class: 'field' }, el('label', { for: 'your-data-to', text: 'to' }), toSelect),
+      drop00Field,
+      vtypeField,
     ),
     mappingBox,
     status,
@@ -92,6 +98,8 @@ export async function createYourData({ target, engine }) {
       mapping: { ...state.mapping },
       add: state.add,
       to: state.to || undefined,
+      vtype: state.vtype || undefined,
+      drop00: state.drop00 || undefined,
     };
   }
 
@@ -227,12 +235,17 @@ export async function createYourData({ target, engine }) {
     const computed = view.measure !== null && !view.error;
     // Column names and cells longer than `cell_chars` come cut from the engine: laying out a
     // cell of megabytes would hold the page for seconds.
-    const columns = ['line', ...view.column_labels, ...(computed ? ['id', 'yi', 'vi', 'error'] : [])];
+    // A record's id is its study column's value when one is mapped (shown once, there);
+    // otherwise the id the engine gives it (row1, row2, ...) is a column of its own.
+    const showId = computed && !view.study;
+    const columns = ['line', ...view.column_labels, ...(computed ? [...(showId ? ['id'] : []), 'yi', 'vi', 'error'] : [])];
     const numeric = new Set(computed ? [0, columns.length - 3, columns.length - 2] : [0]);
     const rows = view.rows.map((r) => [
       String(r.line),
       ...r.fields,
-      ...(computed ? [r.id ?? '', r.yi === null ? '' : String(r.yi), r.vi === null ? '' : String(r.vi), r.error ?? ''] : []),
+      ...(computed
+        ? [...(showId ? [r.id ?? ''] : []), r.yi === null ? '' : String(r.yi), r.vi === null ? '' : String(r.vi), r.error ?? '']
+        : []),
     ]);
     const tableNode = table(columns, rows, {
       caption: computed ? `${view.k} records from ${view.row_count} rows` : `${view.row_count} rows`,
@@ -267,8 +280,24 @@ export async function createYourData({ target, engine }) {
     }
   }
 
+  // The vtypes offered now (their names joined), to rebuild the choice only when they change.
+  let shownVtypes = null;
+  /** escalc's options for the measure chosen (the engine's `correction`): add's default, and drop00 and vtype where the measure reads them. */
+  function renderOptions(correction) {
+    target.querySelector('#your-data-add-hint').textContent = `Added to each cell of a corrected table (default ${correction.add}${state.measure ? ` for ${state.measure}` : ''}).`;
+    drop00Field.hidden = !correction.drop00;
+    vtypeField.hidden = correction.vtypes.length === 0;
+    const key = correction.vtypes.join(',');
+    if (key === shownVtypes) return;
+    shownVtypes = key;
+    if (!correction.vtypes.includes(state.vtype)) state.vtype = '';
+    fill(vtypeSelect, ...correction.vtypes.map((v, i) => el('option', { value: i === 0 ? '' : v, text: i === 0 ? `${v} (default)` : v })));
+    vtypeSelect.value = state.vtype;
+  }
+
   function render() {
     if (view) renderMeasures(view.measures);
+    if (view) renderOptions(view.correction);
     renderMapping();
     renderRows();
     if (!view) {
@@ -294,7 +323,7 @@ export async function createYourData({ target, engine }) {
   const empty = await engine.view({ csv: '' }, { count: 0 });
   renderMeasures(empty.measures);
   const { correction } = empty;
-  target.querySelector('#your-data-add-hint').textContent = `Added to each cell of a corrected table (default ${correction.add}).`;
+  renderOptions(correction);
   for (const to of correction.to_choices) {
     toSelect.append(el('option', { value: to === correction.to ? '' : to, text: to === correction.to ? `${to} (default)` : to }));
   }
@@ -342,9 +371,19 @@ export async function createYourData({ target, engine }) {
       status.textContent = `The file could not be read: ${err.message}`;
     }
   });
-  measureSelect.addEventListener('change', () => {
+  measureSelect.addEventListener('change', async () => {
     state.measure = measureSelect.value;
     state.mapping = {};
+    compute();
+    // Without a CSV there is no view to bring the measure's options: ask for them alone.
+    if (state.csv.trim() === '') renderOptions((await engine.view({ csv: '', measure: state.measure || undefined }, { count: 0 })).correction);
+  });
+  drop00Box.addEventListener('change', () => {
+    state.drop00 = drop00Box.checked;
+    compute();
+  });
+  vtypeSelect.addEventListener('change', () => {
+    state.vtype = vtypeSelect.value;
     compute();
   });
   addInput.addEventListener('input', () => {

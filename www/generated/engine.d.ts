@@ -54,6 +54,11 @@ export interface PageMetadata {
 
 /** A result as tables. */
 export interface ResultView {
+  /**
+   * The printed summary: the result laid out as metafor's print methods lay it out,
+   * after a headline (`summary::summary`); none for a data tool.
+   */
+  summary: string | null;
   tables: Table[];
   /** The field of the result that holds an SVG drawn by the engine (a plot tool's `svg`). */
   figure: string | null;

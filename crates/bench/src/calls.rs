@@ -25,9 +25,11 @@ use crate::generate::{self, XorShift};
 /// vi}` records, 11 with six further columns), which the tool reads and the ledger keeps;
 /// the tool's own working memory comes on top while it runs (about 5× the input for a fit,
 /// 13× for a meta-regression, whose records keep their moderator columns as JSON). The worst
-/// tool (`meta_regression`, `subgroup_analysis`) peaked at 23.7× on 2026-12-02: this is about
-/// 1.5× that.
-pub const INPUT_MULTIPLE: f64 = 35.0;
+/// tool (`meta_regression`, `subgroup_analysis`) peaked at 23.7× on 2026-12-02: 35 was about
+/// 1.5× that. On 2026-12-05 `mantel_haenszel` and `peto_odds_ratio` (2×2 tables of 5,000 rows,
+/// read with their natural scale and `data_id`) peaked at 36.2×, just over 35; the cause is
+/// not yet found, and the bound is 40 until it is (docs/PERFORMANCE.md).
+pub const INPUT_MULTIPLE: f64 = 40.0;
 
 /// See [`INPUT_MULTIPLE`]: tools whose result grows with their records (a fit per record,
 /// SVG) hold it as a tree twice (the report's result and the response's structured content)

@@ -9,7 +9,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use exemplar::runs::{self, Condition, Order, RunInput};
 use exemplar::{csv_table, protocol, scorer, tools, your_data};
-use meta_analysis::effect_sizes::{AddTo, Column, Measure};
+use meta_analysis::effect_sizes::{AddTo, Column, Measure, Vtype};
 use serde_json::Value;
 use std::io::Write;
 use std::process::ExitCode;
@@ -45,6 +45,10 @@ enum Command {
         /// optionally id), or CSV of raw data with --measure.
         #[arg(long, value_name = "FILE")]
         records: Option<String>,
+        /// Print the result's printed summary (laid out as metafor's print methods) instead
+        /// of JSON; a tool without one (a data tool) prints its JSON, saying so on stderr.
+        #[arg(long)]
+        text: bool,
         #[command(flatten)]
         escalc: EscalcOptions,
     },
@@ -119,12 +123,31 @@ struct EscalcOptions {
     /// Effect-size measure, by metafor's escalc name.
     #[arg(long, value_parser = PossibleValuesParser::new(Measure::ALL.map(Measure::name)))]
     measure: Option<String>,
-    /// Continuity correction for 2x2 tables and proportions (default 0.5).
+    /// Continuity correction for counts (default 0.5; 0 for AS, PHI, IRSD, PAS, PFT, IRS,
+    /// IRFT).
     #[arg(long)]
     add: Option<f64>,
     /// Which rows get it: only0 (default), all, if0all, none.
     #[arg(long, value_parser = PossibleValuesParser::new(AddTo::ALL.map(AddTo::name)))]
     to: Option<String>,
+    /// escalc's vtype: the sampling variance's estimate (default LS; the measure's others).
+    #[arg(long, value_parser = PossibleValuesParser::new(Vtype::ALL.map(Vtype::name)))]
+    vtype: Option<String>,
+    /// Leave out tables (or person-time data) with no events, or only events, in both groups.
+    #[arg(long)]
+    drop00: bool,
+}
+
+impl EscalcOptions {
+    /// The options as compute_effect_sizes takes them.
+    fn settings(&self) -> tools::EscalcSettings {
+        tools::EscalcSettings {
+            add: self.add,
+            to: self.to.clone(),
+            vtype: self.vtype.clone(),
+            drop00: self.drop00.then_some(true),
+        }
+    }
 }
 
 /// The run `exemplar record` writes: who ran it, how, and the answer.
@@ -220,7 +243,7 @@ fn column_mapping(matches: &clap::ArgMatches) -> serde_json::Map<String, Value> 
         .collect()
 }
 
-fn main() -> ExitCode {
+pub fn main() -> ExitCode {
     let matches = command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     COLUMN_MAPPING
@@ -244,8 +267,9 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             tool,
             args,
             records,
+            text,
             escalc,
-        } => call(&tool, args.as_deref(), records.as_deref(), &escalc),
+        } => call(&tool, args.as_deref(), records.as_deref(), text, &escalc),
         Command::Escalc { escalc, csv, file } => escalc_file(escalc, csv, &file),
         Command::Score { input } => score(input.as_deref()),
         Command::Pdf { out } => pdf(&out),
@@ -271,12 +295,13 @@ fn tool_definitions() -> Result<ExitCode, Usage> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `exemplar call TOOL [ARGS] [--records FILE [--measure ...]]`: the tool's result, or its
-/// error JSON with exit 1.
+/// `exemplar call TOOL [ARGS] [--records FILE [--measure ...]] [--text]`: the tool's result
+/// (or, with `--text`, its printed summary), or its error JSON with exit 1.
 fn call(
     tool: &str,
     args: Option<&str>,
     records: Option<&str>,
+    text: bool,
     escalc: &EscalcOptions,
 ) -> Result<ExitCode, Usage> {
     // Malformed JSON is the page's invalid_json error (exit 1), not a usage error.
@@ -296,7 +321,14 @@ fn call(
         .and_then(|args| tools::call(tool, &args));
     match answer {
         Ok(result) => {
-            print(&result)?;
+            match text.then(|| exemplar::summary::summary(tool, &result)) {
+                Some(Some(summary)) => write_stdout(summary.as_bytes())?,
+                Some(None) => {
+                    eprintln!("exemplar: {tool} has no printed summary; its result as JSON");
+                    print(&result)?;
+                }
+                None => print(&result)?,
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => tool_error(&error),
@@ -313,8 +345,7 @@ fn with_records(
     let (records, omitted) = your_data::records_and_omitted_from_text(
         text,
         escalc.measure.as_deref(),
-        escalc.add,
-        escalc.to.as_deref(),
+        &escalc.settings(),
     )?;
     note_omitted(&omitted);
     let Some(object) = args.as_object_mut() else {
@@ -342,21 +373,19 @@ fn note_omitted(omitted: &[Value]) {
 /// `exemplar escalc --measure M FILE`: compute_effect_sizes on the CSV, printed as its JSON
 /// result or, with `--csv`, as the records' CSV.
 fn escalc_file(escalc: EscalcOptions, csv: bool, file: &str) -> Result<ExitCode, Usage> {
-    let Some(measure) = escalc.measure else {
+    let Some(measure) = escalc.measure.clone() else {
         return Err(Usage("escalc needs --measure".into()));
     };
     let text = read::text_file(file)?;
     let table = csv_table::parse(&text).map_err(|e| Usage(format!("{file}: {e}")))?;
-    let mut args = serde_json::json!({"measure": measure, "data": table.json_rows()});
-    if let Some(add) = escalc.add {
-        args["add"] = add.into();
-    }
-    if let Some(to) = escalc.to {
-        args["to"] = to.into();
-    }
+    let mut args = serde_json::Map::new();
+    args.insert("measure".into(), measure.into());
+    args.insert("data".into(), table.json_rows().into());
+    escalc.settings().write_into(&mut args);
     if let Some(mapping) = COLUMN_MAPPING.get().filter(|m| !m.is_empty()) {
-        args["columns"] = Value::Object(mapping.clone());
+        args.insert("columns".into(), Value::Object(mapping.clone()));
     }
+    let args = Value::Object(args);
     match tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args) {
         Ok(result) if csv => {
             note_omitted(result["omitted"].as_array().map_or(&[], Vec::as_slice));

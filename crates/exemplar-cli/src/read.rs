@@ -2,7 +2,7 @@
 //! bounds: an input over its limit is refused with its real size and the limit, never
 //! truncated and never read whole into memory.
 
-use crate::Usage;
+use super::Usage;
 use exemplar::{csv_table, scorer, tools};
 use std::io::Read;
 

@@ -31,6 +31,7 @@ pub mod schema_check;
 pub mod scorer;
 pub mod session;
 pub mod strict_json;
+pub mod summary;
 pub mod tools;
 pub mod your_data;
 
@@ -50,7 +51,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// The engine's methods (`docs/METHODS.md`): every analysis and convention, growing as tools
 /// are added. The page shows it folded; `exemplar mcp` serves it as a resource.
 pub fn methods_markdown() -> &'static str {
-    include_str!("../../../docs/METHODS.md")
+    // crates/exemplar/docs/ holds symbolic links to the repository's docs/, so that the
+    // crate as published (`cargo package` copies what they point to) carries the text.
+    include_str!("../docs/METHODS.md")
 }
 
 /// The benchmark's own methods (`docs/BENCHMARK_METHODS.md`): the data, REML, the exclusion,
@@ -58,7 +61,7 @@ pub fn methods_markdown() -> &'static str {
 /// section carry it word for word; it changes only with a new baseline version, never when a
 /// tool is added or described.
 pub fn benchmark_methods_markdown() -> &'static str {
-    include_str!("../../../docs/BENCHMARK_METHODS.md")
+    include_str!("../docs/BENCHMARK_METHODS.md")
 }
 
 #[cfg(test)]

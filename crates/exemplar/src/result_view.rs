@@ -24,6 +24,9 @@ pub const DIGITS: usize = 4;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ResultView {
+    /// The printed summary: the result laid out as metafor's print methods lay it out,
+    /// after a headline (`summary::summary`); none for a data tool.
+    pub summary: Option<String>,
     pub tables: Vec<Table>,
     /// The field of the result that holds an SVG drawn by the engine (a plot tool's `svg`).
     pub figure: Option<String>,
@@ -54,6 +57,10 @@ pub fn view(result: &Value) -> ResultView {
         tables: Vec::new(),
         figure: None,
     };
+    let natural = match result.get("natural") {
+        Some(Value::Object(n)) => Some(n),
+        _ => None,
+    };
     if let Value::Object(map) = result {
         builder.object("", map);
     } else {
@@ -63,24 +70,131 @@ pub fn view(result: &Value) -> ResultView {
     }
     let mut tables = Vec::new();
     if !builder.values.is_empty() {
-        let total_rows = builder.values.len();
+        let values = combine_tests(builder.values);
+        let total_rows = values.len();
+        let (columns, numeric, rows) = match natural {
+            // The natural scale beside the model's: a column of its own.
+            Some(natural) => {
+                let transform = result
+                    .get("transform")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let rows = values
+                    .into_iter()
+                    .map(|(key, name, value)| {
+                        let beside = natural.get(&key).map_or(String::new(), |v| cell(&key, v));
+                        vec![name, value, beside]
+                    })
+                    .collect();
+                (
+                    vec![
+                        String::new(),
+                        "value".into(),
+                        format!("natural scale ({transform})"),
+                    ],
+                    vec![1, 2],
+                    rows,
+                )
+            }
+            None => (
+                vec![String::new(), "value".into()],
+                vec![1],
+                values
+                    .into_iter()
+                    .map(|(_, name, value)| vec![name, value])
+                    .collect(),
+            ),
+        };
         tables.push(Table {
             caption: "Result".into(),
-            columns: vec!["".into(), "value".into()],
-            numeric: vec![1],
-            rows: builder
-                .values
-                .into_iter()
-                .map(|(name, value)| vec![name, value])
-                .collect(),
+            columns,
+            numeric,
+            rows,
             total_rows,
         });
     }
     tables.extend(builder.tables);
     ResultView {
+        summary: None,
         tables,
         figure: builder.figure,
         note: NOTE,
+    }
+}
+
+/// The view of `tool`'s result, with its printed summary.
+pub fn view_of(tool: &str, result: &Value) -> ResultView {
+    ResultView {
+        summary: crate::summary::summary(tool, result),
+        ..view(result)
+    }
+}
+
+/// A test's statistic, df and p (`q`, `q_df`, `q_p`; `qm` with `qm_df2`) as one row, as
+/// metafor prints it: `Q(df = 18)` = `35.8295, p = 0.0074`; every other value keeps its row,
+/// labelled as metafor labels it ([`label`]). Each row is (field, label, value).
+fn combine_tests(values: Vec<(String, String)>) -> Vec<(String, String, String)> {
+    let get = |name: &str| {
+        values
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let is_test =
+        |name: &str| get(&format!("{name}_df")).is_some() && get(&format!("{name}_p")).is_some();
+    let mut out = Vec::new();
+    for (key, value) in &values {
+        let part_of = ["_df2", "_df", "_p"]
+            .iter()
+            .find_map(|suffix| key.strip_suffix(suffix));
+        if part_of.is_some_and(|base| is_test(base) && get(base).is_some()) {
+            continue;
+        }
+        if is_test(key) {
+            let df = get(&format!("{key}_df")).unwrap_or_default();
+            let p = get(&format!("{key}_p")).unwrap_or_default();
+            let label = match get(&format!("{key}_df2")).filter(|d| d != "—") {
+                Some(df2) => format!("F(df1 = {df}, df2 = {df2})"),
+                None => format!("{}(df = {df})", label(key)),
+            };
+            out.push((key.clone(), label, format!("{value}, p = {p}")));
+        } else {
+            out.push((key.clone(), label(key), value.clone()));
+        }
+    }
+    out
+}
+
+/// The label metafor prints for a field (`tau2` τ², `ci_lower` ci.lb, `q` Q, …); another
+/// field keeps its name, a nested one its path (`dataset.name`), a natural-scale one says so.
+pub fn label(key: &str) -> String {
+    let known = match key {
+        "tau2" => "τ²",
+        "tau" => "τ",
+        "se_tau2" => "SE of τ²",
+        "i2" => "I² (%)",
+        "h2" => "H²",
+        "r2" => "R² (%)",
+        "sigma2" => "σ²",
+        "z" => "zval",
+        "t" => "tval",
+        "p" => "pval",
+        "ci_lower" => "ci.lb",
+        "ci_upper" => "ci.ub",
+        "pi_lower" => "pi.lb",
+        "pi_upper" => "pi.ub",
+        "q" => "Q",
+        "qm" => "QM",
+        "qe" => "QE",
+        "method" => "τ² estimator",
+        _ => "",
+    };
+    if !known.is_empty() {
+        return known.to_string();
+    }
+    match key.strip_prefix("natural.") {
+        Some(inner) => format!("{} (natural)", label(inner)),
+        None => key.to_string(),
     }
 }
 
@@ -102,6 +216,8 @@ impl Builder {
                 }
                 // A plot's pixel positions: for checking a drawing, not for reading.
                 Value::Object(_) if prefix.is_empty() && key == "numbers" => {}
+                // The natural scale is a column beside the model's ([`view`]).
+                Value::Object(_) | Value::Null if prefix.is_empty() && key == "natural" => {}
                 Value::Object(inner) => self.object(&format!("{name}."), inner),
                 Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object) => {
                     self.tables.push(table(&name, items));
@@ -124,40 +240,59 @@ impl Builder {
     }
 }
 
-/// A list of objects as a table: a column per key, in order of first appearance.
+/// A list of objects as a table: a column per key, in order of first appearance, labelled
+/// as metafor labels it. A row's nested object (a prediction's `at`, its `natural`) spreads
+/// into columns of its own (`at.weeks`, `estimate (natural)`), not a JSON text in one cell.
 fn table(caption: &str, items: &[Value]) -> Table {
-    let mut columns: Vec<String> = Vec::new();
-    for item in items.iter().take(MAX_ROWS) {
-        for key in item.as_object().into_iter().flat_map(Map::keys) {
-            if !columns.contains(key) {
-                columns.push(key.clone());
-            }
-        }
-    }
-    let rows: Vec<Vec<String>> = items
+    let flat: Vec<Map<String, Value>> = items
         .iter()
         .take(MAX_ROWS)
         .map(|item| {
-            columns
-                .iter()
-                .map(|c| item.get(c).map_or(String::new(), |v| cell(c, v)))
+            let mut row = Map::new();
+            for (key, value) in item.as_object().into_iter().flatten() {
+                match value {
+                    Value::Object(inner) => {
+                        for (k, v) in inner {
+                            row.insert(format!("{key}.{k}"), v.clone());
+                        }
+                    }
+                    other => {
+                        row.insert(key.clone(), other.clone());
+                    }
+                }
+            }
+            row
+        })
+        .collect();
+    let mut keys: Vec<String> = Vec::new();
+    for row in &flat {
+        for key in row.keys() {
+            if !keys.contains(key) {
+                keys.push(key.clone());
+            }
+        }
+    }
+    let leaf = |key: &str| key.rsplit('.').next().unwrap_or(key).to_string();
+    let rows: Vec<Vec<String>> = flat
+        .iter()
+        .map(|row| {
+            keys.iter()
+                .map(|c| row.get(c).map_or(String::new(), |v| cell(&leaf(c), v)))
                 .collect()
         })
         .collect();
-    let numeric = columns
+    let numeric = keys
         .iter()
         .enumerate()
         .filter(|(_, c)| {
-            items
-                .iter()
-                .take(MAX_ROWS)
-                .any(|item| item.get(c.as_str()).is_some_and(Value::is_number))
+            flat.iter()
+                .any(|row| row.get(c.as_str()).is_some_and(Value::is_number))
         })
         .map(|(i, _)| i)
         .collect();
     Table {
         caption: caption.to_string(),
-        columns,
+        columns: keys.iter().map(|k| label(k)).collect(),
         numeric,
         rows,
         total_rows: items.len(),
@@ -227,7 +362,17 @@ mod tests {
         assert_eq!(row(&view, "estimate").split('.').nth(1).unwrap().len(), 4);
         assert_eq!(row(&view, "k"), "19");
         assert_eq!(row(&view, "df"), "18");
-        assert_eq!(row(&view, "method"), "REML");
+        assert_eq!(row(&view, "τ² estimator"), "REML");
+        // Labels as metafor prints them; a test's statistic, df and p in one row.
+        let tau2 = fit["tau2"].as_f64().unwrap();
+        assert_eq!(row(&view, "τ²"), format!("{tau2:.4}"));
+        let q = fit["q"].as_f64().unwrap();
+        let q_p = fit["q_p"].as_f64().unwrap();
+        assert_eq!(row(&view, "Q(df = 18)"), format!("{q:.4}, p = {q_p:.4}"));
+        assert!(view.tables[0]
+            .rows
+            .iter()
+            .all(|r| r[0] != "q_df" && r[0] != "q_p"));
         assert_eq!(row(&view, "dataset.name"), crate::dataset::NAME);
         assert_eq!(view.figure, None);
         assert_eq!(view.tables.len(), 1);
@@ -259,10 +404,55 @@ mod tests {
         assert_eq!(view.tables[0].rows, [["k", "2"], ["excluded", "a, b"]]);
         let results = &view.tables[1];
         assert_eq!(results.caption, "results");
-        assert_eq!(results.columns, ["omitted", "estimate", "p", "extra"]);
+        assert_eq!(results.columns, ["omitted", "estimate", "pval", "extra"]);
         assert_eq!(results.numeric, [1, 2]);
         assert_eq!(results.rows[0], ["a", "0.1235", "0.5000", ""]);
         assert_eq!(results.rows[1], ["b", "-1.0000", "<.0001", "x"]);
+    }
+
+    #[test]
+    fn the_natural_scale_stands_beside_the_model_scale() {
+        let records = json!([
+            {"id": "a", "yi": -0.9, "vi": 0.33, "dose": 1},
+            {"id": "b", "yi": -1.6, "vi": 0.19, "dose": 2},
+            {"id": "c", "yi": -1.3, "vi": 0.42, "dose": 3},
+            {"id": "d", "yi": -0.2, "vi": 0.07, "dose": 4}
+        ]);
+        let fit = tools::call(
+            tools::FIT_RANDOM_EFFECTS.name,
+            &json!({"records": records, "measure": "RR"}),
+        )
+        .unwrap();
+        let view = view(&fit);
+        let table = &view.tables[0];
+        assert_eq!(table.columns, ["", "value", "natural scale (exp)"]);
+        let estimate = table.rows.iter().find(|r| r[0] == "estimate").unwrap();
+        let natural = fit["natural"]["estimate"].as_f64().unwrap();
+        assert_eq!(estimate[2], format!("{natural:.4}"));
+        assert!(table.rows.iter().all(|r| !r[0].starts_with("natural")));
+        // A meta-regression's predictions: `at` and `natural` spread into columns.
+        let regression = tools::call(
+            tools::META_REGRESSION.name,
+            &json!({"records": records, "measure": "RR", "mods": ["dose"], "at": [{"dose": 2}]}),
+        )
+        .unwrap();
+        let view = super::view(&regression);
+        let predictions = view
+            .tables
+            .iter()
+            .find(|t| t.caption == "predictions")
+            .unwrap();
+        assert_eq!(predictions.columns[0], "at.dose");
+        assert!(predictions
+            .columns
+            .contains(&"estimate (natural)".to_string()));
+        assert!(predictions.rows[0].iter().all(|c| !c.starts_with('{')));
+        let fit = view.tables[0]
+            .rows
+            .iter()
+            .find(|r| r[0].starts_with("QM("))
+            .unwrap();
+        assert_eq!(fit[0], "QM(df = 1)");
     }
 
     #[test]

@@ -608,7 +608,10 @@ containing itself"
             dataset_sha256,
             result: &ledgered,
         }));
-        let view = result.as_ref().ok().map(crate::result_view::view);
+        let view = result
+            .as_ref()
+            .ok()
+            .map(|value| crate::result_view::view_of(tool, value));
         let (display, display_abridged) = match &result {
             Ok(value) => result_display(value),
             Err(error) => (escaped(error.to_string()), false),

@@ -13,7 +13,7 @@
 
 use crate::csv_table::{self, Table};
 use crate::tools::{self, EffectSizeRecord, ToolError};
-use meta_analysis::effect_sizes::{AddTo, Column, EscalcOptions, Measure};
+use meta_analysis::effect_sizes::{AddTo, Column, Measure};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -43,6 +43,12 @@ pub struct Request {
     pub add: Option<String>,
     #[serde(default)]
     pub to: Option<String>,
+    /// escalc's `vtype` (empty or absent: "LS").
+    #[serde(default)]
+    pub vtype: Option<String>,
+    /// escalc's `drop00`.
+    #[serde(default)]
+    pub drop00: Option<bool>,
 }
 
 /// `add` as typed: none when empty, else a finite number, or why it is not one.
@@ -133,30 +139,45 @@ pub struct RowView {
     pub error_column: Option<String>,
 }
 
-/// escalc's continuity-correction options and their defaults.
+/// escalc's options for the measure chosen and their defaults: the continuity correction
+/// (`add`: the measure's default, 1/2 or 0; `to`), `drop00` and `vtype`.
 #[derive(Debug, Serialize)]
 pub struct Correction {
     pub add: f64,
     pub to: &'static str,
     /// Every value of `to`, the default first.
     pub to_choices: Vec<&'static str>,
+    /// Whether the measure reads `add` and `to` (2x2 tables, person-time, proportions and
+    /// rates); true before a measure is chosen.
+    pub corrected: bool,
+    /// Whether the measure reads `drop00` (2x2 tables and two groups' person-time).
+    pub drop00: bool,
+    /// The measure's `vtype`s, "LS" (the default) first; empty when escalc has no other.
+    pub vtypes: Vec<&'static str>,
+}
+
+impl Correction {
+    /// The options of `measure` (none chosen: a 2x2 table's).
+    fn of(measure: Option<Measure>) -> Correction {
+        let to = AddTo::default();
+        let mut to_choices = vec![to.name()];
+        to_choices.extend(AddTo::ALL.iter().filter(|t| **t != to).map(|t| t.name()));
+        Correction {
+            add: measure.map_or(0.5, Measure::default_add),
+            to: to.name(),
+            to_choices,
+            corrected: measure.is_none_or(Measure::uses_correction),
+            drop00: measure.is_none_or(Measure::uses_drop00),
+            vtypes: measure
+                .and_then(Measure::vtypes)
+                .map_or_else(Vec::new, |v| v.iter().map(|v| v.name()).collect()),
+        }
+    }
 }
 
 impl Default for Correction {
     fn default() -> Self {
-        let defaults = EscalcOptions::default();
-        let mut to_choices = vec![defaults.to.name()];
-        to_choices.extend(
-            AddTo::ALL
-                .iter()
-                .filter(|t| **t != defaults.to)
-                .map(|t| t.name()),
-        );
-        Correction {
-            add: defaults.add,
-            to: defaults.to.name(),
-            to_choices,
-        }
+        Correction::of(None)
     }
 }
 
@@ -240,8 +261,10 @@ fn measures() -> Vec<MeasureChoice> {
 
 /// Your data's view of `request`.
 pub fn view(request: &Request) -> View {
+    let measure = request.measure.as_deref().and_then(Measure::parse);
     let mut view = View {
         measures: measures(),
+        correction: Correction::of(measure),
         cell_chars: CELL_CHARS,
         ..View::default()
     };
@@ -255,7 +278,6 @@ pub fn view(request: &Request) -> View {
     };
     view.columns = table.header.clone();
     view.column_labels = shown_fields(&table.header, &mut view.shortened_cells);
-    let measure = request.measure.as_deref().and_then(Measure::parse);
     view.measure = measure.map(Measure::name);
     view.mapping = mapping(measure, &table.header, &request.mapping);
     view.study = source(&view.mapping, STUDY);
@@ -263,9 +285,16 @@ pub fn view(request: &Request) -> View {
         view.rows = rows_without_results(&table, &mut view);
         return view;
     };
-    let options = match typed_add(request.add.as_deref())
-        .and_then(|add| tools::escalc_options(add, request.to.as_deref()).map_err(|e| e.message))
-    {
+    let blank = |text: &Option<String>| text.clone().filter(|t| !t.trim().is_empty());
+    let options = match typed_add(request.add.as_deref()).and_then(|add| {
+        let settings = tools::EscalcSettings {
+            add,
+            to: blank(&request.to),
+            vtype: blank(&request.vtype),
+            drop00: request.drop00,
+        };
+        settings.settings(measure).map_err(|e| e.message)
+    }) {
         Ok(options) => options,
         Err(message) => {
             view.error = Some(message);
@@ -664,10 +693,9 @@ pub fn records_csv(records: &[EffectSizeRecord]) -> String {
 pub fn records_from_text(
     text: &str,
     measure: Option<&str>,
-    add: Option<f64>,
-    to: Option<&str>,
+    settings: &tools::EscalcSettings,
 ) -> Result<Vec<Value>, ToolError> {
-    records_and_omitted_from_text(text, measure, add, to).map(|(records, _)| records)
+    records_and_omitted_from_text(text, measure, settings).map(|(records, _)| records)
 }
 
 /// [`records_from_text`], and the rows of raw data left out, each `{id, reason}` (the
@@ -675,8 +703,7 @@ pub fn records_from_text(
 pub fn records_and_omitted_from_text(
     text: &str,
     measure: Option<&str>,
-    add: Option<f64>,
-    to: Option<&str>,
+    settings: &tools::EscalcSettings,
 ) -> Result<(Vec<Value>, Vec<Value>), ToolError> {
     let invalid = |message: String| ToolError::new(tools::ErrorCode::InvalidData, message);
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
@@ -709,14 +736,11 @@ pub fn records_and_omitted_from_text(
     let data = table.json_rows();
     match measure {
         Some(measure) => {
-            let mut args = serde_json::json!({"measure": measure, "data": data});
-            if let Some(add) = add {
-                args["add"] = add.into();
-            }
-            if let Some(to) = to {
-                args["to"] = to.into();
-            }
-            let result = tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args)?;
+            let mut args = Map::new();
+            args.insert("measure".into(), measure.into());
+            args.insert("data".into(), data.into());
+            settings.write_into(&mut args);
+            let result = tools::call(tools::COMPUTE_EFFECT_SIZES.name, &Value::Object(args))?;
             let records = match result.get("records") {
                 Some(Value::Array(records)) => records
                     .iter()
@@ -1205,9 +1229,15 @@ c2,C,13,3.8,14,13.1,3.6,13\n";
             Some("The CSV could not be read: line 2, column 3: the row has 3 fields, the header 2")
         );
         assert_eq!(v.error_kind, Some(ViewErrorKind::Csv));
-        assert!(v.records.is_empty() && v.measures.len() == 10);
+        assert!(v.records.is_empty() && v.measures.len() == Measure::ALL.len());
         assert_eq!(v.correction.to_choices, ["only0", "all", "if0all", "none"]);
         assert_eq!(v.correction.add, 0.5);
+        // The measure's options come with any view, even of no CSV.
+        let v = view(&Request {
+            measure: Some("PFT".into()),
+            ..Request::default()
+        });
+        assert_eq!((v.correction.add, v.correction.drop00), (0.0, false));
         for (typed, read) in [("", None), (" 0.25 ", Some(0.25)), ("1e-1", Some(0.1))] {
             assert_eq!(typed_add(Some(typed)), Ok(read), "{typed:?}");
         }
@@ -1256,50 +1286,100 @@ followed by a low surrogate \\uDC00-\\uDFFF: half of a UTF-16 pair, no character
     }
 
     #[test]
+    fn the_options_follow_the_measure_and_vtype_drop00_reach_escalc() {
+        let csv = "id,ai,bi,ci,di\na,0,10,0,12\nb,3,7,1,9\n";
+        let with = |measure: &str, vtype: Option<&str>, drop00: Option<bool>| {
+            view(&Request {
+                csv: csv.into(),
+                measure: Some(measure.into()),
+                vtype: vtype.map(String::from),
+                drop00,
+                ..Request::default()
+            })
+        };
+        let rd = with("RD", None, None);
+        assert_eq!(rd.correction.add, 0.5);
+        assert_eq!(rd.correction.vtypes, ["LS", "UB", "AV"]);
+        assert!(rd.correction.corrected && rd.correction.drop00);
+        assert_eq!(rd.k, 2);
+        // The measure's own add default: 0 for AS, PHI, IRSD, PAS, PFT, IRS, IRFT.
+        let phi = with("PHI", None, None);
+        assert_eq!(phi.correction.add, 0.0);
+        assert_eq!(phi.correction.vtypes, ["LS", "ST", "CS"]);
+        let smd = with("SMD", None, None);
+        assert!(!smd.correction.corrected && !smd.correction.drop00);
+        assert_eq!(smd.correction.vtypes, ["LS", "UB", "LS2", "AV"]);
+        assert!(with("OR", None, None).correction.vtypes.is_empty());
+        // drop00 leaves out the table with no events in both groups, as escalc's.
+        let dropped = with("RD", None, Some(true));
+        assert_eq!((dropped.k, dropped.bad_rows), (1, 1));
+        // vtype UB of RD: escalc's unbiased variance, not LS's.
+        let ub = with("RD", Some("UB"), None);
+        assert_ne!(ub.records[1].vi, rd.records[1].vi);
+        let wrong = with("RD", Some("HO"), None);
+        assert_eq!(wrong.error_kind, Some(ViewErrorKind::Options));
+        assert!(
+            wrong
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("vtype \"HO\" is not one of RD's"),
+            "{:?}",
+            wrong.error
+        );
+        // An empty choice is the default.
+        assert_eq!(with("RD", Some(""), None).records, rd.records);
+    }
+
+    #[test]
     fn records_files_are_json_or_csv() {
+        let none = tools::EscalcSettings::default();
+        let all = tools::EscalcSettings {
+            to: Some("all".into()),
+            ..Default::default()
+        };
         let three =
             json!([{"id": "a", "yi": 0.1, "vi": 0.01, "x": 1}, {"id": "b", "yi": 0.2, "vi": 0.02}]);
-        let from_array = records_from_text(&three.to_string(), None, None, None).unwrap();
+        let from_array = records_from_text(&three.to_string(), None, &none).unwrap();
         assert_eq!(
             from_array[0],
             json!({"id": "a", "yi": 0.1, "vi": 0.01, "x": 1})
         );
         let wrapped = json!({"measure": "MD", "records": three});
         assert_eq!(
-            records_from_text(&wrapped.to_string(), None, None, None).unwrap(),
+            records_from_text(&wrapped.to_string(), None, &none).unwrap(),
             from_array
         );
         let csv = "\u{feff}yi,vi,site\r\n0.1,0.01,n\r\n0.2,0.02,s\r\n";
         assert_eq!(
-            records_from_text(csv, None, None, None).unwrap(),
+            records_from_text(csv, None, &none).unwrap(),
             [
                 json!({"id": "row1", "site": "n", "yi": 0.1, "vi": 0.01}),
                 json!({"id": "row2", "site": "s", "yi": 0.2, "vi": 0.02})
             ]
         );
         // Found by the csv_effect_sizes fuzz target: a JSON array of non-objects.
-        let e = records_from_text("[1\n]", None, None, None).unwrap_err();
+        let e = records_from_text("[1\n]", None, &none).unwrap_err();
         assert_eq!(
             e.message,
             "record 1 of the file is 1, not an object {id, yi, vi, …}"
         );
-        let e = records_from_text("id,yi\na,1\n", None, None, None).unwrap_err();
+        let e = records_from_text("id,yi\na,1\n", None, &none).unwrap_err();
         assert!(e.message.contains("no vi column"), "{}", e.message);
-        let e = records_from_text("yi,vi\n1,x\n", None, None, None).unwrap_err();
+        let e = records_from_text("yi,vi\n1,x\n", None, &none).unwrap_err();
         assert_eq!(e.message, "line 2, column vi: \"x\" is not a number");
         let raw = "xi,ni\n3,10\n0,12\n";
-        let records = records_from_text(raw, Some("PLO"), None, Some("all")).unwrap();
+        let records = records_from_text(raw, Some("PLO"), &all).unwrap();
         assert_eq!(records[1]["vi"], json!(1.0 / 0.5 + 1.0 / 12.5));
         let (kept, omitted) =
-            records_and_omitted_from_text("id,xi,ni\na,3,10\nb,,10\n", Some("PLO"), None, None)
-                .unwrap();
+            records_and_omitted_from_text("id,xi,ni\na,3,10\nb,,10\n", Some("PLO"), &none).unwrap();
         assert_eq!(kept.len(), 1);
         assert_eq!(
             omitted,
             [json!({"id": "b", "reason": "xi is empty (null)"})]
         );
-        let e = records_from_text("xi,ni\n13,10\n", Some("PLO"), None, None).unwrap_err();
+        let e = records_from_text("xi,ni\n13,10\n", Some("PLO"), &none).unwrap_err();
         assert_eq!(e.code, tools::ErrorCode::InvalidData);
-        assert!(records_from_text("[1,", None, None, None).is_err());
+        assert!(records_from_text("[1,", None, &none).is_err());
     }
 }

@@ -281,13 +281,14 @@ fn plots_name_the_measure_and_label_the_studies() {
         shown(&n["ci_upper"])
     );
     assert!(svg.contains(&format!(">{text}<")), "{text}");
+    // The funnels read their ticks as ratios too (metafor's funnel(atransf = exp)).
     for plot in ["funnel_plot", "trim_and_fill_plot"] {
         let out = ok(plot, json!({"records": records}));
         assert!(
             out["svg"]
                 .as_str()
                 .unwrap()
-                .contains(">Log risk ratio (yi)<"),
+                .contains(">Risk ratio (log scale)<"),
             "{plot}"
         );
     }
@@ -298,6 +299,14 @@ fn plots_name_the_measure_and_label_the_studies() {
         .contains(">Log risk ratio (yi)<"));
     let frozen = ok("forest_plot", json!({}));
     let svg = frozen["svg"].as_str().unwrap();
-    assert!(svg.contains(">s04 Pellegrini &amp; Hicks, 1972<"));
+    // On a phone-wide plot a long label wraps onto further lines of its row, never cut
+    // ("…"); the numbers keep it whole too.
+    assert!(svg.contains(">Pellegrini &amp;</text>") && svg.contains(">Hicks, 1972</text>"));
+    assert!(!svg.contains('…'));
+    assert!(frozen["numbers"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["label"] == "s04 Pellegrini & Hicks, 1972"));
     assert!(svg.contains(">Standardized mean difference (yi)<"));
 }

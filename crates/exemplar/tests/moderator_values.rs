@@ -1,7 +1,8 @@
 //! Issue 31 item 1: one reading of a moderator's values. Numbers that arrive as text (as CSV
 //! rows give them) are numbers: meta_regression fits one slope, as metafor does on a CSV
 //! column read by R, never dummy terms per value; non-numeric text is a factor; a column that
-//! mixes numbers and non-numeric text, or a blank value, is an error that says what was read.
+//! mixes numbers and non-numeric text is an error that says what was read; a record with a
+//! blank value is left out and listed, as metafor's na.omit (item 2).
 
 use exemplar::tools::{call, ErrorCode};
 use serde_json::{json, Value};
@@ -41,13 +42,14 @@ fn numeric_text_is_a_number_and_fits_one_slope() {
 }
 
 #[test]
-fn non_numeric_text_is_a_factor_and_mixtures_and_blanks_are_errors() {
+fn non_numeric_text_is_a_factor_and_mixtures_are_errors() {
     let groups = call(
         "meta_regression",
         &json!({"mods": ["dose"], "records": records(|i| json!(["low", "high"][i % 2]))}),
     )
     .unwrap();
-    assert_eq!(groups["coefficients"][1]["name"], "dose:low");
+    // metafor's name: the column and the level (levels in R's order, "high" the reference).
+    assert_eq!(groups["coefficients"][1]["name"], "doselow");
     let mixed = call(
         "meta_regression",
         &json!({"mods": ["dose"], "records": records(|i| if i == 3 { json!("n/a") } else { json!(i) })}),
@@ -61,14 +63,83 @@ fn non_numeric_text_is_a_factor_and_mixtures_and_blanks_are_errors() {
         "{}",
         mixed.message
     );
+}
+
+#[test]
+fn a_blank_value_leaves_its_record_out_and_says_so() {
     let blank = call(
         "meta_regression",
         &json!({"mods": ["dose"], "records": records(|i| if i == 5 { json!("") } else { json!(i) })}),
     )
-    .unwrap_err();
-    assert!(
-        blank.message.contains("record \"r5\": dose is blank"),
-        "{}",
-        blank.message
+    .unwrap();
+    assert_eq!(blank["k"], 7);
+    assert_eq!(
+        blank["omitted"],
+        json!([{"id": "r5", "reason": "dose is blank"}])
     );
+    // The same fit as leaving the record out by hand.
+    let by_hand = call(
+        "meta_regression",
+        &json!({"mods": ["dose"], "records": records(|i| json!(i)), "exclude": ["r5"]}),
+    )
+    .unwrap();
+    assert_eq!(blank["coefficients"], by_hand["coefficients"]);
+    assert_eq!(by_hand["omitted"], json!([]));
+    // Nothing left is an error naming the reasons.
+    let none = call(
+        "meta_regression",
+        &json!({"mods": ["dose"], "records": records(|_| json!("NA"))}),
+    )
+    .unwrap_err();
+    assert_eq!(none.code, ErrorCode::InvalidRecords);
+    assert!(none.message.contains("r0: dose is NA"), "{}", none.message);
+}
+
+#[test]
+fn a_formula_and_the_list_of_its_terms_fit_the_same_model() {
+    let rows = records(|i| json!(i));
+    let formula = call(
+        "meta_regression",
+        &json!({"mods": "~ dose + I(dose^2)", "records": rows}),
+    )
+    .unwrap();
+    let list = call(
+        "meta_regression",
+        &json!({"mods": ["dose", "I(dose^2)"], "records": rows}),
+    )
+    .unwrap();
+    assert_eq!(formula["coefficients"], list["coefficients"]);
+    assert_eq!(formula["formula"], "~ dose + I(dose^2)");
+    assert_eq!(formula["coefficients"][2]["name"], "I(dose^2)");
+    // factor() makes a coded column categorical: one coefficient per level but the first.
+    let coded = call(
+        "meta_regression",
+        &json!({"mods": "~ factor(g)", "records": records(|i| json!(i % 3 + 1)).as_array().unwrap().iter().map(|r| { let mut r = r.clone(); r["g"] = r["dose"].clone(); r }).collect::<Vec<_>>()}),
+    )
+    .unwrap();
+    let names: Vec<&str> = coded["coefficients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["intercept", "factor(g)2", "factor(g)3"]);
+    // btt by name tests those coefficients; by position the same.
+    let by_name = call(
+        "meta_regression",
+        &json!({"mods": "~ dose + I(dose^2)", "records": rows, "btt": "I(dose^2)"}),
+    )
+    .unwrap();
+    let by_position = call(
+        "meta_regression",
+        &json!({"mods": "~ dose + I(dose^2)", "records": rows, "btt": [3]}),
+    )
+    .unwrap();
+    assert_eq!(by_name["qm"], by_position["qm"]);
+    assert_eq!(by_name["btt"], json!([3]));
+    assert_eq!(by_name["qm_df"], 1);
+    // QM of one coefficient is its z^2.
+    let z = formula["coefficients"][2]["statistic"].as_f64().unwrap();
+    let qm = by_name["qm"].as_f64().unwrap();
+    assert!((qm - z * z).abs() < 1e-9 * qm, "{qm} vs {}", z * z);
 }

@@ -29,6 +29,10 @@ fn forest_of(records: &[Record], excluded: &[String], fit: Option<&Fit>) -> Plot
         excluded,
         fit,
         title: "Forest plot: dat.raudenbush1985",
+        subtitle: None,
+        measure: None,
+        ilab: &[],
+        order: None,
         x_label: X_LABEL,
         labels: None,
         transform: meta_analysis::Transform::None,
@@ -72,6 +76,8 @@ fn funnel_with_egger(records: &[Record]) -> PlotOutput {
         filled: None,
         title: "Funnel plot: dat.raudenbush1985",
         x_label: X_LABEL,
+        subtitle: None,
+        transform: meta_analysis::Transform::None,
     })
     .unwrap()
 }
@@ -85,6 +91,8 @@ fn funnel_plain(records: &[Record], excluded: &[String]) -> PlotOutput {
         filled: None,
         title: "Funnel plot: dat.raudenbush1985",
         x_label: X_LABEL,
+        subtitle: None,
+        transform: meta_analysis::Transform::None,
     })
     .unwrap()
 }
@@ -354,6 +362,10 @@ fn bad_input_is_refused_with_a_clear_error() {
         excluded: &[],
         fit: None,
         title: "t",
+        subtitle: None,
+        measure: None,
+        ilab: &[],
+        order: None,
         x_label: "x",
         labels: None,
         transform: meta_analysis::Transform::None,
@@ -373,6 +385,10 @@ fn bad_input_is_refused_with_a_clear_error() {
         excluded: &excluded(),
         fit: Some(&all),
         title: "t",
+        subtitle: None,
+        measure: None,
+        ilab: &[],
+        order: None,
         x_label: "x",
         labels: None,
         transform: meta_analysis::Transform::None,
@@ -395,6 +411,8 @@ fn bad_input_is_refused_with_a_clear_error() {
             filled: None,
             title: "t",
             x_label: "x",
+            subtitle: None,
+            transform: meta_analysis::Transform::None,
         }),
         Err(PlotError::InvalidRecords(MetaError::NonFinite {
             field: "yi",
@@ -409,6 +427,8 @@ fn bad_input_is_refused_with_a_clear_error() {
         filled: None,
         title: "t",
         x_label: "x",
+        subtitle: None,
+        transform: meta_analysis::Transform::None,
     })
     .unwrap_err();
     assert_eq!(
@@ -616,6 +636,10 @@ proptest! {
             excluded: &excluded,
             fit: fitted.as_ref(),
             title: "t",
+            subtitle: None,
+            measure: None,
+            ilab: &[],
+            order: None,
             x_label: "x",
             labels: None,
             transform: meta_analysis::Transform::None,
@@ -636,6 +660,8 @@ proptest! {
             filled: None,
             title: "t",
             x_label: "x",
+            subtitle: None,
+            transform: meta_analysis::Transform::None,
         }))?;
     }
 }
@@ -654,6 +680,10 @@ fn records_outside_the_engines_range_are_refused_naming_the_record() {
             excluded: &[],
             fit: None,
             title: "t",
+            subtitle: None,
+            measure: None,
+            ilab: &[],
+            order: None,
             x_label: "x",
             labels: None,
             transform: meta_analysis::Transform::None,
@@ -674,6 +704,8 @@ fn records_outside_the_engines_range_are_refused_naming_the_record() {
             filled: None,
             title: "t",
             x_label: "x",
+            subtitle: None,
+            transform: meta_analysis::Transform::None,
         })
         .unwrap_err();
         assert!(matches!(err, PlotError::InvalidRecords(_)), "{err:?}");
@@ -690,6 +722,10 @@ fn a_fit_whose_interval_spans_every_double_is_a_clear_error() {
         excluded: &[],
         fit: Some(&fitted),
         title: "t",
+        subtitle: None,
+        measure: None,
+        ilab: &[],
+        order: None,
         x_label: "x",
         labels: None,
         transform: meta_analysis::Transform::None,
@@ -713,6 +749,10 @@ fn weights_spanning_the_engines_range_are_finite() {
         excluded: &[],
         fit: Some(&fitted),
         title: "t",
+        subtitle: None,
+        measure: None,
+        ilab: &[],
+        order: None,
         x_label: "x",
         labels: None,
         transform: meta_analysis::Transform::None,
@@ -956,10 +996,13 @@ fn grouped_forest_has_a_diamond_per_subgroup_and_the_tests_in_its_footer() {
         assert_eq!(members.len() as u64, group["k"].as_u64().unwrap());
         assert!(members.iter().all(|id| tester(id) == level));
     }
-    let footer: String = find_all(&doc, "g", "notes")[0]
+    // The notes are wrapped at spaces into lines.
+    let footer = find_all(&doc, "g", "notes")[0]
         .descendants()
         .filter_map(|n| n.text())
-        .collect();
+        .filter(|t| !t.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         footer.contains(&format!(
             "Test for subgroup differences (separate τ² per subgroup): Q(1) = {:.2}",
@@ -1026,6 +1069,10 @@ fn a_forest_of_risk_ratios_is_labelled_by_study_on_the_natural_scale() {
         excluded: &[],
         fit: Some(&fitted),
         title: "Forest plot: dat.bcg",
+        subtitle: None,
+        measure: Some("RR"),
+        ilab: &[],
+        order: None,
         x_label: "Risk ratio (log scale)",
         labels: Some(&labels),
         transform: meta_analysis::Transform::Exp,
@@ -1041,6 +1088,7 @@ fn a_forest_of_risk_ratios_is_labelled_by_study_on_the_natural_scale() {
         .collect();
     assert!(texts.contains(&"Aronson, 1948"), "{texts:?}");
     assert!(texts.contains(&"Risk ratio (log scale)"));
+    assert!(texts.contains(&"RR [95% CI]"), "{texts:?}");
     let rr = |x: f64| format!("{:.2}", meta_analysis::math::exp(x));
     let pooled = format!(
         "{} [{}, {}]",
@@ -1049,12 +1097,18 @@ fn a_forest_of_risk_ratios_is_labelled_by_study_on_the_natural_scale() {
         rr(fitted.ci_upper)
     );
     assert!(texts.contains(&pooled.as_str()), "{pooled} in {texts:?}");
-    // Ticks sit at log-scale positions and read as their risk ratios.
+    // Ticks sit at log-scale positions and read as their risk ratios, round ones (0.1, 1,
+    // 10), never e^k.
     let ticks: Vec<f64> = serde_json::from_value(out.numbers["x_axis"]["ticks"].clone()).unwrap();
-    assert!(ticks.len() >= 2);
-    for t in &ticks {
-        assert!(texts.contains(&rr(*t).as_str()), "tick {t} as {}", rr(*t));
+    let labels: Vec<String> =
+        serde_json::from_value(out.numbers["x_axis"]["tick_labels"].clone()).unwrap();
+    assert!(ticks.len() >= 3);
+    for (t, label) in ticks.iter().zip(&labels) {
+        assert!(texts.contains(&label.as_str()), "tick {t} as {label}");
+        let ratio: f64 = label.parse().unwrap();
+        assert!((meta_analysis::math::exp(*t) - ratio).abs() < 1e-9 * ratio);
     }
+    assert!(labels.contains(&"1".to_string()), "{labels:?}");
     assert_eq!(out.numbers["transform"], "exp");
     assert_eq!(out.numbers["rows"][0]["label"], "Aronson, 1948");
     assert_eq!(out.numbers["rows"][0]["id"], "b01");

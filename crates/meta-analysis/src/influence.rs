@@ -163,7 +163,7 @@ pub fn influence_diagnostics_with_test(
 /// the z test; under Knapp–Hartung y′Py/(k − 1) = Σ wⱼ (yⱼ − μ̂)²/(k − 1), or 0 when that
 /// residual sum is at most ε (metafor 3.8-1's `rma.uni`: `s2w <- RSS.knha/(k - p)`, 0 when
 /// `RSS.knha <= .Machine$double.eps`).
-fn knha_factor(test: Test, moments: &Moments, k: usize) -> f64 {
+pub(crate) fn knha_factor(test: Test, moments: &Moments, k: usize) -> f64 {
     match test {
         Test::Z => 1.0,
         Test::Knha if moments.ypy <= f64::EPSILON => 0.0,

@@ -18,6 +18,7 @@
 //! ```
 
 mod cumulative;
+mod diagnostics;
 pub mod distributions;
 pub mod effect_sizes;
 mod egger;
@@ -54,6 +55,7 @@ mod user_weights;
 mod weighted;
 
 pub use cumulative::{cumulative, CumulativeStep};
+pub use diagnostics::{baujat, labbe, qq_standardized, radial, DiagnosticPoint, Labbe};
 pub use egger::{egger_test, EggerResult, EggerVariant};
 pub use error::MetaError;
 pub use estimators::Method;
@@ -100,9 +102,12 @@ pub use selection::{
     MAX_SELECTION_ITERATIONS,
 };
 pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
-pub use transforms::{measure_scale, MeasureScale, Natural, Transform, MEASURES};
+pub use transforms::{measure_scale, MeasureScale, Natural, Transform, TransformKind, MEASURES};
 pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
-pub use user_weights::{fit_weighted, meta_regression_weighted, WeightError, WeightedError};
+pub use user_weights::{
+    fit_weighted, meta_regression_design_weighted, meta_regression_weighted, WeightError,
+    WeightedError,
+};
 
 /// The engine version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -151,24 +151,33 @@ pub struct ChiSquareTest {
 
 /// Cochran's Q of the tables about the pooled estimate, with I² and H² from it.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TableHeterogeneity {
-    /// Tables that enter Q (`k′`): those that are not double-zero.
-    pub k: usize,
+    /// Cochran's Q of the tables' own effect sizes about the pooled one.
     pub q: f64,
     /// k′ − 1 (0 when k′ ≤ 1).
     pub q_df: usize,
     pub q_p: f64,
-    /// I² in percent.
+    /// I² in percent, from Q.
     pub i2: f64,
     pub h2: f64,
+    /// Tables that enter Q (`k′`): those with events and non-events (double-zero tables
+    /// left out).
+    #[cfg_attr(feature = "serde", serde(rename = "k_heterogeneity"))]
+    pub k: usize,
 }
 
 /// A pooled estimate on the measure's scale (log for OR, RR) with its Wald inference.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Pooled {
+    /// Pooled estimate (log odds ratio, log risk ratio or risk difference).
     pub estimate: f64,
     pub se: f64,
     /// z = estimate / se.
+    #[cfg_attr(feature = "serde", serde(rename = "z"))]
     pub statistic: f64,
     /// Two-sided p value of estimate = 0.
     pub p: f64,

@@ -127,6 +127,12 @@ pub fn tan(x: f64) -> f64 {
     libm::tan(x)
 }
 
+/// Arcsine (the arcsine-square-root transforms of proportions and rates).
+#[inline]
+pub fn asin(x: f64) -> f64 {
+    libm::asin(x)
+}
+
 /// Arctangent.
 #[inline]
 pub fn atan(x: f64) -> f64 {

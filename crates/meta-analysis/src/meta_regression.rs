@@ -20,13 +20,16 @@ use crate::{FitOptions, MetaError, Test};
 
 /// One coefficient of a meta-regression.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Coefficient {
-    /// "intercept", a numeric moderator's name, or `factor:level`.
+    /// "intercept", or the coefficient's name as metafor gives it (`weeks`, `testerblind`,
+    /// `factor(g)B`, `x1:x2`, `I(x^2)`).
     pub name: String,
     pub estimate: f64,
-    /// Standard error (Knapp–Hartung adjusted under `Test::Knha`).
+    /// Standard error (Knapp–Hartung adjusted with test "knha").
     pub se: f64,
-    /// z, or t with k − p df under `Test::Knha`.
+    /// z, or t with k − p df (test "knha", or "t" in a multilevel model).
     pub statistic: f64,
     /// Two-sided p value of the coefficient = 0.
     pub p: f64,

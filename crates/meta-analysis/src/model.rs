@@ -82,20 +82,35 @@ impl Default for FitOptions {
 }
 
 /// A fitted random-effects (or equal-effects) model.
+///
+/// Serialized (feature `serde`), a fit is its p value, CI, τ̂², heterogeneity and prediction
+/// interval, in the order the tools' answers give them: a tool writes the head (method,
+/// test, level, k), the estimate with its z or t test and the iterations around fields of
+/// its own (the data's scale, the natural scale).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Fit {
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub method: Method,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub test: Test,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub level: f64,
     /// Number of records in the fit.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub k: usize,
     /// Pooled estimate μ̂.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub estimate: f64,
     /// Standard error of μ̂ (Knapp–Hartung adjusted under `Test::Knha`).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub se: f64,
     /// Test statistic: z under `Test::Z`, t under `Test::Knha`.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub statistic: f64,
     /// Degrees of freedom of the t statistic (`Test::Knha` only).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub df: Option<f64>,
     /// Two-sided p value of μ = 0.
     pub p: f64,
@@ -103,7 +118,7 @@ pub struct Fit {
     pub ci_upper: f64,
     pub tau2: f64,
     pub tau: f64,
-    /// Standard error of τ̂² where the estimator defines one (not for PM, not for EE).
+    /// Standard error of τ̂²; null where the estimator defines none (PM, EE).
     pub se_tau2: Option<f64>,
     /// Cochran's Q with inverse-variance (τ² = 0) weights.
     pub q: f64,
@@ -112,9 +127,11 @@ pub struct Fit {
     /// I² in percent.
     pub i2: f64,
     pub h2: f64,
+    /// Prediction interval of a new study's true effect.
     pub pi_lower: f64,
     pub pi_upper: f64,
     /// Iterations used by an iterative estimator (REML, ML, PM); `None` for closed forms.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub iterations: Option<usize>,
 }
 

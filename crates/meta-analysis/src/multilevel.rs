@@ -105,39 +105,61 @@ pub struct ComponentInterval {
 }
 
 /// A fitted three-level model.
+///
+/// Serialized (feature `serde`), a model is its tests, log-likelihood and coefficients, in
+/// the order the tools' answers give them: a tool writes the head (k, studies, method,
+/// test, level, σ̂² with its profile intervals) and the pooled estimate of a model without
+/// moderators with its prediction interval around fields of its own (the natural scale).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Multilevel {
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub method: Method,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub test: MultilevelTest,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub level: f64,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub k: usize,
     /// Coefficients, the intercept included.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub p: usize,
     /// Number of studies (the outer level).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub n_studies: usize,
     /// σ̂₁² (between studies) and σ̂₂² (between effect sizes within a study).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub sigma2: [f64; 2],
-    /// The (restricted) log-likelihood at the optimum, constants included (metafor's logLik).
-    pub loglik: f64,
-    pub iterations: usize,
-    /// Intercept first, then each moderator's columns.
-    pub coefficients: Vec<Coefficient>,
     /// k − p under `MultilevelTest::T`.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub df: Option<f64>,
-    /// The omnibus test of the moderators (`None` without moderators).
+    /// Without moderators: the prediction interval of a new effect size.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub pi_lower: Option<f64>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub pi_upper: Option<f64>,
+    /// The omnibus test of the moderators (null without moderators): χ² on qm_df df, or F
+    /// on qm_df and qm_df2 df with test "t".
     pub qm: Option<f64>,
     pub qm_df: usize,
     pub qm_df2: Option<usize>,
     pub qm_p: Option<f64>,
+    /// The test of residual heterogeneity, on k − p df.
     pub qe: f64,
     pub qe_df: usize,
     pub qe_p: f64,
-    /// Without moderators: the prediction interval of a new effect size.
-    pub pi_lower: Option<f64>,
-    pub pi_upper: Option<f64>,
+    /// The (restricted) log-likelihood at the optimum, constants included (metafor's logLik).
+    pub loglik: f64,
+    pub iterations: usize,
+    /// Intercept first (when the model has one), then the terms' coefficients, named as
+    /// metafor names them.
+    pub coefficients: Vec<Coefficient>,
     /// Var(β̂) = (X′WX)⁻¹ of the uncentred coefficients.
+    #[cfg_attr(feature = "serde", serde(skip))]
     vb: Vec<Vec<f64>>,
     /// The data, kept for the profile intervals and the robust variance.
+    #[cfg_attr(feature = "serde", serde(skip))]
     data: Grouped,
 }
 

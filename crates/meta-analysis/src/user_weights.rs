@@ -131,6 +131,29 @@ pub fn meta_regression_weighted(
     )?)
 }
 
+/// [`crate::meta_regression_design`] with user weights for the coefficients; `None` is
+/// exactly [`crate::meta_regression_design`].
+pub fn meta_regression_design_weighted(
+    records: &[Record],
+    design: &crate::ModelMatrix,
+    weights: Option<&[f64]>,
+    options: &FitOptions,
+) -> Result<MetaRegression, WeightedError> {
+    let Some(weights) = weights else {
+        return Ok(crate::meta_regression_design(records, design, options)?);
+    };
+    let data = validate(records, 2, "a meta-regression")?;
+    crate::meta_regression::check_design_size(design, data.k())?;
+    let a = checked(weights, records.len(), &|i| records[i].id.clone())?;
+    Ok(fit_coded_with(
+        &data.yi,
+        &data.vi,
+        design.coding.clone(),
+        Some(&a),
+        options,
+    )?)
+}
+
 /// One finite weight > 0 per record, divided by the largest (see the module's last
 /// paragraph); a record is named by `id(i)`.
 fn checked(

@@ -11,6 +11,7 @@
 //! - `bridge`: the WebMCP bridge, an MCP stdio server serving a WebMCP page's tools.
 //! - `fuzz`: run every `cargo fuzz` target of `fuzz/` for a while.
 //! - `new-tool NAME`: scaffold a tool (engine module, oracle, tool file, registry line).
+//! - `package`: the Python wheel and the npm package, into target/packaging/dist.
 
 mod bridge;
 mod build;
@@ -18,6 +19,7 @@ mod codegen;
 mod fuzz;
 mod fuzz_seeds;
 mod new_tool;
+mod packaging;
 mod pdf;
 mod serve;
 mod suites;
@@ -91,6 +93,9 @@ enum Command {
         /// The tool's name, e.g. radial_plot.
         name: String,
     },
+    /// Build the Python wheel of `exemplar` and the npm package of the engine into
+    /// target/packaging/dist (docs/INSTALL.md).
+    Package,
 }
 
 fn main() -> ExitCode {
@@ -114,6 +119,9 @@ fn main() -> ExitCode {
             toolchain::ensure_fuzz_tools().and_then(|()| fuzz::run_all(&root, seconds, &targets))
         }
         Command::NewTool { name } => new_tool::new_tool(&root, &name),
+        Command::Package => {
+            toolchain::ensure_build_tools(&root).and_then(|()| packaging::package(&root))
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

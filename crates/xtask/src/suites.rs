@@ -56,6 +56,18 @@ pub fn run_all(root: &Path) -> Result<()> {
             Box::new(|| end_to_end(root)),
         ),
         (
+            "python wheel, cargo install, README routes, server.json",
+            Box::new(|| crate::packaging::python_and_routes(root)),
+        ),
+        (
+            "npm package (npm pack, installed, used from Node)",
+            Box::new(|| crate::packaging::npm_package(root)),
+        ),
+        (
+            "cargo publish --dry-run (the CLI's crates, in order)",
+            Box::new(|| crate::packaging::publish_dry_run(root)),
+        ),
+        (
             "fuzz (cargo fuzz, 20 s per target)",
             Box::new(|| crate::fuzz::run_all(root, FUZZ_SECONDS, &[])),
         ),

@@ -171,7 +171,15 @@ impl ExemplarServer {
                 return Err(ErrorData::invalid_params(error.to_string(), None));
             }
         }
-        Ok(result_of(&outcome.result))
+        let mut result = result_of(&outcome.result);
+        if let Ok(value) = &outcome.result {
+            // The printed summary beside the JSON (content[0] stays the JSON text that
+            // structuredContent carries): what a person reads, as metafor prints it.
+            if let Some(summary) = exemplar::summary::summary(name, value) {
+                result.content.push(ContentBlock::text(summary));
+            }
+        }
+        Ok(result)
     }
 }
 
@@ -515,7 +523,14 @@ mod tests {
         let expected = tools::call(tools::FIT_RANDOM_EFFECTS.name, &json!({})).unwrap();
         assert_eq!(fit.structured_content, Some(expected.clone()));
         assert_eq!(fit.is_error, Some(false));
-        assert_eq!(fit.content, vec![ContentBlock::text(expected.to_string())]);
+        let summary = exemplar::summary::summary(tools::FIT_RANDOM_EFFECTS.name, &expected);
+        assert_eq!(
+            fit.content,
+            vec![
+                ContentBlock::text(expected.to_string()),
+                ContentBlock::text(summary.unwrap())
+            ]
+        );
     }
 
     #[test]

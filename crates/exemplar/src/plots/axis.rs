@@ -1,36 +1,25 @@
 //! Axes: a baseline, tick marks, tick labels and a title.
 
-use super::scale::{Linear, ScaleError, Ticks};
+use super::scale::{Labelled, Linear, ScaleError};
 use super::svg::{px, Writer};
 use super::INK;
 use serde_json::{json, Value};
 
 const TICK: f64 = 5.0;
 
-/// A horizontal axis along `y`, ticks pointing down.
+/// A horizontal axis along `y`, ticks pointing down, each labelled as `ticks` says (e.g. a
+/// ratio under its log).
 pub(super) fn bottom(
     w: &mut Writer,
     scale: &Linear,
-    ticks: &Ticks,
+    ticks: &Labelled,
     y: f64,
     title: &str,
-) -> Result<(), ScaleError> {
-    bottom_labelled(w, scale, ticks, y, title, |v| ticks.label(v))
-}
-
-/// [`bottom`] with each tick written as `label` of its value (e.g. exp of a log ratio).
-pub(super) fn bottom_labelled(
-    w: &mut Writer,
-    scale: &Linear,
-    ticks: &Ticks,
-    y: f64,
-    title: &str,
-    label: impl Fn(f64) -> String,
 ) -> Result<(), ScaleError> {
     let (r0, r1) = scale.range;
     w.open("g", &[("class", "axis x-axis")]);
     line(w, (r0, y), (r1, y));
-    for &v in &ticks.values {
+    for (&v, label) in ticks.values.iter().zip(&ticks.labels) {
         let x = scale.map(v)?;
         line(w, (x, y), (x, y + TICK));
         w.text(
@@ -40,7 +29,7 @@ pub(super) fn bottom_labelled(
                 ("y", &px(y + TICK + 12.0)),
                 ("text-anchor", "middle"),
             ],
-            &label(v),
+            label,
         );
     }
     w.text(
@@ -61,14 +50,14 @@ pub(super) fn bottom_labelled(
 pub(super) fn left(
     w: &mut Writer,
     scale: &Linear,
-    ticks: &Ticks,
+    ticks: &Labelled,
     x: f64,
     title: &str,
 ) -> Result<(), ScaleError> {
     let (r0, r1) = scale.range;
     w.open("g", &[("class", "axis y-axis")]);
     line(w, (x, r0), (x, r1));
-    for &v in &ticks.values {
+    for (&v, label) in ticks.values.iter().zip(&ticks.labels) {
         let y = scale.map(v)?;
         line(w, (x - TICK, y), (x, y));
         w.text(
@@ -78,7 +67,7 @@ pub(super) fn left(
                 ("y", &px(y + 4.0)),
                 ("text-anchor", "end"),
             ],
-            &ticks.label(v),
+            label,
         );
     }
     let (tx, ty) = (x - 44.0, (r0 + r1) / 2.0);
@@ -98,12 +87,14 @@ pub(super) fn left(
     Ok(())
 }
 
-/// An axis in the plot's numbers: its domain, its pixel range and the values of its ticks.
-pub(super) fn numbers(scale: &Linear, ticks: &[f64]) -> Value {
+/// An axis in the plot's numbers: its domain, its pixel range, the values of its ticks (on
+/// the axis' scale) and their labels (on the scale the reader reads).
+pub(super) fn numbers(scale: &Linear, ticks: &Labelled) -> Value {
     json!({
         "domain": [scale.domain.0, scale.domain.1],
         "range": [scale.range.0, scale.range.1],
-        "ticks": ticks,
+        "ticks": ticks.values,
+        "tick_labels": ticks.labels,
     })
 }
 

@@ -3,7 +3,7 @@
 //! line with its confidence band, and the model's numbers written beside it.
 
 use super::document;
-use super::scale::{nice, span, Linear, ScaleError};
+use super::scale::{fitting, nice, span, Labelled, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
     axis, finite, id_label, id_text, included_weights, p_text, validate, PlotError, PlotOutput,
@@ -28,22 +28,27 @@ pub struct BubbleInput<'a> {
     /// The meta-regression of the records not excluded on that one numeric moderator.
     pub model: &'a MetaRegression,
     pub title: &'a str,
+    /// The line under the title (what was fitted, on which data).
+    pub subtitle: Option<&'a str>,
     /// The effect measure, written beside the y axis.
     pub y_label: &'a str,
 }
 
-const WIDTH: f64 = 640.0;
-const PLOT_X0: f64 = 76.0;
-const PLOT_X1: f64 = 616.0;
-const PLOT_Y0: f64 = 48.0;
-const PLOT_Y1: f64 = 368.0;
+/// Drawn for a phone, as the diagnostic plots: 390 wide, so text of 12 (notes 11) stays at
+/// least 11 px when the plot is drawn 390 px wide.
+const WIDTH: f64 = 390.0;
+const PLOT_X0: f64 = 62.0;
+const PLOT_X1: f64 = 376.0;
+const PLOT_Y0: f64 = 56.0;
+const PLOT_Y1: f64 = 336.0;
+const FONT: f64 = 12.0;
 /// Radius of the point with the largest weight; others scale by area.
-const MAX_RADIUS: f64 = 12.0;
+const MAX_RADIUS: f64 = 10.0;
 const MIN_RADIUS: f64 = 2.0;
 /// Points along the confidence band.
 const BAND_POINTS: usize = 41;
-const NOTES_Y: f64 = PLOT_Y1 + 60.0;
-const NOTE_STEP: f64 = 16.0;
+const NOTES_Y: f64 = PLOT_Y1 + 58.0;
+const NOTE_STEP: f64 = 15.0;
 
 struct Point<'r> {
     record: &'r Record,
@@ -148,12 +153,14 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
     // 3% room so no point sits on the frame.
     let too_wide = |lo, hi| ScaleError::Span { lo, hi };
     let (px_pad, py_pad) = (0.03 * span(xlo, xhi)?, 0.03 * span(ylo, yhi)?);
-    let x_ticks = nice(xlo - px_pad, xhi + px_pad, 6).map_err(|_| too_wide(xlo, xhi))?;
-    let y_ticks = nice(ylo - py_pad, yhi + py_pad, 6).map_err(|_| too_wide(ylo, yhi))?;
-    let x = Linear::new(x_ticks.domain(), (PLOT_X0, PLOT_X1))?;
-    let y = Linear::new(y_ticks.domain(), (PLOT_Y1, PLOT_Y0))?;
+    let x_ticks = fitting(xlo - px_pad, xhi + px_pad, PLOT_X1 - PLOT_X0, FONT)
+        .map_err(|_| too_wide(xlo, xhi))?;
+    let y_ticks =
+        Labelled::plain(&nice(ylo - py_pad, yhi + py_pad, 6).map_err(|_| too_wide(ylo, yhi))?);
+    let x = Linear::new(x_ticks.domain, (PLOT_X0, PLOT_X1))?;
+    let y = Linear::new(y_ticks.domain, (PLOT_Y1, PLOT_Y0))?;
 
-    let notes = notes(input, name, &points);
+    let notes = document::wrap_notes(&notes(input, name, &points), WIDTH);
     let height = NOTES_Y + (notes.len() as f64 - 1.0) * NOTE_STEP + 16.0;
     let numbers = numbers(
         input,
@@ -168,8 +175,8 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
     .map_err(PlotError::from)?;
     let numbers = {
         let mut n = numbers;
-        n["x_axis"] = axis::numbers(&x, &x_ticks.values);
-        n["y_axis"] = axis::numbers(&y, &y_ticks.values);
+        n["x_axis"] = axis::numbers(&x, &x_ticks);
+        n["y_axis"] = axis::numbers(&y, &y_ticks);
         n
     };
     let desc = description(input, name, &points);
@@ -183,6 +190,9 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
         &desc,
         &numbers,
     );
+    if let Some(subtitle) = input.subtitle {
+        document::subtitle(&mut w, subtitle);
+    }
     w.open(
         "g",
         &[

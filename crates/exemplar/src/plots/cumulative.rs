@@ -1,10 +1,12 @@
 //! The cumulative forest plot: one row per step of a cumulative meta-analysis, the pooled
 //! estimate and its confidence interval after each record is added.
 
-use super::document::{self, NOTE_LINE};
-use super::rows::{self, interval_text, percent, row_y, shown, Columns, Paint, RowMarks};
-use super::scale::{Linear, ScaleError};
-use super::svg::{px_value, Writer};
+use super::document::{self, text_width, NOTE_LINE};
+use super::rows::{
+    estimate_heading, interval_text, percent, row_y, shown, Columns, Paint, RowMarks, ROW_FONT,
+};
+use super::scale::{Labelled, Linear, ScaleError};
+use super::svg::{fixed, px_value, Writer};
 use super::{axis, finite, id_label, id_text, PlotError, PlotOutput, INK};
 use meta_analysis::{CumulativeStep, Transform};
 use serde_json::{json, Value};
@@ -24,6 +26,10 @@ pub struct CumulativeInput<'a> {
     /// How the records were ordered (e.g. "in order of year, ascending").
     pub order: &'a str,
     pub title: &'a str,
+    /// The line under the title (what was fitted, on which data).
+    pub subtitle: Option<&'a str>,
+    /// The measure's short name for the estimate column's heading (e.g. "RR").
+    pub measure: Option<&'a str>,
     /// The effect measure, written under the x axis.
     pub x_label: &'a str,
     /// The back-transformation of the numbers written (tick labels, estimates, intervals),
@@ -31,26 +37,64 @@ pub struct CumulativeInput<'a> {
     pub transform: Transform,
 }
 
-const WIDTH: f64 = 640.0;
-const COLUMNS: Columns = Columns {
-    plot: (170.0, 430.0),
-    estimate_x: 600.0,
-    // The number of records pooled.
-    last_x: 628.0,
-};
+/// Drawn for a phone, as the forest plot: 390 wide, text of 11 px.
+const WIDTH: f64 = 390.0;
+const GAP: f64 = 10.0;
 const SIDE: f64 = 7.0;
-const LABEL_CHARS: usize = 20;
+const LABEL_CHARS: usize = 14;
+
+/// The columns: the label ("+ " and up to [`LABEL_CHARS`] of the id), the plot, the estimate
+/// (as wide as its longest text) and k.
+fn columns(input: &CumulativeInput, heading: &str) -> Columns {
+    let t = input.transform;
+    let estimate = input
+        .steps
+        .iter()
+        .map(|s| {
+            text_width(
+                &interval_text(t, s.estimate, (s.ci_lower, s.ci_upper)),
+                ROW_FONT,
+                false,
+            )
+        })
+        .fold(text_width(heading, ROW_FONT, true), f64::max);
+    let label = input
+        .steps
+        .iter()
+        .map(|s| {
+            text_width(
+                &format!("+ {}", id_label(&s.added, LABEL_CHARS)),
+                ROW_FONT,
+                false,
+            )
+        })
+        .fold(text_width("Record added", ROW_FONT, true), f64::max);
+    let last_x = WIDTH - GAP;
+    let k = text_width(&input.steps.len().to_string(), ROW_FONT, false)
+        .max(text_width("k", ROW_FONT, true));
+    let estimate_x = last_x - k - GAP;
+    Columns {
+        plot: (document::LEFT + label + GAP, estimate_x - estimate - GAP),
+        estimate_x,
+        last_x,
+    }
+}
 
 /// Draws a cumulative forest plot: row k is the estimate and confidence interval of the
 /// first k records, labelled with the record added at that step.
 pub fn cumulative(input: &CumulativeInput) -> Result<PlotOutput, PlotError> {
     check(input.steps)?;
-    let (ticks, x) = COLUMNS.x_axis(input.steps.iter().map(|s| (s.ci_lower, s.ci_upper)))?;
+    let heading = estimate_heading(input.measure, input.level);
+    let columns = columns(input, &heading);
+    let (ticks, x) = columns.x_axis(
+        input.steps.iter().map(|s| (s.ci_lower, s.ci_upper)),
+        input.transform,
+    )?;
     let axis_y = row_y(input.steps.len() - 1) + 14.0;
-    let notes = notes(input);
+    let notes = document::wrap_notes(&notes(input), WIDTH);
     let notes_y = document::notes_top(axis_y);
     let height = notes_y + (notes.len() as f64 - 1.0) * NOTE_LINE + 14.0;
-    let numbers = numbers(input, &x, &ticks.values)?;
+    let numbers = numbers(input, &x, &ticks)?;
 
     let mut w = Writer::default();
     document::open(
@@ -61,14 +105,19 @@ pub fn cumulative(input: &CumulativeInput) -> Result<PlotOutput, PlotError> {
         &description(input),
         &numbers,
     );
-    COLUMNS.header(&mut w, "Record added", "k", input.level);
-    COLUMNS.open_plot_area(&mut w, &x, axis_y)?;
+    if let Some(subtitle) = input.subtitle {
+        document::subtitle(&mut w, subtitle);
+    }
+    w.open("g", &[("font-size", &fixed(ROW_FONT, 0))]);
+    columns.header(&mut w, "Record added", &heading, "k", &[]);
+    columns.open_plot_area(&mut w, &x, axis_y)?;
     for (i, step) in input.steps.iter().enumerate() {
-        draw_row(&mut w, input, step, row_y(i), &x)?;
+        draw_row(&mut w, input, step, row_y(i), &x, &columns)?;
     }
     w.close("g");
-    rows::bottom_axis(&mut w, &x, &ticks, axis_y, input.x_label, input.transform)?;
+    axis::bottom(&mut w, &x, &ticks, axis_y, input.x_label)?;
     document::notes(&mut w, &notes, notes_y, NOTE_LINE);
+    w.close("g");
     Ok(document::finish(w, numbers))
 }
 
@@ -93,7 +142,7 @@ fn check(steps: &[CumulativeStep]) -> Result<(), PlotError> {
 }
 
 /// The lines under the axis: the model, the order the records were added in.
-fn notes(input: &CumulativeInput) -> [String; 3] {
+fn notes(input: &CumulativeInput) -> Vec<String> {
     [
         format!(
             "{}; {}% confidence intervals.",
@@ -103,6 +152,7 @@ fn notes(input: &CumulativeInput) -> [String; 3] {
         format!("Row k pools the first k records, added {}.", input.order),
         "The last row is the fit of all records.".to_string(),
     ]
+    .to_vec()
 }
 
 fn description(input: &CumulativeInput) -> String {
@@ -125,6 +175,7 @@ fn draw_row(
     s: &CumulativeStep,
     y: f64,
     x: &Linear,
+    columns: &Columns,
 ) -> Result<(), ScaleError> {
     let t = input.transform;
     let k = s.k.to_string();
@@ -150,7 +201,7 @@ fn draw_row(
     );
     RowMarks {
         y,
-        label: &format!("+ {}", id_label(&s.added, LABEL_CHARS)),
+        label: &[format!("+ {}", id_label(&s.added, LABEL_CHARS))],
         estimate: s.estimate,
         ci: (s.ci_lower, s.ci_upper),
         side: SIDE,
@@ -158,12 +209,12 @@ fn draw_row(
         estimate_text: &interval,
         last_text: &k,
     }
-    .draw(w, &COLUMNS, x)?;
+    .draw(w, columns, x)?;
     w.close("g");
     Ok(())
 }
 
-fn numbers(input: &CumulativeInput, x: &Linear, ticks: &[f64]) -> Result<Value, ScaleError> {
+fn numbers(input: &CumulativeInput, x: &Linear, ticks: &Labelled) -> Result<Value, ScaleError> {
     let at = |v: f64| x.map(v).map(px_value);
     let rows = input
         .steps

@@ -2,7 +2,7 @@
 //! element with its accessible name and description, the visible title, the frame of a
 //! two-axis plot, the notes under it, and the end that hands back the numbers drawn.
 
-use super::svg::{self, px, Writer};
+use super::svg::{self, fixed, px, Writer};
 use super::{PlotOutput, INK};
 use serde_json::Value;
 
@@ -59,12 +59,82 @@ pub(super) fn open(
             ("class", "plot-title"),
             ("x", &px(LEFT)),
             ("y", "24.00"),
-            ("font-size", "15"),
+            ("font-size", &title_font(title, width)),
             ("font-weight", "bold"),
         ],
         title,
     );
 }
+
+/// The title's size: 14 px, less (to 11 px, the least any text is drawn at) for a title that
+/// would not fit the plot's width otherwise, in whole pixels.
+fn title_font(title: &str, width: f64) -> String {
+    let fits = (width - 2.0 * LEFT) / text_width(title, 1.0, true);
+    fixed(fits.floor().clamp(NOTE_FONT, 14.0), 0)
+}
+
+/// The baseline of the subtitle under the title.
+pub(super) const SUBTITLE_Y: f64 = 42.0;
+
+/// The line under the title (what was fitted, on which data), at 11 px.
+pub(super) fn subtitle(w: &mut Writer, text: &str) {
+    w.text(
+        "text",
+        &[
+            ("class", "plot-subtitle"),
+            ("x", &px(LEFT)),
+            ("y", &px(SUBTITLE_Y)),
+            ("font-size", "11"),
+        ],
+        text,
+    );
+}
+
+/// The average advance of a character of text, in em, as the layouts measure it: digits
+/// and lower-case letters of the sans-serif faces named are 0.5–0.56 em; capitals wider,
+/// spaces and punctuation narrower.
+pub(super) const TEXT_EM: f64 = 0.56;
+
+/// How wide `text` is drawn at `font` pixels (bold about 8% wider), as the layouts reckon it.
+pub(super) fn text_width(text: &str, font: f64, bold: bool) -> f64 {
+    let width = text.chars().count() as f64 * TEXT_EM * font;
+    if bold {
+        width * 1.08
+    } else {
+        width
+    }
+}
+
+/// `text` broken at spaces into lines at most `width` pixels wide at `font` pixels (a word
+/// longer than a line keeps a line of its own).
+pub(super) fn wrap(text: &str, width: f64, font: f64) -> Vec<String> {
+    let chars = ((width / (TEXT_EM * font)).floor() as usize).max(8);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > chars {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// Every note wrapped to the plot's `width` (less the margins) at the notes' 11 px.
+pub(super) fn wrap_notes(notes: &[String], width: f64) -> Vec<String> {
+    notes
+        .iter()
+        .flat_map(|n| wrap(n, width - 2.0 * LEFT, NOTE_FONT))
+        .collect()
+}
+
+/// The notes' font size: the least any plot text is drawn at (readable at 11 px on a phone
+/// when the plot is 390 wide).
+pub(super) const NOTE_FONT: f64 = 11.0;
 
 /// Ids unique to the content, so several plots can share one page without their
 /// `aria-labelledby` targets colliding.

@@ -2,13 +2,13 @@
 //! funnel around a pooled estimate, and Egger's regression line.
 
 use super::document;
-use super::scale::{nice, span, Linear, ScaleError};
+use super::scale::{natural_ticks, nice, span, Labelled, Linear, ScaleError};
 use super::svg::{fixed, px, px_value, Writer};
 use super::{
     axis, finite, id_label, id_text, p_text, validate, PlotError, PlotOutput, FILL, GREY, INK,
 };
 use meta_analysis::distributions::normal_quantile;
-use meta_analysis::Record;
+use meta_analysis::{Record, Transform};
 use serde_json::{json, Value};
 
 /// The most records a funnel plot draws.
@@ -80,22 +80,50 @@ pub struct FunnelInput<'a> {
     /// Trim-and-fill's filled records; with it, `pooled` is the adjusted estimate.
     pub filled: Option<Filled<'a>>,
     pub title: &'a str,
+    /// The line under the title (what was fitted, on which data).
+    pub subtitle: Option<&'a str>,
     /// The effect measure, written under the x axis.
     pub x_label: &'a str,
+    /// The scale the x axis' tick labels and the pooled estimate's text are written on, as
+    /// metafor's `funnel(atransf =)`: positions stay on yi's scale (a log axis for ratios).
+    pub transform: Transform,
 }
 
-const WIDTH: f64 = 640.0;
-const PLOT_X0: f64 = 76.0;
-const PLOT_X1: f64 = 616.0;
-const PLOT_Y0: f64 = 48.0;
-const PLOT_Y1: f64 = 368.0;
+/// Drawn for a phone, as the diagnostic plots: 390 wide, so text of 12 (legend 11) stays at
+/// least 11 px when the plot is drawn 390 px wide.
+const WIDTH: f64 = 390.0;
+const PLOT_X0: f64 = 62.0;
+const PLOT_X1: f64 = 376.0;
+const PLOT_Y0: f64 = 56.0;
+const PLOT_Y1: f64 = 336.0;
+const FONT: f64 = 12.0;
 const RADIUS: f64 = 3.5;
-const LEGEND_Y: f64 = PLOT_Y1 + 60.0;
-const LEGEND_STEP: f64 = 17.0;
+const LEGEND_Y: f64 = PLOT_Y1 + 58.0;
+const LEGEND_STEP: f64 = 15.0;
+/// The legend's samples, left of its text.
+const SAMPLE_X0: f64 = 12.0;
+const SAMPLE_X1: f64 = 36.0;
 const LISTED_IDS: usize = 12;
+
+/// The most significance contours a funnel draws.
+pub const MAX_CONTOURS: usize = 5;
 
 /// Draws a funnel plot.
 pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
+    funnel_with_contours(input, &[])
+}
+
+/// Draws a contour-enhanced funnel plot (Peters et al. 2008, *Journal of Clinical
+/// Epidemiology* 61, 991–996), as metafor's `funnel(res, level = c(90, 95, 99), refline = 0)`:
+/// for each confidence level c the region 0 ± z₍₁₊c₎/₂·SE, where a record's two-sided p value
+/// of yi = 0 is above 1 − c, shaded the lighter the closer to 0 (white inside the smallest
+/// level, the darkest beyond the largest); the pseudo confidence funnel around the pooled
+/// estimate gives way to them (its vertical line stays). No contours: [`funnel`].
+pub fn funnel_with_contours(
+    input: &FunnelInput,
+    contours: &[f64],
+) -> Result<PlotOutput, PlotError> {
+    let levels = contour_levels(contours)?;
     let is_excluded = validate(input.records, input.excluded, "funnel", MAX_FUNNEL_RECORDS)?;
     if let Some(p) = input.pooled {
         finite(p, "the pooled estimate")?;
@@ -120,10 +148,12 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
 
     // 2% room so no point sits on the frame.
     let se_top = se.iter().chain(&filled_se).copied().fold(0.0, f64::max);
-    let mut y_ticks = nice(0.0, 1.02 * se_top, 5)?;
+    let mut y_ticks = Labelled::plain(&nice(0.0, 1.02 * se_top, 5)?);
     // Standard errors so small that the axis was widened around 0 get no negative ticks.
-    y_ticks.values.retain(|v| *v >= 0.0);
-    let se_max = y_ticks.domain().1;
+    let negative = y_ticks.values.iter().take_while(|v| **v < 0.0).count();
+    y_ticks.values.drain(..negative);
+    y_ticks.labels.drain(..negative);
+    let se_max = y_ticks.domain.1;
     let y = Linear::new((0.0, se_max), (PLOT_Y0, PLOT_Y1))?;
 
     let mut lo = f64::INFINITY;
@@ -141,17 +171,27 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         lo = lo.min(p - z * se_max);
         hi = hi.max(p + z * se_max);
     }
+    if let Some(widest) = levels.last() {
+        let reach = critical(*widest) * se_max;
+        lo = lo.min(-reach);
+        hi = hi.max(reach);
+    }
     // The error names the data's extent, not the padded one.
     let too_wide = ScaleError::Span { lo, hi };
     let pad = 0.02 * span(lo, hi)?;
-    let x_ticks = nice(lo - pad, hi + pad, 6).map_err(|_| too_wide)?;
-    let domain = x_ticks.domain();
+    let x_ticks = natural_ticks(lo - pad, hi + pad, input.transform, PLOT_X1 - PLOT_X0, FONT)
+        .map_err(|_| too_wide)?;
+    let domain = x_ticks.domain;
     let x = Linear::new(domain, (PLOT_X0, PLOT_X1))?;
     let egger_segment = input.egger.as_ref().and_then(|e| clip(e, domain, se_max));
 
-    let legend = legend(input, &is_excluded, z);
-    let height = LEGEND_Y + (legend.len() as f64 - 1.0) * LEGEND_STEP + 16.0;
-    let numbers = numbers(
+    let legend = legend(input, &is_excluded, z, &levels);
+    let lines: usize = legend
+        .iter()
+        .map(|(_, text)| legend_lines(text).len())
+        .sum();
+    let height = LEGEND_Y + (lines as f64 - 1.0) * LEGEND_STEP + 16.0;
+    let mut numbers = numbers(
         input,
         &is_excluded,
         &se,
@@ -159,10 +199,20 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         &y,
         z,
         egger_segment,
-        &x_ticks.values,
-        &y_ticks.values,
+        &x_ticks,
+        &y_ticks,
     )?;
-    let desc = description(input, z);
+    if !levels.is_empty() {
+        numbers["contours"] = contour_numbers(&levels, se_max, &x, &y)?;
+    }
+    let mut desc = description(input, z);
+    if !levels.is_empty() {
+        let names: Vec<String> = levels.iter().map(|c| percent(*c)).collect();
+        desc.push_str(&format!(
+            " Shaded significance contours around 0 at {} (the p value of each record's yi = 0).",
+            names.join(", ")
+        ));
+    }
 
     let mut w = Writer::default();
     document::open(
@@ -173,6 +223,9 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
         &desc,
         &numbers,
     );
+    if let Some(subtitle) = input.subtitle {
+        document::subtitle(&mut w, subtitle);
+    }
     let x_attr = format!("{} {}", domain.0, domain.1);
     let y_attr = format!("0 {se_max}");
     w.open(
@@ -185,9 +238,12 @@ pub fn funnel(input: &FunnelInput) -> Result<PlotOutput, PlotError> {
             ("data-y-range", &format!("{} {}", px(PLOT_Y0), px(PLOT_Y1))),
         ],
     );
+    if !levels.is_empty() {
+        draw_contours(&mut w, &levels, se_max, &x, &y)?;
+    }
     document::frame(&mut w, (PLOT_X0, PLOT_X1), (PLOT_Y0, PLOT_Y1));
     if let Some(p) = input.pooled {
-        draw_funnel(&mut w, p, z, se_max, &x, &y)?;
+        draw_funnel(&mut w, p, z, se_max, &x, &y, levels.is_empty())?;
     }
     if let (Some(e), Some(seg)) = (&input.egger, egger_segment) {
         let title = format!("Egger's regression line: {}", e.summary());
@@ -247,11 +303,22 @@ fn draw_funnel(
     se_max: f64,
     x: &Linear,
     y: &Linear,
+    limits: bool,
 ) -> Result<(), ScaleError> {
     let top = (px(x.map(pooled)?), px(y.map(0.0)?));
     let left = (px(x.map(pooled - z * se_max)?), px(y.map(se_max)?));
     let right = (px(x.map(pooled + z * se_max)?), px(y.map(se_max)?));
     w.open("g", &[("class", "funnel")]);
+    if !limits {
+        w.text(
+            "title",
+            &[],
+            &format!("Pooled estimate {}", fixed(pooled, 2)),
+        );
+        pooled_line(w, &top, &left.1);
+        w.close("g");
+        return Ok(());
+    }
     w.text(
         "title",
         &[],
@@ -280,6 +347,13 @@ fn draw_funnel(
             ],
         );
     }
+    pooled_line(w, &top, &left.1);
+    w.close("g");
+    Ok(())
+}
+
+/// The vertical line of the pooled estimate, from `top` down to `bottom`.
+fn pooled_line(w: &mut Writer, top: &(String, String), bottom: &str) {
     w.empty(
         "line",
         &[
@@ -287,12 +361,153 @@ fn draw_funnel(
             ("x1", &top.0),
             ("y1", &top.1),
             ("x2", &top.0),
-            ("y2", &left.1),
+            ("y2", bottom),
             ("stroke", INK),
         ],
     );
+}
+
+/// The contour levels sorted, each once; a level not strictly between 0 and 1, or more than
+/// [`MAX_CONTOURS`] of them, is refused.
+fn contour_levels(contours: &[f64]) -> Result<Vec<f64>, PlotError> {
+    for &level in contours {
+        if !(level > 0.0 && level < 1.0) {
+            return Err(PlotError::InvalidContour { level });
+        }
+    }
+    let mut levels = contours.to_vec();
+    levels.sort_by(f64::total_cmp);
+    levels.dedup();
+    if levels.len() > MAX_CONTOURS {
+        return Err(PlotError::TooManyContours {
+            max: MAX_CONTOURS,
+            got: levels.len(),
+        });
+    }
+    Ok(levels)
+}
+
+/// z₍₁₊c₎/₂: the half-width of level c's region per unit of SE.
+fn critical(level: f64) -> f64 {
+    normal_quantile(0.5 + level / 2.0)
+}
+
+/// The fills of the regions from the inside out: white inside the smallest level, each
+/// further region darker (never the only cue: the legend names each and dotted lines bound
+/// them).
+const CONTOUR_FILLS: [&str; MAX_CONTOURS + 1] = [
+    "#ffffff", "#ebebeb", "#d6d6d6", "#c2c2c2", "#adadad", "#999999",
+];
+
+/// "90%" or "99.5%".
+fn percent(level: f64) -> String {
+    trimmed(level * 100.0) + "%"
+}
+
+/// A number with at most 4 decimals and no trailing zeros (0.05, not 0.050000000000000044).
+fn trimmed(x: f64) -> String {
+    let s = fixed(x, 4);
+    let s = s.trim_end_matches('0');
+    s.trim_end_matches('.').to_string()
+}
+
+/// The p values of region i (0: inside the smallest level) of the sorted `levels`.
+fn region_text(levels: &[f64], i: usize) -> String {
+    let alpha = |c: f64| trimmed(1.0 - c);
+    match i {
+        0 => format!("p > {}", alpha(levels[0])),
+        i if i == levels.len() => format!("p ≤ {}", alpha(levels[i - 1])),
+        i => format!("{} < p ≤ {}", alpha(levels[i]), alpha(levels[i - 1])),
+    }
+}
+
+fn draw_contours(
+    w: &mut Writer,
+    levels: &[f64],
+    se_max: f64,
+    x: &Linear,
+    y: &Linear,
+) -> Result<(), ScaleError> {
+    let n = levels.len();
+    w.open("g", &[("class", "contours")]);
+    w.text(
+        "title",
+        &[],
+        "Significance contours around 0: the p value of each record's yi = 0",
+    );
+    w.open(
+        "rect",
+        &[
+            ("class", "contour-region"),
+            ("x", &px(PLOT_X0)),
+            ("y", &px(PLOT_Y0)),
+            ("width", &px(PLOT_X1 - PLOT_X0)),
+            ("height", &px(PLOT_Y1 - PLOT_Y0)),
+            ("fill", CONTOUR_FILLS[n]),
+        ],
+    );
+    w.text("title", &[], &region_text(levels, n));
+    w.close("rect");
+    let (x0, y0, y1) = (px(x.map(0.0)?), px(y.map(0.0)?), px(y.map(se_max)?));
+    for (i, &level) in levels.iter().enumerate().rev() {
+        let reach = critical(level) * se_max;
+        let (left, right) = (px(x.map(-reach)?), px(x.map(reach)?));
+        let points = format!("{x0},{y0} {right},{y1} {left},{y1}");
+        w.open(
+            "polygon",
+            &[
+                ("class", "contour-region"),
+                ("data-level", &trimmed(level)),
+                ("points", &points),
+                ("fill", CONTOUR_FILLS[i]),
+            ],
+        );
+        w.text("title", &[], &region_text(levels, i));
+        w.close("polygon");
+        for end in [&left, &right] {
+            w.empty(
+                "line",
+                &[
+                    ("class", "contour-limit"),
+                    ("x1", &x0),
+                    ("y1", &y0),
+                    ("x2", end),
+                    ("y2", &y1),
+                    ("stroke", GREY),
+                    ("stroke-dasharray", "1 2"),
+                ],
+            );
+        }
+    }
     w.close("g");
     Ok(())
+}
+
+/// Each level with its critical value and its region's edges at the largest SE.
+fn contour_numbers(
+    levels: &[f64],
+    se_max: f64,
+    x: &Linear,
+    y: &Linear,
+) -> Result<Value, ScaleError> {
+    let mut out = Vec::with_capacity(levels.len());
+    for (i, &level) in levels.iter().enumerate() {
+        let z = critical(level);
+        out.push(json!({
+            "level": level,
+            "z": z,
+            "inside": region_text(levels, i),
+            "at_se_max": {
+                "se": se_max,
+                "lower": -z * se_max,
+                "upper": z * se_max,
+                "x_lower": px_value(x.map(-z * se_max)?),
+                "x_upper": px_value(x.map(z * se_max)?),
+                "y": px_value(y.map(se_max)?),
+            },
+        }));
+    }
+    Ok(Value::Array(out))
 }
 
 fn egger_stroke(w: &mut Writer, (x1, y1): (f64, f64), (x2, y2): (f64, f64)) {
@@ -410,6 +625,7 @@ fn filled_label(index: usize) -> String {
 
 /// A legend entry: which sample to draw and its text.
 enum Sample {
+    Region { fill: &'static str },
     Point { excluded: bool },
     Filled,
     Pooled,
@@ -417,7 +633,12 @@ enum Sample {
     Egger,
 }
 
-fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, String)> {
+fn legend(
+    input: &FunnelInput,
+    is_excluded: &[bool],
+    z: f64,
+    levels: &[f64],
+) -> Vec<(Sample, String)> {
     let included = is_excluded.iter().filter(|e| !**e).count();
     let mut items = Vec::new();
     if input.excluded.is_empty() {
@@ -467,11 +688,16 @@ fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, Str
             Some(_) => ("Adjusted estimate", "adjusted"),
             None => ("Pooled estimate", "pooled"),
         };
-        items.push((Sample::Pooled, format!("{what} {}", fixed(p, 2))));
         items.push((
-            Sample::Limits,
-            format!("Pseudo 95% confidence limits: {short} ± {}·SE", fixed(z, 2)),
+            Sample::Pooled,
+            format!("{what} {}", fixed(input.transform.apply(p), 2)),
         ));
+        if levels.is_empty() {
+            items.push((
+                Sample::Limits,
+                format!("Pseudo 95% confidence limits: {short} ± {}·SE", fixed(z, 2)),
+            ));
+        }
     }
     if let Some(e) = &input.egger {
         items.push((
@@ -479,17 +705,43 @@ fn legend(input: &FunnelInput, is_excluded: &[bool], z: f64) -> Vec<(Sample, Str
             format!("Egger's regression ({}): {}", e.variant, e.summary()),
         ));
     }
+    let regions = if levels.is_empty() {
+        0
+    } else {
+        levels.len() + 1
+    };
+    for (i, fill) in CONTOUR_FILLS.iter().take(regions).enumerate() {
+        items.push((
+            Sample::Region { fill },
+            format!("Contour region {}", region_text(levels, i)),
+        ));
+    }
     items
 }
 
+/// A legend entry's text, wrapped to the room right of its sample.
+fn legend_lines(text: &str) -> Vec<String> {
+    document::wrap(text, WIDTH - SAMPLE_X1 - 8.0 - 6.0, document::NOTE_FONT)
+}
+
 fn draw_legend(w: &mut Writer, items: &[(Sample, String)]) {
-    const SAMPLE_X0: f64 = 20.0;
-    const SAMPLE_X1: f64 = 46.0;
     w.open("g", &[("class", "legend"), ("font-size", "11")]);
-    for (i, (sample, text)) in items.iter().enumerate() {
-        let y = LEGEND_Y + i as f64 * LEGEND_STEP;
+    let mut line = 0;
+    for (sample, text) in items {
+        let y = LEGEND_Y + line as f64 * LEGEND_STEP;
         let mid = (SAMPLE_X0 + SAMPLE_X1) / 2.0;
         match sample {
+            Sample::Region { fill } => w.empty(
+                "rect",
+                &[
+                    ("x", &px(SAMPLE_X0)),
+                    ("y", &px(y - 10.0)),
+                    ("width", &px(SAMPLE_X1 - SAMPLE_X0)),
+                    ("height", "12.00"),
+                    ("fill", fill),
+                    ("stroke", GREY),
+                ],
+            ),
             Sample::Filled => w.empty(
                 "circle",
                 &[
@@ -528,7 +780,11 @@ fn draw_legend(w: &mut Writer, items: &[(Sample, String)]) {
             }
             Sample::Egger => egger_stroke(w, (SAMPLE_X0, y - 4.0), (SAMPLE_X1, y - 4.0)),
         }
-        w.text("text", &[("x", &px(SAMPLE_X1 + 8.0)), ("y", &px(y))], text);
+        for (i, part) in legend_lines(text).iter().enumerate() {
+            let y = y + i as f64 * LEGEND_STEP;
+            w.text("text", &[("x", &px(SAMPLE_X1 + 8.0)), ("y", &px(y))], part);
+            line += 1;
+        }
     }
     w.close("g");
 }
@@ -584,8 +840,8 @@ fn numbers(
     y: &Linear,
     z: f64,
     egger_segment: Option<((f64, f64), (f64, f64))>,
-    x_ticks: &[f64],
-    y_ticks: &[f64],
+    x_ticks: &Labelled,
+    y_ticks: &Labelled,
 ) -> Result<Value, ScaleError> {
     let at_x = |v: f64| x.map(v).map(px_value);
     let at_y = |v: f64| y.map(v).map(px_value);
@@ -648,7 +904,7 @@ fn numbers(
             "quantity": "standard error",
             "domain": [y.domain.0, y.domain.1],
             "range": [y.range.0, y.range.1],
-            "ticks": y_ticks,
+            "ticks": y_ticks.values,
         },
         "points": points,
         "excluded": input.excluded,
@@ -699,6 +955,52 @@ mod tests {
         assert_eq!(clip(&line(1.0, 3.0), (-1.0, 0.5), 0.4), None);
     }
 
+    /// Issue 32: contours shade 0 ± z·SE for each level, widest darkest, and the pseudo
+    /// funnel around the pooled estimate gives way to them.
+    #[test]
+    fn contours_shade_p_value_regions_around_zero() {
+        let records: Vec<Record> = [(0.1, 0.01), (0.3, 0.04), (-0.2, 0.09), (0.5, 0.16)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(yi, vi))| Record::new(format!("r{i}"), yi, vi))
+            .collect();
+        let input = FunnelInput {
+            records: &records,
+            excluded: &[],
+            pooled: Some(0.1),
+            egger: None,
+            filled: None,
+            title: "t",
+            x_label: "x",
+            subtitle: None,
+            transform: meta_analysis::Transform::None,
+        };
+        let out = funnel_with_contours(&input, &[0.99, 0.9, 0.95, 0.9]).unwrap();
+        let c = out.numbers["contours"].as_array().unwrap();
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[0]["level"], 0.9);
+        assert_eq!(c[2]["level"], 0.99);
+        let z = c[1]["z"].as_f64().unwrap();
+        assert!((z - 1.959963984540054).abs() < 1e-12);
+        let se_max = c[1]["at_se_max"]["se"].as_f64().unwrap();
+        assert_eq!(c[1]["at_se_max"]["upper"].as_f64().unwrap(), z * se_max);
+        assert_eq!(c[0]["inside"], "p > 0.1");
+        assert_eq!(c[1]["inside"], "0.05 < p ≤ 0.1");
+        // Three polygons and the background, each titled with its p values.
+        assert_eq!(out.svg.matches("class=\"contour-region\"").count(), 4);
+        assert!(out.svg.contains("Contour region p ≤ 0.01"));
+        assert!(!out.svg.contains("funnel-limit"));
+        assert!(out.svg.contains("pooled-line"));
+        // The widest region fits on the axis.
+        let d = out.numbers["x_axis"]["domain"].as_array().unwrap();
+        let reach = c[2]["at_se_max"]["upper"].as_f64().unwrap();
+        assert!(d[0].as_f64().unwrap() <= -reach && d[1].as_f64().unwrap() >= reach);
+        assert_eq!(funnel(&input).unwrap().numbers.get("contours"), None);
+        assert!(funnel(&input).unwrap().svg.contains("funnel-limit"));
+        assert!(funnel_with_contours(&input, &[1.0]).is_err());
+        assert!(funnel_with_contours(&input, &[0.5, 0.6, 0.7, 0.8, 0.9, 0.95]).is_err());
+    }
+
     /// Issue 31 item 7: the rule's outcome is written only when given, and a funnel without
     /// Egger's line has neither the line nor its legend entry.
     #[test]
@@ -717,6 +1019,8 @@ mod tests {
                 filled: None,
                 title: "t",
                 x_label: "x",
+                subtitle: None,
+                transform: meta_analysis::Transform::None,
             })
             .unwrap()
         };

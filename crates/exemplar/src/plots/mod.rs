@@ -30,6 +30,7 @@
 mod axis;
 mod bubble;
 mod cumulative;
+mod diagnostic;
 mod document;
 mod forest;
 mod funnel;
@@ -39,8 +40,11 @@ pub mod svg;
 
 pub use bubble::{bubble, BubbleInput, MAX_BUBBLE_RECORDS};
 pub use cumulative::{cumulative, CumulativeInput, MAX_CUMULATIVE_ROWS};
-pub use forest::{forest, ForestGroups, ForestInput, MAX_FOREST_RECORDS};
-pub use funnel::{funnel, EggerLine, Filled, FunnelInput, MAX_FUNNEL_RECORDS};
+pub use diagnostic::{diagnostic, Band, DiagnosticInput, RefLine, MAX_DIAGNOSTIC_POINTS};
+pub use forest::{forest, ForestGroups, ForestInput, IlabColumn, MAX_FOREST_RECORDS};
+pub use funnel::{
+    funnel, funnel_with_contours, EggerLine, Filled, FunnelInput, MAX_CONTOURS, MAX_FUNNEL_RECORDS,
+};
 
 use meta_analysis::{record_weights, validate_records, MetaError, Record};
 use scale::ScaleError;
@@ -81,6 +85,10 @@ pub enum PlotError {
     NegativeTau2 { tau2: f64 },
     /// The fit's confidence level is not strictly between 0 and 1.
     InvalidLevel { level: f64 },
+    /// A funnel's contour level is not strictly between 0 and 1.
+    InvalidContour { level: f64 },
+    /// More contour levels than a funnel draws.
+    TooManyContours { max: usize, got: usize },
     /// Egger's p value is not in [0, 1].
     InvalidPValue { p: f64 },
     /// A record filled in by trim-and-fill has a `vi` that is not a finite number greater
@@ -151,6 +159,15 @@ impl fmt::Display for PlotError {
                 f,
                 "cannot draw the fit: its confidence level {level} must lie strictly between \
                  0 and 1"
+            ),
+            PlotError::InvalidContour { level } => write!(
+                f,
+                "cannot draw the contour at level {level}: a contour's confidence level must \
+                 lie strictly between 0 and 1 (e.g. 0.95)"
+            ),
+            PlotError::TooManyContours { max, got } => write!(
+                f,
+                "a funnel plot draws at most {max} contours, but {got} were given"
             ),
             PlotError::InvalidPValue { p } => write!(
                 f,

@@ -4,19 +4,29 @@
 //! (positions stay on yi's scale). Written once, so the two plots cannot drift apart.
 
 use super::document::LEFT;
-use super::scale::{nice, Linear, ScaleError, Ticks};
+use super::scale::{natural_ticks, Labelled, Linear, ScaleError};
 use super::svg::{fixed, px, Writer};
-use super::{axis, PlotError, GREY, INK};
+use super::{PlotError, GREY, INK};
 use meta_analysis::Transform;
 
 /// The baseline of the header's column titles.
-pub(super) const HEADER_Y: f64 = 54.0;
-const FIRST_ROW_Y: f64 = 76.0;
+pub(super) const HEADER_Y: f64 = 64.0;
+const FIRST_ROW_Y: f64 = 86.0;
+/// The rows' text size: 11 px, readable on a phone when the plot is drawn 390 px wide.
+pub(super) const ROW_FONT: f64 = 11.0;
 pub(super) const ROW_HEIGHT: f64 = 18.0;
+/// The distance between the lines of a row label wrapped onto more than one line.
+pub(super) const LABEL_LINE: f64 = 13.0;
 
-/// The centre line of the `n`th row (from 0).
+/// The centre line of the `n`th row (from 0), every row one line high.
 pub(super) fn row_y(n: usize) -> f64 {
     FIRST_ROW_Y + n as f64 * ROW_HEIGHT
+}
+
+/// The height of a row whose label takes `lines` lines: each line past the first adds
+/// [`LABEL_LINE`].
+pub(super) fn row_height(lines: usize) -> f64 {
+    ROW_HEIGHT + lines.saturating_sub(1) as f64 * LABEL_LINE
 }
 
 /// Where a row plot's columns sit, left to right: the label at [`LEFT`], the plot area, the
@@ -30,16 +40,22 @@ pub(super) struct Columns {
 }
 
 impl Columns {
-    /// The bold column titles and the rule under them.
-    pub fn header(&self, w: &mut Writer, label: &str, last: &str, level: f64) {
+    /// The bold column titles and the rule under them; `more` are further titles, each
+    /// right-aligned at its x (a forest plot's ilab columns).
+    pub fn header(
+        &self,
+        w: &mut Writer,
+        label: &str,
+        estimate: &str,
+        last: &str,
+        more: &[(f64, &str)],
+    ) {
         w.open("g", &[("class", "header"), ("font-weight", "bold")]);
         w.text("text", &[("x", &px(LEFT)), ("y", &px(HEADER_Y))], label);
-        right_text(
-            w,
-            self.estimate_x,
-            &px(HEADER_Y),
-            &format!("Estimate [{}% CI]", percent(level)),
-        );
+        for (x, title) in more {
+            right_text(w, *x, &px(HEADER_Y), title);
+        }
+        right_text(w, self.estimate_x, &px(HEADER_Y), estimate);
         right_text(w, self.last_x, &px(HEADER_Y), last);
         w.close("g");
         self.rule(w, HEADER_Y + 7.0);
@@ -61,16 +77,18 @@ impl Columns {
     }
 
     /// The x axis over the plot column, covering every interval drawn and 0 (the line of no
-    /// effect).
+    /// effect), its ticks at round values of `t`'s natural scale that leave room between
+    /// their labels.
     pub fn x_axis(
         &self,
         intervals: impl IntoIterator<Item = (f64, f64)>,
-    ) -> Result<(Ticks, Linear), PlotError> {
+        t: Transform,
+    ) -> Result<(Labelled, Linear), PlotError> {
         let (lo, hi) = intervals
             .into_iter()
             .fold((0.0f64, 0.0f64), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
-        let ticks = nice(lo, hi, 5)?;
-        let x = Linear::new(ticks.domain(), self.plot)?;
+        let ticks = natural_ticks(lo, hi, t, self.plot.1 - self.plot.0, ROW_FONT)?;
+        let x = Linear::new(ticks.domain, self.plot)?;
         Ok((ticks, x))
     }
 
@@ -128,9 +146,12 @@ pub(super) enum Paint {
 
 /// One row's marks, drawn after its `<title>`.
 pub(super) struct RowMarks<'a> {
-    /// The row's centre line.
+    /// The centre line of the row's first line: its interval, its square and the text of
+    /// its columns sit there.
     pub y: f64,
-    pub label: &'a str,
+    /// The label's lines, top to bottom: the first beside the interval, each further one
+    /// [`LABEL_LINE`] below (the row grows to hold them).
+    pub label: &'a [String],
     pub estimate: f64,
     pub ci: (f64, f64),
     /// The side of the estimate's square.
@@ -146,7 +167,10 @@ impl RowMarks<'_> {
     /// The label, the interval, the estimate's square, and the two right-aligned columns.
     pub fn draw(&self, w: &mut Writer, columns: &Columns, x: &Linear) -> Result<(), ScaleError> {
         let text_y = px(self.y + 4.0);
-        w.text("text", &[("x", &px(LEFT)), ("y", &text_y)], self.label);
+        for (n, line) in self.label.iter().enumerate() {
+            let y = px(self.y + 4.0 + n as f64 * LABEL_LINE);
+            w.text("text", &[("x", &px(LEFT)), ("y", &y)], line);
+        }
         let ink = if self.paint == Paint::Hollow {
             GREY
         } else {
@@ -199,22 +223,10 @@ pub(super) fn right_text(w: &mut Writer, x: f64, y: &str, text: &str) {
     );
 }
 
-/// The x axis under the rows, its ticks labelled on the natural scale of `t`.
-pub(super) fn bottom_axis(
-    w: &mut Writer,
-    x: &Linear,
-    ticks: &Ticks,
-    y: f64,
-    title: &str,
-    t: Transform,
-) -> Result<(), ScaleError> {
-    axis::bottom_labelled(w, x, ticks, y, title, |v| {
-        if t == Transform::None {
-            ticks.label(v)
-        } else {
-            shown(t, v)
-        }
-    })
+/// The heading of the estimate column: the measure's name on the scale written (e.g. "RR
+/// [95% CI]"), else "Estimate [95% CI]".
+pub(super) fn estimate_heading(measure: Option<&str>, level: f64) -> String {
+    format!("{} [{}% CI]", measure.unwrap_or("Estimate"), percent(level))
 }
 
 /// A confidence level as a percentage: "95", "97.5".
@@ -264,7 +276,7 @@ mod tests {
             let mut w = Writer::default();
             let marks = RowMarks {
                 y: 80.0,
-                label: "s01",
+                label: &["s01".to_string()],
                 estimate: 0.0,
                 ci: (-0.5, 0.5),
                 side: 6.0,

@@ -1,7 +1,10 @@
-//! Linear scales and "nice" axis ticks (steps of 1, 2 or 5 times a power of ten).
+//! Linear scales and "nice" axis ticks (steps of 1, 2 or 5 times a power of ten), and the
+//! ticks an axis draws: round values of the scale the reader reads (a ratio's 0.25, 0.5, 1, 2,
+//! 4 on a log axis, never e^k), thinned until no two labels touch.
 
 use super::svg::fixed;
-use meta_analysis::math::{log10, powi};
+use meta_analysis::math::{exp, ln, log10, powi};
+use meta_analysis::Transform;
 
 /// Why an axis cannot be computed. Every step (the span, the tick step, each tick, each pixel
 /// position) is checked, so an axis over values too far apart is an error, never an infinity.
@@ -128,6 +131,259 @@ impl Ticks {
     pub fn domain(&self) -> (f64, f64) {
         (self.values[0], self.values[self.values.len() - 1])
     }
+}
+
+/// The ticks an axis draws: positions (on the axis' own scale, e.g. yi's) and their labels
+/// (on the scale the reader reads), from the domain's lower end to its upper end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Labelled {
+    /// The axis' domain: its ends are the outer ticks, or the data's ends where the next
+    /// round value lies outside the transform's range (0 or 1 of a proportion).
+    pub domain: (f64, f64),
+    pub values: Vec<f64>,
+    pub labels: Vec<String>,
+}
+
+impl Labelled {
+    /// Ticks labelled on their own scale.
+    pub fn plain(ticks: &Ticks) -> Labelled {
+        Labelled {
+            domain: ticks.domain(),
+            values: ticks.values.clone(),
+            labels: ticks.values.iter().map(|v| ticks.label(*v)).collect(),
+        }
+    }
+
+    /// Whether the labels, centred on their ticks over `length` pixels, leave [`LABEL_GAP`]
+    /// between neighbours at `font` pixels (each label [`CHAR_EM`] em a character).
+    pub fn fits(&self, length: f64, font: f64) -> bool {
+        let (d0, d1) = self.domain;
+        let at = |v: f64| (v - d0) / (d1 - d0) * length;
+        self.values
+            .windows(2)
+            .zip(self.labels.windows(2))
+            .all(|(v, l)| {
+                let room = at(v[1]) - at(v[0]);
+                room >= (label_width(&l[0], font) + label_width(&l[1], font)) / 2.0 + LABEL_GAP
+            })
+    }
+}
+
+/// A tick label's width per character, in em: digits, the point and the minus sign are at
+/// most about 0.56 em in the sans-serif faces the plots name; 0.6 leaves a margin.
+pub const CHAR_EM: f64 = 0.6;
+/// The least room between two tick labels, in pixels.
+pub const LABEL_GAP: f64 = 6.0;
+
+/// The width of a tick label at `font` pixels, as the plots measure it.
+pub fn label_width(label: &str, font: f64) -> f64 {
+    label.chars().count() as f64 * CHAR_EM * font
+}
+
+/// Nice ticks over `[lo, hi]`, as many as fit `length` pixels with room between their labels
+/// at `font` pixels (from 7 intervals down to 1).
+pub fn fitting(lo: f64, hi: f64, length: f64, font: f64) -> Result<Labelled, ScaleError> {
+    let mut last = None;
+    for count in (1..=7).rev() {
+        let ticks = Labelled::plain(&nice(lo, hi, count)?);
+        if ticks.fits(length, font) {
+            return Ok(ticks);
+        }
+        last = Some(ticks);
+    }
+    Ok(last.expect("at least one count was tried"))
+}
+
+/// Ticks over `[lo, hi]` (on yi's scale) at round values of `t`'s natural scale, labelled
+/// there, as many as fit `length` pixels at `font` pixels. Without a transform, [`fitting`].
+///
+/// For exp (ratios): the densest of these that fits, the domain widened to its outer ticks:
+/// round steps of the ratio itself when the span is narrow (0.8, 0.9, 1.0, 1.1); powers of 2
+/// between 1/4 and 4 (0.25, 0.5, 1, 2, 4); 1, 2 and 5 times a power of ten (0.1, 0.2, 0.5, 1,
+/// 2, 5, 10); powers of ten (0.01, 0.1, 1, 10), then every 2nd, 5th, 10th … power. For the
+/// inverse logit and Fisher's z: round steps of the proportion or correlation strictly
+/// inside (0, 1) or (−1, 1), the domain kept at the data's end where the next step is not.
+pub fn natural_ticks(
+    lo: f64,
+    hi: f64,
+    t: Transform,
+    length: f64,
+    font: f64,
+) -> Result<Labelled, ScaleError> {
+    let error = ScaleError::Span { lo, hi };
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Err(error);
+    }
+    let (lo, hi) = if span(lo, hi)? <= f64::EPSILON * lo.abs().max(hi.abs()).max(1.0) {
+        (lo - 0.5, hi + 0.5)
+    } else {
+        (lo.min(hi), lo.max(hi))
+    };
+    let candidates: Vec<Labelled> = match t {
+        Transform::None => return fitting(lo, hi, length, font),
+        Transform::Exp => ratio_candidates(lo, hi),
+        t => monotone_candidates(lo, hi, t),
+    };
+    let usable = || candidates.iter().filter(|c| c.values.len() >= 2);
+    usable()
+        .find(|c| c.fits(length, font))
+        .or_else(|| usable().next_back())
+        .cloned()
+        // Nothing round lies in reach (a span of a few ulps far from 0): yi's own ticks,
+        // labelled on the natural scale.
+        .map_or_else(
+            || {
+                let mut plain = fitting(lo, hi, length, font)?;
+                plain.labels = plain.values.iter().map(|v| natural(t.apply(*v))).collect();
+                Ok(plain)
+            },
+            Ok,
+        )
+}
+
+/// A natural-scale value as a label: as few decimals as it needs (0.25, 0.5, 1, 10), in
+/// scientific notation beyond 10⁵ or below 10⁻⁴ (2e-6, 1e8).
+fn natural(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
+        let s = format!("{x:e}");
+        return s;
+    }
+    for decimals in 0..=6 {
+        let s = fixed(x, decimals);
+        if (s.parse::<f64>().unwrap_or(f64::NAN) - x).abs() <= 1e-9 * x.abs().max(1e-12) {
+            return s;
+        }
+    }
+    fixed(x, 6)
+}
+
+/// The candidate tick sets of a ratio axis over log ratios `[lo, hi]`, densest first.
+fn ratio_candidates(lo: f64, hi: f64) -> Vec<Labelled> {
+    let mut out = Vec::new();
+    // Narrow spans: round steps of the ratio itself.
+    if hi - lo < ln(4.0) {
+        let (a, b) = (exp(lo), exp(hi));
+        for count in (2..=7).rev() {
+            if let Ok(ticks) = nice(a, b, count) {
+                if ticks.values[0] > 0.0 {
+                    out.push(Labelled {
+                        domain: (ln(ticks.values[0]), ln(*ticks.values.last().unwrap())),
+                        values: ticks.values.iter().map(|v| ln(*v)).collect(),
+                        labels: ticks.values.iter().map(|v| ticks.label(*v)).collect(),
+                    });
+                }
+            }
+        }
+    }
+    // Powers of 2 from 1/4 to 4.
+    let (k0, k1) = (
+        (lo / std::f64::consts::LN_2).floor(),
+        (hi / std::f64::consts::LN_2).ceil(),
+    );
+    if k0 >= -2.0 && k1 <= 2.0 {
+        let ks: Vec<i32> = (k0 as i32..=k1 as i32).collect();
+        out.push(series(ks.iter().map(|&k| powi(2.0, k))));
+    }
+    // Decades in log10 units: lo and hi are finite, so these are far inside i32.
+    let (d0, d1) = (
+        (lo / std::f64::consts::LN_10).floor(),
+        (hi / std::f64::consts::LN_10).ceil(),
+    );
+    if d1 - d0 > 2000.0 {
+        return out;
+    }
+    let (d0, d1) = (d0 as i32, d1 as i32);
+    // 1, 2, 5 times a power of ten, the domain widened to the nearest of them.
+    let one_two_five: Vec<f64> = (d0..=d1)
+        .flat_map(|d| [1.0, 2.0, 5.0].map(|m| decade_value(m, d)))
+        .collect();
+    let first = one_two_five.iter().rposition(|v| ln(*v) <= lo).unwrap_or(0);
+    let last = one_two_five
+        .iter()
+        .position(|v| ln(*v) >= hi)
+        .unwrap_or(one_two_five.len() - 1);
+    out.push(series(one_two_five[first..=last].iter().copied()));
+    // Every stride-th power of ten (1, 2, 5, 10, 20, 50, …), stepping from 10⁰.
+    for stride in [1, 2, 5, 10, 20, 50, 100, 200, 500] {
+        let s0 = d0.div_euclid(stride) * stride;
+        let s1 = -((-d1).div_euclid(stride)) * stride;
+        let values: Vec<f64> = (s0..=s1)
+            .step_by(stride as usize)
+            .map(|d| decade_value(1.0, d))
+            .collect();
+        if values.len() <= MAX_TICKS {
+            out.push(series(values.into_iter()));
+        }
+    }
+    out
+}
+
+/// m·10^d as the double nearest its decimal value (0.1, not 0.1000000000000000055…).
+fn decade_value(m: f64, d: i32) -> f64 {
+    format!("{m}e{d}").parse().unwrap_or(f64::NAN)
+}
+
+/// Ratio ticks at `values` (increasing, positive): positions ln(v), the domain their ends;
+/// values that underflow or overflow the log are left out.
+fn series(values: impl Iterator<Item = f64>) -> Labelled {
+    let kept: Vec<f64> = values
+        .filter(|v| v.is_finite() && *v > 0.0 && ln(*v).is_finite())
+        .collect();
+    let positions: Vec<f64> = kept.iter().map(|v| ln(*v)).collect();
+    Labelled {
+        domain: (
+            positions.first().copied().unwrap_or(0.0),
+            positions.last().copied().unwrap_or(0.0),
+        ),
+        values: positions,
+        labels: kept.iter().map(|v| natural(*v)).collect(),
+    }
+}
+
+/// The candidate tick sets of an axis whose labels are an increasing transform of yi (a
+/// proportion from its logit, a correlation from Fisher's z, …) over `[lo, hi]`, densest
+/// first: round steps of the natural scale between the ends' natural values, each placed at
+/// the yi the transform takes to it (found by bisection, so any increasing transform
+/// serves). The domain stays `[lo, hi]`: the next round step may lie outside the natural
+/// scale's range (a proportion's 0 or 1).
+fn monotone_candidates(lo: f64, hi: f64, t: Transform) -> Vec<Labelled> {
+    let (a, b) = (t.apply(lo), t.apply(hi));
+    if !(a.is_finite() && b.is_finite() && a < b) {
+        return Vec::new();
+    }
+    let place = |v: f64| {
+        let (mut x0, mut x1) = (lo, hi);
+        for _ in 0..200 {
+            let mid = x0 + (x1 - x0) / 2.0;
+            if mid <= x0 || mid >= x1 {
+                break;
+            }
+            if t.apply(mid) < v {
+                x0 = mid;
+            } else {
+                x1 = mid;
+            }
+        }
+        x0 + (x1 - x0) / 2.0
+    };
+    let mut out = Vec::new();
+    for count in (1..=7).rev() {
+        let Ok(ticks) = nice(a, b, count) else {
+            continue;
+        };
+        let kept: Vec<f64> = ticks
+            .values
+            .iter()
+            .copied()
+            .filter(|v| (a..=b).contains(v))
+            .collect();
+        out.push(Labelled {
+            domain: (lo, hi),
+            values: kept.iter().map(|v| place(*v)).collect(),
+            labels: kept.iter().map(|v| ticks.label(*v)).collect(),
+        });
+    }
+    out
 }
 
 /// Widens `[lo, hi]` to whole multiples of a nice step giving about `count` intervals.

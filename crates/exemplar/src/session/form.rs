@@ -7,6 +7,9 @@
 //! as a finite decimal; a boolean as `true`; an array of strings or numbers as
 //! comma-separated items (an item that is not a number goes as `null`, for the tool's own
 //! argument check to name, and the ledger to record, as a wrong type); a string as it is.
+//! A field that takes a formula or a list of terms (`mods`) reads as the formula when it has a
+//! `~`, else as comma-separated terms; one that takes positions or names (`btt`) reads each
+//! item as a number when it is one.
 //! An empty field is left out; a required one is named, unless the run is on Your data
 //! (`lenient`), which may fill it (the engine names any required argument still missing).
 
@@ -56,6 +59,20 @@ fn type_of(schema: &Value) -> Option<&str> {
     }
 }
 
+/// Whether the schema's `type` is or includes `ty`.
+fn has_type(schema: &Value, ty: &str) -> bool {
+    match &schema["type"] {
+        Value::String(t) => t == ty,
+        Value::Array(types) => types.iter().any(|t| t == ty),
+        _ => false,
+    }
+}
+
+/// The comma-separated items of a field, trimmed, empty ones left out.
+fn items(raw: &str) -> impl Iterator<Item = &str> {
+    raw.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
 /// A finite number, as a person types it, or none.
 fn number(raw: &str) -> Option<f64> {
     crate::csv_table::finite_decimal(raw)
@@ -72,17 +89,44 @@ fn value(name: &str, schema: &Value, raw: &str) -> Result<Value, String> {
     if schema.get("enum").is_some() {
         return json();
     }
+    // A formula or a list of terms (`mods`): a formula when it has a `~`, JSON when it is
+    // an array, else comma-separated terms.
+    if has_type(schema, "string")
+        && has_type(schema, "array")
+        && !has_type(&schema["items"], "integer")
+    {
+        return if raw.starts_with('[') {
+            json()
+        } else if raw.contains('~') {
+            Ok(Value::String(raw.to_string()))
+        } else {
+            Ok(Value::Array(
+                items(raw).map(|s| Value::String(s.to_string())).collect(),
+            ))
+        };
+    }
     match type_of(schema) {
         Some("number" | "integer") => number(raw)
             .map(json_number)
             .ok_or_else(|| format!("{name}: \"{raw}\" is not a number")),
         Some("boolean") => Ok(Value::Bool(raw == "true")),
         Some("string") => Ok(Value::String(raw.to_string())),
+        // Positions or names (`btt`): each item a number when it reads as one, else text.
+        Some("array")
+            if has_type(&schema["items"], "string") && has_type(&schema["items"], "integer") =>
+        {
+            Ok(Value::Array(
+                items(raw)
+                    .map(|s| match s.parse::<i64>() {
+                        Ok(n) => Value::from(n),
+                        Err(_) => Value::String(s.to_string()),
+                    })
+                    .collect(),
+            ))
+        }
         Some("array") => match type_of(&schema["items"]) {
             Some(item @ ("string" | "number" | "integer")) => Ok(Value::Array(
-                raw.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
+                items(raw)
                     .map(|s| match item {
                         "string" => Value::String(s.to_string()),
                         _ => number(s).map_or(Value::Null, json_number),
@@ -122,6 +166,24 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), json!(v)))
             .collect()
+    }
+
+    #[test]
+    fn a_formula_field_reads_a_formula_or_terms_and_btt_positions_or_names() {
+        let schema = json!({"type": "object", "properties": {
+            "mods": {"type": ["string", "array"], "items": {"type": "string"}},
+            "btt": {"type": ["array", "integer", "string"], "items": {"type": ["integer", "string"]}}
+        }});
+        let read = |mods: &str, btt: &str| {
+            args(&schema, &fields(&[("mods", mods), ("btt", btt)]), false).unwrap()
+        };
+        let a = read("~ weeks + factor(tester)", "2, 3");
+        assert_eq!(a["mods"], json!("~ weeks + factor(tester)"));
+        assert_eq!(a["btt"], json!([2, 3]));
+        let b = read("weeks, I(weeks^2)", "tester");
+        assert_eq!(b["mods"], json!(["weeks", "I(weeks^2)"]));
+        assert_eq!(b["btt"], json!(["tester"]));
+        assert_eq!(read("[\"weeks\"]", "")["mods"], json!(["weeks"]));
     }
 
     #[test]

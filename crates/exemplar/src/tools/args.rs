@@ -6,12 +6,13 @@
 //! separately, into the call's [`super::DataSource`]: an argument type only marks where it
 //! sits ([`RecordsSlot`]).
 
+use super::effect_sizes::Omitted;
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
 use super::{ErrorCode, ToolError};
 use meta_analysis::{
-    EggerVariant, Estimator, FailSafeType, FitOptions, Method, Moderator, Side, Test,
-    MAX_MODERATORS,
+    Btt, EggerVariant, Estimator, FailSafeType, FitOptions, Formula, Method, ModelMatrix, Side,
+    Test, MAX_MODERATORS,
 };
 use serde::{Deserialize, Deserializer};
 
@@ -149,76 +150,175 @@ pub struct WeightsArg {
     pub weights: Option<String>,
 }
 
-/// `mods`, optional: the moderator columns of a model (none: the intercept-only model).
-/// `meta_regression`, which needs them, takes [`RequiredModsArg`]; both read the columns
-/// with [`moderators`].
+/// `mods` as given: a one-sided model formula as metafor writes it (`"~ weeks + factor(tester)"`)
+/// or a list of terms, as if joined by `+` (`["weeks", "factor(tester)"]`). Both are read by
+/// [`meta_analysis::Formula`], so they name coefficients alike (metafor's names).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Mods {
+    Formula(String),
+    Terms(Vec<String>),
+}
+
+impl Mods {
+    /// The parsed formula (a list is checked first: not empty, at most [`MAX_MODERATORS`]
+    /// items, each once).
+    pub fn formula(&self) -> Result<Formula, ToolError> {
+        let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
+        match self {
+            Mods::Formula(text) => Ok(Formula::parse(text)?),
+            Mods::Terms(items) => {
+                if items.is_empty() {
+                    return Err(invalid(
+                        "mods must name at least one moderator, e.g. [\"weeks\"] or \"~ weeks\""
+                            .into(),
+                    ));
+                }
+                if items.len() > MAX_MODERATORS {
+                    return Err(invalid(format!(
+                        "mods names {} terms; at most {MAX_MODERATORS} are accepted",
+                        items.len()
+                    )));
+                }
+                for (i, m) in items.iter().enumerate() {
+                    if items[..i].contains(m) {
+                        return Err(invalid(format!("mods lists {m:?} more than once")));
+                    }
+                }
+                Ok(Formula::from_terms(items)?)
+            }
+        }
+    }
+}
+
+/// `mods`, optional: the moderators of a model (none: the intercept-only model).
+/// `meta_regression`, which needs them, takes [`RequiredModsArg`]; both build the design
+/// with [`model_data`].
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ModsArg {
     #[serde(default)]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
-    pub mods: Vec<String>,
-}
-
-impl ModsArg {
-    /// The moderators of the records not in `excluded` (none when `mods` is empty).
-    pub fn of(
-        &self,
-        excluded: &[String],
-        data: &super::DataSource,
-    ) -> Result<Vec<Moderator>, ToolError> {
-        if self.mods.is_empty() {
-            Ok(Vec::new())
-        } else {
-            moderators(&self.mods, excluded, data)
-        }
-    }
+    pub mods: Option<Mods>,
 }
 
 /// `mods`, required (a meta-regression).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RequiredModsArg {
     #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::mods"))]
-    pub mods: Vec<String>,
+    pub mods: Mods,
 }
 
-impl RequiredModsArg {
-    /// The moderators of the records not in `excluded`; at least one.
-    pub fn of(
-        &self,
-        excluded: &[String],
-        data: &super::DataSource,
-    ) -> Result<Vec<Moderator>, ToolError> {
-        moderators(&self.mods, excluded, data)
+/// The records a model analyses and its design: `exclude` first, then metafor's
+/// na.action = "na.omit" over the columns the model reads, then the formula's design for
+/// the records left.
+#[derive(Debug)]
+pub struct ModelData {
+    /// The ids left out: `exclude`, then those without a value in a column the model reads.
+    pub excluded: Vec<String>,
+    /// The records left out for a missing value, each with its reason.
+    pub omitted: Vec<Omitted>,
+    /// The formula (as given, or the list's terms joined) and its design for the records
+    /// kept; `None` without `mods`.
+    pub design: Option<(Formula, ModelMatrix)>,
+}
+
+impl ModelData {
+    /// The formula as the result reports it (`None` without `mods`).
+    pub fn formula_text(&self) -> Option<String> {
+        self.design.as_ref().map(|(f, _)| f.text().to_string())
+    }
+
+    /// The design (`None` without `mods`).
+    pub fn matrix(&self) -> Option<&ModelMatrix> {
+        self.design.as_ref().map(|(_, m)| m)
     }
 }
 
-/// The moderator columns `mods` of the records not in `excluded`: at least one, at most
-/// [`MAX_MODERATORS`], distinct.
-pub fn moderators(
-    mods: &[String],
-    excluded: &[String],
+/// The model of `mods` (if any) on `data` without `excluded`: records with no value (absent,
+/// null, blank or NA) in one of the formula's columns or in `also` (a weights, study or
+/// cluster column) are left out and listed, as metafor's na.omit does; each column the
+/// formula reads is then read once ([`super::DataSource::moderator`]: numbers, numeric text
+/// or a factor) and coded as R's model.matrix codes it.
+pub fn model_data(
+    mods: Option<&Mods>,
+    also: &[&str],
+    excluded: Vec<String>,
     data: &super::DataSource,
-) -> Result<Vec<Moderator>, ToolError> {
-    let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
-    if mods.is_empty() {
-        return Err(invalid(
-            "mods must name at least one moderator column, e.g. [\"weeks\"]".into(),
-        ));
-    }
-    if mods.len() > MAX_MODERATORS {
-        return Err(invalid(format!(
-            "mods names {} columns; at most {MAX_MODERATORS} are accepted",
-            mods.len()
-        )));
-    }
-    for (i, m) in mods.iter().enumerate() {
-        if mods[..i].contains(m) {
-            return Err(invalid(format!("mods lists {m:?} more than once")));
+) -> Result<ModelData, ToolError> {
+    let formula = mods.map(Mods::formula).transpose()?;
+    let mut columns: Vec<String> = formula.as_ref().map(Formula::columns).unwrap_or_default();
+    for name in also {
+        if !columns.iter().any(|c| c == name) {
+            columns.push((*name).to_string());
         }
     }
-    mods.iter().map(|m| data.moderator(m, excluded)).collect()
+    let (excluded, omitted) = data.na_omit(&columns, excluded)?;
+    let Some(formula) = formula else {
+        return Ok(ModelData {
+            excluded,
+            omitted,
+            design: None,
+        });
+    };
+    let kept = data.kept(&excluded);
+    let mut read = Vec::new();
+    for name in formula.columns() {
+        let column = data.moderator(&name, &excluded)?.column;
+        read.push((name, column));
+    }
+    let matrix = formula.model_matrix(
+        &|name| read.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone()),
+        &|i| kept[i].id.clone(),
+        kept.len(),
+    )?;
+    Ok(ModelData {
+        excluded,
+        omitted,
+        design: Some((formula, matrix)),
+    })
+}
+
+/// `btt`: the coefficients QM tests, by 1-based position as in metafor (`[2, 3]`) or by name
+/// (`["tester"]`: each name selects the coefficient of that name, or every coefficient whose
+/// name contains it); default all but the intercept.
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct BttArg {
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::btt"))]
+    pub btt: Option<BttValue>,
+}
+
+/// `btt` as given: one position or name, or a list of them (all positions or all names).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum BttValue {
+    Position(usize),
+    Name(String),
+    Positions(Vec<usize>),
+    Names(Vec<String>),
+}
+
+impl BttArg {
+    /// The engine's selection, `None` for the default.
+    pub fn get(&self) -> Result<Option<Btt>, ToolError> {
+        Ok(match &self.btt {
+            None => None,
+            Some(BttValue::Position(j)) => Some(Btt::Positions(vec![*j])),
+            Some(BttValue::Name(n)) => Some(Btt::Names(vec![n.clone()])),
+            Some(BttValue::Positions(v)) if !v.is_empty() => Some(Btt::Positions(v.clone())),
+            Some(BttValue::Names(v)) if !v.is_empty() => Some(Btt::Names(v.clone())),
+            Some(_) => {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    "btt is empty: give coefficient positions (from 1, e.g. [2, 3]) or names \
+                     (e.g. [\"tester\"]), or leave btt out to test all but the intercept",
+                ))
+            }
+        })
+    }
 }
 
 /// `method`, `level`, `test`, the data and the scale of a fit.

@@ -3,7 +3,7 @@
 use super::args::{ExcludeArg, FitArgs};
 use super::data::DataSource;
 use super::meta_regression::MetaRegressionResult;
-use super::plot::title;
+use super::plot::{measure_title, model_name, subtitle};
 use super::scale::Scale;
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
@@ -79,8 +79,8 @@ pub struct BubblePlotResult {
 pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
-    let excluded = args.exclude.of(data)?;
     let name = &args.moderator;
+    let (excluded, omitted) = data.na_omit(std::slice::from_ref(name), args.exclude.of(data)?)?;
     let moderator = data.moderator(name, &excluded)?;
     if let ModeratorColumn::Factor(_) = moderator.column {
         return Err(ToolError::new(
@@ -95,12 +95,24 @@ pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResu
         excluded: &excluded,
         values: &values,
         model: &model,
-        title: &title("Bubble", data),
+        title: &measure_title("Bubble", &scale, false),
+        subtitle: Some(&subtitle(
+            &format!("{} on {name}", model_name(model.method)),
+            model.k,
+            data,
+        )),
         y_label: &scale.axis_title(),
     })?;
     Ok(BubblePlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
-        fit: MetaRegressionResult::of(&model, Vec::new(), data, &scale),
+        fit: MetaRegressionResult::of(
+            &model,
+            format!("~ {name}"),
+            Vec::new(),
+            omitted,
+            data,
+            &scale,
+        ),
     })
 }

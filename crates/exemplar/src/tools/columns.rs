@@ -120,8 +120,42 @@ pub fn weight_column(
     name: &str,
     excluded: &[String],
 ) -> Result<Vec<f64>, ToolError> {
-    let values = column_values(data, name)?;
     let excluded = super::data::id_set(excluded);
+    // One reading of values (numbers, and numeric text, are numbers), as a moderator's.
+    if let Some(column) = data.column(name) {
+        let mut weights = Vec::with_capacity(data.records().len());
+        for (at, record) in data.records().iter().enumerate() {
+            if excluded.contains(record.id.as_str()) {
+                continue;
+            }
+            let value = column.get(at).map(|c| c.to_value());
+            match super::raw_columns::read_value(value.as_ref()) {
+                super::raw_columns::Reading::Number(w) => weights.push(w),
+                super::raw_columns::Reading::Missing(missing) => {
+                    return Err(ToolError::new(
+                        ErrorCode::InvalidRecords,
+                        format!(
+                            "weights: record {}: {}",
+                            crate::quote::quoted(&record.id),
+                            missing.describe(name)
+                        ),
+                    ))
+                }
+                super::raw_columns::Reading::NotANumber(_) => {
+                    return Err(ToolError::new(
+                        ErrorCode::InvalidArguments,
+                        format!(
+                        "weights: the column {} holds text in record {}; weights must be numbers",
+                        crate::quote::quoted(name),
+                        crate::quote::quoted(&record.id)
+                    ),
+                    ))
+                }
+            }
+        }
+        return Ok(weights);
+    }
+    let values = column_values(data, name)?;
     let mut weights = Vec::with_capacity(values.len());
     for (record, value) in data.records().iter().zip(values) {
         if excluded.contains(record.id.as_str()) {

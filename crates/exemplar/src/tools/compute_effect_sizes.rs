@@ -2,7 +2,9 @@
 //! metafor's `escalc`.
 
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::{compute, kept, options, EffectSizeRecord, Omitted, RAW_DATA_NAME};
+use super::effect_sizes::{
+    compute, kept, EffectSizeRecord, EscalcSettings, Omitted, RAW_DATA_NAME,
+};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use crate::canonical;
 use meta_analysis::effect_sizes::Measure;
@@ -32,14 +34,14 @@ fn examples() -> Vec<serde_json::Value> {
     vec![json!({"measure": "RD", "data": [
         {"id": "x", "ai": 1, "bi": 9, "ci": 0, "di": 10, "site": "north"},
         {"ai": 3, "n1i": 10, "ci": 2, "n2i": 12, "site": null}
-    ], "add": 0.5, "to": "all"})]
+    ], "add": 0.5, "to": "all", "vtype": "UB", "drop00": true})]
 }
 
 #[cfg(feature = "definitions")]
 fn description() -> String {
     format!(
         "Effect sizes yi and variances vi from study-level raw data, as metafor 3.8-1's escalc \
-(vtype LS; SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; other \
+(SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; other \
 columns are kept; each record carries `measure`. A row giving no effect size (a blank, NA or \
 non-numeric value, or values leaving the measure undefined) is left out and listed in `omitted` \
 with its reason, as escalc gives NA and rma omits the row. At most {MAX_RAW_DATA_ROWS} rows."
@@ -57,18 +59,8 @@ pub struct EffectSizeArgs {
     pub(super) measure: String,
     #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("One object per study: an optional id, the measure's columns (numbers or numeric text; {}; a 2x2 table may give n1i instead of bi, n2i instead of di), other columns kept.", super::effect_sizes::columns_by_measure())))]
     pub(super) data: Vec<Map<String, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::effect_sizes::add_schema")
-    )]
-    pub(super) add: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::effect_sizes::to_schema")
-    )]
-    pub(super) to: Option<String>,
+    #[serde(flatten)]
+    pub(super) escalc: EscalcSettings,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "definitions",
@@ -120,7 +112,7 @@ pub fn compute_effect_sizes(
             ),
         ));
     }
-    let options = options(args.add, args.to.as_deref())?;
+    let options = args.escalc.settings(measure)?;
     let data = super::raw_columns::mapped(measure, args.columns.as_ref(), &args.data)?;
     let (records, omitted) = kept(measure, compute(measure, &data, &options))?;
     let data = Value::Array(args.data.into_iter().map(Value::Object).collect());
@@ -133,6 +125,7 @@ pub fn compute_effect_sizes(
             name: RAW_DATA_NAME,
             sha256: canonical::sha256_hex(&data),
             data_id: None,
+            subset: None,
         },
     })
 }

@@ -2,7 +2,7 @@
 
 use super::cumulative::{result, run, CumulativeArgs, CumulativeResult};
 use super::data::DataSource;
-use super::plot::title;
+use super::plot::{measure_heading, measure_title, model_name, with_data};
 use super::scale::Scale;
 #[cfg(feature = "definitions")]
 use super::CUMULATIVE_META_ANALYSIS;
@@ -98,7 +98,12 @@ pub fn cumulative_forest_plot(
         level: options.level,
         model: &model,
         order: &order,
-        title: &title("Cumulative forest", data),
+        title: &measure_title("Cumulative forest", &scale, true),
+        subtitle: Some(&with_data(
+            format!("{}, k = {}", model_name(options.method), steps.len()),
+            data,
+        )),
+        measure: measure_heading(&scale),
         x_label: &scale.natural_axis_title(),
         transform: scale.transform,
     })?;

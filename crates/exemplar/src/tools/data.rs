@@ -36,6 +36,10 @@ pub struct DatasetInfo {
     /// The handle the records were read from (`data_id`), when a call named one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_id: Option<String>,
+    /// The records kept by `subset`, when a call gave one (e.g. `grp in "FERT", "LOW": 12 of
+    /// 26 records`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subset: Option<String>,
 }
 
 /// The name `dataset` carries for records given by the caller.
@@ -45,6 +49,8 @@ pub const CUSTOM_RECORDS: &str = "custom records";
 #[derive(Debug, Clone)]
 pub struct DataSource {
     records: Cow<'static, [Record]>,
+    /// The column of study labels a call named (`slab`), if any.
+    slab: Option<String>,
     /// The records' further properties (shared: a handle's calls read the same columns).
     columns: Arc<Columns>,
     info: DatasetInfo,
@@ -121,7 +127,9 @@ impl DataSource {
                 name: dataset::NAME,
                 sha256: dataset::sha256().to_string(),
                 data_id: None,
+                subset: None,
             },
+            slab: None,
         }
     }
 
@@ -166,7 +174,9 @@ impl DataSource {
                 name: CUSTOM_RECORDS,
                 sha256,
                 data_id: None,
+                subset: None,
             },
+            slab: None,
         };
         Ok((data, canonical_bytes))
     }
@@ -326,10 +336,176 @@ impl DataSource {
         Ok(Moderator::factor(name, texts))
     }
 
-    /// Column `name` of every record as a number (`None` where a record has none).
+    /// The records whose value in `subset.column` matches (metafor's `subset`), with their
+    /// columns; the result's `dataset.subset` says which and how many. A value matches when
+    /// it equals one given: numbers (and numeric text) by value, other text exactly; a
+    /// record without a value never matches. Keeping none is an error.
+    pub fn subset(&self, subset: &Subset) -> Result<DataSource, ToolError> {
+        let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
+        let name = subset.column.as_str();
+        let Some(column) = self.columns.column(name) else {
+            return Err(invalid(format!(
+                "subset: there is no column {name:?}{}",
+                self.known_columns()
+            )));
+        };
+        let mut rows: Vec<Vec<(&str, Value)>> = Vec::new();
+        let mut records = Vec::new();
+        let mut seen: Vec<String> = Vec::new();
+        for (at, record) in self.records.iter().enumerate() {
+            let value = column.get(at).map(|c| c.to_value());
+            let key = SubsetKey::of(value.as_ref());
+            if let Some(key) = &key {
+                if seen.len() < 8 && !seen.contains(&key.to_string()) {
+                    seen.push(key.to_string());
+                }
+            }
+            if key.is_some_and(|k| subset.keep.contains(&k)) {
+                records.push(record.clone());
+                rows.push(
+                    self.columns
+                        .row(at)
+                        .map(|(column, cell)| (column, cell.to_value()))
+                        .collect(),
+                );
+            }
+        }
+        let mut builder = Builder::new();
+        for row in &rows {
+            for (column, value) in row {
+                builder.push(column, value);
+            }
+            builder.end_record();
+        }
+        if records.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidRecords,
+                format!(
+                    "subset keeps no record: no value of {name} is {}; its values include {}",
+                    subset.wanted(),
+                    seen.join(", ")
+                ),
+            ));
+        }
+        let description = format!(
+            "{name} {}: {} of {} records",
+            subset.wanted(),
+            records.len(),
+            self.records.len()
+        );
+        Ok(DataSource {
+            records: Cow::Owned(records),
+            slab: self.slab.clone(),
+            columns: Arc::new(builder.finish()),
+            info: DatasetInfo {
+                subset: Some(description),
+                ..self.info.clone()
+            },
+        })
+    }
+
+    /// The same data with `slab` as the column of study labels (checked to exist).
+    pub fn with_slab(mut self, slab: &str) -> Result<DataSource, ToolError> {
+        let known = self.column_names().contains(&slab)
+            || (self.info.name == dataset::NAME && dataset::COLUMNS.contains(&slab));
+        if !known {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!("slab: there is no column {slab:?}{}", self.known_columns()),
+            ));
+        }
+        self.slab = Some(slab.to_string());
+        Ok(self)
+    }
+
+    /// The column of study labels a call named (`slab`).
+    pub fn slab(&self) -> Option<&str> {
+        self.slab.as_deref()
+    }
+
+    /// metafor's na.action = "na.omit": `excluded` extended by the records (not excluded
+    /// already) that have no value (absent, null, blank or NA: [`super::raw_columns::read_value`])
+    /// in one of `columns`, and those records with the reason. Columns the records do not
+    /// have are skipped here (the reader of each names them in its error). A call that
+    /// leaves no record is an error giving the first reasons.
+    pub fn na_omit(
+        &self,
+        columns: &[String],
+        mut excluded: Vec<String>,
+    ) -> Result<(Vec<String>, Vec<super::effect_sizes::Omitted>), ToolError> {
+        let read: Vec<(&str, Column<'_>)> = columns
+            .iter()
+            .filter_map(|name| Some((name.as_str(), self.columns.column(name)?)))
+            .collect();
+        let mut omitted = Vec::new();
+        if read.is_empty() {
+            return Ok((excluded, omitted));
+        }
+        let before = id_set(&excluded);
+        let mut kept = 0usize;
+        let mut newly = Vec::new();
+        for (at, record) in self.records.iter().enumerate() {
+            if before.contains(record.id.as_str()) {
+                continue;
+            }
+            let reasons: Vec<String> = read
+                .iter()
+                .filter_map(|(name, column)| {
+                    let value = column.get(at).as_ref().map(Cell::to_value);
+                    match super::raw_columns::read_value(value.as_ref()) {
+                        super::raw_columns::Reading::Missing(missing) => {
+                            Some(missing.describe(name))
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
+            if reasons.is_empty() {
+                kept += 1;
+            } else {
+                newly.push(record.id.clone());
+                omitted.push(super::effect_sizes::Omitted {
+                    id: record.id.clone(),
+                    reason: reasons.join("; "),
+                });
+            }
+        }
+        if kept == 0 && !omitted.is_empty() {
+            let first: Vec<String> = omitted
+                .iter()
+                .take(5)
+                .map(|o| format!("{}: {}", o.id, o.reason))
+                .collect();
+            return Err(ToolError::new(
+                ErrorCode::InvalidRecords,
+                format!(
+                    "no record is left to analyse: each of the {} records lacks a value the \
+                     model needs ({}{})",
+                    omitted.len(),
+                    first.join("; "),
+                    if omitted.len() > first.len() {
+                        "; …"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        excluded.extend(newly);
+        Ok((excluded, omitted))
+    }
+
+    /// Column `name` of every record as a number, numeric text read as one (`None` where a
+    /// record has none).
     pub fn numbers(&self, name: &str) -> Vec<Option<f64>> {
         match self.columns.column(name) {
-            Some(column) => column.iter().map(|c| c?.as_f64()).collect(),
+            Some(column) => column
+                .iter()
+                .map(|c| match c? {
+                    Cell::Text(s) => crate::csv_table::number(s.trim()),
+                    cell => cell.as_f64(),
+                })
+                .collect(),
             None => vec![None; self.records.len()],
         }
     }
@@ -390,6 +566,7 @@ impl Stored {
             .collect();
         DataSource {
             records: Cow::Owned(records),
+            slab: None,
             columns: Arc::clone(&self.columns),
             info: DatasetInfo {
                 data_id: Some(data_id),
@@ -422,5 +599,113 @@ impl Stored {
         self.ids.heap_bytes()
             + (self.yi.capacity() + self.vi.capacity()) * size_of::<f64>()
             + self.columns.heap_bytes()
+    }
+}
+
+/// `subset`: keep the records whose `column` has one of the values (`in`) or the value
+/// (`equals`), as metafor's `subset` argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subset {
+    pub column: String,
+    keep: Vec<SubsetKey>,
+    /// `in` (a list) rather than `equals`.
+    listed: bool,
+}
+
+/// One value a subset compares: a number (a JSON number or numeric text), or other text.
+#[derive(Debug, Clone, PartialEq)]
+enum SubsetKey {
+    Number(f64),
+    Text(String),
+}
+
+impl SubsetKey {
+    fn of(value: Option<&Value>) -> Option<SubsetKey> {
+        match super::raw_columns::read_value(value) {
+            super::raw_columns::Reading::Number(x) => Some(SubsetKey::Number(x)),
+            super::raw_columns::Reading::Missing(_) => None,
+            super::raw_columns::Reading::NotANumber(Value::String(s)) => {
+                Some(SubsetKey::Text(s.trim().to_string()))
+            }
+            super::raw_columns::Reading::NotANumber(other) => {
+                Some(SubsetKey::Text(other.to_string()))
+            }
+        }
+    }
+}
+
+impl fmt::Display for SubsetKey {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SubsetKey::Number(x) => write!(f, "{}", meta_analysis::r_number(*x)),
+            SubsetKey::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl Subset {
+    /// `{"column": ..., "in": [...]}` or `{"column": ..., "equals": value}`.
+    pub fn parse(value: &Value) -> Result<Subset, ToolError> {
+        let invalid = |message: &str| {
+            ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "subset {message}: give {{\"column\": \"grp\", \"in\": [\"A\", \"B\"]}} or \
+                     {{\"column\": \"year\", \"equals\": 1990}}"
+                ),
+            )
+        };
+        let Some(object) = value.as_object() else {
+            return Err(invalid("is not an object"));
+        };
+        if let Some(key) = object
+            .keys()
+            .find(|k| !["column", "in", "equals"].contains(&k.as_str()))
+        {
+            return Err(invalid(&format!("has an unknown property {key:?}")));
+        }
+        let Some(column) = object.get("column").and_then(Value::as_str) else {
+            return Err(invalid("needs a column name"));
+        };
+        let (values, listed): (Vec<&Value>, bool) = match (object.get("in"), object.get("equals")) {
+            (Some(Value::Array(items)), None) => (items.iter().collect(), true),
+            (None, Some(value)) => (vec![value], false),
+            (Some(_), Some(_)) => return Err(invalid("takes in or equals, not both")),
+            (Some(_), None) => return Err(invalid("in must be a list of values")),
+            (None, None) => return Err(invalid("needs in or equals")),
+        };
+        if values.is_empty() {
+            return Err(invalid("in is empty"));
+        }
+        if values.len() > super::MAX_TOOL_RECORDS {
+            return Err(invalid(&format!(
+                "in lists {} values, at most {}",
+                values.len(),
+                super::MAX_TOOL_RECORDS
+            )));
+        }
+        let keep = values
+            .into_iter()
+            .map(|v| match v {
+                Value::Number(_) | Value::String(_) => SubsetKey::of(Some(v))
+                    .ok_or_else(|| invalid("compares with a blank or NA value")),
+                _ => Err(invalid("compares with values that are numbers or text")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Subset {
+            column: column.to_string(),
+            keep,
+            listed,
+        })
+    }
+
+    /// "in "FERT", "LOW"" or "= 1990", for messages.
+    fn wanted(&self) -> String {
+        let values: Vec<String> = self.keep.iter().map(ToString::to_string).collect();
+        if self.listed {
+            format!("in {}", values.join(", "))
+        } else {
+            format!("= {}", values.join(", "))
+        }
     }
 }

@@ -10,7 +10,7 @@
 use super::raw_columns::{not_a_number, read_value, Reading};
 use super::{ErrorCode, ToolError};
 use meta_analysis::effect_sizes::{
-    escalc, AddTo, Column, EffectSizeError, EscalcOptions, Measure, RawRow,
+    escalc_with, AddTo, Column, EffectSizeError, Measure, RawRow, Settings, Vtype,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -23,28 +23,12 @@ pub const DATA_ARGUMENT: &str = "data";
 /// The name `dataset` carries for raw data given by the caller.
 pub const RAW_DATA_NAME: &str = "raw data";
 
-/// The measures' columns, e.g. "MD, SMD, ROM: m1i, sd1i, n1i, m2i, sd2i, n2i; …" (measures
-/// with the same columns together).
+/// Where the measures' columns are listed (not in the tool list: docs/METHODS.md has the
+/// table of every measure and its columns, and a missing column's error names it).
 #[cfg(feature = "definitions")]
 pub(super) fn columns_by_measure() -> String {
-    let mut groups: Vec<(Vec<&str>, &[Column])> = Vec::new();
-    for m in Measure::ALL {
-        match groups
-            .iter_mut()
-            .find(|(_, columns)| *columns == m.columns())
-        {
-            Some((names, _)) => names.push(m.name()),
-            None => groups.push((vec![m.name()], m.columns())),
-        }
-    }
-    groups
-        .iter()
-        .map(|(names, columns)| {
-            let columns: Vec<&str> = columns.iter().map(|c| c.name()).collect();
-            format!("{}: {}", names.join(", "), columns.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
+    "named as escalc's arguments, e.g. SMD: m1i, sd1i, n1i, m2i, sd2i, n2i; OR: ai, bi, ci, di"
+        .to_string()
 }
 
 /// One computed record: id, yi, vi, then the row's other columns.
@@ -143,26 +127,85 @@ pub fn kept(
     Ok((records, omitted))
 }
 
-/// The escalc options from `add` and `to` (defaults 0.5 and "only0").
-pub fn options(add: Option<f64>, to: Option<&str>) -> Result<EscalcOptions, ToolError> {
-    let defaults = EscalcOptions::default();
-    let to = match to {
-        Some(name) => AddTo::parse(name).ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::InvalidArguments,
-                format!("unknown to {name:?}; one of all, only0, if0all, none"),
-            )
-        })?,
-        None => defaults.to,
-    };
-    let add = add.unwrap_or(defaults.add);
-    if !(add.is_finite() && add >= 0.0) {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("add must be a number >= 0, got {add}"),
-        ));
+/// escalc's settings as the tools take them (each optional: escalc's default): `add` (the
+/// measure's own, 1/2 or 0), `to` ("only0"), `vtype` ("LS") and `drop00` (false). Flattened
+/// into `compute_effect_sizes`' arguments; `load_data`, `exemplar escalc`, `exemplar call
+/// --records` and Your data pass the same four on.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct EscalcSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "add_schema"))]
+    pub add: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "to_schema"))]
+    pub to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "vtype_schema"))]
+    pub vtype: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "drop00_schema"))]
+    pub drop00: Option<bool>,
+}
+
+impl EscalcSettings {
+    /// The engine's settings for `measure`: `to` and `vtype` by escalc's names, `add` a
+    /// number >= 0, and a `vtype` the measure offers (escalc ignores `vtype` for a measure
+    /// that has none, and `drop00` where it has no 2x2 table or person-time).
+    pub fn settings(&self, measure: Measure) -> Result<Settings, ToolError> {
+        let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
+        let to = match self.to.as_deref() {
+            Some(name) => AddTo::parse(name).ok_or_else(|| {
+                invalid(format!(
+                    "unknown to {name:?}; one of all, only0, if0all, none"
+                ))
+            })?,
+            None => AddTo::default(),
+        };
+        if let Some(add) = self.add.filter(|add| !(add.is_finite() && *add >= 0.0)) {
+            return Err(invalid(format!("add must be a number >= 0, got {add}")));
+        }
+        let vtype = match self.vtype.as_deref() {
+            Some(name) => Vtype::parse(name).ok_or_else(|| {
+                let names: Vec<&str> = Vtype::ALL.iter().map(|v| v.name()).collect();
+                invalid(format!(
+                    "unknown vtype {name:?}; one of {}",
+                    names.join(", ")
+                ))
+            })?,
+            None => Vtype::default(),
+        };
+        if let Some(offered) = measure.vtypes().filter(|offered| !offered.contains(&vtype)) {
+            let names: Vec<&str> = offered.iter().map(|v| v.name()).collect();
+            return Err(invalid(format!(
+                "vtype {:?} is not one of {}'s: {}",
+                vtype.name(),
+                measure.name(),
+                names.join(", ")
+            )));
+        }
+        Ok(Settings {
+            add: self.add,
+            to,
+            drop00: self.drop00.unwrap_or(false),
+            vtype,
+        })
     }
-    Ok(EscalcOptions { add, to })
+
+    /// The settings given, as arguments of `compute_effect_sizes` (written into `args`).
+    pub fn write_into(&self, args: &mut Map<String, Value>) {
+        if let Some(add) = self.add {
+            args.insert("add".into(), add.into());
+        }
+        for (key, value) in [("to", &self.to), ("vtype", &self.vtype)] {
+            if let Some(value) = value {
+                args.insert(key.into(), value.clone().into());
+            }
+        }
+        if let Some(drop00) = self.drop00 {
+            args.insert("drop00".into(), drop00.into());
+        }
+    }
 }
 
 /// The record of every row, in order, or the reason a row gives none. Rows without an id
@@ -170,7 +213,7 @@ pub fn options(add: Option<f64>, to: Option<&str>) -> Result<EscalcOptions, Tool
 pub fn compute(
     measure: Measure,
     rows: &[Map<String, Value>],
-    options: &EscalcOptions,
+    options: &Settings,
 ) -> Vec<Result<EffectSizeRecord, RowError>> {
     let read: Vec<Result<(String, RawRow), RowError>> = rows
         .iter()
@@ -181,7 +224,7 @@ pub fn compute(
         .iter()
         .filter_map(|r| r.as_ref().ok().map(|(_, raw)| raw.clone()))
         .collect();
-    let mut sizes = escalc(measure, &raw, options).into_iter();
+    let mut sizes = escalc_with(measure, &raw, options).into_iter();
     let mut first_row_of: HashMap<String, usize> = HashMap::new();
     read.into_iter()
         .zip(rows)
@@ -311,18 +354,34 @@ pub(super) fn data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
         .expect("an object schema")
 }
 
-/// `add`: the continuity correction.
+/// `add`: the continuity correction. Its default depends on the measure, so the schema
+/// states it in words rather than as one `default`.
 #[cfg(feature = "definitions")]
-pub(super) fn add_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "number", "minimum": 0, "default": EscalcOptions::default().add, "description": "Continuity correction for 2x2 tables and proportions."}))
+fn add_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "number", "minimum": 0, "description": "Continuity correction for counts; default 0.5, or 0 for AS, PHI, IRSD, PAS, PFT, IRS, IRFT."}))
+        .expect("an object schema")
+}
+
+/// `vtype`: escalc's estimate of the sampling variance, one of [`Vtype::ALL`].
+#[cfg(feature = "definitions")]
+fn vtype_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Vtype::ALL.iter().map(|v| v.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": Vtype::default().name(), "description": "escalc's vtype, if the measure has it."}))
+        .expect("an object schema")
+}
+
+/// `drop00`: escalc's drop00.
+#[cfg(feature = "definitions")]
+fn drop00_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "boolean", "default": false, "description": "Drop tables with no or all events in both groups."}))
         .expect("an object schema")
 }
 
 /// `to`: which rows get `add`, one of [`AddTo::ALL`].
 #[cfg(feature = "definitions")]
-pub(super) fn to_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+fn to_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = AddTo::ALL.iter().map(|t| t.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": EscalcOptions::default().to.name(), "description": "Which rows get add: with a zero cell, all, all if any has a zero (if0all), none."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": AddTo::default().name(), "description": "Which rows get add: with a zero cell, all, all if any has a zero (if0all), none."}))
         .expect("an object schema")
 }
 
@@ -434,7 +493,7 @@ mod tests {
         let outcomes = compute(
             Measure::Zcor,
             &serde_json::from_value::<Vec<Map<String, Value>>>(data).unwrap(),
-            &EscalcOptions::default(),
+            &Settings::default(),
         );
         let columns: Vec<Option<&str>> = outcomes
             .iter()
@@ -527,6 +586,47 @@ row 2: ni is blank; row 3: xi is NA; "
         ] {
             assert_eq!(es(args.clone()).unwrap_err().code.as_str(), code, "{args}");
         }
+        // vtype and drop00 reach escalc (its own numbers: escalc_measures.json holds them
+        // against metafor), in compute_effect_sizes and in load_data.
+        let tables = json!([{"id": "a", "ai": 0, "bi": 10, "ci": 0, "di": 12}, {"id": "b", "ai": 3, "bi": 7, "ci": 1, "di": 9}]);
+        let rows: Vec<Map<String, Value>> = serde_json::from_value(tables.clone()).unwrap();
+        let ub = Settings {
+            vtype: Vtype::Ub,
+            ..Settings::default()
+        };
+        let engine = compute(Measure::Rd, &rows, &ub);
+        let ours = es(json!({"measure": "RD", "data": tables, "vtype": "UB"})).unwrap();
+        assert_eq!(ours["records"][1]["vi"], engine[1].as_ref().unwrap().vi);
+        let ls = es(json!({"measure": "RD", "data": tables})).unwrap();
+        assert_ne!(ours["records"][1]["vi"], ls["records"][1]["vi"]);
+        let dropped = es(json!({"measure": "RD", "data": tables, "drop00": true})).unwrap();
+        assert_eq!(
+            (dropped["k"].as_u64(), dropped["omitted"][0]["id"].as_str()),
+            (Some(1), Some("a"))
+        );
+        let loaded = call(
+            "load_data",
+            &json!({"measure": "RD", "data": tables, "drop00": true, "vtype": "UB"}),
+        )
+        .unwrap();
+        assert_eq!(loaded["k"], 1);
+        for (args, message) in [
+            (
+                json!({"vtype": "HO"}),
+                "vtype \"HO\" is not one of RD's: LS, UB, AV",
+            ),
+            (json!({"vtype": "XX"}), "vtype"),
+        ] {
+            let mut args = args;
+            args["measure"] = json!("RD");
+            args["data"] = tables.clone();
+            let e = es(args.clone()).unwrap_err();
+            assert!(e.message.contains(message), "{args}: {}", e.message);
+            let e = call("load_data", &args).unwrap_err();
+            assert!(e.message.contains("vtype"), "{args}: {}", e.message);
+        }
+        // A measure escalc gives no other vtype ignores it, as escalc does.
+        assert!(es(json!({"measure": "OR", "data": tables, "vtype": "UB"})).is_ok());
         let many: Vec<Value> = (0..=MAX_RAW_DATA_ROWS).map(|_| json!({})).collect();
         assert_eq!(
             es(json!({"measure": "PR", "data": many})).unwrap_err().code,

@@ -22,7 +22,9 @@ pub struct FitHead {
     pub k: usize,
 }
 
-/// The fitted numbers, in reading order.
+/// The fitted numbers, in reading order: the estimate with its z or t test, then the
+/// engine's [`Fit`] (p, CI, tau^2, heterogeneity, prediction interval), the natural scale
+/// and the iterations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitStats {
@@ -42,24 +44,8 @@ pub struct FitStats {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(with = "f64"))]
     pub df: Option<f64>,
-    /// Two-sided p value of estimate = 0.
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
-    pub tau2: f64,
-    pub tau: f64,
-    /// Standard error of tau^2; null where the estimator defines none (PM, EE).
-    pub se_tau2: Option<f64>,
-    /// Cochran's Q.
-    pub q: f64,
-    pub q_df: usize,
-    pub q_p: f64,
-    /// I^2 in percent.
-    pub i2: f64,
-    pub h2: f64,
-    /// Prediction interval.
-    pub pi_lower: f64,
-    pub pi_upper: f64,
+    #[serde(flatten)]
+    pub fit: Fit,
     pub natural: Option<NaturalScale>,
     /// Iterations of an iterative estimator; null for closed forms.
     pub iterations: Option<usize>,
@@ -88,25 +74,13 @@ impl FitStats {
             z,
             t,
             df: fit.df,
-            p: fit.p,
-            ci_lower: fit.ci_lower,
-            ci_upper: fit.ci_upper,
-            tau2: fit.tau2,
-            tau: fit.tau,
-            se_tau2: fit.se_tau2,
-            q: fit.q,
-            q_df: fit.q_df,
-            q_p: fit.q_p,
-            i2: fit.i2,
-            h2: fit.h2,
-            pi_lower: fit.pi_lower,
-            pi_upper: fit.pi_upper,
             natural: scale.natural(
                 fit.estimate,
                 (fit.ci_lower, fit.ci_upper),
                 Some((fit.pi_lower, fit.pi_upper)),
             ),
             iterations: fit.iterations,
+            fit: fit.clone(),
         }
     }
 }

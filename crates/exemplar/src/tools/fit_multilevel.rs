@@ -1,13 +1,15 @@
 //! `fit_multilevel`: the three-level random-effects model for several effect sizes per
 //! study (metafor's `rma.mv(yi, vi, random = ~ 1 | study/es)`).
 
+use super::args::model_data;
 use super::data::{DataSource, DatasetInfo};
-use super::meta_regression::CoefficientRow;
+use super::effect_sizes::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use meta_analysis::BoundKind;
+use meta_analysis::{BoundKind, Multilevel};
 use serde::Serialize;
 
 pub static FIT_MULTILEVEL: Tool = Tool {
@@ -61,6 +63,8 @@ pub struct MultilevelResult {
     /// "z" or "t".
     pub test: &'static str,
     pub level: f64,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
     /// [between studies, within studies]: sigma^2 of the study level and of the effect sizes within a study.
     pub sigma2: Vec<f64>,
     /// Profile-likelihood lower bounds of sigma2 (0 when the profile at 0 is inside the interval).
@@ -80,22 +84,19 @@ pub struct MultilevelResult {
     /// Prediction interval of a new effect size (without moderators; else null).
     pub pi_lower: Option<f64>,
     pub pi_upper: Option<f64>,
-    /// Omnibus test of the moderators (null without moderators): chi^2, or F with test "t".
-    pub qm: Option<f64>,
-    pub qm_df: usize,
-    pub qm_df2: Option<usize>,
-    pub qm_p: Option<f64>,
-    /// Test of residual heterogeneity, k - p df.
-    pub qe: f64,
-    pub qe_df: usize,
-    pub qe_p: f64,
-    /// The (restricted) log-likelihood at the optimum, as metafor's logLik.
-    pub loglik: f64,
-    pub iterations: usize,
-    /// Intercept first, then each moderator's coefficients.
-    pub coefficients: Vec<CoefficientRow>,
+    /// Without moderators and with a transform: the pooled estimate and its intervals on the
+    /// natural scale (else null).
+    pub natural: Option<NaturalScale>,
+    /// The tests, log-likelihood and coefficients.
+    #[serde(flatten)]
+    pub model: Multilevel,
     /// Sentences on bounds at 0 or beyond the search range.
     pub notes: Vec<String>,
+    /// The moderators' formula, as metafor writes it (null without mods).
+    pub formula: Option<String>,
+    /// Records left out because a column the model reads (the moderators', `study`) has no
+    /// value there (metafor's na.omit); `k` counts the records fitted.
+    pub omitted: Vec<Omitted>,
     pub dataset: DatasetInfo,
 }
 
@@ -105,11 +106,17 @@ pub fn fit_multilevel(
     data: &DataSource,
 ) -> Result<MultilevelResult, ToolError> {
     let options = args.options()?;
+    let scale = Scale::of(&args.scale, data)?;
     let study = args.study.get().to_string();
     let excluded = args.exclude.of(data)?;
-    let studies = labels(data, &study, "study", &excluded)?;
-    let mods = args.mods.of(&excluded, data)?;
-    let model = meta_analysis::multilevel(&data.kept(&excluded), &studies, &mods, &options)?;
+    let model_data = model_data(args.mods.mods.as_ref(), &[&study], excluded, data)?;
+    let excluded = &model_data.excluded;
+    let studies = labels(data, &study, "study", excluded)?;
+    let kept = data.kept(excluded);
+    let model = match model_data.matrix() {
+        Some(design) => meta_analysis::multilevel_design(&kept, &studies, design, &options)?,
+        None => meta_analysis::multilevel(&kept, &studies, &[], &options)?,
+    };
     let intervals = model.profile_intervals()?;
     let mut notes = Vec::new();
     let which = ["between-study", "within-study"];
@@ -131,6 +138,15 @@ pub fn fit_multilevel(
     }
     let single = model.p == 1;
     let c0 = &model.coefficients[0];
+    let natural = if single {
+        scale.natural(
+            c0.estimate,
+            (c0.ci_lower, c0.ci_upper),
+            model.pi_lower.zip(model.pi_upper),
+        )
+    } else {
+        None
+    };
     Ok(MultilevelResult {
         k: model.k,
         n_studies: model.n_studies,
@@ -138,6 +154,7 @@ pub fn fit_multilevel(
         method: model.method.name(),
         test: model.test.name(),
         level: model.level,
+        scale: scale.info(),
         sigma2: model.sigma2.to_vec(),
         sigma2_ci_lower: intervals.iter().map(|c| c.lower.tau2).collect(),
         sigma2_ci_upper: intervals
@@ -153,29 +170,11 @@ pub fn fit_multilevel(
         ci_upper: single.then_some(c0.ci_upper),
         pi_lower: model.pi_lower,
         pi_upper: model.pi_upper,
-        qm: model.qm,
-        qm_df: model.qm_df,
-        qm_df2: model.qm_df2,
-        qm_p: model.qm_p,
-        qe: model.qe,
-        qe_df: model.qe_df,
-        qe_p: model.qe_p,
-        loglik: model.loglik,
-        iterations: model.iterations,
-        coefficients: model
-            .coefficients
-            .iter()
-            .map(|c| CoefficientRow {
-                name: c.name.clone(),
-                estimate: c.estimate,
-                se: c.se,
-                statistic: c.statistic,
-                p: c.p,
-                ci_lower: c.ci_lower,
-                ci_upper: c.ci_upper,
-            })
-            .collect(),
+        natural,
+        model,
         notes,
+        formula: model_data.formula_text(),
+        omitted: model_data.omitted,
         dataset: data.info().clone(),
     })
 }

@@ -63,6 +63,10 @@ pub struct FitResult {
     pub scale: ScaleInfo,
     #[serde(flatten)]
     pub stats: FitStats,
+    /// Records left out because their `weights` value is missing (metafor's na.omit); only
+    /// when some are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<super::effect_sizes::Omitted>,
     pub dataset: DatasetInfo,
 }
 
@@ -74,17 +78,27 @@ pub fn fit_random_effects(
 ) -> Result<FitResult, ToolError> {
     let scale = Scale::of(&args.fit.scale, data)?;
     let options = args.fit.options()?;
+    let columns: Vec<String> = args.weights.weights.iter().cloned().collect();
+    let (excluded, omitted) = data.na_omit(&columns, Vec::new())?;
     let weights = match &args.weights.weights {
-        Some(column) => Some(weight_column(data, column, &[])?),
+        Some(column) => Some(weight_column(data, column, &excluded)?),
         None => None,
     };
-    let fit = meta_analysis::fit_weighted(data.records(), weights.as_deref(), &options)
+    let kept;
+    let records = if excluded.is_empty() {
+        data.records()
+    } else {
+        kept = data.kept(&excluded);
+        &kept
+    };
+    let fit = meta_analysis::fit_weighted(records, weights.as_deref(), &options)
         .map_err(|e| weighted_error(args.weights.weights.as_deref(), e))?;
     Ok(FitResult {
         head: FitHead::of(&fit),
         weights: args.weights.weights,
         scale: scale.info(),
         stats: FitStats::of(&fit, &scale),
+        omitted,
         dataset: data.info().clone(),
     })
 }
@@ -249,12 +263,13 @@ mod tests {
         }
         let mut gap = records();
         gap[1].as_object_mut().unwrap().remove("n");
-        let e = call(
+        // A record without a weight is left out, as metafor's na.omit, and listed.
+        let fit = call(
             FIT_RANDOM_EFFECTS.name,
             &json!({"records": gap, "weights": "n"}),
         )
-        .unwrap_err();
-        assert_eq!(e.message, "record \"b\" has no value in the column \"n\"");
+        .unwrap();
+        assert_eq!(fit["omitted"], json!([{"id": "b", "reason": "n is missing"}]));
         // A record left out needs no weight.
         let mut recs = records();
         recs[2]["n"] = json!(-1);

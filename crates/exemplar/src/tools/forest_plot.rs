@@ -1,16 +1,18 @@
 //! `forest_plot`: each record's effect and CI, and the pooled diamond, as SVG.
 
 use super::args::{ExcludeArg, FitArgs};
+use super::columns::{column_values, ColumnValue};
+use super::data::Cell;
 use super::data::DataSource;
 use super::fit::RefitResult;
-use super::plot::{record_labels, title};
+use super::plot::{measure_heading, measure_title, model_name, record_labels, subtitle};
 use super::scale::Scale;
-use super::subgroup_analysis::{run_subgroups, SubgroupResult};
-use super::{ErrorCode, Tool, ToolError, ToolGroup};
+use super::subgroup_analysis::{group_labels, run_subgroups, SubgroupResult};
+use super::ErrorCode;
+use super::{Tool, ToolError, ToolGroup};
 #[cfg(feature = "definitions")]
 use super::{REFIT_EXCLUDING, SUBGROUP_ANALYSIS};
-use crate::plots::{self, ForestGroups, ForestInput};
-use meta_analysis::ModeratorColumn;
+use crate::plots::{self, ForestGroups, ForestInput, IlabColumn};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,8 +28,8 @@ pub static FOREST_PLOT: Tool = Tool {
     description: || {
         format!(
             "Forest plot (SVG) of {refit}'s fit: a row per record (its `label`, else author and \
-year, else id), the pooled diamond and PI; excluded records grey. With `by`: rows grouped, a \
-diamond per level, {subgroups}' tests in the footer.",
+year, else id), the pooled diamond and PI; excluded records grey. `by`: rows grouped, a \
+diamond per level, {subgroups}' tests below.",
             refit = REFIT_EXCLUDING.name,
             subgroups = SUBGROUP_ANALYSIS.name,
         )
@@ -52,6 +54,7 @@ fn examples() -> Vec<serde_json::Value> {
         })
         .collect();
     calls.push(json!({"records": examples::records(), "exclude": ["a"]}));
+    calls.push(json!({"ilab": ["weeks", "tester"], "order": "precision"}));
     calls
 }
 
@@ -66,6 +69,70 @@ pub struct ForestArgs {
     /// Text column to group the rows by, e.g. "tester"; default: no groups.
     #[serde(default)]
     pub by: Option<String>,
+    /// Columns beside the labels, e.g. ["ai","ci"].
+    #[serde(default)]
+    pub ilab: Vec<String>,
+    /// "estimate", "precision" or a column; default: record order.
+    #[serde(default)]
+    pub order: Option<String>,
+}
+
+/// The most ilab columns a forest plot shows.
+const MAX_ILAB: usize = 6;
+
+/// Each ilab column's values as written: numbers as R writes them, text as given, a blank
+/// where a record has none.
+fn ilab_columns(names: &[String], data: &DataSource) -> Result<Vec<IlabColumn>, ToolError> {
+    if names.len() > MAX_ILAB {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            format!("ilab takes at most {MAX_ILAB} columns, got {}", names.len()),
+        ));
+    }
+    names
+        .iter()
+        .map(|name| {
+            let values = match data.column(name) {
+                Some(column) => (0..data.records().len())
+                    .map(|at| match column.get(at) {
+                        Some(Cell::Number(n)) => n
+                            .as_f64()
+                            .map_or_else(|| n.to_string(), meta_analysis::r_number),
+                        Some(Cell::Text(text)) => text.to_owned(),
+                        _ => String::new(),
+                    })
+                    .collect(),
+                None => column_values(data, name)?
+                    .into_iter()
+                    .map(|v| match v {
+                        ColumnValue::Number(n) => meta_analysis::r_number(n),
+                        ColumnValue::Text(t) => t,
+                    })
+                    .collect(),
+            };
+            Ok(IlabColumn {
+                name: name.clone(),
+                values,
+            })
+        })
+        .collect()
+}
+
+/// The rows top to bottom as record indices: by yi ("estimate"), by vi, most precise first
+/// ("precision"), or by a column's values (numbers by value, text by its bytes), ties in
+/// record order, as metafor's forest(order =).
+fn row_order(order: &str, data: &DataSource) -> Result<Vec<usize>, ToolError> {
+    let records = data.records();
+    let mut rows: Vec<usize> = (0..records.len()).collect();
+    match order {
+        "estimate" => rows.sort_by(|&a, &b| records[a].yi.total_cmp(&records[b].yi)),
+        "precision" => rows.sort_by(|&a, &b| records[a].vi.total_cmp(&records[b].vi)),
+        column => {
+            let values = column_values(data, column)?;
+            rows.sort_by(|&a, &b| values[a].cmp(&values[b]));
+        }
+    }
+    Ok(rows)
 }
 
 /// `forest_plot`'s result.
@@ -97,22 +164,27 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         Some(by) => {
             let analysis = run_subgroups(by, &excluded, &options, data)?;
             // Every record's level, the excluded ones' too: rows are drawn under their level.
-            let ModeratorColumn::Factor(levels) = data.moderator(by, &[])?.column else {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidRecords,
-                    format!("the column {by} holds numbers in the excluded records"),
-                ));
-            };
+            let levels = group_labels(data.moderator(by, &[])?.column);
             Some((by.as_str(), analysis, levels))
         }
         None => None,
     };
     let labels = record_labels(data);
+    let ilab = ilab_columns(&args.ilab, data)?;
+    let order = args
+        .order
+        .as_deref()
+        .map(|o| row_order(o, data))
+        .transpose()?;
     let plot = plots::forest(&ForestInput {
         records: data.records(),
         excluded: &excluded,
         fit: Some(&fit),
-        title: &title("Forest", data),
+        title: &measure_title("Forest", &scale, true),
+        subtitle: Some(&subtitle(&model_name(fit.method), fit.k, data)),
+        measure: measure_heading(&scale),
+        ilab: &ilab,
+        order: order.as_deref(),
         x_label: &scale.natural_axis_title(),
         labels: labels.as_deref(),
         transform: scale.transform,

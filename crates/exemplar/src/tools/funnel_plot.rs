@@ -5,13 +5,13 @@ use super::args::{DataArg, ExcludeArg};
 use super::data::DataSource;
 use super::egger_test::{benchmark_rule, run_egger, EggerTestResult};
 use super::fit::RefitResult;
-use super::plot::title;
+use super::plot::{measure_title, model_name, subtitle};
 use super::scale::Scale;
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
 #[cfg(feature = "definitions")]
 use super::EGGER_TEST;
-use super::{Tool, ToolError, ToolGroup};
+use super::{ErrorCode, Tool, ToolError, ToolGroup};
 use crate::plots::{self, EggerLine, FunnelInput};
 use meta_analysis::{EggerVariant, FitOptions};
 use serde::{Deserialize, Serialize};
@@ -28,9 +28,8 @@ pub static FUNNEL_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Funnel plot (SVG): yi against sqrt(vi) (most precise at the top), the pseudo 95% \
-confidence funnel around the REML estimate, and the line of {egger} with its p value (and, on \
-the frozen dataset only, the benchmark's rule outcome).",
+            "Funnel plot (SVG): yi against sqrt(vi), the pseudo 95% funnel around the REML \
+estimate and {egger}'s line (rule outcome on the frozen dataset only).",
             egger = EGGER_TEST.name,
         )
     },
@@ -49,6 +48,7 @@ fn examples() -> Vec<serde_json::Value> {
         json!({"variant": "rma", "exclude": ["s05"]}),
         json!({"records": examples::records()}),
         json!({"records": examples::records(), "egger_line": false}),
+        json!({"contours": [0.9, 0.95, 0.99], "egger_line": false}),
     ]
 }
 
@@ -76,6 +76,20 @@ pub struct FunnelArgs {
     /// The plot's axis.
     #[serde(flatten)]
     pub scale: super::scale::ScaleArgs,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "contours_schema"))]
+    pub contours: Option<Vec<f64>>,
+}
+
+/// `contours`: confidence levels of shaded significance regions, none by default.
+#[cfg(feature = "definitions")]
+fn contours_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({
+        "type": "array",
+        "items": {"type": "number"},
+        "description": "Shaded p-value contours at these levels, e.g. [0.9, 0.95, 0.99] (default none)."
+    }))
+    .expect("an object schema")
 }
 
 /// `egger_line`: a boolean, true by default.
@@ -114,7 +128,22 @@ pub fn funnel_plot(args: FunnelArgs, data: &DataSource) -> Result<FunnelPlotResu
     };
     let kept = data.kept(&excluded);
     let fit = meta_analysis::fit(&kept, &FitOptions::default())?;
-    let plot = plots::funnel(&FunnelInput {
+    // Refused here as the call's arguments (the plot would refuse them as undrawable).
+    let contours = args.contours.unwrap_or_default();
+    let invalid = |message: String| ToolError::new(ErrorCode::InvalidArguments, message);
+    if let Some(bad) = contours.iter().find(|c| !(**c > 0.0 && **c < 1.0)) {
+        return Err(invalid(format!(
+            "contours are confidence levels strictly between 0 and 1 (e.g. 0.95), got {bad}"
+        )));
+    }
+    if contours.len() > plots::MAX_CONTOURS {
+        return Err(invalid(format!(
+            "contours takes at most {} levels, got {}",
+            plots::MAX_CONTOURS,
+            contours.len()
+        )));
+    }
+    let input = FunnelInput {
         records: data.records(),
         excluded: &excluded,
         pooled: Some(fit.estimate),
@@ -126,9 +155,12 @@ pub fn funnel_plot(args: FunnelArgs, data: &DataSource) -> Result<FunnelPlotResu
             rule_outcome: benchmark_rule(test.p, data).map(|r| r.name()),
         }),
         filled: None,
-        title: &title("Funnel", data),
-        x_label: &scale.axis_title(),
-    })?;
+        title: &measure_title("Funnel", &scale, true),
+        subtitle: Some(&subtitle(&model_name(fit.method), fit.k, data)),
+        x_label: &scale.natural_axis_title(),
+        transform: scale.transform,
+    };
+    let plot = plots::funnel_with_contours(&input, &contours)?;
     Ok(FunnelPlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
@@ -185,6 +217,25 @@ mod tests {
         assert!(svg.contains("egger-line"));
         assert_eq!(custom["egger"]["rule_outcome"], Value::Null);
         assert_eq!(custom["numbers"]["egger"]["rule_outcome"], Value::Null);
+    }
+
+    /// Issue 32: contour-enhanced funnels; levels outside (0, 1) are refused.
+    #[test]
+    fn contours_are_drawn_and_checked() {
+        let out = call(FUNNEL_PLOT.name, &json!({"contours": [0.9, 0.95, 0.99]})).unwrap();
+        assert_eq!(out["numbers"]["contours"].as_array().unwrap().len(), 3);
+        assert!(out["svg"].as_str().unwrap().contains("contour-region"));
+        let plain = call(FUNNEL_PLOT.name, &json!({})).unwrap();
+        assert_eq!(plain["numbers"].get("contours"), None);
+        assert_eq!(out["fit"], plain["fit"]);
+        for bad in [
+            json!([95]),
+            json!([0.0]),
+            json!([0.9, 0.91, 0.92, 0.93, 0.94, 0.95]),
+        ] {
+            let e = call(FUNNEL_PLOT.name, &json!({"contours": bad})).unwrap_err();
+            assert_eq!(e.code.as_str(), "invalid_arguments", "{bad}: {}", e.message);
+        }
     }
 
     #[test]

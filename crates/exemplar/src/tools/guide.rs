@@ -10,8 +10,13 @@ pub const MAX_DEFINITION_BYTES: usize = 2_560;
 /// The most bytes a definition may take on average over the registry: the list grows by
 /// about this much a tool (breadth grows as options and enum values of existing tools).
 /// 1,600 when it was set; the shared `dataset` argument, which names the frozen dataset in
-/// every tool that reads records, added about 90 bytes to each.
-pub const MEAN_DEFINITION_BYTES: usize = 1_700;
+/// every tool that reads records, added about 90 bytes to each (1,700), and `subset` and
+/// `slab`, metafor's record selection and study labels, about 130 more (1,800); the six
+/// back-transformations of escalc's further measures (iarcsin, ipft.hm, iirft, isqrt, iahw,
+/// iabt) as values of `transform`'s enum in every tool that reports a natural scale, about
+/// 30 more (1,830); forest_plot's `ilab` and `order` (metafor's extra study columns and row
+/// order), about 220 bytes, 10 more a tool (1,840).
+pub const MEAN_DEFINITION_BYTES: usize = 1_840;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;
@@ -59,7 +64,7 @@ const SHARED_FIELDS: [&str; 31] = [
 pub fn instructions() -> String {
     let measures: Vec<String> = meta_analysis::MEASURES
         .iter()
-        .filter(|m| m.transform != meta_analysis::Transform::None)
+        .filter(|m| m.transform != meta_analysis::TransformKind::None)
         .map(|m| format!("{} {}", m.name, m.transform.name()))
         .collect();
     format!(
@@ -79,7 +84,15 @@ PM Paule-Mandel; EE the equal-effects model, tau^2 = 0). records: the data, as a
 {data_id}: a handle from {load} instead; dataset: \"{dataset}\", the frozen dataset named. \
 Once a session has loaded data, a call naming none of the three is refused (data_not_named). level: confidence level of the CI and PI. \
 test: z, or knha (Knapp-Hartung: t with k-1 df). exclude: ids left out first (distinct, each \
-must exist). measure, transform: the natural scale, below.\n\n\
+must exist). measure, transform: the natural scale, below. mods: moderators, a one-sided \
+formula as metafor's (\"~ weeks + factor(tester)\": terms joined by +, x1:x2 an interaction, \
+x1*x2 both and it, - 1 or + 0 no intercept, factor(x) a coded column as categories, I(x^2) \
+arithmetic + - * / ^ on numeric columns, log exp sqrt abs) or a list of terms joined by + \
+([\"weeks\", \"factor(tester)\"]); numbers and numeric text are numeric, other text a factor \
+(levels in R's order, the first the reference); coefficients are named as metafor's \
+(testerblind, factor(g)2, x1:x2, I(x^2); intercept). MISSING VALUES: a record with no value \
+(absent, null, blank, NA) in a column the analysis reads is left out, as metafor's na.omit, \
+and listed in `omitted` [{{id, reason}}].\n\n\
 SHARED RESULT FIELDS. k: records analysed. estimate, se; z, or t and df with knha \
 (statistic: whichever the test gives); p: two-sided. ci_lower, ci_upper: the confidence interval at level. pi_lower, pi_upper: the \
 prediction interval of a new study's true effect. tau2, tau, se_tau2 (null where the \
@@ -92,7 +105,7 @@ an estimate also comes back-transformed, as metafor's predict(fit, transf=...): 
 {{estimate, ci_lower, ci_upper, pi_lower, pi_upper}} (pi null where the result has no PI); \
 without one, natural is null. The measure is the `measure` argument, else the records' own, \
 else SMD for the frozen dataset. transform auto (default) picks the measure's: {measures}; \
-none for the others. Plots label their axis with the measure and, with a transform, write \
+none for the others (ipft.hm and iirft take the harmonic mean of the records' ni or ti). Plots label their axis with the measure and, with a transform, write \
 natural-scale values.\n\n\
 LIMITS, checked before any work: arguments at most {bytes} bytes of JSON, nested at most \
 {depth} deep, no repeated key; the record cap is in `records`' description; an iterative \

@@ -5,7 +5,7 @@
 use super::args::RecordsSlot;
 use super::compute_effect_sizes::{compute_effect_sizes, EffectSizeArgs};
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::Omitted;
+use super::effect_sizes::{EscalcSettings, Omitted};
 #[cfg(feature = "definitions")]
 use super::store::{DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
@@ -74,25 +74,23 @@ pub struct LoadArgs {
     )]
     pub measure: Option<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("Raw data instead of records: one object per study with the columns of `measure` (required with data); its records are computed as {} does and kept.", COMPUTE_EFFECT_SIZES.name)))]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("Raw data instead of records: one object per study with the columns of `measure` (required with data); its records are computed as {} does (with its add, to, vtype, drop00 and columns) and kept.", COMPUTE_EFFECT_SIZES.name)))]
     pub data: Option<Vec<Map<String, Value>>>,
+    // compute_effect_sizes' own arguments, described (and checked, by its schema) there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::effect_sizes::add_schema")
-    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "number"))]
     pub add: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::effect_sizes::to_schema")
-    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "text"))]
     pub to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "text"))]
+    pub vtype: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "boolean"))]
+    pub drop00: Option<bool>,
     #[serde(default)]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::raw_columns::schema")
-    )]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "object"))]
     pub columns: Option<Map<String, Value>>,
     #[serde(default, rename = "records")]
     #[cfg_attr(
@@ -100,6 +98,34 @@ pub struct LoadArgs {
         schemars(schema_with = "super::schema_derivation::records_slot")
     )]
     pub _records: RecordsSlot,
+}
+
+/// The schemas of the raw-data options `load_data` passes on to `compute_effect_sizes`, whose
+/// schema describes and checks them (the dispatch validates raw data against it): a type and
+/// a word each.
+#[cfg(feature = "definitions")]
+fn plain(value: Value) -> schemars::Schema {
+    schemars::Schema::try_from(value).expect("an object schema")
+}
+#[cfg(feature = "definitions")]
+fn number(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    plain(
+        serde_json::json!({"type": "number", "description": "escalc's add (default by measure)."}),
+    )
+}
+#[cfg(feature = "definitions")]
+fn text(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    plain(serde_json::json!({"type": "string", "description": "As for raw data."}))
+}
+#[cfg(feature = "definitions")]
+fn boolean(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    plain(
+        serde_json::json!({"type": "boolean", "default": false, "description": "escalc's drop00."}),
+    )
+}
+#[cfg(feature = "definitions")]
+fn object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    plain(serde_json::json!({"type": "object", "description": "escalc's columns renamed."}))
 }
 
 /// `load_data`'s result.
@@ -133,8 +159,12 @@ pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, Too
             let raw = EffectSizeArgs {
                 measure: measure.clone(),
                 data: rows,
-                add: args.add,
-                to: args.to,
+                escalc: EscalcSettings {
+                    add: args.add,
+                    to: args.to,
+                    vtype: args.vtype,
+                    drop00: args.drop00,
+                },
                 columns: args.columns,
             };
             compute_effect_sizes(raw, data)?.omitted

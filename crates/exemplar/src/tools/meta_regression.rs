@@ -1,7 +1,8 @@
 //! `meta_regression`: the mixed-effects meta-regression on named moderator columns, with
 //! predictions at given moderator values.
 
-use super::args::{ExcludeArg, FitArgs, RequiredModsArg, WeightsArg};
+use super::args::{model_data, BttArg, ExcludeArg, FitArgs, RequiredModsArg, WeightsArg};
+use super::effect_sizes::Omitted;
 use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
 use super::fit::weighted_error;
@@ -30,10 +31,10 @@ pub static META_REGRESSION: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Mixed-effects meta-regression, as metafor's rma(yi, vi, mods): intercept plus the \
-columns in `mods` (at most {}); a text column is a factor (treatment coding, levels sorted, \
-coefficients column:level). Gives coefficients, QM (F with knha), QE, residual tau^2, I^2, \
-pseudo-R^2 (percent) and a prediction per object of `at`.",
+            "Mixed-effects meta-regression, as metafor's rma(yi, vi, mods): the model of \
+`mods` (at most {} terms). Gives coefficients, QM of the btt coefficients (F with \
+knha), QE, residual tau^2, I^2, pseudo-R^2 (percent) and a prediction per object of `at` (a \
+value per column read).",
             meta_analysis::MAX_MODERATORS,
         )
     },
@@ -64,31 +65,45 @@ fn bubble_applies(args: &Value) -> bool {
     if args.get("weights").is_some() {
         return false;
     }
-    let Some([Value::String(name)]) = args
-        .get("mods")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-    else {
+    let Some(name) = single_column(args) else {
         return false;
+    };
+    let numeric = |value: Option<&Value>| {
+        matches!(
+            super::raw_columns::read_value(value),
+            super::raw_columns::Reading::Number(_)
+        )
     };
     match args.get("records").and_then(Value::as_array) {
         // The call succeeded, so every record analysed holds the column, all of one type.
         Some(records) => records
             .iter()
-            .find_map(|r| r.get(name))
-            .is_some_and(Value::is_number),
+            .map(|r| r.get(&name))
+            .find(|v| v.is_some_and(|v| !v.is_null()))
+            .is_some_and(numeric),
         None => DataSource::frozen()
-            .column(name)
+            .column(&name)
             .and_then(|column| column.get(0))
             .is_some_and(|value| value.is_number()),
+    }
+}
+
+/// The one column of `mods` when the model is the intercept and that column as one term
+/// (`["weeks"]` or `"~ weeks"`).
+fn single_column(args: &Value) -> Option<String> {
+    let mods: super::args::Mods = serde_json::from_value(args.get("mods")?.clone()).ok()?;
+    let formula = mods.formula().ok()?;
+    match (formula.columns().as_slice(), formula.term_labels().as_slice()) {
+        ([column], [term]) if column == term && formula.has_intercept() => Some(column.clone()),
+        _ => None,
     }
 }
 
 /// `meta_regression`'s arguments as `bubble_plot`'s: `mod`, `method`, `exclude`, `records`.
 fn bubble_arguments(args: &Value) -> Value {
     let mut out = Map::new();
-    if let Some(name) = args.get("mods").and_then(|m| m.get(0)) {
-        out.insert("mod".into(), name.clone());
+    if let Some(name) = single_column(args) {
+        out.insert("mod".into(), Value::String(name));
     }
     for key in ["method", "level", "test", "exclude", "records"] {
         if let Some(value) = args.get(key) {
@@ -160,11 +175,12 @@ pub struct MetaRegressionResult {
     pub i2: f64,
     /// Residual H^2.
     pub h2: f64,
-    /// Pseudo-R^2 in percent: the reduction of tau^2 against the model without moderators.
-    pub r2: f64,
+    /// Pseudo-R^2 in percent: the reduction of tau^2 against the model without moderators
+    /// (null for a model without intercept, as metafor).
+    pub r2: Option<f64>,
     /// Omnibus test of all moderators: Wald chi^2, or F with test "knha".
     pub qm: f64,
-    /// Its (numerator) df: the number of coefficients besides the intercept.
+    /// Its (numerator) df: the number of coefficients it tests.
     pub qm_df: usize,
     /// Its denominator df, k - p (test "knha" only, else null).
     pub qm_df2: Option<usize>,
@@ -174,17 +190,27 @@ pub struct MetaRegressionResult {
     /// k - p.
     pub qe_df: usize,
     pub qe_p: f64,
-    /// Intercept first, then each moderator's coefficients in the order given.
+    /// The coefficients QM tests, by position from 1 (all but the intercept unless `btt`).
+    pub btt: Vec<usize>,
+    /// The model formula fitted, as metafor writes it (`~ weeks + tester`).
+    pub formula: String,
+    /// Intercept first (when the model has one), then the terms' coefficients in R's order,
+    /// named as metafor names them (`weeks`, `testerblind`, `factor(g)B`, `x1:x2`, `I(x^2)`).
     pub coefficients: Vec<CoefficientRow>,
     /// One per object of `at`, in order.
     pub predictions: Vec<PredictionRow>,
+    /// Records left out because a column the model reads has no value there (metafor's
+    /// na.omit); `k` counts the records fitted.
+    pub omitted: Vec<Omitted>,
     pub dataset: DatasetInfo,
 }
 
 impl MetaRegressionResult {
     pub fn of(
         model: &MetaRegression,
+        formula: String,
         predictions: Vec<PredictionRow>,
+        omitted: Vec<Omitted>,
         data: &DataSource,
         scale: &Scale,
     ) -> Self {
@@ -200,7 +226,7 @@ impl MetaRegressionResult {
             se_tau2: model.se_tau2,
             i2: model.i2,
             h2: model.h2,
-            r2: model.r2,
+            r2: model.pseudo_r2(),
             qm: model.qm,
             qm_df: model.qm_df,
             qm_df2: model.qm_df2,
@@ -208,6 +234,8 @@ impl MetaRegressionResult {
             qe: model.qe,
             qe_df: model.qe_df,
             qe_p: model.qe_p,
+            btt: model.btt.clone(),
+            formula,
             coefficients: model
                 .coefficients
                 .iter()
@@ -222,6 +250,7 @@ impl MetaRegressionResult {
                 })
                 .collect(),
             predictions,
+            omitted,
             dataset: data.info().clone(),
         }
     }
@@ -270,6 +299,8 @@ pub struct MetaRegressionArgs {
     pub fit: FitArgs,
     #[serde(flatten)]
     pub mods: RequiredModsArg,
+    #[serde(flatten)]
+    pub btt: BttArg,
     // One object per prediction: a value for each moderator.
     #[serde(default)]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "at_schema"))]
@@ -309,15 +340,26 @@ pub fn meta_regression(
         )));
     }
     let excluded = args.exclude.of(data)?;
-    let moderators = args.mods.of(&excluded, data)?;
-    let kept = data.kept(&excluded);
+    let also: Vec<&str> = column.as_deref().into_iter().collect();
+    let model_data = model_data(Some(&args.mods.mods), &also, excluded, data)?;
+    let excluded = &model_data.excluded;
+    let kept = data.kept(excluded);
     let weights = match &column {
-        Some(name) => Some(weight_column(data, name, &excluded)?),
+        Some(name) => Some(weight_column(data, name, excluded)?),
         None => None,
     };
-    let model =
-        meta_analysis::meta_regression_weighted(&kept, &moderators, weights.as_deref(), &options)
-            .map_err(|e| weighted_error(column.as_deref(), e))?;
+    let design = model_data.matrix().expect("mods are required");
+    let model = meta_analysis::meta_regression_design_weighted(
+        &kept,
+        design,
+        weights.as_deref(),
+        &options,
+    )
+    .map_err(|e| weighted_error(column.as_deref(), e))?;
+    let model = match args.btt.get()? {
+        Some(btt) => model.with_btt(&btt)?,
+        None => model,
+    };
     let predictions = args
         .at
         .into_iter()
@@ -344,7 +386,9 @@ pub fn meta_regression(
             })
         })
         .collect::<Result<Vec<_>, ToolError>>()?;
-    let mut result = MetaRegressionResult::of(&model, predictions, data, &scale);
+    let formula = model_data.formula_text().unwrap_or_default();
+    let mut result =
+        MetaRegressionResult::of(&model, formula, predictions, model_data.omitted, data, &scale);
     result.weights = column;
     Ok(result)
 }

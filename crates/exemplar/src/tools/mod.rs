@@ -97,7 +97,7 @@ mod tables;
 mod trim_fill;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
-pub use effect_sizes::{compute as compute_effect_size_rows, options as escalc_options};
+pub use effect_sizes::{compute as compute_effect_size_rows, EscalcSettings};
 pub use effect_sizes::{EffectSizeRecord, RowError, DATA_ARGUMENT, RAW_DATA_NAME};
 pub use error::{ErrorCode, ToolError};
 pub use guide::instructions;
@@ -339,6 +339,7 @@ registry! {
         trim_and_fill_plot::TRIM_AND_FILL_PLOT,
         cumulative_forest_plot::CUMULATIVE_FOREST_PLOT,
         bubble_plot::BUBBLE_PLOT,
+        diagnostic_plot::DIAGNOSTIC_PLOT,
         compute_effect_sizes::COMPUTE_EFFECT_SIZES,
         load_data::LOAD_DATA,
     ],
@@ -636,8 +637,34 @@ fn dispatch(
         Some(raw) => crate::canonical::sha256_hex(raw),
         None => data.info().sha256.clone(),
     });
+    let data = restricted(data, args)?;
     tool.run(args, &data)
 }
+
+/// `subset` and `slab`, read once for every tool that reads records: the records kept and
+/// the column of study labels.
+fn restricted(
+    data: std::sync::Arc<DataSource>,
+    args: &Value,
+) -> Result<std::sync::Arc<DataSource>, ToolError> {
+    let (subset, slab) = (args.get(SUBSET), args.get(SLAB).and_then(Value::as_str));
+    if subset.is_none() && slab.is_none() {
+        return Ok(data);
+    }
+    let mut data = match subset {
+        Some(subset) => data.subset(&data::Subset::parse(subset)?)?,
+        None => DataSource::clone(&data),
+    };
+    if let Some(slab) = slab {
+        data = data.with_slab(slab)?;
+    }
+    Ok(std::sync::Arc::new(data))
+}
+
+/// `subset`: the records to keep before anything else, by one column's values.
+pub const SUBSET: &str = "subset";
+/// `slab`: the column of study labels (plots, per-record results).
+pub const SLAB: &str = "slab";
 
 /// The argument that names the frozen dataset explicitly (`"dataset": "dat.raudenbush1985"`),
 /// which a session that has loaded data must give to analyse it.

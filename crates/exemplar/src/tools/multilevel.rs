@@ -79,6 +79,9 @@ pub struct MultilevelArgs {
     pub exclude: ExcludeArg,
     #[serde(flatten)]
     pub _data: DataArg,
+    // `measure` and `transform`: the scale of the result's `natural` fields.
+    #[serde(flatten)]
+    pub scale: super::scale::ScaleArgs,
 }
 
 /// The multilevel model's estimators: REML (the default) and ML.
@@ -87,7 +90,7 @@ pub const METHODS: [Method; 2] = [Method::Reml, Method::Ml];
 /// `study`: the column of study labels, by default [`DEFAULT_STUDY`].
 #[cfg(feature = "definitions")]
 pub(super) fn study_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "default": DEFAULT_STUDY, "description": "The column naming each record's study (a string or number per record)."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "default": DEFAULT_STUDY, "description": "Column of each record's study."}))
         .expect("an object schema")
 }
 

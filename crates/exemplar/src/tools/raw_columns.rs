@@ -105,11 +105,10 @@ pub fn not_a_number(column: &str, value: &Value) -> String {
 /// The schema of `columns`.
 #[cfg(feature = "definitions")]
 pub fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
     schemars::Schema::try_from(serde_json::json!({
         "type": "object",
         "additionalProperties": {"type": "string"},
-        "description": format!("Optional: which column of the data holds each of escalc's columns ({}, or id), when their names differ, e.g. {{\"ai\": \"tpos\", \"bi\": \"tneg\"}}.", names.join(", "))
+        "description": "Optional: the data's column for each of escalc's columns (or id) named otherwise, e.g. {\"ai\": \"tpos\", \"bi\": \"tneg\"}."
     }))
     .expect("an object schema")
 }

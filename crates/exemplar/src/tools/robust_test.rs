@@ -1,6 +1,7 @@
 //! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
 
-use super::args::{moderators, DataArg, ExcludeArg, LevelArg, MethodArg, ModsArg};
+use super::args::{model_data, DataArg, ExcludeArg, LevelArg, MethodArg, ModsArg};
+use super::effect_sizes::Omitted;
 use super::data::{DataSource, DatasetInfo};
 use super::multilevel::{
     invalid, labels, multilevel_options, MultilevelTestArg, StudyArg,
@@ -21,10 +22,10 @@ pub static ROBUST_TEST: Tool = Tool {
     description: || {
         "Cluster-robust (sandwich) tests of a model's coefficients, the records grouped by the \
 column `cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
-coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (factor m/(m-p), m-p df). \
-The model is the random-effects fit, a meta-regression on mods, or the three-level model on \
-study (its studies must lie inside the clusters; method REML or ML, test z or t for it alone). Needs more clusters than coefficients; a \
-coefficient estimated from one cluster alone is refused."
+coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (m/(m-p), m-p df). \
+The model: the random-effects fit, a meta-regression on mods, or the three-level model on \
+study (inside the clusters; method REML or ML, test z or t for it alone). Needs more \
+clusters than coefficients, and no coefficient from one cluster alone."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -67,7 +68,7 @@ pub struct RobustArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
     pub model: Option<String>,
-    /// The column naming each record's cluster, usually the study (a string or number per record).
+    /// Column of each record's cluster, usually the study.
     pub cluster: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
@@ -77,7 +78,7 @@ pub struct RobustArgs {
 #[cfg(feature = "definitions")]
 fn model_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = RobustModel::ALL.iter().map(|m| m.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "The intercept-only random-effects fit, a meta-regression on mods, or the three-level model on study."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "Random-effects fit, meta-regression on mods, or three-level model on study."}))
         .expect("an object schema")
 }
 
@@ -146,6 +147,11 @@ pub struct RobustResult {
     pub method: &'static str,
     pub level: f64,
     pub coefficients: Vec<RobustCoefficient>,
+    /// The moderators' formula, as metafor writes it (null without mods).
+    pub formula: Option<String>,
+    /// Records left out because a column the model reads (the moderators', `cluster`,
+    /// `study`) has no value there (metafor's na.omit); `k` counts the records fitted.
+    pub omitted: Vec<Omitted>,
     pub dataset: DatasetInfo,
 }
 
@@ -170,8 +176,13 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         })?,
     };
     let excluded = args.exclude.of(data)?;
-    let clusters = labels(data, &args.cluster, "cluster", &excluded)?;
-    let records = data.kept(&excluded);
+    let study_column = (model == RobustModel::Multilevel).then(|| args.study.get().to_string());
+    let mut also = vec![args.cluster.as_str()];
+    also.extend(study_column.as_deref());
+    let model_data = model_data(args.mods.mods.as_ref(), &also, excluded, data)?;
+    let excluded = &model_data.excluded;
+    let clusters = labels(data, &args.cluster, "cluster", excluded)?;
+    let records = data.kept(excluded);
     let (test, method) = match model {
         RobustModel::Multilevel => {
             let options = multilevel_options(
@@ -179,14 +190,16 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
                 &args.level,
                 &args.test,
             )?;
-            let studies = labels(data, args.study.get(), "study", &excluded)?;
-            let mods = args.mods.of(&excluded, data)?;
-            (
-                meta_analysis::robust_multilevel(
-                    &records, &studies, &mods, &options, &clusters, vcov,
+            let studies = labels(data, args.study.get(), "study", excluded)?;
+            let test = match model_data.matrix() {
+                Some(design) => meta_analysis::robust_multilevel_design(
+                    &records, &studies, design, &options, &clusters, vcov,
                 )?,
-                options.method,
-            )
+                None => meta_analysis::robust_multilevel(
+                    &records, &studies, &[], &options, &clusters, vcov,
+                )?,
+            };
+            (test, options.method)
         }
         RobustModel::RandomEffects | RobustModel::Regression => {
             if args.study.study.is_some() || args.test.test.is_some() {
@@ -202,10 +215,16 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
                 ..Default::default()
             };
             let result = if model == RobustModel::Regression {
-                let mods = moderators(&args.mods.mods, &excluded, data)?;
-                meta_analysis::robust_meta_regression(&records, &mods, &options, &clusters, vcov)?
+                let Some(design) = model_data.matrix() else {
+                    return Err(invalid(
+                        "model \"regression\" needs mods, e.g. \"~ weeks\" or [\"weeks\"]".into(),
+                    ));
+                };
+                meta_analysis::robust_meta_regression_design(
+                    &records, design, &options, &clusters, vcov,
+                )?
             } else {
-                if !args.mods.mods.is_empty() {
+                if args.mods.mods.is_some() {
                     return Err(invalid(format!(
                         "mods belong to model {:?} or {:?}",
                         RobustModel::Regression.name(),
@@ -226,6 +245,8 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         method: method.name(),
         level: test.level,
         coefficients: test.coefficients,
+        formula: model_data.formula_text(),
+        omitted: model_data.omitted,
         dataset: data.info().clone(),
     })
 }

@@ -6,11 +6,16 @@
 //! [`super::COMPUTE_EFFECT_SIZES`] makes has a `measure` column), or SMD for the frozen
 //! dataset. `transform` "auto" (the default) is the measure's usual back-transformation
 //! (`meta_analysis::transforms`): exp for log ratios and log proportions, the inverse logit
-//! for logit proportions, r from Fisher's z; none for the others.
+//! for logit proportions, r from Fisher's z, and metafor's inverse arcsine, Freeman-Tukey,
+//! square and alpha transforms; none for the others. The inverse Freeman-Tukey transforms
+//! take the harmonic mean of the records' `ni` (PFT) or `ti` (IRFT), the columns
+//! `compute_effect_sizes` keeps, as `predict(fit, transf = transf.ipft.hm, targs =
+//! list(ni = dat$ni))` does; records without them have no natural scale under "auto", and
+//! naming the transform without them is an error.
 
 use super::data::DataSource;
 use super::{ErrorCode, ToolError};
-use meta_analysis::{measure_scale, MeasureScale, Natural, Transform};
+use meta_analysis::{measure_scale, MeasureScale, Natural, Transform, TransformKind};
 use serde::{Deserialize, Serialize};
 
 /// The column of a record that names its measure (written by `compute_effect_sizes`).
@@ -47,7 +52,8 @@ pub struct Scale {
 pub struct ScaleInfo {
     /// The effect-size measure by metafor's name (null when neither given nor carried).
     pub measure: Option<&'static str>,
-    /// The back-transformation of `natural`: "none", "exp", "ilogit" or "ztor".
+    /// The back-transformation of `natural`: "none", or metafor's transf function without
+    /// `transf.` ("exp", "ilogit", "ztor", "ipft.hm", ...).
     pub transform: &'static str,
 }
 
@@ -79,7 +85,7 @@ impl Scale {
             }
             (given, carried) => given.or(carried),
         };
-        Scale::with(measure, args.transform.as_deref())
+        Scale::with(measure, args.transform.as_deref(), Some(data))
     }
 
     /// The scale of an analysis whose measure is its own (a table analysis: Mantel-Haenszel's
@@ -88,24 +94,51 @@ impl Scale {
         measure: &'static MeasureScale,
         transform: Option<&str>,
     ) -> Result<Scale, ToolError> {
-        Scale::with(Some(measure), transform)
+        Scale::with(Some(measure), transform, None)
     }
 
+    /// The scale of `measure` with the transform named (or "auto"), its argument bound from
+    /// `data` (a harmonic mean of a column): under "auto", records without that column have
+    /// no natural scale; a transform named without it is an error.
     fn with(
         measure: Option<&'static MeasureScale>,
         transform: Option<&str>,
+        data: Option<&DataSource>,
     ) -> Result<Scale, ToolError> {
-        let transform = match transform {
-            None | Some(AUTO) => measure.map_or(Transform::None, |m| m.transform),
-            Some(name) => Transform::parse(name).ok_or_else(|| {
-                ToolError::new(
+        let (kind, auto) = match transform {
+            None | Some(AUTO) => (measure.map_or(TransformKind::None, |m| m.transform), true),
+            Some(name) => (
+                TransformKind::parse(name).ok_or_else(|| {
+                    ToolError::new(
+                        ErrorCode::InvalidArguments,
+                        format!(
+                            "unknown transform {name:?}; one of {}",
+                            transform_names().join(", ")
+                        ),
+                    )
+                })?,
+                false,
+            ),
+        };
+        let values = match (kind.harmonic_mean_of(), data) {
+            (Some(column), Some(data)) => data.numbers(column),
+            _ => Vec::new(),
+        };
+        let transform = match (kind.bind(&values), auto) {
+            (Some(bound), _) => bound,
+            (None, true) => Transform::None,
+            (None, false) => {
+                let column = kind.harmonic_mean_of().unwrap_or_default();
+                return Err(ToolError::new(
                     ErrorCode::InvalidArguments,
                     format!(
-                        "unknown transform {name:?}; one of {}",
-                        transform_names().join(", ")
+                        "transform {:?} takes the harmonic mean of the records' {column} \
+(positive numbers), which these records do not all give (records computed from raw data \
+carry it)",
+                        kind.name()
                     ),
-                )
-            })?,
+                ));
+            }
         };
         Ok(Scale { measure, transform })
     }
@@ -149,14 +182,19 @@ impl Scale {
     /// transform, the natural scale and the scale of the positions, e.g. "Risk ratio (log
     /// scale)"; else [`Scale::axis_title`].
     pub fn natural_axis_title(&self) -> String {
-        let positions = match self.transform {
-            Transform::None => return self.axis_title(),
-            Transform::Exp => "log",
-            Transform::Ilogit => "logit",
-            Transform::Ztor => "Fisher's z",
+        let positions = match self.transform.kind() {
+            TransformKind::None => return self.axis_title(),
+            TransformKind::Exp => "log",
+            TransformKind::Ilogit => "logit",
+            TransformKind::Ztor => "Fisher's z",
+            TransformKind::Iarcsin => "arcsine",
+            TransformKind::IpftHm | TransformKind::Iirft => "Freeman-Tukey",
+            TransformKind::Isqrt => "square root",
+            TransformKind::Iahw => "Hakstian-Whalen",
+            TransformKind::Iabt => "Bonett",
         };
         let natural = match self.measure {
-            Some(m) if m.transform == self.transform => m.natural_title.to_string(),
+            Some(m) if m.transform == self.transform.kind() => m.natural_title.to_string(),
             _ => format!("{}(yi)", self.transform.name()),
         };
         format!("{natural} ({positions} scale)")
@@ -216,14 +254,16 @@ pub fn measure_names() -> Vec<&'static str> {
 
 fn transform_names() -> Vec<&'static str> {
     std::iter::once(AUTO)
-        .chain(Transform::ALL.iter().map(|t| t.name()))
+        .chain(TransformKind::ALL.iter().map(|t| t.name()))
         .collect()
 }
 
-/// `measure`'s schema: one of the measures the natural scale knows.
+/// `measure`'s schema: a measure's name, checked by the handler against the measures the
+/// natural scale knows (all of escalc's, over 60: listed in the tool list they would cost
+/// every analysis tool about 450 bytes; an unknown name's error lists them).
 #[cfg(feature = "definitions")]
 fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": measure_names(), "description": "Default: the records' own."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "description": "escalc's measure name, or GEN; default: the records' own."}))
         .expect("an object schema")
 }
 

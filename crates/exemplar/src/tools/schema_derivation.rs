@@ -87,13 +87,23 @@ pub(super) fn exclude(_: &mut SchemaGenerator) -> Schema {
     schema(json!({"type": "array", "items": {"type": "string"}}))
 }
 
-/// `mods`: the moderator columns of a meta-regression.
+/// `mods`: a model formula or a list of terms.
 #[cfg(feature = "definitions")]
 pub(super) fn mods(_: &mut SchemaGenerator) -> Schema {
     schema(json!({
-        "type": "array",
+        "type": ["string", "array"],
         "items": {"type": "string"},
-        "description": format!("Moderator columns, distinct, at most {}, e.g. [\"weeks\", \"tester\"].", meta_analysis::MAX_MODERATORS)
+        "description": "A formula (\"~ weeks + factor(tester)\") or terms ([\"weeks\", \"tester\"])."
+    }))
+}
+
+/// `btt`: the coefficients the omnibus test takes.
+#[cfg(feature = "definitions")]
+pub(super) fn btt(_: &mut SchemaGenerator) -> Schema {
+    schema(json!({
+        "type": ["array", "integer", "string"],
+        "items": {"type": ["integer", "string"]},
+        "description": "QM's coefficients: positions from 1 or names; default all but the intercept."
     }))
 }
 
@@ -102,7 +112,7 @@ pub(super) fn mods(_: &mut SchemaGenerator) -> Schema {
 pub(super) fn weights(_: &mut SchemaGenerator) -> Schema {
     schema(json!({
         "type": "string",
-        "description": "Numeric column of weights (> 0) for the fixed effects, as metafor's; default none."
+        "description": "Column of weights (> 0), as metafor's; default none."
     }))
 }
 
@@ -165,6 +175,14 @@ pub(super) fn input_of<A: schemars::JsonSchema>(max_records: usize) -> Value {
             properties.insert(
                 super::DATASET.into(),
                 json!({"type": "string", "enum": [crate::dataset::NAME], "description": "The frozen data; default unless loaded."}),
+            );
+            properties.insert(
+                super::SUBSET.into(),
+                json!({"type": "object", "description": "Records to keep: {column, in: [...]} or {column, equals}."}),
+            );
+            properties.insert(
+                super::SLAB.into(),
+                json!({"type": "string", "description": "Label column."}),
             );
             continue;
         }

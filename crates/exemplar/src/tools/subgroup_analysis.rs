@@ -3,9 +3,10 @@
 
 use super::args::{ExcludeArg, FitArgs};
 use super::data::{DataSource, DatasetInfo};
+use super::effect_sizes::Omitted;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Companion, Tool, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
-use super::{ErrorCode, ToolError};
+use super::ToolError;
 use meta_analysis::{ModeratorColumn, SubgroupAnalysis};
 use serde::{Deserialize, Serialize};
 
@@ -109,6 +110,9 @@ pub struct SubgroupResult {
     /// statistic with test "knha").
     pub qm_common_tau2: f64,
     pub qm_common_tau2_p: f64,
+    /// Records left out because they have no value in `by` (metafor's na.omit); `k` counts
+    /// the records analysed.
+    pub omitted: Vec<Omitted>,
     pub dataset: DatasetInfo,
 }
 
@@ -147,31 +151,31 @@ impl SubgroupResult {
             q_between_p: analysis.q_between_p,
             qm_common_tau2: analysis.common_tau2.qm,
             qm_common_tau2_p: analysis.common_tau2.qm_p,
+            omitted: Vec::new(),
             dataset: data.info().clone(),
         }
     }
 }
 
-/// The subgroup analysis by text column `by` of the records not in `excluded`.
+/// Each record's group: a text column's values, or a coded column's (1, 2, 3) numbers as R's
+/// factor() labels them.
+pub fn group_labels(column: ModeratorColumn) -> Vec<String> {
+    match column {
+        ModeratorColumn::Factor(values) => values,
+        ModeratorColumn::Numeric(values) => {
+            values.iter().map(|x| meta_analysis::r_number(*x)).collect()
+        }
+    }
+}
+
+/// The subgroup analysis by column `by` of the records not in `excluded`.
 pub fn run_subgroups(
     by: &str,
     excluded: &[String],
     options: &meta_analysis::FitOptions,
     data: &DataSource,
 ) -> Result<SubgroupAnalysis, ToolError> {
-    let column = data.moderator(by, excluded)?;
-    let values = match column.column {
-        ModeratorColumn::Factor(values) => values,
-        ModeratorColumn::Numeric(_) => {
-            return Err(ToolError::new(
-                ErrorCode::InvalidArguments,
-                format!(
-                    "by must name a text column, but {by} holds numbers; a numeric moderator \
-                     goes into a meta-regression instead"
-                ),
-            ))
-        }
-    };
+    let values = group_labels(data.moderator(by, excluded)?.column);
     Ok(meta_analysis::subgroup_analysis(
         &data.kept(excluded),
         by,
@@ -187,7 +191,10 @@ pub fn subgroup_analysis(
 ) -> Result<SubgroupResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
-    let excluded = args.exclude.of(data)?;
+    let (excluded, omitted) =
+        data.na_omit(std::slice::from_ref(&args.by), args.exclude.of(data)?)?;
     let analysis = run_subgroups(&args.by, &excluded, &options, data)?;
-    Ok(SubgroupResult::of(&args.by, &analysis, data, &scale))
+    let mut result = SubgroupResult::of(&args.by, &analysis, data, &scale);
+    result.omitted = omitted;
+    Ok(result)
 }

@@ -28,49 +28,26 @@ const TABLE_COLUMNS: [Column; 6] = [
     Column::N2i,
 ];
 
-/// The pooled estimate of a table analysis, on the measure's scale (log for OR and RR).
+/// The pooled estimate of a table analysis, on the measure's scale (log for OR and RR): the
+/// engine's estimate and heterogeneity, with the natural scale between them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TablesPooled {
-    /// Pooled estimate (log odds ratio, log risk ratio or risk difference).
-    pub estimate: f64,
-    pub se: f64,
-    /// z = estimate / se.
-    pub z: f64,
-    /// Two-sided p value of estimate = 0.
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
+    #[serde(flatten)]
+    pub pooled: Pooled,
     /// The estimate and CI back-transformed (`transform`: the ratio itself for OR and RR);
     /// null when nothing is transformed (RD by default). No prediction interval.
     pub natural: Option<NaturalScale>,
-    /// Cochran's Q of the tables' own effect sizes about the pooled one.
-    pub q: f64,
-    pub q_df: usize,
-    pub q_p: f64,
-    /// I^2 in percent, from Q.
-    pub i2: f64,
-    pub h2: f64,
-    /// Tables in Q: those with events and non-events (double-zero tables left out).
-    pub k_heterogeneity: usize,
+    #[serde(flatten)]
+    pub heterogeneity: TableHeterogeneity,
 }
 
 impl TablesPooled {
     pub(super) fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, scale: &Scale) -> Self {
         TablesPooled {
-            estimate: pooled.estimate,
-            se: pooled.se,
-            z: pooled.statistic,
-            p: pooled.p,
-            ci_lower: pooled.ci_lower,
-            ci_upper: pooled.ci_upper,
+            pooled: *pooled,
             natural: scale.natural(pooled.estimate, (pooled.ci_lower, pooled.ci_upper), None),
-            q: heterogeneity.q,
-            q_df: heterogeneity.q_df,
-            q_p: heterogeneity.q_p,
-            i2: heterogeneity.i2,
-            h2: heterogeneity.h2,
-            k_heterogeneity: heterogeneity.k,
+            heterogeneity: *heterogeneity,
         }
     }
 }
@@ -321,6 +298,7 @@ fn dataset(data: TableRows) -> DatasetInfo {
         name: RAW_DATA_NAME,
         sha256: data.sha256,
         data_id: None,
+        subset: None,
     }
 }
 

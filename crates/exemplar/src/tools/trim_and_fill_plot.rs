@@ -1,7 +1,7 @@
 //! `trim_and_fill_plot`: the funnel plot with the records trim-and-fill adds.
 
 use super::data::DataSource;
-use super::plot::title;
+use super::plot::{measure_title, model_name, with_data};
 use super::trim_fill::{run, TrimAndFillResult, TrimFillArgs};
 #[cfg(feature = "definitions")]
 use super::TRIM_AND_FILL;
@@ -79,8 +79,18 @@ pub fn trim_and_fill_plot(
             estimator: result.estimator.name(),
             side: result.side.name(),
         }),
-        title: &title("Trim-and-fill funnel", data),
-        x_label: &scale.axis_title(),
+        title: &measure_title("Trim-and-fill funnel", &scale, true),
+        subtitle: Some(&with_data(
+            format!(
+                "{}, k = {} + {} filled",
+                model_name(result.fit.method),
+                data.records().len() - excluded.len(),
+                result.k0
+            ),
+            data,
+        )),
+        x_label: &scale.natural_axis_title(),
+        transform: scale.transform,
     })?;
     Ok(TrimAndFillPlotResult {
         svg: plot.svg,

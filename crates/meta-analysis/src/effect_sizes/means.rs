@@ -1,7 +1,12 @@
-//! Two groups' means, standard deviations and sizes: `MD`, `SMD` and `ROM`.
+//! Two groups' means, standard deviations and sizes: `MD`, `SMD`, `SMDH`, `SMD1`, `SMD1H`,
+//! `ROM`, `CVR`, `VR`, `RPB`, `RBIS`, `D2ORN` and `D2ORL`.
 
-use super::{finish, Column, EffectSize, EffectSizeError, Measure, RawRow, Shown};
-use crate::math::{exp, lgamma, ln};
+use super::{
+    cmi, finish, weighted_mean, Column, EffectSize, EffectSizeError, Measure, RawRow, Shown, Vtype,
+};
+use crate::distributions::normal_quantile;
+use crate::math::{exp, lgamma, ln, pow};
+use std::f64::consts::PI;
 
 /// One row's two groups, checked: SDs ≥ 0, sizes > 0 (escalc refuses both otherwise).
 struct Groups {
@@ -14,14 +19,24 @@ struct Groups {
 }
 
 impl Groups {
-    fn read(row: &RawRow) -> Result<Groups, EffectSizeError> {
+    /// The row's groups; a column the measure does not read (sd1i of SMD1, the means of VR)
+    /// is NaN and never used.
+    fn read(measure: Measure, row: &RawRow) -> Result<Groups, EffectSizeError> {
+        let needs = |column: Column| measure.columns().contains(&column);
+        let value = |column: Column| {
+            if needs(column) {
+                row.required(column)
+            } else {
+                Ok(f64::NAN)
+            }
+        };
         let g = Groups {
-            m1: row.required(Column::M1i)?,
-            sd1: row.required(Column::Sd1i)?,
-            n1: row.required(Column::N1i)?,
-            m2: row.required(Column::M2i)?,
-            sd2: row.required(Column::Sd2i)?,
-            n2: row.required(Column::N2i)?,
+            m1: value(Column::M1i)?,
+            sd1: value(Column::Sd1i)?,
+            n1: value(Column::N1i)?,
+            m2: value(Column::M2i)?,
+            sd2: value(Column::Sd2i)?,
+            n2: value(Column::N2i)?,
         };
         for (column, value) in [(Column::Sd1i, g.sd1), (Column::Sd2i, g.sd2)] {
             if value < 0.0 {
@@ -40,16 +55,234 @@ impl Groups {
         }
         Ok(g)
     }
+
+    /// mi = n1i + n2i − 2 (SMD1, SMD1H: n2i − 1), the degrees of freedom of the SD.
+    fn mi(&self, measure: Measure) -> f64 {
+        if matches!(measure, Measure::Smd1 | Measure::Smd1h) {
+            self.n2 - 1.0
+        } else {
+            self.n1 + self.n2 - 2.0
+        }
+    }
+
+    /// The SD standardizing the difference: pooled, or group 2's for SMD1 and SMD1H.
+    fn sdpi(&self, measure: Measure) -> f64 {
+        if matches!(measure, Measure::Smd1 | Measure::Smd1h) {
+            self.sd2
+        } else {
+            (((self.n1 - 1.0) * self.sd1 * self.sd1 + (self.n2 - 1.0) * self.sd2 * self.sd2)
+                / self.mi(measure))
+            .sqrt()
+        }
+    }
 }
 
-pub(super) fn effect_size(measure: Measure, row: &RawRow) -> Result<EffectSize, EffectSizeError> {
-    let g = Groups::read(row)?;
+/// Every row's effect size. The "AV" vtypes (SMD, SMD1, ROM) average over the rows computed.
+pub(super) fn compute(
+    measure: Measure,
+    rows: &[RawRow],
+    vtype: Vtype,
+) -> Vec<Result<EffectSize, EffectSizeError>> {
+    let groups: Vec<Result<Groups, EffectSizeError>> =
+        rows.iter().map(|row| Groups::read(measure, row)).collect();
+    let ok = || groups.iter().filter_map(|g| g.as_ref().ok());
+    let averages = match (measure, vtype) {
+        (Measure::Smd | Measure::Smd1, Vtype::Av) => {
+            // .wmean(yi, ni): the corrected effects weighted by n1i + n2i.
+            let mean = weighted_mean(ok().map(|g| {
+                let mi = g.mi(measure);
+                (cmi(mi) * ((g.m1 - g.m2) / g.sdpi(measure)), g.n1 + g.n2)
+            }));
+            Averages {
+                yi: mean,
+                ..Averages::default()
+            }
+        }
+        (Measure::Rom, Vtype::Av | Vtype::Avho) => {
+            let cv1 = weighted_mean(ok().map(|g| (g.sd1 / g.m1, g.n1)));
+            let cv2 = weighted_mean(ok().map(|g| (g.sd2 / g.m2, g.n2)));
+            let both = ok().filter(|g| !(g.sd1 / g.m1).is_nan() && !(g.sd2 / g.m2).is_nan());
+            let (mut sum1, mut sum2, mut n) = (0.0, 0.0, 0.0);
+            for g in both {
+                sum1 += g.n1 * (g.sd1 / g.m1);
+                sum2 += g.n2 * (g.sd2 / g.m2);
+                n += g.n1 + g.n2;
+            }
+            Averages {
+                yi: f64::NAN,
+                cv1,
+                cv2,
+                cv: (sum1 + sum2) / n,
+            }
+        }
+        _ => Averages::default(),
+    };
+    groups
+        .into_iter()
+        .map(|g| {
+            let g = g?;
+            match (measure, vtype) {
+                (Measure::Md, Vtype::Ls | Vtype::Ub) => mean_difference(&g),
+                (Measure::Smd, Vtype::Ls) => hedges_g(&g),
+                (Measure::Rom, Vtype::Ls) => log_ratio_of_means(&g),
+                (Measure::Rom, _) if g.m1 <= 0.0 || g.m2 <= 0.0 => log_ratio_of_means(&g),
+                _ => {
+                    let (yi, vi) = formula(measure, &g, vtype, &averages);
+                    finish(yi, vi, Column::M1i, measure.title())
+                }
+            }
+        })
+        .collect()
+}
+
+/// One row alone (the "LS" vtypes), for the tests.
+#[cfg(test)]
+fn effect_size(measure: Measure, row: &RawRow) -> Result<EffectSize, EffectSizeError> {
+    compute(measure, std::slice::from_ref(row), Vtype::Ls)
+        .pop()
+        .expect("one row")
+}
+
+/// What the "AV" vtypes average over the rows.
+#[derive(Debug, Default)]
+struct Averages {
+    yi: f64,
+    cv1: f64,
+    cv2: f64,
+    cv: f64,
+}
+
+/// yi and vi as metafor 3.8-1's escalc computes them (in its order of operations), with
+/// mi, sdpi as [`Groups::mi`], [`Groups::sdpi`], di = (m1i − m2i)/sdpi, ni = n1i + n2i and
+/// c(m) the exact bias correction:
+/// - `MD` "HO": vi = sdpi²(1/n1i + 1/n2i);
+/// - `SMD`, `SMD1`: yi = c(mi)·di; vi "LS" 1/n1i + 1/n2i + yi²/(2·npi) (npi = ni, SMD1:
+///   n2i), "UB" 1/n1i + 1/n2i + (1 − (mi − 2)/(mi·c(mi)²))·yi², "LS2" c(mi)²·(1/n1i + 1/n2i +
+///   di²/(2·npi)), "AV" with the ni-weighted mean yi in place of yi;
+/// - `SMDH` (Bonett 2009): yi = c(mi)(m1i − m2i)/√((sd1i² + sd2i²)/2); vi "LS"
+///   c(mi)²·(yi²(sd1i⁴/(n1i − 1) + sd2i⁴/(n2i − 1))/(2(sd1i² + sd2i²)²) + (sd1i²/(n1i − 1) +
+///   sd2i²/(n2i − 1))/((sd1i² + sd2i²)/2)), "LS2" Bonett's;
+/// - `SMD1H`: yi = c(n2i − 1)·(m1i − m2i)/sd2i, vi = (sd1i²/sd2i²)/n1i + 1/n2i + yi²/(2n2i);
+/// - `ROM` "HO": sdpi² in place of each SD²; "AV": the weighted mean coefficients of
+///   variation of each group; "AVHO": of both groups together, times (1/n1i + 1/n2i);
+/// - `CVR` (Nakagawa et al. 2015): ln(sd1i/m1i) + 1/(2(n1i − 1)) − ln(sd2i/m2i) −
+///   1/(2(n2i − 1)), vi = 1/(2(n1i − 1)) + sd1i²/(n1i·m1i²) + 1/(2(n2i − 1)) + sd2i²/(n2i·m2i²);
+/// - `VR`: ln(sd1i/sd2i) + 1/(2(n1i − 1)) − 1/(2(n2i − 1)), vi = 1/(2(n1i − 1)) +
+///   1/(2(n2i − 1));
+/// - `RPB`: with hi = mi/n1i + mi/n2i, yi = di/√(di² + hi); vi "LS", "ST" hi²/(hi + di²)³ ·
+///   (1/n1i + 1/n2i + di²/(2ni)), "CS" (1 − yi²)²(ni·yi²/(4n1i·n2i) + (2 − 3yi²)/(2ni));
+/// - `RBIS` (Jacobs & Viechtbauer 2017): with p1i = n1i/ni, zi = Φ⁻¹(1 − p1i) and φ its
+///   density, yi = √(p1i·p2i)/φ(zi)·rpb; vi = (p1i·p2i/φ² − (3/2 + (1 − p1i·zi/φ)(1 +
+///   p2i·zi/φ))·r² + r⁴)/(ni − 1), r the estimate truncated to [−1, 1];
+/// - `D2ORL`: π/√3·di, vi = π²/3·(1/n1i + 1/n2i + di²/(2ni)); `D2ORN`: 1.65·di, vi = 1.65²·(…)
+///   (Hasselblad & Hedges 1995; Cox 1970).
+fn formula(measure: Measure, g: &Groups, vtype: Vtype, av: &Averages) -> (f64, f64) {
+    let (n1, n2) = (g.n1, g.n2);
+    let ni = n1 + n2;
+    let mi = g.mi(measure);
+    let sdpi = g.sdpi(measure);
+    let di = (g.m1 - g.m2) / sdpi;
+    let sq = |x: f64| x * x;
     match measure {
-        Measure::Md => mean_difference(&g),
-        Measure::Smd => hedges_g(&g),
-        Measure::Rom => log_ratio_of_means(&g),
-        _ => unreachable!("means::effect_size is called for MD, SMD and ROM only"),
+        Measure::Md => (g.m1 - g.m2, sq(sdpi) * (1.0 / n1 + 1.0 / n2)),
+        Measure::Smd | Measure::Smd1 => {
+            let c = cmi(mi);
+            let yi = c * di;
+            let npi = if measure == Measure::Smd1 { n2 } else { ni };
+            let vi = match vtype {
+                Vtype::Ub => 1.0 / n1 + 1.0 / n2 + (1.0 - (mi - 2.0) / (mi * sq(c))) * sq(yi),
+                Vtype::Av => 1.0 / n1 + 1.0 / n2 + sq(av.yi) / (2.0 * npi),
+                Vtype::Ls2 => sq(c) * (1.0 / n1 + 1.0 / n2 + sq(di) / (2.0 * npi)),
+                _ => 1.0 / n1 + 1.0 / n2 + sq(yi) / (2.0 * npi),
+            };
+            (yi, vi)
+        }
+        Measure::Smdh => {
+            let c = cmi(mi);
+            let (v1, v2) = (sq(g.sd1), sq(g.sd2));
+            let si = ((v1 + v2) / 2.0).sqrt();
+            let yi = c * (g.m1 - g.m2) / si;
+            let vi = if vtype == Vtype::Ls2 {
+                sq(yi) * v1 / (2.0 * n1 * sq(v1 + v2))
+                    + sq(yi) * v2 / (2.0 * n2 * sq(v1 + v2))
+                    + 2.0 * v1 / (n1 * (v1 + v2))
+                    + 2.0 * v2 / (n2 * (v1 + v2))
+            } else {
+                let vi = sq(yi) * (pow(g.sd1, 4.0) / (n1 - 1.0) + pow(g.sd2, 4.0) / (n2 - 1.0))
+                    / (2.0 * sq(v1 + v2))
+                    + (v1 / (n1 - 1.0) + v2 / (n2 - 1.0)) / ((v1 + v2) / 2.0);
+                sq(c) * vi
+            };
+            (yi, vi)
+        }
+        Measure::Smd1h => {
+            let yi = cmi(mi) * di;
+            (
+                yi,
+                (sq(g.sd1) / sq(g.sd2)) / n1 + 1.0 / n2 + sq(yi) / (2.0 * n2),
+            )
+        }
+        Measure::Rom => {
+            let (m1, m2) = (g.m1, g.m2);
+            let vi = match vtype {
+                Vtype::Ho => sq(sdpi) / (n1 * sq(m1)) + sq(sdpi) / (n2 * sq(m2)),
+                Vtype::Av => sq(av.cv1) / n1 + sq(av.cv2) / n2,
+                _ => sq(av.cv) * (1.0 / n1 + 1.0 / n2),
+            };
+            (ln(m1 / m2), vi)
+        }
+        Measure::Cvr => (
+            ln(g.sd1 / g.m1) + 1.0 / (2.0 * (n1 - 1.0))
+                - ln(g.sd2 / g.m2)
+                - 1.0 / (2.0 * (n2 - 1.0)),
+            1.0 / (2.0 * (n1 - 1.0))
+                + sq(g.sd1) / (n1 * sq(g.m1))
+                + 1.0 / (2.0 * (n2 - 1.0))
+                + sq(g.sd2) / (n2 * sq(g.m2)),
+        ),
+        Measure::Vr => (
+            ln(g.sd1 / g.sd2) + 1.0 / (2.0 * (n1 - 1.0)) - 1.0 / (2.0 * (n2 - 1.0)),
+            1.0 / (2.0 * (n1 - 1.0)) + 1.0 / (2.0 * (n2 - 1.0)),
+        ),
+        Measure::Rpb | Measure::Rbis => {
+            let hi = mi / n1 + mi / n2;
+            let rpb = di / (sq(di) + hi).sqrt();
+            if measure == Measure::Rpb {
+                let vi = if vtype == Vtype::Cs {
+                    sq(1.0 - sq(rpb))
+                        * (ni * sq(rpb) / (4.0 * n1 * n2) + (2.0 - 3.0 * sq(rpb)) / (2.0 * ni))
+                } else {
+                    sq(hi) / pow(hi + sq(di), 3.0) * (1.0 / n1 + 1.0 / n2 + sq(di) / (2.0 * ni))
+                };
+                return (rpb, vi);
+            }
+            let (p1, p2) = (n1 / ni, n2 / ni);
+            let zi = -normal_quantile(p1);
+            let fzi = dnorm(zi);
+            let yi = (p1 * p2).sqrt() / fzi * rpb;
+            let yt = if yi.abs() > 1.0 { yi.signum() } else { yi };
+            let vi = 1.0 / (ni - 1.0)
+                * (p1 * p2 / sq(fzi)
+                    - (3.0 / 2.0 + (1.0 - p1 * zi / fzi) * (1.0 + p2 * zi / fzi)) * sq(yt)
+                    + pow(yt, 4.0));
+            (yi, vi)
+        }
+        Measure::D2orl => (
+            PI / 3f64.sqrt() * di,
+            sq(PI) / 3.0 * (1.0 / n1 + 1.0 / n2 + sq(di) / (2.0 * ni)),
+        ),
+        Measure::D2orn => (
+            1.65 * di,
+            sq(1.65) * (1.0 / n1 + 1.0 / n2 + sq(di) / (2.0 * ni)),
+        ),
+        _ => unreachable!("means::formula is called for the two-group measures only"),
     }
+}
+
+/// The standard normal density as R's `dnorm` computes it for moderate x.
+fn dnorm(x: f64) -> f64 {
+    const M_1_SQRT_2PI: f64 = 0.398_942_280_401_432_677_939_946_059_934;
+    M_1_SQRT_2PI * exp(-0.5 * x * x)
 }
 
 /// `MD`: yi = m1i − m2i, vi = sd1i²/n1i + sd2i²/n2i (escalc's vtype "LS", which does not

@@ -21,36 +21,134 @@
 //! assert_eq!((es.yi, es.vi), (1.0, 0.4));
 //! ```
 
+mod change;
 mod correlations;
 mod means;
 mod proportions;
+mod rates;
+mod reliability;
 mod tables;
 
 use std::fmt;
 
-/// An effect-size measure, named as `escalc`'s `measure` argument.
+/// The measures: each its Rust name, escalc's name, a title, and the columns it reads (every
+/// one required, except that a 2×2 table takes either `bi` or `n1i`, `di` or `n2i`).
+macro_rules! measures {
+    ($($variant:ident $name:literal $family:ident $title:literal [$($column:ident),*];)*) => {
+        /// An effect-size measure, named as `escalc`'s `measure` argument.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Measure {
+            $(#[doc = $title] $variant,)*
+        }
+
+        impl Measure {
+            /// Every measure, by family (two groups' means, 2×2 tables, person-time,
+            /// correlations, proportions, rates, single groups, change, reliability).
+            pub const ALL: [Measure; [$(Measure::$variant),*].len()] = [$(Measure::$variant),*];
+
+            /// `escalc`'s name of the measure.
+            pub fn name(self) -> &'static str {
+                match self { $(Measure::$variant => $name,)* }
+            }
+
+            /// What the measure is, in a few words.
+            pub fn title(self) -> &'static str {
+                match self { $(Measure::$variant => $title,)* }
+            }
+
+            /// The columns the measure reads: every one required, except that a 2×2 table
+            /// takes either `bi` or `n1i` (and either `di` or `n2i`), or both when they agree.
+            pub fn columns(self) -> &'static [Column] {
+                #[allow(unused_imports)]
+                use Column::*;
+                match self { $(Measure::$variant => &[$($column),*],)* }
+            }
+
+            fn family(self) -> Family {
+                match self { $(Measure::$variant => Family::$family,)* }
+            }
+        }
+    };
+}
+
+/// Groups of measures that read the same columns the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Measure {
-    /// Raw mean difference m1i − m2i.
-    Md,
-    /// Standardized mean difference, Hedges' g (exact bias correction).
-    Smd,
-    /// Log ratio of means log(m1i / m2i).
-    Rom,
-    /// Log odds ratio of a 2×2 table.
-    Or,
-    /// Log risk ratio of a 2×2 table.
-    Rr,
-    /// Risk difference of a 2×2 table.
-    Rd,
-    /// Raw correlation coefficient.
-    Cor,
-    /// Fisher's r-to-z transformed correlation coefficient.
-    Zcor,
-    /// Raw proportion.
-    Pr,
-    /// Logit-transformed proportion (log odds).
-    Plo,
+enum Family {
+    Means,
+    Table,
+    PersonTime,
+    Correlation,
+    PartialCorrelation,
+    Proportion,
+    Rate,
+    Single,
+    Change,
+    Alpha,
+    Heterozygosity,
+}
+
+measures! {
+    Md "MD" Means "raw mean difference" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Smd "SMD" Means "standardized mean difference (Hedges' g)" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Smdh "SMDH" Means "standardized mean difference with heteroscedastic SDs" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Smd1 "SMD1" Means "mean difference standardized by group 2's SD" [M1i, N1i, M2i, Sd2i, N2i];
+    Smd1h "SMD1H" Means "mean difference standardized by group 2's SD, heteroscedastic variance" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Rom "ROM" Means "log ratio of means" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Cvr "CVR" Means "log coefficient of variation ratio" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Vr "VR" Means "log variability ratio" [Sd1i, N1i, Sd2i, N2i];
+    Rpb "RPB" Means "point-biserial correlation" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Rbis "RBIS" Means "biserial correlation" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    D2orn "D2ORN" Means "log odds ratio from the SMD (normal distributions)" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    D2orl "D2ORL" Means "log odds ratio from the SMD (logistic distributions)" [M1i, Sd1i, N1i, M2i, Sd2i, N2i];
+    Or "OR" Table "log odds ratio" [Ai, Bi, Ci, Di, N1i, N2i];
+    Rr "RR" Table "log risk ratio" [Ai, Bi, Ci, Di, N1i, N2i];
+    Rd "RD" Table "risk difference" [Ai, Bi, Ci, Di, N1i, N2i];
+    As "AS" Table "arcsine square root risk difference" [Ai, Bi, Ci, Di, N1i, N2i];
+    Peto "PETO" Table "log odds ratio by Peto's method" [Ai, Bi, Ci, Di, N1i, N2i];
+    Phi "PHI" Table "phi coefficient" [Ai, Bi, Ci, Di, N1i, N2i];
+    Yuq "YUQ" Table "Yule's Q" [Ai, Bi, Ci, Di, N1i, N2i];
+    Yuy "YUY" Table "Yule's Y" [Ai, Bi, Ci, Di, N1i, N2i];
+    Pbit "PBIT" Table "probit difference (an SMD)" [Ai, Bi, Ci, Di, N1i, N2i];
+    Or2dn "OR2DN" Table "SMD from the log odds ratio (normal distributions)" [Ai, Bi, Ci, Di, N1i, N2i];
+    Or2dl "OR2DL" Table "SMD from the log odds ratio (logistic distributions)" [Ai, Bi, Ci, Di, N1i, N2i];
+    Mprd "MPRD" Table "risk difference of matched pairs" [Ai, Bi, Ci, Di, N1i, N2i];
+    Mprr "MPRR" Table "log risk ratio of matched pairs" [Ai, Bi, Ci, Di, N1i, N2i];
+    Mpor "MPOR" Table "log odds ratio of matched pairs (marginal)" [Ai, Bi, Ci, Di, N1i, N2i];
+    Mporc "MPORC" Table "log odds ratio of matched pairs (conditional)" [Ai, Bi, Ci, Di, N1i, N2i];
+    Mppeto "MPPETO" Table "log odds ratio of matched pairs by Peto's method" [Ai, Bi, Ci, Di, N1i, N2i];
+    Irr "IRR" PersonTime "log incidence rate ratio" [X1i, T1i, X2i, T2i];
+    Ird "IRD" PersonTime "incidence rate difference" [X1i, T1i, X2i, T2i];
+    Irsd "IRSD" PersonTime "square root incidence rate difference" [X1i, T1i, X2i, T2i];
+    Cor "COR" Correlation "raw correlation coefficient" [Ri, Ni];
+    Zcor "ZCOR" Correlation "Fisher's z-transformed correlation" [Ri, Ni];
+    Pcor "PCOR" PartialCorrelation "partial correlation" [Ti, Ni, Mi];
+    Zpcor "ZPCOR" PartialCorrelation "Fisher's z-transformed partial correlation" [Ti, Ni, Mi];
+    Spcor "SPCOR" PartialCorrelation "semi-partial correlation" [Ti, Ni, Mi, R2i];
+    Pr "PR" Proportion "raw proportion" [Xi, Ni];
+    Pln "PLN" Proportion "log proportion" [Xi, Ni];
+    Plo "PLO" Proportion "logit-transformed proportion" [Xi, Ni];
+    Pas "PAS" Proportion "arcsine square root proportion" [Xi, Ni];
+    Pft "PFT" Proportion "Freeman-Tukey double arcsine proportion" [Xi, Ni];
+    Ir "IR" Rate "incidence rate" [Xi, Ti];
+    Irln "IRLN" Rate "log incidence rate" [Xi, Ti];
+    Irs "IRS" Rate "square root incidence rate" [Xi, Ti];
+    Irft "IRFT" Rate "Freeman-Tukey incidence rate" [Xi, Ti];
+    Mn "MN" Single "raw mean" [Mi, Sdi, Ni];
+    Mnln "MNLN" Single "log mean" [Mi, Sdi, Ni];
+    Cvln "CVLN" Single "log coefficient of variation" [Mi, Sdi, Ni];
+    Sdln "SDLN" Single "log standard deviation" [Sdi, Ni];
+    Smn "SMN" Single "standardized mean" [Mi, Sdi, Ni];
+    Mc "MC" Change "raw mean change" [M1i, M2i, Sd1i, Sd2i, Ni, Ri];
+    Smcc "SMCC" Change "standardized mean change (change-score SD)" [M1i, M2i, Sd1i, Sd2i, Ni, Ri];
+    Smcr "SMCR" Change "standardized mean change (raw-score SD)" [M1i, M2i, Sd1i, Ni, Ri];
+    Smcrh "SMCRH" Change "standardized mean change (raw-score SD, heteroscedastic)" [M1i, M2i, Sd1i, Sd2i, Ni, Ri];
+    Romc "ROMC" Change "log ratio of means, paired" [M1i, M2i, Sd1i, Sd2i, Ni, Ri];
+    Cvrc "CVRC" Change "log coefficient of variation ratio, paired" [M1i, M2i, Sd1i, Sd2i, Ni, Ri];
+    Vrc "VRC" Change "log variability ratio, paired" [Sd1i, Sd2i, Ni, Ri];
+    Araw "ARAW" Alpha "raw Cronbach's alpha" [Ai, Mi, Ni];
+    Ahw "AHW" Alpha "transformed alpha (Hakstian & Whalen)" [Ai, Mi, Ni];
+    Abt "ABT" Alpha "transformed alpha (Bonett)" [Ai, Mi, Ni];
+    Reh "REH" Heterozygosity "log relative excess heterozygosity" [Ai, Bi, Ci];
 }
 
 /// A column of raw data, named as `escalc`'s arguments.
@@ -69,10 +167,18 @@ pub enum Column {
     Ri,
     Ni,
     Xi,
+    Mi,
+    Sdi,
+    Ti,
+    R2i,
+    X1i,
+    X2i,
+    T1i,
+    T2i,
 }
 
 impl Column {
-    pub const ALL: [Column; 13] = [
+    pub const ALL: [Column; 21] = [
         Column::M1i,
         Column::Sd1i,
         Column::N1i,
@@ -86,6 +192,14 @@ impl Column {
         Column::Ri,
         Column::Ni,
         Column::Xi,
+        Column::Mi,
+        Column::Sdi,
+        Column::Ti,
+        Column::R2i,
+        Column::X1i,
+        Column::X2i,
+        Column::T1i,
+        Column::T2i,
     ];
 
     /// The name `escalc` gives the argument (and a CSV column for it).
@@ -104,6 +218,14 @@ impl Column {
             Column::Ri => "ri",
             Column::Ni => "ni",
             Column::Xi => "xi",
+            Column::Mi => "mi",
+            Column::Sdi => "sdi",
+            Column::Ti => "ti",
+            Column::R2i => "r2i",
+            Column::X1i => "x1i",
+            Column::X2i => "x2i",
+            Column::T1i => "t1i",
+            Column::T2i => "t2i",
         }
     }
 
@@ -112,7 +234,8 @@ impl Column {
         Column::ALL.into_iter().find(|c| c.name() == name)
     }
 
-    /// What the column holds, for a person choosing it.
+    /// What the column holds, for a person choosing it (some columns mean different things
+    /// for different measures, as escalc's arguments do).
     pub fn description(self) -> &'static str {
         match self {
             Column::M1i => "mean of group 1",
@@ -121,13 +244,21 @@ impl Column {
             Column::M2i => "mean of group 2",
             Column::Sd2i => "standard deviation of group 2",
             Column::N2i => "size of group 2",
-            Column::Ai => "events in group 1 (2×2 table, upper left cell)",
+            Column::Ai => "events in group 1 (2×2 table, upper left cell); alpha for ARAW, AHW, ABT; homozygotes for REH",
             Column::Bi => "non-events in group 1 (upper right cell; or give n1i)",
             Column::Ci => "events in group 2 (lower left cell)",
             Column::Di => "non-events in group 2 (lower right cell; or give n2i)",
             Column::Ri => "correlation coefficient",
             Column::Ni => "sample size",
             Column::Xi => "number of events (individuals with the characteristic)",
+            Column::Mi => "mean (MN, MNLN, CVLN, SMN); predictors (PCOR, ZPCOR, SPCOR); items (ARAW, AHW, ABT)",
+            Column::Sdi => "standard deviation",
+            Column::Ti => "person-time (IR, IRLN, IRS, IRFT); t statistic (PCOR, ZPCOR, SPCOR)",
+            Column::R2i => "R² of the regression model",
+            Column::X1i => "events in group 1",
+            Column::X2i => "events in group 2",
+            Column::T1i => "person-time of group 1",
+            Column::T2i => "person-time of group 2",
         }
     }
 
@@ -143,66 +274,9 @@ impl fmt::Display for Column {
 }
 
 impl Measure {
-    pub const ALL: [Measure; 10] = [
-        Measure::Md,
-        Measure::Smd,
-        Measure::Rom,
-        Measure::Or,
-        Measure::Rr,
-        Measure::Rd,
-        Measure::Cor,
-        Measure::Zcor,
-        Measure::Pr,
-        Measure::Plo,
-    ];
-
-    /// `escalc`'s name of the measure.
-    pub fn name(self) -> &'static str {
-        match self {
-            Measure::Md => "MD",
-            Measure::Smd => "SMD",
-            Measure::Rom => "ROM",
-            Measure::Or => "OR",
-            Measure::Rr => "RR",
-            Measure::Rd => "RD",
-            Measure::Cor => "COR",
-            Measure::Zcor => "ZCOR",
-            Measure::Pr => "PR",
-            Measure::Plo => "PLO",
-        }
-    }
-
     /// The measure named `name` (exactly, as [`Measure::name`] gives it).
     pub fn parse(name: &str) -> Option<Measure> {
         Measure::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// What the measure is, in a few words.
-    pub fn title(self) -> &'static str {
-        match self {
-            Measure::Md => "raw mean difference",
-            Measure::Smd => "standardized mean difference (Hedges' g)",
-            Measure::Rom => "log ratio of means",
-            Measure::Or => "log odds ratio",
-            Measure::Rr => "log risk ratio",
-            Measure::Rd => "risk difference",
-            Measure::Cor => "raw correlation coefficient",
-            Measure::Zcor => "Fisher's z-transformed correlation",
-            Measure::Pr => "raw proportion",
-            Measure::Plo => "logit-transformed proportion",
-        }
-    }
-
-    /// The columns the measure reads: every one required, except that a 2×2 table takes
-    /// either `bi` or `n1i` (and either `di` or `n2i`), or both when they agree.
-    pub fn columns(self) -> &'static [Column] {
-        use Column::*;
-        match self {
-            Measure::Md | Measure::Smd | Measure::Rom => &[M1i, Sd1i, N1i, M2i, Sd2i, N2i],
-            Measure::Or | Measure::Rr | Measure::Rd => &[Ai, Bi, Ci, Di, N1i, N2i],
-            Measure::Cor | Measure::Zcor => &[Ri, Ni],
-            Measure::Pr | Measure::Plo => &[Xi, Ni],
-        }
     }
 
     /// Whether `column` may be left out when its alternative is given (`bi` for `n1i`,
@@ -220,13 +294,111 @@ impl Measure {
         }
     }
 
-    /// Whether the continuity correction (`add`, `to`) applies: 2×2 tables and proportions.
+    /// Whether the continuity correction (`add`, `to`) applies: 2×2 tables, person-time
+    /// data, proportions and incidence rates.
     pub fn uses_correction(self) -> bool {
-        self.is_table() || matches!(self, Measure::Pr | Measure::Plo)
+        matches!(
+            self.family(),
+            Family::Table | Family::PersonTime | Family::Proportion | Family::Rate
+        )
+    }
+
+    /// Whether `drop00` applies: 2×2 tables and two groups' person-time.
+    pub fn uses_drop00(self) -> bool {
+        matches!(self.family(), Family::Table | Family::PersonTime)
+    }
+
+    /// escalc's `add` when none is given: 0 for AS, PHI, IRSD, PAS, PFT, IRS and IRFT
+    /// (whose transforms are defined at 0), else 1/2.
+    pub fn default_add(self) -> f64 {
+        match self {
+            Measure::As
+            | Measure::Phi
+            | Measure::Irsd
+            | Measure::Pas
+            | Measure::Pft
+            | Measure::Irs
+            | Measure::Irft => 0.0,
+            _ => 0.5,
+        }
+    }
+
+    /// The `vtype`s the measure offers (its first is "LS", the default), or `None` when
+    /// escalc ignores `vtype` for it.
+    pub fn vtypes(self) -> Option<&'static [Vtype]> {
+        use Vtype::*;
+        match self {
+            Measure::Rd | Measure::Pr => Some(&[Ls, Ub, Av]),
+            Measure::Phi | Measure::Rpb => Some(&[Ls, St, Cs]),
+            Measure::Md => Some(&[Ls, Ub, Ho]),
+            Measure::Smd | Measure::Smd1 => Some(&[Ls, Ub, Ls2, Av]),
+            Measure::Smdh | Measure::Smcc | Measure::Smcr => Some(&[Ls, Ls2]),
+            Measure::Rom => Some(&[Ls, Ho, Av, Avho]),
+            Measure::Cor | Measure::Pcor | Measure::Spcor | Measure::Pln | Measure::Plo => {
+                Some(&[Ls, Av])
+            }
+            // escalc refuses only "UB" for Fisher's z.
+            Measure::Zcor => Some(&[Ls, Ls2, Ho, St, Cs, Av, Avho]),
+            _ => None,
+        }
     }
 
     fn is_table(self) -> bool {
-        matches!(self, Measure::Or | Measure::Rr | Measure::Rd)
+        self.family() == Family::Table
+    }
+}
+
+/// escalc's `vtype`: which estimate of the sampling variance (default "LS", the large-sample
+/// approximation; the others as [`Measure::vtypes`] offers them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Vtype {
+    /// The large-sample approximation.
+    #[default]
+    Ls,
+    /// A second large-sample approximation (SMD: of g itself; SMDH: Bonett's).
+    Ls2,
+    /// The unbiased estimate.
+    Ub,
+    /// Under homoscedasticity (MD, ROM: the pooled SD).
+    Ho,
+    /// Under stratified sampling (PHI, RPB).
+    St,
+    /// Under cross-sectional sampling (PHI, RPB).
+    Cs,
+    /// With the sample-size-weighted average effect in place of each row's.
+    Av,
+    /// ROM: the weighted average coefficient of variation of both groups.
+    Avho,
+}
+
+impl Vtype {
+    pub const ALL: [Vtype; 8] = [
+        Vtype::Ls,
+        Vtype::Ls2,
+        Vtype::Ub,
+        Vtype::Ho,
+        Vtype::St,
+        Vtype::Cs,
+        Vtype::Av,
+        Vtype::Avho,
+    ];
+
+    /// escalc's name ("LS", "UB", ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Vtype::Ls => "LS",
+            Vtype::Ls2 => "LS2",
+            Vtype::Ub => "UB",
+            Vtype::Ho => "HO",
+            Vtype::St => "ST",
+            Vtype::Cs => "CS",
+            Vtype::Av => "AV",
+            Vtype::Avho => "AVHO",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Vtype> {
+        Vtype::ALL.into_iter().find(|v| v.name() == name)
     }
 }
 
@@ -237,11 +409,12 @@ impl fmt::Display for Measure {
 }
 
 /// `escalc`'s `to`: which rows get `add` added to each cell of their table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AddTo {
     /// Every row.
     All,
     /// Only the rows whose table has a cell equal to 0 (the default).
+    #[default]
     Only0,
     /// Every row, if any row's table has a cell equal to 0.
     If0All,
@@ -286,10 +459,32 @@ impl Default for EscalcOptions {
     }
 }
 
+/// Every setting of `escalc` the engine follows: `add` (`None`: the measure's default,
+/// [`Measure::default_add`]), `to`, `drop00` and `vtype`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Settings {
+    pub add: Option<f64>,
+    pub to: AddTo,
+    /// Leave out (as escalc gives NA) a table with no events or only events in both groups
+    /// (person-time: no events in both), rather than correcting it.
+    pub drop00: bool,
+    pub vtype: Vtype,
+}
+
+impl From<&EscalcOptions> for Settings {
+    fn from(options: &EscalcOptions) -> Settings {
+        Settings {
+            add: Some(options.add),
+            to: options.to,
+            ..Settings::default()
+        }
+    }
+}
+
 /// One row's raw data: a value for each column given.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RawRow {
-    values: [Option<f64>; 13],
+    values: [Option<f64>; Column::ALL.len()],
 }
 
 impl RawRow {
@@ -311,6 +506,38 @@ impl RawRow {
         } else {
             Err(EffectSizeError::NotFinite { column, value })
         }
+    }
+
+    /// A required value ≥ 0 (a count, an SD).
+    fn nonnegative(&self, column: Column) -> Result<f64, EffectSizeError> {
+        let value = self.required(column)?;
+        if value < 0.0 {
+            return Err(EffectSizeError::Negative { column, value });
+        }
+        Ok(value)
+    }
+
+    /// A required value > 0 (a sample size, a person-time).
+    fn positive(&self, column: Column, why: &'static str) -> Result<f64, EffectSizeError> {
+        let value = self.required(column)?;
+        if value <= 0.0 {
+            return Err(EffectSizeError::TooSmall {
+                column,
+                value,
+                needed: "more than 0",
+                why,
+            });
+        }
+        Ok(value)
+    }
+
+    /// A required correlation in [−1, 1].
+    fn correlation(&self, column: Column) -> Result<f64, EffectSizeError> {
+        let value = self.required(column)?;
+        if !(-1.0..=1.0).contains(&value) {
+            return Err(EffectSizeError::OutOfRange { column, value });
+        }
+        Ok(value)
     }
 }
 
@@ -361,6 +588,8 @@ pub enum EffectSizeError {
     Undefined { column: Column, reason: String },
     /// `add` is negative or not finite.
     InvalidAdd { add: f64 },
+    /// The measure does not offer this `vtype`.
+    InvalidVtype { measure: Measure, vtype: Vtype },
 }
 
 impl EffectSizeError {
@@ -376,7 +605,7 @@ impl EffectSizeError {
             | EffectSizeError::Inconsistent { column, .. }
             | EffectSizeError::OutOfRange { column, .. }
             | EffectSizeError::Undefined { column, .. } => Some(*column),
-            EffectSizeError::InvalidAdd { .. } => None,
+            EffectSizeError::InvalidAdd { .. } | EffectSizeError::InvalidVtype { .. } => None,
         }
     }
 }
@@ -444,6 +673,20 @@ impl fmt::Display for EffectSizeError {
                 "add is {}; the continuity correction must be a finite number >= 0",
                 Shown(*add)
             ),
+            EffectSizeError::InvalidVtype { measure, vtype } => {
+                let offered: Vec<&str> = measure
+                    .vtypes()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|v| v.name())
+                    .collect();
+                write!(
+                    f,
+                    "vtype {:?} does not apply to {measure}; it takes {}",
+                    vtype.name(),
+                    offered.join(", ")
+                )
+            }
         }
     }
 }
@@ -466,48 +709,94 @@ impl fmt::Display for Shown {
     }
 }
 
-/// The effect size of every row, in order: `escalc(measure, …)` with vtype "LS" (its
-/// default). `to = "if0all"` looks at every row's table, so the rows are computed together.
+/// The effect size of every row, in order: `escalc(measure, …)` with `add` and `to` as given
+/// and vtype "LS" (its default). `to = "if0all"` looks at every row's table, so the rows are
+/// computed together.
 pub fn escalc(
     measure: Measure,
     rows: &[RawRow],
     options: &EscalcOptions,
 ) -> Vec<Result<EffectSize, EffectSizeError>> {
-    if !(options.add.is_finite() && options.add >= 0.0) && measure.uses_correction() {
-        return rows
-            .iter()
-            .map(|_| Err(EffectSizeError::InvalidAdd { add: options.add }))
-            .collect();
+    escalc_with(measure, rows, &Settings::from(options))
+}
+
+/// The effect size of every row, in order, with every setting of `escalc` ([`Settings`]).
+/// A `vtype` that averages over rows ("AV", "AVHO") and `to = "if0all"` look at every row.
+pub fn escalc_with(
+    measure: Measure,
+    rows: &[RawRow],
+    settings: &Settings,
+) -> Vec<Result<EffectSize, EffectSizeError>> {
+    let refuse = |e: EffectSizeError| rows.iter().map(|_| Err(e.clone())).collect();
+    let add = settings.add.unwrap_or(measure.default_add());
+    if !(add.is_finite() && add >= 0.0) && measure.uses_correction() {
+        return refuse(EffectSizeError::InvalidAdd { add });
     }
-    match measure {
-        Measure::Md | Measure::Smd | Measure::Rom => rows
-            .iter()
-            .map(|row| means::effect_size(measure, row))
-            .collect(),
-        Measure::Cor | Measure::Zcor => rows
-            .iter()
-            .map(|row| correlations::effect_size(measure, row))
-            .collect(),
-        Measure::Or | Measure::Rr | Measure::Rd => {
-            let tables: Vec<_> = rows.iter().map(tables::Table::read).collect();
-            let any_zero = tables
-                .iter()
-                .any(|t| t.as_ref().is_ok_and(tables::Table::has_zero));
-            tables
-                .into_iter()
-                .map(|table| tables::effect_size(measure, table?, options, any_zero))
-                .collect()
+    let vtype = settings.vtype;
+    if let Some(offered) = measure.vtypes() {
+        if !offered.contains(&vtype) {
+            return refuse(EffectSizeError::InvalidVtype { measure, vtype });
         }
-        Measure::Pr | Measure::Plo => {
-            let counts: Vec<_> = rows.iter().map(proportions::Counts::read).collect();
-            let any_zero = counts
-                .iter()
-                .any(|c| c.as_ref().is_ok_and(proportions::Counts::has_zero));
-            counts
-                .into_iter()
-                .map(|c| proportions::effect_size(measure, c?, options, any_zero))
-                .collect()
+    }
+    let correction = Correction {
+        add,
+        to: settings.to,
+        drop00: settings.drop00 && measure.uses_drop00(),
+    };
+    match measure.family() {
+        Family::Means => means::compute(measure, rows, vtype),
+        Family::Table => tables::compute(measure, rows, &correction, vtype),
+        Family::PersonTime => rates::compute_two_groups(measure, rows, &correction),
+        Family::Correlation | Family::PartialCorrelation => {
+            correlations::compute(measure, rows, vtype)
         }
+        Family::Proportion => proportions::compute(measure, rows, &correction, vtype),
+        Family::Rate => rates::compute_single(measure, rows, &correction),
+        Family::Single => change::compute_single(measure, rows),
+        Family::Change => change::compute_change(measure, rows, vtype),
+        Family::Alpha | Family::Heterozygosity => reliability::compute(measure, rows),
+    }
+}
+
+/// The continuity correction a call applies: `add` (the measure's default resolved), `to`,
+/// and `drop00` where the measure has it.
+#[derive(Debug, Clone, Copy)]
+struct Correction {
+    add: f64,
+    to: AddTo,
+    drop00: bool,
+}
+
+impl Correction {
+    /// What is added to the cells of a row whose cells have a zero (`has_zero`), when some
+    /// row of the data does (`any_zero`).
+    fn add_for(&self, has_zero: bool, any_zero: bool) -> f64 {
+        if corrected(self.to, has_zero, any_zero) {
+            self.add
+        } else {
+            0.0
+        }
+    }
+}
+
+/// metafor's `.wmean(x, w, na.rm = TRUE)`: Σ x·w / Σ w over the rows where both are
+/// numbers (here: the rows computed).
+fn weighted_mean(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let (mut xw, mut w) = (0.0, 0.0);
+    for (x, weight) in pairs.filter(|(x, weight)| !x.is_nan() && !weight.is_nan()) {
+        xw += x * weight;
+        w += weight;
+    }
+    xw / w
+}
+
+/// metafor's `.cmicalc(m)`: the exact bias correction Γ(m/2)/(√(m/2)·Γ((m − 1)/2)) (NaN for
+/// m ≤ 1, where escalc gives NA).
+fn cmi(m: f64) -> f64 {
+    if m <= 1.0 {
+        f64::NAN
+    } else {
+        means::bias_correction(m)
     }
 }
 

@@ -1,14 +1,18 @@
-//! 2×2 tables: `OR`, `RR` and `RD`.
+//! 2×2 tables: `OR`, `RR`, `RD`, `AS`, `PETO`, `PHI`, `YUQ`, `YUY`, `PBIT`, `OR2DN`,
+//! `OR2DL`, and the matched pairs' `MPRD`, `MPRR`, `MPOR`, `MPORC`, `MPPETO` (whose cells
+//! count pairs: ai both events, bi only the first, ci only the second, di neither).
 //!
 //! |         | event | no event | size |
 //! |---------|-------|----------|------|
 //! | group 1 | ai    | bi       | n1i  |
 //! | group 2 | ci    | di       | n2i  |
 
-use crate::math::ln;
+use crate::distributions::normal_quantile;
+use crate::math::{asin, exp, ln, pow};
+use std::f64::consts::PI;
 
 use super::{
-    corrected, finish, Column, EffectSize, EffectSizeError, EscalcOptions, Measure, RawRow,
+    finish, weighted_mean, Column, Correction, EffectSize, EffectSizeError, Measure, RawRow, Vtype,
 };
 
 /// One row's table, checked: counts ≥ 0, events ≤ group size, group sizes > 0.
@@ -118,53 +122,212 @@ fn other_cell(
     }
 }
 
-/// With p1i = ai/n1i and p2i = ci/n2i after the correction (escalc's defaults: `add` to
-/// every cell of a table with a zero):
-/// - `OR`: yi = ln(p1i/(1 − p1i)) − ln(p2i/(1 − p2i)), vi = 1/ai + 1/bi + 1/ci + 1/di;
-/// - `RR`: yi = ln p1i − ln p2i, vi = 1/ai − 1/n1i + 1/ci − 1/n2i;
-/// - `RD`: yi = p1i − p2i, vi = p1i(1 − p1i)/n1i + p2i(1 − p2i)/n2i (vtype "LS").
-///
-/// (Fleiss & Berlin 2009; escalc's formulas, with its `addyi` and `addvi` defaults: the
-/// corrected counts enter both yi and vi.)
-pub(super) fn effect_size(
+/// Every row's effect size. The correction (`add` to each cell as `to` says; escalc's
+/// `addyi` and `addvi` defaults: the corrected counts enter both yi and vi) is escalc's; with
+/// `drop00` a table whose groups both have no events, or both only events, gives none.
+pub(super) fn compute(
     measure: Measure,
-    table: Table,
-    options: &EscalcOptions,
-    any_zero: bool,
-) -> Result<EffectSize, EffectSizeError> {
-    let zero = table.zero_cell();
-    let add = if corrected(options.to, zero.is_some(), any_zero) {
-        options.add
-    } else {
-        0.0
-    };
-    let [a, b, c, d] = table.cells.map(|(_, v)| v + add);
-    let (n1, n2) = (a + b, c + d);
-    let (p1, p2) = (a / n1, c / n2);
-    let (yi, vi) = match measure {
-        Measure::Or => (
-            ln(p1 / (1.0 - p1)) - ln(p2 / (1.0 - p2)),
-            1.0 / a + 1.0 / b + 1.0 / c + 1.0 / d,
-        ),
-        Measure::Rr => (ln(p1) - ln(p2), 1.0 / a - 1.0 / n1 + 1.0 / c - 1.0 / n2),
-        Measure::Rd => (p1 - p2, p1 * (1.0 - p1) / n1 + p2 * (1.0 - p2) / n2),
-        _ => unreachable!("tables::effect_size is called for OR, RR and RD only"),
-    };
-    let still_zero = table
-        .cells
+    rows: &[RawRow],
+    correction: &Correction,
+    vtype: Vtype,
+) -> Vec<Result<EffectSize, EffectSizeError>> {
+    let tables: Vec<Result<Table, EffectSizeError>> = rows
         .iter()
-        .find(|(_, v)| *v + add == 0.0)
-        .map(|(column, _)| *column);
-    if let Some(column) = still_zero.filter(|_| !(yi.is_finite() && vi.is_finite() && vi > 0.0)) {
-        return Err(EffectSizeError::Undefined {
-            column,
-            reason: format!(
-                "{column} is 0 and no continuity correction applies (add = {}, to = \"{}\"), so the {} is undefined",
-                options.add,
-                options.to.name(),
-                measure.title()
-            ),
-        });
+        .map(|row| {
+            let table = Table::read(row)?;
+            let [a, b, c, d] = table.cells.map(|(_, v)| v);
+            if correction.drop00 && ((a == 0.0 && c == 0.0) || (b == 0.0 && d == 0.0)) {
+                let (x, y) = if a == 0.0 && c == 0.0 {
+                    (Column::Ai, Column::Ci)
+                } else {
+                    (Column::Bi, Column::Di)
+                };
+                return Err(EffectSizeError::Undefined {
+                    column: x,
+                    reason: format!(
+                        "{x} and {y} are both 0 and drop00 is set, so the table is left out"
+                    ),
+                });
+            }
+            Ok(table)
+        })
+        .collect();
+    let any_zero = tables.iter().any(|t| t.as_ref().is_ok_and(Table::has_zero));
+    let cells: Vec<Result<(Table, [f64; 4]), EffectSizeError>> = tables
+        .into_iter()
+        .map(|table| {
+            let table = table?;
+            let add = correction.add_for(table.has_zero(), any_zero);
+            let cells = table.cells.map(|(_, v)| v + add);
+            Ok((table, cells))
+        })
+        .collect();
+    // vtype "AV" of RD: the sample-size-weighted mean risk of each group.
+    let risks = |group: usize| {
+        weighted_mean(cells.iter().filter_map(|c| c.as_ref().ok()).map(|(_, c)| {
+            let n = c[2 * group] + c[2 * group + 1];
+            (c[2 * group] / n, n)
+        }))
+    };
+    let average = (measure == Measure::Rd && vtype == Vtype::Av).then(|| (risks(0), risks(1)));
+    cells
+        .into_iter()
+        .map(|outcome| {
+            let (table, cells) = outcome?;
+            let (yi, vi) = formula(measure, cells, vtype, average);
+            let still_zero = table
+                .cells
+                .iter()
+                .zip(cells)
+                .find(|(_, corrected)| *corrected == 0.0)
+                .map(|((column, _), _)| *column);
+            if let Some(column) =
+                still_zero.filter(|_| !(yi.is_finite() && vi.is_finite() && vi > 0.0))
+            {
+                return Err(EffectSizeError::Undefined {
+                    column,
+                    reason: format!(
+                        "{column} is 0 and no continuity correction applies (add = {}, to = \"{}\"), so the {} is undefined",
+                        correction.add,
+                        correction.to.name(),
+                        measure.title()
+                    ),
+                });
+            }
+            finish(yi, vi, table.zero_cell().unwrap_or(Column::Ai), measure.title())
+        })
+        .collect()
+}
+
+/// yi and vi of one corrected table [ai, bi, ci, di], with n1i = ai + bi, n2i = ci + di,
+/// ni = n1i + n2i, p1i = ai/n1i, p2i = ci/n2i (metafor 3.8-1's escalc, in its order of
+/// operations):
+/// - `OR`: ln(p1i/(1 − p1i)) − ln(p2i/(1 − p2i)), vi = 1/ai + 1/bi + 1/ci + 1/di;
+/// - `RR`: ln p1i − ln p2i, vi = 1/ai − 1/n1i + 1/ci − 1/n2i;
+/// - `RD`: p1i − p2i, vi = p1i(1 − p1i)/n1i + p2i(1 − p2i)/n2i ("LS"; "UB": /(n − 1); "AV":
+///   the weighted mean risks in place of p1i, p2i);
+/// - `AS`: asin √p1i − asin √p2i, vi = 1/(4n1i) + 1/(4n2i);
+/// - `PETO`: with Ei = (ai + ci)·n1i/ni and Vi = (ai + ci)(bi + di)(n1i/ni)(n2i/ni)/(ni − 1),
+///   yi = (ai − Ei)/Vi, vi = 1/Vi (Yusuf et al. 1985);
+/// - `PHI`: (ai·di − bi·ci)/√(n1i·n2i·(ai + ci)(bi + di)), vi by Yule's large-sample formula
+///   ("LS", "CS") or under stratified sampling ("ST");
+/// - `YUQ`: Q = (OR − 1)/(OR + 1), vi = ¼(1 − Q²)²·Σ1/cell; `YUY`: Y = (√OR − 1)/(√OR + 1),
+///   vi = (1/16)(1 − Y²)²·Σ1/cell;
+/// - `PBIT`: Φ⁻¹(p1i) − Φ⁻¹(p2i), vi = 2π·p1i(1 − p1i)·e^{z1i²}/n1i + the same for group 2;
+/// - `OR2DL`: √3/π times the log odds ratio (vi: 3/π² times); `OR2DN`: divided by 1.65
+///   (vi: by 1.65²);
+/// - matched pairs, with π12 = bi/ni, π21 = ci/ni, π1· = (ai + bi)/ni, π·1 = (ai + ci)/ni:
+///   `MPRD` π1· − π·1, vi = (π12(1 − π12) + 2π12π21 + π21(1 − π21))/ni; `MPRR`
+///   ln π1· − ln π·1, vi = (π12 + π21)/(ni·π1·π·1); `MPOR` the log odds ratio of the
+///   margins, vi = (π12(1 − π12) + π21(1 − π21) + 2π12π21)/(ni·π1·(1 − π1·)π·1(1 − π·1));
+///   `MPORC` ln bi − ln ci, vi = 1/bi + 1/ci; `MPPETO` (bi − Ei)/Vi with Ei = (bi + ci)/2,
+///   Vi = (bi + ci)/4, vi = 1/Vi.
+fn formula(
+    measure: Measure,
+    [a, b, c, d]: [f64; 4],
+    vtype: Vtype,
+    average: Option<(f64, f64)>,
+) -> (f64, f64) {
+    let (n1, n2) = (a + b, c + d);
+    let ni = n1 + n2;
+    let (p1, p2) = (a / n1, c / n2);
+    let log_or = || ln(p1 / (1.0 - p1)) - ln(p2 / (1.0 - p2));
+    let or_var = || 1.0 / a + 1.0 / b + 1.0 / c + 1.0 / d;
+    match measure {
+        Measure::Or => (log_or(), or_var()),
+        Measure::Rr => (ln(p1) - ln(p2), 1.0 / a - 1.0 / n1 + 1.0 / c - 1.0 / n2),
+        Measure::Rd => {
+            let vi = match (vtype, average) {
+                (Vtype::Ub, _) => p1 * (1.0 - p1) / (n1 - 1.0) + p2 * (1.0 - p2) / (n2 - 1.0),
+                (Vtype::Av, Some((m1, m2))) => m1 * (1.0 - m1) / n1 + m2 * (1.0 - m2) / n2,
+                _ => p1 * (1.0 - p1) / n1 + p2 * (1.0 - p2) / n2,
+            };
+            (p1 - p2, vi)
+        }
+        Measure::As => (
+            asin(p1.sqrt()) - asin(p2.sqrt()),
+            1.0 / (4.0 * n1) + 1.0 / (4.0 * n2),
+        ),
+        Measure::Peto => {
+            let (xt, yt) = (a + c, b + d);
+            let ei = xt * n1 / ni;
+            let vi = xt * yt * (n1 / ni) * (n2 / ni) / (ni - 1.0);
+            ((a - ei) / vi, 1.0 / vi)
+        }
+        Measure::Phi => phi(a, b, c, d, vtype),
+        Measure::Yuq => {
+            let or = (a / b) / (c / d);
+            let q = (or - 1.0) / (or + 1.0);
+            (q, 1.0 / 4.0 * sq(1.0 - q * q) * or_var())
+        }
+        Measure::Yuy => {
+            let or = (a / b) / (c / d);
+            let y = (or.sqrt() - 1.0) / (or.sqrt() + 1.0);
+            (y, 1.0 / 16.0 * sq(1.0 - y * y) * or_var())
+        }
+        Measure::Pbit => {
+            let (z1, z2) = (normal_quantile(p1), normal_quantile(p2));
+            (
+                z1 - z2,
+                2.0 * PI * p1 * (1.0 - p1) * exp(z1 * z1) / n1
+                    + 2.0 * PI * p2 * (1.0 - p2) * exp(z2 * z2) / n2,
+            )
+        }
+        Measure::Or2dl => (3f64.sqrt() / PI * log_or(), 3.0 / (PI * PI) * or_var()),
+        Measure::Or2dn => (log_or() / 1.65, or_var() / (1.65 * 1.65)),
+        Measure::Mprd | Measure::Mprr | Measure::Mpor => {
+            let (p12, p21) = (b / ni, c / ni);
+            let (p1_, p_1) = ((a + b) / ni, (a + c) / ni);
+            match measure {
+                Measure::Mprd => (
+                    p1_ - p_1,
+                    p12 * (1.0 - p12) / ni + 2.0 * p12 * p21 / ni + p21 * (1.0 - p21) / ni,
+                ),
+                Measure::Mprr => (ln(p1_) - ln(p_1), (p12 + p21) / (ni * p1_ * p_1)),
+                _ => (
+                    ln(p1_ / (1.0 - p1_)) - ln(p_1 / (1.0 - p_1)),
+                    (p12 * (1.0 - p12) + p21 * (1.0 - p21) + 2.0 * p12 * p21)
+                        / (ni * p1_ * (1.0 - p1_) * p_1 * (1.0 - p_1)),
+                ),
+            }
+        }
+        Measure::Mporc => (ln(b) - ln(c), 1.0 / b + 1.0 / c),
+        Measure::Mppeto => {
+            let ei = (b + c) / 2.0;
+            let vi = (b + c) / 4.0;
+            ((b - ei) / vi, 1.0 / vi)
+        }
+        _ => unreachable!("tables::formula is called for the 2x2 measures only"),
     }
-    finish(yi, vi, zero.unwrap_or(Column::Ai), measure.title())
+}
+
+fn sq(x: f64) -> f64 {
+    x * x
+}
+
+/// The phi coefficient and its variance: "LS" and "CS" Yule's large-sample formula (Bishop,
+/// Fienberg & Holland 1975), "ST" under stratified sampling (fixed group sizes).
+fn phi(a: f64, b: f64, c: f64, d: f64, vtype: Vtype) -> (f64, f64) {
+    let (n1, n2) = (a + b, c + d);
+    let ni = n1 + n2;
+    let yi = (a * d - b * c) / ((a + b) * (c + d) * (a + c) * (b + d)).sqrt();
+    let (p1, p2) = (a / n1, c / n2);
+    let (q1, q2) = (1.0 - p1, 1.0 - p2);
+    let vi = if vtype == Vtype::St {
+        (sq(n1 + n2)
+            * (4.0 * pow(n1, 3.0) * sq(p1) * p2 * sq(q1) * q2
+                + 4.0 * pow(n2, 3.0) * p1 * sq(p2) * q1 * sq(q2)
+                + n1 * sq(n2) * p2 * q2 * (p2 * q1 + p1 * q2) * (p2 * q1 + p1 * (4.0 * q1 + q2))
+                + sq(n1) * n2 * p1 * q1 * (p2 * q1 + p1 * q2) * (p1 * q2 + p2 * (q1 + 4.0 * q2))))
+            / (4.0 * pow(a + c, 3.0) * pow(b + d, 3.0))
+    } else {
+        let (r1, r2) = ((a + b) / ni, (c + d) / ni);
+        let (c1, c2) = ((a + c) / ni, (b + d) / ni);
+        1.0 / ni
+            * (1.0 - yi * yi
+                + yi * (1.0 + 1.0 / 2.0 * yi * yi) * (r1 - r2) * (c1 - c2)
+                    / (r1 * r2 * c1 * c2).sqrt()
+                - 3.0 / 4.0 * (yi * yi) * (sq(r1 - r2) / (r1 * r2) + sq(c1 - c2) / (c1 * c2)))
+    };
+    (yi, vi)
 }

@@ -154,6 +154,13 @@ fn calls() -> Vec<(&'static str, Value)> {
             json!({"measure": measure, "data": proportions()}),
         ));
     }
+    // The natural scales that take the records' ni (sin, cos and asin behind them).
+    for measure in ["PFT", "PAS"] {
+        let args = json!({"measure": measure, "data": proportions()});
+        let records = ok("compute_effect_sizes", &args)["records"].clone();
+        calls.push(("compute_effect_sizes", args));
+        calls.push(("fit_random_effects", json!({"records": records})));
+    }
     assert!(bcg_rr.as_array().is_some_and(|r| r.len() == 13), "{bcg_rr}");
     calls.push(("load_data", json!({"measure": "RR", "data": bcg_tables()})));
     calls.push(("load_data", json!({"records": four})));

@@ -33,7 +33,17 @@ fn calls() -> Vec<(&'static str, &'static str, Value)> {
         (
             "forest_bcg_rr.svg",
             "forest_plot",
-            json!({"records": bcg_rr}),
+            json!({"records": bcg_rr.clone()}),
+        ),
+        (
+            "forest_bcg_rr_ilab.svg",
+            "forest_plot",
+            json!({"records": bcg_rr.clone(), "slab": "author", "ilab": ["ai", "bi", "ci", "di"], "order": "precision"}),
+        ),
+        (
+            "funnel_bcg_rr.svg",
+            "funnel_plot",
+            json!({"records": bcg_rr.clone(), "contours": [0.9, 0.95, 0.99], "egger_line": false}),
         ),
         ("funnel_egger.svg", "funnel_plot", json!({})),
         (
@@ -41,7 +51,27 @@ fn calls() -> Vec<(&'static str, &'static str, Value)> {
             "funnel_plot",
             json!({"exclude": ["s04"]}),
         ),
+        (
+            "funnel_contours.svg",
+            "funnel_plot",
+            json!({"contours": [0.9, 0.95, 0.99], "egger_line": false}),
+        ),
         ("bubble_weeks.svg", "bubble_plot", json!({"mod": "weeks"})),
+        (
+            "diagnostic_radial.svg",
+            "diagnostic_plot",
+            json!({"kind": "radial"}),
+        ),
+        (
+            "diagnostic_qq.svg",
+            "diagnostic_plot",
+            json!({"kind": "qq"}),
+        ),
+        (
+            "diagnostic_labbe_bcg_rr.svg",
+            "diagnostic_plot",
+            json!({"kind": "labbe", "records": bcg_rr}),
+        ),
     ]
 }
 

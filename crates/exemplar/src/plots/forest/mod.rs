@@ -13,16 +13,19 @@ mod pooled;
 mod subgroups;
 mod text;
 
-use super::document::{self, NOTE_LINE};
-use super::rows::{self, interval_text, percent, row_y, shown, Columns, Paint, RowMarks};
-use super::scale::{Linear, ScaleError, Ticks};
+use super::document::{self, text_width, NOTE_LINE};
+use super::rows::{
+    self, estimate_heading, interval_text, percent, right_text, row_height, row_y, shown, Columns,
+    Paint, RowMarks, ROW_FONT,
+};
+use super::scale::{Labelled, Linear, ScaleError};
 use super::svg::{fixed, px, Writer};
 use super::{id_label, id_text, included_weights, validate, PlotError, PlotOutput, GREY, INK};
 use meta_analysis::{record_intervals, Fit, Record, SubgroupAnalysis, Transform};
 use pooled::Pooled;
 use serde_json::{json, Value};
 
-/// The most records a forest plot draws (one 18-pixel row each).
+/// The most records a forest plot draws (one 18-pixel row each, more where a label wraps).
 pub const MAX_FOREST_RECORDS: usize = 2000;
 
 /// What a forest plot shows.
@@ -37,6 +40,17 @@ pub struct ForestInput<'a> {
     /// diamond), as before any analysis has been asked for.
     pub fit: Option<&'a Fit>,
     pub title: &'a str,
+    /// The line under the title: what was fitted, on which data (e.g. "Random-effects model
+    /// (REML), k = 13").
+    pub subtitle: Option<&'a str>,
+    /// The measure's short name for the estimate column's heading on the scale written (e.g.
+    /// "RR" for "RR [95% CI]"); `None` heads it "Estimate [95% CI]".
+    pub measure: Option<&'a str>,
+    /// Record columns written beside the labels, headed by their names (metafor's `ilab`).
+    pub ilab: &'a [IlabColumn],
+    /// The rows' order, as record indices top to bottom (metafor's `order`); `None` keeps
+    /// the records' order. With groups, each level's rows follow it.
+    pub order: Option<&'a [usize]>,
     /// The effect measure, written under the x axis (e.g. "Standardized mean difference").
     pub x_label: &'a str,
     /// Each record's label, in record order (e.g. author and year); `None` labels the rows
@@ -49,6 +63,13 @@ pub struct ForestInput<'a> {
     /// Rows grouped by a text column, with the subgroup analysis of the records not
     /// excluded (needs `fit`).
     pub groups: Option<ForestGroups<'a>>,
+}
+
+/// A column of text beside the rows: its heading and each record's value, in record order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IlabColumn {
+    pub name: String,
+    pub values: Vec<String>,
 }
 
 /// Rows grouped by a text column.
@@ -72,28 +93,41 @@ enum Line<'a> {
     Subgroup(usize),
 }
 
-const WIDTH: f64 = 720.0;
-const COLUMNS: Columns = Columns {
-    plot: (230.0, 490.0),
-    estimate_x: 640.0,
-    // The weight.
-    last_x: 708.0,
-};
+/// The width drawn for a phone: text of 11 px stays 11 px on a 390 px screen. A plot whose
+/// columns need more (ilab columns beside long labels) grows wider.
+const WIDTH: f64 = 390.0;
+/// The room between two columns and at the right edge.
+const GAP: f64 = 8.0;
+/// The width of the plot column the labels leave room for, and the least it may shrink to
+/// (for an excluded row's label) before the plot grows wider than [`WIDTH`].
+const MIN_PLOT: f64 = 100.0;
+const LEAST_PLOT: f64 = 80.0;
+/// The most and the least characters of a line of a row label: a longer label wraps at its
+/// spaces onto further lines, and only a word longer than a line is cut ("…").
+const MAX_LABEL_CHARS: usize = 18;
+const MIN_LABEL_CHARS: usize = 10;
+/// The most lines a row label wraps onto; a label that needs more is cut ("…") at the end
+/// of its last line.
+const MAX_LABEL_LINES: usize = 4;
 /// Side of the square of the record with the largest weight; others scale by area.
 const MAX_SIDE: f64 = 14.0;
 const MIN_SIDE: f64 = 4.0;
 /// Side of every square when there is no fit (and so no weights).
 const PLAIN_SIDE: f64 = 7.0;
 const DIAMOND_HALF_HEIGHT: f64 = 7.0;
-const LABEL_CHARS: usize = 30;
 
 struct Row<'r> {
+    /// The record's index among the records.
+    index: usize,
     record: &'r Record,
     label: &'r str,
+    /// The label's lines as drawn (set once the label column's width is known).
+    label_lines: Vec<String>,
     excluded: bool,
     ci: (f64, f64),
     weight_percent: Option<f64>,
     side: f64,
+    /// The centre line of the row's first line (set once the rows' heights are known).
     y: f64,
 }
 
@@ -104,15 +138,31 @@ struct Row<'r> {
 pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     let checked = Checked::of(input)?;
     let lines = layout(input, checked.groups.as_ref());
-    let places = Places::of(&lines, input.records.len());
-    let rows = rows(input, &checked, &places.record_y);
-    let (ticks, x) = COLUMNS.x_axis(extent(&rows, &checked))?;
-    let below = Below::rows(row_y(lines.len() - 1), checked.pooled.as_ref());
-    let notes = text::notes(input, &checked);
+    let mut rows = rows(input, &checked);
+    let frame = Frame::of(input, &rows, &checked);
+    for row in &mut rows {
+        row.label_lines = label_lines(row, frame.label_chars);
+    }
+    let places = Places::of(&lines, &rows);
+    for row in &mut rows {
+        row.y = places.record_y[row.index];
+    }
+    let (ticks, x) = frame
+        .columns
+        .x_axis(extent(&rows, &checked), input.transform)?;
+    let below = Below::rows(places.last_y, checked.pooled.as_ref());
+    let mut notes = text::notes(input, &checked);
+    if checked.pooled.is_some() && !frame.weights {
+        notes.push(
+            "Weights: the squares' areas (their column gives way to the ilab columns).".into(),
+        );
+    }
+    let notes = document::wrap_notes(&notes, frame.width);
     let plot = Plot {
         checked,
         rows,
         places,
+        frame,
         ticks,
         x,
         below,
@@ -120,6 +170,193 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     };
     let numbers = plot.numbers(input)?;
     plot.draw(input, numbers)
+}
+
+/// Where the columns sit, left to right (the label, the ilab columns, the plot, the
+/// estimate, the weight), measured from what they hold at the rows' 11 px: the label
+/// column keeps as many characters as leave the plot [`MIN_PLOT`] wide (at least
+/// [`MIN_LABEL_CHARS`]) on a line, a longer label wrapping onto further lines; columns
+/// that still do not fit widen the plot beyond [`WIDTH`].
+struct Frame {
+    width: f64,
+    columns: Columns,
+    label_chars: usize,
+    /// Each ilab column's right edge.
+    ilab_x: Vec<f64>,
+    estimate_heading: String,
+    /// Whether the weights have a column (not when ilab columns need its room).
+    weights: bool,
+}
+
+impl Frame {
+    fn of(input: &ForestInput, rows: &[Row], checked: &Checked) -> Frame {
+        let (t, font) = (input.transform, ROW_FONT);
+        let estimate_heading = estimate_heading(input.measure, checked.level);
+        let mut estimate = text_width(&estimate_heading, font, true);
+        for row in rows {
+            let text = interval_text(t, row.record.yi, row.ci);
+            estimate = estimate.max(text_width(&text, font, false));
+        }
+        let mut below_labels = 0.0f64;
+        if let Some(p) = &checked.pooled {
+            let f = p.fit;
+            let text = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
+            estimate = estimate.max(text_width(&text, font, true));
+            below_labels = below_labels.max(text_width(&p.short_name(), font, true));
+        }
+        if let Some(g) = &checked.groups {
+            for s in &g.analysis.groups {
+                let f = &s.fit;
+                let text = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
+                estimate = estimate.max(text_width(&text, font, false));
+                below_labels = below_labels.max(text_width(&subgroups::label(s), font, false));
+            }
+        }
+        let weight_width = if checked.pooled.is_some() {
+            text_width("Weight", font, true) + 2.0 * GAP
+        } else {
+            0.0
+        };
+        let ilab: Vec<f64> = input
+            .ilab
+            .iter()
+            .map(|c| {
+                c.values
+                    .iter()
+                    .map(|v| text_width(v, font, false))
+                    .fold(text_width(&c.name, font, true), f64::max)
+            })
+            .collect();
+        let ilab_total: f64 = ilab.iter().map(|w| w + GAP).sum();
+        let char_width = text_width("x", font, false);
+        let longest = rows
+            .iter()
+            .map(|r| label_lines(r, usize::MAX)[0].chars().count())
+            .max()
+            .unwrap_or(0);
+        let longest_word = rows
+            .iter()
+            .flat_map(|r| r.label.split(' '))
+            .map(|word| word.chars().count())
+            .max()
+            .unwrap_or(0);
+        // The label column, with the weight column's room (`weight`) or without.
+        let label = |weight: f64| {
+            let fixed = document::LEFT + GAP + ilab_total + GAP + estimate + weight + GAP;
+            let room = |plot: f64| ((WIDTH - fixed - plot) / char_width).floor().max(0.0) as usize;
+            let chars = longest.min(room(MIN_PLOT).clamp(MIN_LABEL_CHARS, MAX_LABEL_CHARS));
+            // A word longer than that may take the plot down to [`LEAST_PLOT`] rather than
+            // be cut.
+            let chars = chars.max(longest_word.min(room(LEAST_PLOT)).min(MAX_LABEL_CHARS));
+            // The pooled and subgroup labels sit in the label column, over the ilab
+            // columns; the heading too.
+            let drawn = rows
+                .iter()
+                .flat_map(|r| label_lines(r, chars))
+                .map(|line| line.chars().count())
+                .max()
+                .unwrap_or(0);
+            let width = (drawn as f64 * char_width)
+                .max(below_labels - ilab_total)
+                .max(text_width(label_heading(input), font, true));
+            (chars, width, fixed + width + LEAST_PLOT)
+        };
+        // ilab columns that leave no room for the weights push them out (the squares' areas
+        // still show them); the plot grows wider only when that is not enough.
+        let (mut weight, (mut label_chars, mut label_width, mut needed)) =
+            (weight_width, label(weight_width));
+        if needed > WIDTH && weight > 0.0 && !input.ilab.is_empty() {
+            weight = 0.0;
+            (label_chars, label_width, needed) = label(0.0);
+        }
+        let width = WIDTH.max(needed);
+        let mut x = document::LEFT + label_width;
+        let ilab_x = ilab
+            .iter()
+            .map(|w| {
+                x += GAP + w;
+                x
+            })
+            .collect();
+        let last_x = width - GAP;
+        let estimate_x = last_x - weight;
+        let plot = (x + GAP, estimate_x - estimate - GAP);
+        Frame {
+            width,
+            columns: Columns {
+                plot,
+                estimate_x,
+                last_x,
+            },
+            label_chars,
+            ilab_x,
+            estimate_heading,
+            weights: weight > 0.0,
+        }
+    }
+}
+
+/// The label column's heading: "Study" over study labels, else "Record" (over ids).
+fn label_heading(input: &ForestInput) -> &'static str {
+    if input.labels.is_some() {
+        "Study"
+    } else {
+        "Record"
+    }
+}
+
+/// A row's label as drawn: broken at its spaces into lines of at most `chars` characters
+/// (see [`wrap_label`]), "(excluded)" after an excluded one, on its last line where that
+/// stays within `chars` (or 16 characters), else on a line of its own. Each line is
+/// isolated ([`id_label`]), so no line's bidirectional text reorders another or the
+/// "(excluded)" after it.
+fn label_lines(row: &Row, chars: usize) -> Vec<String> {
+    let chars = chars.max(2);
+    let isolated =
+        |lines: Vec<String>| -> Vec<String> { lines.iter().map(|l| id_label(l, chars)).collect() };
+    let mut lines = wrap_label(row.label, chars);
+    if !row.excluded {
+        return isolated(lines);
+    }
+    if lines.iter().any(|l| l.chars().count() > chars) {
+        // A label too long to keep whole gives way to the record's id.
+        lines = wrap_label(&row.record.id, chars);
+    }
+    let fits = lines.last().map_or(0, |l| l.chars().count()) + 11 <= chars.max(16);
+    let mut lines = isolated(lines);
+    if fits {
+        lines.last_mut().expect("a line").push_str(" (excluded)");
+    } else {
+        lines.push("(excluded)".into());
+    }
+    lines
+}
+
+/// `label` broken at its spaces into at most [`MAX_LABEL_LINES`] lines of at most `chars`
+/// characters each, but for a word longer than a line (on a line of its own) and, when the
+/// label needs more lines, the last one: such a line is longer than `chars`, and so cut
+/// ("…") when drawn.
+fn wrap_label(label: &str, chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in label.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > chars {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    if lines.len() > MAX_LABEL_LINES {
+        // Two lines or more joined: longer than a line.
+        let rest = lines.split_off(MAX_LABEL_LINES - 1).join(" ");
+        lines.push(rest);
+    }
+    lines
 }
 
 /// The inputs, checked for drawing (in this order, so the first problem is the one named):
@@ -170,8 +407,10 @@ impl<'a> Checked<'a> {
 /// a heading, its records in record order and its subgroup diamond (when the level has
 /// records in the fit).
 fn layout<'a>(input: &ForestInput<'a>, groups: Option<&ForestGroups<'a>>) -> Vec<Line<'a>> {
+    let natural: Vec<usize> = (0..input.records.len()).collect();
+    let order = input.order.unwrap_or(&natural);
     let Some(g) = groups else {
-        return (0..input.records.len()).map(Line::Record).collect();
+        return order.iter().copied().map(Line::Record).collect();
     };
     let levels = meta_analysis::levels_of(g.record_levels);
     let mut lines = Vec::new();
@@ -184,11 +423,10 @@ fn layout<'a>(input: &ForestInput<'a>, groups: Option<&ForestGroups<'a>>) -> Vec
             .expect("a level of the records");
         lines.push(Line::Heading(level));
         lines.extend(
-            g.record_levels
+            order
                 .iter()
-                .enumerate()
-                .filter(|(_, l)| l.as_str() == level)
-                .map(|(i, _)| Line::Record(i)),
+                .filter(|&&i| g.record_levels[i] == level)
+                .map(|&i| Line::Record(i)),
         );
         if let Some(index) = g.analysis.groups.iter().position(|s| s.level == level) {
             lines.push(Line::Subgroup(index));
@@ -197,7 +435,9 @@ fn layout<'a>(input: &ForestInput<'a>, groups: Option<&ForestGroups<'a>>) -> Vec
     lines
 }
 
-/// Where the lines sit: each record's row, each level's heading and subgroup diamond.
+/// Where the lines sit: each record's row, each level's heading and subgroup diamond. A
+/// record's row is as high as its label's lines need ([`row_height`]); the others are one
+/// line high.
 struct Places<'a> {
     /// Per record, in record order.
     record_y: Vec<f64>,
@@ -205,29 +445,41 @@ struct Places<'a> {
     headings: Vec<(&'a str, f64)>,
     /// (index among the analysis' groups, y) top to bottom.
     subgroups: Vec<(usize, f64)>,
+    /// Where a last line one line high would sit: what goes below the rows follows it.
+    last_y: f64,
 }
 
 impl<'a> Places<'a> {
-    fn of(lines: &[Line<'a>], records: usize) -> Self {
+    fn of(lines: &[Line<'a>], rows: &[Row]) -> Self {
         let mut places = Places {
-            record_y: vec![0.0; records],
+            record_y: vec![0.0; rows.len()],
             headings: Vec::new(),
             subgroups: Vec::new(),
+            last_y: row_y(0),
         };
+        let mut y = row_y(0);
         for (n, line) in lines.iter().enumerate() {
-            let y = row_y(n);
+            if n > 0 {
+                y += rows::ROW_HEIGHT;
+            }
             match line {
-                Line::Record(i) => places.record_y[*i] = y,
+                Line::Record(i) => {
+                    places.record_y[*i] = y;
+                    // The row's further label lines.
+                    y += row_height(rows[*i].label_lines.len()) - rows::ROW_HEIGHT;
+                }
                 Line::Subgroup(g) => places.subgroups.push((*g, y)),
                 Line::Heading(level) => places.headings.push((*level, y)),
             }
         }
+        places.last_y = y;
         places
     }
 }
 
-/// The records' rows, in record order, with their labels, intervals and weights.
-fn rows<'a>(input: &ForestInput<'a>, checked: &Checked, record_y: &[f64]) -> Vec<Row<'a>> {
+/// The records' rows, in record order, with their labels, intervals and weights (their
+/// label's lines and place set later).
+fn rows<'a>(input: &ForestInput<'a>, checked: &Checked) -> Vec<Row<'a>> {
     input
         .records
         .iter()
@@ -236,18 +488,20 @@ fn rows<'a>(input: &ForestInput<'a>, checked: &Checked, record_y: &[f64]) -> Vec
         .map(|(i, (record, &excluded))| {
             let w = checked.weights[i];
             Row {
+                index: i,
                 record,
                 label: input
                     .labels
                     .and_then(|labels| labels.get(i))
                     .map_or(record.id.as_str(), String::as_str),
+                label_lines: Vec::new(),
                 excluded,
                 ci: checked.intervals[i],
                 weight_percent: w.map(|(percent, _)| percent),
                 side: w.map_or(PLAIN_SIDE, |(_, relative)| {
                     (MAX_SIDE * relative.sqrt()).max(MIN_SIDE)
                 }),
-                y: record_y[i],
+                y: 0.0,
             }
         })
         .collect()
@@ -306,7 +560,8 @@ struct Plot<'a> {
     checked: Checked<'a>,
     rows: Vec<Row<'a>>,
     places: Places<'a>,
-    ticks: Ticks,
+    frame: Frame,
+    ticks: Labelled,
     x: Linear,
     below: Below,
     notes: Vec<String>,
@@ -329,11 +584,25 @@ impl Plot<'_> {
             &self.rows,
             &c.pooled,
             &self.x,
-            &self.ticks.values,
+            &self.ticks,
             c.level,
             input.excluded,
         )?;
         numbers["transform"] = json!(input.transform.name());
+        if !input.ilab.is_empty() {
+            numbers["ilab"] = json!(input.ilab.iter().map(|c| &c.name).collect::<Vec<_>>());
+            for (row, n) in self
+                .rows
+                .iter()
+                .zip(numbers["rows"].as_array_mut().into_iter().flatten())
+            {
+                n["ilab"] = json!(input
+                    .ilab
+                    .iter()
+                    .map(|c| &c.values[row.index])
+                    .collect::<Vec<_>>());
+            }
+        }
         if let Some(g) = &c.groups {
             subgroups::numbers(&mut numbers, g, &self.places.subgroups, &self.x)?;
         }
@@ -342,34 +611,56 @@ impl Plot<'_> {
 
     fn draw(&self, input: &ForestInput, numbers: Value) -> Result<PlotOutput, PlotError> {
         let (t, level, x) = (input.transform, self.checked.level, &self.x);
+        let (frame, columns) = (&self.frame, &self.frame.columns);
         let mut w = Writer::default();
         let desc = text::description(input, &self.rows, &self.checked);
         document::open(
             &mut w,
             "forest",
-            (WIDTH, self.height()),
+            (frame.width, self.height()),
             input.title,
             &desc,
             &numbers,
         );
-        COLUMNS.header(&mut w, "Record", "Weight", level);
-        COLUMNS.open_plot_area(&mut w, x, self.below.axis_y)?;
-        for row in &self.rows {
-            draw_row(&mut w, t, row, x, level)?;
+        if let Some(subtitle) = input.subtitle {
+            document::subtitle(&mut w, subtitle);
+        }
+        w.open("g", &[("font-size", &fixed(ROW_FONT, 0))]);
+        let ilab_headings: Vec<(f64, &str)> = frame
+            .ilab_x
+            .iter()
+            .zip(input.ilab)
+            .map(|(x, c)| (*x, c.name.as_str()))
+            .collect();
+        let weight = if frame.weights { "Weight" } else { "" };
+        columns.header(
+            &mut w,
+            label_heading(input),
+            &frame.estimate_heading,
+            weight,
+            &ilab_headings,
+        );
+        columns.open_plot_area(&mut w, x, self.below.axis_y)?;
+        // Top to bottom, so the document reads in the order drawn.
+        let mut drawn: Vec<&Row> = self.rows.iter().collect();
+        drawn.sort_by(|a, b| a.y.total_cmp(&b.y));
+        for row in drawn {
+            draw_row(&mut w, input, frame, row, x, level)?;
         }
         if let Some(g) = &self.checked.groups {
             subgroups::draw_headings(&mut w, g, &self.places.headings);
             for &(index, y) in &self.places.subgroups {
-                subgroups::draw(&mut w, t, g, &g.analysis.groups[index], x, y)?;
+                subgroups::draw(&mut w, t, g, &g.analysis.groups[index], x, y, columns)?;
             }
         }
         if let Some(p) = &self.checked.pooled {
-            COLUMNS.rule(&mut w, self.below.separator_y);
-            p.draw(&mut w, t, x, &self.below, level)?;
+            columns.rule(&mut w, self.below.separator_y);
+            p.draw(&mut w, t, x, &self.below, level, columns)?;
         }
         w.close("g");
-        rows::bottom_axis(&mut w, x, &self.ticks, self.below.axis_y, input.x_label, t)?;
+        super::axis::bottom(&mut w, x, &self.ticks, self.below.axis_y, input.x_label)?;
         document::notes(&mut w, &self.notes, self.notes_y(), NOTE_LINE);
+        w.close("g");
         Ok(document::finish(w, numbers))
     }
 }
@@ -377,11 +668,13 @@ impl Plot<'_> {
 /// A record's row: its tooltip, then its marks (grey, dashed and hollow when excluded).
 fn draw_row(
     w: &mut Writer,
-    t: Transform,
+    input: &ForestInput,
+    frame: &Frame,
     row: &Row,
     x: &Linear,
     level: f64,
 ) -> Result<(), ScaleError> {
+    let t = input.transform;
     let r = row.record;
     let ink = if row.excluded { GREY } else { INK };
     let weight_text = row
@@ -416,14 +709,13 @@ fn draw_row(
         ],
     );
     w.text("title", &[], &tooltip);
-    let label = if row.excluded {
-        format!("{} (excluded)", id_label(row.label, LABEL_CHARS - 11))
-    } else {
-        id_label(row.label, LABEL_CHARS)
-    };
+    let text_y = px(row.y + 4.0);
+    for (column, right) in input.ilab.iter().zip(&frame.ilab_x) {
+        right_text(w, *right, &text_y, &column.values[row.index]);
+    }
     RowMarks {
         y: row.y,
-        label: &label,
+        label: &row.label_lines,
         estimate: r.yi,
         ci: row.ci,
         side: row.side,
@@ -433,9 +725,13 @@ fn draw_row(
             Paint::Solid
         },
         estimate_text: &interval_text(t, r.yi, row.ci),
-        last_text: if row.excluded { "–" } else { &weight_text },
+        last_text: match (row.excluded, frame.weights) {
+            (_, false) => "",
+            (true, true) => "–",
+            (false, true) => &weight_text,
+        },
     }
-    .draw(w, &COLUMNS, x)?;
+    .draw(w, &frame.columns, x)?;
     w.close("g");
     Ok(())
 }
@@ -457,4 +753,26 @@ fn diamond(w: &mut Writer, (lo, mid, hi): (f64, f64, f64), y: f64, half: f64, fi
         "polygon",
         &[("class", "diamond"), ("points", &points), ("fill", fill)],
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_wrap_at_spaces_and_only_an_overlong_word_or_line_is_cut() {
+        assert_eq!(
+            wrap_label("Frimodt-Moller et al 1973", 18),
+            ["Frimodt-Moller et", "al 1973"]
+        );
+        assert_eq!(wrap_label("Aronson  1948", 18), ["Aronson 1948"]);
+        // A word longer than a line keeps a line of its own, cut when drawn.
+        let lines = wrap_label("Frimodt-Moller 1973", 10);
+        assert_eq!(lines, ["Frimodt-Moller", "1973"]);
+        assert_eq!(id_label(&lines[0], 10), "Frimodt-M…");
+        // More lines than a row holds: the rest joins the last line, to be cut.
+        let lines = wrap_label("a b c d e f", 1);
+        assert_eq!(lines, ["a", "b", "c", "d e f"]);
+        assert_eq!(wrap_label("", 10), [""]);
+    }
 }

@@ -4,7 +4,7 @@
 use super::pooled::Pooled;
 use super::Row;
 use crate::plots::axis;
-use crate::plots::scale::{Linear, ScaleError};
+use crate::plots::scale::{Labelled, Linear, ScaleError};
 use crate::plots::svg::px_value;
 use serde_json::{json, Value};
 
@@ -12,7 +12,7 @@ pub(super) fn numbers(
     rows: &[Row],
     pooled: &Option<Pooled>,
     x: &Linear,
-    ticks: &[f64],
+    ticks: &Labelled,
     level: f64,
     excluded: &[String],
 ) -> Result<Value, ScaleError> {

@@ -1,9 +1,9 @@
 //! The pooled result of a forest plot: the fit, checked for drawing, and its diamond and
 //! prediction interval under the rows.
 
-use super::{diamond, Below, COLUMNS, DIAMOND_HALF_HEIGHT};
+use super::{diamond, Below, DIAMOND_HALF_HEIGHT};
 use crate::plots::document::LEFT;
-use crate::plots::rows::{interval_text, percent, right_text, shown};
+use crate::plots::rows::{interval_text, percent, right_text, shown, Columns};
 use crate::plots::scale::{Linear, ScaleError};
 use crate::plots::svg::{px, Writer};
 use crate::plots::{finite, PlotError, INK};
@@ -43,11 +43,13 @@ impl<'a> Pooled<'a> {
         !self.fit.method.is_equal_effects()
     }
 
+    /// The pooled row's label, as metafor's forest writes it ("RE Model"); the estimator is
+    /// in the subtitle and the notes.
     pub(super) fn short_name(&self) -> String {
         match self.fit.method {
             Method::Ee => "EE model".into(),
             Method::Fe => "FE model".into(),
-            m => format!("RE model ({})", m.name()),
+            _ => "RE model".into(),
         }
     }
 
@@ -68,10 +70,11 @@ impl<'a> Pooled<'a> {
         x: &Linear,
         below: &Below,
         level: f64,
+        columns: &Columns,
     ) -> Result<(), ScaleError> {
-        self.draw_diamond(w, t, x, below.diamond_y)?;
+        self.draw_diamond(w, t, x, below.diamond_y, columns)?;
         if self.shows_pi() {
-            self.draw_prediction_interval(w, t, x, below.pi_y, level)?;
+            self.draw_prediction_interval(w, t, x, below.pi_y, level, columns)?;
         }
         Ok(())
     }
@@ -82,6 +85,7 @@ impl<'a> Pooled<'a> {
         t: Transform,
         x: &Linear,
         y: f64,
+        columns: &Columns,
     ) -> Result<(), ScaleError> {
         let f = self.fit;
         let (lo, mid, hi) = (x.map(f.ci_lower)?, x.map(f.estimate)?, x.map(f.ci_upper)?);
@@ -93,7 +97,7 @@ impl<'a> Pooled<'a> {
             &[],
             &format!(
                 "Pooled estimate ({}, k = {}): {interval}",
-                self.short_name(),
+                self.long_name(),
                 f.k,
             ),
         );
@@ -103,8 +107,10 @@ impl<'a> Pooled<'a> {
             &self.short_name(),
         );
         diamond(w, (lo, mid, hi), y, DIAMOND_HALF_HEIGHT, INK);
-        right_text(w, COLUMNS.estimate_x, &text_y, &interval);
-        right_text(w, COLUMNS.last_x, &text_y, "100%");
+        right_text(w, columns.estimate_x, &text_y, &interval);
+        if columns.last_x > columns.estimate_x {
+            right_text(w, columns.last_x, &text_y, "100%");
+        }
         w.close("g");
         Ok(())
     }
@@ -116,6 +122,7 @@ impl<'a> Pooled<'a> {
         x: &Linear,
         y: f64,
         level: f64,
+        columns: &Columns,
     ) -> Result<(), ScaleError> {
         let f = self.fit;
         let (a, b) = (x.map(f.pi_lower)?, x.map(f.pi_upper)?);
@@ -130,7 +137,7 @@ impl<'a> Pooled<'a> {
         w.text(
             "text",
             &[("x", &px(LEFT)), ("y", &text_y)],
-            "Prediction interval",
+            &format!("{}% PI", percent(level)),
         );
         w.empty(
             "rect",
@@ -154,7 +161,7 @@ impl<'a> Pooled<'a> {
                 ],
             );
         }
-        right_text(w, COLUMNS.estimate_x, &text_y, &limits);
+        right_text(w, columns.estimate_x, &text_y, &limits);
         w.close("g");
         Ok(())
     }

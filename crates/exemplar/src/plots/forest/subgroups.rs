@@ -1,9 +1,9 @@
 //! The subgroups of a forest plot: the records grouped by a text column, a heading and a
 //! diamond per level, and the tests for subgroup differences in the footer.
 
-use super::{diamond, ForestGroups, COLUMNS, DIAMOND_HALF_HEIGHT};
+use super::{diamond, ForestGroups, DIAMOND_HALF_HEIGHT};
 use crate::plots::document::LEFT;
-use crate::plots::rows::{interval_text, right_text};
+use crate::plots::rows::{interval_text, right_text, Columns};
 use crate::plots::scale::{Linear, ScaleError};
 use crate::plots::svg::{fixed, px, px_value, Writer};
 use crate::plots::{finite, id_label, id_text, p_text, PlotError, GREY};
@@ -51,6 +51,15 @@ pub(super) fn draw_headings(w: &mut Writer, g: &ForestGroups, headings: &[(&str,
     }
 }
 
+/// A subgroup diamond's label.
+pub(super) fn label(s: &Subgroup) -> String {
+    if s.single_record {
+        "Subgroup (k = 1, τ² = 0)".to_string()
+    } else {
+        format!("Subgroup (k = {})", s.fit.k)
+    }
+}
+
 /// A level's diamond under its records: smaller than the pooled one, grey, in italics.
 pub(super) fn draw(
     w: &mut Writer,
@@ -59,16 +68,13 @@ pub(super) fn draw(
     s: &Subgroup,
     x: &Linear,
     y: f64,
+    columns: &Columns,
 ) -> Result<(), ScaleError> {
     let f = &s.fit;
     let (lo, mid, hi) = (x.map(f.ci_lower)?, x.map(f.estimate)?, x.map(f.ci_upper)?);
     let interval = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
     let text_y = px(y + 4.0);
-    let label = if s.single_record {
-        "Subgroup (k = 1, τ² = 0)".to_string()
-    } else {
-        format!("Subgroup (k = {})", f.k)
-    };
+    let label = label(s);
     w.open(
         "g",
         &[
@@ -90,7 +96,7 @@ pub(super) fn draw(
     );
     w.text("text", &[("x", &px(LEFT)), ("y", &text_y)], &label);
     diamond(w, (lo, mid, hi), y, DIAMOND_HALF_HEIGHT * 0.8, GREY);
-    right_text(w, COLUMNS.estimate_x, &text_y, &interval);
+    right_text(w, columns.estimate_x, &text_y, &interval);
     w.close("g");
     Ok(())
 }

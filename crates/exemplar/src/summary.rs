@@ -1,0 +1,1729 @@
+//! Printed summaries: a tool's result as text laid out as metafor 3.8-1's print methods lay
+//! theirs out (`print.rma.uni`, `print.rma.mv`, `print.rma.mh`, `print.rma.peto`,
+//! `print.regtest`, `print.ranktest`, `print.fsn`, `print.list.rma`, `print.infl.rma.uni`,
+//! `print.confint.rma`), after a headline: the estimate and its interval, on the natural
+//! scale when the result has one (e.g. `RR 0.49 [0.34, 0.70]`).
+//!
+//! One function, [`summary`], writes it for every surface (`exemplar call --text`, the MCP
+//! server's text content, the page). It reads only the result's JSON and formats with
+//! Rust's own decimal formatting, so the text is the same natively and in wasm.
+//!
+//! Numbers are formatted by metafor's rules (`docs/METHODS.md`, "Printed summaries"): 4
+//! decimals (`formatC(x, format = "f")`), I² and H² in the model header with 2, p values
+//! below 0.0001 as `<.0001`, degrees of freedom rounded to 2 decimals, significance stars
+//! at 0.001, 0.01, 0.05 and 0.1. Lines carry no trailing blanks (metafor's `cat` leaves one).
+
+use meta_analysis::measure_scale;
+use serde_json::Value;
+
+/// Decimals of every estimate, standard error, statistic, interval bound and variance
+/// component (metafor's `digits = 4`).
+const DIGITS: usize = 4;
+
+/// The legend metafor prints under a table with significance stars.
+const SIGNIF_LEGEND: &str = "Signif. codes:  0 \u{2018}***\u{2019} 0.001 \u{2018}**\u{2019} 0.01 \u{2018}*\u{2019} 0.05 \u{2018}.\u{2019} 0.1 \u{2018} \u{2019} 1";
+
+/// The printed summary of `tool`'s `result`, or `None` for a tool that has none (data
+/// tools: `get_dataset`, `compute_effect_sizes`, `load_data`) or a result it cannot read.
+pub fn summary(tool: &str, result: &Value) -> Option<String> {
+    let mut out = Out::default();
+    match tool {
+        "fit_random_effects" | "refit_excluding" => uni_fit(&mut out, result)?,
+        "meta_regression" => meta_regression(&mut out, result)?,
+        "subgroup_analysis" => subgroups(&mut out, result)?,
+        "heterogeneity" => heterogeneity(&mut out, result)?,
+        "fit_multilevel" => multilevel(&mut out, result)?,
+        "robust_test" => robust(&mut out, result)?,
+        "mantel_haenszel" | "peto_odds_ratio" => tables_model(&mut out, tool, result)?,
+        "egger_test" => egger(&mut out, result)?,
+        "rank_correlation_test" => rank_test(&mut out, result)?,
+        "fail_safe_n" => fail_safe(&mut out, result)?,
+        "trim_and_fill" => trim_and_fill(&mut out, result)?,
+        "selection_model" => selection(&mut out, result)?,
+        "pet_peese" => pet_peese(&mut out, result)?,
+        "leave_one_out" => leave_one_out(&mut out, result)?,
+        "cumulative_meta_analysis" => cumulative(&mut out, result)?,
+        "influence_diagnostics" => influence(&mut out, result)?,
+        "forest_plot" | "funnel_plot" | "diagnostic_plot" => {
+            uni_headline(&mut out, result.get("fit")?)?
+        }
+        "bubble_plot" => regression_headline(&mut out, result.get("fit")?)?,
+        "trim_and_fill_plot" => trim_fill_headline(&mut out, result.get("trim_and_fill")?)?,
+        "cumulative_forest_plot" => cumulative_headline(&mut out, result.get("cumulative")?)?,
+        _ => return None,
+    }
+    Some(out.finish())
+}
+
+// ---------------------------------------------------------------------------------------
+// Output and formatting
+
+/// Lines being written; [`Out::finish`] trims trailing blanks and blank lines.
+#[derive(Default)]
+struct Out {
+    lines: Vec<String>,
+}
+
+impl Out {
+    fn line(&mut self, text: impl Into<String>) {
+        self.lines.push(text.into());
+    }
+    fn blank(&mut self) {
+        self.lines.push(String::new());
+    }
+    fn lines(&mut self, lines: Vec<String>) {
+        self.lines.extend(lines);
+    }
+    fn finish(self) -> String {
+        let mut text = String::new();
+        let mut blank_run = false;
+        for line in &self.lines {
+            let line = line.trim_end();
+            if line.is_empty() {
+                if !blank_run && !text.is_empty() {
+                    text.push('\n');
+                }
+                blank_run = true;
+                continue;
+            }
+            blank_run = false;
+            text.push_str(line);
+            text.push('\n');
+        }
+        while text.ends_with("\n\n") {
+            text.pop();
+        }
+        text
+    }
+}
+
+/// `formatC(x, format = "f", digits = d)`, "NA" for a missing value (metafor's `.fcf`).
+fn fcf(x: Option<f64>, digits: usize) -> String {
+    match x {
+        None => "NA".into(),
+        Some(x) if x.is_nan() => "NA".into(),
+        Some(x) if x.is_infinite() => if x > 0.0 { "Inf" } else { "-Inf" }.into(),
+        Some(x) => format!("{x:.digits$}"),
+    }
+}
+
+fn f4(x: Option<f64>) -> String {
+    fcf(x, DIGITS)
+}
+
+/// A variance component: 0 decimals when it is 0 to within 10 machine epsilons, as
+/// metafor prints tau^2 = 0.
+fn var(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x.abs() <= f64::EPSILON * 10.0 => fcf(Some(x), 0),
+        x => f4(x),
+    }
+}
+
+/// metafor's `.pval`: `"<.0001"` below 0.0001; with `showeq` an "= " before a number and a
+/// "< " before the bound; with `add0` `"<0.0001"`.
+fn pval(p: Option<f64>, showeq: bool, add0: bool) -> String {
+    let sep = if showeq { " " } else { "" };
+    let eq = if showeq { "=" } else { "" };
+    match p {
+        None => format!("{eq}{sep}NA"),
+        Some(p) if p.is_nan() => format!("{eq}{sep}NA"),
+        Some(p) if p >= 0.0001 => format!("{eq}{sep}{}", f4(Some(p))),
+        Some(_) => format!("<{sep}{}.0001", if add0 { "0" } else { "" }),
+    }
+}
+
+/// A number as R prints it by default (at most 7 significant digits, no trailing zeros):
+/// alpha levels and degrees of freedom.
+fn r_num(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 {
+        return format!("{}", x as i64);
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = (6 - magnitude).clamp(0, 15) as usize;
+    let s = format!("{x:.decimals$}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// Degrees of freedom as metafor prints them: `round(df, 2)`.
+fn df(x: f64) -> String {
+    r_num((x * 100.0).round() / 100.0)
+}
+
+/// `symnum` of a p value at metafor's cutpoints.
+fn stars(p: Option<f64>) -> String {
+    match p {
+        None => String::new(),
+        Some(p) if p.is_nan() => String::new(),
+        Some(p) if p <= 0.001 => "***".into(),
+        Some(p) if p <= 0.01 => "**".into(),
+        Some(p) if p <= 0.05 => "*".into(),
+        Some(p) if p <= 0.1 => ".".into(),
+        Some(_) => " ".into(),
+    }
+}
+
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn pad_left(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+fn pad_right(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+/// metafor's `.print.vector`: names over values, each column as wide as the wider of the
+/// two, right aligned, two blanks apart.
+fn vector_table(cols: &[(&str, String)]) -> Vec<String> {
+    let widths: Vec<usize> = cols.iter().map(|(n, v)| width(n).max(width(v))).collect();
+    let join = |f: &dyn Fn(usize) -> String| -> String {
+        (0..cols.len()).map(f).collect::<Vec<_>>().join("  ")
+    };
+    vec![
+        join(&|i| pad_left(cols[i].0, widths[i])),
+        join(&|i| pad_left(&cols[i].1, widths[i])),
+    ]
+}
+
+/// R's `print` of a data frame or character matrix with `right = TRUE`: row names left
+/// aligned, columns right aligned, `gap` blanks apart.
+fn frame_table(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
+    let name_w = rows.iter().map(|(n, _)| width(n)).max().unwrap_or(0);
+    let widths: Vec<usize> = header
+        .iter()
+        .enumerate()
+        .map(|(j, h)| {
+            rows.iter()
+                .map(|(_, r)| width(&r[j]))
+                .max()
+                .unwrap_or(0)
+                .max(width(h))
+        })
+        .collect();
+    let sep = " ".repeat(gap);
+    let mut lines = Vec::with_capacity(rows.len() + 1);
+    let mut head = " ".repeat(name_w);
+    for (h, w) in header.iter().zip(&widths) {
+        head.push_str(&sep);
+        head.push_str(&pad_left(h, *w));
+    }
+    lines.push(head);
+    for (name, row) in rows {
+        let mut line = pad_right(name, name_w);
+        for (v, w) in row.iter().zip(&widths) {
+            line.push_str(&sep);
+            line.push_str(&pad_left(v, *w));
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading a result
+
+fn num(v: &Value, key: &str) -> Option<f64> {
+    v.get(key)?.as_f64()
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)?.as_str()
+}
+
+fn count(v: &Value, key: &str) -> Option<u64> {
+    v.get(key)?.as_u64()
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Whether the method is an equal-effects one (no tau^2).
+fn equal_effects(method: &str) -> bool {
+    matches!(method, "EE" | "FE" | "CE")
+}
+
+/// metafor's coefficient name for ours (`intercept` is `intrcpt`).
+fn coefficient_name(name: &str) -> String {
+    if name == "intercept" {
+        "intrcpt".into()
+    } else {
+        name.into()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Headlines
+
+/// What the estimate is called on the model scale and, with a transform, on the natural
+/// scale: `("SMD", None)`, `("RR", Some("RR"))` for a log risk ratio shown as a ratio,
+/// `("PLO", Some("Proportion"))`.
+fn scale_labels(result: &Value) -> (String, Option<String>) {
+    let measure = text(result, "measure").filter(|m| *m != "GEN");
+    let transform = text(result, "transform").unwrap_or("none");
+    let model = measure.unwrap_or("Estimate").to_string();
+    if transform == "none" {
+        return (model, None);
+    }
+    let natural = match measure.and_then(measure_scale) {
+        Some(m) if m.transform.name() == transform => {
+            if m.natural_title.to_lowercase().contains("ratio") {
+                m.name.to_string()
+            } else {
+                m.natural_title.to_string()
+            }
+        }
+        _ => format!("{transform}({model})"),
+    };
+    (model, Some(natural))
+}
+
+/// `label est [lower, upper]`, at 2 decimals, or more where 2 would print two of the three
+/// alike (e.g. a risk difference of -0.004 [-0.006, -0.002]).
+fn interval(label: &str, est: f64, lower: f64, upper: f64) -> String {
+    let mut digits = 2;
+    while digits < 4 {
+        let (e, l, u) = (
+            fcf(Some(est), digits),
+            fcf(Some(lower), digits),
+            fcf(Some(upper), digits),
+        );
+        if e != l && e != u {
+            break;
+        }
+        digits += 1;
+    }
+    format!(
+        "{label} {} [{}, {}]",
+        fcf(Some(est), digits),
+        fcf(Some(lower), digits),
+        fcf(Some(upper), digits)
+    )
+}
+
+fn level_percent(result: &Value) -> String {
+    let level = num(result, "level").unwrap_or(0.95);
+    format!("{}% CI", r_num(level * 100.0))
+}
+
+/// The headline of an estimate with `estimate`, `ci_lower`, `ci_upper` (and `natural`).
+fn estimate_headline(result: &Value, context: &str) -> Option<String> {
+    let (model, natural) = scale_labels(result);
+    let nat = result.get("natural").filter(|n| n.is_object());
+    let line = match (natural, nat) {
+        (Some(label), Some(n)) => interval(
+            &label,
+            num(n, "estimate")?,
+            num(n, "ci_lower")?,
+            num(n, "ci_upper")?,
+        ),
+        _ => interval(
+            &model,
+            num(result, "estimate")?,
+            num(result, "ci_lower")?,
+            num(result, "ci_upper")?,
+        ),
+    };
+    Some(format!("{line} ({}; {context})", level_percent(result)))
+}
+
+/// "random-effects (REML), k = 19" and the like.
+fn model_context(result: &Value) -> String {
+    let method = text(result, "method").unwrap_or("");
+    let k = count(result, "k").unwrap_or(0);
+    let mut s = if method.is_empty() {
+        format!("k = {k}")
+    } else if equal_effects(method) {
+        format!("equal-effects, k = {k}")
+    } else {
+        format!("random-effects {method}, k = {k}")
+    };
+    if text(result, "test") == Some("knha") {
+        s.push_str(", Knapp-Hartung");
+    }
+    s
+}
+
+fn excluded_line(out: &mut Out, result: &Value) {
+    let excluded: Vec<&str> = list(result, "excluded")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    if !excluded.is_empty() {
+        out.line(format!("Excluded: {}", excluded.join(", ")));
+    }
+}
+
+fn omitted_line(out: &mut Out, result: &Value) {
+    let omitted = list(result, "omitted");
+    if !omitted.is_empty() {
+        let ids: Vec<String> = omitted
+            .iter()
+            .map(|o| match o {
+                Value::String(s) => s.clone(),
+                other => text(other, "id")
+                    .map(str::to_string)
+                    .unwrap_or_else(|| other.to_string()),
+            })
+            .collect();
+        out.line(format!(
+            "Omitted (a missing value in a column the analysis reads): {}",
+            ids.join(", ")
+        ));
+    }
+}
+
+fn signif_legend(out: &mut Out) {
+    out.blank();
+    out.line("---");
+    out.line(SIGNIF_LEGEND);
+}
+
+// ---------------------------------------------------------------------------------------
+// Random-effects and equal-effects fits (print.rma.uni)
+
+fn uni_headline(out: &mut Out, fit: &Value) -> Option<()> {
+    out.line(estimate_headline(fit, &model_context(fit))?);
+    excluded_line(out, fit);
+    Some(())
+}
+
+fn uni_fit(out: &mut Out, fit: &Value) -> Option<()> {
+    uni_headline(out, fit)?;
+    out.blank();
+    let method = text(fit, "method")?;
+    let k = count(fit, "k")?;
+    model_line(out, method, k, true);
+    out.blank();
+    if !equal_effects(method) {
+        tau2_lines(out, fit, true);
+    }
+    i2_h2_lines(out, fit, true);
+    out.blank();
+    out.line("Test for Heterogeneity:");
+    out.line(format!(
+        "Q(df = {}) = {}, p-val {}",
+        count(fit, "q_df")?,
+        f4(num(fit, "q")),
+        pval(num(fit, "q_p"), true, false)
+    ));
+    out.blank();
+    out.line("Model Results:");
+    out.blank();
+    let p = num(fit, "p");
+    let mut cols = vec![
+        ("estimate", f4(num(fit, "estimate"))),
+        ("se", f4(num(fit, "se"))),
+    ];
+    if let Some(t) = num(fit, "t") {
+        cols.push(("tval", f4(Some(t))));
+        cols.push(("df", df(num(fit, "df")?)));
+    } else {
+        cols.push(("zval", f4(num(fit, "z"))));
+    }
+    cols.push(("pval", pval(p, false, false)));
+    cols.push(("ci.lb", f4(num(fit, "ci_lower"))));
+    cols.push(("ci.ub", f4(num(fit, "ci_upper"))));
+    cols.push(("", stars(p)));
+    out.lines(vector_table(&cols));
+    natural_block(out, fit);
+    signif_legend(out);
+    Some(())
+}
+
+/// "Random-Effects Model (k = 19; tau^2 estimator: REML)" and its kin.
+fn model_line(out: &mut Out, method: &str, k: u64, int_only: bool) {
+    let name = match (equal_effects(method), int_only) {
+        (true, true) => match method {
+            "FE" => "Fixed-Effects Model",
+            "CE" => "Common-Effects Model",
+            _ => "Equal-Effects Model",
+        },
+        (true, false) => "Fixed-Effects with Moderators Model",
+        (false, true) => "Random-Effects Model",
+        (false, false) => "Mixed-Effects Model",
+    };
+    if equal_effects(method) {
+        out.line(format!("{name} (k = {k})"));
+    } else {
+        out.line(format!("{name} (k = {k}; tau^2 estimator: {method})"));
+    }
+}
+
+fn tau2_lines(out: &mut Out, fit: &Value, int_only: bool) {
+    let tau2 = num(fit, "tau2");
+    let se = num(fit, "se_tau2")
+        .map(|se| format!(" (SE = {})", f4(Some(se))))
+        .unwrap_or_default();
+    // metafor prints tau with 0 decimals where it prints tau^2 so, NA for a negative tau^2.
+    let tau = match tau2 {
+        Some(t) if (0.0..=f64::EPSILON * 10.0).contains(&t) => fcf(Some(t.sqrt()), 0),
+        Some(t) if t >= 0.0 => f4(Some(t.sqrt())),
+        _ => "NA".into(),
+    };
+    if int_only {
+        out.line(format!(
+            "tau^2 (estimated amount of total heterogeneity): {}{se}",
+            var(tau2)
+        ));
+        out.line(format!(
+            "tau (square root of estimated tau^2 value):      {tau}"
+        ));
+    } else {
+        out.line(format!(
+            "tau^2 (estimated amount of residual heterogeneity):     {}{se}",
+            var(tau2)
+        ));
+        out.line(format!(
+            "tau (square root of estimated tau^2 value):             {tau}"
+        ));
+    }
+}
+
+fn i2_h2_lines(out: &mut Out, fit: &Value, int_only: bool) {
+    let (i2, h2) = if int_only {
+        (
+            "I^2 (total heterogeneity / total variability):   ",
+            "H^2 (total variability / sampling variability):  ",
+        )
+    } else {
+        (
+            "I^2 (residual heterogeneity / unaccounted variability): ",
+            "H^2 (unaccounted variability / sampling variability):   ",
+        )
+    };
+    if let Some(v) = num(fit, "i2") {
+        out.line(format!("{i2}{}%", fcf(Some(v), 2)));
+    }
+    if let Some(v) = num(fit, "h2") {
+        out.line(format!("{h2}{}", fcf(Some(v), 2)));
+    }
+}
+
+/// The estimate and intervals on the natural scale, as `predict(fit, transf = …)` gives
+/// them, under metafor's heading for the back-transformed results of `rma.mh`.
+fn natural_block(out: &mut Out, fit: &Value) {
+    let Some(n) = fit.get("natural").filter(|n| n.is_object()) else {
+        return;
+    };
+    let (_, Some(label)) = scale_labels(fit) else {
+        return;
+    };
+    let mut cols = vec![
+        ("estimate", f4(num(n, "estimate"))),
+        ("ci.lb", f4(num(n, "ci_lower"))),
+        ("ci.ub", f4(num(n, "ci_upper"))),
+    ];
+    if let (Some(lo), Some(hi)) = (num(n, "pi_lower"), num(n, "pi_upper")) {
+        cols.push(("pi.lb", f4(Some(lo))));
+        cols.push(("pi.ub", f4(Some(hi))));
+    }
+    out.blank();
+    out.line(format!("Model Results ({label} scale):"));
+    out.blank();
+    out.lines(vector_table(&cols));
+}
+
+// ---------------------------------------------------------------------------------------
+// Meta-regression (print.rma.uni with moderators)
+
+/// metafor's `.format.btt`: runs of consecutive positions as `a:b`, others comma-separated.
+fn format_btt(btt: &[u64]) -> String {
+    let mut btt = btt.to_vec();
+    btt.sort_unstable();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < btt.len() {
+        let mut j = i;
+        while j + 1 < btt.len() && btt[j + 1] == btt[j] + 1 {
+            j += 1;
+        }
+        if j > i {
+            parts.push(format!("{}:{}", btt[i], btt[j]));
+        } else {
+            parts.push(btt[i].to_string());
+        }
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+fn moderator_test(result: &Value, btt: &[u64]) -> Option<(String, String)> {
+    let heading = format!(
+        "Test of Moderators (coefficient{} {}):",
+        if btt.len() == 1 { "" } else { "s" },
+        format_btt(btt)
+    );
+    let line = match num(result, "qm_df2") {
+        Some(df2) => format!(
+            "F(df1 = {}, df2 = {}) = {}, p-val {}",
+            count(result, "qm_df")?,
+            df(df2),
+            f4(num(result, "qm")),
+            pval(num(result, "qm_p"), true, false)
+        ),
+        None => format!(
+            "QM(df = {}) = {}, p-val {}",
+            count(result, "qm_df")?,
+            f4(num(result, "qm")),
+            pval(num(result, "qm_p"), true, false)
+        ),
+    };
+    Some((heading, line))
+}
+
+fn regression_headline(out: &mut Out, result: &Value) -> Option<()> {
+    let btt: Vec<u64> = list(result, "btt")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let (_, test) = moderator_test(result, &btt)?;
+    let formula = text(result, "formula").unwrap_or("");
+    out.line(format!(
+        "Moderators {formula}: {} ({})",
+        test.replace(", p-val ", ", p "),
+        model_context(result)
+    ));
+    Some(())
+}
+
+/// The coefficient table: rows named as metafor names them, tval and df under a t test.
+fn coefficient_table(coefficients: &[Value], df_all: Option<f64>) -> Vec<String> {
+    let t_test = df_all.is_some() || coefficients.iter().any(|c| num(c, "df").is_some());
+    let mut header = vec!["estimate", "se"];
+    header.extend(if t_test {
+        vec!["tval", "df"]
+    } else {
+        vec!["zval"]
+    });
+    header.extend(["pval", "ci.lb", "ci.ub", ""]);
+    let rows: Vec<(String, Vec<String>)> = coefficients
+        .iter()
+        .map(|c| {
+            let p = num(c, "p");
+            let mut row = vec![
+                f4(num(c, "estimate")),
+                f4(num(c, "se")),
+                f4(num(c, "statistic")),
+            ];
+            if t_test {
+                row.push(num(c, "df").or(df_all).map_or("NA".into(), df));
+            }
+            row.extend([
+                pval(p, false, false),
+                f4(num(c, "ci_lower")),
+                f4(num(c, "ci_upper")),
+                stars(p),
+            ]);
+            (coefficient_name(text(c, "name").unwrap_or("")), row)
+        })
+        .collect();
+    // R prints a numeric df column with the decimals its longest value needs.
+    let rows = common_df_decimals(rows, &header);
+    frame_table(&header, &rows, 2)
+}
+
+/// A data frame's numeric column printed with as many decimals as its most precise value.
+fn common_df_decimals(
+    mut rows: Vec<(String, Vec<String>)>,
+    header: &[&str],
+) -> Vec<(String, Vec<String>)> {
+    let Some(j) = header.iter().position(|h| *h == "df") else {
+        return rows;
+    };
+    let decimals = rows
+        .iter()
+        .filter_map(|(_, r)| r[j].split_once('.').map(|(_, d)| d.len()))
+        .max()
+        .unwrap_or(0);
+    if decimals > 0 {
+        for (_, r) in &mut rows {
+            if let Ok(x) = r[j].parse::<f64>() {
+                r[j] = format!("{x:.decimals$}");
+            }
+        }
+    }
+    rows
+}
+
+fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
+    regression_headline(out, result)?;
+    omitted_line(out, result);
+    out.blank();
+    let method = text(result, "method")?;
+    model_line(out, method, count(result, "k")?, false);
+    out.blank();
+    if !equal_effects(method) {
+        tau2_lines(out, result, false);
+    }
+    i2_h2_lines(out, result, false);
+    if let Some(r2) = num(result, "r2") {
+        out.line(format!(
+            "R^2 (amount of heterogeneity accounted for):            {}%",
+            fcf(Some(r2), 2)
+        ));
+    }
+    out.blank();
+    out.line("Test for Residual Heterogeneity:");
+    out.line(format!(
+        "QE(df = {}) = {}, p-val {}",
+        count(result, "qe_df")?,
+        f4(num(result, "qe")),
+        pval(num(result, "qe_p"), true, false)
+    ));
+    out.blank();
+    let btt: Vec<u64> = list(result, "btt")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let (heading, line) = moderator_test(result, &btt)?;
+    out.line(heading);
+    out.line(line);
+    out.blank();
+    out.line("Model Results:");
+    out.blank();
+    out.lines(coefficient_table(
+        list(result, "coefficients"),
+        num(result, "qm_df2"),
+    ));
+    predictions(out, result);
+    signif_legend(out);
+    Some(())
+}
+
+/// `predict(fit, newmods = …)`: one row per `at`, named by its values.
+fn predictions(out: &mut Out, result: &Value) {
+    let preds = list(result, "predictions");
+    if preds.is_empty() {
+        return;
+    }
+    let rows: Vec<(String, Vec<String>)> = preds
+        .iter()
+        .map(|p| {
+            let name = p
+                .get("at")
+                .and_then(Value::as_object)
+                .map(|at| {
+                    at.iter()
+                        .map(|(k, v)| match v {
+                            Value::String(s) => format!("{k}={s}"),
+                            v => format!("{k}={v}"),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            let row = vec![
+                f4(num(p, "estimate")),
+                f4(num(p, "se")),
+                f4(num(p, "ci_lower")),
+                f4(num(p, "ci_upper")),
+                f4(num(p, "pi_lower")),
+                f4(num(p, "pi_upper")),
+            ];
+            (name, row)
+        })
+        .collect();
+    out.blank();
+    out.line("Predicted Values:");
+    out.blank();
+    out.lines(frame_table(
+        &["pred", "se", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
+        &rows,
+        1,
+    ));
+    let natural: Vec<(String, Vec<String>)> = preds
+        .iter()
+        .zip(&rows)
+        .filter_map(|(p, (name, _))| {
+            let n = p.get("natural").filter(|n| n.is_object())?;
+            Some((
+                name.clone(),
+                vec![
+                    f4(num(n, "estimate")),
+                    f4(num(n, "ci_lower")),
+                    f4(num(n, "ci_upper")),
+                    f4(num(n, "pi_lower")),
+                    f4(num(n, "pi_upper")),
+                ],
+            ))
+        })
+        .collect();
+    if let (false, (_, Some(label))) = (natural.is_empty(), scale_labels(result)) {
+        out.blank();
+        out.line(format!("Predicted Values ({label} scale):"));
+        out.blank();
+        out.lines(frame_table(
+            &["pred", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
+            &natural,
+            1,
+        ));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Subgroups, heterogeneity
+
+fn subgroups(out: &mut Out, result: &Value) -> Option<()> {
+    let by = text(result, "by")?;
+    out.line(format!(
+        "Subgroup differences by {by}: Q(df = {}) = {}, p {} (k = {})",
+        count(result, "q_between_df")?,
+        f4(num(result, "q_between")),
+        pval(num(result, "q_between_p"), true, false),
+        count(result, "k")?
+    ));
+    omitted_line(out, result);
+    out.blank();
+    out.line(format!(
+        "Subgroup Analysis by {by} (k = {})",
+        count(result, "k")?
+    ));
+    out.blank();
+    let (_, natural) = scale_labels(result);
+    let groups = list(result, "groups");
+    let rows: Vec<(String, Vec<String>)> = groups
+        .iter()
+        .map(|g| {
+            let p = num(g, "p");
+            (
+                text(g, "level").unwrap_or("").to_string(),
+                vec![
+                    count(g, "k").map_or("NA".into(), |k| k.to_string()),
+                    f4(num(g, "estimate")),
+                    f4(num(g, "se")),
+                    f4(num(g, "statistic")),
+                    pval(p, false, false),
+                    f4(num(g, "ci_lower")),
+                    f4(num(g, "ci_upper")),
+                    var(num(g, "tau2")),
+                    fcf(num(g, "i2"), 2),
+                    stars(p),
+                ],
+            )
+        })
+        .collect();
+    out.lines(frame_table(
+        &[
+            "k", "estimate", "se", "stat", "pval", "ci.lb", "ci.ub", "tau^2", "I^2(%)", "",
+        ],
+        &rows,
+        2,
+    ));
+    if let Some(label) = natural {
+        let rows: Vec<(String, Vec<String>)> = groups
+            .iter()
+            .filter_map(|g| {
+                let n = g.get("natural").filter(|n| n.is_object())?;
+                Some((
+                    text(g, "level").unwrap_or("").to_string(),
+                    vec![
+                        f4(num(n, "estimate")),
+                        f4(num(n, "ci_lower")),
+                        f4(num(n, "ci_upper")),
+                    ],
+                ))
+            })
+            .collect();
+        if !rows.is_empty() {
+            out.blank();
+            out.line(format!("Subgroup Results ({label} scale):"));
+            out.blank();
+            out.lines(frame_table(&["estimate", "ci.lb", "ci.ub"], &rows, 2));
+        }
+    }
+    for g in groups {
+        if let Some(note) = text(g, "note") {
+            out.line(format!("{}: {note}", text(g, "level").unwrap_or("")));
+        }
+    }
+    out.blank();
+    out.line("Test for Subgroup Differences (a tau^2 per subgroup):");
+    out.line(format!(
+        "Q(df = {}) = {}, p-val {}",
+        count(result, "q_between_df")?,
+        f4(num(result, "q_between")),
+        pval(num(result, "q_between_p"), true, false)
+    ));
+    out.blank();
+    out.line(format!(
+        "Test of Moderators (one common tau^2, mods = ~ {by}):"
+    ));
+    out.line(format!(
+        "QM = {}, p-val {}",
+        f4(num(result, "qm_common_tau2")),
+        pval(num(result, "qm_common_tau2_p"), true, false)
+    ));
+    signif_legend(out);
+    Some(())
+}
+
+fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
+    let ci = |key: &str| {
+        (
+            num(result, key),
+            num(result, &format!("{key}_ci_lower")),
+            num(result, &format!("{key}_ci_upper")),
+        )
+    };
+    let (tau2, tau2_lo, tau2_hi) = ci("tau2");
+    let (i2, i2_lo, i2_hi) = ci("i2");
+    out.line(format!(
+        "tau^2 {} [{}, {}], I^2 {}% [{}, {}] ({}, {}; k = {})",
+        f4(tau2),
+        f4(tau2_lo),
+        f4(tau2_hi),
+        fcf(i2, 2),
+        fcf(i2_lo, 2),
+        fcf(i2_hi, 2),
+        level_percent(result),
+        text(result, "ci_method").unwrap_or("Q-profile"),
+        count(result, "k")?
+    ));
+    out.blank();
+    out.line(format!(
+        "Heterogeneity (k = {}; tau^2 estimator: {})",
+        count(result, "k")?,
+        text(result, "method")?
+    ));
+    out.blank();
+    out.line("Test for Heterogeneity:");
+    out.line(format!(
+        "Q(df = {}) = {}, p-val {}",
+        count(result, "q_df")?,
+        f4(num(result, "q")),
+        pval(num(result, "q_p"), true, false)
+    ));
+    out.blank();
+    let row = |name: &str, key: &str| {
+        let (e, lo, hi) = ci(key);
+        (name.to_string(), vec![f4(e), f4(lo), f4(hi)])
+    };
+    out.lines(frame_table(
+        &["estimate", "ci.lb", "ci.ub"],
+        &[
+            row("tau^2", "tau2"),
+            row("tau", "tau"),
+            row("I^2(%)", "i2"),
+            row("H^2", "h2"),
+        ],
+        1,
+    ));
+    let notes = list(result, "notes");
+    if !notes.is_empty() {
+        out.blank();
+        for note in notes.iter().filter_map(Value::as_str) {
+            out.line(note);
+        }
+    }
+    Some(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Multilevel models and cluster-robust tests (print.rma.mv, print.robust.rma)
+
+fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
+    let k = count(result, "k")?;
+    let coefficients = list(result, "coefficients");
+    let int_only = coefficients.len() <= 1;
+    let t_test = num(result, "df").is_some() && text(result, "test") != Some("z");
+    if int_only && result.get("estimate").is_some_and(|e| !e.is_null()) {
+        out.line(estimate_headline(
+            result,
+            &format!(
+                "three-level ({}), k = {k} in {} studies",
+                text(result, "method")?,
+                count(result, "n_studies")?
+            ),
+        )?);
+    } else {
+        let btt: Vec<u64> = (2..=coefficients.len() as u64).collect();
+        let (_, test) = moderator_test(result, &btt)?;
+        out.line(format!(
+            "Moderators {}: {} (three-level, k = {k})",
+            text(result, "formula").unwrap_or(""),
+            test.replace(", p-val ", ", p ")
+        ));
+    }
+    omitted_line(out, result);
+    out.blank();
+    out.line(format!(
+        "Multivariate Meta-Analysis Model (k = {k}; method: {})",
+        text(result, "method")?
+    ));
+    out.blank();
+    out.line("Variance Components:");
+    out.blank();
+    let study = text(result, "study").unwrap_or("study");
+    let sigma2 = list(result, "sigma2");
+    let nlvls = [count(result, "n_studies")?, k];
+    let factors = [study.to_string(), format!("{study}/id")];
+    let rows: Vec<(String, Vec<String>)> = sigma2
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let s = s.as_f64();
+            (
+                format!("sigma^2.{}", i + 1),
+                vec![
+                    f4(s),
+                    f4(s.map(f64::sqrt)),
+                    nlvls.get(i).map_or("NA".into(), u64::to_string),
+                    "no".into(),
+                    factors.get(i).cloned().unwrap_or_default(),
+                ],
+            )
+        })
+        .collect();
+    out.lines(frame_table(
+        &["estim", "sqrt", "nlvls", "fixed", "factor"],
+        &rows,
+        2,
+    ));
+    out.blank();
+    if int_only {
+        out.line("Test for Heterogeneity:");
+        out.line(format!(
+            "Q(df = {}) = {}, p-val {}",
+            count(result, "qe_df")?,
+            f4(num(result, "qe")),
+            pval(num(result, "qe_p"), true, false)
+        ));
+    } else {
+        out.line("Test for Residual Heterogeneity:");
+        out.line(format!(
+            "QE(df = {}) = {}, p-val {}",
+            count(result, "qe_df")?,
+            f4(num(result, "qe")),
+            pval(num(result, "qe_p"), true, false)
+        ));
+        out.blank();
+        let btt: Vec<u64> = (2..=coefficients.len() as u64).collect();
+        let (heading, line) = moderator_test(result, &btt)?;
+        out.line(heading);
+        out.line(line);
+    }
+    out.blank();
+    out.line("Model Results:");
+    out.blank();
+    let df_all = if t_test { num(result, "df") } else { None };
+    if int_only {
+        let c = coefficients.first()?;
+        let p = num(c, "p");
+        let mut cols = vec![
+            ("estimate", f4(num(c, "estimate"))),
+            ("se", f4(num(c, "se"))),
+        ];
+        match df_all {
+            Some(d) => {
+                cols.push(("tval", f4(num(c, "statistic"))));
+                cols.push(("df", df(d)));
+            }
+            None => cols.push(("zval", f4(num(c, "statistic")))),
+        }
+        cols.extend([
+            ("pval", pval(p, false, false)),
+            ("ci.lb", f4(num(c, "ci_lower"))),
+            ("ci.ub", f4(num(c, "ci_upper"))),
+            ("", stars(p)),
+        ]);
+        out.lines(vector_table(&cols));
+        natural_block(out, result);
+    } else {
+        out.lines(coefficient_table(coefficients, df_all));
+    }
+    for note in list(result, "notes").iter().filter_map(Value::as_str) {
+        out.blank();
+        out.line(note);
+    }
+    signif_legend(out);
+    Some(())
+}
+
+fn robust(out: &mut Out, result: &Value) -> Option<()> {
+    let coefficients = list(result, "coefficients");
+    let vcov = text(result, "vcov")?;
+    let k = count(result, "k")?;
+    let clusters = count(result, "n_clusters")?;
+    let first = coefficients.first()?;
+    if coefficients.len() == 1 {
+        out.line(format!(
+            "{} ({}; cluster-robust {vcov}, k = {k} in {clusters} clusters)",
+            interval(
+                "Estimate",
+                num(first, "estimate")?,
+                num(first, "ci_lower")?,
+                num(first, "ci_upper")?
+            ),
+            level_percent(result)
+        ));
+    } else {
+        out.line(format!(
+            "Cluster-robust ({vcov}) tests of {} coefficients (k = {k} in {clusters} clusters)",
+            coefficients.len()
+        ));
+    }
+    omitted_line(out, result);
+    out.blank();
+    let model = match text(result, "model") {
+        Some("multilevel") => "Multivariate Meta-Analysis Model".to_string(),
+        _ if coefficients.len() > 1 => "Mixed-Effects Model".to_string(),
+        _ => "Random-Effects Model".to_string(),
+    };
+    out.line(format!(
+        "{model} (k = {k}; method: {})",
+        text(result, "method").unwrap_or("REML")
+    ));
+    out.blank();
+    out.line(format!("Number of estimates:   {k}"));
+    out.line(format!("Number of clusters:    {clusters}"));
+    out.blank();
+    out.line("Model Results:");
+    out.blank();
+    out.lines(coefficient_table(coefficients, None));
+    signif_legend(out);
+    out.blank();
+    out.line(format!(
+        "Results based on cluster-robust inference (var-cov estimator: {vcov},"
+    ));
+    out.line(format!(
+        "   approx t-test{} and confidence interval{}, df: {})",
+        if coefficients.len() > 1 { "s" } else { "" },
+        if coefficients.len() > 1 { "s" } else { "" },
+        if vcov == "CR2" {
+            "Satterthwaite approx"
+        } else {
+            "residual method"
+        }
+    ));
+    Some(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Mantel-Haenszel and Peto (print.rma.mh, print.rma.peto)
+
+fn tables_model(out: &mut Out, tool: &str, result: &Value) -> Option<()> {
+    let k = count(result, "k")?;
+    let name = if tool == "peto_odds_ratio" {
+        "Peto"
+    } else {
+        "Mantel-Haenszel"
+    };
+    out.line(estimate_headline(result, &format!("{name}, k = {k}"))?);
+    out.blank();
+    out.line(format!("Equal-Effects Model (k = {k})"));
+    out.blank();
+    if let Some(i2) = num(result, "i2") {
+        out.line(format!(
+            "I^2 (total heterogeneity / total variability):  {}%",
+            fcf(Some(i2), 2)
+        ));
+    }
+    if let Some(h2) = num(result, "h2") {
+        out.line(format!(
+            "H^2 (total variability / sampling variability): {}",
+            fcf(Some(h2), 2)
+        ));
+    }
+    if let Some(q) = num(result, "q") {
+        out.blank();
+        out.line("Test for Heterogeneity:");
+        out.line(format!(
+            "Q(df = {}) = {}, p-val {}",
+            count(result, "q_df")?,
+            f4(Some(q)),
+            pval(num(result, "q_p"), true, false)
+        ));
+    }
+    out.blank();
+    let measure = text(result, "measure").unwrap_or("");
+    let log_scale = matches!(measure, "OR" | "RR" | "IRR");
+    let cols = vec![
+        ("estimate", f4(num(result, "estimate"))),
+        ("se", f4(num(result, "se"))),
+        ("zval", f4(num(result, "z"))),
+        ("pval", pval(num(result, "p"), false, false)),
+        ("ci.lb", f4(num(result, "ci_lower"))),
+        ("ci.ub", f4(num(result, "ci_upper"))),
+    ];
+    out.line(if log_scale {
+        "Model Results (log scale):"
+    } else {
+        "Model Results:"
+    });
+    out.blank();
+    out.lines(vector_table(&cols));
+    if let Some(n) = result.get("natural").filter(|n| n.is_object()) {
+        let label = if log_scale && text(result, "transform") == Some("exp") {
+            measure.to_string()
+        } else {
+            scale_labels(result).1.unwrap_or_default()
+        };
+        out.blank();
+        out.line(format!("Model Results ({label} scale):"));
+        out.blank();
+        out.lines(vector_table(&[
+            ("estimate", f4(num(n, "estimate"))),
+            ("ci.lb", f4(num(n, "ci_lower"))),
+            ("ci.ub", f4(num(n, "ci_upper"))),
+        ]));
+    }
+    if tool == "mantel_haenszel" && measure == "OR" {
+        let cmh = num(result, "cmh").map(|x| f4(Some(x)));
+        let tarone = num(result, "tarone").map(|x| f4(Some(x)));
+        let w = cmh
+            .iter()
+            .chain(&tarone)
+            .map(|s| width(s))
+            .max()
+            .unwrap_or(1);
+        // metafor pads "df = 1," to the width of Tarone's df.
+        let k_pos = count(result, "tarone_df").map_or(1, |d| d + 1);
+        out.blank();
+        match cmh {
+            Some(cmh) => out.line(format!(
+                "Cochran-Mantel-Haenszel Test:    CMH = {}, df = 1,{} p-val {}",
+                pad_left(&cmh, w),
+                " ".repeat(k_pos.to_string().len().saturating_sub(1)),
+                pval(num(result, "cmh_p"), true, true)
+            )),
+            None => out
+                .line("Cochran-Mantel-Haenszel Test:    test value not computable for these data"),
+        }
+        match tarone {
+            Some(ta) => out.line(format!(
+                "Tarone's Test for Heterogeneity: X^2 = {}, df = {}, p-val {}",
+                pad_left(&ta, w),
+                count(result, "tarone_df")?,
+                pval(num(result, "tarone_p"), true, true)
+            )),
+            None => out
+                .line("Tarone's Test for Heterogeneity: test value not computable for these data"),
+        }
+    }
+    Some(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Publication bias (print.regtest, print.ranktest, print.fsn, trim and fill, selection)
+
+fn egger(out: &mut Out, result: &Value) -> Option<()> {
+    let k = count(result, "k")?;
+    let stat_name = text(result, "statistic_name")?;
+    let test = match num(result, "df") {
+        Some(d) => format!(
+            "{stat_name} = {}, df = {}, p {}",
+            f4(num(result, "statistic")),
+            df(d),
+            pval(num(result, "egger_p"), true, false)
+        ),
+        None => format!(
+            "{stat_name} = {}, p {}",
+            f4(num(result, "statistic")),
+            pval(num(result, "egger_p"), true, false)
+        ),
+    };
+    let outcome = text(result, "rule_outcome")
+        .map(|o| format!("; rule: {o}"))
+        .unwrap_or_default();
+    out.line(format!("Egger's test: {test} (k = {k}{outcome})"));
+    excluded_line(out, result);
+    out.blank();
+    out.line("Regression Test for Funnel Plot Asymmetry");
+    out.blank();
+    if text(result, "variant") == Some("classic") {
+        out.line("Model:     weighted regression with multiplicative dispersion");
+    } else {
+        out.line("Model:     mixed-effects meta-regression model");
+    }
+    out.line("Predictor: standard error");
+    out.blank();
+    out.line(format!("Test for Funnel Plot Asymmetry: {test}"));
+    out.line(format!(
+        "Coefficient ({}): {} (SE = {})",
+        text(result, "coefficient_name").unwrap_or("slope"),
+        f4(num(result, "coefficient")),
+        f4(num(result, "se"))
+    ));
+    if let Some(tau2) = num(result, "tau2") {
+        out.line(format!("tau^2 of the regression: {}", var(Some(tau2))));
+    }
+    if let (Some(rule), Some(outcome)) = (text(result, "rule"), text(result, "rule_outcome")) {
+        out.blank();
+        out.line(format!("Registered rule ({rule}): {outcome}"));
+    }
+    Some(())
+}
+
+fn rank_test(out: &mut Out, result: &Value) -> Option<()> {
+    let line = format!(
+        "Kendall's tau = {}, p {}",
+        f4(num(result, "tau")),
+        pval(num(result, "p"), true, false)
+    );
+    out.line(format!(
+        "Rank correlation test: {line} (k = {}{})",
+        count(result, "k")?,
+        if result.get("exact").and_then(Value::as_bool) == Some(true) {
+            ", exact"
+        } else {
+            ""
+        }
+    ));
+    out.blank();
+    out.line("Rank Correlation Test for Funnel Plot Asymmetry");
+    out.blank();
+    out.line(line);
+    Some(())
+}
+
+fn fail_safe(out: &mut Out, result: &Value) -> Option<()> {
+    let kind = text(result, "type")?;
+    let fsn = count(result, "fsn")?;
+    out.line(format!("Fail-safe N ({kind}): {fsn}"));
+    out.blank();
+    out.line(format!("Fail-safe N Calculation Using the {kind} Approach"));
+    out.blank();
+    let alpha = num(result, "alpha").map_or("NA".into(), r_num);
+    match kind {
+        "Rosenthal" => {
+            out.line(format!(
+                "Observed Significance Level: {}",
+                pval(num(result, "observed_p"), false, false)
+            ));
+            out.line(format!("Target Significance Level:   {alpha}"));
+        }
+        "Orwin" => {
+            out.line(format!(
+                "Average Effect Size: {}",
+                f4(num(result, "observed_effect"))
+            ));
+            out.line(format!(
+                "Target Effect Size:  {}",
+                f4(num(result, "target"))
+            ));
+        }
+        _ => {
+            out.line(format!(
+                "Average Effect Size:         {}",
+                f4(num(result, "observed_effect"))
+            ));
+            out.line(format!(
+                "Observed Significance Level: {}",
+                pval(num(result, "observed_p"), false, false)
+            ));
+            out.line(format!("Target Significance Level:   {alpha}"));
+        }
+    }
+    out.blank();
+    out.line(format!("Fail-safe N: {fsn}"));
+    Some(())
+}
+
+fn trim_fill_headline(out: &mut Out, result: &Value) -> Option<()> {
+    let context = format!(
+        "trim and fill {}, {} filled on the {} side, k = {}",
+        text(result, "estimator")?,
+        count(result, "k0")?,
+        text(result, "side")?,
+        count(result, "k")?
+    );
+    out.line(estimate_headline(result, &context)?);
+    Some(())
+}
+
+fn trim_and_fill(out: &mut Out, result: &Value) -> Option<()> {
+    trim_fill_headline(out, result)?;
+    out.blank();
+    out.line(format!(
+        "Estimated number of missing studies on the {} side: {} (SE = {})",
+        text(result, "side")?,
+        count(result, "k0")?,
+        f4(num(result, "se_k0"))
+    ));
+    out.blank();
+    out.line(format!(
+        "Model of the observed and filled-in studies (k = {})",
+        count(result, "k")?
+    ));
+    out.blank();
+    out.line(format!(
+        "tau^2 (estimated amount of total heterogeneity): {}",
+        var(num(result, "tau2"))
+    ));
+    out.blank();
+    out.line("Model Results:");
+    out.blank();
+    let p = num(result, "p");
+    out.lines(vector_table(&[
+        ("estimate", f4(num(result, "estimate"))),
+        ("se", f4(num(result, "se"))),
+        ("zval", f4(num(result, "statistic"))),
+        ("pval", pval(p, false, false)),
+        ("ci.lb", f4(num(result, "ci_lower"))),
+        ("ci.ub", f4(num(result, "ci_upper"))),
+        ("", stars(p)),
+    ]));
+    natural_block(out, result);
+    signif_legend(out);
+    Some(())
+}
+
+fn selection(out: &mut Out, result: &Value) -> Option<()> {
+    let k = count(result, "k")?;
+    out.line(estimate_headline(
+        result,
+        &format!("step-function selection model, k = {k}"),
+    )?);
+    excluded_line(out, result);
+    out.blank();
+    out.line(format!(
+        "Random-Effects Model (k = {k}; tau^2 estimator: ML)"
+    ));
+    out.blank();
+    let tau2 = num(result, "tau2");
+    let se = num(result, "se_tau2")
+        .map(|se| format!(" (SE = {})", f4(Some(se))))
+        .unwrap_or_default();
+    out.line(format!(
+        "tau^2 (estimated amount of total heterogeneity): {}{se}",
+        var(tau2)
+    ));
+    out.line(format!(
+        "tau (square root of estimated tau^2 value):      {}",
+        var(tau2.map(|t| t.max(0.0).sqrt()))
+    ));
+    out.blank();
+    out.line("Model Results:");
+    out.blank();
+    let p = num(result, "p");
+    out.lines(vector_table(&[
+        ("estimate", f4(num(result, "estimate"))),
+        ("se", f4(num(result, "se"))),
+        ("zval", f4(num(result, "z"))),
+        ("pval", pval(p, false, false)),
+        ("ci.lb", f4(num(result, "ci_lower"))),
+        ("ci.ub", f4(num(result, "ci_upper"))),
+        ("", stars(p)),
+    ]));
+    out.blank();
+    out.line("Test for Selection Model Parameters:");
+    out.line(format!(
+        "LRT(df = {}) = {}, p-val {}",
+        count(result, "lrt_df")?,
+        f4(num(result, "lrt")),
+        pval(num(result, "lrt_p"), true, false)
+    ));
+    out.blank();
+    out.line("Selection Model Results:");
+    out.blank();
+    let weights = list(result, "weights");
+    let lower_w = weights
+        .iter()
+        .map(|w| num(w, "lower").map_or(0, |x| width(&r_num(x))))
+        .max()
+        .unwrap_or(0);
+    let rows: Vec<(String, Vec<String>)> = weights
+        .iter()
+        .map(|w| {
+            let lower = num(w, "lower").map_or("NA".into(), r_num);
+            let upper = num(w, "upper").map_or("NA".into(), r_num);
+            let fixed = num(w, "se").is_none();
+            let p = num(w, "p");
+            let cell = |x: Option<f64>| if fixed { "---".into() } else { f4(x) };
+            (
+                format!("{} < p <= {upper}", pad_right(&lower, lower_w)),
+                vec![
+                    count(w, "k").map_or("NA".into(), |k| k.to_string()),
+                    f4(num(w, "delta")),
+                    cell(num(w, "se")),
+                    cell(num(w, "z")),
+                    if fixed {
+                        "---".into()
+                    } else {
+                        pval(p, false, false)
+                    },
+                    cell(num(w, "ci_lower")),
+                    cell(num(w, "ci_upper")),
+                    if fixed { String::new() } else { stars(p) },
+                ],
+            )
+        })
+        .collect();
+    out.lines(frame_table(
+        &["k", "estimate", "se", "zval", "pval", "ci.lb", "ci.ub", ""],
+        &rows,
+        2,
+    ));
+    signif_legend(out);
+    Some(())
+}
+
+fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
+    let choice = text(result, "choice")?;
+    let k = count(result, "k")?;
+    out.line(format!(
+        "{} ({}; {choice} chosen, k = {k})",
+        interval(
+            "Estimate",
+            num(result, "estimate")?,
+            num(result, "ci_lower")?,
+            num(result, "ci_upper")?
+        ),
+        level_percent(result)
+    ));
+    excluded_line(out, result);
+    out.blank();
+    out.line(format!(
+        "PET-PEESE (k = {k}; test: {})",
+        text(result, "test").unwrap_or("z")
+    ));
+    for (name, key, predictor) in [("PET", "pet", "sei"), ("PEESE", "peese", "vi")] {
+        let Some(model) = result.get(key) else {
+            continue;
+        };
+        let coefficient = |c: &str, label: &str| {
+            let mut v = model.get(c).cloned().unwrap_or(Value::Null);
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("name".into(), Value::String(label.into()));
+            }
+            v
+        };
+        out.blank();
+        out.line(format!("{name} (predictor: {predictor}):"));
+        out.blank();
+        out.lines(coefficient_table(
+            &[
+                coefficient("intercept", "intrcpt"),
+                coefficient("slope", predictor),
+            ],
+            num(model, "df"),
+        ));
+    }
+    out.blank();
+    out.line(format!(
+        "PET's intercept, {} one-sided test: p {} at alpha = {}: {choice} chosen",
+        text(result, "alternative").unwrap_or(""),
+        pval(num(result, "pet_intercept_p"), true, false),
+        num(result, "alpha").map_or("NA".into(), r_num)
+    ));
+    signif_legend(out);
+    Some(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-record tables (print.list.rma, print.infl.rma.uni)
+
+fn leave_one_out(out: &mut Out, result: &Value) -> Option<()> {
+    let results = list(result, "results");
+    let estimates: Vec<f64> = results.iter().filter_map(|r| num(r, "estimate")).collect();
+    let (lo, hi) = estimates
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    let (model, _) = scale_labels(result);
+    out.line(format!(
+        "Leave-one-out: {model} from {} to {} ({} refits; {})",
+        f4(Some(lo)),
+        f4(Some(hi)),
+        results.len(),
+        model_context(result)
+    ));
+    excluded_line(out, result);
+    out.blank();
+    let knha = text(result, "test") == Some("knha");
+    let rows: Vec<(String, Vec<String>)> = results
+        .iter()
+        .map(|r| {
+            let stat = if knha { num(r, "t") } else { num(r, "z") };
+            (
+                text(r, "omitted").unwrap_or("").to_string(),
+                vec![
+                    f4(num(r, "estimate")),
+                    f4(num(r, "se")),
+                    f4(stat),
+                    f4(num(r, "p")),
+                    f4(num(r, "ci_lower")),
+                    f4(num(r, "ci_upper")),
+                    f4(num(r, "q")),
+                    f4(num(r, "q_p")),
+                    f4(num(r, "tau2")),
+                    f4(num(r, "i2")),
+                    f4(num(r, "h2")),
+                ],
+            )
+        })
+        .collect();
+    let stat = if knha { "tval" } else { "zval" };
+    out.lines(frame_table(
+        &[
+            "estimate", "se", stat, "pval", "ci.lb", "ci.ub", "Q", "Qp", "tau2", "I2", "H2",
+        ],
+        &rows,
+        1,
+    ));
+    Some(())
+}
+
+fn cumulative_headline(out: &mut Out, result: &Value) -> Option<()> {
+    let results = list(result, "results");
+    let last = results.last()?;
+    let order = text(result, "order_by")
+        .map(|o| format!("ordered by {o}"))
+        .unwrap_or_else(|| "in record order".into());
+    let mut last = last.clone();
+    if let (Some(obj), Some(measure)) = (last.as_object_mut(), result.get("measure")) {
+        obj.insert("measure".into(), measure.clone());
+        obj.insert(
+            "transform".into(),
+            result.get("transform").cloned().unwrap_or(Value::Null),
+        );
+    }
+    out.line(estimate_headline(
+        &last,
+        &format!("cumulative, {order}, after {} records", count(&last, "k")?),
+    )?);
+    Some(())
+}
+
+fn cumulative(out: &mut Out, result: &Value) -> Option<()> {
+    cumulative_headline(out, result)?;
+    out.blank();
+    let rows: Vec<(String, Vec<String>)> = list(result, "results")
+        .iter()
+        .map(|r| {
+            (
+                text(r, "added").unwrap_or("").to_string(),
+                vec![
+                    count(r, "k").map_or("NA".into(), |k| k.to_string()),
+                    f4(num(r, "estimate")),
+                    f4(num(r, "se")),
+                    f4(num(r, "statistic")),
+                    f4(num(r, "p")),
+                    f4(num(r, "ci_lower")),
+                    f4(num(r, "ci_upper")),
+                    f4(num(r, "q")),
+                    f4(num(r, "tau2")),
+                    f4(num(r, "i2")),
+                ],
+            )
+        })
+        .collect();
+    out.lines(frame_table(
+        &[
+            "k", "estimate", "se", "stat", "pvals", "ci.lb", "ci.ub", "Q", "tau2", "I2",
+        ],
+        &rows,
+        1,
+    ));
+    Some(())
+}
+
+fn influence(out: &mut Out, result: &Value) -> Option<()> {
+    let results = list(result, "results");
+    let influential: Vec<&str> = results
+        .iter()
+        .filter(|r| r.get("influential").and_then(Value::as_bool) == Some(true))
+        .filter_map(|r| text(r, "id"))
+        .collect();
+    out.line(format!(
+        "Influential records: {} ({})",
+        if influential.is_empty() {
+            "none".to_string()
+        } else {
+            influential.join(", ")
+        },
+        model_context(result)
+    ));
+    out.blank();
+    let rows: Vec<(String, Vec<String>)> = results
+        .iter()
+        .map(|r| {
+            let inf = r.get("influential").and_then(Value::as_bool) == Some(true);
+            (
+                text(r, "id").unwrap_or("").to_string(),
+                vec![
+                    f4(num(r, "rstudent")),
+                    f4(num(r, "dffits")),
+                    f4(num(r, "cook_d")),
+                    f4(num(r, "cov_r")),
+                    f4(num(r, "tau2_del")),
+                    f4(num(r, "qe_del")),
+                    f4(num(r, "hat")),
+                    f4(num(r, "weight")),
+                    f4(num(r, "dfbetas")),
+                    if inf { "*".into() } else { String::new() },
+                ],
+            )
+        })
+        .collect();
+    out.lines(frame_table(
+        &[
+            "rstudent", "dffits", "cook.d", "cov.r", "tau2.del", "QE.del", "hat", "weight", "dfbs",
+            "inf",
+        ],
+        &rows,
+        1,
+    ));
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_format_as_metafor_prints_them() {
+        assert_eq!(f4(Some(0.083701)), "0.0837");
+        assert_eq!(f4(Some(-0.0175126)), "-0.0175");
+        assert_eq!(f4(None), "NA");
+        assert_eq!(var(Some(0.0)), "0");
+        assert_eq!(pval(Some(0.00742), true, false), "= 0.0074");
+        assert_eq!(pval(Some(0.00001), true, false), "< .0001");
+        assert_eq!(pval(Some(0.00001), false, false), "<.0001");
+        assert_eq!(pval(Some(0.00001), true, true), "< 0.0001");
+        assert_eq!(df(18.0), "18");
+        assert_eq!(df(3.4748241588757747), "3.47");
+        assert_eq!(r_num(0.05), "0.05");
+        assert_eq!(format_btt(&[2, 3]), "2:3");
+        assert_eq!(format_btt(&[2, 4, 5, 6]), "2,4:6");
+        assert_eq!(stars(Some(0.0293)), "*");
+        assert_eq!(stars(Some(0.1051)), " ");
+    }
+
+    #[test]
+    fn a_vector_table_aligns_as_print_vector() {
+        let lines = vector_table(&[
+            ("estimate", "0.0837".into()),
+            ("se", "0.0516".into()),
+            ("", " ".into()),
+        ]);
+        assert_eq!(lines[0], "estimate      se   ");
+        assert_eq!(lines[1], "  0.0837  0.0516   ");
+    }
+
+    #[test]
+    fn headlines_keep_enough_decimals() {
+        assert_eq!(
+            interval("SMD", 0.0837, -0.0175, 0.1849),
+            "SMD 0.08 [-0.02, 0.18]"
+        );
+        assert_eq!(
+            interval("RD", -0.004, -0.0061, -0.0021),
+            "RD -0.004 [-0.006, -0.002]"
+        );
+    }
+
+    #[test]
+    fn data_tools_have_no_summary() {
+        assert!(summary("get_dataset", &serde_json::json!({})).is_none());
+        assert!(summary("fit_random_effects", &serde_json::json!({})).is_none());
+    }
+}
