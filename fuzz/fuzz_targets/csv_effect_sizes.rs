@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(yi.is_finite() && vi.is_finite() && vi > 0.0, "{record}");
         }
     }
-    match your_data::records_from_text(text, measure, None, None) {
+    match your_data::records_from_text(text, measure, &Default::default()) {
         Ok(records) => assert!(records.iter().all(|r| r.get("id").is_some())),
         Err(error) => assert!(!error.message.is_empty()),
     }

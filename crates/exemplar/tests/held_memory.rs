@@ -5,7 +5,7 @@
 //! given, stays within a small multiple of their canonical JSON.
 //!
 //! One test (the allocator counts every thread of this binary): run alone, as `cargo test
-//! -p exemplar --test held_memory -- --nocapture` prints the figures.
+//! -p living-evidence-exemplar --test held_memory -- --nocapture` prints the figures.
 
 use exemplar::tools::{self, DataStore};
 use serde_json::{json, Map, Value};

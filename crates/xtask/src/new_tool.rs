@@ -641,8 +641,20 @@ fn scaffold_in_scratch(root: &Path) -> Result<()> {
         "--lib",
         &format!("{PROBE}::"),
     ]))?;
-    in_scratch(cargo().args(["test", "-p", "exemplar", "--test", "registry"]))?;
-    in_scratch(cargo().args(["test", "-p", "exemplar", "--lib", "tools::guide"]))?;
+    in_scratch(cargo().args([
+        "test",
+        "-p",
+        "living-evidence-exemplar",
+        "--test",
+        "registry",
+    ]))?;
+    in_scratch(cargo().args([
+        "test",
+        "-p",
+        "living-evidence-exemplar",
+        "--lib",
+        "tools::guide",
+    ]))?;
     in_scratch(cargo().args(["xtask", "codegen", "--check"]))?;
     in_scratch(
         Command::new("rustfmt")

@@ -23,8 +23,12 @@ use crate::Result;
 pub const PYPI_NAME: &str = "living-evidence-exemplar";
 pub const NPM_NAME: &str = "living-evidence-exemplar";
 /// The crates `cargo install exemplar-cli` needs, in the order they publish.
-pub const PUBLISHED_CRATES: [&str; 4] =
-    ["meta-analysis", "exemplar", "exemplar-pdf", "exemplar-cli"];
+pub const PUBLISHED_CRATES: [&str; 4] = [
+    "meta-analysis",
+    "living-evidence-exemplar",
+    "exemplar-pdf",
+    "exemplar-cli",
+];
 
 fn packaging_dir(root: &Path) -> PathBuf {
     crate::target_dir(root).join("packaging")

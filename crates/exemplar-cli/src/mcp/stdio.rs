@@ -337,11 +337,13 @@ mod tests {
         });
         let mut stdio = Stdio::start(gate).await;
         let tag = "stdio-cancelled";
+        // Call 2 holds the one running place before call 3 is sent, so that 3 is the one
+        // waiting (sent together, either could start first on a loaded machine).
         stdio.send(slow_call(2, 1500, tag)).await;
-        stdio.send(slow_call(3, 1500, tag)).await;
         while test_hook::started(tag) == 0 {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
+        stdio.send(slow_call(3, 1500, tag)).await;
         stdio
             .send(
                 json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
