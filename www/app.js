@@ -190,9 +190,10 @@ function makeRunner(views) {
         ledgerView.append(report, via);
         if (report.plot) plotter.schedule(name, report.entry.seq, via);
         // A plot tool's own result: the SVG our engine drew, drawn as a companion plot is.
-        const figure = report.view?.figure;
+        const view = await engineModule.resultView(name, report);
+        const figure = view?.figure;
         if (figure) plotter.figure(name, engineModule.responseOf(report).structuredContent[figure], via);
-        showResult(name, report, via, (await later()).renderResultView);
+        showResult(name, report, view, via, (await later()).renderResultView);
       })
       .catch((err) => console.error(err));
     return report;
@@ -201,11 +202,11 @@ function makeRunner(views) {
 
 /**
  * A tool's result area shows its latest run and says who ran it: a result as the
- * engine's tables (`report.view`), with its JSON, every digit, folded below them and a
+ * engine's printed summary and tables (`resultView`, engine.js), with its JSON, every digit, folded below them and a
  * download and a copy of it; an error as its message. The JSON shown is cut when long
  * (Rust cuts it); the download and the copy are whole, written when asked for.
  */
-function showResult(name, report, via, renderResultView) {
+function showResult(name, report, resultView, via, renderResultView) {
   const area = document.getElementById(toolArticleId(name))?.querySelector('.tool-result');
   const output = area?.querySelector('pre.result');
   if (!output) return;
@@ -216,12 +217,12 @@ function showResult(name, report, via, renderResultView) {
   area.querySelector('.result-whole')?.remove();
   const view = area.querySelector('.result-view');
   const json = area.querySelector('details.result-json');
-  if (!report.view) {
+  if (!resultView) {
     fill(view);
     json.open = true;
     return;
   }
-  fill(view, renderResultView(report.view));
+  fill(view, renderResultView(resultView));
   json.open = false;
   const whole = () => JSON.stringify(engineModule.responseOf(report).structuredContent, null, 2);
   const download = el('button', { type: 'button', text: 'Download JSON' });

@@ -98,14 +98,23 @@ const ops = {
   },
   // Arguments may come as an object (an agent's input, cloned here so that
   // turning it into text does not cost the page's thread) or as text.
-  // A tool the first module lacks is not run (nor ledgered) here: the page
-  // moves the engine to the whole module and calls again.
+  // A call the first module does not answer (a tool it lacks, or an argument or scale only
+  // the whole engine reads: exemplar::session::Session::run_here) is not ledgered here: the
+  // page moves the engine to the whole module and calls again.
   run: ({ name, args, time }) => {
     if (tier === 'core' && !wasm.hasTool(name)) return { missing: true };
     const argsText = text(args);
-    const report = lean(session.run(name, argsText, time));
+    const reportText = session.run(name, argsText, time);
+    if (reportText === 'null') return { missing: true };
+    const report = lean(reportText);
     remember(report.entry.seq, argsText);
     return { report, entry: session.lastEntryJson(), kept: Array.from(session.keptLoads()) };
+  },
+  // How the page shows a result (the response's JSON text): the engine's printed summary
+  // and tables, from the whole module (the first leaves views out).
+  view: ({ name, responseText }) => {
+    const { structuredContent } = JSON.parse(responseText);
+    return JSON.parse(wasm.resultView(name, JSON.stringify(structuredContent)));
   },
   // A call the page saw fail (`failure`: what it saw, `{kind, reason?}`), ledgered as the
   // session decides (exemplar::session::Failure).

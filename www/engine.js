@@ -16,7 +16,8 @@
 // Two wasm modules (crates/xtask/src/build.rs): `core` holds the benchmark's
 // tools, the scorer and the ledger, and is what the page fetches first; `full`
 // holds every tool, the plots and "Your data". A call that core lacks (any
-// other tool, a plot, Your data's view) moves the worker to full first: the
+// other tool, an argument only full reads, a plot, a result's tables and
+// summary, Your data's view) moves the worker to full first: the
 // full instance's Session continues the visit's ledger from the entries
 // core's recorded. This thread compiles full (off the thread, streaming) but
 // makes no instance of it.
@@ -380,6 +381,32 @@ export async function companionPlot(name, seq) {
         return failed(false, again);
       }
       return failed(true, err);
+    }
+  });
+  queue = result.catch(() => {});
+  return result;
+}
+
+/**
+ * How the page shows run `report` of tool `name` to a person (`ResultView`: the printed
+ * summary and tables), or null for an error. A run the first module answered carries none:
+ * the whole module, loaded outside the queue as for a plot, draws it. Never rejects: null
+ * when the whole module cannot load (the JSON is still shown).
+ */
+export async function resultView(name, report) {
+  if (report.view || 'error' in report) return report.view ?? null;
+  try {
+    await workerStarted();
+    await loadFull();
+  } catch {
+    return null;
+  }
+  const result = queue.then(async () => {
+    try {
+      await upgrade();
+      return await call('view', { name, responseText: report.responseText });
+    } catch {
+      return null;
     }
   });
   queue = result.catch(() => {});

@@ -27,7 +27,7 @@ export interface EntryHeader {
 }
 
 /** Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...). */
-export type ErrorCode = "unknown_tool" | "invalid_json" | "invalid_arguments" | "unknown_property" | "wrong_type" | "unknown_record" | "unknown_data" | "data_not_named" | "too_many_records" | "invalid_records" | "invalid_data" | "analysis_failed" | "not_converged" | "internal_error" | "cancelled";
+export type ErrorCode = "unknown_tool" | "invalid_json" | "invalid_arguments" | "unknown_property" | "wrong_type" | "unknown_record" | "unknown_data" | "data_not_named" | "too_many_records" | "invalid_records" | "invalid_data" | "analysis_failed" | "not_converged" | "internal_error" | "cancelled" | "whole_engine";
 
 /** The page's metadata. */
 export interface PageMetadata {
@@ -98,8 +98,10 @@ export interface RunReport {
   /** Whether `display` was cut. */
   display_abridged: boolean;
   /**
-   * How the page shows a result to a person: tables of rounded values, and the field
-   * holding a plot's SVG ([`crate::result_view`]); none for an error.
+   * How the page shows a result to a person: the printed summary, tables of rounded
+   * values, and the field holding a plot's SVG ([`crate::result_view`]); none for an
+   * error, and none from the page's first module (built without `extended`), which
+   * leaves the views to the whole engine.
    */
   view: ResultView | null;
   /**

@@ -47,10 +47,22 @@ pub fn dataset_json() -> String {
 
 /// Whether this module carries tool `name`: the first module (`www/pkg/core`, built without
 /// the `full` feature) has the benchmark's tools only; the page moves a call of any other to
-/// the whole engine (`www/pkg/full`).
+/// the whole engine (`www/pkg/full`), as it does a call `Session.runHere` hands on.
 #[wasm_bindgen(js_name = hasTool)]
 pub fn has_tool(name: &str) -> bool {
     tools::find(name).is_some()
+}
+
+/// How the page shows a tool's result (its structured content, JSON text) to a person: the
+/// printed summary and the tables (`ResultView`), or `null` when the text is not JSON. Only
+/// in the whole engine: the first module's runs carry no view, and the page asks here.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = resultView)]
+pub fn result_view(tool: &str, result_json: &str) -> String {
+    match serde_json::from_str::<Value>(result_json) {
+        Ok(result) => text(&exemplar::result_view::view_of(tool, &result)),
+        Err(_) => "null".to_string(),
+    }
 }
 
 /// Runs a tool without ledgering it: `{"ok": result}` or `{"error": {"code", "message"}}`.
@@ -203,9 +215,14 @@ impl Session {
     }
 
     /// Runs a tool and ledgers the run: the report (`RunReport` in
-    /// `www/generated/engine.d.ts`).
+    /// `www/generated/engine.d.ts`), or `null`, with nothing ledgered, for a call only the
+    /// whole engine answers (an argument or scale the first module leaves out:
+    /// `Session::run_here`), which the page hands on.
     pub fn run(&mut self, tool: &str, args_json: &str, time_iso: &str) -> String {
-        text(&self.inner.run(tool, args_json, time_iso))
+        match self.inner.run_here(tool, args_json, time_iso) {
+            Some(report) => text(&report),
+            None => "null".to_string(),
+        }
     }
 
     /// Ledgers a call the page saw fail (`failure_json`: `{"kind": "trapped" | "worker_failed"

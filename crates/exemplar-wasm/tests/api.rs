@@ -73,6 +73,11 @@ fn companion_plots_match_native() {
     common::companion_plots_match_native();
 }
 
+#[wasm_bindgen_test]
+fn the_first_module_hands_on_what_it_leaves_out() {
+    common::the_first_module_hands_on_what_it_leaves_out();
+}
+
 #[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn your_data_view_matches_native() {

@@ -28,6 +28,10 @@ fn every_call_answers_the_native_bytes() {
             continue;
         }
         let answer = api::call_tool(name, args);
+        if !cfg!(feature = "full") && answer.contains(r#""code":"whole_engine""#) {
+            // An argument or scale the first module leaves out: the page hands it on too.
+            continue;
+        }
         let sha256 = api::sha256_hex(answer.as_bytes());
         if sha256 != call["sha256"] {
             differ.push(format!("{name} {args:.200}: {answer:.400}"));

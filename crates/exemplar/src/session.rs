@@ -99,8 +99,10 @@ pub struct RunReport {
     pub display: String,
     /// Whether `display` was cut.
     pub display_abridged: bool,
-    /// How the page shows a result to a person: tables of rounded values, and the field
-    /// holding a plot's SVG ([`crate::result_view`]); none for an error.
+    /// How the page shows a result to a person: the printed summary, tables of rounded
+    /// values, and the field holding a plot's SVG ([`crate::result_view`]); none for an
+    /// error, and none from the page's first module (built without `extended`), which
+    /// leaves the views to the whole engine.
     pub view: Option<crate::result_view::ResultView>,
     /// How the page shows the ledgered arguments, escaped the same way and abridged to
     /// [`DISPLAY_CHARS`] characters.
@@ -454,13 +456,44 @@ impl Session {
     /// Runs `tool` with the arguments text `args_text` (empty means `{}`) at `time`, and
     /// ledgers the run, failed or not.
     pub fn run(&mut self, tool: &str, args_text: &str, time: &str) -> RunReport {
-        let (args, result, dataset_sha256) = match parsed_args(args_text) {
+        let (args, result, dataset_sha256) = self.outcome(tool, args_text);
+        self.ledgered(tool, time, args, result, &dataset_sha256)
+    }
+
+    /// [`Session::run`], or `None` (nothing ledgered) for a call that only the page's whole
+    /// engine answers ([`ErrorCode::WholeEngine`]: an argument or scale that the first
+    /// module, built without `extended`, leaves out): the page hands it on.
+    pub fn run_here(&mut self, tool: &str, args_text: &str, time: &str) -> Option<RunReport> {
+        let (args, result, dataset_sha256) = self.outcome(tool, args_text);
+        if matches!(&result, Err(e) if e.code == ErrorCode::WholeEngine) {
+            return None;
+        }
+        Some(self.ledgered(tool, time, args, result, &dataset_sha256))
+    }
+
+    /// The call's arguments as ledgered, its result and the hash of its data.
+    fn outcome(
+        &mut self,
+        tool: &str,
+        args_text: &str,
+    ) -> (Value, Result<Value, ToolError>, String) {
+        match parsed_args(args_text) {
             Ok(args) => {
                 let outcome = tools::outcome_in(tool, &args, &mut self.store);
                 (args, outcome.result, outcome.dataset_sha256)
             }
             Err((error, recorded)) => (recorded, Err(error), crate::dataset::sha256().to_string()),
-        };
+        }
+    }
+
+    fn ledgered(
+        &mut self,
+        tool: &str,
+        time: &str,
+        args: Value,
+        result: Result<Value, ToolError>,
+        dataset_sha256: &str,
+    ) -> RunReport {
         let status = if result.is_ok() {
             Status::Ok
         } else {
@@ -470,7 +503,7 @@ impl Session {
             Ok(value) if tool == tools::LOAD_DATA_NAME => data_id(value),
             _ => None,
         };
-        let report = self.report(tool, time, status, args, &dataset_sha256, result);
+        let report = self.report(tool, time, status, args, dataset_sha256, result);
         if let Some(handle) = handle {
             self.loads.push((report.entry.seq, handle));
             // Only the loads whose handles are held are remembered (at most MAX_HANDLES).
@@ -608,10 +641,16 @@ containing itself"
             dataset_sha256,
             result: &ledgered,
         }));
+        // The tables and printed summary are the whole engine's: the page's first module
+        // leaves them out, and the page asks the whole engine for them
+        // (`crate::result_view::view_of`, `www/engine.js` `resultView`).
+        #[cfg(feature = "extended")]
         let view = result
             .as_ref()
             .ok()
             .map(|value| crate::result_view::view_of(tool, value));
+        #[cfg(not(feature = "extended"))]
+        let view = None;
         let (display, display_abridged) = match &result {
             Ok(value) => result_display(value),
             Err(error) => (escaped(error.to_string()), false),

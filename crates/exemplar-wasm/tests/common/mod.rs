@@ -196,8 +196,12 @@ pub fn session_runs_and_ledger() {
     for (i, (tool, args)) in runs.iter().enumerate() {
         let time = format!("2026-09-04T10:00:0{i}Z");
         let report = parse(&session.run(tool, args, &time));
-        let expected = native.run(tool, args, &time);
-        assert_eq!(report, serde_json::to_value(&expected).unwrap());
+        let mut expected = serde_json::to_value(native.run(tool, args, &time)).unwrap();
+        if !cfg!(feature = "full") {
+            // The first module leaves the result views to the whole engine.
+            expected["view"] = Value::Null;
+        }
+        assert_eq!(report, expected);
         assert_eq!(report["entry"]["seq"], i + 1);
     }
     assert_eq!(parse(&session.verify()), json!({"ok": true, "length": 5}));
@@ -307,4 +311,72 @@ pub fn your_data_view_matches_native() {
         .as_str()
         .unwrap()
         .starts_with("the request is not understood"));
+}
+
+/// The first module answers the benchmark's tools without the arguments and scales only the
+/// whole engine reads; a session there hands such a call on unledgered (`run` is `null`),
+/// and a direct call says why (`whole_engine`); the whole engine answers them all. The
+/// result views are the whole engine's.
+pub fn the_first_module_hands_on_what_it_leaves_out() {
+    let records = r#"[{"id":"a","yi":0.1,"vi":0.01,"measure":"RR"},{"id":"b","yi":0.3,"vi":0.02,"measure":"RR"}]"#;
+    let further = [
+        ("fit_random_effects", r#"{"weights":"n1i"}"#.to_string()),
+        (
+            "fit_random_effects",
+            r#"{"subset":{"column":"tester","in":["aware"]}}"#.to_string(),
+        ),
+        (
+            "refit_excluding",
+            r#"{"exclude":["s04"],"slab":"author"}"#.to_string(),
+        ),
+        ("egger_test", r#"{"slab":"author"}"#.to_string()),
+        ("fit_random_effects", format!(r#"{{"records":{records}}}"#)),
+        ("fit_random_effects", r#"{"transform":"exp"}"#.to_string()),
+    ];
+    let mut session = api::Session::new();
+    for (name, args) in &further {
+        let got = parse(&api::call_tool(name, args));
+        let report = session.run(name, args, "2026-12-06T00:00:00Z");
+        if cfg!(feature = "full") {
+            assert!(got.get("ok").is_some(), "{name} {args}: {got}");
+            assert!(
+                parse(&report)["response"]["structuredContent"].is_object(),
+                "{report}"
+            );
+        } else {
+            assert_eq!(got["error"]["code"], "whole_engine", "{name} {args}: {got}");
+            assert_eq!(report, "null", "{name} {args}");
+        }
+    }
+    let ledgered = if cfg!(feature = "full") {
+        further.len()
+    } else {
+        0
+    };
+    assert_eq!(parse(&session.verify())["length"], ledgered);
+    // The frozen dataset's measure (SMD) has no other scale: the first module answers.
+    let plain = r#"{"method":"REML","measure":"SMD"}"#;
+    let report = parse(&session.run("fit_random_effects", plain, "2026-12-06T00:00:01Z"));
+    assert_eq!(
+        report["response"]["structuredContent"]["measure"], "SMD",
+        "{report}"
+    );
+    assert_eq!(
+        report["view"].is_null(),
+        !cfg!(feature = "full"),
+        "{report}"
+    );
+    #[cfg(feature = "full")]
+    {
+        let result = serde_json::to_string(&report["response"]["structuredContent"]).unwrap();
+        let view = parse(&api::result_view("fit_random_effects", &result));
+        assert_eq!(view, report["view"]);
+        assert!(
+            view["summary"]
+                .as_str()
+                .unwrap()
+                .contains("Random-Effects Model"),
+            "{view}"
+        );
+    }
 }

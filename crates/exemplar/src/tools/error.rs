@@ -46,6 +46,11 @@ pub enum ErrorCode {
     InternalError,
     /// The caller cancelled the call before it finished.
     Cancelled,
+    /// Only the page's whole engine answers this call: it gives an argument (`subset`,
+    /// `slab`, `weights`) or needs a natural scale that the page's first module leaves out.
+    /// The page then hands the call to the whole engine unledgered
+    /// ([`crate::session::Session::run_here`]), so no caller sees this code.
+    WholeEngine,
 }
 
 impl ErrorCode {
@@ -66,8 +71,21 @@ impl ErrorCode {
             ErrorCode::NotConverged => "not_converged",
             ErrorCode::InternalError => "internal_error",
             ErrorCode::Cancelled => "cancelled",
+            ErrorCode::WholeEngine => "whole_engine",
         }
     }
+}
+
+/// What the page's first module (built without `extended`) answers a call that only the
+/// whole engine can: `what` is the argument or the scale it leaves out.
+#[cfg(not(feature = "extended"))]
+pub fn whole_engine(what: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::WholeEngine,
+        format!(
+            "{what} is read by the page's whole engine (www/pkg/full), not by its first module"
+        ),
+    )
 }
 
 /// A refused tool call: a stable code and a message.

@@ -1,7 +1,6 @@
 //! `fit_random_effects`: the random-effects model, optionally with user weights.
 
 use super::args::{FitArgs, WeightsArg};
-use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
 use super::fit::{unweighted, weighted_error, FitHead, FitStats};
 use super::scale::{Scale, ScaleInfo};
@@ -80,8 +79,15 @@ pub fn fit_random_effects(
     let options = args.fit.options()?;
     let columns: Vec<String> = args.weights.weights.iter().cloned().collect();
     let (excluded, omitted) = data.na_omit(&columns, Vec::new())?;
+    // The page's first module leaves user weights to the whole engine.
+    #[cfg(feature = "extended")]
     let weights = match &args.weights.weights {
-        Some(column) => Some(weight_column(data, column, &excluded)?),
+        Some(column) => Some(super::columns::weight_column(data, column, &excluded)?),
+        None => None,
+    };
+    #[cfg(not(feature = "extended"))]
+    let weights: Option<Vec<f64>> = match &args.weights.weights {
+        Some(_) => return Err(super::error::whole_engine("`weights`")),
         None => None,
     };
     let kept;
@@ -91,8 +97,11 @@ pub fn fit_random_effects(
         kept = data.kept(&excluded);
         &kept
     };
-    let fit = meta_analysis::fit_weighted(records, weights.as_deref(), &options)
-        .map_err(|e| weighted_error(args.weights.weights.as_deref(), e))?;
+    let fit = match weights {
+        Some(weights) => meta_analysis::fit_weighted(records, Some(&weights), &options),
+        None => meta_analysis::fit(records, &options).map_err(meta_analysis::WeightedError::from),
+    }
+    .map_err(|e| weighted_error(args.weights.weights.as_deref(), e))?;
     Ok(FitResult {
         head: FitHead::of(&fit),
         weights: args.weights.weights,

@@ -643,6 +643,24 @@ fn dispatch(
 
 /// `subset` and `slab`, read once for every tool that reads records: the records kept and
 /// the column of study labels.
+/// Without `extended` (the page's first module) neither is read: the whole engine answers.
+#[cfg(not(feature = "extended"))]
+fn restricted(
+    data: std::sync::Arc<DataSource>,
+    args: &Value,
+) -> Result<std::sync::Arc<DataSource>, ToolError> {
+    match [SUBSET, SLAB]
+        .into_iter()
+        .find(|name| args.get(*name).is_some())
+    {
+        Some(name) => Err(error::whole_engine(&format!("`{name}`"))),
+        None => Ok(data),
+    }
+}
+
+/// `subset` and `slab`, read once for every tool that reads records: the records kept and
+/// the column of study labels.
+#[cfg(feature = "extended")]
 fn restricted(
     data: std::sync::Arc<DataSource>,
     args: &Value,

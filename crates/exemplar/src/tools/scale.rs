@@ -100,6 +100,28 @@ impl Scale {
     /// The scale of `measure` with the transform named (or "auto"), its argument bound from
     /// `data` (a harmonic mean of a column): under "auto", records without that column have
     /// no natural scale; a transform named without it is an error.
+    ///
+    /// The page's first module (without `extended`) has no back-transformations: a scale
+    /// other than the model's is the whole engine's.
+    #[cfg(not(feature = "extended"))]
+    fn with(
+        measure: Option<&'static MeasureScale>,
+        transform: Option<&str>,
+        _data: Option<&DataSource>,
+    ) -> Result<Scale, ToolError> {
+        let natural = measure.is_some_and(|m| m.transform != TransformKind::None);
+        if natural || transform.is_some_and(|t| t != AUTO) {
+            return Err(super::error::whole_engine(
+                "a natural scale (`measure`, `transform`)",
+            ));
+        }
+        Ok(Scale {
+            measure,
+            transform: Transform::None,
+        })
+    }
+
+    #[cfg(feature = "extended")]
     fn with(
         measure: Option<&'static MeasureScale>,
         transform: Option<&str>,
@@ -157,7 +179,7 @@ carry it)",
         ci: (f64, f64),
         pi: Option<(f64, f64)>,
     ) -> Option<NaturalScale> {
-        if self.transform == Transform::None {
+        if self.transform == Transform::None || cfg!(not(feature = "extended")) {
             return None;
         }
         let n = Natural::of(self.transform, estimate, ci, pi);
@@ -252,6 +274,7 @@ pub fn measure_names() -> Vec<&'static str> {
     meta_analysis::MEASURES.iter().map(|m| m.name).collect()
 }
 
+#[cfg(any(feature = "extended", feature = "definitions"))]
 fn transform_names() -> Vec<&'static str> {
     std::iter::once(AUTO)
         .chain(TransformKind::ALL.iter().map(|t| t.name()))
