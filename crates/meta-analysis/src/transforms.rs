@@ -353,7 +353,7 @@ const fn scale(
 /// GEN, a generic outcome (metafor's default for `rma(yi, vi)`: nothing to back-transform).
 /// A difference of transformed values (AS, IRSD) and a measure that is its own natural
 /// scale have none.
-pub const MEASURES: [MeasureScale; 62] = [
+pub static MEASURES: [MeasureScale; 62] = [
     scale("GEN", "Effect size", "Effect size", TransformKind::None),
     scale(
         "SMD",
