@@ -97,6 +97,27 @@ fn call_prints_the_result_and_exits_0() {
 }
 
 #[test]
+fn call_converts_reported_summaries() {
+    // A symmetric five-number summary: the Luo et al. mean is the median; a 95% CI of an odds
+    // ratio gives yi = ln(OR) and vi = ((ln ub - ln lb)/(2 z))^2.
+    let args = r#"{"kind": "fivenum", "rows": [{"min": 10, "q1": 20, "median": 25, "q3": 30, "max": 40, "n": 50}]}"#;
+    let out = run(&["call", "convert_summaries", args], None);
+    assert_eq!(code(&out), 0);
+    let result = stdout_json(&out);
+    assert_eq!(result["rows"][0]["mean"], 25.0);
+    assert_eq!(result["settings"]["method"], "luo/wan/shi");
+    assert!(!result["assumptions"].as_array().unwrap().is_empty());
+
+    let args = r#"{"kind": "wald", "transf": "log", "rows": [{"out": 2, "ci.lb": 1, "ci.ub": 4}]}"#;
+    let out = run(&["call", "convert_summaries", "-"], Some(args.as_bytes()));
+    assert_eq!(code(&out), 0);
+    let row = &stdout_json(&out)["rows"][0];
+    let z = 1.959_963_984_540_054;
+    assert!((row["yi"].as_f64().unwrap() - 2f64.ln()).abs() < 1e-15);
+    assert!((row["vi"].as_f64().unwrap() - (4f64.ln() / (2.0 * z)).powi(2)).abs() < 1e-15);
+}
+
+#[test]
 fn a_tool_error_is_json_on_stdout_with_exit_1() {
     let out = run(
         &["call", "refit_excluding", r#"{"exclude": ["s99"]}"#],

@@ -103,10 +103,8 @@ fn every_analysis_and_plot_has_a_summary_and_data_tools_none() {
         for args in (tool.examples)() {
             let result = call(tool.name, &args).unwrap();
             let text = summary(tool.name, &result);
-            let data_tool = matches!(
-                tool.name,
-                "get_dataset" | "compute_effect_sizes" | "load_data"
-            );
+            let data_tool =
+                tool.name == "get_dataset" || tool.group == exemplar::tools::ToolGroup::Data;
             assert_eq!(text.is_none(), data_tool, "{}: {args}", tool.name);
             if let Some(text) = text {
                 assert!(

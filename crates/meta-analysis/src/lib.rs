@@ -17,6 +17,7 @@
 //! assert!(model.ci_lower < model.estimate && model.estimate < model.ci_upper);
 //! ```
 
+mod convert_summaries;
 mod cumulative;
 mod diagnostics;
 pub mod distributions;
@@ -54,6 +55,10 @@ mod trim_fill;
 mod user_weights;
 mod weighted;
 
+pub use convert_summaries::{
+    fivenum, wald, ConversionError, FiveNumbers, FivenumCase, FivenumEstimate, FivenumMethod,
+    SkewnessTest, WaldEstimate, WaldSource, WaldSummary, WaldTransform,
+};
 pub use cumulative::{cumulative, CumulativeStep};
 pub use diagnostics::{baujat, labbe, qq_standardized, radial, DiagnosticPoint, Labbe};
 pub use egger::{egger_test, EggerResult, EggerVariant};

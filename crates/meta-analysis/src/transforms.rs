@@ -353,7 +353,7 @@ const fn scale(
 /// GEN, a generic outcome (metafor's default for `rma(yi, vi)`: nothing to back-transform).
 /// A difference of transformed values (AS, IRSD) and a measure that is its own natural
 /// scale have none.
-pub static MEASURES: [MeasureScale; 62] = [
+pub static MEASURES: [MeasureScale; 64] = [
     scale("GEN", "Effect size", "Effect size", TransformKind::None),
     scale(
         "SMD",
@@ -389,6 +389,12 @@ pub static MEASURES: [MeasureScale; 62] = [
     ),
     scale("COR", "Correlation", "Correlation", TransformKind::None),
     scale("ZCOR", "Fisher's z", "Correlation", TransformKind::Ztor),
+    scale(
+        "UCOR",
+        "Unbiased correlation",
+        "Correlation",
+        TransformKind::None,
+    ),
     scale("PR", "Proportion", "Proportion", TransformKind::None),
     scale(
         "PLO",
@@ -462,6 +468,12 @@ pub static MEASURES: [MeasureScale; 62] = [
         TransformKind::None,
     ),
     scale("YUQ", "Yule's Q", "Yule's Q", TransformKind::None),
+    scale(
+        "RTET",
+        "Tetrachoric correlation",
+        "Tetrachoric correlation",
+        TransformKind::None,
+    ),
     scale("YUY", "Yule's Y", "Yule's Y", TransformKind::None),
     scale(
         "PBIT",

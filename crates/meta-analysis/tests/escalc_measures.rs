@@ -88,7 +88,9 @@ fn every_measure_agrees_with_escalc() {
         assert!(
             largest.contains_key(m.name())
                 || ["MD", "SMD", "ROM", "OR", "RR", "RD", "COR", "ZCOR", "PR", "PLO"]
-                    .contains(&m.name()),
+                    .contains(&m.name())
+                // RTET: tests/escalc_rtet.rs (metafor's optimizers bound its agreement).
+                || m == Measure::Rtet,
             "no fixture computes {m}"
         );
     }

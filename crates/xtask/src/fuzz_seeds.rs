@@ -448,8 +448,11 @@ mod tests {
                 "no seed calls {name}"
             );
         }
+        // 256 KiB when set; 288 KiB since issue 33: schema_validator carries every tool's
+        // input schema five times, so a tool (convert_summaries: about 10 KB with its
+        // dispatch seeds) and enum values of the measures (RTET, UCOR) grow it with the list.
         let total: usize = seeds.values().flat_map(|f| f.values()).map(Vec::len).sum();
-        assert!(total < 256 * 1024, "the seeds hold {total} bytes");
+        assert!(total < 288 * 1024, "the seeds hold {total} bytes");
     }
 
     #[test]

@@ -342,6 +342,7 @@ registry! {
         diagnostic_plot::DIAGNOSTIC_PLOT,
         compute_effect_sizes::COMPUTE_EFFECT_SIZES,
         load_data::LOAD_DATA,
+        convert_summaries::CONVERT_SUMMARIES,
     ],
 }
 

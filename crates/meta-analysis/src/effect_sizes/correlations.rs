@@ -1,8 +1,9 @@
-//! Correlation coefficients: `COR` and `ZCOR`; partial and semi-partial correlations from a
+//! Correlation coefficients: `COR`, `UCOR` and `ZCOR`; partial and semi-partial correlations from a
 //! regression's t statistic: `PCOR`, `ZPCOR` and `SPCOR`.
 
 use super::{finish, weighted_mean, Column, EffectSize, EffectSizeError, Measure, RawRow, Vtype};
 use crate::math::{ln, sq};
+use crate::special::hyp2f1;
 
 /// Every row's effect size; "AV" averages the rows' correlations weighted by ni.
 pub(super) fn compute(
@@ -29,6 +30,9 @@ pub(super) fn compute(
                 |&(value, ni, mi, r2i)| match measure {
                     Measure::Pcor => (value / (value * value + (ni - mi - 1.0)).sqrt(), ni),
                     Measure::Spcor => (value * (1.0 - r2i).sqrt() / (ni - mi - 1.0).sqrt(), ni),
+                    // escalc averages UCOR's yi, which it leaves NA for ni <= 4.
+                    Measure::Ucor if ni <= 4.0 => (f64::NAN, ni),
+                    Measure::Ucor => (unbiased_correlation(value, ni), ni),
                     _ => (value, ni),
                 },
             ))
@@ -40,7 +44,7 @@ pub(super) fn compute(
             if partial {
                 partial_effect_size(measure, value, ni, mi, r2i, vtype, average)
             } else {
-                effect_size(measure, row, average)
+                effect_size(measure, row, vtype, average)
             }
         })
         .collect()
@@ -122,13 +126,18 @@ fn partial_effect_size(
 
 /// - `COR`: yi = ri, vi = (1 − ri²)²/(ni − 1) (vtype "LS"; "AV": the ni-weighted mean
 ///   correlation in place of ri);
+/// - `UCOR`: the unbiased estimate of Olkin & Pratt (1958), yi = ri·₂F₁(½, ½; (ni − 2)/2;
+///   1 − ri²), with vi = (1 − yi²)²/(ni − 1) ("LS"), the ni-weighted mean yi in its place
+///   ("AV"), or the unbiased vi = yi² − (1 − (ni − 3)/(ni − 2)·(1 − ri²)·₂F₁(1, 1; ni/2;
+///   1 − ri²)) ("UB"; Hedges 1989); escalc gives neither for ni ≤ 4 (₂F₁ needs c > a + b);
 /// - `ZCOR`: yi = ½·ln((1 + ri)/(1 − ri)) (Fisher's z), vi = 1/(ni − 3).
 ///
-/// escalc leaves vi missing for ni ≤ 3 for both, so both need ni > 3; r = ±1 has no z and
+/// escalc leaves vi missing for ni ≤ 3 for all three, so they need ni > 3; r = ±1 has no z and
 /// a raw variance of 0.
 fn effect_size(
     measure: Measure,
     row: &RawRow,
+    vtype: Vtype,
     average: Option<f64>,
 ) -> Result<EffectSize, EffectSizeError> {
     let ri = row.required(Column::Ri)?;
@@ -139,6 +148,14 @@ fn effect_size(
             value: ri,
         });
     }
+    if measure == Measure::Ucor && ni <= 4.0 {
+        return Err(EffectSizeError::TooSmall {
+            column: Column::Ni,
+            value: ni,
+            needed: "more than 4",
+            why: "(escalc gives no unbiased correlation for ni <= 4)",
+        });
+    }
     if ni <= 3.0 {
         return Err(EffectSizeError::TooSmall {
             column: Column::Ni,
@@ -147,7 +164,7 @@ fn effect_size(
             why: "(escalc gives no sampling variance of a correlation for ni <= 3)",
         });
     }
-    if ri.abs() == 1.0 && !(measure == Measure::Cor && average.is_some()) {
+    if ri.abs() == 1.0 && !(measure != Measure::Zcor && average.is_some()) {
         return Err(EffectSizeError::Undefined {
             column: Column::Ri,
             reason: format!(
@@ -165,8 +182,29 @@ fn effect_size(
             let r = average.unwrap_or(ri);
             (ri, sq(1.0 - r * r) / (ni - 1.0))
         }
+        Measure::Ucor => {
+            let yi = unbiased_correlation(ri, ni);
+            let vi = match (vtype, average) {
+                (Vtype::Ub, _) => {
+                    yi * yi
+                        - (1.0
+                            - (ni - 3.0) / (ni - 2.0)
+                                * (1.0 - ri * ri)
+                                * hyp2f1(1.0, 1.0, ni / 2.0, 1.0 - ri * ri))
+                }
+                (_, Some(r)) => sq(1.0 - r * r) / (ni - 1.0),
+                _ => sq(1.0 - yi * yi) / (ni - 1.0),
+            };
+            (yi, vi)
+        }
         Measure::Zcor => (0.5 * ln((1.0 + ri) / (1.0 - ri)), 1.0 / (ni - 3.0)),
-        _ => unreachable!("correlations::effect_size is called for COR and ZCOR only"),
+        _ => unreachable!("correlations::effect_size is called for COR, UCOR and ZCOR only"),
     };
     finish(yi, vi, Column::Ri, measure.title())
+}
+
+/// Olkin & Pratt's (1958) unbiased correlation, ri·₂F₁(½, ½; (ni − 2)/2; 1 − ri²), as escalc
+/// computes it (metafor's `.Fcalc`, GSL's `hyperg_2F1`), for ni > 4.
+fn unbiased_correlation(ri: f64, ni: f64) -> f64 {
+    ri * hyp2f1(0.5, 0.5, (ni - 2.0) / 2.0, 1.0 - ri * ri)
 }

@@ -108,6 +108,7 @@ measures! {
     Phi "PHI" Table "phi coefficient" [Ai, Bi, Ci, Di, N1i, N2i];
     Yuq "YUQ" Table "Yule's Q" [Ai, Bi, Ci, Di, N1i, N2i];
     Yuy "YUY" Table "Yule's Y" [Ai, Bi, Ci, Di, N1i, N2i];
+    Rtet "RTET" Table "tetrachoric correlation" [Ai, Bi, Ci, Di, N1i, N2i];
     Pbit "PBIT" Table "probit difference (an SMD)" [Ai, Bi, Ci, Di, N1i, N2i];
     Or2dn "OR2DN" Table "SMD from the log odds ratio (normal distributions)" [Ai, Bi, Ci, Di, N1i, N2i];
     Or2dl "OR2DL" Table "SMD from the log odds ratio (logistic distributions)" [Ai, Bi, Ci, Di, N1i, N2i];
@@ -120,6 +121,7 @@ measures! {
     Ird "IRD" PersonTime "incidence rate difference" [X1i, T1i, X2i, T2i];
     Irsd "IRSD" PersonTime "square root incidence rate difference" [X1i, T1i, X2i, T2i];
     Cor "COR" Correlation "raw correlation coefficient" [Ri, Ni];
+    Ucor "UCOR" Correlation "unbiased correlation coefficient (Olkin & Pratt)" [Ri, Ni];
     Zcor "ZCOR" Correlation "Fisher's z-transformed correlation" [Ri, Ni];
     Pcor "PCOR" PartialCorrelation "partial correlation" [Ti, Ni, Mi];
     Zpcor "ZPCOR" PartialCorrelation "Fisher's z-transformed partial correlation" [Ti, Ni, Mi];
@@ -308,12 +310,13 @@ impl Measure {
         matches!(self.family(), Family::Table | Family::PersonTime)
     }
 
-    /// escalc's `add` when none is given: 0 for AS, PHI, IRSD, PAS, PFT, IRS and IRFT
+    /// escalc's `add` when none is given: 0 for AS, PHI, RTET, IRSD, PAS, PFT, IRS and IRFT
     /// (whose transforms are defined at 0), else 1/2.
     pub fn default_add(self) -> f64 {
         match self {
             Measure::As
             | Measure::Phi
+            | Measure::Rtet
             | Measure::Irsd
             | Measure::Pas
             | Measure::Pft
@@ -328,7 +331,7 @@ impl Measure {
     pub fn vtypes(self) -> Option<&'static [Vtype]> {
         use Vtype::*;
         match self {
-            Measure::Rd | Measure::Pr => Some(&[Ls, Ub, Av]),
+            Measure::Rd | Measure::Pr | Measure::Ucor => Some(&[Ls, Ub, Av]),
             Measure::Phi | Measure::Rpb => Some(&[Ls, St, Cs]),
             Measure::Md => Some(&[Ls, Ub, Ho]),
             Measure::Smd | Measure::Smd1 => Some(&[Ls, Ub, Ls2, Av]),

@@ -1,4 +1,4 @@
-//! 2×2 tables: `OR`, `RR`, `RD`, `AS`, `PETO`, `PHI`, `YUQ`, `YUY`, `PBIT`, `OR2DN`,
+//! 2×2 tables: `OR`, `RR`, `RD`, `AS`, `PETO`, `PHI`, `YUQ`, `YUY`, `RTET`, `PBIT`, `OR2DN`,
 //! `OR2DL`, and the matched pairs' `MPRD`, `MPRR`, `MPOR`, `MPORC`, `MPPETO` (whose cells
 //! count pairs: ai both events, bi only the first, ci only the second, di neither).
 //!
@@ -7,8 +7,11 @@
 //! | group 1 | ai    | bi       | n1i  |
 //! | group 2 | ci    | di       | n2i  |
 
-use crate::distributions::normal_quantile;
+use crate::distributions::{
+    bivariate_normal_cdf, bivariate_normal_pdf, normal_cdf, normal_quantile,
+};
 use crate::math::{asin, exp, ln, pow};
+use crate::solver::newton_bracketed;
 use std::f64::consts::PI;
 
 use super::{
@@ -213,6 +216,7 @@ pub(super) fn compute(
 ///   ("LS", "CS") or under stratified sampling ("ST");
 /// - `YUQ`: Q = (OR − 1)/(OR + 1), vi = ¼(1 − Q²)²·Σ1/cell; `YUY`: Y = (√OR − 1)/(√OR + 1),
 ///   vi = (1/16)(1 − Y²)²·Σ1/cell;
+/// - `RTET`: the tetrachoric correlation by maximum likelihood ([`tetrachoric`]);
 /// - `PBIT`: Φ⁻¹(p1i) − Φ⁻¹(p2i), vi = 2π·p1i(1 − p1i)·e^{z1i²}/n1i + the same for group 2;
 /// - `OR2DL`: √3/π times the log odds ratio (vi: 3/π² times); `OR2DN`: divided by 1.65
 ///   (vi: by 1.65²);
@@ -265,6 +269,7 @@ fn formula(
             let y = (or.sqrt() - 1.0) / (or.sqrt() + 1.0);
             (y, 1.0 / 16.0 * sq(1.0 - y * y) * or_var())
         }
+        Measure::Rtet => tetrachoric(a, b, c, d),
         Measure::Pbit => {
             let (z1, z2) = (normal_quantile(p1), normal_quantile(p2));
             (
@@ -299,6 +304,75 @@ fn formula(
         }
         _ => unreachable!("tables::formula is called for the 2x2 measures only"),
     }
+}
+
+/// The tetrachoric correlation of a table with every cell > 0 (NaN otherwise) and its
+/// variance: the maximum-likelihood estimate of ρ when the table dichotomizes a standard
+/// bivariate normal (X, Y) with correlation ρ at the cuts c (columns: ai + ci fall below) and
+/// r (rows: ai + bi fall below), as metafor 3.8-1's `.rtet` defines it (Kirk 1973).
+///
+/// Three parameters for three free cell probabilities: the likelihood is saturated, so its
+/// maximum has the cell probabilities equal to the observed proportions, c = Φ⁻¹((ai + ci)/n),
+/// r = Φ⁻¹((ai + bi)/n), and ρ the root of Φ₂(c, r; ρ) = ai/n. vi is the (ρ, ρ) element of the
+/// inverse observed information, which at that maximum is n·Σⱼ ∇pⱼ∇pⱼᵀ/pⱼ over the four cells
+/// (the second-derivative terms sum to n·∇²Σpⱼ = 0). metafor reaches the same maximum
+/// numerically (`optimize`, then Nelder–Mead, and a finite-difference Hessian), so it agrees
+/// only to its optimizers' tolerances (docs/METHODS.md).
+fn tetrachoric(a: f64, b: f64, c: f64, d: f64) -> (f64, f64) {
+    if [a, b, c, d].iter().any(|&v| v <= 0.0) {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = a + b + c + d;
+    let cut_col = normal_quantile((a + c) / n);
+    let cut_row = normal_quantile((a + b) / n);
+    let p_a = a / n;
+    let Ok(root) = newton_bracketed(
+        |rho| {
+            (
+                bivariate_normal_cdf(cut_col, cut_row, rho) - p_a,
+                bivariate_normal_pdf(cut_col, cut_row, rho),
+            )
+        },
+        -1.0,
+        1.0,
+        1e-15,
+        200,
+    ) else {
+        return (f64::NAN, f64::NAN);
+    };
+    let rho = root.x;
+    // ∂Φ₂/∂ρ = φ₂; ∂Φ₂/∂c = φ(c)·Φ((r − ρc)/√(1 − ρ²)); ∂Φ₂/∂r likewise.
+    let s = ((1.0 - rho) * (1.0 + rho)).sqrt();
+    let (phi_c, phi_r) = (normal_density(cut_col), normal_density(cut_row));
+    let f_rho = bivariate_normal_pdf(cut_col, cut_row, rho);
+    let f_c = phi_c * normal_cdf((cut_row - rho * cut_col) / s);
+    let f_r = phi_r * normal_cdf((cut_col - rho * cut_row) / s);
+    // Gradients of the cells' probabilities in (ρ, c, r): ai = Φ₂, bi = Φ(r) − Φ₂,
+    // ci = Φ(c) − Φ₂, di = 1 − Φ(c) − Φ(r) + Φ₂.
+    let cells = [
+        (a, [f_rho, f_c, f_r]),
+        (b, [-f_rho, -f_c, phi_r - f_r]),
+        (c, [-f_rho, phi_c - f_c, -f_r]),
+        (d, [f_rho, f_c - phi_c, f_r - phi_r]),
+    ];
+    let mut info = [[0.0; 3]; 3];
+    for (count, grad) in cells {
+        let p = count / n;
+        for i in 0..3 {
+            for j in 0..3 {
+                info[i][j] += n * grad[i] * grad[j] / p;
+            }
+        }
+    }
+    let det = info[0][0] * (info[1][1] * info[2][2] - info[1][2] * info[2][1])
+        - info[0][1] * (info[1][0] * info[2][2] - info[1][2] * info[2][0])
+        + info[0][2] * (info[1][0] * info[2][1] - info[1][1] * info[2][0]);
+    let vi = (info[1][1] * info[2][2] - info[1][2] * info[2][1]) / det;
+    (rho, vi)
+}
+
+fn normal_density(x: f64) -> f64 {
+    exp(-0.5 * x * x) / (2.0 * PI).sqrt()
 }
 
 fn sq(x: f64) -> f64 {

@@ -124,6 +124,15 @@ cors <- data.frame(
   ri = c(0.3, -0.45, 0, 0.999999, -1, 0.5, 0.12, 0.99, 1),
   ni = c(50, 20, 10, 100, 30, 4, 5000, 3, 12))
 case("cor_av", "COR", cors, vtype = "AV")
+## UCOR: ni = 4 and 5 bracket escalc's ni > 4; r near 0 puts 1 - r^2 near 1, where the
+## hypergeometric series converges slowly. Not here: |r| <= 0.05 with an even ni >= 8, where
+## GSL's hyperg_2F1 (behind escalc's UCOR) is off by up to 1e-3 relative (integer c - a - b
+## at x near 1); escalc_exact.py checks those against mpmath.
+ucors <- data.frame(
+  ri = c(0.3, -0.45, 0, 0.999999, -1, 0.5, 0.12, 0.99, 1, 0.2, 0.2, 0.7, 0.001, -0.02, 0.05, 0.6),
+  ni = c(50, 20, 10, 100, 30, 4, 5000, 3, 12, 5, 6, 1e6, 7, 9, 31, 5.5))
+for (v in c("LS", "UB", "AV")) case(paste0("ucor_", tolower(v)), "UCOR", ucors, vtype = v)
+case("ucor", "UCOR", ucors)
 case("zcor_av", "ZCOR", cors, vtype = "AV")
 pcors <- data.frame(
   ti  = c(2.5, -1.2, 0, 30, -0.4, 4.1, 1e3),

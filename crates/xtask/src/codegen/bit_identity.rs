@@ -125,7 +125,8 @@ fn calls() -> Vec<(&'static str, Value)> {
 
     // Effect sizes of every measure, and the records they give analysed further.
     let mut bcg_rr = Value::Null;
-    for measure in ["RR", "OR", "RD"] {
+    // RTET: the bivariate normal, a root and an information matrix behind each row.
+    for measure in ["RR", "OR", "RD", "RTET"] {
         let args = json!({"measure": measure, "data": bcg_tables()});
         if measure == "RR" {
             bcg_rr = ok("compute_effect_sizes", &args)["records"].clone();
@@ -142,12 +143,17 @@ fn calls() -> Vec<(&'static str, Value)> {
             json!({"measure": measure, "data": normand_means()}),
         ));
     }
-    for measure in ["ZCOR", "COR"] {
+    for measure in ["ZCOR", "COR", "UCOR"] {
         calls.push((
             "compute_effect_sizes",
             json!({"measure": measure, "data": correlations()}),
         ));
     }
+    // UCOR's unbiased variance: a second hypergeometric function.
+    calls.push((
+        "compute_effect_sizes",
+        json!({"measure": "UCOR", "vtype": "UB", "data": correlations()}),
+    ));
     for measure in ["PLO", "PR"] {
         calls.push((
             "compute_effect_sizes",

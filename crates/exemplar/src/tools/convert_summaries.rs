@@ -1,0 +1,462 @@
+//! `convert_summaries`: a mean and SD from a median with its range and/or quartiles
+//! (metafor's `conv.fivenum`), or yi and vi from an estimate with its confidence interval or
+//! p value (`conv.wald`), row by row, with what each method assumes.
+
+use super::data::DataSource;
+use super::raw_columns::{read_value, Reading};
+use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
+use meta_analysis::{
+    fivenum, wald, FiveNumbers, FivenumCase, FivenumMethod, SkewnessTest, WaldSource,
+    WaldSummary, WaldTransform,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub static CONVERT_SUMMARIES: Tool = Tool {
+    name: "convert_summaries",
+    title: "Convert reported summaries",
+    summary: "Means and SDs from medians with range or IQR, or yi and vi from a CI or p value.",
+    group: ToolGroup::Data,
+    max_records: 0,
+    companion: None,
+    echoes_caller_text: true,
+    #[cfg(feature = "definitions")]
+    description: || {
+        "Converts what papers report, as metafor's conv.fivenum and conv.wald. fivenum: mean \
+and SD from median with min/max and/or q1/q3 and n >= 5 (Luo 2018 mean, Wan 2014 SD, Shi \
+2020 SD from all five); rows Shi 2023's skewness test rejects are skipped unless test is \
+false. wald: yi = transf(out), vi from ci.lb and ci.ub, else ci.ub, else a two-sided pval. \
+assumptions states what each method assumes."
+            .to_string()
+    },
+    #[cfg(feature = "definitions")]
+    examples,
+    handler: handler!(convert_summaries),
+};
+
+/// Calls that show the tool's options (each one valid: the registry's tests run it).
+#[cfg(feature = "definitions")]
+fn examples() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    vec![
+        json!({"kind": "fivenum", "rows": [
+            {"id": "a", "min": 10, "median": 25, "max": 40, "n": 50},
+            {"id": "b", "q1": 20, "median": 25, "q3": 30, "n": 50},
+            {"id": "c", "min": 10, "q1": 20, "median": 25, "q3": 30, "max": 40, "n": 50}
+        ]}),
+        json!({"kind": "fivenum", "method": "wan2014", "test": false, "rows": [
+            {"min": 0, "q1": 1, "median": 2, "q3": 10, "max": 100, "n": 200}
+        ]}),
+        json!({"kind": "wald", "transf": "log", "level": 95, "rows": [
+            {"id": "or1", "out": 1.85, "ci.lb": 1.12, "ci.ub": 3.06},
+            {"id": "or2", "out": 0.67, "pval": 0.04}
+        ]}),
+    ]
+}
+
+/// The two conversions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Fivenum,
+    Wald,
+}
+
+/// `convert_summaries`' arguments.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ConvertSummariesArgs {
+    /// The conversion.
+    pub kind: Kind,
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "rows_schema"))]
+    pub rows: Vec<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "method_schema"))]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
+    pub test: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "level_schema"))]
+    pub level: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "transf_schema"))]
+    pub transf: Option<String>,
+}
+
+#[cfg(feature = "definitions")]
+fn rows_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "array", "items": {"type": "object", "properties": {"id": {"type": ["string", "null"]}}}, "description": "Objects: optional id; fivenum: min, q1, median, q3, max, n; wald: out, ci.lb, ci.ub, pval, n."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn method_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = FivenumMethod::ALL.iter().map(|m| m.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": FivenumMethod::default().name(), "description": "fivenum: estimators of mean and SD (hozo2005: range only; bland2015: all five)."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn test_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "boolean", "default": true, "description": "fivenum: skip rows the skewness test rejects."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn level_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "number", "minimum": 0, "maximum": 100, "default": 95, "description": "wald: the CI's level (95 or 0.95)."}))
+        .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn transf_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = WaldTransform::ALL.iter().map(|t| t.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": WaldTransform::default().name(), "description": "wald: applied to out and bounds (log: ratios; atanh: correlations)."}))
+        .expect("an object schema")
+}
+
+/// One row's conversion: its numbers, or why it gives none.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ConvertedRow {
+    /// The row's id, or row1, row2, … by position.
+    pub id: String,
+    /// fivenum: the estimated mean.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean: Option<f64>,
+    /// fivenum: the estimated standard deviation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sd: Option<f64>,
+    /// fivenum: which numbers the row gave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case: Option<FivenumCase>,
+    /// fivenum: Shi et al.'s (2023) skewness test of the row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skewness: Option<SkewnessTest>,
+    /// wald: the effect size, on the scale of `transf`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub yi: Option<f64>,
+    /// wald: its sampling variance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vi: Option<f64>,
+    /// wald: what vi came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<WaldSource>,
+    /// wald, both bounds given: |midpoint − yi|/width; above 0.1 the interval is not
+    /// symmetric about yi on this scale (metafor warns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asymmetry: Option<f64>,
+    /// The row's n, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<f64>,
+    /// Why the row gives no conversion (absent when it does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `convert_summaries`' result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ConvertSummariesResult {
+    pub kind: Kind,
+    /// fivenum: the method used; wald: the level and transf.
+    pub settings: Map<String, Value>,
+    /// Rows converted.
+    pub converted: usize,
+    /// Every row, in order.
+    pub rows: Vec<ConvertedRow>,
+    /// What the conversion assumes; an estimate is only as good as these.
+    pub assumptions: Vec<String>,
+}
+
+const FIVENUM_FIELDS: [&str; 6] = ["min", "q1", "median", "q3", "max", "n"];
+const WALD_FIELDS: [&str; 5] = ["out", "ci.lb", "ci.ub", "pval", "n"];
+
+fn invalid(message: impl Into<String>) -> ToolError {
+    ToolError::new(ErrorCode::InvalidArguments, message)
+}
+
+/// `convert_summaries`.
+pub fn convert_summaries(
+    args: ConvertSummariesArgs,
+    _: &DataSource,
+) -> Result<ConvertSummariesResult, ToolError> {
+    if args.rows.is_empty() {
+        return Err(invalid("rows is empty; give one object per row"));
+    }
+    if args.rows.len() > MAX_RAW_DATA_ROWS {
+        return Err(ToolError::new(
+            ErrorCode::TooManyRecords,
+            format!(
+                "too many rows: {} given, at most {MAX_RAW_DATA_ROWS} are accepted",
+                args.rows.len()
+            ),
+        ));
+    }
+    let (fields, inapplicable): (&[&str], Vec<(&str, bool)>) = match args.kind {
+        Kind::Fivenum => (
+            &FIVENUM_FIELDS,
+            vec![("level", args.level.is_some()), ("transf", args.transf.is_some())],
+        ),
+        Kind::Wald => (
+            &WALD_FIELDS,
+            vec![("method", args.method.is_some()), ("test", args.test.is_some())],
+        ),
+    };
+    if let Some((name, _)) = inapplicable.iter().find(|(_, given)| *given) {
+        return Err(invalid(format!(
+            "{name} does not apply to kind {:?}",
+            kind_name(args.kind)
+        )));
+    }
+    let mut rows = Vec::with_capacity(args.rows.len());
+    for (i, row) in args.rows.iter().enumerate() {
+        rows.push(read_row(i, row, fields)?);
+    }
+    let mut settings = Map::new();
+    let (converted_rows, assumptions) = match args.kind {
+        Kind::Fivenum => {
+            let method = match &args.method {
+                None => FivenumMethod::default(),
+                Some(name) => FivenumMethod::parse(name).ok_or_else(|| {
+                    invalid(format!(
+                        "unknown method {name:?}; give one of {}",
+                        FivenumMethod::ALL.map(|m| m.name()).join(", ")
+                    ))
+                })?,
+            };
+            let test = args.test.unwrap_or(true);
+            settings.insert("method".into(), method.name().into());
+            settings.insert("test".into(), test.into());
+            let out = rows
+                .into_iter()
+                .map(|(id, v)| {
+                    let five = FiveNumbers {
+                        min: v[0],
+                        q1: v[1],
+                        median: v[2],
+                        q3: v[3],
+                        max: v[4],
+                        n: v[5],
+                    };
+                    let mut row = empty_row(id, five.n);
+                    match fivenum(&five, method, test) {
+                        Ok(est) => {
+                            row.mean = Some(est.mean);
+                            row.sd = Some(est.sd);
+                            row.case = Some(est.case);
+                            row.skewness = Some(est.skewness);
+                        }
+                        Err(e) => {
+                            if let meta_analysis::ConversionError::Skewed(t) = &e {
+                                row.skewness = Some(*t);
+                            }
+                            row.reason = Some(e.to_string());
+                        }
+                    }
+                    row
+                })
+                .collect::<Vec<_>>();
+            (out, fivenum_assumptions(method, test))
+        }
+        Kind::Wald => {
+            let level = args.level.unwrap_or(95.0);
+            let transf = match &args.transf {
+                None => WaldTransform::default(),
+                Some(name) => WaldTransform::parse(name).ok_or_else(|| {
+                    invalid(format!(
+                        "unknown transf {name:?}; give one of {}",
+                        WaldTransform::ALL.map(|t| t.name()).join(", ")
+                    ))
+                })?,
+            };
+            if !(level.is_finite() && level > 0.0 && level < 100.0) {
+                return Err(invalid(format!(
+                    "level is {level}; give a confidence level in (0, 100), e.g. 95"
+                )));
+            }
+            settings.insert("level".into(), level.into());
+            settings.insert("transf".into(), transf.name().into());
+            let out = rows
+                .into_iter()
+                .map(|(id, v)| {
+                    let summary = WaldSummary {
+                        out: v[0],
+                        ci_lb: v[1],
+                        ci_ub: v[2],
+                        pval: v[3],
+                    };
+                    let mut row = empty_row(id, v[4]);
+                    match wald(&summary, level, transf) {
+                        Ok(est) => {
+                            row.yi = Some(est.yi);
+                            row.vi = Some(est.vi);
+                            row.source = Some(est.source);
+                            row.asymmetry = est.asymmetry;
+                        }
+                        Err(e) => row.reason = Some(e.to_string()),
+                    }
+                    row
+                })
+                .collect::<Vec<_>>();
+            (out, wald_assumptions(level, transf))
+        }
+    };
+    Ok(ConvertSummariesResult {
+        kind: args.kind,
+        settings,
+        converted: converted_rows.iter().filter(|r| r.reason.is_none()).count(),
+        rows: converted_rows,
+        assumptions,
+    })
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Fivenum => "fivenum",
+        Kind::Wald => "wald",
+    }
+}
+
+fn empty_row(id: String, n: Option<f64>) -> ConvertedRow {
+    ConvertedRow {
+        id,
+        mean: None,
+        sd: None,
+        case: None,
+        skewness: None,
+        yi: None,
+        vi: None,
+        source: None,
+        asymmetry: None,
+        n,
+        reason: None,
+    }
+}
+
+/// A row's id and its fields' values (None: missing), refusing a field the kind does not
+/// read (a misspelt name would otherwise be silently missing) and a value that is no number.
+fn read_row(
+    i: usize,
+    row: &Map<String, Value>,
+    fields: &[&str],
+) -> Result<(String, Vec<Option<f64>>), ToolError> {
+    let at = i + 1;
+    let id = match row.get("id") {
+        None | Some(Value::Null) => format!("row{at}"),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => return Err(invalid(format!("row {at}: id is {other}, not text"))),
+    };
+    if let Some(key) = row.keys().find(|k| *k != "id" && !fields.contains(&k.as_str())) {
+        return Err(invalid(format!(
+            "row {at}: unknown field {key:?}; this kind reads id, {}",
+            fields.join(", ")
+        )));
+    }
+    let values = fields
+        .iter()
+        .map(|name| match read_value(row.get(*name)) {
+            Reading::Number(x) => Ok(Some(x)),
+            Reading::Missing(_) => Ok(None),
+            Reading::NotANumber(v) => Err(invalid(format!(
+                "row {at}: {name} is {v}, not a number"
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((id, values))
+}
+
+fn fivenum_assumptions(method: FivenumMethod, test: bool) -> Vec<String> {
+    let estimators = match method {
+        FivenumMethod::LuoWanShi => "the mean by Luo et al. (2018), the SD by Wan et al. (2014), or by Shi et al. (2020) when all five numbers are given: weighted combinations of the range, the quartiles and the median that are unbiased for normal data",
+        FivenumMethod::Wan2014 => "the mean and SD by Wan et al. (2014): Hozo-type averages for the mean and the expected range and IQR of n normal values for the SD",
+        FivenumMethod::Hozo2005 => "the mean and SD by Hozo et al. (2005) from the median and range only, with rules by n (mean: (min + 2 median + max)/4 up to n = 25, else the median; SD: range/4 up to n = 70, range/6 above)",
+        FivenumMethod::Bland2015 => "the mean and SD by Bland (2015) from all five numbers only, bounds-based averages that assume no particular distribution but are most accurate for symmetric data",
+    };
+    vec![
+        format!("Each row summarizes one group whose outcome is normally distributed (symmetric, no heavy tails); {estimators}."),
+        "min and max are the sample's extremes, q1 and q3 its first and third quartiles, n the group's size (at least 5, as metafor's conv.fivenum).".into(),
+        if test {
+            "Shi et al.'s (2023) test checks each row for skewness at the 5% level; a row it rejects is not converted (skewness gives the statistic), since its mean and SD would be biased (give test: false to convert anyway).".into()
+        } else {
+            "test is false: every row is converted, also where Shi et al.'s (2023) skewness test rejects normality (skewness.skewed); such estimates are biased.".into()
+        },
+    ]
+}
+
+fn wald_assumptions(level: f64, transf: WaldTransform) -> Vec<String> {
+    let scale = match transf {
+        WaldTransform::None => "the reported scale".to_string(),
+        WaldTransform::Log => "the log scale (ratios: odds, risk, hazard or rate ratios)".to_string(),
+        WaldTransform::Atanh => "Fisher's z scale (atanh of a correlation)".to_string(),
+    };
+    vec![
+        format!("The {level}% interval is Wald-type: yi ± z·SE with z the standard normal quantile, symmetric on {scale}; a t-based, profile-likelihood or exact interval gives an approximate vi (asymmetry above 0.1 flags an interval that is not symmetric about yi there)."),
+        "A p value is two-sided, from a Wald z test of yi = 0 on the same scale: vi = (yi/z_p)^2 with z_p = Φ⁻¹(1 − p/2); a p value reported as a bound (p < 0.05) or rounded gives only an approximate vi.".into(),
+        "Both bounds are used when given, else the upper bound with the estimate, else the p value; n is carried through, not used.".into(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::call;
+    use serde_json::json;
+
+    #[test]
+    fn fivenum_rows_give_results_or_reasons() {
+        let out = call(
+            "convert_summaries",
+            &json!({"kind": "fivenum", "rows": [
+                {"id": "a", "min": 10, "q1": 20, "median": 25, "q3": 30, "max": 40, "n": 50},
+                {"min": 0, "q1": 1, "median": 2, "q3": 10, "max": 100, "n": 200},
+                {"median": 2, "n": 20}
+            ]}),
+        )
+        .unwrap();
+        assert_eq!(out["converted"], 1);
+        assert_eq!(out["rows"][0]["mean"], 25.0);
+        assert_eq!(out["rows"][0]["case"], "range_and_iqr");
+        assert_eq!(out["rows"][1]["id"], "row2");
+        assert!(out["rows"][1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("skewness test rejects"));
+        assert_eq!(out["rows"][1]["skewness"]["skewed"], true);
+        assert!(out["rows"][2]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("min and max"));
+        assert!(out["assumptions"][0]
+            .as_str()
+            .unwrap()
+            .contains("normally distributed"));
+    }
+
+    #[test]
+    fn wald_reads_metafors_names_and_refuses_others() {
+        let out = call(
+            "convert_summaries",
+            &json!({"kind": "wald", "transf": "log", "rows": [
+                {"out": 2.0, "ci.lb": 1.0, "ci.ub": 4.0}
+            ]}),
+        )
+        .unwrap();
+        assert_eq!(out["rows"][0]["source"], "interval");
+        assert!((out["rows"][0]["yi"].as_f64().unwrap() - 2f64.ln()).abs() < 1e-15);
+        let e = call(
+            "convert_summaries",
+            &json!({"kind": "wald", "rows": [{"out": 2.0, "ci_lb": 1.0}]}),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("unknown field \"ci_lb\""), "{}", e.message);
+        let e = call(
+            "convert_summaries",
+            &json!({"kind": "wald", "method": "wan2014", "rows": [{"out": 1.0}]}),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("does not apply"), "{}", e.message);
+    }
+}
