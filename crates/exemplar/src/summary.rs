@@ -139,7 +139,7 @@ fn r_num(x: f64) -> String {
     if x == x.trunc() && x.abs() < 1e15 {
         return format!("{}", x as i64);
     }
-    let magnitude = x.abs().log10().floor() as i32;
+    let magnitude = meta_analysis::math::log10(x.abs()).floor() as i32;
     let decimals = (6 - magnitude).clamp(0, 15) as usize;
     let s = format!("{x:.decimals$}");
     let s = s.trim_end_matches('0').trim_end_matches('.');

@@ -341,7 +341,12 @@ fn draw_labels(w: &mut Writer, points: &[DiagnosticPoint], placed: &mut [(usize,
     const HEIGHT: f64 = 11.0;
     const CHAR: f64 = 6.2;
     placed.sort_by(|a, b| {
-        let far = |p: &(usize, f64, f64, f64)| (p.1 - PLOT_X0).hypot(PLOT_Y1 - p.2);
+        // The squared distance from the origin's corner: the same order as the distance,
+        // with no platform transcendental (native and wasm draw alike).
+        let far = |p: &(usize, f64, f64, f64)| {
+            let (dx, dy) = (p.1 - PLOT_X0, PLOT_Y1 - p.2);
+            dx * dx + dy * dy
+        };
         far(b).total_cmp(&far(a))
     });
     let middle = (PLOT_X0 + PLOT_X1) / 2.0;
