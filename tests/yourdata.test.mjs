@@ -292,6 +292,50 @@ test('a pasted CSV with a 4 MB cell is shown with that cell cut, without a long 
   assert.deepEqual(errors, []);
 });
 
+test('Your data: escalc\u2019s drop00 and vtype change the records as the command line computes them', async () => {
+  const { page, errors } = await openPage(browser);
+  // Three 2x2 tables; t2 has no events in either group.
+  const tables = ['id,ai,bi,ci,di', 't1,4,16,8,12', 't2,0,20,0,20', 't3,2,18,5,15'].join('\n');
+  await page.fill('#your-data-csv', tables);
+  await page.selectOption('#your-data-measure', 'OR');
+  await page.waitForFunction(() => /^3 records \(OR\)/.test(document.getElementById('your-data-status').textContent));
+  await page.click('#your-data details.options > summary');
+  // OR reads drop00 and has no vtype: the page shows the one and hides the other.
+  assert.equal(await page.isVisible('#your-data-drop00'), true);
+  assert.equal(await page.isVisible('#your-data-vtype'), false);
+  await page.check('#your-data-drop00');
+  await page.waitForFunction(() => /^2 records \(OR\)/.test(document.getElementById('your-data-status').textContent));
+  const dir = mkdtempSync(join(tmpdir(), 'your-data-options-'));
+  writeFileSync(join(dir, 'tables.csv'), tables);
+  const cli = JSON.parse(exemplar('escalc', '--measure', 'OR', '--drop00', join(dir, 'tables.csv')));
+  const shownIds = await page.$$eval('#your-data-table tbody tr:not(.bad)', (trs) => trs.map((tr) => tr.cells[1].textContent));
+  assert.deepEqual(shownIds, cli.records.map((r) => r.id));
+  assert.deepEqual(shownIds, ['t1', 't3']);
+
+  // SMD's vtypes: UB changes vi as escalc(vtype = "UB") does, and the records say so.
+  const means = ['id,m1i,sd1i,n1i,m2i,sd2i,n2i', 'a,10.2,2.1,20,9.1,2.4,22', 'b,12,4,12,14.5,3.5,15'].join('\n');
+  await page.fill('#your-data-csv', means);
+  await page.selectOption('#your-data-measure', 'SMD');
+  await page.waitForFunction(() => /^2 records \(SMD\)/.test(document.getElementById('your-data-status').textContent));
+  assert.equal(await page.isVisible('#your-data-vtype'), true);
+  const vi = () => page.$$eval('#your-data-table tbody tr', (trs) => trs.map((tr) => Number(tr.cells[tr.cells.length - 2].textContent)));
+  const before = await vi();
+  await page.selectOption('#your-data-vtype', 'UB');
+  await page.waitForFunction((old) => {
+    const cells = [...document.querySelectorAll('#your-data-table tbody tr')].map((tr) => Number(tr.cells[tr.cells.length - 2].textContent));
+    return cells.length === 2 && cells[0] !== old;
+  }, before[0]);
+  writeFileSync(join(dir, 'means.csv'), means);
+  const ub = JSON.parse(exemplar('escalc', '--measure', 'SMD', '--vtype', 'UB', join(dir, 'means.csv')));
+  const after = await vi();
+  for (const [i, record] of ub.records.entries()) {
+    assert.ok(Math.abs(after[i] - record.vi) < 1e-12, `${record.id}: page ${after[i]}, CLI ${record.vi}`);
+  }
+  assert.notDeepEqual(after, before);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('Your data without records: running a form on it says what to do', async () => {
   const { page, context } = await openPage(browser);
   await page.click('#tool-fit_random_effects details.tool-details > summary');

@@ -75,7 +75,7 @@ pub struct Call {
 /// nowhere.
 pub fn data_argument(tool: &Tool) -> Option<&'static str> {
     let properties = &input_schema(tool)["properties"];
-    ["records", DATA_ARGUMENT]
+    ["records", DATA_ARGUMENT, SUMMARY_ROWS]
         .into_iter()
         .find(|key| properties.get(key).is_some())
 }
@@ -84,7 +84,8 @@ pub fn data_argument(tool: &Tool) -> Option<&'static str> {
 /// the row limit of the effect-size tool; 0 when it takes no data.
 pub fn cap(tool: &Tool) -> usize {
     match data_argument(tool) {
-        Some(DATA_ARGUMENT) => tools::MAX_RAW_DATA_ROWS,
+        // Rows of raw data, or of summaries to convert (convert_summaries' limit is the same).
+        Some(DATA_ARGUMENT) | Some(SUMMARY_ROWS) => tools::MAX_RAW_DATA_ROWS,
         Some(_) => tool.max_records,
         None => 0,
     }
@@ -171,11 +172,13 @@ fn arguments(tool: &Tool, k: usize) -> Result<String, String> {
                 format!("\"{GROUP_COLUMN}\"")
             }
             "measure" => "\"SMD\"".to_string(),
+            // convert_summaries: five-number summaries (`rows`, below).
+            "kind" if data_argument(tool) == Some(SUMMARY_ROWS) => "\"fivenum\"".to_string(),
             "cluster" => {
                 clustered = true;
                 format!("\"{STUDY_COLUMN}\"")
             }
-            n if n == DATA_ARGUMENT => continue,
+            n if n == DATA_ARGUMENT || n == SUMMARY_ROWS => continue,
             other => {
                 return Err(format!(
                     "{} requires {other:?}, which the bench cannot yet build: add it to \
@@ -195,6 +198,8 @@ crates/bench/src/calls.rs",
         write!(out, "\"{key}\":").expect("writing to a String");
         if key == "records" {
             records_json(&mut out, k, moderated, clustered);
+        } else if key == SUMMARY_ROWS {
+            summary_rows_json(&mut out, k);
         } else if takes_tables(tool) {
             tables_json(&mut out, k);
         } else {
@@ -203,6 +208,33 @@ crates/bench/src/calls.rs",
     }
     out.push('}');
     Ok(out)
+}
+
+/// The rows of reported summaries that `convert_summaries` converts.
+const SUMMARY_ROWS: &str = "rows";
+
+/// `[{"id", "min", "q1", "median", "q3", "max", "n"}, …]`: `k` five-number summaries, each
+/// ordered and of a few dozen people (deterministic).
+fn summary_rows_json(out: &mut String, k: usize) {
+    out.push('[');
+    for i in 0..k {
+        if i > 0 {
+            out.push(',');
+        }
+        let min = (i % 7) as f64;
+        let q1 = min + 2.0 + (i % 3) as f64 * 0.5;
+        let median = q1 + 1.5;
+        let q3 = median + 2.0 + (i % 5) as f64 * 0.25;
+        let max = q3 + 3.0;
+        write!(
+            out,
+            "{{\"id\":\"{}\",\"min\":{min},\"q1\":{q1},\"median\":{median},\"q3\":{q3},\"max\":{max},\"n\":{}}}",
+            id(i),
+            30 + i % 50
+        )
+        .expect("writing to a String");
+    }
+    out.push(']');
 }
 
 /// `r0000000`, `r0000001`, … as in [`generate::records`].

@@ -52,7 +52,7 @@ fn plot_reaches_every_plot_tool() {
         .filter(|t| t["group"]["key"] == "plot")
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(plots.len(), 5, "{plots:?}");
+    assert_eq!(plots.len(), 6, "{plots:?}");
     for name in plots {
         let kind = name.strip_suffix("_plot").unwrap();
         let args = if kind == "bubble" {

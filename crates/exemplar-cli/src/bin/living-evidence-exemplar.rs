@@ -46,7 +46,10 @@ fn main() -> ExitCode {
         use std::os::unix::process::CommandExt;
         // Returns only when the program could not be started.
         let error = command.exec();
-        eprintln!("living-evidence-exemplar: cannot run {}: {error}", path.display());
+        eprintln!(
+            "living-evidence-exemplar: cannot run {}: {error}",
+            path.display()
+        );
         ExitCode::FAILURE
     }
     #[cfg(not(unix))]
@@ -56,7 +59,10 @@ fn main() -> ExitCode {
             None => ExitCode::FAILURE,
         },
         Err(error) => {
-            eprintln!("living-evidence-exemplar: cannot run {}: {error}", path.display());
+            eprintln!(
+                "living-evidence-exemplar: cannot run {}: {error}",
+                path.display()
+            );
             ExitCode::FAILURE
         }
     }
