@@ -396,6 +396,11 @@ fn uni_headline(out: &mut Out, fit: &Value) -> Option<()> {
 
 fn uni_fit(out: &mut Out, fit: &Value) -> Option<()> {
     uni_headline(out, fit)?;
+    uni_body(out, fit)
+}
+
+/// `print.rma.uni` of an intercept-only fit.
+fn uni_body(out: &mut Out, fit: &Value) -> Option<()> {
     out.blank();
     let method = text(fit, "method")?;
     let k = count(fit, "k")?;
@@ -770,24 +775,27 @@ fn predictions(out: &mut Out, result: &Value) {
 // ---------------------------------------------------------------------------------------
 // Subgroups, heterogeneity
 
+/// The subgroup analysis as metafor users run it: one `rma()` per level, printed as
+/// `print.rma.uni` prints it, then the test with a separate tau^2 per level (the
+/// equal-effects meta-regression of the levels' estimates on the level) and the test with
+/// one common tau^2 (`rma(yi, vi, mods = ~ by)`), each as its Test of Moderators.
 fn subgroups(out: &mut Out, result: &Value) -> Option<()> {
     let by = text(result, "by")?;
+    let k = count(result, "k")?;
+    let method = text(result, "method")?;
+    let knha = text(result, "test") == Some("knha");
+    let groups = list(result, "groups");
+    let between_df = count(result, "q_between_df")?;
     out.line(format!(
-        "Subgroup differences by {by}: Q(df = {}) = {}, p {} (k = {})",
-        count(result, "q_between_df")?,
+        "Subgroup differences by {by}: Q(df = {between_df}) = {}, p {} (k = {k})",
         f4(num(result, "q_between")),
         pval(num(result, "q_between_p"), true, false),
-        count(result, "k")?
     ));
     omitted_line(out, result);
     out.blank();
-    out.line(format!(
-        "Subgroup Analysis by {by} (k = {})",
-        count(result, "k")?
-    ));
+    out.line(format!("Subgroup Analysis by {by} (k = {k})"));
     out.blank();
     let (_, natural) = scale_labels(result);
-    let groups = list(result, "groups");
     let rows: Vec<(String, Vec<String>)> = groups
         .iter()
         .map(|g| {
@@ -839,29 +847,62 @@ fn subgroups(out: &mut Out, result: &Value) -> Option<()> {
         }
     }
     for g in groups {
+        let level = text(g, "level").unwrap_or("");
+        out.blank();
+        out.line(format!("Subgroup {by} = {level}:"));
         if let Some(note) = text(g, "note") {
-            out.line(format!("{}: {note}", text(g, "level").unwrap_or("")));
+            out.line(format!("({note})"));
         }
+        let gk = count(g, "k")?;
+        let mut fit = g.clone();
+        let obj = fit.as_object_mut()?;
+        obj.insert("method".into(), method.into());
+        obj.insert("q_df".into(), (gk.saturating_sub(1)).into());
+        // Knapp-Hartung needs two records; a level of one is its record with a z test.
+        let stat = obj.remove("statistic").unwrap_or(Value::Null);
+        if knha && gk > 1 {
+            obj.insert("t".into(), stat);
+            obj.insert("df".into(), ((gk - 1) as f64).into());
+        } else {
+            obj.insert("z".into(), stat);
+        }
+        uni_body(out, &fit)?;
     }
     out.blank();
-    out.line("Test for Subgroup Differences (a tau^2 per subgroup):");
     out.line(format!(
-        "Q(df = {}) = {}, p-val {}",
-        count(result, "q_between_df")?,
+        "Test for Subgroup Differences, a tau^2 per subgroup (the equal-effects meta-regression of \
+         the subgroup estimates on {by}):"
+    ));
+    out.line(format!(
+        "Test of Moderators (coefficient{}):",
+        btt_text(between_df)
+    ));
+    out.line(format!(
+        "QM(df = {between_df}) = {}, p-val {}",
         f4(num(result, "q_between")),
         pval(num(result, "q_between_p"), true, false)
     ));
     out.blank();
     out.line(format!(
-        "Test of Moderators (one common tau^2, mods = ~ {by}):"
+        "Test for Subgroup Differences, one common tau^2 (rma(yi, vi, mods = ~ {by})):"
     ));
     out.line(format!(
-        "QM = {}, p-val {}",
-        f4(num(result, "qm_common_tau2")),
-        pval(num(result, "qm_common_tau2_p"), true, false)
+        "Test of Moderators (coefficient{}):",
+        btt_text(between_df)
     ));
-    signif_legend(out);
+    let qm = f4(num(result, "qm_common_tau2"));
+    let p = pval(num(result, "qm_common_tau2_p"), true, false);
+    out.line(match count(result, "qm_common_tau2_df2") {
+        Some(df2) => format!("F(df1 = {between_df}, df2 = {df2}) = {qm}, p-val {p}"),
+        None => format!("QM(df = {between_df}) = {qm}, p-val {p}"),
+    });
     Some(())
+}
+
+/// " 2" or "s 2:m" for the m coefficients after the intercept (metafor's heading).
+fn btt_text(m: u64) -> String {
+    let btt: Vec<u64> = (2..=m + 1).collect();
+    format!("{} {}", if m == 1 { "" } else { "s" }, format_btt(&btt))
 }
 
 fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
@@ -1046,13 +1087,17 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
+/// `print.robust.rma`: the model's heterogeneity, the clusters, then the coefficients with
+/// cluster-robust standard errors, t tests and intervals, each robust column marked with
+/// metafor's footnote symbol.
 fn robust(out: &mut Out, result: &Value) -> Option<()> {
     let coefficients = list(result, "coefficients");
     let vcov = text(result, "vcov")?;
     let k = count(result, "k")?;
     let clusters = count(result, "n_clusters")?;
+    let int_only = coefficients.len() == 1;
     let first = coefficients.first()?;
-    if coefficients.len() == 1 {
+    if int_only {
         out.line(format!(
             "{} ({}; cluster-robust {vcov}, k = {k} in {clusters} clusters)",
             interval(
@@ -1071,31 +1116,84 @@ fn robust(out: &mut Out, result: &Value) -> Option<()> {
     }
     omitted_line(out, result);
     out.blank();
-    let model = match text(result, "model") {
-        Some("multilevel") => "Multivariate Meta-Analysis Model".to_string(),
-        _ if coefficients.len() > 1 => "Mixed-Effects Model".to_string(),
-        _ => "Random-Effects Model".to_string(),
-    };
-    out.line(format!(
-        "{model} (k = {k}; method: {})",
-        text(result, "method").unwrap_or("REML")
-    ));
+    let method = text(result, "method").unwrap_or("REML");
+    match result.get("heterogeneity").filter(|h| h.is_object()) {
+        Some(h) => {
+            model_line(out, method, k, int_only);
+            out.blank();
+            if !equal_effects(method) {
+                tau2_lines(out, h, int_only);
+            }
+            i2_h2_lines(out, h, int_only);
+            if let Some(r2) = num(h, "r2") {
+                out.line(format!(
+                    "R^2 (amount of heterogeneity accounted for):            {}%",
+                    fcf(Some(r2), 2)
+                ));
+            }
+            out.blank();
+            let (heading, q) = if int_only {
+                ("Test for Heterogeneity:", "Q")
+            } else {
+                ("Test for Residual Heterogeneity:", "QE")
+            };
+            out.line(heading);
+            out.line(format!(
+                "{q}(df = {}) = {}, p-val {}",
+                count(h, "q_df")?,
+                f4(num(h, "q")),
+                pval(num(h, "q_p"), true, false)
+            ));
+        }
+        None => out.line(format!(
+            "Multivariate Meta-Analysis Model (k = {k}; method: {method})"
+        )),
+    }
     out.blank();
     out.line(format!("Number of estimates:   {k}"));
     out.line(format!("Number of clusters:    {clusters}"));
+    if let Some(sizes) = result.get("estimates_per_cluster") {
+        let (lo, hi) = (count(sizes, "min")?, count(sizes, "max")?);
+        if lo == hi {
+            out.line(format!("Estimates per cluster: {lo}"));
+        } else {
+            out.line(format!(
+                "Estimates per cluster: {lo}-{hi} (mean: {}, median: {})",
+                fcf(num(sizes, "mean"), 2),
+                r_num((num(sizes, "median")? * 100.0).round() / 100.0)
+            ));
+        }
+    }
+    if let Some(t) = result.get("moderators_test").filter(|t| t.is_object()) {
+        let df1 = count(t, "df1")?;
+        out.blank();
+        out.line(format!(
+            "Test of Moderators (coefficient{}):\u{b9}",
+            btt_text(df1)
+        ));
+        out.line(format!(
+            "F(df1 = {df1}, df2 = {}) = {}, p-val {}",
+            count(t, "df2")?,
+            f4(num(t, "f")),
+            pval(num(t, "p"), true, false)
+        ));
+    }
     out.blank();
     out.line("Model Results:");
     out.blank();
-    out.lines(coefficient_table(coefficients, None));
+    out.lines(robust_table(coefficients, int_only));
     signif_legend(out);
     out.blank();
     out.line(format!(
-        "Results based on cluster-robust inference (var-cov estimator: {vcov},"
+        "1) results based on cluster-robust inference (var-cov estimator: {vcov},"
     ));
     out.line(format!(
-        "   approx t-test{} and confidence interval{}, df: {})",
-        if coefficients.len() > 1 { "s" } else { "" },
-        if coefficients.len() > 1 { "s" } else { "" },
+        "   approx {}, df: {})",
+        if int_only {
+            "t-test and confidence interval"
+        } else {
+            "t/F-tests and confidence intervals"
+        },
         if vcov == "CR2" {
             "Satterthwaite approx"
         } else {
@@ -1103,6 +1201,54 @@ fn robust(out: &mut Out, result: &Value) -> Option<()> {
         }
     ));
     Some(())
+}
+
+/// The coefficients under cluster-robust inference as `print.robust.rma` lays them out:
+/// metafor's `.addfootsym` marks the names of se, tval, df, pval, ci.lb and ci.ub with "¹"
+/// and pads their values with a blank; df as `round(df, 2)` pasted as text, so each row keeps
+/// its own decimals.
+fn robust_table(coefficients: &[Value], int_only: bool) -> Vec<String> {
+    const MARK: &str = "\u{b9}";
+    let header: Vec<String> = std::iter::once("estimate".to_string())
+        .chain(
+            ["se", "tval", "df", "pval", "ci.lb", "ci.ub"]
+                .iter()
+                .map(|h| format!("{h}{MARK}")),
+        )
+        .chain(std::iter::once(String::new()))
+        .collect();
+    let rows: Vec<(String, Vec<String>)> = coefficients
+        .iter()
+        .map(|c| {
+            let p = num(c, "p");
+            let marked = |v: String| format!("{v} ");
+            (
+                coefficient_name(text(c, "name").unwrap_or("")),
+                vec![
+                    f4(num(c, "estimate")),
+                    marked(f4(num(c, "se"))),
+                    marked(f4(num(c, "statistic"))),
+                    marked(num(c, "df").map_or("NA".into(), df)),
+                    marked(pval(p, false, false)),
+                    marked(f4(num(c, "ci_lower"))),
+                    marked(f4(num(c, "ci_upper"))),
+                    stars(p),
+                ],
+            )
+        })
+        .collect();
+    if int_only {
+        let (_, row) = &rows[0];
+        let cols: Vec<(&str, String)> = header
+            .iter()
+            .map(String::as_str)
+            .zip(row.iter().cloned())
+            .collect();
+        vector_table(&cols)
+    } else {
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        frame_table(&header, &rows, 2)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1338,41 +1484,29 @@ fn trim_fill_headline(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
+/// `print.rma.uni` of a `trimfill()` result: the estimated number of missing records (and
+/// for R0 its test), then the fit of the records and the filled ones.
 fn trim_and_fill(out: &mut Out, result: &Value) -> Option<()> {
     trim_fill_headline(out, result)?;
     out.blank();
+    let side = text(result, "side")?;
+    let k0 = count(result, "k0")?;
     out.line(format!(
-        "Estimated number of missing studies on the {} side: {} (SE = {})",
-        text(result, "side")?,
-        count(result, "k0")?,
+        "Estimated number of missing studies on the {side} side: {k0} (SE = {})",
         f4(num(result, "se_k0"))
     ));
-    out.blank();
-    out.line(format!(
-        "Model of the observed and filled-in studies (k = {})",
-        count(result, "k")?
-    ));
-    out.blank();
-    out.line(format!(
-        "tau^2 (estimated amount of total heterogeneity): {}",
-        var(num(result, "tau2"))
-    ));
-    out.blank();
-    out.line("Model Results:");
-    out.blank();
-    let p = num(result, "p");
-    out.lines(vector_table(&[
-        ("estimate", f4(num(result, "estimate"))),
-        ("se", f4(num(result, "se"))),
-        ("zval", f4(num(result, "statistic"))),
-        ("pval", pval(p, false, false)),
-        ("ci.lb", f4(num(result, "ci_lower"))),
-        ("ci.ub", f4(num(result, "ci_upper"))),
-        ("", stars(p)),
-    ]));
-    natural_block(out, result);
-    signif_legend(out);
-    Some(())
+    if let Some(p) = num(result, "k0_p") {
+        out.line(format!(
+            "Test of H0: no missing studies on the {side} side:     {}p-val {}",
+            " ".repeat(k0.to_string().len()),
+            pval(Some(p), true, false)
+        ));
+    }
+    let mut fit = result.clone();
+    let obj = fit.as_object_mut()?;
+    let z = obj.remove("statistic").unwrap_or(Value::Null);
+    obj.insert("z".into(), z);
+    uni_body(out, &fit)
 }
 
 fn selection(out: &mut Out, result: &Value) -> Option<()> {
@@ -1465,9 +1599,13 @@ fn selection(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
+/// PET and PEESE as the two equal-effects meta-regressions metafor users fit
+/// (`rma(yi, vi, mods = ~ sqrt(vi), method = "EE", test = "knha")` and `mods = ~ vi`), each
+/// printed as `print.rma.uni` prints it, then the conditional rule.
 fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
     let choice = text(result, "choice")?;
     let k = count(result, "k")?;
+    let test = text(result, "test").unwrap_or("z");
     out.line(format!(
         "{} ({}; {choice} chosen, k = {k})",
         interval(
@@ -1479,15 +1617,45 @@ fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
         level_percent(result)
     ));
     excluded_line(out, result);
-    out.blank();
-    out.line(format!(
-        "PET-PEESE (k = {k}; test: {})",
-        text(result, "test").unwrap_or("z")
-    ));
-    for (name, key, predictor) in [("PET", "pet", "sei"), ("PEESE", "peese", "vi")] {
-        let Some(model) = result.get(key) else {
-            continue;
-        };
+    for (name, key, predictor) in [("PET", "pet", "sqrt(vi)"), ("PEESE", "peese", "vi")] {
+        let model = result.get(key)?;
+        out.blank();
+        out.line(format!(
+            "{name}: rma(yi, vi, mods = ~ {predictor}, method = \"EE\", test = \"{test}\")"
+        ));
+        out.blank();
+        model_line(out, "EE", k, false);
+        out.blank();
+        i2_h2_lines(out, model, false);
+        out.line(format!(
+            "R^2 (amount of heterogeneity accounted for):            {}%",
+            fcf(num(model, "r2"), 2)
+        ));
+        out.blank();
+        out.line("Test for Residual Heterogeneity:");
+        out.line(format!(
+            "QE(df = {}) = {}, p-val {}",
+            count(model, "qe_df")?,
+            f4(num(model, "qe")),
+            pval(num(model, "qe_p"), true, false)
+        ));
+        out.blank();
+        // One predictor: the test of moderators is the slope's test (F = t^2, QM = z^2).
+        let slope = model.get("slope")?;
+        let stat = num(slope, "statistic")?;
+        out.line("Test of Moderators (coefficient 2):");
+        let p = pval(num(slope, "p"), true, false);
+        out.line(match num(model, "df") {
+            Some(d) => format!(
+                "F(df1 = 1, df2 = {}) = {}, p-val {p}",
+                df(d),
+                f4(Some(stat * stat))
+            ),
+            None => format!("QM(df = 1) = {}, p-val {p}", f4(Some(stat * stat))),
+        });
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
         let coefficient = |c: &str, label: &str| {
             let mut v = model.get(c).cloned().unwrap_or(Value::Null);
             if let Some(obj) = v.as_object_mut() {
@@ -1495,9 +1663,6 @@ fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
             }
             v
         };
-        out.blank();
-        out.line(format!("{name} (predictor: {predictor}):"));
-        out.blank();
         out.lines(coefficient_table(
             &[
                 coefficient("intercept", "intrcpt"),
@@ -1507,9 +1672,12 @@ fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
         ));
     }
     out.blank();
+    let alternative = match text(result, "alternative") {
+        Some("two.sided") | None => "two-sided test".to_string(),
+        Some(a) => format!("one-sided test (alternative {a})"),
+    };
     out.line(format!(
-        "PET's intercept, {} one-sided test: p {} at alpha = {}: {choice} chosen",
-        text(result, "alternative").unwrap_or(""),
+        "PET's intercept, {alternative}: p {} at alpha = {}: {choice} chosen",
         pval(num(result, "pet_intercept_p"), true, false),
         num(result, "alpha").map_or("NA".into(), r_num)
     ));
@@ -1593,6 +1761,7 @@ fn cumulative_headline(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
+/// `print.cumul.rma`: one row per step, named by the record added.
 fn cumulative(out: &mut Out, result: &Value) -> Option<()> {
     cumulative_headline(out, result)?;
     out.blank();
@@ -1601,24 +1770,33 @@ fn cumulative(out: &mut Out, result: &Value) -> Option<()> {
         .map(|r| {
             (
                 text(r, "added").unwrap_or("").to_string(),
-                vec![
-                    count(r, "k").map_or("NA".into(), |k| k.to_string()),
-                    f4(num(r, "estimate")),
-                    f4(num(r, "se")),
-                    f4(num(r, "statistic")),
-                    f4(num(r, "p")),
-                    f4(num(r, "ci_lower")),
-                    f4(num(r, "ci_upper")),
-                    f4(num(r, "q")),
-                    f4(num(r, "tau2")),
-                    f4(num(r, "i2")),
-                ],
+                [
+                    "estimate",
+                    "se",
+                    "statistic",
+                    "p",
+                    "ci_lower",
+                    "ci_upper",
+                    "q",
+                    "q_p",
+                    "tau2",
+                    "i2",
+                    "h2",
+                ]
+                .iter()
+                .map(|key| f4(num(r, key)))
+                .collect(),
             )
         })
         .collect();
+    let stat = if text(result, "test") == Some("knha") {
+        "tval"
+    } else {
+        "zval"
+    };
     out.lines(frame_table(
         &[
-            "k", "estimate", "se", "stat", "pvals", "ci.lb", "ci.ub", "Q", "tau2", "I2",
+            "estimate", "se", stat, "pvals", "ci.lb", "ci.ub", "Q", "Qp", "tau2", "I2", "H2",
         ],
         &rows,
         1,

@@ -26,6 +26,10 @@ pub struct CumulativeStep {
     pub i2: f64,
     /// Cochran's Q.
     pub q: f64,
+    /// The p value of Q (1 at k = 1: Q = 0 on 0 df, as metafor prints it).
+    pub q_p: f64,
+    /// H² (1 at k = 1).
+    pub h2: f64,
 }
 
 /// Fits the first 1, 2, …, k of `records` (at least 1), in the order given.
@@ -58,6 +62,8 @@ pub fn cumulative(
         tau2: 0.0,
         i2: 0.0,
         q: 0.0,
+        q_p: 1.0,
+        h2: 1.0,
     });
     for k in 2..=data.k() {
         let fit =
@@ -80,6 +86,8 @@ pub fn cumulative(
             tau2: fit.tau2,
             i2: fit.i2,
             q: fit.q,
+            q_p: fit.q_p,
+            h2: fit.h2,
         });
     }
     Ok(steps)

@@ -99,8 +99,8 @@ pub use records::{
 };
 pub use robust::{
     robust_fit, robust_meta_regression, robust_meta_regression_design, robust_multilevel,
-    robust_multilevel_design, RobustCoefficient, RobustTest, RobustVcov, MAX_CLUSTER_COST,
-    MAX_CLUSTER_RECORDS,
+    robust_multilevel_design, RobustCoefficient, RobustTest, RobustVcov, RobustWald,
+    MAX_CLUSTER_COST, MAX_CLUSTER_RECORDS,
 };
 pub use selection::{
     selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,

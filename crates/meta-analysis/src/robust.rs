@@ -114,6 +114,43 @@ pub struct RobustTest {
     pub covariance: Vec<Vec<f64>>,
 }
 
+/// The test of every coefficient but the intercept under CR1, as metafor's
+/// `robust(adjust = TRUE)` prints it: F = b' V⁻¹ b / m on (m, clusters − p) df, V the
+/// robust covariance of those m coefficients.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RobustWald {
+    pub f: f64,
+    pub df1: usize,
+    pub df2: usize,
+    pub p: f64,
+}
+
+impl RobustTest {
+    /// The CR1 Wald test of the moderators; `None` under CR2 (clubSandwich's HTZ test is
+    /// not computed here) or without moderators (p = 1), or when V is singular.
+    pub fn cr1_wald(&self) -> Option<RobustWald> {
+        if self.vcov != RobustVcov::Cr1 || self.p < 2 || self.n_clusters <= self.p {
+            return None;
+        }
+        let m = self.p - 1;
+        let mut sub = crate::weighted::Matrix::zeros(m);
+        for a in 0..m {
+            for b in 0..m {
+                sub.set(a, b, self.covariance[a + 1][b + 1]);
+            }
+        }
+        let beta: Vec<f64> = self.coefficients[1..].iter().map(|c| c.estimate).collect();
+        let f = sub.inverse().ok()?.quad(&beta) / m as f64;
+        let df2 = self.n_clusters - self.p;
+        Some(RobustWald {
+            f,
+            df1: m,
+            df2,
+            p: crate::distributions::f_sf(f, m as f64, df2 as f64),
+        })
+    }
+}
+
 /// The marginal covariance of a fitted model, record by record.
 #[derive(Debug, Clone)]
 pub(crate) enum Covariance {

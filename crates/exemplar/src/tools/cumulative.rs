@@ -32,6 +32,10 @@ pub struct CumulativeRow {
     pub i2: f64,
     /// Cochran's Q.
     pub q: f64,
+    /// The p value of Q (1 at k = 1).
+    pub q_p: f64,
+    /// H^2 (1 at k = 1).
+    pub h2: f64,
 }
 
 /// `cumulative_meta_analysis`' result.
@@ -40,6 +44,8 @@ pub struct CumulativeRow {
 pub struct CumulativeResult {
     /// The column the records were ordered by; null for record order.
     pub order_by: Option<String>,
+    /// The test of each step from k = 2 on: "z" or "knha" (t with k - 1 df).
+    pub test: &'static str,
     #[serde(flatten)]
     pub scale: ScaleInfo,
     /// One fit per step, in the order the records were added.
@@ -86,6 +92,7 @@ pub(super) fn result(
 ) -> CumulativeResult {
     CumulativeResult {
         order_by: args.order_by.clone(),
+        test: args.fit.test.get().name(),
         scale: scale.info(),
         results: steps
             .iter()
@@ -102,6 +109,8 @@ pub(super) fn result(
                 tau2: s.tau2,
                 i2: s.i2,
                 q: s.q,
+                q_p: s.q_p,
+                h2: s.h2,
             })
             .collect(),
         dataset: data.info().clone(),

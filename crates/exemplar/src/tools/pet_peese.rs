@@ -122,6 +122,16 @@ pub struct Regression {
     pub slope: RegressionCoefficient,
     /// k - 2 with test knha, null with z.
     pub df: Option<f64>,
+    /// The test for residual heterogeneity: QE on k - 2 df and its p value.
+    pub qe: f64,
+    pub qe_df: usize,
+    pub qe_p: f64,
+    /// Residual I^2 (percent) and H^2 of the equal-effects model, from QE as metafor
+    /// computes them.
+    pub i2: f64,
+    pub h2: f64,
+    /// The heterogeneity accounted for by the predictor, in percent (metafor's R^2).
+    pub r2: f64,
 }
 
 impl Regression {
@@ -130,6 +140,12 @@ impl Regression {
             intercept: RegressionCoefficient::of(&m.coefficients[0]),
             slope: RegressionCoefficient::of(&m.coefficients[1]),
             df: m.df,
+            qe: m.qe,
+            qe_df: m.qe_df,
+            qe_p: m.qe_p,
+            i2: m.i2,
+            h2: m.h2,
+            r2: m.r2,
         }
     }
 }

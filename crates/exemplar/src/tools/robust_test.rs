@@ -149,10 +149,81 @@ pub struct RobustResult {
     pub coefficients: Vec<RobustCoefficient>,
     /// The moderators' formula, as metafor writes it (null without mods).
     pub formula: Option<String>,
+    /// vcov CR1 with moderators: the test of every coefficient but the intercept, F on
+    /// (m, clusters - p) df, as metafor's robust(adjust = TRUE) prints it; null otherwise
+    /// (clubSandwich's HTZ test under CR2 is not computed).
+    pub moderators_test: Option<ModeratorsTest>,
+    /// Records per cluster, as metafor's robust() prints them.
+    pub estimates_per_cluster: ClusterSizes,
+    /// The fitted model's heterogeneity (model "random_effects" or "regression"; null for
+    /// the multilevel model, whose variance components fit_multilevel gives).
+    pub heterogeneity: Option<RobustHeterogeneity>,
     /// Records left out because a column the model reads (the moderators', `cluster`,
     /// `study`) has no value there (metafor's na.omit); `k` counts the records fitted.
     pub omitted: Vec<Omitted>,
     pub dataset: DatasetInfo,
+}
+
+/// A Wald F test of the moderators.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ModeratorsTest {
+    pub f: f64,
+    pub df1: usize,
+    pub df2: usize,
+    pub p: f64,
+}
+
+/// The number of records in each cluster: smallest, largest, mean and median.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ClusterSizes {
+    pub min: usize,
+    pub max: usize,
+    pub mean: f64,
+    pub median: f64,
+}
+
+impl ClusterSizes {
+    fn of(clusters: &[String]) -> Self {
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for c in clusters {
+            *counts.entry(c.as_str()).or_default() += 1;
+        }
+        let mut sizes: Vec<usize> = counts.into_values().collect();
+        sizes.sort_unstable();
+        let m = sizes.len();
+        let median = if m % 2 == 1 {
+            sizes[m / 2] as f64
+        } else {
+            (sizes[m / 2 - 1] + sizes[m / 2]) as f64 / 2.0
+        };
+        ClusterSizes {
+            min: sizes[0],
+            max: sizes[m - 1],
+            mean: clusters.len() as f64 / m as f64,
+            median,
+        }
+    }
+}
+
+/// The heterogeneity of the model whose coefficients are tested (its fit with model-based
+/// standard errors: tau^2 and the Q test do not depend on the clusters).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RobustHeterogeneity {
+    pub tau2: f64,
+    /// Null where the estimator gives none.
+    pub se_tau2: Option<f64>,
+    /// I^2 in percent (residual with moderators) and H^2.
+    pub i2: f64,
+    pub h2: f64,
+    /// Pseudo-R^2 in percent (model "regression"; null for the random-effects fit).
+    pub r2: Option<f64>,
+    /// Cochran's Q (QE with moderators), its df and p value.
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
 }
 
 /// `robust_test`
@@ -183,6 +254,7 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
     let excluded = &model_data.excluded;
     let clusters = labels(data, &args.cluster, "cluster", excluded)?;
     let records = data.kept(excluded);
+    let mut heterogeneity = None;
     let (test, method) = match model {
         RobustModel::Multilevel => {
             let options = multilevel_options(
@@ -220,6 +292,17 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
                         "model \"regression\" needs mods, e.g. \"~ weeks\" or [\"weeks\"]".into(),
                     ));
                 };
+                let m = meta_analysis::meta_regression_design(&records, design, &options)?;
+                heterogeneity = Some(RobustHeterogeneity {
+                    tau2: m.tau2,
+                    se_tau2: m.se_tau2,
+                    i2: m.i2,
+                    h2: m.h2,
+                    r2: m.pseudo_r2(),
+                    q: m.qe,
+                    q_df: m.qe_df,
+                    q_p: m.qe_p,
+                });
                 meta_analysis::robust_meta_regression_design(
                     &records, design, &options, &clusters, vcov,
                 )?
@@ -231,6 +314,17 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
                         RobustModel::Multilevel.name()
                     )));
                 }
+                let f = meta_analysis::fit(&records, &options)?;
+                heterogeneity = Some(RobustHeterogeneity {
+                    tau2: f.tau2,
+                    se_tau2: f.se_tau2,
+                    i2: f.i2,
+                    h2: f.h2,
+                    r2: None,
+                    q: f.q,
+                    q_df: f.q_df,
+                    q_p: f.q_p,
+                });
                 meta_analysis::robust_fit(&records, &options, &clusters, vcov)?
             };
             (result, options.method)
@@ -244,8 +338,16 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         n_clusters: test.n_clusters,
         method: method.name(),
         level: test.level,
+        moderators_test: test.cr1_wald().map(|w| ModeratorsTest {
+            f: w.f,
+            df1: w.df1,
+            df2: w.df2,
+            p: w.p,
+        }),
         coefficients: test.coefficients,
         formula: model_data.formula_text(),
+        estimates_per_cluster: ClusterSizes::of(&clusters),
+        heterogeneity,
         omitted: model_data.omitted,
         dataset: data.info().clone(),
     })

@@ -80,10 +80,14 @@ pub struct GroupRow {
     pub natural: Option<NaturalScale>,
     /// tau^2 within the level (0 for a level with one record).
     pub tau2: f64,
-    /// Cochran's Q within the level (0 on 0 df for one record).
+    /// Its standard error (null where the estimator gives none).
+    pub se_tau2: Option<f64>,
+    /// Cochran's Q within the level on k - 1 df (0 on 0 df for one record), and its p value.
     pub q: f64,
-    /// I^2 within the level, in percent.
+    pub q_p: f64,
+    /// I^2 within the level, in percent, and H^2.
     pub i2: f64,
+    pub h2: f64,
     /// Why a number is what it is: set for a level with a single record, else null.
     pub note: Option<String>,
 }
@@ -96,6 +100,10 @@ pub struct SubgroupResult {
     pub by: String,
     /// All records analysed.
     pub k: usize,
+    /// The estimator of tau^2 within each level and of the common tau^2.
+    pub method: &'static str,
+    /// "z" or "knha" (t with k - 1 df within a level, F for the common-tau^2 test).
+    pub test: &'static str,
     #[serde(flatten)]
     pub scale: ScaleInfo,
     /// One fit per level, levels sorted.
@@ -109,6 +117,9 @@ pub struct SubgroupResult {
     /// The alternative with one common tau^2: QM of the meta-regression on the column (an F
     /// statistic with test "knha").
     pub qm_common_tau2: f64,
+    /// The F statistic's second df (k - levels) with test "knha"; null for the chi-square QM
+    /// on levels - 1 df.
+    pub qm_common_tau2_df2: Option<usize>,
     pub qm_common_tau2_p: f64,
     /// Records left out because they have no value in `by` (metafor's na.omit); `k` counts
     /// the records analysed.
@@ -126,6 +137,8 @@ impl SubgroupResult {
         SubgroupResult {
             by: by.to_string(),
             k: analysis.k,
+            method: analysis.common_tau2.method.name(),
+            test: analysis.common_tau2.test.name(),
             scale: scale.info(),
             groups: analysis
                 .groups
@@ -141,8 +154,11 @@ impl SubgroupResult {
                     ci_upper: g.fit.ci_upper,
                     natural: scale.natural(g.fit.estimate, (g.fit.ci_lower, g.fit.ci_upper), None),
                     tau2: g.fit.tau2,
+                    se_tau2: g.fit.se_tau2,
                     q: g.fit.q,
+                    q_p: g.fit.q_p,
                     i2: g.fit.i2,
+                    h2: g.fit.h2,
                     note: g.single_record.then(|| SINGLE_RECORD_NOTE.to_string()),
                 })
                 .collect(),
@@ -150,6 +166,7 @@ impl SubgroupResult {
             q_between_df: analysis.q_between_df,
             q_between_p: analysis.q_between_p,
             qm_common_tau2: analysis.common_tau2.qm,
+            qm_common_tau2_df2: analysis.common_tau2.qm_df2,
             qm_common_tau2_p: analysis.common_tau2.qm_p,
             omitted: Vec::new(),
             dataset: data.info().clone(),

@@ -28,6 +28,11 @@ pub struct TrimAndFillResult {
     pub k0: usize,
     /// Standard error of k0; null where metafor's L0 variance formula is negative.
     pub se_k0: Option<f64>,
+    /// R0 only (else null): the p value of the test of no missing records, 0.5^(k0 + 1)
+    /// (metafor's p.k0).
+    pub k0_p: Option<f64>,
+    /// The estimator of tau^2 of every fit.
+    pub method: &'static str,
     /// Records in the adjusted fit: the records plus the k0 filled ones.
     pub k: usize,
     #[serde(flatten)]
@@ -46,8 +51,16 @@ pub struct TrimAndFillResult {
     pub pi_lower: f64,
     pub pi_upper: f64,
     pub natural: Option<NaturalScale>,
-    /// tau^2 of the adjusted fit.
+    /// tau^2 of the adjusted fit, its standard error (null where the estimator gives none),
+    /// I^2 (percent) and H^2.
     pub tau2: f64,
+    pub se_tau2: Option<f64>,
+    pub i2: f64,
+    pub h2: f64,
+    /// Cochran's Q of the adjusted fit on k - 1 df, and its p value.
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
     /// The filled records, mirror images of the k0 most extreme records on the other side.
     pub filled: Vec<FilledRecord>,
     pub dataset: DatasetInfo,
@@ -60,6 +73,8 @@ impl TrimAndFillResult {
             side: t.side.name(),
             k0: t.k0,
             se_k0: t.se_k0,
+            k0_p: (t.estimator == Estimator::R0).then(|| 0.5f64.powi(t.k0 as i32 + 1)),
+            method: t.fit.method.name(),
             k: t.fit.k,
             scale: scale.info(),
             estimate: t.fit.estimate,
@@ -76,6 +91,12 @@ impl TrimAndFillResult {
                 Some((t.fit.pi_lower, t.fit.pi_upper)),
             ),
             tau2: t.fit.tau2,
+            se_tau2: t.fit.se_tau2,
+            i2: t.fit.i2,
+            h2: t.fit.h2,
+            q: t.fit.q,
+            q_df: t.fit.q_df,
+            q_p: t.fit.q_p,
             filled: t
                 .filled
                 .iter()

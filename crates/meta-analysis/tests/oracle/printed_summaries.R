@@ -6,6 +6,8 @@
 ## blanks trimmed) to appear in it verbatim, but the lines a case lists in `skip` (each with the
 ## reason: what the tool's result does not carry). `tokens` cases (predict() of a back-transform)
 ## compare the printed numbers of metafor's row with a row of the summary, token by token.
+## A case may hold several printouts, or sections of one (printed_all, section): a subgroup
+## analysis is one rma() per level and two tests, PET-PEESE two meta-regressions.
 ##
 ## Data: dat.raudenbush1985 (the frozen CSV), dat.bcg (metadat: risk ratios by escalc, and its
 ## 2x2 tables), and eight constructed records in five studies for the three-level model.
@@ -15,13 +17,15 @@
 ##       crates/exemplar/data/dat.raudenbush1985.csv \
 ##       crates/exemplar/tests/fixtures/printed_summaries.json
 ##
-## Requires metafor (developed against 3.8-1) and metadat. REML fits use a tight threshold (as
+## Requires metafor (developed against 3.8-1), metadat and clubSandwich (0.5.8, for robust()'s
+## CR2 with Satterthwaite df; Debian: r-cran-clubsandwich). REML fits use a tight threshold (as
 ## every oracle here): metafor's default stops at |change in tau^2| <= 1e-5, which moves I^2's
 ## second decimal on dat.raudenbush1985 (41.86% against the exact root's 41.85%).
 
 suppressPackageStartupMessages({
   library(metafor)
   library(metadat)
+  library(clubSandwich)
 })
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
@@ -50,15 +54,44 @@ ml <- data.frame(id = c("a1", "a2", "b1", "b2", "c1", "c2", "d1", "e1"),
 ml_records <- lapply(seq_len(nrow(ml)), function(i) as.list(ml[i, ]))
 
 printed <- function(x) I(sub("\\s+$", "", capture.output(print(x))))
+## Several printouts as one case (a subgroup analysis is several fits, as metafor users run it).
+printed_all <- function(...) I(unlist(lapply(list(...), function(x) if (inherits(x, "AsIs")) x else printed(x))))
+## One section of a printout: the line starting with `heading` and the `n` lines after it.
+section <- function(x, heading, n = 1) {
+  lines <- printed(x)
+  at <- which(startsWith(lines, heading))[1]
+  if (is.na(at)) stop("no line starts with ", heading)
+  I(lines[at:(at + n)])
+}
 ## A line of metafor's printout the summary does not hold, by its start, and why.
 sk <- function(prefix, reason) list(prefix = prefix, reason = reason)
 case <- function(name, tool, call_args, x, skip = list(), tokens = FALSE)
-  list(name = name, tool = tool, args = call_args, printed = printed(x), skip = skip,
-       tokens = tokens)
+  list(name = name, tool = tool, args = call_args,
+       printed = if (inherits(x, "AsIs")) x else printed(x), skip = skip, tokens = tokens)
 
 fit <- rma(yi, vi, data = rb, control = CTRL)
 rb_slab <- rma(yi, vi, data = rb, slab = id, control = CTRL)
 re_bcg <- rma(yi, vi, data = bcg, control = CTRL)
+## Cluster-robust tests (robust_test): metafor's robust() on the fit, CR1 as adjust = TRUE,
+## CR2 with Satterthwaite df as robust(clubSandwich = TRUE) (clubSandwich 0.5.8's coef_test).
+ml_re <- rma(yi, vi, data = ml, control = CTRL)
+ml_reg <- rma(yi, vi, mods = ~ x, data = ml, control = CTRL)
+## Subgroups as metafor users run them: one rma() per level of tester; the test with a
+## separate tau^2 per level is the equal-effects meta-regression of the levels' estimates on
+## the level (with their standard errors); the test with one common tau^2 is QM of
+## rma(mods = ~ tester).
+sub_fits <- lapply(sort(unique(rb$tester)), function(l) rma(yi, vi, data = rb, subset = tester == l, control = CTRL))
+sub_comp <- data.frame(level = sort(unique(rb$tester)), estimate = sapply(sub_fits, coef),
+                       se = sapply(sub_fits, function(f) f$se))
+subgroups <- do.call(printed_all, c(sub_fits, list(
+  section(rma(estimate, sei = se, mods = ~ level, method = "FE", data = sub_comp), "Test of Moderators"),
+  section(rma(yi, vi, mods = ~ tester, data = rb, control = CTRL), "Test of Moderators"))))
+## PET-PEESE: PET is rma(yi, vi, mods = ~ sqrt(vi), method = "EE", test = "knha") (lm's
+## multiplicative error; metafor warns that knha is not meant for EE models), PEESE the same
+## on vi; with test "z" the equal-effects meta-regressions.
+pet_peese <- function(test)
+  printed_all(suppressWarnings(rma(yi, vi, mods = ~ sqrt(vi), data = rb, method = "EE", test = test)),
+              suppressWarnings(rma(yi, vi, mods = ~ vi, data = rb, method = "EE", test = test)))
 nolimit <- list(sk("Limit Estimate", "egger_test returns the test, not the limit estimate"))
 optimum <- "metafor's numerical optimum and Hessian differ from the engine's in the 4th decimal"
 
@@ -92,14 +125,7 @@ cases <- list(
   case("fsn_rosenberg", "fail_safe_n", list(type = "Rosenberg"),
        fsn(yi, vi, data = rb, type = "Rosenberg")),
   case("confint", "heterogeneity", setNames(list(), character(0)), confint(fit, control = list(tol = 1e-12))),
-  case("trimfill", "trim_and_fill", setNames(list(), character(0)), trimfill(fit, control = CTRL),
-       skip = list(sk("Random-Effects Model", "the result names no estimator"),
-                   sk("tau^2 (estimated", "the result carries no SE of tau^2"),
-                   sk("tau (square root", "the result carries no tau"),
-                   sk("I^2", "the result carries no I^2"),
-                   sk("H^2", "the result carries no H^2"),
-                   sk("Test for Heterogeneity", "the result carries no Q"),
-                   sk("Q(df", "the result carries no Q"))),
+  case("trimfill", "trim_and_fill", setNames(list(), character(0)), trimfill(fit, control = CTRL)),
   case("selmodel", "selection_model", setNames(list(), character(0)),
        selmodel(rma(yi, vi, data = rb, method = "ML", control = CTRL), type = "stepfun",
                 steps = c(0.025, 0.5)),
@@ -115,7 +141,24 @@ cases <- list(
               control = list(optimizer = "optim", optmethod = "BFGS", reltol = 1e-14)),
        skip = list(sk("sigma^2.2", "metafor's optimizer stops just above 0 (sqrt 0.0002); the engine's is the boundary 0"))),
   case("leave1out", "leave_one_out", setNames(list(), character(0)), leave1out(rb_slab)),
-  case("influence", "influence_diagnostics", setNames(list(), character(0)), influence(rb_slab)))
+  case("influence", "influence_diagnostics", setNames(list(), character(0)), influence(rb_slab)),
+  case("metareg_btt", "meta_regression", list(mods = "~ weeks + tester", btt = 3),
+       rma(yi, vi, mods = ~ weeks + tester, data = rb, btt = 3, control = CTRL)),
+  case("cumul", "cumulative_meta_analysis", setNames(list(), character(0)), cumul(rb_slab)),
+  case("cumul_knha", "cumulative_meta_analysis", list(test = "knha"),
+       cumul(rma(yi, vi, data = rb, slab = id, test = "knha", control = CTRL))),
+  case("subgroups", "subgroup_analysis", list(by = "tester"), subgroups),
+  case("pet_peese", "pet_peese", setNames(list(), character(0)), pet_peese("knha")),
+  case("pet_peese_z", "pet_peese", list(test = "z"), pet_peese("z")),
+  case("robust_cr2", "robust_test", list(records = ml_records, cluster = "study"),
+       robust(ml_re, cluster = ml$study, clubSandwich = TRUE)),
+  case("robust_cr1", "robust_test", list(records = ml_records, cluster = "study", vcov = "CR1"),
+       robust(ml_re, cluster = ml$study, adjust = TRUE)),
+  case("robust_reg_cr1", "robust_test",
+       list(records = ml_records, cluster = "study", model = "regression", mods = I("x"), vcov = "CR1"),
+       robust(ml_reg, cluster = ml$study, adjust = TRUE)),
+  case("trimfill_r0", "trim_and_fill", list(estimator = "R0"),
+       trimfill(fit, estimator = "R0", control = CTRL)))
 
 write_fixture(list(cases = cases), out_path,
               data = list(csv_source(csv_path), metadat_source("dat.bcg"),
