@@ -612,6 +612,8 @@ fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() 
             "side",
             "k0",
             "se_k0",
+            "k0_p",
+            "method",
             "k",
             "measure",
             "transform",
@@ -625,6 +627,12 @@ fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() 
             "pi_upper",
             "natural",
             "tau2",
+            "se_tau2",
+            "i2",
+            "h2",
+            "q",
+            "q_df",
+            "q_p",
             "filled",
             "dataset"
         ]

@@ -156,7 +156,7 @@ pub struct RobustResult {
     /// Records per cluster, as metafor's robust() prints them.
     pub estimates_per_cluster: ClusterSizes,
     /// The fitted model's heterogeneity (model "random_effects" or "regression"; null for
-    /// the multilevel model, whose variance components fit_multilevel gives).
+    /// the multilevel model, whose variance components the three-level fit gives).
     pub heterogeneity: Option<RobustHeterogeneity>,
     /// Records left out because a column the model reads (the moderators', `cluster`,
     /// `study`) has no value there (metafor's na.omit); `k` counts the records fitted.

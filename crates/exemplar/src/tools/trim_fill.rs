@@ -73,7 +73,8 @@ impl TrimAndFillResult {
             side: t.side.name(),
             k0: t.k0,
             se_k0: t.se_k0,
-            k0_p: (t.estimator == Estimator::R0).then(|| 0.5f64.powi(t.k0 as i32 + 1)),
+            k0_p: (t.estimator == Estimator::R0)
+                .then(|| meta_analysis::math::powi(0.5, t.k0 as i32 + 1)),
             method: t.fit.method.name(),
             k: t.fit.k,
             scale: scale.info(),
