@@ -1391,6 +1391,14 @@ fn egger(out: &mut Out, result: &Value) -> Option<()> {
     out.line("Predictor: standard error");
     out.blank();
     out.line(format!("Test for Funnel Plot Asymmetry: {test}"));
+    if let Some(limit) = num(result, "limit_estimate") {
+        out.line(format!(
+            "Limit Estimate (as sei -> 0):   b = {} (CI: {}, {})",
+            f4(Some(limit)),
+            f4(num(result, "limit_ci_lower")),
+            f4(num(result, "limit_ci_upper"))
+        ));
+    }
     out.line(format!(
         "Coefficient ({}): {} (SE = {})",
         text(result, "coefficient_name").unwrap_or("slope"),

@@ -1,6 +1,6 @@
 //! Egger's regression test for funnel-plot asymmetry.
 
-use crate::distributions::{normal_two_sided_p, t_two_sided_p};
+use crate::distributions::{normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p};
 use crate::estimators::{estimate_tau2, Method};
 use crate::records::{validate, Record};
 use crate::weighted::{Degenerate, Design, Wls};
@@ -55,6 +55,11 @@ pub struct EggerResult {
     /// at √vᵢ = 0: metafor's "limit estimate", the effect of a study of infinite precision.
     /// Classic: b₁ (the *slope* of the standardized regression); rma: β₀.
     pub line_at_se0: f64,
+    /// The 95% confidence interval of [`Self::line_at_se0`], as metafor's `regtest()` prints
+    /// its "Limit Estimate (as sei -> 0)": b ± t₀.₉₇₅,ₖ₋₂·se(b) for the classic test (the
+    /// weighted regression with multiplicative dispersion, se(b)² = σ̂²·[(X'X)⁻¹]₁₁), and
+    /// b ± z₀.₉₇₅·se(b) for rma (se(b)² = [(X'WX)⁻¹]₀₀).
+    pub limit_ci: (f64, f64),
     /// The fitted line's change in effect per unit of standard error √vᵢ. Classic: b₀ (the
     /// *intercept* of the standardized regression, the tested coefficient); rma: β₁.
     pub line_per_se: f64,
@@ -79,6 +84,8 @@ impl EggerResult {
             ("Egger coefficient", self.coefficient),
             ("standard error of the Egger coefficient", self.se),
             ("Egger line at se = 0", self.line_at_se0),
+            ("lower bound of the limit estimate's CI", self.limit_ci.0),
+            ("upper bound of the limit estimate's CI", self.limit_ci.1),
             ("Egger line's change per unit of se", self.line_per_se),
             ("τ² of the Egger meta-regression", self.tau2.unwrap_or(0.0)),
         ];
@@ -88,6 +95,9 @@ impl EggerResult {
         }
     }
 }
+
+/// The upper quantile of the limit estimate's 95% interval (regtest()'s default level).
+const LIMIT_LEVEL_UPPER: f64 = 0.975;
 
 /// Runs Egger's test on at least 3 records whose √vᵢ are not all equal.
 pub fn egger_test(records: &[Record], variant: EggerVariant) -> Result<EggerResult, MetaError> {
@@ -132,6 +142,7 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
         });
     }
     let t = ols.beta[0] / se;
+    let limit_half_width = t_quantile(LIMIT_LEVEL_UPPER, df) * (sigma2 * ols.a.get(1, 1)).sqrt();
     Ok(EggerResult {
         variant: EggerVariant::Classic,
         k,
@@ -141,6 +152,10 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
         coefficient: ols.beta[0],
         se,
         line_at_se0: ols.beta[1],
+        limit_ci: (
+            ols.beta[1] - limit_half_width,
+            ols.beta[1] + limit_half_width,
+        ),
         line_per_se: ols.beta[0],
         tau2: None,
     })
@@ -160,6 +175,7 @@ fn rma(yi: &[f64], vi: &[f64], sei: Vec<f64>, k: usize) -> Result<EggerResult, M
     })?;
     let se = fit.a.get(1, 1).sqrt();
     let z = fit.beta[1] / se;
+    let limit_half_width = normal_quantile(LIMIT_LEVEL_UPPER) * fit.a.get(0, 0).sqrt();
     Ok(EggerResult {
         variant: EggerVariant::Rma,
         k,
@@ -169,6 +185,10 @@ fn rma(yi: &[f64], vi: &[f64], sei: Vec<f64>, k: usize) -> Result<EggerResult, M
         coefficient: fit.beta[1],
         se,
         line_at_se0: fit.beta[0],
+        limit_ci: (
+            fit.beta[0] - limit_half_width,
+            fit.beta[0] + limit_half_width,
+        ),
         line_per_se: fit.beta[1],
         tau2: Some(tau2.tau2),
     })

@@ -130,6 +130,18 @@ fn both_egger_variants_agree_with_metafor() {
                         &mut failures,
                     );
                     agree(
+                        &at("limit ci.lb"),
+                        ours.limit_ci.0,
+                        &expected["limit_ci_lb"],
+                        &mut failures,
+                    );
+                    agree(
+                        &at("limit ci.ub"),
+                        ours.limit_ci.1,
+                        &expected["limit_ci_ub"],
+                        &mut failures,
+                    );
+                    agree(
                         &at("intercept as line per se"),
                         ours.line_per_se,
                         &expected["intercept"],
@@ -148,6 +160,18 @@ fn both_egger_variants_agree_with_metafor() {
                         &at("limit"),
                         ours.line_at_se0,
                         &expected["limit_est"],
+                        &mut failures,
+                    );
+                    agree(
+                        &at("limit ci.lb"),
+                        ours.limit_ci.0,
+                        &expected["limit_ci_lb"],
+                        &mut failures,
+                    );
+                    agree(
+                        &at("limit ci.ub"),
+                        ours.limit_ci.1,
+                        &expected["limit_ci_ub"],
                         &mut failures,
                     );
                     agree(

@@ -73,6 +73,11 @@ pub struct EggerTestResult {
     pub coefficient: f64,
     /// Standard error of the coefficient.
     pub se: f64,
+    /// metafor's "limit estimate" (regtest()'s est): the funnel line's effect at se = 0.
+    pub limit_estimate: f64,
+    /// Its 95% CI (regtest()'s ci.lb, ci.ub): t with k - 2 df (classic) or z (rma).
+    pub limit_ci_lower: f64,
+    pub limit_ci_upper: f64,
     /// tau^2 of the meta-regression (rma only, else null).
     pub tau2: Option<f64>,
     /// The benchmark's registered rule, as text: for the frozen dataset only, else null.
@@ -100,6 +105,9 @@ impl EggerTestResult {
             coefficient_name,
             coefficient: result.coefficient,
             se: result.se,
+            limit_estimate: result.line_at_se0,
+            limit_ci_lower: result.limit_ci.0,
+            limit_ci_upper: result.limit_ci.1,
             tau2: result.tau2,
             rule: data.is_frozen().then_some(RULE_TEXT),
             rule_outcome: benchmark_rule(result.p, data),

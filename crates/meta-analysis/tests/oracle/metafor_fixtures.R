@@ -128,7 +128,7 @@ egger <- function(d, fit_reml) {
   lmf <- summary(lm(I(yi / sei) ~ I(1 / sei)))$coefficients
   classic <- list(
     zval = num1(rl$zval), pval = num1(rl$pval), dfs = num1(rl$dfs),
-    limit_est = num1(rl$est),
+    limit_est = num1(rl$est), limit_ci_lb = num1(rl$ci.lb), limit_ci_ub = num1(rl$ci.ub),
     intercept = num1(lmf[1, 1]), intercept_se = num1(lmf[1, 2]),
     slope = num1(lmf[2, 1]), slope_se = num1(lmf[2, 2]))
   rr <- regtest(fit_reml, model = "rma", predictor = "sei")
@@ -142,6 +142,8 @@ egger <- function(d, fit_reml) {
     zval = num1(rr$zval), pval = num1(rr$pval), dfs = num1(rr$dfs),
     coef_sei = num1(rr$fit$beta[2]), se_sei = num1(rr$fit$se[2]),
     tau2 = num1(rr$fit$tau2), limit_est = num1(rr$est),
+    # regtest()'s limit CI is the intercept's of this same model (sqrt(vi) is sei)
+    limit_ci_lb = num1(mr$ci.lb[1]), limit_ci_ub = num1(mr$ci.ub[1]),
     metareg = list(tau2 = num1(mr$tau2), se_tau2 = num1(mr$se.tau2),
                    coef = I(unname(as.numeric(mr$beta))), se = I(unname(mr$se)),
                    zval = I(unname(mr$zval)), pval = I(unname(mr$pval)),

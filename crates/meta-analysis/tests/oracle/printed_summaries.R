@@ -92,7 +92,6 @@ subgroups <- do.call(printed_all, c(sub_fits, list(
 pet_peese <- function(test)
   printed_all(suppressWarnings(rma(yi, vi, mods = ~ sqrt(vi), data = rb, method = "EE", test = test)),
               suppressWarnings(rma(yi, vi, mods = ~ vi, data = rb, method = "EE", test = test)))
-nolimit <- list(sk("Limit Estimate", "egger_test returns the test, not the limit estimate"))
 optimum <- "metafor's numerical optimum and Hessian differ from the engine's in the 4th decimal"
 
 cases <- list(
@@ -115,9 +114,8 @@ cases <- list(
        rma.mh(measure = "OR", ai = tpos, bi = tneg, ci = cpos, di = cneg, data = dat.bcg)),
   case("peto", "peto_odds_ratio", list(data = bcg_tables),
        rma.peto(ai = tpos, bi = tneg, ci = cpos, di = cneg, data = dat.bcg)),
-  case("regtest_lm", "egger_test", list(variant = "classic"), regtest(fit, model = "lm"),
-       skip = nolimit),
-  case("regtest_rma", "egger_test", list(variant = "rma"), regtest(fit), skip = nolimit),
+  case("regtest_lm", "egger_test", list(variant = "classic"), regtest(fit, model = "lm")),
+  case("regtest_rma", "egger_test", list(variant = "rma"), regtest(fit)),
   case("ranktest", "rank_correlation_test", setNames(list(), character(0)),
        suppressWarnings(ranktest(fit))),
   case("fsn_rosenthal", "fail_safe_n", list(type = "Rosenthal"), fsn(yi, vi, data = rb)),
