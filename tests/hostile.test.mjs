@@ -62,6 +62,10 @@ test('hostile ids through every tool, plot, the ledger and the scorer: nothing r
       if (name === 'mantel_haenszel' || name === 'peto_odds_ratio') {
         args.data = HOSTILE_IDS.map((id, i) => ({ id, ai: 2 + i, n1i: 40, ci: 1 + (i % 4), n2i: 42 }));
       }
+      if (name === 'convert_summaries') {
+        args.kind = 'fivenum';
+        args.rows = HOSTILE_IDS.map((id, i) => ({ id, min: i, q1: i + 2, median: i + 3, q3: i + 5, max: i + 8, n: 30 }));
+      }
       if (name === 'compute_effect_sizes') {
         args.measure = 'MD';
         args.data = HOSTILE_IDS.map((id, i) => ({ id, m1i: i, sd1i: 1, n1i: 10, m2i: 0, sd2i: 1, n2i: 10 }));

@@ -143,6 +143,7 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
       meta_regression: { mods: ['weeks'] },
       subgroup_analysis: { by: 'tester' },
       bubble_plot: { mod: 'weeks' },
+      convert_summaries: { kind: 'wald', transf: 'log', rows: [{ out: 1.5, 'ci.lb': 1.1, 'ci.ub': 2.0 }] },
     };
     for (const name of expected) {
       const out = await agentCall(page, name, required[name] ?? {});
