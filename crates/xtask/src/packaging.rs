@@ -222,6 +222,12 @@ pub fn python_and_routes(root: &Path) -> Result<()> {
 /// Suite: `cargo publish --dry-run` of every crate the CLI needs, in dependency order (one
 /// command: cargo verifies each against the others as packaged).
 pub fn publish_dry_run(root: &Path) -> Result<()> {
+    // cargo reuses what an earlier run unpacked under target/package for the same crate
+    // versions (0.1.0 here, while the code changes), so each run starts from none.
+    let packaged = crate::target_dir(root).join("package");
+    if packaged.exists() {
+        std::fs::remove_dir_all(&packaged)?;
+    }
     let mut cmd = cargo();
     // --allow-dirty: the check is of what would be packaged, not of the checkout's state.
     cmd.args(["publish", "--dry-run", "--allow-dirty"]);
