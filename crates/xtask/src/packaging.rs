@@ -222,12 +222,7 @@ pub fn python_and_routes(root: &Path) -> Result<()> {
 /// Suite: `cargo publish --dry-run` of every crate the CLI needs, in dependency order (one
 /// command: cargo verifies each against the others as packaged).
 pub fn publish_dry_run(root: &Path) -> Result<()> {
-    // cargo reuses what an earlier run unpacked under target/package for the same crate
-    // versions (0.1.0 here, while the code changes), so each run starts from none.
-    let packaged = crate::target_dir(root).join("package");
-    if packaged.exists() {
-        std::fs::remove_dir_all(&packaged)?;
-    }
+    forget_packaged_crates(root)?;
     let mut cmd = cargo();
     // --allow-dirty: the check is of what would be packaged, not of the checkout's state.
     cmd.args(["publish", "--dry-run", "--allow-dirty"]);
@@ -235,6 +230,43 @@ pub fn publish_dry_run(root: &Path) -> Result<()> {
         cmd.args(["-p", krate]);
     }
     run(cmd.current_dir(root))
+}
+
+/// cargo verifies each packaged crate against the others through a local registry under
+/// target/package, and unpacks them under CARGO_HOME's `registry/src/-HASH/` (the local
+/// registry's directory), where it reuses what an earlier run unpacked for the same version
+/// (0.1.0 here, while the code changes): a second dry run on one machine verified against
+/// stale code. So each run starts from none of ours: the local registry, and our crates'
+/// unpacked copies outside crates.io's directory.
+fn forget_packaged_crates(root: &Path) -> Result<()> {
+    let packaged = crate::target_dir(root).join("package");
+    if packaged.exists() {
+        std::fs::remove_dir_all(&packaged)?;
+    }
+    let cargo_home = match std::env::var_os("CARGO_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(".cargo"),
+            None => return Ok(()),
+        },
+    };
+    let Ok(registries) = std::fs::read_dir(cargo_home.join("registry").join("src")) else {
+        return Ok(());
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    for registry in registries.flatten() {
+        // crates.io's is `index.crates.io-HASH`; a local registry's name is empty.
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for krate in PUBLISHED_CRATES {
+            let unpacked = registry.path().join(format!("{krate}-{version}"));
+            if unpacked.exists() {
+                std::fs::remove_dir_all(&unpacked)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Suite: the npm package packed, installed from its tarball into a fresh project, and used
