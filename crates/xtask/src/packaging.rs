@@ -233,15 +233,32 @@ pub fn publish_dry_run(root: &Path) -> Result<()> {
 }
 
 /// cargo verifies each packaged crate against the others through a local registry under
-/// target/package, and unpacks them under CARGO_HOME's `registry/src/-HASH/` (the local
-/// registry's directory), where it reuses what an earlier run unpacked for the same version
-/// (0.1.0 here, while the code changes): a second dry run on one machine verified against
-/// stale code. So each run starts from none of ours: the local registry, and our crates'
-/// unpacked copies outside crates.io's directory.
+/// target/package, unpacks them under CARGO_HOME's `registry/src/-HASH/` (the local
+/// registry's directory) and builds them in target/debug, where a registry crate of the same
+/// name and version counts as unchanged: a second dry run on one machine (0.1.0 here, while
+/// the code changes) verified against the first run's build. So each run starts from none of
+/// ours: the local registry, our crates' unpacked copies outside crates.io's directory, and
+/// our crates' build fingerprints in target/debug (the next build of them redoes them).
 fn forget_packaged_crates(root: &Path) -> Result<()> {
-    let packaged = crate::target_dir(root).join("package");
+    let target = crate::target_dir(root);
+    let packaged = target.join("package");
     if packaged.exists() {
         std::fs::remove_dir_all(&packaged)?;
+    }
+    if let Ok(fingerprints) = std::fs::read_dir(target.join("debug").join(".fingerprint")) {
+        for entry in fingerprints.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let ours = PUBLISHED_CRATES.iter().any(|krate| {
+                name.strip_prefix(krate)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|hash| {
+                        hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+                    })
+            });
+            if ours {
+                std::fs::remove_dir_all(entry.path())?;
+            }
+        }
     }
     let cargo_home = match std::env::var_os("CARGO_HOME") {
         Some(home) => PathBuf::from(home),
