@@ -31,24 +31,7 @@ fn every_measure_agrees_with_escalc() {
                 .map(|t| AddTo::parse(t).unwrap())
                 .unwrap_or(defaults.to),
         };
-        let columns: Vec<Column> = case["columns"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| Column::parse(c.as_str().unwrap()).unwrap())
-            .collect();
-        let rows: Vec<RawRow> = case["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|values| {
-                let mut row = RawRow::default();
-                for (column, value) in columns.iter().zip(values.as_array().unwrap()) {
-                    row.set(*column, value.as_f64().unwrap());
-                }
-                row
-            })
-            .collect();
+        let rows = oracle_kit::raw_rows(case);
         let ours = escalc(measure, &rows, &options);
         for (i, outcome) in ours.iter().enumerate() {
             let (yi, vi) = (case["yi"][i].as_f64(), case["vi"][i].as_f64());

@@ -4,7 +4,7 @@
 //! (`add`, `to`, `drop00`, `vtype`), with zero cells, sd = 0, n = 1, proportions of 0 and 1
 //! and r = ±1. Agreement is to 1e-12 (relative, or absolute below 1).
 
-use meta_analysis::effect_sizes::{escalc_with, AddTo, Column, Measure, RawRow, Settings, Vtype};
+use meta_analysis::effect_sizes::{escalc_with, AddTo, Measure, Settings, Vtype};
 use std::collections::BTreeMap;
 
 mod oracle_kit;
@@ -36,24 +36,7 @@ fn every_measure_agrees_with_escalc() {
                 .map(|v| Vtype::parse(v).unwrap())
                 .unwrap_or_default(),
         };
-        let columns: Vec<Column> = case["columns"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| Column::parse(c.as_str().unwrap()).unwrap())
-            .collect();
-        let rows: Vec<RawRow> = case["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|values| {
-                let mut row = RawRow::default();
-                for (column, value) in columns.iter().zip(values.as_array().unwrap()) {
-                    row.set(*column, value.as_f64().unwrap());
-                }
-                row
-            })
-            .collect();
+        let rows = oracle_kit::raw_rows(case);
         let ours = escalc_with(measure, &rows, &settings);
         for (i, outcome) in ours.iter().enumerate() {
             let (yi, vi) = (case["yi"][i].as_f64(), case["vi"][i].as_f64());

@@ -11,7 +11,7 @@
 //! escalc gives ±1 because a cell is 0 (a boundary estimate, with a variance from a Hessian
 //! at its clip ρ = 0.9999, or none) the engine refuses, naming the zero cell.
 
-use meta_analysis::effect_sizes::{escalc_with, AddTo, Column, Measure, RawRow, Settings};
+use meta_analysis::effect_sizes::{escalc_with, AddTo, Measure, Settings};
 
 mod oracle_kit;
 use oracle_kit::{assert_agreement, within};
@@ -32,27 +32,6 @@ fn tol_vi(rho: f64) -> Option<f64> {
 /// Against the 40-digit values.
 const TOL_EXACT: f64 = 1e-12;
 
-fn rows(case: &serde_json::Value) -> Vec<RawRow> {
-    let columns: Vec<Column> = case["columns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| Column::parse(c.as_str().unwrap()).unwrap())
-        .collect();
-    case["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|values| {
-            let mut row = RawRow::default();
-            for (column, value) in columns.iter().zip(values.as_array().unwrap()) {
-                row.set(*column, value.as_f64().unwrap());
-            }
-            row
-        })
-        .collect()
-}
-
 #[test]
 fn rtet_agrees_with_escalc_to_its_optimizers_precision() {
     let all = oracle_kit::fixture("escalc_rtet");
@@ -71,7 +50,7 @@ fn rtet_agrees_with_escalc_to_its_optimizers_precision() {
             drop00: case["drop00"].as_bool().unwrap_or(false),
             ..Settings::default()
         };
-        let ours = escalc_with(Measure::Rtet, &rows(case), &settings);
+        let ours = escalc_with(Measure::Rtet, &oracle_kit::raw_rows(case), &settings);
         for (i, outcome) in ours.iter().enumerate() {
             let (yi, vi) = (case["yi"][i].as_f64(), case["vi"][i].as_f64());
             let at = format!("{name} row {}", i + 1);
@@ -132,7 +111,7 @@ fn rtet_and_ucor_meet_their_exact_values() {
                 .unwrap_or_default(),
             ..Settings::default()
         };
-        let ours = escalc_with(measure, &rows(case), &settings);
+        let ours = escalc_with(measure, &oracle_kit::raw_rows(case), &settings);
         for (i, outcome) in ours.iter().enumerate() {
             let at = format!("{name} row {}", i + 1);
             let (yi, vi) = (

@@ -7,6 +7,7 @@
 //! A test file says `mod oracle_kit;` and uses what it needs.
 #![allow(dead_code)]
 
+use meta_analysis::effect_sizes::{Column, RawRow};
 use meta_analysis::{Moderator, Record};
 use serde_json::Value;
 use std::fmt::Display;
@@ -25,6 +26,29 @@ pub const TOL: f64 = 1e-9;
 pub const METAFOR_OPTIMIZER_TOL: f64 = 1e-5;
 
 // ------------------------------------------------------------------ fixtures
+
+/// An escalc case's raw rows: `columns` names escalc's columns, `rows` holds each row's
+/// values in that order.
+pub fn raw_rows(case: &Value) -> Vec<RawRow> {
+    let columns: Vec<Column> = case["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| Column::parse(c.as_str().unwrap()).unwrap())
+        .collect();
+    case["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|values| {
+            let mut row = RawRow::default();
+            for (column, value) in columns.iter().zip(values.as_array().unwrap()) {
+                row.set(*column, value.as_f64().unwrap());
+            }
+            row
+        })
+        .collect()
+}
 
 /// The fixture `tests/fixtures/<name>.json`.
 pub fn fixture(name: &str) -> Value {
