@@ -491,6 +491,7 @@ fn tau2_lines(out: &mut Out, fit: &Value, int_only: bool) {
     }
 }
 
+/// I², H² and, for a model with moderators, R², labelled as metafor labels them.
 fn i2_h2_lines(out: &mut Out, fit: &Value, int_only: bool) {
     let (i2, h2) = if int_only {
         (
@@ -508,6 +509,13 @@ fn i2_h2_lines(out: &mut Out, fit: &Value, int_only: bool) {
     }
     if let Some(v) = num(fit, "h2") {
         out.line(format!("{h2}{}", fcf(Some(v), 2)));
+    }
+    // A model with moderators: the share of heterogeneity they account for.
+    if let Some(r2) = num(fit, "r2") {
+        out.line(format!(
+            "R^2 (amount of heterogeneity accounted for):            {}%",
+            fcf(Some(r2), 2)
+        ));
     }
 }
 
@@ -668,12 +676,6 @@ fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
         tau2_lines(out, result, false);
     }
     i2_h2_lines(out, result, false);
-    if let Some(r2) = num(result, "r2") {
-        out.line(format!(
-            "R^2 (amount of heterogeneity accounted for):            {}%",
-            fcf(Some(r2), 2)
-        ));
-    }
     out.blank();
     out.line("Test for Residual Heterogeneity:");
     out.line(format!(
@@ -1125,12 +1127,6 @@ fn robust(out: &mut Out, result: &Value) -> Option<()> {
                 tau2_lines(out, h, int_only);
             }
             i2_h2_lines(out, h, int_only);
-            if let Some(r2) = num(h, "r2") {
-                out.line(format!(
-                    "R^2 (amount of heterogeneity accounted for):            {}%",
-                    fcf(Some(r2), 2)
-                ));
-            }
             out.blank();
             let (heading, q) = if int_only {
                 ("Test for Heterogeneity:", "Q")
@@ -1635,10 +1631,6 @@ fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
         model_line(out, "EE", k, false);
         out.blank();
         i2_h2_lines(out, model, false);
-        out.line(format!(
-            "R^2 (amount of heterogeneity accounted for):            {}%",
-            fcf(num(model, "r2"), 2)
-        ));
         out.blank();
         out.line("Test for Residual Heterogeneity:");
         out.line(format!(
