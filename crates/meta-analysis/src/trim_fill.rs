@@ -77,6 +77,20 @@ pub struct TrimAndFill {
     pub fit: Fit,
 }
 
+impl TrimAndFill {
+    /// The p value of R₀'s test that no records are missing, as metafor's `trimfill()`
+    /// prints it: 0.5^(k₀ + 1) (Duval & Tweedie 2000, the probability of a run of k₀ + 1
+    /// records beyond the estimate under no asymmetry); `None` for L₀, which has no test.
+    pub fn k0_p(&self) -> Option<f64> {
+        (self.estimator == Estimator::R0).then(|| {
+            crate::math::powi(
+                0.5,
+                i32::try_from(self.k0).unwrap_or(i32::MAX).saturating_add(1),
+            )
+        })
+    }
+}
+
 /// Trim-and-fill on at least 3 records, with `method` for every fit.
 ///
 /// The side, when not given, is metafor's: the sign of the slope β₁ of the meta-regression

@@ -73,8 +73,7 @@ impl TrimAndFillResult {
             side: t.side.name(),
             k0: t.k0,
             se_k0: t.se_k0,
-            k0_p: (t.estimator == Estimator::R0)
-                .then(|| meta_analysis::math::powi(0.5, t.k0 as i32 + 1)),
+            k0_p: t.k0_p(),
             method: t.fit.method.name(),
             k: t.fit.k,
             scale: scale.info(),
