@@ -14,6 +14,11 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+/// The module's allocator (see Cargo.toml): Talc over the wasm memory, growing it on demand.
+#[cfg(target_family = "wasm")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// Compact JSON text of `value`.
 fn text<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("exemplar's results serialize")
