@@ -1,5 +1,6 @@
 //! The arguments several tools share, as typed values read once after the schema check;
-//! each tool's own argument type lives in its file and flattens these in.
+//! each tool's own argument type lives in its file and composes these
+//! ([`composed_args!`]).
 //!
 //! The input schema (derived from these types, `schema_derivation.rs`) has already refused
 //! unknown properties, wrong types and values outside an `enum`. `records` is read
@@ -15,6 +16,105 @@ use meta_analysis::{
     Test, MAX_MODERATORS,
 };
 use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+/// An argument type read from a call's arguments object (after the schema check).
+///
+/// A shared argument ([`leaf_args!`]) reads its own keys and ignores the rest; a tool's
+/// argument type ([`composed_args!`]) reads each shared part it composes from the same object,
+/// then its own fields. This is serde's `#[serde(flatten)]` without its buffering of the whole
+/// object per level (serde's `Content`), which weighed about 5 KB gzip in the page's first
+/// wasm module (docs/PERFORMANCE.md).
+pub trait FromArgs: Sized {
+    /// The value read from `args`; a missing required key or a wrong type is an error.
+    fn from_args(args: &Map<String, Value>) -> Result<Self, serde_json::Error>;
+}
+
+/// Shared arguments read directly by their serde `Deserialize` (their own keys only): each
+/// listed type must not deny unknown fields.
+macro_rules! leaf_args {
+    ($($leaf:ty),* $(,)?) => {
+        $(impl $crate::tools::args::FromArgs for $leaf {
+            fn from_args(
+                args: &serde_json::Map<String, serde_json::Value>,
+            ) -> Result<Self, serde_json::Error> {
+                <$leaf as serde::Deserialize>::deserialize(args)
+            }
+        })*
+    };
+}
+
+/// A tool's argument type composed of shared parts and its own fields, in schema order:
+///
+/// ```text
+/// composed_args! {
+///     /// `egger_test`'s arguments.
+///     #[derive(Debug)]
+///     #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+///     pub struct EggerArgs {
+///         #[serde(default)] pub variant: Option<String>,  // its own: serde attributes
+///         #[flat] pub exclude: ExcludeArg,                  // a shared part (FromArgs)
+///     }
+/// }
+/// ```
+///
+/// The struct is declared as written, a `#[flat]` part flattened into its schema
+/// (`schemars(flatten)`) and read by its [`FromArgs`]; the own fields keep their attributes
+/// for the schema and are read together by a private serde struct of the same fields.
+macro_rules! composed_args {
+    (
+        $(#[$sattr:meta])*
+        $vis:vis struct $name:ident { $($body:tt)* }
+    ) => {
+        composed_args!(@field [$(#[$sattr])* $vis struct $name] [] [] [] $($body)*);
+    };
+    // A shared part.
+    (@field $head:tt [$($fields:tt)*] [$($own:tt)*] [$($parts:tt)*]
+        #[flat] $fvis:vis $f:ident : $t:ty $(, $($rest:tt)*)?
+    ) => {
+        composed_args!(@field $head
+            [$($fields)* #[cfg_attr(feature = "definitions", schemars(flatten))] $fvis $f: $t,]
+            [$($own)*]
+            [$($parts)* $f: $t,]
+            $($($rest)*)?);
+    };
+    // An own field: its attributes are the schema's (derived only with `definitions`) and
+    // the reading struct's.
+    (@field $head:tt [$($fields:tt)*] [$($own:tt)*] [$($parts:tt)*]
+        $(#[$a:meta])* $fvis:vis $f:ident : $t:ty $(, $($rest:tt)*)?
+    ) => {
+        composed_args!(@field $head
+            [$($fields)* $(#[cfg_attr(feature = "definitions", $a)])* $fvis $f: $t,]
+            [$($own)* $(#[$a])* $f: $t,]
+            [$($parts)*]
+            $($($rest)*)?);
+    };
+    (@field [$(#[$sattr:meta])* $vis:vis struct $name:ident]
+        [$($fields:tt)*]
+        [$($(#[$oa:meta])* $of:ident : $ot:ty,)*]
+        [$($pf:ident : $pt:ty,)*]
+    ) => {
+        $(#[$sattr])*
+        $vis struct $name { $($fields)* }
+
+        impl $crate::tools::args::FromArgs for $name {
+            fn from_args(
+                args: &serde_json::Map<String, serde_json::Value>,
+            ) -> Result<Self, serde_json::Error> {
+                #[derive(serde::Deserialize)]
+                #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+                #[allow(dead_code)]
+                struct Own { $($(#[$oa])* $of: $ot,)* }
+                #[allow(unused_variables)]
+                let own = <Own as serde::Deserialize>::deserialize(args)?;
+                Ok($name {
+                    $($pf: <$pt as $crate::tools::args::FromArgs>::from_args(args)?,)*
+                    $($of: own.$of,)*
+                })
+            }
+        }
+    };
+}
 
 fn parsed<'de, D, T>(
     deserializer: D,
@@ -321,21 +421,23 @@ impl BttArg {
     }
 }
 
-/// `method`, `level`, `test`, the data and the scale of a fit.
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct FitArgs {
-    #[serde(flatten)]
-    pub method: MethodArg,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    #[serde(flatten)]
-    pub test: TestArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
-    // `measure` and `transform`: the scale of the results' `natural` fields.
-    #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
+composed_args! {
+    /// `method`, `level`, `test`, the data and the scale of a fit.
+    #[derive(Debug, Default)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct FitArgs {
+        #[flat]
+        pub method: MethodArg,
+        #[flat]
+        pub level: LevelArg,
+        #[flat]
+        pub test: TestArg,
+        #[flat]
+        pub _data: DataArg,
+        // `measure` and `transform`: the scale of the results' `natural` fields.
+        #[flat]
+        pub scale: super::scale::ScaleArgs,
+    }
 }
 
 impl FitArgs {
@@ -349,14 +451,16 @@ impl FitArgs {
     }
 }
 
-/// A fit of the records left after `exclude` (`leave_one_out`, the cumulative tools).
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct ExcludeFitArgs {
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub fit: FitArgs,
+composed_args! {
+    /// A fit of the records left after `exclude` (`leave_one_out`, the cumulative tools).
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct ExcludeFitArgs {
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub fit: FitArgs,
+    }
 }
 
 pub(super) fn method<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Method>, D::Error> {
@@ -389,3 +493,78 @@ pub(super) fn fail_safe_type<'de, D: Deserializer<'de>>(
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct NoArgs {}
+
+leaf_args!(
+    NoArgs,
+    DataArg,
+    MethodArg,
+    LevelArg,
+    TestArg,
+    ExcludeArg,
+    WeightsArg,
+    ModsArg,
+    RequiredModsArg,
+    BttArg,
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    composed_args! {
+        /// A tool's arguments as a test writes them: an own required field between two parts.
+        #[derive(Debug)]
+        #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+        struct Probe {
+            #[flat]
+            exclude: ExcludeArg,
+            /// Required.
+            by: String,
+            #[serde(default)]
+            descending: bool,
+            #[flat]
+            fit: FitArgs,
+        }
+    }
+
+    fn object(value: Value) -> Map<String, Value> {
+        value.as_object().expect("an object").clone()
+    }
+
+    #[test]
+    fn each_part_and_the_own_fields_read_the_same_object() {
+        let args = object(json!({
+            "by": "tester", "exclude": ["s01"], "method": "DL", "level": 0.9,
+            "test": "knha", "descending": true
+        }));
+        let probe = Probe::from_args(&args).unwrap();
+        assert_eq!(probe.by, "tester");
+        assert!(probe.descending);
+        assert_eq!(probe.exclude.exclude, vec!["s01".to_string()]);
+        assert_eq!(probe.fit.method.get(), Method::Dl);
+        assert_eq!(probe.fit.level.level, Some(0.9));
+        assert_eq!(probe.fit.test.get(), Test::Knha);
+        // Defaults where nothing is given.
+        let plain = Probe::from_args(&object(json!({"by": "tester"}))).unwrap();
+        assert!(!plain.descending && plain.exclude.exclude.is_empty());
+        assert_eq!(plain.fit.method.get(), Method::Reml);
+    }
+
+    #[test]
+    fn a_missing_field_or_a_bad_value_is_an_error_naming_it() {
+        let missing = Probe::from_args(&object(json!({"method": "DL"}))).unwrap_err();
+        assert!(
+            missing.to_string().contains("missing field `by`"),
+            "{missing}"
+        );
+        let unknown =
+            Probe::from_args(&object(json!({"by": "tester", "method": "XX"}))).unwrap_err();
+        assert!(
+            unknown.to_string().contains("unknown method \"XX\""),
+            "{unknown}"
+        );
+        let wrong = Probe::from_args(&object(json!({"by": 3}))).unwrap_err();
+        assert!(wrong.to_string().contains("invalid type"), "{wrong}");
+    }
+}

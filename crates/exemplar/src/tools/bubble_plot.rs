@@ -10,7 +10,7 @@ use super::META_REGRESSION;
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
 use crate::plots::{self, BubbleInput};
 use meta_analysis::ModeratorColumn;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 pub static BUBBLE_PLOT: Tool = Tool {
@@ -46,17 +46,19 @@ fn examples() -> Vec<serde_json::Value> {
     calls
 }
 
-/// `bubble_plot`'s arguments: the numeric moderator, the fit's options and exclusions.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct BubbleArgs {
-    /// Numeric moderator column, e.g. "weeks".
-    #[serde(rename = "mod")]
-    pub moderator: String,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
+composed_args! {
+    /// `bubble_plot`'s arguments: the numeric moderator, the fit's options and exclusions.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct BubbleArgs {
+        /// Numeric moderator column, e.g. "weeks".
+        #[serde(rename = "mod")]
+        pub moderator: String,
+        #[flat]
+        pub fit: FitArgs,
+        #[flat]
+        pub exclude: ExcludeArg,
+    }
 }
 
 /// `bubble_plot`'s result.

@@ -8,7 +8,7 @@ use super::effect_sizes::{
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use crate::canonical;
 use meta_analysis::effect_sizes::Measure;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
@@ -48,25 +48,27 @@ with its reason, as escalc gives NA and rma omits the row. At most {MAX_RAW_DATA
     )
 }
 
-/// `compute_effect_sizes`' arguments.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct EffectSizeArgs {
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::effect_sizes::measure_schema")
-    )]
-    pub(super) measure: String,
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("One object per study: an optional id, the measure's columns (numbers or numeric text; {}; a 2x2 table may give n1i instead of bi, n2i instead of di), other columns kept.", super::effect_sizes::columns_by_measure())))]
-    pub(super) data: Vec<Map<String, Value>>,
-    #[serde(flatten)]
-    pub(super) escalc: EscalcSettings,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::raw_columns::schema")
-    )]
-    pub(super) columns: Option<Map<String, Value>>,
+composed_args! {
+    /// `compute_effect_sizes`' arguments.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct EffectSizeArgs {
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::effect_sizes::measure_schema")
+        )]
+        pub(super) measure: String,
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("One object per study: an optional id, the measure's columns (numbers or numeric text; {}; a 2x2 table may give n1i instead of bi, n2i instead of di), other columns kept.", super::effect_sizes::columns_by_measure())))]
+        pub(super) data: Vec<Map<String, Value>>,
+        #[flat]
+        pub(super) escalc: EscalcSettings,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::raw_columns::schema")
+        )]
+        pub(super) columns: Option<Map<String, Value>>,
+    }
 }
 
 /// `compute_effect_sizes`' result.

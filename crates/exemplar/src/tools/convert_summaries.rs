@@ -86,6 +86,8 @@ pub struct ConvertSummariesArgs {
     pub transf: Option<String>,
 }
 
+leaf_args!(ConvertSummariesArgs);
+
 #[cfg(feature = "definitions")]
 fn rows_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "array", "items": {"type": "object", "properties": {"id": {"type": ["string", "null"]}}}, "description": "Objects: optional id; fivenum: min, q1, median, q3, max, n; wald: out, ci.lb, ci.ub, pval, n."}))

@@ -7,7 +7,7 @@ use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
 use meta_analysis::{CumulativeStep, FitOptions, Record};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// One step: the fit of the records up to and including `added`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,17 +117,19 @@ pub(super) fn result(
     }
 }
 
-/// The arguments of `cumulative_meta_analysis` and its plot.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct CumulativeArgs {
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    /// Column to add the records in order of, e.g. "year" (also id, yi, vi); default: record order.
-    pub order_by: Option<String>,
-    /// Descending order_by.
-    #[serde(default)]
-    pub descending: bool,
+composed_args! {
+    /// The arguments of `cumulative_meta_analysis` and its plot.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct CumulativeArgs {
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub fit: FitArgs,
+        /// Column to add the records in order of, e.g. "year" (also id, yi, vi); default: record order.
+        pub order_by: Option<String>,
+        /// Descending order_by.
+        #[serde(default)]
+        pub descending: bool,
+    }
 }

@@ -87,17 +87,19 @@ impl Kind {
     }
 }
 
-/// `diagnostic_plot`'s arguments: the plot, the fit's options and exclusions.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct DiagnosticPlotArgs {
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "kind_schema"))]
-    pub kind: Kind,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
+composed_args! {
+    /// `diagnostic_plot`'s arguments: the plot, the fit's options and exclusions.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct DiagnosticPlotArgs {
+        #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "kind_schema"))]
+        pub kind: Kind,
+        #[flat]
+        pub fit: FitArgs,
+        #[flat]
+        pub exclude: ExcludeArg,
+    }
 }
 
 #[cfg(feature = "definitions")]

@@ -148,6 +148,8 @@ pub struct EscalcSettings {
     pub drop00: Option<bool>,
 }
 
+leaf_args!(EscalcSettings);
+
 impl EscalcSettings {
     /// The engine's settings for `measure`: `to` and `vtype` by escalc's names, `add` a
     /// number >= 0, and a `vtype` the measure offers (escalc ignores `vtype` for a measure

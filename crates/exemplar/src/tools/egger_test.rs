@@ -8,7 +8,7 @@ use super::schema_derivation as schemas;
 use super::{Companion, Tool, ToolError, ToolGroup, FUNNEL_PLOT, MAX_TOOL_RECORDS};
 use crate::protocol::{rule, RuleOutcome, RULE_TEXT};
 use meta_analysis::{EggerResult, EggerVariant};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static EGGER_TEST: Tool = Tool {
     name: "egger_test",
@@ -122,22 +122,24 @@ pub fn benchmark_rule(p: f64, data: &DataSource) -> Option<RuleOutcome> {
     data.is_frozen().then(|| rule(p))
 }
 
-/// `egger_test`'s arguments.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct EggerArgs {
-    /// classic: OLS t test of the intercept; rma: z test of the slope.
-    #[serde(
-        default,
-        deserialize_with = "super::args::variant",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
-    pub variant: Option<EggerVariant>,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
+composed_args! {
+    /// `egger_test`'s arguments.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct EggerArgs {
+        /// classic: OLS t test of the intercept; rma: z test of the slope.
+        #[serde(
+            default,
+            deserialize_with = "super::args::variant",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
+        pub variant: Option<EggerVariant>,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+    }
 }
 
 /// The test of `variant` (default classic) on the records left after `exclude`, with the

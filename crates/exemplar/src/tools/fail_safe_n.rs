@@ -4,7 +4,7 @@ use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::FailSafeType;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static FAIL_SAFE_N: Tool = Tool {
     name: "fail_safe_n",
@@ -44,27 +44,29 @@ fn examples() -> Vec<serde_json::Value> {
     calls
 }
 
-/// `fail_safe_n`'s arguments.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct FailSafeArgs {
-    #[serde(
-        rename = "type",
-        default,
-        deserialize_with = "super::args::fail_safe_type",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "type_schema"))]
-    pub kind: Option<FailSafeType>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "alpha_schema"))]
-    pub alpha: Option<f64>,
-    /// Orwin only: the mean effect to reach (default half the mean; not 0).
-    pub target: Option<f64>,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
+composed_args! {
+    /// `fail_safe_n`'s arguments.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct FailSafeArgs {
+        #[serde(
+            rename = "type",
+            default,
+            deserialize_with = "super::args::fail_safe_type",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "type_schema"))]
+        pub kind: Option<FailSafeType>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "alpha_schema"))]
+        pub alpha: Option<f64>,
+        /// Orwin only: the mean effect to reach (default half the mean; not 0).
+        pub target: Option<f64>,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+    }
 }
 
 #[cfg(feature = "definitions")]

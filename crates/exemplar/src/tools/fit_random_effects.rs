@@ -5,7 +5,7 @@ use super::data::{DataSource, DatasetInfo};
 use super::fit::{unweighted, weighted_error, FitHead, FitStats};
 use super::scale::{Scale, ScaleInfo};
 use super::{Companion, Tool, ToolError, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 pub static FIT_RANDOM_EFFECTS: Tool = Tool {
@@ -37,15 +37,17 @@ fn examples() -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The arguments of a fit with optional user weights: a fit's, and `weights`, the name of a
-/// numeric column holding each record's weight (`fit_random_effects`).
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct WeightedFitArgs {
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    #[serde(flatten)]
-    pub weights: WeightsArg,
+composed_args! {
+    /// The arguments of a fit with optional user weights: a fit's, and `weights`, the name of a
+    /// numeric column holding each record's weight (`fit_random_effects`).
+    #[derive(Debug, Default)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct WeightedFitArgs {
+        #[flat]
+        pub fit: FitArgs,
+        #[flat]
+        pub weights: WeightsArg,
+    }
 }
 
 /// `fit_random_effects`' result.

@@ -13,7 +13,7 @@ use super::{Tool, ToolError, ToolGroup};
 #[cfg(feature = "definitions")]
 use super::{REFIT_EXCLUDING, SUBGROUP_ANALYSIS};
 use crate::plots::{self, ForestGroups, ForestInput, IlabColumn};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 pub static FOREST_PLOT: Tool = Tool {
@@ -58,23 +58,25 @@ fn examples() -> Vec<serde_json::Value> {
     calls
 }
 
-/// `forest_plot`'s arguments: a refit's and, optionally, the text column to group rows by.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct ForestArgs {
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    /// Text column to group the rows by, e.g. "tester"; default: no groups.
-    #[serde(default)]
-    pub by: Option<String>,
-    /// Columns beside the labels, e.g. ["ai","ci"].
-    #[serde(default)]
-    pub ilab: Vec<String>,
-    /// "estimate", "precision" or a column; default: record order.
-    #[serde(default)]
-    pub order: Option<String>,
+composed_args! {
+    /// `forest_plot`'s arguments: a refit's and, optionally, the text column to group rows by.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct ForestArgs {
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub fit: FitArgs,
+        /// Text column to group the rows by, e.g. "tester"; default: no groups.
+        #[serde(default)]
+        pub by: Option<String>,
+        /// Columns beside the labels, e.g. ["ai","ci"].
+        #[serde(default)]
+        pub ilab: Vec<String>,
+        /// "estimate", "precision" or a column; default: record order.
+        #[serde(default)]
+        pub order: Option<String>,
+    }
 }
 
 /// The most ilab columns a forest plot shows.

@@ -14,7 +14,7 @@ use super::EGGER_TEST;
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
 use crate::plots::{self, EggerLine, FunnelInput};
 use meta_analysis::{EggerVariant, FitOptions};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 pub static FUNNEL_PLOT: Tool = Tool {
@@ -52,33 +52,35 @@ fn examples() -> Vec<serde_json::Value> {
     ]
 }
 
-/// `funnel_plot`'s arguments: whether Egger's line is drawn and its variant, exclusions and
-/// the axis's scale.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct FunnelArgs {
-    /// Egger variant whose line is drawn (unused with egger_line false).
-    #[serde(
-        default,
-        deserialize_with = "super::args::variant",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
-    pub variant: Option<EggerVariant>,
-    /// Draw Egger's line and its legend entry (false: neither, and no test is run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "egger_line_schema"))]
-    pub egger_line: Option<bool>,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
-    /// The plot's axis.
-    #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "contours_schema"))]
-    pub contours: Option<Vec<f64>>,
+composed_args! {
+    /// `funnel_plot`'s arguments: whether Egger's line is drawn and its variant, exclusions and
+    /// the axis's scale.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct FunnelArgs {
+        /// Egger variant whose line is drawn (unused with egger_line false).
+        #[serde(
+            default,
+            deserialize_with = "super::args::variant",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
+        pub variant: Option<EggerVariant>,
+        /// Draw Egger's line and its legend entry (false: neither, and no test is run).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "egger_line_schema"))]
+        pub egger_line: Option<bool>,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+        // The plot's axis.
+        #[flat]
+        pub scale: super::scale::ScaleArgs,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "contours_schema"))]
+        pub contours: Option<Vec<f64>>,
+    }
 }
 
 /// `contours`: confidence levels of shaded significance regions, none by default.

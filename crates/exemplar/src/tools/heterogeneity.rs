@@ -4,7 +4,7 @@ use super::args::{DataArg, ExcludeArg, LevelArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{BoundKind, HeterogeneityIntervals};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static HETEROGENEITY: Tool = Tool {
     name: "heterogeneity",
@@ -39,19 +39,21 @@ fn examples() -> Vec<serde_json::Value> {
     calls
 }
 
-/// `heterogeneity`'s arguments: the estimator, the level and exclusions (no test: it reports
-/// no pooled estimate).
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct HeterogeneityArgs {
-    #[serde(flatten)]
-    pub method: MethodArg,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
+composed_args! {
+    /// `heterogeneity`'s arguments: the estimator, the level and exclusions (no test: it reports
+    /// no pooled estimate).
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct HeterogeneityArgs {
+        #[flat]
+        pub method: MethodArg,
+        #[flat]
+        pub level: LevelArg,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+    }
 }
 
 /// `heterogeneity`'s result.

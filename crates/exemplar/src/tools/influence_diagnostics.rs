@@ -4,7 +4,7 @@ use super::args::{DataArg, ExcludeArg, MethodArg, TestArg};
 use super::data::{DataSource, DatasetInfo};
 use super::ToolError;
 use super::{Tool, ToolGroup, MAX_INFLUENCE_RECORDS};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     name: "influence_diagnostics",
@@ -40,19 +40,21 @@ fn examples() -> Vec<serde_json::Value> {
     calls
 }
 
-/// `influence_diagnostics`' arguments: the estimator, the test and `exclude` (no level: it
-/// reports no interval).
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct InfluenceArgs {
-    #[serde(flatten)]
-    pub method: MethodArg,
-    #[serde(flatten)]
-    pub test: TestArg,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
+composed_args! {
+    /// `influence_diagnostics`' arguments: the estimator, the test and `exclude` (no level: it
+    /// reports no interval).
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct InfluenceArgs {
+        #[flat]
+        pub method: MethodArg,
+        #[flat]
+        pub test: TestArg,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+    }
 }
 
 /// `influence_diagnostics`' result.

@@ -100,6 +100,8 @@ pub struct LoadArgs {
     pub _records: RecordsSlot,
 }
 
+leaf_args!(LoadArgs);
+
 /// The schemas of the raw-data options `load_data` passes on to `compute_effect_sizes`, whose
 /// schema describes and checks them (the dispatch validates raw data against it): a type and
 /// a word each.

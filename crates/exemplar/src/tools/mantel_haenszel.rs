@@ -6,7 +6,7 @@ use super::scale::{Scale, ScaleInfo};
 use super::tables::{options, TablesArg, TablesPooled};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use meta_analysis::{measure_scale, MhMeasure};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static MANTEL_HAENSZEL: Tool = Tool {
     name: "mantel_haenszel",
@@ -43,23 +43,25 @@ fn examples() -> Vec<serde_json::Value> {
     calls
 }
 
-/// `mantel_haenszel`'s arguments.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct MantelHaenszelArgs {
-    #[serde(flatten)]
-    pub tables: TablesArg,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "measure_schema"))]
-    pub measure: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::scale::transform_schema")
-    )]
-    pub transform: Option<String>,
+composed_args! {
+    /// `mantel_haenszel`'s arguments.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct MantelHaenszelArgs {
+        #[flat]
+        pub tables: TablesArg,
+        #[flat]
+        pub level: LevelArg,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "measure_schema"))]
+        pub measure: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::scale::transform_schema")
+        )]
+        pub transform: Option<String>,
+    }
 }
 
 /// `measure`: one of [`MhMeasure::ALL`], OR by default.

@@ -10,7 +10,7 @@ use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Companion, Tool, ToolGroup, BUBBLE_PLOT, MAX_TOOL_RECORDS};
 use super::{ErrorCode, ToolError};
 use meta_analysis::{MetaRegression, ModeratorValue, Term};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// The most prediction points one call takes.
@@ -288,25 +288,27 @@ fn values_at(
         .collect()
 }
 
-/// `meta_regression`'s arguments: the moderators, the fit's options, prediction points,
-/// exclusions and `weights`, the name of a numeric column holding each record's weight.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct MetaRegressionArgs {
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    #[serde(flatten)]
-    pub mods: RequiredModsArg,
-    #[serde(flatten)]
-    pub btt: BttArg,
-    // One object per prediction: a value for each moderator.
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "at_schema"))]
-    pub at: Vec<Map<String, Value>>,
-    #[serde(flatten)]
-    pub weights: WeightsArg,
+composed_args! {
+    /// `meta_regression`'s arguments: the moderators, the fit's options, prediction points,
+    /// exclusions and `weights`, the name of a numeric column holding each record's weight.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct MetaRegressionArgs {
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub fit: FitArgs,
+        #[flat]
+        pub mods: RequiredModsArg,
+        #[flat]
+        pub btt: BttArg,
+        // One object per prediction: a value for each moderator.
+        #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "at_schema"))]
+        pub at: Vec<Map<String, Value>>,
+        #[flat]
+        pub weights: WeightsArg,
+    }
 }
 
 /// `at`: the moderator values at which to predict.

@@ -71,7 +71,8 @@ macro_rules! handler {
     }};
 }
 
-// What several tools share.
+// What several tools share (first: its macros serve the modules below).
+#[macro_use]
 mod args;
 mod columns;
 mod cumulative;
@@ -105,7 +106,6 @@ pub use guide::{MAX_DEFINITION_BYTES, MAX_DESCRIPTION_CHARS, MEAN_DEFINITION_BYT
 pub use load_data::{LoadDataResult, LOAD_DATA_NAME};
 pub use store::{DataStore, DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
@@ -276,12 +276,18 @@ impl Companion {
 }
 
 /// A handler with typed arguments and result, erased to the registry's signature.
-fn handle<A: DeserializeOwned, R: Serialize>(
+fn handle<A: args::FromArgs, R: Serialize>(
     handler: fn(A, &DataSource) -> Result<R, ToolError>,
     args: &Value,
     data: &DataSource,
 ) -> Result<Value, ToolError> {
-    let args = A::deserialize(args)
+    let Value::Object(args) = args else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArguments,
+            "the arguments must be a JSON object, e.g. {} or {\"exclude\": [\"s04\"]}",
+        ));
+    };
+    let args = A::from_args(args)
         .map_err(|e| ToolError::new(ErrorCode::InvalidArguments, e.to_string()))?;
     let result = handler(args, data)?;
     Ok(serde_json::to_value(result).expect("tool results serialize"))

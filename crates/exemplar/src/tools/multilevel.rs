@@ -61,27 +61,31 @@ pub struct MultilevelMethodArg {
     pub method: Option<String>,
 }
 
-/// The multilevel model's arguments (`fit_multilevel`'s).
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct MultilevelArgs {
-    #[serde(flatten)]
-    pub study: StudyArg,
-    #[serde(flatten)]
-    pub mods: ModsArg,
-    #[serde(flatten)]
-    pub method: MultilevelMethodArg,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    #[serde(flatten)]
-    pub test: MultilevelTestArg,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
-    // `measure` and `transform`: the scale of the result's `natural` fields.
-    #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
+leaf_args!(StudyArg, MultilevelTestArg, MultilevelMethodArg);
+
+composed_args! {
+    /// The multilevel model's arguments (`fit_multilevel`'s).
+    #[derive(Debug, Default)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct MultilevelArgs {
+        #[flat]
+        pub study: StudyArg,
+        #[flat]
+        pub mods: ModsArg,
+        #[flat]
+        pub method: MultilevelMethodArg,
+        #[flat]
+        pub level: LevelArg,
+        #[flat]
+        pub test: MultilevelTestArg,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+        // `measure` and `transform`: the scale of the result's `natural` fields.
+        #[flat]
+        pub scale: super::scale::ScaleArgs,
+    }
 }
 
 /// The multilevel model's estimators: REML (the default) and ML.

@@ -4,7 +4,7 @@ use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{Alternative, Coefficient, MetaRegression, PetPeeseOptions, Test};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// PET-PEESE's tests, the default (knha: lm's multiplicative error) first.
 const TESTS: [Test; 2] = [Test::Knha, Test::Z];
@@ -40,27 +40,29 @@ fn examples() -> Vec<serde_json::Value> {
     vec![json!({}), json!({"test": "z", "alternative": "greater"})]
 }
 
-/// `pet_peese`'s arguments.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct PetPeeseArgs {
-    /// knha: multiplicative error, t tests; z: fixed effect.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
-    pub test: Option<String>,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "alpha_schema"))]
-    pub alpha: Option<f64>,
-    /// Alternative of PET's intercept test.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "alternative_schema"))]
-    pub alternative: Option<String>,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
+composed_args! {
+    /// `pet_peese`'s arguments.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct PetPeeseArgs {
+        /// knha: multiplicative error, t tests; z: fixed effect.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
+        pub test: Option<String>,
+        #[flat]
+        pub level: LevelArg,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "alpha_schema"))]
+        pub alpha: Option<f64>,
+        /// Alternative of PET's intercept test.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "alternative_schema"))]
+        pub alternative: Option<String>,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+    }
 }
 
 #[cfg(feature = "definitions")]

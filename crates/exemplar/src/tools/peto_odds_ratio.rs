@@ -5,7 +5,7 @@ use super::data::{DataSource, DatasetInfo};
 use super::scale::{Scale, ScaleInfo};
 use super::tables::{options, TablesArg, TablesPooled};
 use super::{Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static PETO_ODDS_RATIO: Tool = Tool {
     name: "peto_odds_ratio",
@@ -38,20 +38,22 @@ fn examples() -> Vec<serde_json::Value> {
     ]
 }
 
-/// `peto_odds_ratio`'s arguments.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct PetoArgs {
-    #[serde(flatten)]
-    pub tables: TablesArg,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(
-        feature = "definitions",
-        schemars(schema_with = "super::scale::transform_schema")
-    )]
-    pub transform: Option<String>,
+composed_args! {
+    /// `peto_odds_ratio`'s arguments.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct PetoArgs {
+        #[flat]
+        pub tables: TablesArg,
+        #[flat]
+        pub level: LevelArg,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::scale::transform_schema")
+        )]
+        pub transform: Option<String>,
+    }
 }
 
 /// `peto_odds_ratio`'s result.

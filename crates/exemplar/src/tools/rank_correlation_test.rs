@@ -3,7 +3,7 @@
 use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static RANK_CORRELATION_TEST: Tool = Tool {
     name: "rank_correlation_test",
@@ -35,14 +35,16 @@ fn examples() -> Vec<serde_json::Value> {
     vec![json!({}), json!({"records": examples::records()})]
 }
 
-/// `rank_correlation_test`'s arguments: `exclude` (and `records`).
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct RankTestArgs {
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
+composed_args! {
+    /// `rank_correlation_test`'s arguments: `exclude` (and `records`).
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct RankTestArgs {
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+    }
 }
 
 /// `rank_correlation_test`'s result: the engine's test and the data.

@@ -7,7 +7,6 @@ use super::scale::Scale;
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
 use super::{Companion, ErrorCode, Tool, ToolError, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
-use serde::Deserialize;
 
 pub static REFIT_EXCLUDING: Tool = Tool {
     name: "refit_excluding",
@@ -39,15 +38,17 @@ fn examples() -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// `refit_excluding`'s arguments: the ids to leave out (at least one), and a fit's.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct RefitArgs {
-    /// Ids to leave out (at least one), e.g. ["s04"].
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
-    pub exclude: Vec<String>,
-    #[serde(flatten)]
-    pub fit: FitArgs,
+composed_args! {
+    /// `refit_excluding`'s arguments: the ids to leave out (at least one), and a fit's.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct RefitArgs {
+        /// Ids to leave out (at least one), e.g. ["s04"].
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::exclude"))]
+        pub exclude: Vec<String>,
+        #[flat]
+        pub fit: FitArgs,
+    }
 }
 
 /// `refit_excluding`

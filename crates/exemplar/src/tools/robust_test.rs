@@ -8,7 +8,7 @@ use super::multilevel::{
 };
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{Method, RobustCoefficient, RobustVcov};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static ROBUST_TEST: Tool = Tool {
     name: "robust_test",
@@ -44,35 +44,37 @@ fn examples() -> Vec<serde_json::Value> {
     ]
 }
 
-/// `robust_test`'s arguments: the model's (the multilevel model's, with any estimator),
-/// the model and the cluster column and the estimator of the variance.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct RobustArgs {
-    #[serde(flatten)]
-    pub study: StudyArg,
-    #[serde(flatten)]
-    pub mods: ModsArg,
-    // Any estimator; REML or ML for the multilevel model.
-    #[serde(flatten)]
-    pub method: MethodArg,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    // Multilevel only; robust tests are t tests whatever it is.
-    #[serde(flatten)]
-    pub test: MultilevelTestArg,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
-    pub model: Option<String>,
-    /// Column of each record's cluster, usually the study.
-    pub cluster: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
-    pub vcov: Option<String>,
+composed_args! {
+    /// `robust_test`'s arguments: the model's (the multilevel model's, with any estimator),
+    /// the model and the cluster column and the estimator of the variance.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct RobustArgs {
+        #[flat]
+        pub study: StudyArg,
+        #[flat]
+        pub mods: ModsArg,
+        // Any estimator; REML or ML for the multilevel model.
+        #[flat]
+        pub method: MethodArg,
+        #[flat]
+        pub level: LevelArg,
+        // Multilevel only; robust tests are t tests whatever it is.
+        #[flat]
+        pub test: MultilevelTestArg,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
+        pub model: Option<String>,
+        /// Column of each record's cluster, usually the study.
+        pub cluster: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
+        pub vcov: Option<String>,
+    }
 }
 
 #[cfg(feature = "definitions")]

@@ -39,6 +39,8 @@ pub struct ScaleArgs {
     pub transform: Option<String>,
 }
 
+leaf_args!(ScaleArgs);
+
 /// The scale of a call: its measure (if known) and the transform its `natural` fields use.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scale {

@@ -4,7 +4,7 @@ use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{FitOptions, SelectionModel, DEFAULT_STEPS};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The most steps a selection model takes.
 pub const MAX_STEPS: usize = 10;
@@ -37,19 +37,21 @@ fn examples() -> Vec<serde_json::Value> {
     vec![json!({}), json!({"steps": [0.05], "exclude": ["s04"]})]
 }
 
-/// `selection_model`'s arguments.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct SelectionArgs {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "steps_schema"))]
-    pub steps: Option<Vec<f64>>,
-    #[serde(flatten)]
-    pub level: LevelArg,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
+composed_args! {
+    /// `selection_model`'s arguments.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct SelectionArgs {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "steps_schema"))]
+        pub steps: Option<Vec<f64>>,
+        #[flat]
+        pub level: LevelArg,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+    }
 }
 
 /// `steps`: the p-value cutpoints, [`DEFAULT_STEPS`] by default.

@@ -8,7 +8,7 @@ use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Companion, Tool, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
 use super::ToolError;
 use meta_analysis::{ModeratorColumn, SubgroupAnalysis};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub static SUBGROUP_ANALYSIS: Tool = Tool {
     name: "subgroup_analysis",
@@ -49,16 +49,18 @@ fn examples() -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// `subgroup_analysis`'s arguments: the text column, the fit's options and exclusions.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct SubgroupArgs {
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub fit: FitArgs,
-    /// Text column whose levels are the subgroups, e.g. "tester".
-    pub by: String,
+composed_args! {
+    /// `subgroup_analysis`'s arguments: the text column, the fit's options and exclusions.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct SubgroupArgs {
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub fit: FitArgs,
+        /// Text column whose levels are the subgroups, e.g. "tester".
+        pub by: String,
+    }
 }
 
 /// One level's fit.

@@ -108,6 +108,8 @@ pub struct TablesArg {
     pub data_id: Option<String>,
 }
 
+leaf_args!(TablesArg);
+
 impl TablesArg {
     /// The tables and the data they are ([`tables_of`]).
     pub(super) fn of(self, source: &DataSource) -> Result<(Vec<Table2x2>, DatasetInfo), ToolError> {

@@ -6,7 +6,7 @@ use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
 use meta_analysis::{Estimator, Side, TrimAndFill};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// A filled record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -123,32 +123,34 @@ pub(super) fn run(
     Ok((result, excluded, scale))
 }
 
-/// The arguments of `trim_and_fill` and its plot.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct TrimFillArgs {
-    #[serde(
-        default,
-        deserialize_with = "super::args::estimator",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "estimator_schema"))]
-    pub estimator: Option<Estimator>,
-    #[serde(
-        default,
-        deserialize_with = "super::args::side",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "side_schema"))]
-    pub side: Option<Side>,
-    #[serde(flatten)]
-    pub method: MethodArg,
-    #[serde(flatten)]
-    pub exclude: ExcludeArg,
-    #[serde(flatten)]
-    pub _data: DataArg,
-    #[serde(flatten)]
-    pub scale: super::scale::ScaleArgs,
+composed_args! {
+    /// The arguments of `trim_and_fill` and its plot.
+    #[derive(Debug)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct TrimFillArgs {
+        #[serde(
+            default,
+            deserialize_with = "super::args::estimator",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "estimator_schema"))]
+        pub estimator: Option<Estimator>,
+        #[serde(
+            default,
+            deserialize_with = "super::args::side",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "side_schema"))]
+        pub side: Option<Side>,
+        #[flat]
+        pub method: MethodArg,
+        #[flat]
+        pub exclude: ExcludeArg,
+        #[flat]
+        pub _data: DataArg,
+        #[flat]
+        pub scale: super::scale::ScaleArgs,
+    }
 }
 
 #[cfg(feature = "definitions")]
