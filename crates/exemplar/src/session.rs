@@ -5,7 +5,7 @@
 //! how an error reads, what an agent receives and which plot goes with a result all come
 //! from this module.
 
-use crate::ledger::{self, Entry, EntryHeader, Ledger, LedgerError, Run, Status};
+use crate::ledger::{self, EntryHeader, Ledger, LedgerError, Run, Status};
 use crate::tools::{self, ErrorCode, ToolError};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -401,11 +401,7 @@ impl Session {
         entries_json: &str,
         loads: &[(u64, &str)],
     ) -> Result<Self, LedgerError> {
-        let entries: Vec<Entry> = serde_json::from_str(entries_json).map_err(|e| LedgerError {
-            seq: None,
-            message: format!("the ledger is not a JSON array of entries: {e}"),
-        })?;
-        let ledger = Ledger::from_entries(entries)?;
+        let ledger = Ledger::from_entries(ledger::parse_entries(entries_json)?)?;
         let mut session = Session {
             verified: ledger.len(),
             ..Session::default()
@@ -739,6 +735,7 @@ pub fn verify_exported(entries_json: &str) -> Result<usize, LedgerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ledger::Entry;
 
     const T: &str = "2026-12-02T10:00:00Z";
 
