@@ -203,8 +203,16 @@ the session that made them ({holds})",
             .map(|held| Arc::new(held.data.source(handle(held.number))))
     }
 
+    /// For a companion's rule: none in the first module (built without `extended`), which
+    /// holds no handle (see [`DataStore::find`]).
+    #[cfg(not(feature = "extended"))]
+    pub(super) fn stand_in(&self, _args: &Value) -> Option<Value> {
+        None
+    }
+
     /// For a companion's rule: `args` with the handle replaced by one stand-in record
     /// holding the first value of each of its columns (the rule reads only those).
+    #[cfg(feature = "extended")]
     pub(super) fn stand_in(&self, args: &Value) -> Option<Value> {
         let id = args.get(DATA_ID)?.as_str()?;
         let held = self.find(id).ok()?;
