@@ -50,7 +50,7 @@ function remember(seq, argsText) {
 /**
  * A Session continuing the ledger `entries` (JSON text), its handles made again from the
  * loads' arguments the page kept (`loads`: [ledger seq, arguments text or its pieces]).
- * The first module makes no handles (load_data is the whole engine's, and the worker never
+ * The first module makes no handles (loading data is the whole engine's, and the worker never
  * goes back to it), so it has no `restoreWithLoads`: it restores the ledger alone.
  */
 function restored(module, entries, loads = []) {
