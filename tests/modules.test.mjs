@@ -5,12 +5,23 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, agentCall, exportedLedger, launch, ledgerVerified } from './helpers.mjs';
+import { BASE_URL, agentCall, exportedLedger, launch, ledgerVerified, resultOf } from './helpers.mjs';
 
 /**
  * A fresh context and page, not yet navigated (a test routes the engine's
  * requests first), recording the page's errors.
  */
+/** Submits tool `tool`'s form as it stands (opened first) and returns its result area's text. */
+async function submitForm(page, tool) {
+  const article = `#tool-${tool}`;
+  if (!(await page.$eval(`${article} details.tool-details`, (d) => d.open))) await page.click(`${article} details.tool-details > summary`);
+  await page.$eval(`${article} pre.result`, (pre) => {
+    pre.textContent = '';
+  });
+  await page.click(`${article} button[type="submit"]`);
+  return resultOf(page, tool);
+}
+
 async function unloadedPage(browser) {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -80,7 +91,7 @@ test('the first module answers the benchmark; another tool waits for the whole e
   }
 });
 
-test('when the whole engine cannot be loaded, a call that needs it is an error that says so, ledgered; the benchmark goes on; a later call loads it', async () => {
+test('when the whole engine cannot be loaded, a call that needs it is an error that says so, ledgered; a form says so, unledgered; the benchmark goes on; a later call loads it', async () => {
   const browser = await launch({ webmcp: true });
   try {
     const { page, errors } = await unloadedPage(browser);
@@ -103,6 +114,14 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
     await page.waitForSelector('#tool-fit_random_effects .plot-slot .status.alarm', { timeout: 10000 });
     assert.match(await page.textContent('#tool-fit_random_effects .plot-slot'), /^The plot could not be drawn: internal_error: \S/);
 
+    // A form is read by the whole engine: the form says that it could not be loaded, and
+    // nothing is run or ledgered.
+    assert.match(
+      await submitForm(page, 'fit_random_effects'),
+      /^Not run: the form is read by the whole engine, which could not be loaded \(.+\)$/,
+    );
+    assert.equal(await page.$eval('#tool-fit_random_effects button[type="submit"]', (b) => b.disabled), false);
+
     blocked = false;
     const again = await agentCall(page, 'forest_plot', {});
     assert.equal(again.isError, undefined, JSON.stringify(again).slice(0, 300));
@@ -111,7 +130,10 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
     await page.click('#your-data-body button:has-text("Try again")');
     await page.waitForSelector('#your-data-csv', { timeout: 10000 });
 
-    await ledgerVerified(page, 4);
+    // Once the whole engine is there, the form is read and run.
+    assert.equal(JSON.parse(await submitForm(page, 'fit_random_effects')).k, 19);
+
+    await ledgerVerified(page, 5);
     const entries = JSON.parse(await exportedLedger(page));
     assert.deepEqual(
       entries.map((e) => [e.tool, e.status]),
@@ -120,6 +142,7 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
         ['fit_random_effects', 'ok'],
         ['fit_random_effects', 'ok'],
         ['forest_plot', 'ok'],
+        ['fit_random_effects', 'ok'],
       ],
     );
     assert.deepEqual(errors, []);

@@ -271,7 +271,7 @@ function renderToolList(definitions, run, toolForm, yourInput) {
   const article = (def) => {
     const { form, result } = toolForm(def, (args, signal, onProgress) => run(def.name, args, 'person (form)', signal, onProgress), {
       yourInput,
-      formArgs: engine.formArgs,
+      formArgs: engineModule.formArgs,
     });
     return el(
       'article',

@@ -50,8 +50,11 @@ function remember(seq, argsText) {
 /**
  * A Session continuing the ledger `entries` (JSON text), its handles made again from the
  * loads' arguments the page kept (`loads`: [ledger seq, arguments text or its pieces]).
+ * The first module makes no handles (loading data is the whole engine's, and the worker never
+ * goes back to it), so it has no `restoreWithLoads`: it restores the ledger alone.
  */
 function restored(module, entries, loads = []) {
+  if (!module.Session.restoreWithLoads) return module.Session.restore(entries);
   return module.Session.restoreWithLoads(
     entries,
     loads.map(([seq]) => seq),
@@ -108,7 +111,9 @@ const ops = {
     if (reportText === 'null') return { missing: true };
     const report = lean(reportText);
     remember(report.entry.seq, argsText);
-    return { report, entry: session.lastEntryJson(), kept: Array.from(session.keptLoads()) };
+    // The loads whose handles are held: none on the first module, which has no `keptLoads`.
+    const kept = tier === 'full' ? Array.from(session.keptLoads()) : [];
+    return { report, entry: session.lastEntryJson(), kept };
   },
   // How the page shows a result (the response's JSON text): the engine's printed summary
   // and tables, from the whole module (the first leaves views out).
@@ -152,6 +157,9 @@ const ops = {
   plot: ({ name, seq }) => (recent.has(seq) ? session.companionPlot(name, recent.get(seq)) : 'null'),
   // The rules every tool follows (exemplar::tools::instructions), on the full module.
   instructions: () => wasm.instructions(),
+  // A form's text read as arguments (exemplar::session::form), on the full module:
+  // `{ok: args}` or `{error: sentence}`.
+  formArgs: ({ schema, fields, lenient }) => JSON.parse(wasm.formArgs(JSON.stringify(schema), JSON.stringify(fields), lenient)),
   verify: () => session.verify(),
   entries: () => session.entriesJson(),
   trap: () => wasm.trapForTest(),

@@ -436,23 +436,15 @@ export const engine = {
   datasetCsv: () => glue.datasetCsv(),
   datasetJson: () => glue.datasetJson(),
   score: (raw) => glue.score(raw),
-  /**
-   * A form's text (`fields`: name → text) read as the arguments `schema` describes
-   * (exemplar::session::form); throws the sentence naming the field to fix.
-   */
-  formArgs: (schema, fields, lenient) => {
-    const read = JSON.parse(glue.formArgs(JSON.stringify(schema), JSON.stringify(fields), lenient));
-    if ('error' in read) throw new Error(read.error);
-    return read.ok;
-  },
   sha256Hex: (bytes) => glue.sha256Hex(bytes),
 };
 
 /**
- * An op of "Your data" in the worker, on the full module, queued with the
- * calls. A trap ends the worker (a fresh one computes the view again).
+ * An op of the full module in the worker ("Your data", a form's reading, the
+ * instructions), queued with the calls. A trap ends the worker (a fresh one
+ * computes the view again); its message names `what` was being worked on.
  */
-function inWorker(op, fields) {
+function inWorker(op, fields, what = 'Your data') {
   const result = queue.then(async () => {
     await workerStarted();
     await upgrade();
@@ -461,7 +453,7 @@ function inWorker(op, fields) {
     } catch (err) {
       if (!(err instanceof Trap)) throw err;
       await restart(err);
-      throw new Error(`the engine stopped while working on Your data and was restarted (${err.message})`);
+      throw new Error(`the engine stopped while working on ${what} and was restarted (${err.message})`);
     }
   });
   queue = result.catch(() => {});
@@ -485,6 +477,24 @@ export const yourData = {
 
 /** The rules every tool follows, as the engine says them (the full module's `instructions`). */
 export const instructions = () => inWorker('instructions', {});
+
+/**
+ * A form's text (`fields`: name → text) read as the arguments `schema` describes
+ * (exemplar::session::form), by the full module (the first module has no form reading),
+ * loaded first if need be. Rejects with the sentence naming the field to fix, or saying
+ * that the whole engine could not be loaded.
+ */
+export async function formArgs(schema, fields, lenient) {
+  let read;
+  try {
+    read = await inWorker('formArgs', { schema, fields, lenient }, 'the form');
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+    throw new Error(`the form is read by the whole engine, which could not be loaded (${err.message})`);
+  }
+  if ('error' in read) throw new Error(read.error);
+  return read.ok;
+}
 
 /**
  * For the end-to-end test of the recovery only: the next run first calls a

@@ -123,8 +123,8 @@ function runOnChoice(yoursField, takes, replaced) {
  * `records` or `data` as `takes`) as JSON text, or rejects saying why not.
  * `formArgs(schema, fields, lenient)` is the
  * engine's reading of the text typed (`fields`: name → text) as arguments,
- * throwing the sentence that names a field to fix (`lenient`: on Your data,
- * which may fill a required field). Returns `{ form, result }`: the result
+ * resolving to them or rejecting with the sentence that names a field to fix
+ * (`lenient`: on Your data, which may fill a required field). Returns `{ form, result }`: the result
  * area is placed by the caller, outside the form, so that a run shows even
  * while the form is folded away.
  */
@@ -174,16 +174,18 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     let args = {};
+    // Not submitted again while the text is read (by the whole engine, which may be loading).
+    button.disabled = true;
     try {
       const yours = runOn?.yours() ?? false;
       const typed = Object.fromEntries(fields.filter((f) => !(yours && replaced.includes(f))).map((f) => [f.name, f.input.value]));
-      args = formArgs(schema, typed, yours);
+      args = await formArgs(schema, typed, yours);
       if (yours) args = await yourInput(def.name, args, takes);
     } catch (err) {
       status(`Not run: ${err.message}`, true);
+      button.disabled = false;
       return;
     }
-    button.disabled = true;
     controller = new AbortController();
     cancel.disabled = false;
     status('Running…', false);

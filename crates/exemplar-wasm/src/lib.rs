@@ -11,7 +11,9 @@ use exemplar::session;
 use exemplar::your_data;
 use exemplar::{dataset, ledger, page, scorer, tools};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
+#[cfg(feature = "full")]
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 /// The module's allocator (see Cargo.toml): Talc over the wasm memory, growing it on demand.
@@ -117,7 +119,9 @@ pub fn instructions() -> String {
 /// of name → text) read by the tool's input schema (`schema_json`, from the definitions the
 /// page registered): `{"ok": args}` or `{"error": sentence}` naming the field to fix
 /// ([`session::form::args`]). `lenient`: a run on Your data, which may fill a required field.
-/// Never throws.
+/// Never throws. Only in the whole engine: the page reads a form there (`www/engine.js`
+/// `formArgs`), so the first module carries no form reading.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = formArgs)]
 pub fn form_args(schema_json: &str, fields_json: &str, lenient: bool) -> String {
     let read = || -> Result<Value, String> {
@@ -192,6 +196,7 @@ impl Session {
     /// page kept ([`Session::kept_loads`]): `load_args[i]` is that of ledger entry
     /// `load_seqs[i]` ([`session::Session::restore_with_loads`]). Throws if the entries do
     /// not verify.
+    #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = restoreWithLoads)]
     pub fn restore_with_loads(
         entries_json: &str,
@@ -210,6 +215,7 @@ impl Session {
 
     /// The ledger seqs of the loads whose handles the session holds: the page keeps these
     /// loads' arguments (and no other call's) to restore the session after a trap.
+    #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = keptLoads)]
     pub fn kept_loads(&self) -> Vec<u32> {
         self.inner

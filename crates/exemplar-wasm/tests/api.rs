@@ -86,6 +86,8 @@ fn your_data_view_matches_native() {
 
 /// A form's text is read as arguments by the engine, by the tool's input schema, as the page
 /// calls it: the page only gathers the text, and shows the sentence naming a field to fix.
+/// Only in the whole engine: the page reads a form there (`www/engine.js` `formArgs`).
+#[cfg(feature = "full")]
 #[wasm_bindgen_test]
 fn a_forms_text_is_read_by_the_tools_schema() {
     use serde_json::{json, Value};
@@ -124,4 +126,27 @@ fn a_plot_that_could_not_be_drawn_is_worded_by_the_engine() {
         answer["error"]["message"],
         "the engine stopped while drawing the plot and was restarted"
     );
+}
+
+/// The whole engine restores a session with the arguments of the loads the page kept: the
+/// handles are made again, and the ledger goes on.
+#[cfg(feature = "full")]
+#[wasm_bindgen_test]
+fn a_session_is_restored_with_the_loads_the_page_kept() {
+    let mut session = exemplar_wasm::Session::new();
+    let load = r#"{"records":[{"id":"a","yi":0.1,"vi":0.01},{"id":"b","yi":0.3,"vi":0.02}]}"#;
+    session.run("load_data", load, "t");
+    assert_eq!(session.kept_loads(), [1]);
+    let mut restored = exemplar_wasm::Session::restore_with_loads(
+        &session.entries_json(),
+        vec![1],
+        vec![load.to_string()],
+    )
+    .unwrap();
+    assert_eq!(restored.kept_loads(), [1]);
+    let report: serde_json::Value =
+        serde_json::from_str(&restored.run("fit_random_effects", r#"{"data_id":"d1"}"#, "t"))
+            .unwrap();
+    assert_eq!(report["response"]["structuredContent"]["k"], 2, "{report}");
+    assert_eq!(report["entry"]["seq"], 2);
 }

@@ -21,7 +21,7 @@
 //! Only tool runs are appended; scores never enter the ledger.
 
 use crate::canonical;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Value};
 use std::fmt;
 
@@ -43,9 +43,49 @@ pub enum Status {
     Cancelled,
 }
 
-/// One ledger entry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+impl Status {
+    /// Every status, in declaration order.
+    const ALL: [Status; 4] = [
+        Status::Ok,
+        Status::Error,
+        Status::InternalError,
+        Status::Cancelled,
+    ];
+
+    /// The name the ledger writes (`ok`, `error`, `internal_error`, `cancelled`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Error => "error",
+            Status::InternalError => "internal_error",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
+    /// The status the ledger names `name`, or `None`.
+    pub fn from_name(name: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+/// The fields of an entry, in the order they are written.
+const ENTRY_FIELDS: [&str; 10] = [
+    "seq",
+    "time",
+    "tool",
+    "status",
+    "args",
+    "dataset_sha256",
+    "engine_version",
+    "result_sha256",
+    "prev_hash",
+    "hash",
+];
+
+/// One ledger entry. An exported entry is read by [`Entry::from_value`] (serde's
+/// `Deserialize` reads it the same way): a derived deserializer would link serde's generic
+/// struct reading into the page's first module, which reads a ledger only to restore one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Entry {
     pub seq: u64,
     pub time: String,
@@ -60,6 +100,40 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The entry `value` writes, as an exported ledger holds it: an object with exactly the
+    /// ten fields, each of its type. Otherwise the sentence serde's derived reading gives
+    /// (without the position): the first field, in the text's order, that is unknown or of
+    /// the wrong type, else the first field missing.
+    pub fn from_value(value: &Value) -> Result<Entry, String> {
+        let object = value
+            .as_object()
+            .ok_or_else(|| invalid_type(value, "struct Entry"))?;
+        let mut fields: [Option<&Value>; 10] = [None; 10];
+        for (key, field) in object {
+            let at = ENTRY_FIELDS
+                .iter()
+                .position(|name| name == key)
+                .ok_or_else(|| unknown_field(key))?;
+            check_field(at, field)?;
+            fields[at] = Some(field);
+        }
+        let field =
+            |at: usize| fields[at].ok_or_else(|| format!("missing field `{}`", ENTRY_FIELDS[at]));
+        let text = |at: usize| field(at).map(|v| v.as_str().unwrap_or_default().to_string());
+        Ok(Entry {
+            seq: field(0)?.as_u64().unwrap_or_default(),
+            time: text(1)?,
+            tool: text(2)?,
+            status: Status::from_name(field(3)?.as_str().unwrap_or_default()).unwrap_or(Status::Ok),
+            args: field(4)?.clone(),
+            dataset_sha256: text(5)?,
+            engine_version: text(6)?,
+            result_sha256: text(7)?,
+            prev_hash: text(8)?,
+            hash: text(9)?,
+        })
+    }
+
     /// The hash this entry should carry: SHA-256 of the canonical JSON of every field but `hash`.
     pub fn compute_hash(&self) -> String {
         // `args` (megabytes, perhaps) is not copied into a second tree to be hashed: its
@@ -80,6 +154,77 @@ impl Entry {
         text.push(',');
         text.push_str(&others[1..]);
         crate::sha256_hex(text.as_bytes())
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    /// As [`Entry::from_value`] reads it.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Entry::from_value(&value).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Whether field `ENTRY_FIELDS[at]` holds a value of its type: `seq` a non-negative
+/// integer, `status` a status's name, `args` anything, the others text.
+fn check_field(at: usize, value: &Value) -> Result<(), String> {
+    match (ENTRY_FIELDS[at], value) {
+        ("args", _) => Ok(()),
+        ("seq", Value::Number(n)) if n.is_u64() => Ok(()),
+        ("seq", Value::Number(n)) if n.is_i64() => Err(format!(
+            "invalid value: {}, expected u64",
+            unexpected(value)
+        )),
+        ("seq", _) => Err(invalid_type(value, "u64")),
+        ("status", Value::String(name)) => match Status::from_name(name) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "unknown variant `{name}`, expected one of {}",
+                quoted_list(Status::ALL.map(Status::as_str).iter())
+            )),
+        },
+        // serde read a status written as an object (`{"ok": null}`) too; the ledger never
+        // writes one.
+        ("status", Value::Object(_)) => Err(invalid_type(value, "a status name")),
+        ("status", _) => Err("expected value".to_string()),
+        (_, Value::String(_)) => Ok(()),
+        _ => Err(invalid_type(value, "a string")),
+    }
+}
+
+/// serde's sentence for a value of the wrong type.
+fn invalid_type(value: &Value, expected: &str) -> String {
+    format!("invalid type: {}, expected {expected}", unexpected(value))
+}
+
+/// serde's sentence for a field an entry does not have.
+fn unknown_field(key: &str) -> String {
+    format!(
+        "unknown field `{key}`, expected one of {}",
+        quoted_list(ENTRY_FIELDS.iter())
+    )
+}
+
+/// `` `a`, `b`, `c` ``, as serde lists what it expected.
+fn quoted_list<'a>(names: impl Iterator<Item = &'a &'a str>) -> String {
+    names
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How serde names a value it did not expect (`serde::de::Unexpected`).
+fn unexpected(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) => match n.as_f64() {
+            Some(_) if n.is_i64() || n.is_u64() => format!("integer `{n}`"),
+            _ => format!("floating point `{n}`"),
+        },
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(_) => "sequence".to_string(),
+        Value::Object(_) => "map".to_string(),
     }
 }
 
@@ -255,12 +400,32 @@ fn verify_chain(entries: &[Entry], offset: u64, prev: &str) -> Result<(), Ledger
     Ok(())
 }
 
-/// Reads an exported ledger (a JSON array of entries) and verifies it; returns its length.
-pub fn verify_json(text: &str) -> Result<usize, LedgerError> {
-    let entries: Vec<Entry> = serde_json::from_str(text).map_err(|e| LedgerError {
+/// Reads an exported ledger: a JSON array of entries, read strictly (a key repeated in any
+/// object is refused, as in a tool's arguments: [`crate::strict_json`]). The error, with
+/// `seq` `None`, says why the text is not one, and which entry (1-based) when one is not an
+/// entry.
+pub fn parse_entries(text: &str) -> Result<Vec<Entry>, LedgerError> {
+    let unreadable = |why: String| LedgerError {
         seq: None,
-        message: format!("the ledger is not a JSON array of entries: {e}"),
-    })?;
+        message: format!("the ledger is not a JSON array of entries: {why}"),
+    };
+    let value = crate::strict_json::parse(text).map_err(|e| unreadable(e.to_string()))?;
+    let Value::Array(items) = value else {
+        return Err(unreadable(invalid_type(&value, "a sequence")));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            Entry::from_value(item).map_err(|why| unreadable(format!("entry {}: {why}", i + 1)))
+        })
+        .collect()
+}
+
+/// Reads an exported ledger (a JSON array of entries, [`parse_entries`]) and verifies it;
+/// returns its length.
+pub fn verify_json(text: &str) -> Result<usize, LedgerError> {
+    let entries = parse_entries(text)?;
     verify(&entries)?;
     Ok(entries.len())
 }
@@ -450,6 +615,142 @@ mod tests {
             .message
             .starts_with("the ledger is not a JSON array of entries"));
         assert_eq!(verify_json("[]"), Ok(0));
+    }
+
+    /// serde's derived reading of an entry, which [`Entry::from_value`] replaced: the twin
+    /// its errors are compared with.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Derived {
+        seq: u64,
+        time: String,
+        tool: String,
+        status: Status,
+        args: Value,
+        dataset_sha256: String,
+        engine_version: String,
+        result_sha256: String,
+        prev_hash: String,
+        hash: String,
+    }
+
+    /// serde's message for `text` read as derived entries, without its position.
+    fn derived_error(text: &str) -> String {
+        let error = serde_json::from_str::<Vec<Derived>>(text)
+            .unwrap_err()
+            .to_string();
+        let at = error.rfind(" at line ").expect("a position");
+        error[..at].replace("struct Derived", "struct Entry")
+    }
+
+    #[test]
+    fn an_entry_that_is_not_one_is_refused_as_serde_refused_it() {
+        let good = three().to_json()[0].clone();
+        let with = |key: &str, value: Value| {
+            let mut entry = good.clone();
+            entry[key] = value;
+            entry
+        };
+        let without = |key: &str| {
+            let mut entry = good.clone();
+            entry.as_object_mut().unwrap().shift_remove(key);
+            entry
+        };
+        let cases = [
+            json!(1),
+            json!("entry"),
+            json!(null),
+            with("seq", json!(-1)),
+            with("seq", json!(1.5)),
+            with("seq", json!("1")),
+            with("seq", json!(null)),
+            with("time", json!(7)),
+            with("tool", json!(true)),
+            with("hash", json!({"a": 1})),
+            with("prev_hash", json!([])),
+            with("status", json!("done")),
+            with("status", json!(3)),
+            with("status", json!(null)),
+            with("extra", json!(1)),
+            without("seq"),
+            without("hash"),
+            without("args"),
+            json!({"time": 1, "seq": "x"}),
+            json!({"seq": 1}),
+            json!({"nope": 1, "seq": "x"}),
+        ];
+        for case in cases {
+            let text = Value::Array(vec![case.clone()]).to_string();
+            let ours = parse_entries(&text).unwrap_err();
+            assert_eq!(ours.seq, None);
+            assert_eq!(
+                ours.message,
+                format!(
+                    "the ledger is not a JSON array of entries: entry 1: {}",
+                    derived_error(&text)
+                ),
+                "{case}"
+            );
+        }
+        for text in ["{\"a\": 1}", "1", "\"x\""] {
+            assert_eq!(
+                parse_entries(text).unwrap_err().message,
+                format!(
+                    "the ledger is not a JSON array of entries: {}",
+                    derived_error(text)
+                ),
+                "{text}"
+            );
+        }
+        // serde also read an entry written as an array of its ten values in order; the
+        // ledger never writes one, and it is refused.
+        assert_eq!(
+            Entry::from_value(&json!([1])).unwrap_err(),
+            "invalid type: sequence, expected struct Entry"
+        );
+        assert_eq!(
+            Entry::from_value(&with("status", json!({"ok": null}))).unwrap_err(),
+            "invalid type: map, expected a status name"
+        );
+        // Read through serde, an entry is read the same way.
+        let text = good.to_string();
+        assert_eq!(
+            serde_json::from_str::<Entry>(&text).unwrap(),
+            Entry::from_value(&good).unwrap()
+        );
+        let error = serde_json::from_str::<Entry>(&without("seq").to_string()).unwrap_err();
+        assert!(
+            error.to_string().starts_with("missing field `seq`"),
+            "{error}"
+        );
+    }
+
+    /// A key repeated in an exported ledger (an entry's field, or a key inside its `args`) is
+    /// refused, not read last-wins: the text says two things.
+    #[test]
+    fn a_repeated_key_in_an_exported_ledger_is_refused() {
+        let text = three().to_json().to_string();
+        let seq_twice = text.replacen("{\"seq\":1,", "{\"seq\":1,\"seq\":1,", 1);
+        assert_ne!(seq_twice, text);
+        let inner_twice = text.replacen(
+            "\"method\":\"REML\"",
+            "\"method\":\"DL\",\"method\":\"REML\"",
+            1,
+        );
+        assert_ne!(inner_twice, text);
+        for (twice, key) in [(seq_twice, "seq"), (inner_twice, "method")] {
+            let error = verify_json(&twice).unwrap_err();
+            assert_eq!(error.seq, None);
+            assert!(
+                error.message.starts_with(&format!(
+                    "the ledger is not a JSON array of entries: duplicate key \"{key}\" at line 1"
+                )),
+                "{}",
+                error.message
+            );
+            assert_eq!(crate::session::Session::restore(&twice).unwrap_err(), error);
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! how an error reads, what an agent receives and which plot goes with a result all come
 //! from this module.
 
-use crate::ledger::{self, Entry, EntryHeader, Ledger, LedgerError, Run, Status};
+use crate::ledger::{self, EntryHeader, Ledger, LedgerError, Run, Status};
 use crate::tools::{self, ErrorCode, ToolError};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -284,6 +284,7 @@ fn data_id(result: &Value) -> Option<String> {
 }
 
 /// The SHA-256 a ledgered summary of long arguments names ([`summary_of`]).
+#[cfg(feature = "extended")]
 fn summary_sha256(recorded: &str) -> Option<&str> {
     let tail = recorded.strip_suffix(')')?;
     let (rest, hash) = tail.rsplit_once(", SHA-256 ")?;
@@ -401,16 +402,21 @@ impl Session {
         entries_json: &str,
         loads: &[(u64, &str)],
     ) -> Result<Self, LedgerError> {
-        let entries: Vec<Entry> = serde_json::from_str(entries_json).map_err(|e| LedgerError {
-            seq: None,
-            message: format!("the ledger is not a JSON array of entries: {e}"),
-        })?;
-        let ledger = Ledger::from_entries(entries)?;
+        let ledger = Ledger::from_entries(ledger::parse_entries(entries_json)?)?;
         let mut session = Session {
             verified: ledger.len(),
             ..Session::default()
         };
-        for entry in ledger.entries() {
+        session.replay_loads(ledger.entries(), loads);
+        session.ledger = ledger;
+        Ok(session)
+    }
+
+    /// Makes the handles of the ledgered loads (`entries`) again, in order, from their
+    /// ledgered arguments or from `loads` ([`Session::restore_with_loads`]).
+    #[cfg(feature = "extended")]
+    fn replay_loads(&mut self, entries: &[ledger::Entry], loads: &[(u64, &str)]) {
+        for entry in entries {
             if entry.tool != tools::LOAD_DATA_NAME || entry.status != Status::Ok {
                 continue;
             }
@@ -425,15 +431,20 @@ impl Session {
                 (args, _) => Some(args.clone()),
             };
             match args {
-                Some(args) => session.load(entry.seq, &args),
-                None => session.store.skip_handle(),
+                Some(args) => self.load(entry.seq, &args),
+                None => self.store.skip_handle(),
             }
         }
-        session.ledger = ledger;
-        Ok(session)
     }
 
+    /// None in the page's first module (built without `extended`): `load_data` is the whole
+    /// engine's, so a ledger restored there holds no load (the page restores the first
+    /// module only from its own entries, and the whole engine replays them all).
+    #[cfg(not(feature = "extended"))]
+    fn replay_loads(&mut self, _entries: &[ledger::Entry], _loads: &[(u64, &str)]) {}
+
     /// Replays the load of ledger entry `seq`, remembering its handle.
+    #[cfg(feature = "extended")]
     fn load(&mut self, seq: u64, args: &Value) {
         let outcome = tools::outcome_in(tools::LOAD_DATA_NAME, args, &mut self.store);
         if let Some(handle) = outcome.result.ok().as_ref().and_then(data_id) {
@@ -505,13 +516,24 @@ impl Session {
         };
         let report = self.report(tool, time, status, args, dataset_sha256, result);
         if let Some(handle) = handle {
-            self.loads.push((report.entry.seq, handle));
-            // Only the loads whose handles are held are remembered (at most MAX_HANDLES).
-            let held = self.store.handles();
-            self.loads.retain(|(_, handle)| held.contains(handle));
+            self.remember_load(report.entry.seq, handle);
         }
         report
     }
+
+    /// Remembers that the load ledgered at `seq` made `handle`, forgetting the loads whose
+    /// handles are no longer held (at most MAX_HANDLES are).
+    #[cfg(feature = "extended")]
+    fn remember_load(&mut self, seq: u64, handle: String) {
+        self.loads.push((seq, handle));
+        let held = self.store.handles();
+        self.loads.retain(|(_, handle)| held.contains(handle));
+    }
+
+    /// Nothing to remember in the page's first module (built without `extended`), which
+    /// has no `load_data`.
+    #[cfg(not(feature = "extended"))]
+    fn remember_load(&mut self, _seq: u64, _handle: String) {}
 
     /// Ledgers a call the page saw fail (`failure_json`, a [`Failure`] as JSON), and says so
     /// to the caller: a trap or any other failure of the engine as `internal_error`, an
@@ -739,6 +761,7 @@ pub fn verify_exported(entries_json: &str) -> Result<usize, LedgerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ledger::Entry;
 
     const T: &str = "2026-12-02T10:00:00Z";
 

@@ -348,8 +348,20 @@ pub fn the_first_module_hands_on_what_it_leaves_out() {
             assert_eq!(report, "null", "{name} {args}");
         }
     }
+    // A data handle: the first module makes none (`load_data` is the whole engine's), so it
+    // hands a `data_id` on; the whole engine answers that this session holds none.
+    let handle = r#"{"data_id":"d1"}"#;
+    let got = parse(&api::call_tool("fit_random_effects", handle));
+    let report = session.run("fit_random_effects", handle, "2026-12-06T00:00:00Z");
+    if cfg!(feature = "full") {
+        assert_eq!(got["error"]["code"], "unknown_data", "{got}");
+        assert_eq!(parse(&report)["error"]["code"], "unknown_data", "{report}");
+    } else {
+        assert_eq!(got["error"]["code"], "whole_engine", "{got}");
+        assert_eq!(report, "null");
+    }
     let ledgered = if cfg!(feature = "full") {
-        further.len()
+        further.len() + 1
     } else {
         0
     };

@@ -146,6 +146,19 @@ impl DataStore {
         (handle(self.next), expired)
     }
 
+    /// The handle `id` of the first module (built without `extended`): none is ever made
+    /// there (`load_data` is the whole engine's), so a `data_id` is handed to the whole
+    /// engine (`whole_engine`, as for the other arguments the first module leaves out), which
+    /// answers it with the session's handles or the error naming them. The first module then
+    /// links none of the stored data's reading nor the messages of a missing handle.
+    #[cfg(not(feature = "extended"))]
+    fn find(&self, _id: &str) -> Result<&Held, ToolError> {
+        Err(super::error::whole_engine(&format!("`{DATA_ID}`")))
+    }
+
+    /// The handle `id`, or the `unknown_data` error saying whether it expired or never was,
+    /// and which handles the session holds.
+    #[cfg(feature = "extended")]
     fn find(&self, id: &str) -> Result<&Held, ToolError> {
         let number = id
             .strip_prefix('d')
@@ -190,8 +203,16 @@ the session that made them ({holds})",
             .map(|held| Arc::new(held.data.source(handle(held.number))))
     }
 
+    /// For a companion's rule: none in the first module (built without `extended`), which
+    /// holds no handle (see [`DataStore::find`]).
+    #[cfg(not(feature = "extended"))]
+    pub(super) fn stand_in(&self, _args: &Value) -> Option<Value> {
+        None
+    }
+
     /// For a companion's rule: `args` with the handle replaced by one stand-in record
     /// holding the first value of each of its columns (the rule reads only those).
+    #[cfg(feature = "extended")]
     pub(super) fn stand_in(&self, args: &Value) -> Option<Value> {
         let id = args.get(DATA_ID)?.as_str()?;
         let held = self.find(id).ok()?;
