@@ -193,7 +193,10 @@ mod tests {
     fn to_json_is_the_serialized_error_under_error() {
         let error = ToolError::new(ErrorCode::UnknownRecord, "no record \"s99\"");
         let json = error.to_json();
-        assert_eq!(json, json!({"error": serde_json::to_value(&error).unwrap()}));
+        assert_eq!(
+            json,
+            json!({"error": serde_json::to_value(&error).unwrap()})
+        );
         assert_eq!(
             json.to_string(),
             r#"{"error":{"code":"unknown_record","message":"no record \"s99\""}}"#
