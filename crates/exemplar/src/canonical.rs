@@ -22,16 +22,21 @@ pub fn sha256_hex(value: &Value) -> String {
 fn write(value: &Value, out: &mut String) {
     match value {
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            // The keys of an object are distinct, so an unstable sort gives the one order.
+            // Sorting the keys alone (then looking each up) shares the engine's sort of ids
+            // (`meta_analysis::sort_ids`) in the page's WebAssembly.
+            let mut keys: Vec<&str> = map.keys().map(String::as_str).collect();
+            meta_analysis::sort_ids(&mut keys);
             out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
+            for (i, key) in keys.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(&Value::from(key).to_string());
                 out.push(':');
-                write(item, out);
+                if let Some(item) = map.get(key) {
+                    write(item, out);
+                }
             }
             out.push('}');
         }

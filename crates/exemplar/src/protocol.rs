@@ -1,7 +1,9 @@
 //! The benchmark protocol: baseline version, the common prompt, the answer shape, the
 //! registered rule and the reference answer computed by the engine.
 
-use meta_analysis::{egger_test, fit, refit_excluding, EggerVariant, FitOptions, Method, Test};
+use meta_analysis::{
+    egger_test, fit, refit_excluding, EggerVariant, FitOptions, MetaError, Method, Test,
+};
 use serde::{Deserialize, Serialize};
 
 pub use crate::baselines::BASELINE_VERSION;
@@ -107,15 +109,33 @@ pub fn protocol_options() -> FitOptions {
     }
 }
 
+/// The result of an analysis of the frozen dataset, which the tests show is always defined.
+///
+/// A failure is a broken build, not an input a caller can fix, so it panics; the message
+/// goes through `MetaError`'s `Display`, not `Debug` (what `expect` uses), so that the
+/// page's wasm does not carry a `Debug` formatter of every error variant and its fields.
+fn frozen<T>(outcome: Result<T, MetaError>, claim: &str) -> T {
+    match outcome {
+        Ok(value) => value,
+        Err(e) => panic!("{claim}: {e}"),
+    }
+}
+
 /// The reference answer, computed by the engine from the frozen dataset (full f64 precision).
 pub fn reference_answer() -> Answer {
     let records = crate::dataset::records();
     let options = protocol_options();
     let excluded = vec![EXCLUDED_RECORD.to_string()];
     // The frozen dataset is valid for all three analyses; the tests run each of them.
-    let all = fit(&records, &options).expect("REML fits the frozen dataset");
-    let without = refit_excluding(&records, &excluded, &options).expect("REML fits without s04");
-    let egger = egger_test(&records, EggerVariant::Classic).expect("Egger's test is defined");
+    let all = frozen(fit(&records, &options), "REML fits the frozen dataset");
+    let without = frozen(
+        refit_excluding(&records, &excluded, &options),
+        "REML fits without s04",
+    );
+    let egger = frozen(
+        egger_test(&records, EggerVariant::Classic),
+        "Egger's test is defined",
+    );
     Answer {
         overall: Overall {
             k: all.k,

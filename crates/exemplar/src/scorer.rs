@@ -10,7 +10,7 @@
 use crate::protocol::{reference_answer, Answer};
 use crate::strict_json::{self, StrictJsonError};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// The largest answer scored: 64 KiB.
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
@@ -60,8 +60,31 @@ impl ScoreReport {
         }
     }
 
+    /// The report as JSON: what serializing it gives, built as a `Value` directly, so that
+    /// the page's WebAssembly carries no serializer of the report's types into a `Value`.
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).expect("a report serializes")
+        let mut report = Map::new();
+        report.insert("parsed".into(), Value::from(self.parsed));
+        report.insert("parse_error".into(), Value::from(self.parse_error.clone()));
+        report.insert("passed".into(), Value::from(self.passed));
+        report.insert("total".into(), Value::from(self.total));
+        let fields = self.fields.iter().map(FieldResult::to_json).collect();
+        report.insert("fields".into(), Value::Array(fields));
+        Value::Object(report)
+    }
+}
+
+impl FieldResult {
+    /// The field's outcome as JSON, as serializing it gives ([`ScoreReport::to_json`]).
+    fn to_json(&self) -> Value {
+        let mut field = Map::new();
+        field.insert("path".into(), Value::from(self.path.as_str()));
+        field.insert("expected".into(), self.expected.clone());
+        field.insert("got".into(), self.got.clone());
+        field.insert("tolerance".into(), Value::from(self.tolerance));
+        field.insert("pass".into(), Value::from(self.pass));
+        field.insert("reason".into(), Value::from(self.reason.as_str()));
+        Value::Object(field)
     }
 }
 
@@ -277,6 +300,32 @@ fn distance(off: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expectations_are_the_serialized_reference_answer() {
+        let reference = reference_json();
+        for (path, expected, _) in expectations(&reference_answer()) {
+            assert_eq!(reference.pointer(&pointer(path)), Some(&expected), "{path}");
+        }
+    }
+
+    #[test]
+    fn to_json_is_the_serialized_report() {
+        let mut answer = reference_json();
+        answer["overall"]["k"] = json!("19");
+        answer["bias"]["egger_p"] = json!(1e300);
+        answer["exclude_s04"].as_object_mut().unwrap().remove("p");
+        let reports = [
+            score(&answer.to_string()),
+            score("[]"),
+            score(&reference_text()),
+        ];
+        for report in reports {
+            let derived = serde_json::to_value(&report).unwrap();
+            assert_eq!(report.to_json(), derived);
+            assert_eq!(report.to_json().to_string(), derived.to_string());
+        }
+    }
 
     fn reference_json() -> Value {
         serde_json::to_value(reference_answer()).unwrap()

@@ -95,7 +95,8 @@ pub use q_profile::{
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use record_weights::{record_weights, RecordWeights};
 pub use records::{
-    record_intervals, validate_records, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI, MIN_VI,
+    record_intervals, sort_ids, validate_records, IdSet, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI,
+    MIN_VI,
 };
 pub use robust::{
     robust_fit, robust_meta_regression, robust_meta_regression_design, robust_multilevel,

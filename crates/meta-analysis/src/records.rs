@@ -1,7 +1,5 @@
 //! Effect-size records and their validation.
 
-use std::collections::HashSet;
-
 use crate::distributions::normal_quantile;
 use crate::model::upper_quantile_point;
 use crate::MetaError;
@@ -108,7 +106,7 @@ pub fn validate_records(records: &[Record]) -> Result<(), MetaError> {
     }
     // Sorting, not hashing: O(k log k) whatever the ids, and no hash-flooding worst case.
     let mut ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
-    ids.sort_unstable();
+    sort_ids(&mut ids);
     if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
         return Err(MetaError::DuplicateId {
             id: pair[0].to_string(),
@@ -207,18 +205,92 @@ pub(crate) fn validate_columns(
     Ok(())
 }
 
-/// The records left after removing `exclude` (each id must exist; order is kept). Linear
-/// in the records and the ids (hash sets), however many are excluded.
+/// Sorts `ids` by their UTF-8 bytes (`str`'s order); equal ids end up side by side.
+///
+/// One function that is not generic, so that every sort of ids, in this crate and in its
+/// callers', shares one copy of the sort's code in the page's WebAssembly.
+pub fn sort_ids(ids: &mut [&str]) {
+    ids.sort_unstable();
+}
+
+/// A set of record ids, for membership tests: the distinct ids sorted, each looked up by
+/// binary search. O(n log n) to build and O(log n) a lookup, whatever the ids (no
+/// hash-flooding worst case). Sorting rather than hashing also keeps a hasher and a hash
+/// table out of the page's WebAssembly, which sorts ids already ([`validate_records`]).
+///
+/// ```
+/// use meta_analysis::IdSet;
+/// let ids: IdSet = ["s02", "s01", "s02"].into_iter().collect();
+/// assert!(ids.contains("s01") && !ids.contains("s03"));
+/// assert_eq!((ids.len(), ids.position("s02")), (2, Some(1)));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdSet<'a> {
+    sorted: Vec<&'a str>,
+}
+
+impl<'a> IdSet<'a> {
+    /// The ids that occur more than once in `ids`, each once.
+    pub fn repeated(ids: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut all: Vec<&str> = ids.into_iter().collect();
+        sort_ids(&mut all);
+        let mut sorted: Vec<&str> = all
+            .windows(2)
+            .filter(|pair| pair[0] == pair[1])
+            .map(|pair| pair[0])
+            .collect();
+        sorted.dedup();
+        IdSet { sorted }
+    }
+
+    /// Whether `id` is in the set.
+    pub fn contains(&self, id: &str) -> bool {
+        self.position(id).is_some()
+    }
+
+    /// The place of `id` among the set's ids in sorted order (`0..len()`), if it is in the
+    /// set: an index for a table of one entry per id.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.sorted.binary_search(&id).ok()
+    }
+
+    /// The number of distinct ids.
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// Whether the set has no id.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+}
+
+impl<'a> From<Vec<&'a str>> for IdSet<'a> {
+    fn from(mut sorted: Vec<&'a str>) -> Self {
+        sort_ids(&mut sorted);
+        sorted.dedup();
+        IdSet { sorted }
+    }
+}
+
+impl<'a> FromIterator<&'a str> for IdSet<'a> {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(ids: I) -> Self {
+        IdSet::from(ids.into_iter().collect::<Vec<_>>())
+    }
+}
+
+/// The records left after removing `exclude` (each id must exist; order is kept).
+/// O((n + m) log n) in the records and the ids ([`IdSet`]), however many are excluded.
 pub(crate) fn without(
     records: &[Record],
     exclude: &[String],
     needed: usize,
 ) -> Result<Vec<Record>, MetaError> {
-    let ids: HashSet<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    let ids: IdSet = records.iter().map(|r| r.id.as_str()).collect();
     if let Some(id) = exclude.iter().find(|id| !ids.contains(id.as_str())) {
         return Err(MetaError::UnknownId { id: id.clone() });
     }
-    let excluded: HashSet<&str> = exclude.iter().map(String::as_str).collect();
+    let excluded: IdSet = exclude.iter().map(String::as_str).collect();
     let kept: Vec<Record> = records
         .iter()
         .filter(|r| !excluded.contains(r.id.as_str()))
@@ -237,6 +309,27 @@ pub(crate) fn without(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn id_set_holds_each_id_once_and_finds_it() {
+        let set: IdSet = ["b", "a", "c", "a", ""].into_iter().collect();
+        assert_eq!(set.len(), 4);
+        for (at, id) in ["", "a", "b", "c"].into_iter().enumerate() {
+            assert!(set.contains(id));
+            assert_eq!(set.position(id), Some(at));
+        }
+        assert!(!set.contains("d") && !set.contains("A") && set.position("ab").is_none());
+        let empty: IdSet = std::iter::empty().collect();
+        assert!(empty.is_empty() && !empty.contains(""));
+    }
+
+    #[test]
+    fn id_set_of_repeated_ids_keeps_only_those_seen_twice() {
+        let repeated = IdSet::repeated(["x", "y", "x", "z", "x", "y"]);
+        assert_eq!(repeated.len(), 2);
+        assert!(repeated.contains("x") && repeated.contains("y") && !repeated.contains("z"));
+        assert!(IdSet::repeated(["a", "b", "c"]).is_empty());
+    }
 
     fn three() -> Vec<Record> {
         vec![

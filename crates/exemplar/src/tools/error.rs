@@ -3,7 +3,7 @@
 use crate::schema_check::{self, ViolationKind};
 use meta_analysis::MetaError;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...).
@@ -104,9 +104,16 @@ impl ToolError {
         }
     }
 
-    /// `{"error": {"code": ..., "message": ...}}`
+    /// `{"error": {"code": ..., "message": ...}}`: what serializing the error gives, built
+    /// as a `Value` directly, so that the page's WebAssembly carries no second serializer of
+    /// `ToolError` and `ErrorCode` (into a `Value`) beside the one into JSON text.
     pub fn to_json(&self) -> Value {
-        json!({"error": self})
+        let mut error = Map::new();
+        error.insert("code".into(), Value::from(self.code.as_str()));
+        error.insert("message".into(), Value::from(self.message.as_str()));
+        let mut outer = Map::new();
+        outer.insert("error".into(), Value::Object(error));
+        Value::Object(outer)
     }
 }
 
@@ -174,5 +181,25 @@ impl From<schema_check::Violation> for ToolError {
 impl From<crate::plots::PlotError> for ToolError {
     fn from(error: crate::plots::PlotError) -> Self {
         ToolError::new(ErrorCode::InvalidRecords, error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn to_json_is_the_serialized_error_under_error() {
+        let error = ToolError::new(ErrorCode::UnknownRecord, "no record \"s99\"");
+        let json = error.to_json();
+        assert_eq!(
+            json,
+            json!({"error": serde_json::to_value(&error).unwrap()})
+        );
+        assert_eq!(
+            json.to_string(),
+            r#"{"error":{"code":"unknown_record","message":"no record \"s99\""}}"#
+        );
     }
 }
