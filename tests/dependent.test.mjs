@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ARTIFACTS, exemplar, launch, openPage, reference, resultOf } from './helpers.mjs';
+import { ARTIFACTS, exemplar, launch, openPage, reference, runForm } from './helpers.mjs';
 
 // Three schools (the study column is "school", so it is not matched by name),
 // two or three effect sizes each, as two groups' means and SDs.
@@ -37,24 +37,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/** Opens a tool's form, chooses "your data" (or not), fills `fields` ({name: value}, selects by option value) and runs it. */
-async function runForm(page, tool, { yours = true, fields = {} } = {}) {
-  const article = `#tool-${tool}`;
-  if (!(await page.$eval(`${article} details.tool-details`, (d) => d.open))) await page.click(`${article} details.tool-details > summary`);
-  if (yours) await page.check(`${article} input[type="radio"][value="yours"]`);
-  for (const [name, value] of Object.entries(fields)) {
-    const selector = `${article} [name="${name}"]`;
-    if (await page.$eval(selector, (n) => n.tagName === 'SELECT')) await page.selectOption(selector, value);
-    else await page.fill(selector, value);
-  }
-  // A fresh result: the area is emptied of the last run's text first.
-  await page.$eval(`${article} pre.result`, (pre) => {
-    pre.textContent = '';
-  });
-  await page.click(`${article} button[type="submit"]`);
-  return resultOf(page, tool);
-}
 
 /** The rows of the Result table of a tool's result view, as {name: value}. */
 function resultValues(page, tool) {

@@ -160,3 +160,24 @@ export async function resultOf(page, toolName) {
   );
   return page.textContent(selector);
 }
+
+/**
+ * Opens a tool's form, chooses "your data" (or not), fills `fields` ({name: value}, selects by
+ * option value), runs it and returns its result area's text.
+ */
+export async function runForm(page, tool, { yours = true, fields = {} } = {}) {
+  const article = `#tool-${tool}`;
+  if (!(await page.$eval(`${article} details.tool-details`, (d) => d.open))) await page.click(`${article} details.tool-details > summary`);
+  if (yours) await page.check(`${article} input[type="radio"][value="yours"]`);
+  for (const [name, value] of Object.entries(fields)) {
+    const selector = `${article} [name="${name}"]`;
+    if (await page.$eval(selector, (n) => n.tagName === 'SELECT')) await page.selectOption(selector, value);
+    else await page.fill(selector, value);
+  }
+  // A fresh result: the area is emptied of the last run's text first.
+  await page.$eval(`${article} pre.result`, (pre) => {
+    pre.textContent = '';
+  });
+  await page.click(`${article} button[type="submit"]`);
+  return resultOf(page, tool);
+}

@@ -5,23 +5,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, agentCall, exportedLedger, launch, ledgerVerified, resultOf } from './helpers.mjs';
+import { BASE_URL, agentCall, exportedLedger, launch, ledgerVerified, runForm } from './helpers.mjs';
 
 /**
  * A fresh context and page, not yet navigated (a test routes the engine's
  * requests first), recording the page's errors.
  */
-/** Submits tool `tool`'s form as it stands (opened first) and returns its result area's text. */
-async function submitForm(page, tool) {
-  const article = `#tool-${tool}`;
-  if (!(await page.$eval(`${article} details.tool-details`, (d) => d.open))) await page.click(`${article} details.tool-details > summary`);
-  await page.$eval(`${article} pre.result`, (pre) => {
-    pre.textContent = '';
-  });
-  await page.click(`${article} button[type="submit"]`);
-  return resultOf(page, tool);
-}
-
 async function unloadedPage(browser) {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -117,7 +106,7 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
     // A form is read by the whole engine: the form says that it could not be loaded, and
     // nothing is run or ledgered.
     assert.match(
-      await submitForm(page, 'fit_random_effects'),
+      await runForm(page, 'fit_random_effects', { yours: false }),
       /^Not run: the form is read by the whole engine, which could not be loaded \(.+\)$/,
     );
     assert.equal(await page.$eval('#tool-fit_random_effects button[type="submit"]', (b) => b.disabled), false);
@@ -131,7 +120,7 @@ test('when the whole engine cannot be loaded, a call that needs it is an error t
     await page.waitForSelector('#your-data-csv', { timeout: 10000 });
 
     // Once the whole engine is there, the form is read and run.
-    assert.equal(JSON.parse(await submitForm(page, 'fit_random_effects')).k, 19);
+    assert.equal(JSON.parse(await runForm(page, 'fit_random_effects', { yours: false })).k, 19);
 
     await ledgerVerified(page, 5);
     const entries = JSON.parse(await exportedLedger(page));

@@ -112,7 +112,7 @@ const ops = {
     const report = lean(reportText);
     remember(report.entry.seq, argsText);
     // The loads whose handles are held: none on the first module, which has no `keptLoads`.
-    const kept = tier === 'full' ? Array.from(session.keptLoads()) : [];
+    const kept = session.keptLoads ? Array.from(session.keptLoads()) : [];
     return { report, entry: session.lastEntryJson(), kept };
   },
   // How the page shows a result (the response's JSON text): the engine's printed summary

@@ -34,9 +34,7 @@ fn write(value: &Value, out: &mut String) {
                 }
                 out.push_str(&Value::from(key).to_string());
                 out.push(':');
-                if let Some(item) = map.get(key) {
-                    write(item, out);
-                }
+                write(&map[key], out);
             }
             out.push('}');
         }

@@ -68,8 +68,9 @@ impl Status {
     }
 }
 
-/// The fields of an entry, in the order they are written.
-const ENTRY_FIELDS: [&str; 10] = [
+/// The fields of an entry, in the order they are written (a test holds them to what an
+/// entry serializes).
+pub const ENTRY_FIELDS: [&str; 10] = [
     "seq",
     "time",
     "tool",
@@ -615,6 +616,24 @@ mod tests {
             .message
             .starts_with("the ledger is not a JSON array of entries"));
         assert_eq!(verify_json("[]"), Ok(0));
+    }
+
+    #[test]
+    fn the_entry_fields_and_status_names_are_what_an_entry_serializes() {
+        let ledger = three();
+        let written = serde_json::to_value(&ledger.entries()[0]).unwrap();
+        let keys: Vec<&str> = written
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ENTRY_FIELDS);
+        for status in Status::ALL {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+            assert_eq!(Status::from_name(status.as_str()), Some(status));
+        }
+        assert_eq!(Status::from_name("Ok"), None);
     }
 
     /// serde's derived reading of an entry, which [`Entry::from_value`] replaced: the twin

@@ -3,11 +3,10 @@
 //! ledger's fields, and how large a plot it draws by itself. The page renders these values;
 //! it decides none of them.
 
-use crate::ledger::{Ledger, Run, Status};
+use crate::ledger;
 use crate::runs::Condition;
 use crate::{baselines, dataset, protocol, scorer};
 use serde::Serialize;
-use serde_json::Value;
 
 /// A plot's SVG longer than this (in UTF-16 code units, as the page measures text) is not
 /// drawn by itself: parsing and laying out SVG costs the page's thread about 70 ms per
@@ -51,25 +50,6 @@ pub struct PageMetadata {
     pub max_drawn_svg_chars: usize,
 }
 
-/// The fields of a ledger entry, as an entry serializes.
-fn ledger_fields() -> Vec<String> {
-    let mut ledger = Ledger::default();
-    let entry = ledger.append(Run {
-        time: "",
-        tool: "",
-        status: Status::Ok,
-        args: Value::Null,
-        dataset_sha256: "",
-        result: &Value::Null,
-    });
-    // Through its text, as the ledger writes it: no second serializer in the page's wasm.
-    let text = serde_json::to_string(entry).expect("entries serialize");
-    match serde_json::from_str(&text).expect("an entry's text is JSON") {
-        Value::Object(fields) => fields.into_iter().map(|(name, _)| name).collect(),
-        _ => unreachable!("an entry serializes as an object"),
-    }
-}
-
 /// The page's metadata.
 pub fn metadata() -> PageMetadata {
     PageMetadata {
@@ -88,7 +68,7 @@ pub fn metadata() -> PageMetadata {
         }),
         scored_fields: scorer::FIELD_COUNT,
         record_count: dataset::rows().len(),
-        ledger_fields: ledger_fields(),
+        ledger_fields: ledger::ENTRY_FIELDS.map(String::from).to_vec(),
         max_drawn_svg_chars: MAX_DRAWN_SVG_CHARS,
     }
 }

@@ -101,6 +101,8 @@ macro_rules! composed_args {
             fn from_args(
                 args: &serde_json::Map<String, serde_json::Value>,
             ) -> Result<Self, serde_json::Error> {
+                // `JsonSchema` (never called) only so that the own fields' `schemars`
+                // attributes, copied here with their serde ones, are accepted.
                 #[derive(serde::Deserialize)]
                 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
                 #[allow(dead_code)]

@@ -281,10 +281,12 @@ fn handle<A: args::FromArgs, R: Serialize>(
     args: &Value,
     data: &DataSource,
 ) -> Result<Value, ToolError> {
+    // The input schema has refused anything but an object already (`wrong_type`, in the
+    // schema check's words); a handler never reads another value.
     let Value::Object(args) = args else {
         return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            "the arguments must be a JSON object, e.g. {} or {\"exclude\": [\"s04\"]}",
+            ErrorCode::WrongType,
+            "the arguments must be an object",
         ));
     };
     let args = A::from_args(args)
