@@ -130,14 +130,15 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
             &with_article(type_of(value))
         };
         let expected: Vec<String> = types.iter().map(|ty| with_article(ty)).collect();
+        // "a number or a string", "a number, a string or null".
+        let expected = match expected.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => expected.join(""),
+        };
         return Err(violation(
             ViolationKind::WrongType,
             path,
-            format!(
-                "{} must be {}, got {got}",
-                describe(path),
-                expected.join(" or ")
-            ),
+            format!("{} must be {}, got {got}", describe(path), expected),
         ));
     }
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {

@@ -429,6 +429,39 @@ fn records_replace_the_frozen_dataset() {
     assert_eq!(dataset_sha256_for(&json!({})), dataset::sha256());
 }
 
+/// A JSON null in a record's further column is a missing value, as a blank CSV cell is: a
+/// column no analysis reads does not matter, and a record whose null the analysis reads is
+/// left out and listed in `omitted` (metafor's na.omit), on the MCP and page path too.
+#[test]
+fn a_null_in_a_record_is_a_missing_value() {
+    let records = json!([
+        {"id": "a", "yi": 0.1, "vi": 0.01, "x": 1, "note": null},
+        {"id": "b", "yi": 0.2, "vi": 0.02, "x": null, "note": "b"},
+        {"id": "c", "yi": 0.3, "vi": 0.03, "x": 2, "note": null},
+        {"id": "d", "yi": 0.35, "vi": 0.03, "x": 3, "note": "d"}
+    ]);
+    let fit = ok("fit_random_effects", json!({"records": records}));
+    assert_eq!(fit["k"], 4);
+    let reg = ok(
+        "meta_regression",
+        json!({"records": records, "mods": "~ x"}),
+    );
+    assert_eq!(reg["k"], 3);
+    assert_eq!(
+        reg["omitted"],
+        json!([{"id": "b", "reason": "x is empty (null)"}])
+    );
+    // The required fields stay required: a null yi is still a wrong type.
+    assert_eq!(
+        code(
+            "fit_random_effects",
+            json!({"records": [{"id": "a", "yi": null, "vi": 1}]})
+        )
+        .0,
+        "wrong_type"
+    );
+}
+
 #[test]
 fn each_error_code() {
     let (c, m) = code("no_such_tool", json!({}));
@@ -446,7 +479,7 @@ fn each_error_code() {
         ),
         (
             "wrong_type",
-            "records[0].n must be a number or a string, got a boolean".to_string()
+            "records[0].n must be a number, a string or null, got a boolean".to_string()
         )
     );
     assert_eq!(

@@ -401,9 +401,29 @@ pub struct WaldEstimate {
     pub asymmetry: Option<f64>,
 }
 
+/// α of a confidence `level` as metafor reads one (its `.level`, used by `conv.wald`): a
+/// level of 1 or more is a percentage, α = (100 − level)/100 (so 1 is a 1% interval); a level
+/// in (0.5, 1) is a coverage, α = 1 − level; a level in (0, 0.5] is α itself (0.05 is a 95%
+/// interval). 0 and 100 give no interval (z = 0 or ∞) and are refused, as is anything outside
+/// (0, 100).
+pub fn level_alpha(level: f64) -> Result<f64, ConversionError> {
+    if !(level.is_finite() && level > 0.0 && level < 100.0) {
+        return Err(ConversionError::Invalid(format!(
+            "level is {level}; give a confidence level in (0, 100), e.g. 95"
+        )));
+    }
+    Ok(if level >= 1.0 {
+        (100.0 - level) / 100.0
+    } else if level > 0.5 {
+        1.0 - level
+    } else {
+        level
+    })
+}
+
 /// yi and vi from a reported estimate with its `level`% confidence interval or its two-sided
-/// p value, as metafor's `conv.wald`: with z = Φ⁻¹(1 − α/2), α = 1 − level/100 (or
-/// 1 − level for a level below 1), and yi, the bounds taken through `transf`:
+/// p value, as metafor's `conv.wald`: with z = Φ⁻¹(1 − α/2), α from `level` as [`level_alpha`]
+/// reads it, and yi, the bounds taken through `transf`:
 /// vi = ((ci_ub − ci_lb)/(2z))² from both bounds, else ((ci_ub − yi)/z)² from the upper bound,
 /// else (yi/z_p)² with z_p = Φ⁻¹(1 − p/2) from the p value.
 pub fn wald(
@@ -411,16 +431,7 @@ pub fn wald(
     level: f64,
     transf: WaldTransform,
 ) -> Result<WaldEstimate, ConversionError> {
-    if !(level.is_finite() && level > 0.0 && level < 100.0) {
-        return Err(ConversionError::Invalid(format!(
-            "level is {level}; give a confidence level in (0, 100), e.g. 95"
-        )));
-    }
-    let alpha = if level > 1.0 {
-        (100.0 - level) / 100.0
-    } else {
-        1.0 - level
-    };
+    let alpha = level_alpha(level)?;
     // Φ⁻¹(1 − α/2) as −Φ⁻¹(α/2), from the tail, as R's qnorm(α/2, lower.tail = FALSE).
     let z = -normal_quantile(alpha / 2.0);
     let read = |name: &str, value: Option<f64>| -> Result<Option<f64>, ConversionError> {
@@ -538,6 +549,33 @@ mod tests {
             fivenum(&range_only, FivenumMethod::Bland2015, true),
             Err(ConversionError::NotForCase(..))
         ));
+    }
+
+    /// metafor's `.level`: 1 and more are percentages (1 is a 1% interval, not 100%), a level
+    /// above 0.5 and below 1 a coverage, one of 0.5 or less α itself.
+    #[test]
+    fn levels_are_read_as_metafor_reads_them() {
+        let close = |level: f64, alpha: f64| (level_alpha(level).unwrap() - alpha).abs() < 1e-15;
+        assert!(close(95.0, 0.05));
+        assert!(close(1.0, 0.99));
+        assert!(close(0.95, 0.05));
+        assert!(close(0.9, 0.1));
+        assert!(close(0.05, 0.05));
+        assert!(close(0.5, 0.5));
+        for bad in [0.0, 100.0, -1.0, 101.0, f64::NAN] {
+            assert!(level_alpha(bad).is_err(), "{bad}");
+        }
+        // A 1% interval is 99 times narrower in z than a 95% one would be read as 100%:
+        // its vi is finite and far larger than the 95% interval's.
+        let row = WaldSummary {
+            out: Some(0.0),
+            ci_lb: Some(-1.0),
+            ci_ub: Some(1.0),
+            pval: None,
+        };
+        let one = wald(&row, 1.0, WaldTransform::None).unwrap();
+        let z = -normal_quantile(0.99 / 2.0);
+        assert!((one.vi - sq(1.0 / z)).abs() < 1e-12 * one.vi);
     }
 
     #[test]

@@ -56,8 +56,8 @@ mod user_weights;
 mod weighted;
 
 pub use convert_summaries::{
-    fivenum, wald, ConversionError, FiveNumbers, FivenumCase, FivenumEstimate, FivenumMethod,
-    SkewnessTest, WaldEstimate, WaldSource, WaldSummary, WaldTransform,
+    fivenum, level_alpha, wald, ConversionError, FiveNumbers, FivenumCase, FivenumEstimate,
+    FivenumMethod, SkewnessTest, WaldEstimate, WaldSource, WaldSummary, WaldTransform,
 };
 pub use cumulative::{cumulative, CumulativeStep};
 pub use diagnostics::{baujat, labbe, qq_standardized, radial, DiagnosticPoint, Labbe};

@@ -394,13 +394,62 @@ pub struct BttArg {
 }
 
 /// `btt` as given: one position or name, or a list of them (all positions or all names).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum BttValue {
     Position(usize),
     Name(String),
     Positions(Vec<usize>),
     Names(Vec<String>),
+}
+
+/// `btt` read from its JSON value, each refusal naming what was wrong with it (a position
+/// below 1, a list mixing positions and names, another type), not serde's "did not match
+/// any variant".
+impl<'de> Deserialize<'de> for BttValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        const HOW: &str = "give coefficient positions (from 1, e.g. [2, 3]) or names (e.g. \
+                           [\"tester\"])";
+        fn position(v: &Value) -> Option<Result<usize, String>> {
+            let n = v.as_number()?;
+            Some(match n.as_u64() {
+                Some(p) if p >= 1 => {
+                    usize::try_from(p).map_err(|_| format!("btt {n} is too large"))
+                }
+                _ => Err(format!(
+                    "btt {n} is not a coefficient position: positions are whole numbers from 1 \
+                     (the intercept is 1)"
+                )),
+            })
+        }
+        let value = Value::deserialize(deserializer)?;
+        let read = match &value {
+            Value::String(name) => Ok(BttValue::Name(name.clone())),
+            Value::Number(_) => position(&value).expect("a number").map(BttValue::Position),
+            Value::Array(items) if items.iter().all(Value::is_string) => Ok(BttValue::Names(
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+            )),
+            Value::Array(items) if items.iter().all(Value::is_number) => items
+                .iter()
+                .map(|v| position(v).expect("a number"))
+                .collect::<Result<Vec<_>, _>>()
+                .map(BttValue::Positions),
+            Value::Array(_) => Err(format!(
+                "btt {value} mixes positions and names or holds other values: {HOW}"
+            )),
+            other => Err(format!(
+                "btt must be a position, a name or a list of them, not {}: {HOW}",
+                match other {
+                    Value::Null => "null",
+                    Value::Bool(_) => "a boolean",
+                    _ => "an object",
+                }
+            )),
+        };
+        read.map_err(serde::de::Error::custom)
+    }
 }
 
 impl BttArg {
@@ -532,6 +581,38 @@ mod tests {
 
     fn object(value: Value) -> Map<String, Value> {
         value.as_object().expect("an object").clone()
+    }
+
+    /// A bad `btt` is refused naming what is wrong, not with serde's "did not match any
+    /// variant of untagged enum".
+    #[test]
+    fn a_bad_btt_is_refused_saying_why() {
+        let read = |btt: Value| BttArg::from_args(&object(json!({ "btt": btt })));
+        assert!(matches!(
+            read(json!(2)).unwrap().btt,
+            Some(BttValue::Position(2))
+        ));
+        assert!(matches!(
+            read(json!([2, 3])).unwrap().btt,
+            Some(BttValue::Positions(_))
+        ));
+        assert!(matches!(
+            read(json!(["a", "b"])).unwrap().btt,
+            Some(BttValue::Names(_))
+        ));
+        for (btt, says) in [
+            (json!(-1), "btt -1 is not a coefficient position"),
+            (json!(0), "btt 0 is not a coefficient position"),
+            (json!(1.5), "btt 1.5 is not a coefficient position"),
+            (json!([2, -1]), "btt -1 is not a coefficient position"),
+            (json!(["x", 3]), "mixes positions and names"),
+            (json!(true), "not a boolean"),
+            (json!({"a": 1}), "not an object"),
+        ] {
+            let e = read(btt.clone()).unwrap_err().to_string();
+            assert!(e.contains(says), "{btt}: {e}");
+            assert!(!e.contains("untagged"), "{btt}: {e}");
+        }
     }
 
     #[test]

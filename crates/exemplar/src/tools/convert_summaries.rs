@@ -6,7 +6,7 @@ use super::data::DataSource;
 use super::raw_columns::{read_value, Reading};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use meta_analysis::{
-    fivenum, wald, FiveNumbers, FivenumCase, FivenumMethod, SkewnessTest, WaldSource,
+    fivenum, level_alpha, wald, FiveNumbers, FivenumCase, FivenumMethod, SkewnessTest, WaldSource,
     WaldSummary, WaldTransform,
 };
 use serde::{Deserialize, Serialize};
@@ -275,11 +275,7 @@ pub fn convert_summaries(
                     ))
                 })?,
             };
-            if !(level.is_finite() && level > 0.0 && level < 100.0) {
-                return Err(invalid(format!(
-                    "level is {level}; give a confidence level in (0, 100), e.g. 95"
-                )));
-            }
+            let alpha = level_alpha(level).map_err(|e| invalid(e.to_string()))?;
             settings.insert("level".into(), level.into());
             settings.insert("transf".into(), transf.name().into());
             let out = rows
@@ -304,7 +300,7 @@ pub fn convert_summaries(
                     row
                 })
                 .collect::<Vec<_>>();
-            (out, wald_assumptions(level, transf))
+            (out, wald_assumptions(level, alpha, transf))
         }
     };
     Ok(ConvertSummariesResult {
@@ -389,14 +385,23 @@ fn fivenum_assumptions(method: FivenumMethod, test: bool) -> Vec<String> {
     ]
 }
 
-fn wald_assumptions(level: f64, transf: WaldTransform) -> Vec<String> {
+/// The assumptions of `conv.wald`'s conversion; the interval's coverage is stated as read
+/// from `level` (α as [`level_alpha`]), so that a level of 0.05 or 1 says what it became.
+fn wald_assumptions(level: f64, alpha: f64, transf: WaldTransform) -> Vec<String> {
+    // 100 (1 − α) to 10 decimals: 1 − 0.99 is not exactly 0.01 in binary.
+    let coverage = ((1.0 - alpha) * 1e12).round() / 1e10;
+    let read_as = if level <= 0.5 {
+        format!(" (level {level} read as α, as metafor reads a level of 0.5 or less)")
+    } else {
+        String::new()
+    };
     let scale = match transf {
         WaldTransform::None => "the reported scale".to_string(),
         WaldTransform::Log => "the log scale (ratios: odds, risk, hazard or rate ratios)".to_string(),
         WaldTransform::Atanh => "Fisher's z scale (atanh of a correlation)".to_string(),
     };
     vec![
-        format!("The {level}% interval is Wald-type: yi ± z·SE with z the standard normal quantile, symmetric on {scale}; a t-based, profile-likelihood or exact interval gives an approximate vi (asymmetry above 0.1 flags an interval that is not symmetric about yi there)."),
+        format!("The {coverage}% interval{read_as} is Wald-type: yi ± z·SE with z the standard normal quantile, symmetric on {scale}; a t-based, profile-likelihood or exact interval gives an approximate vi (asymmetry above 0.1 flags an interval that is not symmetric about yi there)."),
         "A p value is two-sided, from a Wald z test of yi = 0 on the same scale: vi = (yi/z_p)^2 with z_p = Φ⁻¹(1 − p/2); a p value reported as a bound (p < 0.05) or rounded gives only an approximate vi.".into(),
         "Both bounds are used when given, else the upper bound with the estimate, else the p value; n is carried through, not used.".into(),
     ]
@@ -460,5 +465,35 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.message.contains("does not apply"), "{}", e.message);
+    }
+
+    /// `level: 1` is a 1% interval (metafor reads 1 and more as percentages), not 100% (which
+    /// gave vi = 0); `level: 0.05` is α, and the assumptions say so.
+    #[test]
+    fn wald_levels_are_read_as_metafor_reads_them() {
+        let vi_at = |level: f64| {
+            let out = call(
+                "convert_summaries",
+                &json!({"kind": "wald", "level": level, "rows": [
+                    {"out": 0.0, "ci.lb": -1.0, "ci.ub": 1.0}
+                ]}),
+            )
+            .unwrap();
+            (out["rows"][0]["vi"].as_f64().unwrap(), out)
+        };
+        let (vi95, _) = vi_at(95.0);
+        let (vi1, out1) = vi_at(1.0);
+        let (vi005, out005) = vi_at(0.05);
+        assert!((vi95 - 1.0 / (1.959963984540054f64).powi(2)).abs() < 1e-12);
+        // z of a 1% interval: qnorm(0.505) = 0.01253347...
+        assert!((vi1 - 1.0 / 0.012533469508069276f64.powi(2)).abs() < 1e-6 * vi1, "{vi1}");
+        assert_eq!(vi005, vi95);
+        let text = |out: &serde_json::Value| out["assumptions"][0].as_str().unwrap().to_string();
+        assert!(text(&out1).starts_with("The 1% interval is"), "{}", text(&out1));
+        assert!(
+            text(&out005).starts_with("The 95% interval (level 0.05 read as α"),
+            "{}",
+            text(&out005)
+        );
     }
 }

@@ -123,7 +123,8 @@ pub(super) fn records_slot(_: &mut SchemaGenerator) -> Schema {
     schema(json!({"type": "array"}))
 }
 
-/// `records`: at most `max`, each with id, yi and vi, and further columns of numbers or text.
+/// `records`: at most `max`, each with id, yi and vi, and further columns of numbers or text
+/// (null is a missing value, left out as na.omit does when the analysis reads its column).
 #[cfg(feature = "definitions")]
 pub(super) fn records(max: usize) -> Value {
     json!({
@@ -133,7 +134,7 @@ pub(super) fn records(max: usize) -> Value {
             "type": "object",
             "properties": {"id": {"type": "string"}, "yi": {"type": "number"}, "vi": {"type": "number"}},
             "required": ["id", "yi", "vi"],
-            "additionalProperties": {"type": ["number", "string"]}
+            "additionalProperties": {"type": ["number", "string", "null"]}
         }
     })
 }
