@@ -361,9 +361,7 @@ impl Formula {
     fn coefficient_count(&self, resolved: &[Resolved], codes: &[u32]) -> usize {
         self.columns_per_term(resolved, codes)
             .iter()
-            .fold(usize::from(self.intercept), |p, (_, n)| {
-                p.saturating_add(*n)
-            })
+            .fold(0, |p, (_, n)| p.saturating_add(*n))
     }
 
     /// Each term's label and number of columns ("intercept" first when there is one).
