@@ -74,7 +74,10 @@ fn interactions_of_many_level_factors_are_refused_before_their_columns_are_built
     let args = json!({"mods": "~ g0*g1*g2*g3", "records": records(8_000)});
     let input = serde_json::to_string(&args).unwrap().len();
     // The registry's caches are built before measuring.
-    let _ = tools::call("meta_regression", &json!({"mods": "~ g0", "records": records(30)}));
+    let _ = tools::call(
+        "meta_regression",
+        &json!({"mods": "~ g0", "records": records(30)}),
+    );
     let before = CURRENT.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let e = tools::call("meta_regression", &args).unwrap_err();
@@ -83,7 +86,8 @@ fn interactions_of_many_level_factors_are_refused_before_their_columns_are_built
     assert_eq!(e.code, ErrorCode::InvalidArguments);
     assert!(
         e.message.contains("the formula makes 160000 coefficients")
-            && e.message.contains("g0:g1:g2:g3: 130321); at most 24 are accepted"),
+            && e.message
+                .contains("g0:g1:g2:g3: 130321); at most 24 are accepted"),
         "{}",
         e.message
     );

@@ -1092,4 +1092,23 @@ mod tests {
         assert_eq!(e.column(), Some(Ai));
         assert!(e.to_string().contains("no continuity correction"), "{e}");
     }
+
+    #[test]
+    fn an_effect_size_no_analysis_takes_is_not_analysable() {
+        use crate::{validate_records, Record};
+        for (yi, vi, says) in [
+            (0.1, 1e-30, "vi is 1e-30, below 1e-25, the smallest"),
+            (0.1, 1e300, "vi is 1e300, above 1e25, the largest"),
+            (-2e25, 0.1, "yi is -2e25, beyond ±1e25"),
+        ] {
+            let e = EffectSize { yi, vi }.analysable().unwrap_err();
+            assert!(e.to_string().starts_with(says), "{e}");
+            // The same bounds as every fit's.
+            assert!(validate_records(&[Record::new("a", yi, vi)]).is_err());
+        }
+        for (yi, vi) in [(1e25, 1e-25), (-1e25, 1e25), (0.0, 1.0)] {
+            assert!(EffectSize { yi, vi }.analysable().is_ok());
+            assert!(validate_records(&[Record::new("a", yi, vi)]).is_ok());
+        }
+    }
 }
