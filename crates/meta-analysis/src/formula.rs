@@ -46,9 +46,12 @@ const MAX_DEPTH: usize = 40;
 /// The most terms any part of a formula may expand to while it is read (`(a + b + c)^3` is
 /// 7 terms). Each term of the finished formula makes at least one coefficient, so it keeps
 /// at most [`MAX_COEFFICIENTS`] terms; a part may hold more only when a later `-` removes
-/// them (`~ (a + b + c + d + e + f)^6 - (a + b + c + d + e + f)^3` passes through 63). The
-/// bound keeps the expansion's work (products of two parts) at most 256² steps.
-pub const MAX_FORMULA_TERMS: usize = 256;
+/// them (`~ (a + b + c + d + e + f)^6 - (a + b + c + d + e + f)^3` passes through 63 and
+/// keeps 22). 128 admits every interaction of 7 variables (127 terms). It bounds the work:
+/// a product of two parts is at most 128² insertions, a power at most 7 such products, and
+/// the 2,000 characters of a formula hold at most a few hundred of them (about 5·10⁷
+/// insertions of one bit test each, a fraction of a second).
+pub const MAX_FORMULA_TERMS: usize = 128;
 
 /// A parsed one-sided model formula: its variables and R's terms.
 #[derive(Debug, Clone, PartialEq)]
