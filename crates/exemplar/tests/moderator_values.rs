@@ -143,3 +143,65 @@ fn a_formula_and_the_list_of_its_terms_fit_the_same_model() {
     let qm = by_name["qm"].as_f64().unwrap();
     assert!((qm - z * z).abs() < 1e-9 * qm, "{qm} vs {}", z * z);
 }
+
+/// Issue 41 item 5: the levels of a numeric column are its values as R prints them (15
+/// significant digits), one rule everywhere: doses 0.3 and 0.1 + 0.2 are one level in
+/// factor() (metafor's QM, fixture `formulas.json` from `tests/oracle/formulas.R`), one
+/// subgroup, and one study of a three-level model.
+#[test]
+fn numbers_that_print_alike_are_one_level_in_every_tool() {
+    let fixture: Value = serde_json::from_str(include_str!(
+        "../../meta-analysis/tests/fixtures/formulas.json"
+    ))
+    .unwrap();
+    let ds = fixture["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "doses")
+        .unwrap();
+    let metafor = fixture["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["data"] == "doses" && m["test"] == "z")
+        .unwrap();
+    let dose = ds["columns"]["dose"].as_array().unwrap();
+    assert!(dose.contains(&json!(0.3)) && dose.contains(&json!(0.1 + 0.2)));
+    let rows: Vec<Value> = (0..dose.len())
+        .map(|i| {
+            json!({"id": ds["ids"][i], "yi": ds["yi"][i], "vi": ds["vi"][i], "dose": dose[i],
+                   "study": dose[i]})
+        })
+        .collect();
+    let fit = call(
+        "meta_regression",
+        &json!({"mods": "~ factor(dose)", "records": rows}),
+    )
+    .unwrap();
+    let names: Vec<&str> = fit["coefficients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["intercept", "factor(dose)0.3", "factor(dose)0.5"]);
+    let (qm, r_qm) = (fit["qm"].as_f64().unwrap(), metafor["qm"].as_f64().unwrap());
+    assert!((qm - r_qm).abs() <= 1e-9 * r_qm, "QM {qm}, metafor {r_qm}");
+
+    let groups = call("subgroup_analysis", &json!({"by": "dose", "records": rows})).unwrap();
+    let levels: Vec<(&str, u64)> = groups["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["level"].as_str().unwrap(), g["k"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(levels, [("0.1", 3), ("0.3", 6), ("0.5", 3)]);
+
+    let multilevel = call(
+        "fit_multilevel",
+        &json!({"study": "study", "records": rows}),
+    )
+    .unwrap();
+    assert_eq!(multilevel["n_studies"], 3);
+}

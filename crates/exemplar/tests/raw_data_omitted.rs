@@ -222,3 +222,49 @@ row 5 (\"s5\"): ai is blank; and 21 more"
     assert_eq!(e.code.as_str(), "invalid_data");
     assert!(store.handles().is_empty());
 }
+
+/// Issue 41 item 11: a row escalc computes but no fit could take (a proportion of 1 in 10¹⁵:
+/// vi ≈ 10⁻³⁰; standard deviations of 10¹⁵⁰: vi ≈ 2·10²⁹⁹) is left out with its reason, the
+/// bound every analysis holds records to, and the records kept fit.
+#[test]
+fn a_row_no_fit_could_take_is_left_out_with_the_bound() {
+    let proportions = json!({"measure": "PR", "data": [
+        {"id": "a", "xi": 10, "ni": 40},
+        {"id": "huge", "xi": 1, "ni": 1e15},
+        {"id": "b", "xi": 12, "ni": 50},
+        {"id": "c", "xi": 7, "ni": 30}
+    ]});
+    let computed = tools::call("compute_effect_sizes", &proportions).unwrap();
+    assert_eq!(computed["k"], 3);
+    let omitted = computed["omitted"].as_array().unwrap();
+    assert_eq!(omitted.len(), 1);
+    assert_eq!(omitted[0]["id"], "huge");
+    let reason = omitted[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("vi is 9.99999999999999")
+            && reason
+                .ends_with("e-31, below 1e-25, the smallest sampling variance an analysis accepts"),
+        "{reason}"
+    );
+    let fit = tools::call(
+        "fit_random_effects",
+        &json!({"records": computed["records"]}),
+    )
+    .unwrap();
+    assert_eq!(fit["k"], 3);
+
+    let means = json!({"measure": "MD", "data": [
+        {"id": "a", "m1i": 1.2, "sd1i": 0.5, "n1i": 20, "m2i": 1.0, "sd2i": 0.6, "n2i": 22},
+        {"id": "wide", "m1i": 1.0, "sd1i": 1e150, "n1i": 10, "m2i": 0.0, "sd2i": 1e150, "n2i": 10},
+        {"id": "b", "m1i": 0.9, "sd1i": 0.4, "n1i": 15, "m2i": 1.1, "sd2i": 0.5, "n2i": 18}
+    ]});
+    let mut store = DataStore::new();
+    let loaded = tools::call_in("load_data", &means, &mut store).unwrap();
+    assert_eq!(loaded["k"], 2);
+    // vi = 2 · (10¹⁵⁰)² / 10, as escalc computes it.
+    assert_eq!(
+        loaded["omitted"],
+        json!([{"id": "wide", "reason": "vi is 1.9999999999999997e299, above 1e25, the largest \
+sampling variance an analysis accepts"}])
+    );
+}

@@ -43,6 +43,15 @@ pub const MAX_FORMULA_LEN: usize = 2_000;
 pub const MAX_FORMULA_VARIABLES: usize = 16;
 /// The deepest nesting of parentheses and calls.
 const MAX_DEPTH: usize = 40;
+/// The most terms any part of a formula may expand to while it is read (`(a + b + c)^3` is
+/// 7 terms). Each term of the finished formula makes at least one coefficient, so it keeps
+/// at most [`MAX_COEFFICIENTS`] terms; a part may hold more only when a later `-` removes
+/// them (`~ (a + b + c + d + e + f)^6 - (a + b + c + d + e + f)^3` passes through 63 and
+/// keeps 22). 128 admits every interaction of 7 variables (127 terms). It bounds the work:
+/// a product of two parts is at most 128² insertions, a power at most 7 such products, and
+/// the 2,000 characters of a formula hold at most a few hundred of them (about 5·10⁷
+/// insertions of one bit test each, a fraction of a second).
+pub const MAX_FORMULA_TERMS: usize = 128;
 
 /// A parsed one-sided model formula: its variables and R's terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -239,6 +248,23 @@ impl Formula {
             });
         }
         let codes = self.codes(&resolved);
+        // The columns counted from the levels before any column is built: a design past the
+        // cap is refused before memory proportional to k × p is taken.
+        let p = self.coefficient_count(&resolved, &codes);
+        if p > MAX_COEFFICIENTS {
+            return Err(self.error(
+                &self.text,
+                format!(
+                    "the formula makes {p} coefficients ({}); at most {MAX_COEFFICIENTS} are \
+                     accepted",
+                    self.columns_per_term(&resolved, &codes)
+                        .iter()
+                        .map(|(label, n)| format!("{label}: {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
         let (names, mut columns) =
             build_columns(self, &resolved, &codes, k, &|var, i| match &resolved[var] {
                 Resolved::Numeric(x) => Cell::Number(x[i]),
@@ -265,17 +291,11 @@ impl Formula {
                 },
             ));
         }
-        let p = names.len() + usize::from(intercept);
-        if p > MAX_COEFFICIENTS {
-            return Err(self.error(
-                &self.text,
-                format!(
-                    "the formula makes {p} coefficients ({}); at most {MAX_COEFFICIENTS} are \
-                     accepted",
-                    names.join(", ")
-                ),
-            ));
-        }
+        debug_assert_eq!(
+            names.len() + usize::from(intercept),
+            p,
+            "counted before building"
+        );
         let prediction: Vec<Term> = data
             .iter()
             .map(|(name, values)| match values {
@@ -335,6 +355,39 @@ impl Formula {
             levels: labels,
             index,
         })
+    }
+
+    /// The number of coefficients the design has (the intercept's included), from the levels
+    /// alone: a term's columns are the product of its variables' (a number 1, a factor its
+    /// levels, or its levels after the first when coded by contrasts). Saturates rather than
+    /// overflows. A column of ones taken as the intercept leaves the number as it is.
+    fn coefficient_count(&self, resolved: &[Resolved], codes: &[u32]) -> usize {
+        self.columns_per_term(resolved, codes)
+            .iter()
+            .fold(0, |p, (_, n)| p.saturating_add(*n))
+    }
+
+    /// Each term's label and number of columns ("intercept" first when there is one).
+    fn columns_per_term(&self, resolved: &[Resolved], codes: &[u32]) -> Vec<(String, usize)> {
+        let mut out = Vec::with_capacity(self.terms.len() + 1);
+        if self.intercept {
+            out.push(("intercept".to_string(), 1));
+        }
+        for (t, &term) in self.terms.iter().enumerate() {
+            let n = members(term).fold(1usize, |n, j| match &resolved[j] {
+                Resolved::Numeric(_) => n,
+                Resolved::Factor { levels, .. } => {
+                    let own = if codes[t] & (1 << j) != 0 {
+                        levels.len()
+                    } else {
+                        levels.len() - 1
+                    };
+                    n.saturating_mul(own)
+                }
+            });
+            out.push((self.term_label(term), n));
+        }
+        out
     }
 
     /// R's coding of each factor in each term: `codes[t]` has bit j set when variable j is a
@@ -635,22 +688,34 @@ impl Levels {
         Levels { labels, index }
     }
 
+    /// R's `factor()` of numbers: the distinct values in numeric order, each level the value
+    /// as `as.character` writes it ([`r_number`], 15 significant digits), so values that
+    /// print alike are one level (`0.3` and `0.1 + 0.2` are the level "0.3"), as R's
+    /// `levels <- unique(as.character(sort(unique(x))))` makes them.
     fn numbers(values: &[f64]) -> Levels {
         let mut distinct = values.to_vec();
         distinct.sort_by(f64::total_cmp);
         distinct.dedup();
+        // Rounding to 15 digits never reverses an order, so values of one label are adjacent.
+        let mut labels: Vec<String> = Vec::new();
+        let mut level_of = Vec::with_capacity(distinct.len());
+        for x in &distinct {
+            let label = r_number(*x);
+            if labels.last() != Some(&label) {
+                labels.push(label);
+            }
+            level_of.push(labels.len() - 1);
+        }
         let index = values
             .iter()
             .map(|v| {
-                distinct
+                let at = distinct
                     .binary_search_by(|d| d.total_cmp(v))
-                    .expect("a level")
+                    .expect("a level");
+                level_of[at]
             })
             .collect();
-        Levels {
-            labels: distinct.iter().map(|x| r_number(*x)).collect(),
-            index,
-        }
+        Levels { labels, index }
     }
 }
 
@@ -884,8 +949,6 @@ struct Parser {
     intercept: bool,
 }
 
-type Terms = Vec<u32>;
-
 impl Parser {
     fn new(text: &str) -> Result<Parser, MetaError> {
         if text.len() > MAX_FORMULA_LEN {
@@ -1030,7 +1093,22 @@ impl Parser {
     }
 
     fn finish(self, terms: Terms, intercept: bool) -> Result<Formula, MetaError> {
-        let mut terms: Terms = terms.into_iter().filter(|t| *t != 0).collect();
+        let mut terms: Vec<u32> = terms.order.into_iter().filter(|t| *t != 0).collect();
+        // Each term makes at least one column (a number one, a factor at least one contrast),
+        // so the coefficients are at least the terms and the intercept: refuse before coding.
+        let p = terms.len() + usize::from(intercept);
+        if p > MAX_COEFFICIENTS {
+            return Err(formula_error(
+                &self.text,
+                &self.text,
+                format!(
+                    "the formula has {} terms, so at least {p} coefficients{}; at most \
+                     {MAX_COEFFICIENTS} coefficients are accepted",
+                    terms.len(),
+                    if intercept { " with the intercept" } else { "" }
+                ),
+            ));
+        }
         // Stable sort by the number of variables (R's keep.order = FALSE).
         terms.sort_by_key(|t| t.count_ones());
         Ok(Formula {
@@ -1051,7 +1129,7 @@ impl Parser {
 
     fn sum(&mut self, outermost: bool) -> Result<Terms, MetaError> {
         self.enter()?;
-        let mut terms: Terms = Vec::new();
+        let mut terms = Terms::default();
         let mut first = true;
         loop {
             let minus = if self.is_op('+') || self.is_op('-') {
@@ -1083,12 +1161,10 @@ impl Parser {
             }
             let right = self.product()?;
             if minus {
-                terms.retain(|t| !right.contains(t));
+                terms.remove_all(&right);
             } else {
-                for t in right {
-                    if !terms.contains(&t) {
-                        terms.push(t);
-                    }
+                for &t in &right.order {
+                    self.add(&mut terms, t)?;
                 }
             }
         }
@@ -1103,12 +1179,12 @@ impl Parser {
                 self.pos += 1;
                 let right = self.interaction()?;
                 let mut all = left.clone();
-                for &t in &right {
-                    push_new(&mut all, t);
+                for &t in &right.order {
+                    self.add(&mut all, t)?;
                 }
-                for &l in &left {
-                    for &r in &right {
-                        push_new(&mut all, l | r);
+                for &l in &left.order {
+                    for &r in &right.order {
+                        self.add(&mut all, l | r)?;
                     }
                 }
                 left = all;
@@ -1127,10 +1203,10 @@ impl Parser {
         while self.is_op(':') {
             self.pos += 1;
             let right = self.power()?;
-            let mut all = Vec::new();
-            for &l in &left {
-                for &r in &right {
-                    push_new(&mut all, l | r);
+            let mut all = Terms::default();
+            for &l in &left.order {
+                for &r in &right.order {
+                    self.add(&mut all, l | r)?;
                 }
             }
             left = all;
@@ -1154,16 +1230,15 @@ impl Parser {
             }
         };
         self.pos += 1;
-        let mut right = base.clone();
         let mut out = base.clone();
         for _ in 1..n {
-            out = Vec::new();
-            for &l in &base {
-                for &r in &right {
-                    push_new(&mut out, l | r);
+            let mut next = Terms::default();
+            for &l in &base.order {
+                for &r in &out.order {
+                    self.add(&mut next, l | r)?;
                 }
             }
-            right = out.clone();
+            out = next;
         }
         Ok(out)
     }
@@ -1258,7 +1333,27 @@ impl Parser {
                 self.variables.len() - 1
             }
         };
-        Ok(vec![1 << j])
+        let mut terms = Terms::default();
+        terms.insert(1 << j);
+        Ok(terms)
+    }
+
+    /// Adds `t` to `terms` unless it is there, refusing a part past [`MAX_FORMULA_TERMS`]
+    /// before it grows further.
+    fn add(&self, terms: &mut Terms, t: u32) -> Result<(), MetaError> {
+        if terms.insert(t) && terms.order.len() > MAX_FORMULA_TERMS {
+            return Err(formula_error(
+                &self.text,
+                &self.text,
+                format!(
+                    "the formula expands to more than {MAX_FORMULA_TERMS} terms (each term is \
+                     at least one coefficient, and at most {MAX_COEFFICIENTS} coefficients are \
+                     accepted); interact fewer variables (a ^ or * of long sums multiplies \
+                     their terms)"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     // Arithmetic inside I() and functions, with R's precedence.
@@ -1346,9 +1441,44 @@ impl Parser {
     }
 }
 
-fn push_new(terms: &mut Terms, t: u32) {
-    if !terms.contains(&t) {
-        terms.push(t);
+/// A set of terms in the order R's expansion makes them: each term a set of variables (bit j
+/// = variable j, at most [`MAX_FORMULA_VARIABLES`] of them), so membership is one bit of a
+/// bitset over the 2¹⁶ possible terms, not a search of the list.
+#[derive(Debug, Clone, Default)]
+struct Terms {
+    order: Vec<u32>,
+    /// Bit t set when term t is in `order` (grown as larger terms arrive).
+    present: Vec<u64>,
+}
+
+impl Terms {
+    fn contains(&self, t: u32) -> bool {
+        let (word, bit) = (t as usize / 64, t % 64);
+        self.present.get(word).is_some_and(|w| w & (1 << bit) != 0)
+    }
+
+    /// Adds `t` at the end unless it is there; whether it was added.
+    fn insert(&mut self, t: u32) -> bool {
+        if self.contains(t) {
+            return false;
+        }
+        let (word, bit) = (t as usize / 64, t % 64);
+        if self.present.len() <= word {
+            self.present.resize(word + 1, 0);
+        }
+        self.present[word] |= 1 << bit;
+        self.order.push(t);
+        true
+    }
+
+    /// Removes every term of `other` (R's `a - b`).
+    fn remove_all(&mut self, other: &Terms) {
+        self.order.retain(|&t| !other.contains(t));
+        for &t in &other.order {
+            if let Some(w) = self.present.get_mut(t as usize / 64) {
+                *w &= !(1 << (t % 64));
+            }
+        }
     }
 }
 

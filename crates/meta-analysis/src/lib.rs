@@ -66,7 +66,8 @@ pub use error::MetaError;
 pub use estimators::Method;
 pub use fail_safe::{fail_safe_n, FailSafeN, FailSafeType, MAX_FSN};
 pub use formula::{
-    collate, r_number, sorted_levels, Formula, ModelMatrix, MAX_FORMULA_LEN, MAX_FORMULA_VARIABLES,
+    collate, r_number, sorted_levels, Formula, ModelMatrix, MAX_FORMULA_LEN, MAX_FORMULA_TERMS,
+    MAX_FORMULA_VARIABLES,
 };
 pub use influence::{influence_diagnostics, influence_diagnostics_with_test, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};

@@ -147,10 +147,44 @@ impl Coding {
                 });
             }
         }
+        // The coefficients counted from the levels first: a design past the cap is refused
+        // before its columns (k × p numbers) are built.
+        let mut p = 1;
+        let mut levels_by_moderator = Vec::with_capacity(moderators.len());
+        for m in moderators {
+            let levels = match &m.column {
+                ModeratorColumn::Numeric(_) => None,
+                ModeratorColumn::Factor(values) => {
+                    let levels = levels_of(values);
+                    check_levels(&m.name, &levels)?;
+                    Some(levels)
+                }
+            };
+            p += levels.as_ref().map_or(1, |l| l.len() - 1);
+            levels_by_moderator.push(levels);
+        }
+        if p > MAX_COEFFICIENTS {
+            return Err(MetaError::Moderator {
+                reason: format!(
+                    "the moderators make {p} coefficients (intercept: 1, {}); at most \
+                     {MAX_COEFFICIENTS} are accepted",
+                    moderators
+                        .iter()
+                        .zip(&levels_by_moderator)
+                        .map(|(m, l)| format!(
+                            "{}: {}",
+                            m.name,
+                            l.as_ref().map_or(1, |l| l.len() - 1)
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
         let mut terms = Vec::new();
         let mut names = Vec::new();
-        let mut columns: Vec<Vec<f64>> = Vec::new();
-        for m in moderators {
+        let mut columns: Vec<Vec<f64>> = Vec::with_capacity(p - 1);
+        for (m, levels) in moderators.iter().zip(levels_by_moderator) {
             match &m.column {
                 ModeratorColumn::Numeric(values) => {
                     if let Some(i) = values
@@ -174,8 +208,7 @@ impl Coding {
                     columns.push(values.clone());
                 }
                 ModeratorColumn::Factor(values) => {
-                    let levels = levels_of(values);
-                    check_levels(&m.name, &levels)?;
+                    let levels = levels.expect("a factor's levels, read above");
                     for level in &levels[1..] {
                         names.push(format!("{}:{level}", m.name));
                         columns.push(
@@ -191,16 +224,6 @@ impl Coding {
                     });
                 }
             }
-        }
-        let p = names.len() + 1;
-        if p > MAX_COEFFICIENTS {
-            return Err(MetaError::Moderator {
-                reason: format!(
-                    "the moderators make {p} coefficients (intercept, {}); at most \
-                     {MAX_COEFFICIENTS} are accepted",
-                    names.join(", ")
-                ),
-            });
         }
         Coding::from_columns(terms, names, columns, true, k, None)
     }

@@ -135,7 +135,7 @@ fn every_formula_model_agrees_with_metafor() {
         }
         checked += 1;
     }
-    report(failures, checked, 52);
+    report(failures, checked, 54);
 }
 
 fn bcg_like() -> (Vec<Record>, Vec<f64>, Vec<String>, Vec<String>) {
@@ -296,5 +296,112 @@ fn btt_and_design_errors_are_clear() {
     ] {
         let e = build(formula).unwrap_err();
         assert!(e.to_string().contains(says), "{formula}: {e}");
+    }
+}
+
+/// Issue 41 item 1: a formula's terms are counted while it is expanded, and a formula past the
+/// cap is refused naming it before its expansion grows. The probe's 73 characters expand to
+/// tens of thousands of terms (it ran for minutes before); formulas whose finished terms
+/// already exceed the coefficients are refused as they are read; legitimate formulas,
+/// including one that passes through more terms than it keeps, still read.
+#[test]
+fn formulas_past_the_term_cap_are_refused_while_they_expand() {
+    use meta_analysis::{MAX_COEFFICIENTS, MAX_FORMULA_TERMS};
+    // 31 terms: at least 32 coefficients with the intercept, refused as it is read.
+    let e = Formula::parse("~ (a + b + c + d + e)^5").unwrap_err();
+    assert!(matches!(e, MetaError::Formula { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains(&format!(
+            "has 31 terms, so at least 32 coefficients with the intercept; at most \
+             {MAX_COEFFICIENTS} coefficients are accepted"
+        )),
+        "{e}"
+    );
+    let probe = "~ (a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p)^8*(a+b+c+d+e+f+g+h+i+j+k+l+m+n+o+p)^8";
+    assert_eq!(probe.len(), 73);
+    let e = Formula::parse(probe).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains(&format!("expands to more than {MAX_FORMULA_TERMS} terms")),
+        "{e}"
+    );
+    // R's expansions still read: (a + b + c)^2 = a + b + c + a:b + a:c + b:c; a formula that
+    // passes through 63 terms and keeps 22 (the interactions of 4, 5 and 6 variables); 24
+    // terms without the intercept, at the cap.
+    assert_eq!(
+        Formula::parse("~ (a + b + c)^2").unwrap().term_labels(),
+        ["a", "b", "c", "a:b", "a:c", "b:c"]
+    );
+    let kept = Formula::parse("~ (a + b + c + d + e + f)^6 - (a + b + c + d + e + f)^3").unwrap();
+    assert_eq!(kept.term_labels().len(), 15 + 6 + 1);
+    assert!(kept
+        .term_labels()
+        .iter()
+        .all(|t| t.matches(':').count() >= 3));
+    let at_cap = Formula::parse("~ (a + b + c + d + e)^3 - a:b:c - 1").unwrap();
+    assert_eq!(at_cap.term_labels().len(), MAX_COEFFICIENTS);
+}
+
+/// Issue 41 item 2: a design's coefficients are counted from its factors' levels before any
+/// column is built, so a formula of interactions of many-level factors is refused naming the
+/// cap (its columns, 19⁴ + … of them for 8,000 records, were built first: gigabytes).
+#[test]
+fn a_design_past_the_coefficient_cap_is_refused_from_its_levels() {
+    let k = 8_000;
+    let column = |name: &str| {
+        let g: usize = name.strip_prefix('g')?.parse().ok()?;
+        Some(ModeratorColumn::Factor(
+            (0..k)
+                .map(|i| format!("L{:02}", (i / (g + 1) + 7 * g) % 20))
+                .collect(),
+        ))
+    };
+    let ids = |i: usize| format!("r{i}");
+    let e = Formula::parse("~ g0*g1*g2*g3")
+        .unwrap()
+        .model_matrix(&column, &ids, k)
+        .unwrap_err();
+    let text = e.to_string();
+    // 1 + 4·19 + 6·19² + 4·19³ + 19⁴ = 160,000 coefficients, each term's count named.
+    assert!(
+        text.contains("the formula makes 160000 coefficients (intercept: 1, g0: 19, g1: 19")
+            && text.contains("g0:g1:g2:g3: 130321); at most 24 are accepted"),
+        "{text}"
+    );
+    // The list of moderators counts before it builds too (8 factors of 20 levels: 153).
+    let mods: Vec<Moderator> = (0..8)
+        .map(|g| match column(&format!("g{g}")).unwrap() {
+            ModeratorColumn::Factor(v) => Moderator::factor(format!("g{g}"), v),
+            ModeratorColumn::Numeric(_) => unreachable!(),
+        })
+        .collect();
+    let recs: Vec<Record> = (0..k)
+        .map(|i| Record::new(ids(i), 0.1, 0.01 + i as f64 * 1e-6))
+        .collect();
+    let e = meta_regression(&recs, &mods, &FitOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the moderators make 153 coefficients (intercept: 1, g0: 19"),
+        "{e}"
+    );
+}
+
+/// Issue 41 item 5: the levels of a numeric column are its values as R's `as.character` writes
+/// them (15 significant digits): 0.3 and 0.1 + 0.2 are one level "0.3", as in R's factor().
+#[test]
+fn factor_of_numbers_merges_values_that_print_alike() {
+    let dose = vec![0.1, 0.3, 0.1 + 0.2, 0.5, 0.1, 0.3, 0.5, 0.1 + 0.2];
+    assert_ne!(0.3, 0.1 + 0.2);
+    let column = |name: &str| (name == "dose").then(|| ModeratorColumn::Numeric(dose.clone()));
+    let x = Formula::parse("~ factor(dose)")
+        .unwrap()
+        .model_matrix(&column, &|i| format!("r{i}"), dose.len())
+        .unwrap();
+    assert_eq!(
+        x.names(),
+        ["intercept", "factor(dose)0.3", "factor(dose)0.5"]
+    );
+    for (i, d) in dose.iter().enumerate() {
+        assert_eq!(x.value(i, 1), f64::from(u8::from((d - 0.3).abs() < 1e-9)));
     }
 }

@@ -10,7 +10,7 @@
 use super::raw_columns::{not_a_number, read_value, Reading};
 use super::{ErrorCode, ToolError};
 use meta_analysis::effect_sizes::{
-    escalc_with, AddTo, Column, EffectSizeError, Measure, RawRow, Settings, Vtype,
+    escalc_with, AddTo, Column, EffectSize, EffectSizeError, Measure, RawRow, Settings, Vtype,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -226,7 +226,10 @@ pub fn compute(
         .iter()
         .filter_map(|r| r.as_ref().ok().map(|(_, raw)| raw.clone()))
         .collect();
-    let mut sizes = escalc_with(measure, &raw, options).into_iter();
+    // A row escalc computes but no analysis could take is left out like one it gives NA.
+    let mut sizes = escalc_with(measure, &raw, options)
+        .into_iter()
+        .map(|size| size.and_then(EffectSize::analysable));
     let mut first_row_of: HashMap<String, usize> = HashMap::new();
     read.into_iter()
         .zip(rows)
@@ -307,7 +310,10 @@ fn row_error(
     RowError {
         row: n,
         id: id.clone(),
-        column: e.column().map(|c| c.name().to_string()),
+        column: match e {
+            EffectSizeError::BeyondAnalysisRange { field, .. } => Some((*field).to_string()),
+            _ => e.column().map(|c| c.name().to_string()),
+        },
         message,
     }
 }

@@ -145,7 +145,9 @@ impl MultilevelArgs {
 }
 
 /// Column `name` of the records not in `excluded`, as labels: a string as it is, a number
-/// as JSON writes it. Every such record must hold a value.
+/// as R's `factor()` labels it ([`meta_analysis::r_number`], 15 significant digits, the
+/// levels' one rule: `0.3` and `0.1 + 0.2` are one group, as are `1` and `1.0`). Every such
+/// record must hold a value.
 pub fn labels(
     data: &DataSource,
     name: &str,
@@ -174,7 +176,9 @@ pub fn labels(
         }
         let label = match column.and_then(|c| c.get(at)) {
             Some(Cell::Text(s)) => s.to_owned(),
-            Some(Cell::Number(n)) => n.to_string(),
+            Some(Cell::Number(n)) => n
+                .as_f64()
+                .map_or_else(|| n.to_string(), meta_analysis::r_number),
             _ => {
                 return Err(ToolError::new(
                     ErrorCode::InvalidRecords,

@@ -31,6 +31,8 @@ mod tables;
 
 use std::fmt;
 
+use crate::records::{MAX_ABS_YI, MAX_VI, MIN_VI};
+
 /// The measures: each its Rust name, escalc's name, a title, and the columns it reads (every
 /// one required, except that a 2×2 table takes either `bi` or `n1i`, `di` or `n2i`).
 macro_rules! measures {
@@ -551,6 +553,29 @@ pub struct EffectSize {
     pub vi: f64,
 }
 
+impl EffectSize {
+    /// The effect size when an analysis can take it as a record: |yi| ≤ [`MAX_ABS_YI`] and
+    /// [`MIN_VI`] ≤ vi ≤ [`MAX_VI`], the bounds [`crate::validate_records`] holds every fit
+    /// to. escalc returns such a row (counts of 10¹⁵ give a proportion's vi of 10⁻³⁰, SDs of
+    /// 10¹⁵⁰ a mean difference's vi of 10³⁰⁰), but every fit would refuse it; the records a
+    /// tool makes leave it out with this error as its reason, as they do a row escalc gives NA.
+    pub fn analysable(self) -> Result<EffectSize, EffectSizeError> {
+        if self.yi.abs() > MAX_ABS_YI {
+            return Err(EffectSizeError::BeyondAnalysisRange {
+                field: "yi",
+                value: self.yi,
+            });
+        }
+        if !(MIN_VI..=MAX_VI).contains(&self.vi) {
+            return Err(EffectSizeError::BeyondAnalysisRange {
+                field: "vi",
+                value: self.vi,
+            });
+        }
+        Ok(self)
+    }
+}
+
 /// Why a row gives no effect size; each names the column at fault.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EffectSizeError {
@@ -593,6 +618,9 @@ pub enum EffectSizeError {
     InvalidAdd { add: f64 },
     /// The measure does not offer this `vtype`.
     InvalidVtype { measure: Measure, vtype: Vtype },
+    /// `yi` or `vi` (`field`) computed but outside what every analysis accepts
+    /// ([`EffectSize::analysable`]).
+    BeyondAnalysisRange { field: &'static str, value: f64 },
 }
 
 impl EffectSizeError {
@@ -608,7 +636,9 @@ impl EffectSizeError {
             | EffectSizeError::Inconsistent { column, .. }
             | EffectSizeError::OutOfRange { column, .. }
             | EffectSizeError::Undefined { column, .. } => Some(*column),
-            EffectSizeError::InvalidAdd { .. } | EffectSizeError::InvalidVtype { .. } => None,
+            EffectSizeError::InvalidAdd { .. }
+            | EffectSizeError::InvalidVtype { .. }
+            | EffectSizeError::BeyondAnalysisRange { .. } => None,
         }
     }
 }
@@ -676,6 +706,24 @@ impl fmt::Display for EffectSizeError {
                 "add is {}; the continuity correction must be a finite number >= 0",
                 Shown(*add)
             ),
+            EffectSizeError::BeyondAnalysisRange { field: "yi", value } => write!(
+                f,
+                "yi is {}, beyond ±{MAX_ABS_YI:e}, the largest effect size an analysis accepts",
+                Shown(*value)
+            ),
+            EffectSizeError::BeyondAnalysisRange { field, value } => {
+                let (side, bound, which) = if *value < MIN_VI {
+                    ("below", MIN_VI, "smallest")
+                } else {
+                    ("above", MAX_VI, "largest")
+                };
+                write!(
+                    f,
+                    "{field} is {}, {side} {bound:e}, the {which} sampling variance an analysis \
+                     accepts",
+                    Shown(*value)
+                )
+            }
             EffectSizeError::InvalidVtype { measure, vtype } => {
                 let offered: Vec<&str> = measure
                     .vtypes()
@@ -1043,5 +1091,24 @@ mod tests {
         let e = escalc(Measure::Or, &[zero], &none)[0].clone().unwrap_err();
         assert_eq!(e.column(), Some(Ai));
         assert!(e.to_string().contains("no continuity correction"), "{e}");
+    }
+
+    #[test]
+    fn an_effect_size_no_analysis_takes_is_not_analysable() {
+        use crate::{validate_records, Record};
+        for (yi, vi, says) in [
+            (0.1, 1e-30, "vi is 1e-30, below 1e-25, the smallest"),
+            (0.1, 1e300, "vi is 1e300, above 1e25, the largest"),
+            (-2e25, 0.1, "yi is -2e25, beyond ±1e25"),
+        ] {
+            let e = EffectSize { yi, vi }.analysable().unwrap_err();
+            assert!(e.to_string().starts_with(says), "{e}");
+            // The same bounds as every fit's.
+            assert!(validate_records(&[Record::new("a", yi, vi)]).is_err());
+        }
+        for (yi, vi) in [(1e25, 1e-25), (-1e25, 1e25), (0.0, 1.0)] {
+            assert!(EffectSize { yi, vi }.analysable().is_ok());
+            assert!(validate_records(&[Record::new("a", yi, vi)]).is_ok());
+        }
     }
 }

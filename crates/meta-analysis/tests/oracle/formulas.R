@@ -32,6 +32,13 @@ bcg$decade <- floor(bcg$year / 10) * 10
 k11 <- dat.konstantopoulos2011
 k11$district_code <- as.numeric(k11$district)
 k11$district <- as.character(k11$district)
+## doses: a constructed numeric column in which 0.1 + 0.2 (0.30000000000000004) and 0.3 are
+## distinct doubles that as.character writes alike, so factor(dose) has the levels "0.1",
+## "0.3" and "0.5" (issue 41 item 5).
+doses <- data.frame(
+  yi = c(0.12, 0.85, -0.31, 0.78, 0.45, 0.02, 1.26, 0.61, 0.13, -0.28, 0.90, 0.21),
+  vi = c(0.040, 0.052, 0.033, 0.061, 0.045, 0.038, 0.057, 0.049, 0.066, 0.035, 0.042, 0.050),
+  dose = c(0.1, 0.3, 0.1 + 0.2, 0.5, 0.1, 0.3, 0.5, 0.1 + 0.2, 0.5, 0.1, 0.1 + 0.2, 0.3))
 
 datasets <- list(
   bcg = list(name = "bcg", ids = paste0("t", bcg$trial), yi = as.numeric(bcg$yi), vi = as.numeric(bcg$vi),
@@ -41,8 +48,11 @@ datasets <- list(
   k11 = list(name = "k11", ids = paste0("s", k11$district, "_", k11$school), yi = k11$yi, vi = k11$vi,
              columns = list(year = k11$year, district = k11$district,
                             district_code = k11$district_code),
-             notes = "dat.konstantopoulos2011 (yi, vi as shipped); district also as text"))
-frames <- list(bcg = bcg, k11 = k11)
+             notes = "dat.konstantopoulos2011 (yi, vi as shipped); district also as text"),
+  doses = list(name = "doses", ids = paste0("d", seq_len(nrow(doses))), yi = doses$yi, vi = doses$vi,
+               columns = list(dose = doses$dose),
+               notes = "constructed (see the script): doses 0.3 and 0.1 + 0.2, one level of factor(dose)"))
+frames <- list(bcg = bcg, k11 = k11, doses = doses)
 
 models <- list()
 add <- function(data, formula, method = "REML", test = "z", btt = NULL, btt_name = NULL) {
@@ -94,6 +104,7 @@ for (test in c("z", "knha")) {
   add("k11", "~ I(year - 1990) + I((year - 1990)^2)", test = test)
   add("k11", "~ factor(district)", test = test)
   add("k11", "~ 0 + factor(district_code)", test = test)
+  add("doses", "~ factor(dose)", test = test)
 }
 for (method in c("DL", "ML", "PM", "EE")) {
   add("bcg", "~ ablat * year", method = method)
@@ -102,5 +113,6 @@ for (method in c("DL", "ML", "PM", "EE")) {
 
 res <- list(datasets = unname(datasets), models = models)
 write_fixture(res, out_path,
-  data = metadat_source(c("dat.bcg", "dat.konstantopoulos2011")),
+  data = c(metadat_source(c("dat.bcg", "dat.konstantopoulos2011")),
+           list(constructed = "doses (issue 41 item 5), written out in the script")),
   control = list(rma = CTRL, tau2_boundary = paste("a tau2 below", BOUNDARY, "is refitted with tau2 = 0")))
