@@ -20,8 +20,8 @@ pub static ROBUST_TEST: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Cluster-robust (sandwich) tests of a model's coefficients, the records grouped by the \
-column `cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
+        "Cluster-robust (sandwich) tests of a model's coefficients, records grouped by \
+`cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
 coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (m/(m-p), m-p df). \
 The model: the random-effects fit, a meta-regression on mods, or the three-level model on \
 study (inside the clusters; method REML or ML, test z or t for it alone). Needs more \
