@@ -941,7 +941,19 @@ fn call_text_writes_no_control_from_an_id() {
             !text.lines().any(|l| l.starts_with("FORGED")),
             "{tool}: {text}"
         );
+        // Without --text, the JSON: the same value, every control escaped.
         let json = run(&["call", tool, "-"], Some(records.as_bytes()));
-        assert!(!json.stdout.contains(&0x1b), "{tool}");
+        let text = String::from_utf8(json.stdout.clone()).unwrap();
+        let raw = |c: char| c.is_control() && c != '\n' || ('\u{202a}'..='\u{202e}').contains(&c);
+        assert!(!text.contains(raw), "{tool}: {text:?}");
+        let first = &stdout_json(&json)["results"][0];
+        assert_eq!(
+            first["omitted"]
+                .as_str()
+                .or(first["id"].as_str())
+                .or(first["added"].as_str()),
+            Some(hostile),
+            "{tool}"
+        );
     }
 }

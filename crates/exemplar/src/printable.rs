@@ -64,6 +64,27 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON text (as serde_json writes it) with the characters [`printable`] escapes written as
+/// JSON `\uXXXX` escapes, but for the white space between tokens (a pretty-printed line
+/// break): the same JSON value. serde_json escapes the C0 controls inside strings but writes
+/// the C1 controls, DEL and the direction controls raw; outside strings JSON allows none of
+/// them, so each one escaped here is inside a string.
+pub fn printable_json(json: &str) -> Cow<'_, str> {
+    let escaped = |c: char| is_unprintable(c) && !matches!(c, '\n' | '\r' | '\t');
+    if !json.contains(escaped) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if escaped(c) {
+            out.push_str(&escape(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// What [`cut`] keeps of `text`: its first `max_chars` − 1 characters when it is longer than
 /// `max_chars` (the "…" goes after them), `None` when it is not. The plots' labels, which
 /// isolate the kept part before the "…", are cut by it.
@@ -122,6 +143,18 @@ mod tests {
         }
         // Right-to-left letters are text, not controls.
         assert_eq!(printable("\u{5D0}\u{5D1}"), "\u{5D0}\u{5D1}");
+    }
+
+    #[test]
+    fn json_keeps_its_value_and_its_line_breaks() {
+        let value = serde_json::json!({"id": "a\u{9b}2J\u{202e}\u{7f}\n\u{1b}", "k": [1, 2]});
+        let text = serde_json::to_string_pretty(&value).unwrap();
+        let escaped = printable_json(&text);
+        assert!(!escaped.contains(|c: char| is_unprintable(c) && c != '\n'));
+        assert_eq!(escaped.lines().count(), text.lines().count());
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back, value);
+        assert!(matches!(printable_json("{\"a\": 1}"), Cow::Borrowed(_)));
     }
 
     #[test]
