@@ -5,7 +5,10 @@
 //! never sends a header is idle from the start, so 200 of them cost a visitor
 //! nothing (before, each held one of 64 places until its header timeout: a
 //! visitor waited about 30 s, issue 41). Only when every connection is
-//! answering a request is a new one refused.
+//! answering a request is a new one refused. A request is being answered
+//! until its response is handed to hyper; a body still being written counts
+//! as idle (since it was handed over), so a client that never reads its
+//! answer cannot hold a place either.
 
 use std::collections::HashMap;
 use std::sync::Arc;
