@@ -205,6 +205,25 @@ fn vector_table(cols: &[(&str, String)]) -> Vec<String> {
 /// the longest.
 fn frame_table(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
     let names: Vec<String> = rows.iter().map(|(n, _)| label(n, LABEL_CHARS)).collect();
+    frame_lines(header, &names, rows, gap)
+}
+
+/// [`frame_table`] with row names laid out as they are: names built of parts each already
+/// cut ([`label`]), such as a prediction's `weeks=4, tester=blind`.
+fn frame_table_uncut(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
+    let names: Vec<String> = rows
+        .iter()
+        .map(|(n, _)| printable(n).into_owned())
+        .collect();
+    frame_lines(header, &names, rows, gap)
+}
+
+fn frame_lines(
+    header: &[&str],
+    names: &[String],
+    rows: &[(String, Vec<String>)],
+    gap: usize,
+) -> Vec<String> {
     let name_w = names.iter().map(|n| width(n)).max().unwrap_or(0);
     let widths: Vec<usize> = header
         .iter()
@@ -730,10 +749,15 @@ fn predictions(out: &mut Out, result: &Value) {
                 .get("at")
                 .and_then(Value::as_object)
                 .map(|at| {
+                    // Each name and value cut, not the row name: with several moderators
+                    // it would lose the last ones.
                     at.iter()
-                        .map(|(k, v)| match v {
-                            Value::String(s) => format!("{k}={s}"),
-                            v => format!("{k}={v}"),
+                        .map(|(k, v)| {
+                            let k = label(k, LABEL_CHARS);
+                            match v {
+                                Value::String(s) => format!("{k}={}", label(s, LABEL_CHARS)),
+                                v => format!("{k}={v}"),
+                            }
                         })
                         .collect::<Vec<_>>()
                         .join(", ")
@@ -753,7 +777,7 @@ fn predictions(out: &mut Out, result: &Value) {
     out.blank();
     out.line("Predicted Values:");
     out.blank();
-    out.lines(frame_table(
+    out.lines(frame_table_uncut(
         &["pred", "se", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
         &rows,
         1,
@@ -779,7 +803,7 @@ fn predictions(out: &mut Out, result: &Value) {
         out.blank();
         out.line(format!("Predicted Values ({label} scale):"));
         out.blank();
-        out.lines(frame_table(
+        out.lines(frame_table_uncut(
             &["pred", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
             &natural,
             1,
@@ -1910,6 +1934,37 @@ mod tests {
         assert_eq!(
             interval("RD", -0.004, -0.0061, -0.0021),
             "RD -0.004 [-0.006, -0.002]"
+        );
+    }
+
+    #[test]
+    fn row_names_are_cut_and_a_predictions_parts_each() {
+        let rows = |names: &[&str]| -> Vec<(String, Vec<String>)> {
+            names
+                .iter()
+                .map(|n| (n.to_string(), vec!["0.1000".into()]))
+                .collect()
+        };
+        let long = "L".repeat(1000);
+        let lines = frame_table(&["estimate"], &rows(&[&long, "s\u{202e}1"]), 2);
+        let cut = format!("{}…", "L".repeat(LABEL_CHARS - 1));
+        // "estimate" is wider than its values: two blanks, then the value padded to 8.
+        assert_eq!(lines[1], format!("{cut}    0.1000"));
+        assert_eq!(
+            lines[2],
+            format!("{:w$}    0.1000", "s\\u202e1", w = LABEL_CHARS)
+        );
+        let result = serde_json::json!({"predictions": [{
+            "at": {"weeks": 4, "tester": "blind", "arm": long},
+            "estimate": 0.1, "se": 0.1, "ci_lower": 0.0, "ci_upper": 0.2,
+            "pi_lower": 0.0, "pi_upper": 0.2
+        }]});
+        let mut out = Out::default();
+        predictions(&mut out, &result);
+        let text = out.finish();
+        assert!(
+            text.contains(&format!("weeks=4, tester=blind, arm={cut} ")),
+            "{text}"
         );
     }
 
