@@ -77,6 +77,20 @@ test('hostile ids through every tool, plot, the ledger and the scorer: nothing r
     }
     // Every analysis ran on the hostile records (get_dataset takes none).
     for (const [name, outcome] of outcomes) assert.equal(outcome, 'ok', `${name}: ${outcome}`);
+    // Issue 41 item 4: the printed summaries and result tables the page shows hold no control
+    // or direction character from the ids (a U+202E made "0.1318" read "8131.0"); the engine
+    // wrote them as visible escapes (printable.rs), and the long id is cut in the summaries.
+    const shown = await page.$$eval('.result-view pre.summary, .result-view table', (nodes) =>
+      nodes.map((n) => [n.tagName, n.textContent]),
+    );
+    const summaries = shown.filter(([tag]) => tag === 'PRE');
+    assert.ok(summaries.length >= 15, `${summaries.length} summaries shown`);
+    const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+    for (const [tag, text] of shown) {
+      assert.doesNotMatch(tag === 'PRE' ? text : text.replaceAll('\n', ''), controls, text.slice(0, 300));
+    }
+    assert.ok(summaries.some(([, text]) => text.includes('\\u202egnp.exe')), 'the escape is shown');
+    assert.ok(summaries.every(([, text]) => !text.includes('x'.repeat(100))), 'the long id is cut');
     // The plots beside the fit, refit and Egger results are drawn, as SVG, with the ids as text.
     await page.waitForSelector('#tool-egger_test figure.plot svg', { timeout: 5000 });
     await page.waitForSelector('#tool-fit_random_effects figure.plot svg', { timeout: 5000 });

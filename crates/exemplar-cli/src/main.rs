@@ -528,8 +528,13 @@ fn tool_error(error: &tools::ToolError) -> Result<ExitCode, Usage> {
 }
 
 /// Prints pretty JSON; a closed stdout (e.g. `| head`) just ends the output.
+/// Writes `value` as indented JSON, with the C1 controls (the 8-bit CSI U+009B among them),
+/// DEL and the direction controls, which serde_json writes raw, as `\uXXXX` escapes
+/// ([`exemplar::printable::printable_json`]): the same value, and no id reaches a terminal
+/// as a control.
 fn print(value: &Value) -> Result<(), Usage> {
     let text = serde_json::to_string_pretty(value).expect("JSON values serialize");
+    let text = exemplar::printable::printable_json(&text);
     write_stdout(format!("{text}\n").as_bytes())
 }
 

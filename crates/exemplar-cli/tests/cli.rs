@@ -909,3 +909,51 @@ fn mcp_http_binds_only_loopback_and_allow_origin_needs_http() {
     assert_eq!(code(&bad_origin), 2);
     assert!(String::from_utf8_lossy(&bad_origin.stderr).contains("path"));
 }
+
+/// Issue 41 item 4: `call --text` wrote an id's terminal escape sequences raw (OSC 52 writes
+/// the clipboard) and a newline in an id forged a line of the summary. The summary writes
+/// them as visible escapes (`\u001b`), and the JSON (without `--text`) escapes them too.
+#[test]
+fn call_text_writes_no_control_from_an_id() {
+    let hostile = "s\u{1b}]52;c;aGk=\u{7}\u{1b}[2J\u{9b}1m\u{202e}\nFORGED 0.1 [0.0, 0.2]";
+    let records = json!({"records": [
+        {"id": hostile, "yi": 0.1, "vi": 0.01},
+        {"id": "b", "yi": 0.3, "vi": 0.02},
+        {"id": "c", "yi": -0.1, "vi": 0.04},
+        {"id": "d", "yi": 0.5, "vi": 0.03}
+    ]})
+    .to_string();
+    for tool in [
+        "leave_one_out",
+        "influence_diagnostics",
+        "cumulative_meta_analysis",
+    ] {
+        let out = run(&["call", tool, "-", "--text"], Some(records.as_bytes()));
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains('\u{1b}'), "{tool}: {text:?}");
+        assert!(
+            !text.contains(['\u{7}', '\u{9b}', '\u{202e}']),
+            "{tool}: {text:?}"
+        );
+        assert!(text.contains("s\\u001b]52;c;aGk=\\u0007"), "{tool}: {text}");
+        assert!(
+            !text.lines().any(|l| l.starts_with("FORGED")),
+            "{tool}: {text}"
+        );
+        // Without --text, the JSON: the same value, every control escaped.
+        let json = run(&["call", tool, "-"], Some(records.as_bytes()));
+        let text = String::from_utf8(json.stdout.clone()).unwrap();
+        let raw = |c: char| c.is_control() && c != '\n' || ('\u{202a}'..='\u{202e}').contains(&c);
+        assert!(!text.contains(raw), "{tool}: {text:?}");
+        let first = &stdout_json(&json)["results"][0];
+        assert_eq!(
+            first["omitted"]
+                .as_str()
+                .or(first["id"].as_str())
+                .or(first["added"].as_str()),
+            Some(hostile),
+            "{tool}"
+        );
+    }
+}

@@ -386,13 +386,42 @@ const FORMULA_STARTS: [char; 11] = [
 
 /// Whether a spreadsheet could read `text` as a formula (a command, a link that sends the
 /// sheet's cells away): it begins with one of `FORMULA_STARTS`, also after leading white
-/// space (some spreadsheets trim it on import), and it is not a plain number as [`number`]
-/// reads it. A plain number (`-1`, `+2.5e3`) holds no cell reference and no function, a
-/// spreadsheet reads it as that number, and leaving it as it is keeps an id such as `-1` the
-/// same when the CSV is read back.
+/// space, controls and characters shown as nothing ([`is_invisible`]: a zero-width space,
+/// a byte-order mark; some spreadsheets drop them on import, and a person does not see
+/// them), and it is not a plain number as [`number`] reads it. A plain number (`-1`,
+/// `+2.5e3`) holds no cell reference and no function, a spreadsheet reads it as that number,
+/// and leaving it as it is keeps an id such as `-1` the same when the CSV is read back.
 pub fn is_formula_like(text: &str) -> bool {
     let starts = |t: &str| t.starts_with(FORMULA_STARTS);
-    (starts(text) || starts(text.trim_start())) && number(text.trim()).is_none()
+    let hidden = |c: char| c.is_whitespace() || c.is_control() || is_invisible(c);
+    (starts(text) || starts(text.trim_start_matches(hidden))) && number(text.trim()).is_none()
+}
+
+/// Whether `c` is shown as nothing: Unicode's Default_Ignorable_Code_Point property
+/// (DerivedCoreProperties.txt, Unicode 15.1), which holds the zero-width space and joiners
+/// (U+200B–U+200D), the byte-order mark (U+FEFF), the direction controls, the soft hyphen,
+/// variation selectors and tags.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
 }
 
 /// A text cell as every CSV this crate writes holds it: a formula-like text (see
@@ -640,6 +669,46 @@ mod tests {
         }
         // "-1e999" is not a finite number: text that a spreadsheet may evaluate.
         assert!(is_formula_like("-1e999"));
+    }
+
+    /// Issue 41 item 14: a sign behind characters a spreadsheet shows as nothing (a zero-width
+    /// space, a byte-order mark, a direction mark, a soft hyphen, a control) still starts a
+    /// formula: the cell is written with the quote in front, and quoted.
+    #[test]
+    fn a_sign_behind_invisible_characters_is_neutralized() {
+        for lead in [
+            "\u{200B}",
+            "\u{FEFF}",
+            "\u{200B}\u{FEFF} ",
+            "\u{200E}",
+            "\u{202E}",
+            "\u{2060}",
+            "\u{00AD}",
+            "\u{180E}",
+            "\u{0}",
+            "\u{1b}",
+            "\u{85}",
+            "\u{E0041}",
+            " \u{200D}",
+        ] {
+            for sign in [
+                "=1+1",
+                "+cmd|' /C calc'!A0",
+                "-2+3",
+                "@SUM(A1:A9)",
+                "\t=1",
+                "\r=1",
+            ] {
+                let cell = format!("{lead}{sign}");
+                assert!(is_formula_like(&cell), "{cell:?}");
+                let row = json!({"id": cell}).as_object().unwrap().clone();
+                let text = write(&["id".to_string()], &[row]);
+                assert!(text.starts_with("id\n\"'"), "{cell:?}: {text:?}");
+            }
+        }
+        // Invisible characters before text that is not a formula leave it alone.
+        assert!(!is_formula_like("\u{200B}abc"));
+        assert!(!is_formula_like("\u{FEFF}s01"));
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! - [`session`]: one visit's tool runs, each answered and ledgered in one call.
 //! - [`page`]: the page's metadata (header facts, conditions, scored fields).
 //! - [`canonical`]: the canonical JSON form hashed by the ledger.
+//! - [`printable`]: the one rule for a caller's text where a person reads it (controls
+//!   escaped, labels cut).
 //!
 //! Dependencies point one way: `meta-analysis` ← `exemplar` ← the CLI and the wasm crate.
 //! Nothing here does I/O.
@@ -23,6 +25,7 @@ pub mod dataset;
 pub mod ledger;
 pub mod page;
 pub mod plots;
+pub mod printable;
 pub mod protocol;
 pub mod quote;
 pub mod result_view;

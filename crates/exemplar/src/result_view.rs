@@ -166,7 +166,8 @@ fn combine_tests(values: Vec<(String, String)>) -> Vec<(String, String, String)>
 }
 
 /// The label metafor prints for a field (`tau2` τ², `ci_lower` ci.lb, `q` Q, …); another
-/// field keeps its name, a nested one its path (`dataset.name`), a natural-scale one says so.
+/// field keeps its name (escaped as [`crate::printable`] escapes), a nested one its path
+/// (`dataset.name`), a natural-scale one says so.
 pub fn label(key: &str) -> String {
     let known = match key {
         "tau2" => "τ²",
@@ -194,7 +195,8 @@ pub fn label(key: &str) -> String {
     }
     match key.strip_prefix("natural.") {
         Some(inner) => format!("{} (natural)", label(inner)),
-        None => key.to_string(),
+        // A key can be a caller's name (a moderator's, in a prediction's `at`).
+        None => crate::printable::printable(key).into_owned(),
     }
 }
 
@@ -291,7 +293,7 @@ fn table(caption: &str, items: &[Value]) -> Table {
         .map(|(i, _)| i)
         .collect();
     Table {
-        caption: caption.to_string(),
+        caption: crate::printable::printable(caption).into_owned(),
         columns: keys.iter().map(|k| label(k)).collect(),
         numeric,
         rows,
@@ -319,7 +321,7 @@ fn cell(key: &str, value: &Value) -> String {
         Value::Number(n) => number(key, n.as_f64().unwrap_or(f64::NAN)),
         Value::Array(_) | Value::Object(_) => value.to_string(),
     };
-    crate::session::escape_direction_controls(&text)
+    crate::printable::printable(&text).into_owned()
 }
 
 fn number(key: &str, x: f64) -> String {

@@ -6,6 +6,7 @@
 //! from this module.
 
 use crate::ledger::{self, EntryHeader, Ledger, LedgerError, Run, Status};
+use crate::printable::{escape, is_direction_control};
 use crate::tools::{self, ErrorCode, ToolError};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -130,18 +131,6 @@ pub fn escape_direction_controls(json: &str) -> String {
         }
     }
     out
-}
-
-fn is_direction_control(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
-    )
-}
-
-/// `c` as a JSON `\uXXXX` escape.
-fn escape(c: char) -> String {
-    format!("\\u{:04x}", c as u32)
 }
 
 /// `text` with its direction controls escaped: `text` itself when it has none (a result's

@@ -12,7 +12,14 @@
 //! decimals (`formatC(x, format = "f")`), I² and H² in the model header with 2, p values
 //! below 0.0001 as `<.0001`, degrees of freedom rounded to 2 decimals, significance stars
 //! at 0.001, 0.01, 0.05 and 0.1. Lines carry no trailing blanks (metafor's `cat` leaves one).
+//!
+//! Text from the data (ids, levels, column and coefficient names) is written by the rule of
+//! [`crate::printable`]: every line's controls and direction controls as visible escapes, so
+//! no id can forge a line, reach a terminal as an escape sequence or reorder the numbers
+//! beside it; and a table's row names cut to [`LABEL_CHARS`] characters, so that padding
+//! every row to the longest cannot multiply one long id by the number of rows.
 
+use crate::printable::{label, printable, LABEL_CHARS};
 use meta_analysis::measure_scale;
 use serde_json::Value;
 
@@ -58,7 +65,8 @@ pub fn summary(tool: &str, result: &Value) -> Option<String> {
 // ---------------------------------------------------------------------------------------
 // Output and formatting
 
-/// Lines being written; [`Out::finish`] trims trailing blanks and blank lines.
+/// Lines being written; [`Out::finish`] escapes their controls ([`printable`]) and trims
+/// trailing blanks and blank lines.
 #[derive(Default)]
 struct Out {
     lines: Vec<String>,
@@ -78,6 +86,8 @@ impl Out {
         let mut text = String::new();
         let mut blank_run = false;
         for line in &self.lines {
+            // A newline inside a line (from an id) is escaped, not a line of its own.
+            let line = printable(line);
             let line = line.trim_end();
             if line.is_empty() {
                 if !blank_run && !text.is_empty() {
@@ -190,9 +200,31 @@ fn vector_table(cols: &[(&str, String)]) -> Vec<String> {
 }
 
 /// R's `print` of a data frame or character matrix with `right = TRUE`: row names left
-/// aligned, columns right aligned, `gap` blanks apart.
+/// aligned, columns right aligned, `gap` blanks apart. Row names (ids, levels, coefficient
+/// names) are escaped and cut to [`LABEL_CHARS`] ([`label`]) before the rows are padded to
+/// the longest.
 fn frame_table(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
-    let name_w = rows.iter().map(|(n, _)| width(n)).max().unwrap_or(0);
+    let names: Vec<String> = rows.iter().map(|(n, _)| label(n, LABEL_CHARS)).collect();
+    frame_lines(header, &names, rows, gap)
+}
+
+/// [`frame_table`] with row names laid out as they are: names built of parts each already
+/// cut ([`label`]), such as a prediction's `weeks=4, tester=blind`.
+fn frame_table_uncut(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
+    let names: Vec<String> = rows
+        .iter()
+        .map(|(n, _)| printable(n).into_owned())
+        .collect();
+    frame_lines(header, &names, rows, gap)
+}
+
+fn frame_lines(
+    header: &[&str],
+    names: &[String],
+    rows: &[(String, Vec<String>)],
+    gap: usize,
+) -> Vec<String> {
+    let name_w = names.iter().map(|n| width(n)).max().unwrap_or(0);
     let widths: Vec<usize> = header
         .iter()
         .enumerate()
@@ -212,7 +244,7 @@ fn frame_table(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> V
         head.push_str(&pad_left(h, *w));
     }
     lines.push(head);
-    for (name, row) in rows {
+    for (name, (_, row)) in names.iter().zip(rows) {
         let mut line = pad_right(name, name_w);
         for (v, w) in row.iter().zip(&widths) {
             line.push_str(&sep);
@@ -717,10 +749,15 @@ fn predictions(out: &mut Out, result: &Value) {
                 .get("at")
                 .and_then(Value::as_object)
                 .map(|at| {
+                    // Each name and value cut, not the row name: with several moderators
+                    // it would lose the last ones.
                     at.iter()
-                        .map(|(k, v)| match v {
-                            Value::String(s) => format!("{k}={s}"),
-                            v => format!("{k}={v}"),
+                        .map(|(k, v)| {
+                            let k = label(k, LABEL_CHARS);
+                            match v {
+                                Value::String(s) => format!("{k}={}", label(s, LABEL_CHARS)),
+                                v => format!("{k}={v}"),
+                            }
                         })
                         .collect::<Vec<_>>()
                         .join(", ")
@@ -740,7 +777,7 @@ fn predictions(out: &mut Out, result: &Value) {
     out.blank();
     out.line("Predicted Values:");
     out.blank();
-    out.lines(frame_table(
+    out.lines(frame_table_uncut(
         &["pred", "se", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
         &rows,
         1,
@@ -766,7 +803,7 @@ fn predictions(out: &mut Out, result: &Value) {
         out.blank();
         out.line(format!("Predicted Values ({label} scale):"));
         out.blank();
-        out.lines(frame_table(
+        out.lines(frame_table_uncut(
             &["pred", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
             &natural,
             1,
@@ -1006,7 +1043,8 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
     let study = text(result, "study").unwrap_or("study");
     let sigma2 = list(result, "sigma2");
     let nlvls = [count(result, "n_studies")?, k];
-    let factors = [study.to_string(), format!("{study}/id")];
+    let study = label(study, LABEL_CHARS);
+    let factors = [study.clone(), format!("{study}/id")];
     let rows: Vec<(String, Vec<String>)> = sigma2
         .iter()
         .enumerate()
@@ -1896,6 +1934,37 @@ mod tests {
         assert_eq!(
             interval("RD", -0.004, -0.0061, -0.0021),
             "RD -0.004 [-0.006, -0.002]"
+        );
+    }
+
+    #[test]
+    fn row_names_are_cut_and_a_predictions_parts_each() {
+        let rows = |names: &[&str]| -> Vec<(String, Vec<String>)> {
+            names
+                .iter()
+                .map(|n| (n.to_string(), vec!["0.1000".into()]))
+                .collect()
+        };
+        let long = "L".repeat(1000);
+        let lines = frame_table(&["estimate"], &rows(&[&long, "s\u{202e}1"]), 2);
+        let cut = format!("{}…", "L".repeat(LABEL_CHARS - 1));
+        // "estimate" is wider than its values: two blanks, then the value padded to 8.
+        assert_eq!(lines[1], format!("{cut}    0.1000"));
+        assert_eq!(
+            lines[2],
+            format!("{:w$}    0.1000", "s\\u202e1", w = LABEL_CHARS)
+        );
+        let result = serde_json::json!({"predictions": [{
+            "at": {"weeks": 4, "tester": "blind", "arm": long},
+            "estimate": 0.1, "se": 0.1, "ci_lower": 0.0, "ci_upper": 0.2,
+            "pi_lower": 0.0, "pi_upper": 0.2
+        }]});
+        let mut out = Out::default();
+        predictions(&mut out, &result);
+        let text = out.finish();
+        assert!(
+            text.contains(&format!("weeks=4, tester=blind, arm={cut} ")),
+            "{text}"
         );
     }
 

@@ -352,6 +352,38 @@ fn forest_ilab_columns_and_row_order() {
     );
 }
 
+/// Issue 41 item 14: an ilab cell or column name is cut as a label is (24 characters, the
+/// last "…"), so one long cell cannot widen the forest without bound (a 5,000-character cell
+/// drew it 31,417 units wide); `numbers` keeps the cell whole.
+#[test]
+fn long_ilab_cells_are_cut_as_labels_are() {
+    let viewbox_width = |out: &Value| -> f64 {
+        let doc = Document::parse(out["svg"].as_str().unwrap()).unwrap();
+        let view_box = doc.root_element().attribute("viewBox").unwrap().to_string();
+        view_box.split(' ').nth(2).unwrap().parse().unwrap()
+    };
+    let mut bcg = bcg_rr_records();
+    let long = "w".repeat(5_000);
+    let column = format!("c{}", "n".repeat(5_000));
+    for (i, r) in bcg.as_array_mut().unwrap().iter_mut().enumerate() {
+        r["note"] = Value::from(if i == 0 { long.clone() } else { "x".into() });
+        r[column.as_str()] = Value::from(i as f64);
+    }
+    let short = tools::call("forest_plot", &json!({"records": bcg, "ilab": ["year"]})).unwrap();
+    let out = tools::call(
+        "forest_plot",
+        &json!({"records": bcg, "ilab": ["note", column]}),
+    )
+    .unwrap();
+    assert!(viewbox_width(&out) < 800.0, "{}", viewbox_width(&out));
+    assert!(viewbox_width(&short) <= viewbox_width(&out));
+    assert_eq!(out["numbers"]["rows"][0]["ilab"][0], json!(long));
+    let cut = format!("{}…", "w".repeat(23));
+    let svg = out["svg"].as_str().unwrap();
+    assert!(svg.contains(&format!(">{cut}<")), "{svg}");
+    assert!(svg.contains(&format!(">c{}…<", "n".repeat(22))));
+}
+
 /// A manuscript's forest shows whole labels: a label wider than its column wraps at its
 /// spaces onto further lines of its row (the row grows), never cut with "…"; the interval
 /// and the estimate stay on the first line.

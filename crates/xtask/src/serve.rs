@@ -2,21 +2,23 @@
 //! `www/`, the frozen PDF), bound to 127.0.0.1, answering only to loopback
 //! `Host` names, with the page's security headers. Nothing else in the
 //! repository is reachable, and a client cannot hold the server: headers must
-//! arrive within a time limit and connections are capped.
+//! arrive within a time limit, and connections are capped, a new one taking
+//! the place of the one idle longest ([`connections`]).
 //!
 //! A static host that serves the page instead (any other web server) must
 //! send the headers of [`security_headers`] itself: `frame-ancestors` and
 //! `X-Frame-Options` work only as HTTP headers, never in the page's
 //! `<meta>` CSP, so without them the page boots inside another site's frame.
 
+mod connections;
 mod host;
 #[cfg(test)]
 mod tests;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -26,10 +28,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use tokio::sync::Semaphore;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use connections::{Admission, Connections};
 pub use host::AllowedHost;
 use host::HostAllowList;
 
@@ -50,9 +52,10 @@ const PAGE_CSP: &str = page_csp!();
 /// page (clickjacking: the tools act on the user's data).
 const CSP: &str = concat!(page_csp!(), "; frame-ancestors 'none'");
 
-/// How long a client may take to send a request's headers, and how many
-/// connections are served at once (the others wait in the listen queue).
-/// A browser opens about six connections to one server.
+/// How long a client may take to send a request's headers (also the longest
+/// a kept-alive connection stays idle), and how many connections are open at
+/// once. A browser opens about six connections to one server; past the cap a
+/// new connection takes the place of the one idle longest ([`connections`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub header_read_timeout: Duration,
@@ -62,7 +65,8 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            header_read_timeout: Duration::from_secs(10),
+            // Loopback only: a request's headers take microseconds.
+            header_read_timeout: Duration::from_secs(5),
             max_connections: 64,
         }
     }
@@ -149,34 +153,104 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-/// Accepts connections until the task is dropped. A connection is accepted
-/// only once one of `limits.max_connections` permits is free, so the others
-/// wait in the kernel's listen queue rather than each holding a task; hyper
+/// Accepts connections until the task is dropped, never waiting for a place:
+/// at the cap the connection idle longest (no request being answered) is
+/// closed to make room, or, when every connection is answering a request, the
+/// new one is refused with a 503 that names the cap ([`connections`]). hyper
 /// closes a connection whose request headers take longer than
 /// `limits.header_read_timeout` (an idle keep-alive connection included).
 async fn accept_loop(listener: tokio::net::TcpListener, app: Router, limits: Limits) {
     use axum::serve::Listener;
 
     let mut listener = listener;
-    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let open = Arc::new(Mutex::new(Connections::new(limits.max_connections)));
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
     loop {
-        let Ok(permit) = permits.clone().acquire_owned().await else {
-            return; // The semaphore is never closed.
-        };
         // Retries and backs off on accept errors (e.g. too many open files).
         let (stream, _peer) = Listener::accept(&mut listener).await;
+        let admitted = lock(&open).admit(Instant::now());
+        let Admission::Admitted { id, evict } = admitted else {
+            tokio::spawn(refuse(stream, limits.max_connections));
+            continue;
+        };
         let service = TowerToHyperService::new(app.clone());
-        let connection = http.serve_connection(TokioIo::new(stream), service);
+        let tracked = {
+            let open = open.clone();
+            hyper::service::service_fn(move |request| {
+                let answering = Answering::start(&open, id);
+                let response = hyper::service::Service::call(&service, request);
+                async move {
+                    let response = response.await;
+                    drop(answering);
+                    response
+                }
+            })
+        };
+        let connection = http.serve_connection(TokioIo::new(stream), tracked);
+        let open = open.clone();
         tokio::spawn(async move {
             // A reset, a header timeout or a malformed request ends this
-            // connection only; there is no one to tell.
-            let _ = connection.await;
-            drop(permit);
+            // connection only; there is no one to tell. Eviction drops it,
+            // which closes it.
+            tokio::select! {
+                _ = connection => {}
+                () = evict.notified() => {}
+            }
+            lock(&open).close(id);
         });
     }
+}
+
+/// The registry of open connections, poisoning aside: its state stays whole
+/// whatever a panicking holder did (each method leaves it consistent).
+fn lock(open: &Mutex<Connections>) -> std::sync::MutexGuard<'_, Connections> {
+    open.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A request being answered on connection `id`, for as long as it lives.
+struct Answering {
+    open: Arc<Mutex<Connections>>,
+    id: u64,
+}
+
+impl Answering {
+    fn start(open: &Arc<Mutex<Connections>>, id: u64) -> Answering {
+        lock(open).request_started(id, Instant::now());
+        Answering {
+            open: open.clone(),
+            id,
+        }
+    }
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        lock(&self.open).request_ended(self.id, Instant::now());
+    }
+}
+
+/// Answers a connection past the cap with 503 and closes it.
+async fn refuse(mut stream: tokio::net::TcpStream, cap: usize) {
+    use tokio::io::AsyncWriteExt;
+    let body = format!(
+        "The server has {cap} connections open, its limit, each answering a request; \
+         try again in a moment.\n"
+    );
+    let mut head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n\
+         Content-Length: {}\r\nConnection: close\r\nRetry-After: 1\r\n",
+        body.len()
+    );
+    for (name, value) in security_headers() {
+        let value = value.to_str().expect("the security headers are ASCII");
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+    let _ = stream.shutdown().await;
 }
 
 /// `cargo xtask serve`: serves until Ctrl-C.

@@ -533,6 +533,30 @@ mod tests {
         );
     }
 
+    /// Issue 41 item 4: the summary in the text content writes an id's controls as visible
+    /// escapes (a newline cannot forge a line, an escape sequence reaches no terminal).
+    #[test]
+    fn the_text_content_writes_no_control_from_an_id() {
+        let hostile = "s\u{1b}]52;c;aGk=\u{7}\u{202e}\nFORGED";
+        let records = json!([
+            {"id": hostile, "yi": 0.1, "vi": 0.01},
+            {"id": "b", "yi": 0.3, "vi": 0.02},
+            {"id": "c", "yi": -0.1, "vi": 0.04}
+        ]);
+        let result = call("leave_one_out", args(json!({"records": records}))).unwrap();
+        let content = serde_json::to_value(&result.content).unwrap();
+        let summary = content[1]["text"].as_str().unwrap();
+        assert!(
+            !summary.contains(|c: char| c != '\n' && exemplar::printable::is_unprintable(c)),
+            "{summary:?}"
+        );
+        assert!(summary.contains("s\\u001b]52;c;aGk=\\u0007"), "{summary}");
+        assert!(
+            !summary.lines().any(|l| l.starts_with("FORGED")),
+            "{summary}"
+        );
+    }
+
     #[test]
     fn a_tool_error_is_a_result_naming_the_bad_argument() {
         let refit = call(

@@ -315,14 +315,13 @@ fn id_text(id: &str) -> String {
     svg::isolate(id)
 }
 
-/// A record's id as a label, at most `max_chars` characters (the last one "…") and isolated;
-/// the full id stays in the row's `data-id` and tooltip.
+/// A record's id as a label, at most `max_chars` characters (the last one "…", cut by
+/// [`crate::printable::kept`], the printed tables' rule) and isolated; the full id stays in
+/// the row's `data-id` and tooltip.
 fn id_label(id: &str, max_chars: usize) -> String {
-    if id.chars().count() <= max_chars {
-        svg::isolate(id)
-    } else {
-        let shown: String = id.chars().take(max_chars - 1).collect();
-        format!("{}…", svg::isolate(&shown))
+    match crate::printable::kept(id, max_chars) {
+        None => svg::isolate(id),
+        Some(shown) => format!("{}…", svg::isolate(shown)),
     }
 }
 
