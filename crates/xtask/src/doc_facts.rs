@@ -310,6 +310,18 @@ fn constants() -> Vec<(&'static str, usize)> {
         ("MAX_ANSWER_BYTES", exemplar::scorer::MAX_ANSWER_BYTES),
         ("MAX_FORMULA_TERMS", meta_analysis::MAX_FORMULA_TERMS),
         ("MAX_COEFFICIENTS", meta_analysis::MAX_COEFFICIENTS),
+        ("MAX_CLUSTER_RECORDS", meta_analysis::MAX_CLUSTER_RECORDS),
+        (
+            "MAX_SELECTION_ITERATIONS",
+            meta_analysis::MAX_SELECTION_ITERATIONS,
+        ),
+        ("MAX_BUBBLE_RECORDS", exemplar::plots::MAX_BUBBLE_RECORDS),
+        ("MAX_DRAWN_SVG_CHARS", exemplar::page::MAX_DRAWN_SVG_CHARS),
+        ("CELL_CHARS", exemplar::your_data::CELL_CHARS),
+        (
+            "RESULT_DISPLAY_CHARS",
+            exemplar::session::RESULT_DISPLAY_CHARS,
+        ),
     ]
 }
 
@@ -383,6 +395,36 @@ const FACTS: &[(&str, &str, &str)] = &[
         "docs/RELIABILITY.md",
         "MAX_RAW_DATA_ROWS",
         "more than {} rows (`MAX_RAW_DATA_ROWS`)",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "MAX_CLUSTER_RECORDS",
+        "more than {} records in one (`MAX_CLUSTER_RECORDS`)",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "MAX_SELECTION_ITERATIONS",
+        "after {} iterations (`MAX_SELECTION_ITERATIONS`)",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "MAX_BUBBLE_RECORDS",
+        "{} records (`MAX_BUBBLE_RECORDS`)",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "MAX_DRAWN_SVG_CHARS",
+        "longer than {} characters (`MAX_DRAWN_SVG_CHARS`",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "CELL_CHARS",
+        "longer than {} characters (`CELL_CHARS`)",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "RESULT_DISPLAY_CHARS",
+        "at {} characters (`RESULT_DISPLAY_CHARS`",
     ),
     (
         "docs/METHODS.md",
