@@ -146,9 +146,8 @@ fn readme_cargo_commands() -> Vec<Vec<String>> {
     commands
 }
 
-/// The workspace's packages, each with the binaries it builds and its folder.
-fn packages() -> BTreeMap<String, (Vec<String>, String)> {
-    let root = crate::workspace_root();
+/// `cargo metadata` of the workspace's own packages.
+fn metadata() -> serde_json::Value {
     let out = crate::toolchain::cargo()
         .args([
             "metadata",
@@ -157,12 +156,17 @@ fn packages() -> BTreeMap<String, (Vec<String>, String)> {
             "1",
             "--offline",
         ])
-        .current_dir(&root)
+        .current_dir(crate::workspace_root())
         .output()
         .expect("cargo metadata runs");
     assert!(out.status.success(), "cargo metadata failed");
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    meta["packages"]
+    serde_json::from_slice(&out.stdout).expect("cargo metadata writes JSON")
+}
+
+/// The workspace's packages, each with the binaries it builds and its folder.
+fn packages() -> BTreeMap<String, (Vec<String>, String)> {
+    let root = crate::workspace_root();
+    metadata()["packages"]
         .as_array()
         .unwrap()
         .iter()
@@ -653,4 +657,81 @@ fn the_architecture_page_states_the_exemplar_modules_dependencies() {
             "docs/ARCHITECTURE.md says `{module}` uses {uses:?}; its code uses {found:?}"
         );
     }
+}
+
+/// A package's normal dependencies (not dev or build), each with the features it turns on
+/// and whether it takes the defaults.
+fn dependencies(package: &str) -> Vec<(String, Vec<String>, bool)> {
+    let meta = metadata();
+    let package = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == package)
+        .unwrap_or_else(|| panic!("no package {package}"));
+    package["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"].is_null())
+        .map(|d| {
+            let features = d["features"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap().to_string())
+                .collect();
+            let name = d["name"].as_str().unwrap().to_string();
+            (name, features, d["uses_default_features"] == true)
+        })
+        .collect()
+}
+
+/// "`meta-analysis` has no I/O, no JSON and no wasm. `exemplar` has no wasm and no PDF
+/// code", and "the page's wasm links no schemars": as the manifests declare them.
+#[test]
+fn the_layers_depend_as_the_architecture_page_says() {
+    let text = flat(&read("docs/ARCHITECTURE.md"));
+    assert!(
+        text.contains("`meta-analysis` has no I/O, no JSON and no wasm. `exemplar` has no wasm and no PDF code"),
+        "the page no longer states the layers' rule this test holds"
+    );
+    let names = |package: &str| -> Vec<String> {
+        dependencies(package)
+            .into_iter()
+            .map(|(n, _, _)| n)
+            .collect()
+    };
+    let engine = names("meta-analysis");
+    for crate_ in [
+        "serde_json",
+        "wasm-bindgen",
+        "js-sys",
+        "living-evidence-exemplar",
+    ] {
+        assert!(
+            !engine.contains(&crate_.to_string()),
+            "meta-analysis depends on {crate_}"
+        );
+    }
+    let exemplar = names("living-evidence-exemplar");
+    for crate_ in ["wasm-bindgen", "js-sys", "pdf-writer", "exemplar-pdf"] {
+        assert!(
+            !exemplar.contains(&crate_.to_string()),
+            "exemplar depends on {crate_}"
+        );
+    }
+    // The wasm crate takes exemplar without its defaults, so without `definitions`, the
+    // feature that brings schemars.
+    let wasm = dependencies("exemplar-wasm");
+    let (_, features, defaults) = wasm
+        .iter()
+        .find(|(n, _, _)| n == "living-evidence-exemplar")
+        .expect("the wasm crate depends on exemplar");
+    assert!(!defaults, "exemplar-wasm takes exemplar's default features");
+    assert!(
+        !features.iter().any(|f| f == "definitions"),
+        "exemplar-wasm turns on exemplar's definitions (schemars)"
+    );
+    assert!(!names("exemplar-wasm").contains(&"schemars".to_string()));
 }
