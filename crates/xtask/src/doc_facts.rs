@@ -3,8 +3,11 @@
 //! ([`crate::Cli`]); every cargo command the README shows parses (an xtask command through
 //! clap, a `cargo run`, `build` or `install` against the workspace's packages and binaries);
 //! each budget or limit a document quotes beside its constant's name is the constant's
-//! value; and the list of generated files in docs/ARCHITECTURE.md is codegen's own list (a
-//! region `cargo xtask codegen` writes, so `codegen --check` holds it).
+//! value; the list of generated files in docs/ARCHITECTURE.md is codegen's own list (a
+//! region `cargo xtask codegen` writes, so `codegen --check` holds it); ARCHITECTURE.md names
+//! exactly the estimate-bearing results without a natural scale, states each `exemplar`
+//! module's uses of the others as its code has them, and the layers' dependency rules as the
+//! manifests have them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
