@@ -1,6 +1,6 @@
 //! The tools' natural-scale results against R's metafor 3.8-1 `predict(..., transf = ...)`
 //! (fixtures: `tests/fixtures/backtransform.json`, made by
-//! `tests/oracle/backtransform_fixtures.R`): fits, meta-regression predictions, subgroup
+//! `crates/meta-analysis/tests/oracle/backtransform_fixtures.R`): fits, meta-regression predictions, subgroup
 //! fits, cumulative steps and trim-and-fill, on log risk and odds ratios (dat.bcg), logit
 //! proportions (dat.pritz1997) and Fisher's z (dat.molloy2014). Numbers agree to 1e-9
 //! relative.

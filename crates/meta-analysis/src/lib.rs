@@ -42,6 +42,7 @@ mod pet_peese;
 mod peto;
 mod proportion;
 mod q_profile;
+mod quadrature;
 mod rank_test;
 mod record_weights;
 mod records;

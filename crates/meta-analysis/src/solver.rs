@@ -1,4 +1,7 @@
-//! A safeguarded Newton root finder, kept apart from the score functions it solves.
+//! The engine's root finders, kept apart from the functions they solve: a safeguarded
+//! Newton root finder ([`newton_bracketed`]) where the derivative is at hand, and bisection
+//! ([`bisect`]) where it is not. A statistic calls one of these; it does not write its own
+//! loop.
 //!
 //! The method is Newton–Raphson inside a bracket that always contains a sign
 //! change (Press et al., *Numerical Recipes*, §9.4 `rtsafe`): a Newton step
@@ -147,9 +150,46 @@ where
     })
 }
 
+/// The root of `f` in [lo, hi] by bisection, the derivative-free root finder: `f` is
+/// negative left of the root and not negative from it on (an increasing function; pass
+/// x ↦ −f(x) for a decreasing one). The bracket [x₀, x₁] halves at its midpoint
+/// x₀ + (x₁ − x₀)/2 until no double lies strictly between its ends or after
+/// `max_iterations` halvings, and the root is the last midpoint. Each step gains one bit,
+/// so a bracket within one binade reaches adjacent doubles in about 53 steps (Press et al.,
+/// *Numerical Recipes*, §9.1). A NaN of `f` counts as not negative.
+pub fn bisect(f: impl Fn(f64) -> f64, lo: f64, hi: f64, max_iterations: usize) -> f64 {
+    let (mut x0, mut x1) = (lo, hi);
+    for _ in 0..max_iterations {
+        let mid = x0 + (x1 - x0) / 2.0;
+        if mid <= x0 || mid >= x1 {
+            break;
+        }
+        if f(mid) < 0.0 {
+            x0 = mid;
+        } else {
+            x1 = mid;
+        }
+    }
+    x0 + (x1 - x0) / 2.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bisection_reaches_adjacent_doubles() {
+        let root = bisect(|x| x * x - 2.0, 0.0, 2.0, 200);
+        assert!((root - std::f64::consts::SQRT_2).abs() <= 2.0 * f64::EPSILON);
+        // A decreasing function, negated; a step function's jump.
+        let root = bisect(|x| -(1.0 - x), 0.0, 4.0, 200);
+        assert!((root - 1.0).abs() <= f64::EPSILON);
+        let jump = bisect(|x| if x < 0.3 { -1.0 } else { 1.0 }, 0.0, 1.0, 200);
+        assert!((jump - 0.3).abs() <= f64::EPSILON);
+        // The iteration cap bounds the work: 10 halvings of [0, 1] leave a bracket of 2⁻¹⁰.
+        let rough = bisect(|x| x - 0.7, 0.0, 1.0, 10);
+        assert!((rough - 0.7).abs() <= 1.0 / 1024.0 && (rough - 0.7).abs() > 1e-6);
+    }
 
     #[test]
     fn finds_square_root_of_two_to_full_precision() {

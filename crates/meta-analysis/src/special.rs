@@ -241,27 +241,17 @@ fn hyp2f1_series(a: f64, b: f64, c: f64, x: f64) -> Option<f64> {
     None
 }
 
-/// Euler's integral with t = (1 + tanh(π/2·sinh u))/2, so dt = π cosh u · t(1 − t) du, summed
-/// over u = jh for |u| ≤ 4.5 (where t and 1 − t reach about 1e-61) with h = 1/64; t and
-/// 1 − t are each computed without cancellation.
+/// Euler's integral by the engine's tanh-sinh quadrature ([`crate::quadrature`]), its
+/// integrand t^(b−1)(1 − t)^(c−b−1)(1 − xt)^(−a), times the quadrature's t(1 − t), taken in
+/// logarithms: exp(b ln t + (c − b) ln(1 − t) − a ln(1 − xt)), with 1 − xt = (1 − t) + (1 − x)t
+/// computed without cancellation.
 fn hyp2f1_euler(a: f64, b: f64, c: f64, x: f64) -> f64 {
-    const H: f64 = 1.0 / 64.0;
-    const STEPS: i32 = 288; // 4.5 / H
-    let mut sum = 0.0;
-    for j in -STEPS..=STEPS {
-        let u = f64::from(j) * H;
-        let (eu, emu) = (exp(u), exp(-u));
-        let s = std::f64::consts::FRAC_PI_2 * (eu - emu) / 2.0;
-        let cosh_u = (eu + emu) / 2.0;
-        // t = 1/(1 + e^(−2s)), 1 − t = 1/(1 + e^(2s)).
-        let ln_t = -ln_1p(exp(-2.0 * s));
-        let ln_1mt = -ln_1p(exp(2.0 * s));
-        let (t, one_minus_t) = (exp(ln_t), exp(ln_1mt));
-        let ln_1mxt = ln(one_minus_t + (1.0 - x) * t);
-        sum += std::f64::consts::PI * cosh_u * exp(b * ln_t + (c - b) * ln_1mt - a * ln_1mxt);
-    }
+    let integral = crate::quadrature::unit_interval(|p| {
+        let ln_1mxt = ln(p.one_minus_t + (1.0 - x) * p.t);
+        exp(b * p.ln_t + (c - b) * p.ln_one_minus_t - a * ln_1mxt)
+    });
     // Γ(c)/Γ(c − b) as one ratio, which keeps its digits for large c.
-    exp(ln_gamma_ratio(c - b, b) - lgamma(b)) * sum * H
+    exp(ln_gamma_ratio(c - b, b) - lgamma(b)) * integral
 }
 
 #[cfg(test)]

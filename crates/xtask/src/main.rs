@@ -16,6 +16,8 @@
 mod bridge;
 mod build;
 mod codegen;
+#[cfg(test)]
+mod doc_facts;
 mod fuzz;
 mod fuzz_seeds;
 mod new_tool;

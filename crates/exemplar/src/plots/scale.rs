@@ -351,21 +351,7 @@ fn monotone_candidates(lo: f64, hi: f64, t: Transform) -> Vec<Labelled> {
     if !(a.is_finite() && b.is_finite() && a < b) {
         return Vec::new();
     }
-    let place = |v: f64| {
-        let (mut x0, mut x1) = (lo, hi);
-        for _ in 0..200 {
-            let mid = x0 + (x1 - x0) / 2.0;
-            if mid <= x0 || mid >= x1 {
-                break;
-            }
-            if t.apply(mid) < v {
-                x0 = mid;
-            } else {
-                x1 = mid;
-            }
-        }
-        x0 + (x1 - x0) / 2.0
-    };
+    let place = |v: f64| meta_analysis::solver::bisect(|x| t.apply(x) - v, lo, hi, 200);
     let mut out = Vec::new();
     for count in (1..=7).rev() {
         let Ok(ticks) = nice(a, b, count) else {

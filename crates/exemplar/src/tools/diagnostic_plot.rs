@@ -35,7 +35,7 @@ x2i, t2i for IRR/IRD/IRSD)."
 };
 
 /// Records of dat.bcg's first six trials with their 2x2 tables (log risk ratios).
-#[cfg(feature = "definitions")]
+#[cfg(any(feature = "definitions", test))]
 fn bcg_tables() -> Value {
     serde_json::json!([
         {"id": "t1", "yi": -0.8893113339202054, "vi": 0.32558476500396133, "measure": "RR", "ai": 4, "bi": 119, "ci": 11, "di": 128},

@@ -156,9 +156,17 @@ mod tests {
             .collect()
     }
 
+    /// The result against the tool's output schema, which only a build with `definitions`
+    /// derives (without it, `cargo test --no-default-features` checks the numbers alone).
     fn valid(name: &str, result: &Value) {
-        let schema = super::super::output_schema(name).unwrap();
-        crate::schema_check::validate(&schema, result).unwrap_or_else(|e| panic!("{name}: {e}"));
+        #[cfg(feature = "definitions")]
+        {
+            let schema = super::super::output_schema(name).unwrap();
+            crate::schema_check::validate(&schema, result)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        #[cfg(not(feature = "definitions"))]
+        let _ = (name, result);
     }
 
     #[test]

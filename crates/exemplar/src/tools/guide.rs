@@ -22,7 +22,7 @@ pub const MEAN_DEFINITION_BYTES: usize = 1_840;
 pub const MAX_DESCRIPTION_CHARS: usize = 600;
 
 /// Result fields whose meaning the instructions give once.
-#[cfg(test)]
+#[cfg(all(test, feature = "definitions"))]
 const SHARED_FIELDS: [&str; 31] = [
     "method",
     "test",

@@ -15,6 +15,7 @@
 //! | `crates/exemplar/tests/golden/` | the SVG of each call of [`golden`] (a changed plot shows as a readable diff) |
 //! | `fuzz/seeds/<target>/`, `fuzz/json.dict` | the fuzz targets' seeds and dictionary ([`crate::fuzz_seeds`]) |
 //! | the table between `<!-- codegen:tool-list-size -->` markers in `docs/PERFORMANCE.md` | each tool definition's size |
+//! | the list between `<!-- codegen:generated-files -->` markers in `docs/ARCHITECTURE.md` | this list of outputs ([`generated_files_list`]) |
 //!
 //! A folder in the table is generated whole: a file in it that codegen would not write is
 //! stale. A region is the text between a document's two markers; the rest is hand-written.
@@ -70,6 +71,41 @@ pub const BIT_IDENTITY: &str = "crates/exemplar/tests/fixtures/bit_identity.json
 pub const GOLDEN: &str = "crates/exemplar/tests/golden";
 /// The document that reports the tool list's size per tool.
 pub const PERFORMANCE: &str = "docs/PERFORMANCE.md";
+/// The map of the code, which lists the generated files.
+pub const ARCHITECTURE: &str = "docs/ARCHITECTURE.md";
+/// The region of [`ARCHITECTURE`] that lists them.
+const GENERATED_FILES: &str = "generated-files";
+
+/// The committed generated files, one Markdown list item per output (the fuzz targets' seed
+/// folders as one), ending with the list itself: what docs/ARCHITECTURE.md says codegen
+/// writes is what it writes.
+pub fn generated_files_list(outputs: &[Output]) -> String {
+    let seeds = format!("{}/", crate::fuzz_seeds::SEEDS_DIR);
+    let mut targets = Vec::new();
+    let mut list = String::new();
+    for output in outputs {
+        match output {
+            Output::File { path, .. } => list.push_str(&format!("- `{path}`\n")),
+            Output::Folder { path, .. } => match path.strip_prefix(&seeds) {
+                Some(target) => targets.push(format!("`{target}`")),
+                None => list.push_str(&format!("- `{path}/` (the whole folder)\n")),
+            },
+            Output::Region { path, name, .. } => {
+                list.push_str(&format!("- `{path}`, between its `{name}` markers\n"))
+            }
+        }
+    }
+    if !targets.is_empty() {
+        list.push_str(&format!(
+            "- `{seeds}<target>/` (each whole) for the fuzz targets {}\n",
+            targets.join(", ")
+        ));
+    }
+    list.push_str(&format!(
+        "- `{ARCHITECTURE}`, between its `{GENERATED_FILES}` markers (this list)\n"
+    ));
+    list
+}
 
 /// Each tool definition's size in compact JSON (what tools/list carries), as a Markdown table.
 pub fn tool_list_size_table() -> String {
@@ -168,6 +204,12 @@ pub fn outputs() -> Result<Vec<Output>> {
         path: PERFORMANCE.into(),
         name: "tool-list-size",
         text: tool_list_size_table(),
+    });
+    let list = generated_files_list(&outputs);
+    outputs.push(Output::Region {
+        path: ARCHITECTURE.into(),
+        name: GENERATED_FILES,
+        text: list,
     });
     Ok(outputs)
 }

@@ -5,16 +5,17 @@
 ## proportions (dat.pritz1997) and Fisher's z (dat.molloy2014).
 ##
 ## Usage (from the repository root):
-##   Rscript crates/exemplar/tests/oracle/backtransform_fixtures.R \
+##   Rscript crates/meta-analysis/tests/oracle/backtransform_fixtures.R \
 ##       crates/exemplar/tests/fixtures/backtransform.json
 ##
-## Requires metafor (developed against 3.8-1; Debian: r-cran-metafor) and metadat. Numbers
-## are written with 17 significant digits.
+## Requires metafor (developed against 3.8-1; Debian: r-cran-metafor) and metadat. Written
+## by common.R's write_fixture (17 significant digits, the provenance first).
 
 suppressPackageStartupMessages({
   library(metafor)
   library(metadat)
 })
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 1) stop("usage: backtransform_fixtures.R <out.json>")
@@ -23,8 +24,6 @@ out_path <- args[1]
 CTRL <- list(threshold = 1e-12, maxiter = 10000, tol = 1e-14, tau2.max = 1e7)
 ilogit <- transf.ilogit
 ztor <- transf.ztor
-
-vec <- function(x) I(unname(as.numeric(x)))
 pred <- function(p) list(estimate = vec(p$pred), ci_lower = vec(p$ci.lb), ci_upper = vec(p$ci.ub),
                          pi_lower = vec(p$pi.lb), pi_upper = vec(p$pi.ub))
 
@@ -82,30 +81,6 @@ dat <- escalc(measure = "ZCOR", ri = ri, ni = ni, data = dat.molloy2014)
 add(dataset(dat, "ZCOR", "ztor", ztor, sprintf("m%02d", seq_len(nrow(dat))),
             list(year = vec(dat$year))))
 
-out <- list(metafor = as.character(packageVersion("metafor")), cases = cases)
-
-## ---------------------------------------------------------------- JSON writer (as
-## crates/meta-analysis/tests/oracle/smallstudy_fixtures.R: 17 significant digits)
-json_atom <- function(v) {
-  if (is.character(v)) return(ifelse(is.na(v), "null", encodeString(v, quote = "\"")))
-  if (is.logical(v)) return(ifelse(is.na(v), "null", ifelse(v, "true", "false")))
-  v <- as.numeric(v)
-  ifelse(is.finite(v), sprintf("%.17g", v), "null")
-}
-to_json <- function(x, indent = 0) {
-  pad <- strrep(" ", indent + 1)
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
-    parts <- vapply(x, to_json, "", indent = indent + 1)
-    if (!is.null(names(x)))
-      return(paste0("{\n", paste0(pad, encodeString(names(x), quote = "\""), ": ", parts, collapse = ",\n"), "}"))
-    return(paste0("[\n", paste0(pad, parts, collapse = ",\n"), "]"))
-  }
-  a <- json_atom(unclass(x))
-  if (length(x) == 1 && !inherits(x, "AsIs")) return(a)
-  paste0("[", paste(a, collapse = ", "), "]")
-}
-
-writeLines(to_json(out), out_path)
-cat("wrote", out_path, "\n")
+write_fixture(list(cases = cases), out_path,
+              data = metadat_source(c("dat.bcg", "dat.pritz1997", "dat.molloy2014")),
+              control = CTRL)
