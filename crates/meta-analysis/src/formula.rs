@@ -206,6 +206,7 @@ impl Formula {
         let get = |name: &str| &data.iter().find(|(n, _)| n == name).expect("read above").1;
         let mut resolved: Vec<Resolved> = Vec::with_capacity(self.variables.len());
         for v in &self.variables {
+            crate::cancel::checkpoint()?;
             resolved.push(match &v.kind {
                 VarKind::Column(c) => match get(c) {
                     ModeratorColumn::Numeric(x) => Resolved::Numeric(x.clone()),
@@ -1107,6 +1108,7 @@ impl Parser {
                     push_new(&mut all, t);
                 }
                 for &l in &left {
+                    crate::cancel::checkpoint()?;
                     for &r in &right {
                         push_new(&mut all, l | r);
                     }
@@ -1129,6 +1131,7 @@ impl Parser {
             let right = self.power()?;
             let mut all = Vec::new();
             for &l in &left {
+                crate::cancel::checkpoint()?;
                 for &r in &right {
                     push_new(&mut all, l | r);
                 }
@@ -1159,6 +1162,7 @@ impl Parser {
         for _ in 1..n {
             out = Vec::new();
             for &l in &base {
+                crate::cancel::checkpoint()?;
                 for &r in &right {
                     push_new(&mut out, l | r);
                 }

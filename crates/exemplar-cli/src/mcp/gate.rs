@@ -1,9 +1,15 @@
 //! How tool calls share one `exemplar mcp` server: how many run at once, which waiting call
 //! runs next, how long a call may take, and what becomes of a call whose client has gone.
 //!
-//! The engine computes synchronously and cannot be interrupted, so what bounds CPU is how many
-//! calls are let in: each runs on a blocking thread holding one of [`MAX_RUNNING_CALLS`] turns
-//! until the engine returns, whatever became of the call meanwhile. Then:
+//! The engine computes synchronously, so what bounds CPU is how many calls are let in: each
+//! runs on a blocking thread holding one of [`MAX_RUNNING_CALLS`] turns until the engine
+//! returns. A call given up (timed out, its client gone, rmcp dropped it) has its
+//! [`CancelToken`] set, and the engine stops at its next checkpoint
+//! ([`meta_analysis::cancel`]: every iteration of a solver, every refit, cluster, design
+//! column) with an answer nobody reads, so its thread returns and its turn is given back
+//! within moments, not when the work would have ended. Threads still finishing after their
+//! call was given up hold their turns meanwhile, so they count against
+//! [`MAX_RUNNING_CALLS`]: no more than that many engine threads exist at once. Then:
 //!
 //! - a session's calls hold at most [`MAX_RUNNING_PER_SESSION`] turns (one left over for the
 //!   other sessions), and a free turn goes to the waiting call whose session holds the fewest
@@ -13,13 +19,13 @@
 //!   answered at once with a `busy:` tool error (its arguments dropped), which an agent can
 //!   retry. Many small calls may wait; few large;
 //! - every call is answered within [`CALL_TIME_LIMIT`] of its arrival: still waiting then, it
-//!   is `busy:` and never runs; still running, it is `timed_out:` and its thread finishes
-//!   unanswered, holding its turn until the engine returns;
+//!   is `busy:` and never runs; still running, it is `timed_out:` and its work is cancelled;
 //! - a call whose client has gone (the HTTP request closed, `notifications/cancelled`, stdio
 //!   closed) leaves the waiting room at once and never runs; a running one is answered
-//!   `cancelled` (an answer nobody reads) and its thread finishes as above.
+//!   `cancelled` (an answer nobody reads) and its work is cancelled.
 
 use exemplar::tools::{ErrorCode, ToolError};
+use meta_analysis::cancel::{self, CancelToken};
 use rmcp::model::{CallToolResult, ContentBlock};
 use std::collections::HashMap;
 use std::future::Future;
@@ -149,6 +155,17 @@ impl State {
             // A waiter whose receiver is gone gives the turn back when its place drops.
             let _ = waiter.turn.send(());
         }
+    }
+}
+
+/// Sets a call's token when the call ends, however it ends: after an answer the work is over
+/// and the token is read no more; after `timed_out`, `cancelled` or a dropped call (rmcp
+/// dropped the future), the engine stops at its next checkpoint.
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 
@@ -283,8 +300,10 @@ impl CallGate {
                 }
             }
         };
+        let token = CancelToken::new();
+        let _stop = CancelOnDrop(token.clone());
         let running = tokio::task::spawn_blocking(move || {
-            let answer = work();
+            let answer = cancel::with_token(&token, work);
             drop(turn);
             answer
         });

@@ -593,6 +593,8 @@ pub enum EffectSizeError {
     InvalidAdd { add: f64 },
     /// The measure does not offer this `vtype`.
     InvalidVtype { measure: Measure, vtype: Vtype },
+    /// The caller gave the computation up ([`crate::cancel`]); nobody reads this answer.
+    Cancelled,
 }
 
 impl EffectSizeError {
@@ -608,7 +610,9 @@ impl EffectSizeError {
             | EffectSizeError::Inconsistent { column, .. }
             | EffectSizeError::OutOfRange { column, .. }
             | EffectSizeError::Undefined { column, .. } => Some(*column),
-            EffectSizeError::InvalidAdd { .. } | EffectSizeError::InvalidVtype { .. } => None,
+            EffectSizeError::InvalidAdd { .. }
+            | EffectSizeError::InvalidVtype { .. }
+            | EffectSizeError::Cancelled => None,
         }
     }
 }
@@ -690,6 +694,7 @@ impl fmt::Display for EffectSizeError {
                     offered.join(", ")
                 )
             }
+            EffectSizeError::Cancelled => write!(f, "{}", crate::MetaError::Cancelled),
         }
     }
 }
