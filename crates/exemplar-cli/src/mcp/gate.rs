@@ -48,6 +48,24 @@ pub const MAX_WAITING_BYTES: usize = 2 * super::check::MAX_MESSAGE_BYTES;
 /// Every tool call is answered within this time of its arrival.
 pub const CALL_TIME_LIMIT: Duration = Duration::from_secs(60);
 
+/// A call whose message was at least this long gives the memory its work freed back to the
+/// system when it ends ([`return_freed_memory`]).
+pub const TRIM_AFTER_BYTES: usize = 1024 * 1024;
+
+/// Gives the heap's free pages back to the system. glibc keeps what a call freed (its parsed
+/// arguments, several times the message, and its work) in its arenas for reuse, so a server
+/// that answered a few large calls stayed at their peak resident size while idle (issue 41
+/// item 7: 1.9 GB resident after one client's largest calls). `malloc_trim` returns every
+/// whole free page (those inside an arena too, by `madvise`); it takes milliseconds, so it
+/// runs only after large calls. Other allocators return memory themselves.
+pub fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; it is safe to call from any thread.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// The size of a tool call's message as it arrived, attached by the transport (a stdio line,
 /// an HTTP body).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -304,6 +322,11 @@ impl CallGate {
         let _stop = CancelOnDrop(token.clone());
         let running = tokio::task::spawn_blocking(move || {
             let answer = cancel::with_token(&token, work);
+            // The arguments are freed by now (the work consumed them); the answer is freed
+            // once sent, and trimmed after the next large call.
+            if bytes >= TRIM_AFTER_BYTES {
+                return_freed_memory();
+            }
             drop(turn);
             answer
         });
