@@ -213,19 +213,42 @@ async fn answer(state: &State, request: Request<Incoming>) -> Response<Body> {
         Ok(read) => read,
         Err(refusal) => return refusal,
     };
-    let refused = match check::check(&bytes) {
+    let (refused, set_aside) = match check::check(&bytes) {
         Verdict::Answer(error) => return json_error(StatusCode::BAD_REQUEST, &error),
-        Verdict::Pass { message, refused } => match check::mcp_envelope(message) {
-            Err(error) => return json_error(StatusCode::BAD_REQUEST, &error),
-            // Never answered (JSON-RPC), as on stdio.
-            Ok(false) => return accepted(),
-            Ok(true) => refused,
-        },
+        Verdict::Pass {
+            mut message,
+            refused,
+        } => {
+            // Arguments the registry refused are not needed; others go to the handler as
+            // parsed here, and rmcp reads the rest of the body.
+            let set_aside = match refused {
+                None => check::set_aside_arguments(&bytes, &mut message),
+                Some(_) => None,
+            };
+            match check::mcp_envelope(message) {
+                Err(error) => return json_error(StatusCode::BAD_REQUEST, &error),
+                // Never answered (JSON-RPC), as on stdio.
+                Ok(false) => return accepted(),
+                Ok(true) => (refused, set_aside),
+            }
+        }
+    };
+    let message_bytes = bytes.len();
+    let bytes = match set_aside {
+        Some((arguments, rest)) => {
+            parts
+                .extensions
+                .insert(check::ParsedArguments(Arc::new(Mutex::new(Some(
+                    arguments,
+                )))));
+            Bytes::from(rest)
+        }
+        None => bytes,
     };
     if let Some(refusal) = refused {
         parts.extensions.insert(RefusedArguments(refusal));
     }
-    parts.extensions.insert(MessageBytes(bytes.len()));
+    parts.extensions.insert(MessageBytes(message_bytes));
     // The call's client has gone when its answer's stream is dropped before its end (hyper
     // drops it when the connection closes).
     let gone = tokio_util::sync::CancellationToken::new();
