@@ -90,11 +90,68 @@ test('the bridge serves the page\'s WebMCP tools over MCP; fit, refit and Egger 
   }
 });
 
+/** The bridge, started by the SDK's client with `args`, connected; and its log so far. */
+async function connectedBridge(...args) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BRIDGE, '--url', `${BASE_URL}/`, ...args],
+    stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr.on('data', (chunk) => (log += chunk));
+  const client = new Client({ name: 'bridge-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, log: () => log };
+}
+
+// A call that runs for minutes in the page: the selection model of 100,000 records
+// (its largest call), which these records keep from converging (282 s on the page when
+// measured, issue 41).
+const LONG_CALL = {
+  name: 'selection_model',
+  arguments: {
+    records: Array.from({ length: 100000 }, (_, i) => ({ id: `r${i}`, yi: Math.cos(i) / 2, vi: 0.02 + (i % 7) / 50 })),
+  },
+};
+
+// Issue 41 item 8: the bridge could not stop a call. After notifications/cancelled the page
+// went on computing and every later call queued behind it (no answer in 60 s); now the
+// call's signal reaches the page, which ends the computation, and every call has a time
+// limit. A later call answers within the time limit (20 s here: the page's worker is
+// replaced after an abort, seconds on a loaded machine), which it could not while the
+// cancelled call still held the page.
+test('the bridge stops a cancelled or timed-out call in the page, and a later call answers', async () => {
+  const { client, log } = await connectedBridge('--time-limit', '20');
+  try {
+    // Cancelled by the client (the SDK sends notifications/cancelled) once it runs.
+    const controller = new AbortController();
+    const cancelled = client.callTool(LONG_CALL, undefined, { signal: controller.signal, timeout: 120000 });
+    setTimeout(() => controller.abort('the user stopped it'), 1000);
+    await assert.rejects(cancelled);
+    const later = await client.callTool({ name: 'get_dataset', arguments: {} });
+    assert.ok(!later.isError, `${JSON.stringify(later)}\n${log()}`);
+    assert.equal(later.structuredContent.k, 19);
+
+    // Past the time limit: answered timed_out, stopped in the page, the next call answered.
+    const timed = await client.callTool(LONG_CALL, undefined, { timeout: 120000 });
+    assert.equal(timed.isError, true, JSON.stringify(timed).slice(0, 300));
+    assert.match(timed.content[0].text, /^timed_out: the call of selection_model did not finish within 20 s/);
+    const after = await client.callTool({ name: 'fit_random_effects', arguments: {} });
+    assert.ok(!after.isError, `${JSON.stringify(after)}\n${log()}`);
+    assert.equal(after.structuredContent.k, 19);
+  } finally {
+    await client.close();
+  }
+});
+
 test('the bridge refuses a URL that is not http(s), on stderr, with nothing on stdout', async () => {
   const run = spawnSync(process.execPath, [BRIDGE, '--url', 'file:///etc/passwd'], { encoding: 'utf8' });
   assert.equal(run.status, 2);
   assert.equal(run.stdout, '');
   assert.match(run.stderr, /not an http\(s\) URL/);
+  const limit = spawnSync(process.execPath, [BRIDGE, '--url', `${BASE_URL}/`, '--time-limit', '-1'], { encoding: 'utf8' });
+  assert.equal(limit.status, 2);
+  assert.match(limit.stderr, /--time-limit "-1" is not a number of seconds/);
 });
 
 /** The bridge as a raw stdio peer: lines in, answer lines out (parsed). */
@@ -178,6 +235,12 @@ test('the bridge reads its input as strictly as exemplar mcp and answers every r
       ['{"jsonrpc":"2.0","id":10,"method":"ping"} garbage', -32700, 10, /other text follows/],
       ['{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"egger_test","arguments":{"x":"\\ud800"}}}', -32700, null, /lone surrogate/],
       [`{"jsonrpc":"2.0","id":12,"method":"tools/list","params":{"x":${'['.repeat(200)}${']'.repeat(200)}}}`, -32700, null, /nested more than 127/],
+      // Issue 41 item 12: a tools/call whose params are not its shape is Invalid params in
+      // `exemplar mcp`'s words (the SDK answered -32603 with its schema's dump).
+      ['{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"fit_random_effects","arguments":[]}}', -32602, 15, /^Invalid params: the params of tools\/call must be an object with "name" \(a tool's name\) and "arguments" \(an object of that tool's arguments, or absent\): "arguments" is an array, not an object$/],
+      ['{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"fit_random_effects","arguments":"x"}}', -32602, 16, /"arguments" is a string, not an object$/],
+      ['{"jsonrpc":"2.0","id":17,"method":"tools/call","params":null}', -32602, 17, /the params of tools\/call must be an object .*: they are null$/],
+      ['{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"arguments":{}}}', -32602, 18, /: "name" is missing$/],
     ];
     for (const [text, code, id, message] of cases) {
       await bridge.send(line(text));

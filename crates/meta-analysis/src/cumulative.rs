@@ -66,6 +66,7 @@ pub fn cumulative(
         h2: 1.0,
     });
     for k in 2..=data.k() {
+        crate::cancel::checkpoint()?;
         let fit =
             fit_data(&data.yi[..k], &data.vi[..k], options).map_err(|e| MetaError::Undefined {
                 reason: format!(

@@ -85,6 +85,9 @@ pub enum MetaError {
         column: String,
         combination_of: Vec<String>,
     },
+    /// The caller gave the computation up (its [`crate::cancel::CancelToken`] was set): a
+    /// server's time limit passed or its client went away; nobody reads this answer.
+    Cancelled,
     /// The fit of one subgroup failed.
     InSubgroup {
         by: String,
@@ -153,6 +156,11 @@ impl fmt::Display for MetaError {
                 crate::model::MAX_LEVEL
             ),
             MetaError::Undefined { reason } => write!(f, "{reason}"),
+            MetaError::Cancelled => write!(
+                f,
+                "the computation was stopped before it finished: its call was given up (its time \
+                 limit passed or its client went away)"
+            ),
             MetaError::NotConverged { method, iterations } => write!(
                 f,
                 "the {method} estimator did not converge to its root within {iterations} \

@@ -522,6 +522,7 @@ fn solve_error(method: Method, e: SolveError) -> MetaError {
         SolveError::NotBracketed { hi, .. } => MetaError::NoBracket { method, upper: hi },
         SolveError::NonFiniteValue { x, .. } => MetaError::NonFiniteEquation { method, tau2: x },
         SolveError::IterationLimit { iterations } => MetaError::NotConverged { method, iterations },
+        SolveError::Cancelled => MetaError::Cancelled,
     }
 }
 

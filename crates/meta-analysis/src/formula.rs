@@ -215,6 +215,7 @@ impl Formula {
         let get = |name: &str| &data.iter().find(|(n, _)| n == name).expect("read above").1;
         let mut resolved: Vec<Resolved> = Vec::with_capacity(self.variables.len());
         for v in &self.variables {
+            crate::cancel::checkpoint()?;
             resolved.push(match &v.kind {
                 VarKind::Column(c) => match get(c) {
                     ModeratorColumn::Numeric(x) => Resolved::Numeric(x.clone()),

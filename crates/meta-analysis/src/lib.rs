@@ -17,6 +17,7 @@
 //! assert!(model.ci_lower < model.estimate && model.estimate < model.ci_upper);
 //! ```
 
+pub mod cancel;
 mod convert_summaries;
 mod cumulative;
 mod diagnostics;

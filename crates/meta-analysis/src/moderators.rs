@@ -456,6 +456,7 @@ fn check_rank(
     // r[i][l] = the coefficient of q_l in centred column i (l ≤ i), as in X̃ = Q R.
     let mut r: Vec<Vec<f64>> = Vec::new();
     for (j, column) in centred.iter().enumerate() {
+        crate::cancel::checkpoint()?;
         let size = norm(&raw[j]);
         let mut rest = column.clone();
         let mut coefficients = Vec::with_capacity(q.len() + 1);

@@ -1107,6 +1107,7 @@ fn maximize(
     // The relative size of the last step taken blind (see below), if the last step was.
     let mut last_blind: Option<f64> = None;
     for iteration in 1..=MAX_ITER {
+        crate::cancel::checkpoint()?;
         let e = data.evaluate(s, method, false)?;
         // Components at 0 whose score there is ≤ 0 are held (the optimum's boundary).
         let active: Vec<usize> = (0..2)

@@ -257,6 +257,7 @@ pub(crate) fn each_omission(
 
 impl Shared<'_> {
     fn omit(&self, i: usize) -> Result<Omitted, MetaError> {
+        crate::cancel::checkpoint()?;
         match self.fast(i) {
             Some(omitted) => Ok(omitted),
             None => self.refit(i),

@@ -28,6 +28,8 @@ pub(crate) enum MaximizeError {
     NonFinite { iterations: usize },
     /// No step, however damped, increased the function while the tolerance was not met.
     Stalled { iterations: usize },
+    /// The caller gave the computation up ([`crate::cancel`]).
+    Cancelled,
 }
 
 /// The maximum found and the iterations it took.
@@ -59,6 +61,9 @@ where
         _ => return Err(MaximizeError::NonFinite { iterations: 0 }),
     };
     for iteration in 1..=max_iter {
+        if crate::cancel::cancelled() {
+            return Err(MaximizeError::Cancelled);
+        }
         let n = x.len();
         let scale = 1.0
             + (0..n)

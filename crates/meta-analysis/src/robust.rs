@@ -568,6 +568,7 @@ fn cr1_meat(model: &GlsModel, groups: &Clusters) -> Result<Vec<f64>, MetaError> 
     let mut we = Vec::new();
     let mut s = vec![0.0; p];
     for c in 0..groups.len() {
+        crate::cancel::checkpoint()?;
         let rows = groups.rows(c);
         let n = rows.len();
         factor.build(&model.covariance, rows)?;
@@ -612,6 +613,7 @@ impl Cr2Pieces {
         let mut work = Cr2Work::default();
         let mut s = vec![0.0; p];
         for c in 0..m {
+            crate::cancel::checkpoint()?;
             let range = c * p * p..(c + 1) * p * p;
             work.cluster(model, groups.rows(c), &mut s)
                 .map_err(|e| match e {

@@ -465,6 +465,7 @@ fn optimum(likelihood: &Likelihood, ml: &crate::Fit, free: usize) -> Result<Opti
         MaximizeError::NonFinite { .. } => MetaError::NonFiniteResult {
             quantity: "selection model's log-likelihood",
         },
+        MaximizeError::Cancelled => MetaError::Cancelled,
     };
     // The boundary: τ² = 0, over (μ, ln δ).
     let at_zero = |x: &[f64]| -> Option<Local> {

@@ -36,6 +36,8 @@ pub enum SolveError {
     NonFiniteValue { x: f64, iterations: usize },
     /// The iteration limit was reached before the tolerance.
     IterationLimit { iterations: usize },
+    /// The caller gave the computation up ([`crate::cancel`]).
+    Cancelled,
 }
 
 impl fmt::Display for SolveError {
@@ -55,6 +57,7 @@ impl fmt::Display for SolveError {
                 f,
                 "no root within the tolerance after {iterations} iterations"
             ),
+            SolveError::Cancelled => write!(f, "the search was given up by its caller"),
         }
     }
 }
@@ -108,6 +111,9 @@ where
     let mut step_before_last = (hi - lo).abs();
     let mut last_step = step_before_last;
     for iteration in 1..=max_iter {
+        if crate::cancel::cancelled() {
+            return Err(SolveError::Cancelled);
+        }
         let (fx, dfx) = f(x);
         if fx == 0.0 {
             return Ok(Root {

@@ -60,6 +60,7 @@ pub fn subgroup_analysis(
     check_levels(by, &levels)?;
     let mut groups = Vec::with_capacity(levels.len());
     for level in &levels {
+        crate::cancel::checkpoint()?;
         let (yi, vi): (Vec<f64>, Vec<f64>) = values
             .iter()
             .zip(records)

@@ -141,6 +141,7 @@ fn within(
     let mut iterations = 0;
     let (mut beta, mut se_k0);
     loop {
+        crate::cancel::checkpoint()?;
         iterations += 1;
         if iterations > max_iterations {
             return Err(MetaError::NoFixedPoint {

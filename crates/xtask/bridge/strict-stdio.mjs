@@ -18,7 +18,10 @@
 // - valid JSON that is not a JSON-RPC 2.0 message (an array, a batch included; a missing or
 //   wrong `jsonrpc`; an id that is not a string or an integer; a method that is not a
 //   string; a bare number or string) is an Invalid Request with its id when it has one; a
-//   notification is never answered (JSON-RPC), so an unknown one is ignored.
+//   notification is never answered (JSON-RPC), so an unknown one is ignored;
+// - a tools/call whose params are not an object with a string "name" and an object (or
+//   absent) "arguments" is Invalid params (-32602) saying what is wrong, as `exemplar mcp`
+//   answers it (the SDK: -32603 with its schema's dump).
 //
 // It implements the SDK's Transport interface (start, send, close, onmessage, onclose,
 // onerror), so the SDK's Server runs on it unchanged.
@@ -36,6 +39,7 @@ export const MAX_MESSAGE_BYTES = MAX_ARGS_BYTES + ENVELOPE_BYTES;
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
 
 /** A JSON-RPC error message; `id` is null when the message's id cannot be known. */
 export function error(id, code, message) {
@@ -54,6 +58,37 @@ export function tooLarge(id, bytes, max = MAX_MESSAGE_BYTES) {
     id,
     INVALID_REQUEST,
     `Invalid Request: the message is ${bytes} bytes; at most ${max} bytes are read (a tool call's arguments at most ${MAX_ARGS_BYTES} bytes of JSON text, plus ${ENVELOPE_BYTES} for the rest)`,
+  );
+}
+
+/** What a JSON value is, in words ("an array", "null", "a string"). */
+function kindOf(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Why the params of a tools/call request are not its shape, or null when they are: the
+ * SDK would refuse them with its schema's dump as an Internal error (-32603); `exemplar
+ * mcp` answers Invalid params (-32602) in these words (handler.rs `invalid_params`).
+ */
+export function toolsCallParams(message) {
+  const request = typeof message.id === 'string' || Number.isInteger(message.id);
+  if (message.method !== 'tools/call' || !request) return null;
+  const { params } = message;
+  let why = null;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) why = `they are ${kindOf(params)}`;
+  else if (!('name' in params)) why = '"name" is missing';
+  else if (typeof params.name !== 'string') why = `"name" is ${kindOf(params.name)}, not a string`;
+  else if ('arguments' in params && (params.arguments === null || typeof params.arguments !== 'object' || Array.isArray(params.arguments))) {
+    why = `"arguments" is ${kindOf(params.arguments)}, not an object`;
+  }
+  if (why === null) return null;
+  return error(
+    idOf(message),
+    INVALID_PARAMS,
+    `Invalid params: the params of tools/call must be an object with "name" (a tool's name) and "arguments" (an object of that tool's arguments, or absent): ${why}`,
   );
 }
 
@@ -103,6 +138,8 @@ export function check(bytes) {
     };
   }
   if (duplicates.length > 0) return { answer: repeatedKey(text, value, duplicates, spans.get('params.arguments')) };
+  const wrongParams = value !== null && typeof value === 'object' && value.jsonrpc === '2.0' ? toolsCallParams(value) : null;
+  if (wrongParams) return { answer: wrongParams };
   if (!JSONRPCMessageSchema.safeParse(value).success) {
     const notification = value !== null && typeof value === 'object' && !Array.isArray(value) && !('id' in value) && 'method' in value;
     if (notification) return { ignore: true };

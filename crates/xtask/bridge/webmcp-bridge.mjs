@@ -12,6 +12,12 @@
 // strictly as `exemplar mcp` reads its own, and every request is answered
 // (strict-stdio.mjs). When the client disconnects (stdin ends) or the process is told to
 // stop, the browser closes.
+//
+// A call is stopped as the page stops its own: each runs in the page with an AbortSignal
+// (`executeTool(tool, input, {signal})`), aborted when the client cancels it
+// (`notifications/cancelled`) or when it passes the time limit (`--time-limit`, 60 s as
+// `exemplar mcp`; it is then answered `timed_out`). The page ends the computation (its
+// worker) and runs the calls behind it, so a call nobody waits for never holds the next.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -31,16 +37,27 @@ const log = (message) => process.stderr.write(`webmcp-bridge: ${message}\n`);
 
 // How long the page has to register its first tool before tools/list answers anyway.
 const FIRST_TOOL_WAIT_MS = 15000;
-const USAGE = 'usage: webmcp-bridge.mjs --url URL   (an http(s) page that registers WebMCP tools)';
+// Every tool call is answered within this time, as `exemplar mcp` answers (CALL_TIME_LIMIT).
+const DEFAULT_TIME_LIMIT_S = 60;
+const USAGE =
+  'usage: webmcp-bridge.mjs --url URL [--time-limit SECONDS]   (an http(s) page that registers WebMCP tools; ' +
+  `a tool call not finished within the time limit, ${DEFAULT_TIME_LIMIT_S} s by default, is stopped and answered timed_out)`;
 
 function parseArgs(argv) {
   let url = null;
+  let limit = String(DEFAULT_TIME_LIMIT_S);
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--url' && i + 1 < argv.length) url = argv[++i];
     else if (argv[i].startsWith('--url=')) url = argv[i].slice('--url='.length);
+    else if (argv[i] === '--time-limit' && i + 1 < argv.length) limit = argv[++i];
+    else if (argv[i].startsWith('--time-limit=')) limit = argv[i].slice('--time-limit='.length);
     else throw new Error(`unexpected argument ${JSON.stringify(argv[i])}\n${USAGE}`);
   }
   if (url === null) throw new Error(`--url is missing\n${USAGE}`);
+  const timeLimitS = Number(limit);
+  if (!(/^[0-9.]+$/.test(limit) && timeLimitS > 0 && timeLimitS <= 3600)) {
+    throw new Error(`--time-limit ${JSON.stringify(limit)} is not a number of seconds from 0 to 3600 (exclusive of 0)\n${USAGE}`);
+  }
   let parsed;
   try {
     parsed = new URL(url);
@@ -50,7 +67,7 @@ function parseArgs(argv) {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new Error(`${JSON.stringify(url)} is not an http(s) URL (WebMCP needs a page served over http(s))`);
   }
-  return { url: parsed.href };
+  return { url: parsed.href, timeLimitS };
 }
 
 /** Opens the page and waits until it has registered at least one tool (or the wait ends). */
@@ -116,22 +133,54 @@ function pageTools(page) {
 
 /**
  * Runs tool `name` in the page through `executeTool`, which takes the tool object from
- * getTools() (not its name) and resolves to the JSON text of what the tool returned.
+ * getTools() (not its name) and resolves to the JSON text of what the tool returned. The
+ * call's AbortController is kept in the page under `call` until it ends, for
+ * [`abortInPage`].
  */
-function executeInPage(page, name, input) {
+function executeInPage(page, name, input, call) {
   return page.evaluate(
-    async ([toolName, toolInput]) => {
-      const tools = await document.modelContext.getTools();
-      const tool = tools.find((t) => t.name === toolName);
-      if (!tool) return { missing: tools.map((t) => t.name) };
+    async ([toolName, toolInput, callId]) => {
+      // Registered before the first await, so that an abort arriving meanwhile finds it.
+      const calls = (globalThis.__webmcpBridgeCalls ??= new Map());
+      const controller = calls.get(callId) ?? new AbortController();
+      calls.set(callId, controller);
       try {
-        return { text: await document.modelContext.executeTool(tool, toolInput) };
+        const tools = await document.modelContext.getTools();
+        const tool = tools.find((t) => t.name === toolName);
+        if (!tool) return { missing: tools.map((t) => t.name) };
+        return { text: await document.modelContext.executeTool(tool, toolInput, { signal: controller.signal }) };
       } catch (err) {
         return { thrown: `${err?.name ?? 'Error'}: ${err?.message ?? String(err)}` };
+      } finally {
+        calls.delete(callId);
       }
     },
-    [name, input],
+    [name, input, call],
   );
+}
+
+/**
+ * Aborts the signal of the page's call `call`; a call not started yet (its arguments still
+ * on their way to the page) finds its signal aborted when it starts.
+ */
+function abortInPage(page, call) {
+  return page
+    .evaluate((callId) => {
+      const calls = (globalThis.__webmcpBridgeCalls ??= new Map());
+      if (!calls.has(callId)) calls.set(callId, new AbortController());
+      calls.get(callId).abort();
+      // A call that never starts leaves no entry behind for long.
+      setTimeout(() => calls.delete(callId), 600000);
+    }, call)
+    .catch((err) => log(`cannot stop call ${call} in the page: ${err.message}`));
+}
+
+/** The answer to a call past the time limit, in `exemplar mcp`'s words. */
+function timedOut(name, limitS) {
+  const text =
+    `timed_out: the call of ${name} did not finish within ${limitS} s, this bridge's limit for one tool call, ` +
+    'and has no result; a smaller call (fewer records, fewer moderators or steps) may finish in time';
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /** What the page's tool returned, as an MCP tools/call result. */
@@ -196,10 +245,33 @@ async function main() {
     const { page } = await opened;
     return { tools: (await pageTools(page)).map(mcpTool) };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  let calls = 0;
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { page } = await opened;
     const { name, arguments: input } = request.params;
-    const outcome = await executeInPage(page, name, input ?? {});
+    const call = ++calls;
+    // The call ends at the first of: the page's answer, the client's cancellation (whose
+    // answer the SDK does not send), the time limit. The last two stop it in the page.
+    let timer;
+    let onCancel;
+    const stopped = new Promise((resolve) => {
+      timer = setTimeout(() => resolve('timed_out'), options.timeLimitS * 1000);
+      onCancel = () => resolve('cancelled');
+      if (extra.signal.aborted) onCancel();
+      else extra.signal.addEventListener('abort', onCancel, { once: true });
+    });
+    const running = executeInPage(page, name, input ?? {}, call);
+    const outcome = await Promise.race([running, stopped]);
+    clearTimeout(timer);
+    extra.signal.removeEventListener('abort', onCancel);
+    if (outcome === 'timed_out' || outcome === 'cancelled') {
+      // The page's own run ends (its worker is replaced) and its queue moves on; what it
+      // answers is read by no one.
+      running.catch(() => {});
+      await abortInPage(page, call);
+      if (outcome === 'timed_out') return timedOut(name, options.timeLimitS);
+      return { content: [{ type: 'text', text: `cancelled: the call of ${name} was cancelled before it finished` }], isError: true };
+    }
     if (outcome.missing) {
       throw new McpError(
         ErrorCode.InvalidParams,

@@ -13,7 +13,7 @@
 
 use exemplar::strict_json;
 use exemplar::tools::{self, ToolError};
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde_json::{json, Value};
 use std::ops::Range;
 
@@ -76,11 +76,31 @@ pub fn without_bom(bytes: &[u8]) -> &[u8] {
 /// know (never answered, as JSON-RPC says); `Err`: the Invalid Request answer, for JSON that
 /// is not a JSON-RPC message of MCP (a batch array, `[]`, a missing or wrong `jsonrpc`, an id
 /// that is not a string or an integer, a method that is not a string, a bare value).
-pub fn mcp_message(message: Value) -> Result<Option<ClientJsonRpcMessage>, Value> {
+///
+/// A tool call's arguments object is set aside while rmcp reads the rest and put back
+/// after: rmcp's message type is an untagged enum with flattened fields, which serde reads by
+/// buffering the whole input into its own tree, first, and reading it again per variant
+/// tried: for 15 MiB of arguments of 20 text columns, 850 MB more than the call itself
+/// (issue 41 item 7). Whether rmcp can read the rest does not depend on the arguments.
+pub fn mcp_message(mut message: Value) -> Result<Option<ClientJsonRpcMessage>, Value> {
     let id = id_of(&message);
     let notification = message.get("id").is_none() && message.get("method").is_some();
+    let call = message.get("method").and_then(Value::as_str) == Some("tools/call");
+    let arguments = match message.pointer_mut("/params/arguments") {
+        Some(Value::Object(arguments)) if call => Some(std::mem::take(arguments)),
+        _ => None,
+    };
     match serde_json::from_value::<ClientJsonRpcMessage>(message) {
-        Ok(parsed) => Ok(Some(parsed)),
+        Ok(mut parsed) => {
+            if let Some(arguments) = arguments {
+                if let ClientJsonRpcMessage::Request(request) = &mut parsed {
+                    if let ClientRequest::CallToolRequest(call) = &mut request.request {
+                        call.params.arguments = Some(arguments);
+                    }
+                }
+            }
+            Ok(Some(parsed))
+        }
         Err(_) if notification => Ok(None),
         Err(e) => Err(error(
             id,
@@ -88,6 +108,41 @@ pub fn mcp_message(message: Value) -> Result<Option<ClientJsonRpcMessage>, Value
             format!("Invalid Request: not a JSON-RPC 2.0 message of MCP: {e}"),
         )),
     }
+}
+
+/// A tool call's arguments, as parsed here, handed to the handler beside an HTTP body that
+/// no longer carries them ([`set_aside_arguments`]); taken once.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedArguments(
+    pub std::sync::Arc<std::sync::Mutex<Option<serde_json::Map<String, Value>>>>,
+);
+
+impl ParsedArguments {
+    pub fn take(&self) -> Option<serde_json::Map<String, Value>> {
+        self.0.lock().unwrap().take()
+    }
+}
+
+/// A `tools/call` message's arguments object taken out of `message` (valid JSON `text`), and
+/// `text` with `{}` in its place: rmcp reads the rest, and the handler is given the
+/// arguments as parsed here (issue 41 item 7: rmcp's own parse of a body buffers it whole
+/// several times over, 850 MB for 15 MiB of arguments of 20 text columns). `None` for any
+/// other message, or arguments that are not an object.
+pub fn set_aside_arguments(
+    text: &[u8],
+    message: &mut Value,
+) -> Option<(serde_json::Map<String, Value>, Vec<u8>)> {
+    let text = std::str::from_utf8(without_bom(text)).ok()?;
+    let span = arguments_span(text, message)?;
+    let Some(Value::Object(arguments)) = message.pointer_mut("/params/arguments") else {
+        return None;
+    };
+    let arguments = std::mem::take(arguments);
+    let mut rest = Vec::with_capacity(text.len() - span.len() + 2);
+    rest.extend_from_slice(&text.as_bytes()[..span.start]);
+    rest.extend_from_slice(b"{}");
+    rest.extend_from_slice(&text.as_bytes()[span.end..]);
+    Some((arguments, rest))
 }
 
 /// [`mcp_message`]'s verdict without reading a tool call's arguments (an HTTP body goes to
@@ -423,6 +478,51 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("duplicate key \"arguments\""));
+    }
+
+    /// Issue 41 item 7: a tool call's arguments reach the handler as parsed once, beside the
+    /// rest of the message (rmcp reads only the rest); a prompt's arguments stay in place.
+    #[test]
+    fn a_tool_calls_arguments_are_set_aside_and_put_back() {
+        let text = "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\
+\"params\":{\"name\":\"egger_test\",\"arguments\":{\"method\":\"DL\",\"x\":[1,2]}}}";
+        let Verdict::Pass { mut message, .. } = check(text.as_bytes()) else {
+            panic!("passes")
+        };
+        let (arguments, rest) = set_aside_arguments(text.as_bytes(), &mut message).unwrap();
+        assert_eq!(
+            Value::Object(arguments),
+            json!({"method": "DL", "x": [1, 2]})
+        );
+        assert_eq!(
+            String::from_utf8(rest).unwrap(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"egger_test","arguments":{}}}"#
+        );
+        let Verdict::Pass { message, .. } = check(text.as_bytes()) else {
+            panic!("passes")
+        };
+        let Ok(Some(ClientJsonRpcMessage::Request(request))) = mcp_message(message) else {
+            panic!("a request")
+        };
+        let ClientRequest::CallToolRequest(call) = request.request else {
+            panic!("a tool call")
+        };
+        assert_eq!(
+            call.params.arguments.map(Value::Object),
+            Some(json!({"method": "DL", "x": [1, 2]}))
+        );
+        let prompt = r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"p","arguments":{"a":"b"}}}"#;
+        let Verdict::Pass { mut message, .. } = check(prompt.as_bytes()) else {
+            panic!("passes")
+        };
+        assert!(set_aside_arguments(prompt.as_bytes(), &mut message).is_none());
+        let Ok(Some(ClientJsonRpcMessage::Request(request))) = mcp_message(message) else {
+            panic!("a request")
+        };
+        let ClientRequest::GetPromptRequest(get) = request.request else {
+            panic!("a prompt request")
+        };
+        assert_eq!(get.params.arguments.map(|a| a.len()), Some(1));
     }
 
     #[test]

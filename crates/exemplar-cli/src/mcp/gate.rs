@@ -1,9 +1,15 @@
 //! How tool calls share one `exemplar mcp` server: how many run at once, which waiting call
 //! runs next, how long a call may take, and what becomes of a call whose client has gone.
 //!
-//! The engine computes synchronously and cannot be interrupted, so what bounds CPU is how many
-//! calls are let in: each runs on a blocking thread holding one of [`MAX_RUNNING_CALLS`] turns
-//! until the engine returns, whatever became of the call meanwhile. Then:
+//! The engine computes synchronously, so what bounds CPU is how many calls are let in: each
+//! runs on a blocking thread holding one of [`MAX_RUNNING_CALLS`] turns until the engine
+//! returns. A call given up (timed out, its client gone, rmcp dropped it) has its
+//! [`CancelToken`] set, and the engine stops at its next checkpoint
+//! ([`meta_analysis::cancel`]: every iteration of a solver, every refit, cluster, design
+//! column) with an answer nobody reads, so its thread returns and its turn is given back
+//! within moments, not when the work would have ended. Threads still finishing after their
+//! call was given up hold their turns meanwhile, so they count against
+//! [`MAX_RUNNING_CALLS`]: no more than that many engine threads exist at once. Then:
 //!
 //! - a session's calls hold at most [`MAX_RUNNING_PER_SESSION`] turns (one left over for the
 //!   other sessions), and a free turn goes to the waiting call whose session holds the fewest
@@ -13,13 +19,13 @@
 //!   answered at once with a `busy:` tool error (its arguments dropped), which an agent can
 //!   retry. Many small calls may wait; few large;
 //! - every call is answered within [`CALL_TIME_LIMIT`] of its arrival: still waiting then, it
-//!   is `busy:` and never runs; still running, it is `timed_out:` and its thread finishes
-//!   unanswered, holding its turn until the engine returns;
+//!   is `busy:` and never runs; still running, it is `timed_out:` and its work is cancelled;
 //! - a call whose client has gone (the HTTP request closed, `notifications/cancelled`, stdio
 //!   closed) leaves the waiting room at once and never runs; a running one is answered
-//!   `cancelled` (an answer nobody reads) and its thread finishes as above.
+//!   `cancelled` (an answer nobody reads) and its work is cancelled.
 
 use exemplar::tools::{ErrorCode, ToolError};
+use meta_analysis::cancel::{self, CancelToken};
 use rmcp::model::{CallToolResult, ContentBlock};
 use std::collections::HashMap;
 use std::future::Future;
@@ -41,6 +47,24 @@ pub const MAX_WAITING_CALLS: usize = 64;
 pub const MAX_WAITING_BYTES: usize = 2 * super::check::MAX_MESSAGE_BYTES;
 /// Every tool call is answered within this time of its arrival.
 pub const CALL_TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// A call whose message was at least this long gives the memory its work freed back to the
+/// system when it ends ([`return_freed_memory`]).
+pub const TRIM_AFTER_BYTES: usize = 1024 * 1024;
+
+/// Gives the heap's free pages back to the system. glibc keeps what a call freed (its parsed
+/// arguments, several times the message, and its work) in its arenas for reuse, so a server
+/// that answered a few large calls stayed at their peak resident size while idle (issue 41
+/// item 7: 1.9 GB resident after one client's largest calls). `malloc_trim` returns every
+/// whole free page (those inside an arena too, by `madvise`); it takes milliseconds, so it
+/// runs only after large calls. Other allocators return memory themselves.
+pub fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; it is safe to call from any thread.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
 
 /// The size of a tool call's message as it arrived, attached by the transport (a stdio line,
 /// an HTTP body).
@@ -149,6 +173,17 @@ impl State {
             // A waiter whose receiver is gone gives the turn back when its place drops.
             let _ = waiter.turn.send(());
         }
+    }
+}
+
+/// Sets a call's token when the call ends, however it ends: after an answer the work is over
+/// and the token is read no more; after `timed_out`, `cancelled` or a dropped call (rmcp
+/// dropped the future), the engine stops at its next checkpoint.
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 
@@ -283,8 +318,15 @@ impl CallGate {
                 }
             }
         };
+        let token = CancelToken::new();
+        let _stop = CancelOnDrop(token.clone());
         let running = tokio::task::spawn_blocking(move || {
-            let answer = work();
+            let answer = cancel::with_token(&token, work);
+            // The arguments are freed by now (the work consumed them); the answer is freed
+            // once sent, and trimmed after the next large call.
+            if bytes >= TRIM_AFTER_BYTES {
+                return_freed_memory();
+            }
             drop(turn);
             answer
         });

@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::check::RefusedArguments;
+use super::check::{ParsedArguments, RefusedArguments};
 use super::gate::{CallGate, ClientGone, MessageBytes};
 use super::held::{self, HeldData, SessionStore};
 
@@ -383,6 +383,10 @@ impl ServerHandler for ExemplarServer {
         let CallToolRequestParams {
             name, arguments, ..
         } = request;
+        // Over HTTP a call's arguments come parsed beside the body (check::set_aside_arguments).
+        let arguments = attached::<ParsedArguments>(&context)
+            .and_then(ParsedArguments::take)
+            .or(arguments);
         let tool = name.clone();
         let session = self.clone();
         let work = move || session.run_tool(&name, arguments);

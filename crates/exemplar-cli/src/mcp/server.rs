@@ -213,19 +213,42 @@ async fn answer(state: &State, request: Request<Incoming>) -> Response<Body> {
         Ok(read) => read,
         Err(refusal) => return refusal,
     };
-    let refused = match check::check(&bytes) {
+    let (refused, set_aside) = match check::check(&bytes) {
         Verdict::Answer(error) => return json_error(StatusCode::BAD_REQUEST, &error),
-        Verdict::Pass { message, refused } => match check::mcp_envelope(message) {
-            Err(error) => return json_error(StatusCode::BAD_REQUEST, &error),
-            // Never answered (JSON-RPC), as on stdio.
-            Ok(false) => return accepted(),
-            Ok(true) => refused,
-        },
+        Verdict::Pass {
+            mut message,
+            refused,
+        } => {
+            // Arguments the registry refused are not needed; others go to the handler as
+            // parsed here, and rmcp reads the rest of the body.
+            let set_aside = match refused {
+                None => check::set_aside_arguments(&bytes, &mut message),
+                Some(_) => None,
+            };
+            match check::mcp_envelope(message) {
+                Err(error) => return json_error(StatusCode::BAD_REQUEST, &error),
+                // Never answered (JSON-RPC), as on stdio.
+                Ok(false) => return accepted(),
+                Ok(true) => (refused, set_aside),
+            }
+        }
+    };
+    let message_bytes = bytes.len();
+    let bytes = match set_aside {
+        Some((arguments, rest)) => {
+            parts
+                .extensions
+                .insert(check::ParsedArguments(Arc::new(Mutex::new(Some(
+                    arguments,
+                )))));
+            Bytes::from(rest)
+        }
+        None => bytes,
     };
     if let Some(refusal) = refused {
         parts.extensions.insert(RefusedArguments(refusal));
     }
-    parts.extensions.insert(MessageBytes(bytes.len()));
+    parts.extensions.insert(MessageBytes(message_bytes));
     // The call's client has gone when its answer's stream is dropped before its end (hyper
     // drops it when the connection closes).
     let gone = tokio_util::sync::CancellationToken::new();
@@ -1110,6 +1133,56 @@ Content-Length: {}\r\n\r\n{INITIALIZE}",
             "{:?}",
             before.elapsed()
         );
+    }
+
+    /// `influence_diagnostics` on 10,000 records (its largest call): seconds of work here
+    /// (unoptimised), and a refit per record, each past a checkpoint.
+    fn long_engine_call() -> String {
+        let records: Vec<Value> = (0..10_000)
+            .map(|i| {
+                let (yi, vi) = (
+                    0.3 + f64::from(i % 97) / 200.0,
+                    0.01 + f64::from(i % 31) / 300.0,
+                );
+                serde_json::json!({"id": format!("r{i}"), "yi": yi, "vi": vi})
+            })
+            .collect();
+        serde_json::json!({ "records": records }).to_string()
+    }
+
+    /// Issue 41 item 1: a call answered `timed_out` gives its turn back (the engine stops at
+    /// its next checkpoint), so another session's call runs, not `busy` behind work nobody
+    /// will read; and the turn is not held until the engine would have finished.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_timed_out_call_gives_its_turn_back() {
+        // One turn: the timed-out call holds the only one until its thread returns. A later
+        // call waits at most the time limit for it before it is answered busy.
+        let gate = CallGate::with_limits(GateLimits {
+            running: 1,
+            per_session: 1,
+            time_limit: Duration::from_secs(1),
+            ..GateLimits::default()
+        });
+        let server = start_with(HttpLimits::default(), gate).await;
+        let (long, other) = (session(server.addr).await, session(server.addr).await);
+        let reply = call(
+            server.addr,
+            &long,
+            "influence_diagnostics",
+            &long_engine_call(),
+        )
+        .await;
+        let text = reply.message()["result"]["content"][0]["text"].clone();
+        assert!(
+            text.as_str().unwrap().starts_with(
+                "timed_out: the call of influence_diagnostics did not finish within 1 s"
+            ),
+            "{text}"
+        );
+        let reply = call(server.addr, &other, "get_dataset", "{}").await;
+        let result = &reply.message()["result"];
+        assert_eq!(result["isError"], false, "{}", reply.body);
+        until("no thread runs", || server.gate.running() == 0).await;
     }
 
     /// Issue 29 item 7: JSON that is not a JSON-RPC message of MCP gets a JSON-RPC error over

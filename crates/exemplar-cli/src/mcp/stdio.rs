@@ -270,21 +270,24 @@ mod tests {
         input: tokio::io::DuplexStream,
         replies: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
         served: tokio::task::JoinHandle<Result<(), String>>,
+        gate: Arc<CallGate>,
     }
 
     impl Stdio {
         async fn start(gate: CallGate) -> Stdio {
             let (input, server_in) = tokio::io::duplex(1 << 16);
             let (server_out, client_out) = tokio::io::duplex(1 << 16);
+            let gate = Arc::new(gate);
             let served = tokio::spawn(super::super::serve_lines(
                 BufReader::new(server_in),
                 server_out,
-                Arc::new(gate),
+                gate.clone(),
             ));
             let mut stdio = Stdio {
                 input,
                 replies: BufReader::new(client_out).lines(),
                 served,
+                gate,
             };
             stdio
                 .send(
@@ -357,6 +360,59 @@ mod tests {
             .await;
         assert_eq!(stdio.reply(4).await["result"]["isError"], false);
         assert_eq!(test_hook::started(tag), 1, "the cancelled call never ran");
+        drop(stdio.input);
+        stdio.served.await.unwrap().unwrap();
+    }
+
+    /// Issue 41 item 1 on stdio: calls the client cancels (`notifications/cancelled`) while
+    /// the engine runs them stop at its next checkpoint and give their turns back, so the
+    /// session's next call runs instead of waiting (and being answered `busy`) behind work
+    /// nobody will read.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cancelled_running_calls_give_their_turns_back() {
+        // The session's 2 turns; a call waits at most 2 s for one.
+        let gate = CallGate::with_limits(GateLimits {
+            time_limit: std::time::Duration::from_secs(2),
+            ..GateLimits::default()
+        });
+        let mut stdio = Stdio::start(gate).await;
+        // influence_diagnostics on 10,000 records: seconds each here (unoptimised).
+        let records: Vec<Value> = (0..10_000)
+            .map(|i| {
+                let (yi, vi) = (
+                    0.3 + f64::from(i % 97) / 200.0,
+                    0.01 + f64::from(i % 31) / 300.0,
+                );
+                json!({"id": format!("r{i}"), "yi": yi, "vi": vi})
+            })
+            .collect();
+        for id in [2, 3] {
+            stdio
+                .send(
+                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                    "name": "influence_diagnostics", "arguments": {"records": records}}}),
+                )
+                .await;
+        }
+        let started = std::time::Instant::now();
+        while stdio.gate.running() < 2 {
+            assert!(started.elapsed().as_secs() < 20, "the calls never ran");
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        for id in [2, 3] {
+            stdio
+                .send(
+                    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": id, "reason": "the user stopped it"}}),
+                )
+                .await;
+        }
+        stdio
+            .send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                "params": {"name": "get_dataset", "arguments": {}}}))
+            .await;
+        let reply = stdio.reply(4).await;
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
         drop(stdio.input);
         stdio.served.await.unwrap().unwrap();
     }

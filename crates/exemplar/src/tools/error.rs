@@ -162,6 +162,7 @@ fn code_of(error: &MetaError) -> ErrorCode {
         | MetaError::NonFinite { .. }
         | MetaError::NonPositiveVariance { .. } => ErrorCode::InvalidRecords,
         MetaError::InSubgroup { error, .. } => code_of(error),
+        MetaError::Cancelled => ErrorCode::Cancelled,
     }
 }
 

@@ -40,6 +40,10 @@ pub(super) fn compute(
     read.into_iter()
         .zip(rows)
         .map(|(r, row)| {
+            // UCOR's 2F1 series makes a row cost up to a third of a millisecond.
+            if crate::cancel::cancelled() {
+                return Err(EffectSizeError::Cancelled);
+            }
             let (value, ni, mi, r2i) = r?;
             if partial {
                 partial_effect_size(measure, value, ni, mi, r2i, vtype, average)

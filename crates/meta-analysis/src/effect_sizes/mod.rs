@@ -621,6 +621,8 @@ pub enum EffectSizeError {
     /// `yi` or `vi` (`field`) computed but outside what every analysis accepts
     /// ([`EffectSize::analysable`]).
     BeyondAnalysisRange { field: &'static str, value: f64 },
+    /// The caller gave the computation up ([`crate::cancel`]); nobody reads this answer.
+    Cancelled,
 }
 
 impl EffectSizeError {
@@ -638,7 +640,8 @@ impl EffectSizeError {
             | EffectSizeError::Undefined { column, .. } => Some(*column),
             EffectSizeError::InvalidAdd { .. }
             | EffectSizeError::InvalidVtype { .. }
-            | EffectSizeError::BeyondAnalysisRange { .. } => None,
+            | EffectSizeError::BeyondAnalysisRange { .. }
+            | EffectSizeError::Cancelled => None,
         }
     }
 }
@@ -738,6 +741,7 @@ impl fmt::Display for EffectSizeError {
                     offered.join(", ")
                 )
             }
+            EffectSizeError::Cancelled => write!(f, "{}", crate::MetaError::Cancelled),
         }
     }
 }
