@@ -411,6 +411,21 @@ fn omitted_line(out: &mut Out, result: &Value) {
     }
 }
 
+/// metafor's warning "Redundant predictors dropped from the model.", naming them (each a
+/// linear combination of the intercept and the columns before it).
+fn dropped_line(out: &mut Out, result: &Value) {
+    let dropped: Vec<&str> = list(result, "dropped")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    if !dropped.is_empty() {
+        out.line(format!(
+            "Redundant predictors dropped from the model (aliased): {}",
+            dropped.join(", ")
+        ));
+    }
+}
+
 fn signif_legend(out: &mut Out) {
     out.blank();
     out.line("---");
@@ -700,6 +715,7 @@ fn common_df_decimals(
 fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
     regression_headline(out, result)?;
     omitted_line(out, result);
+    dropped_line(out, result);
     out.blank();
     let method = text(result, "method")?;
     model_line(out, method, count(result, "k")?, false);
@@ -1032,6 +1048,7 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
         ));
     }
     omitted_line(out, result);
+    dropped_line(out, result);
     out.blank();
     out.line(format!(
         "Multivariate Meta-Analysis Model (k = {k}; method: {})",
@@ -1155,6 +1172,7 @@ fn robust(out: &mut Out, result: &Value) -> Option<()> {
         ));
     }
     omitted_line(out, result);
+    dropped_line(out, result);
     out.blank();
     let method = text(result, "method").unwrap_or("REML");
     match result.get("heterogeneity").filter(|h| h.is_object()) {

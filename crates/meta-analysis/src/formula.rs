@@ -639,6 +639,12 @@ impl ModelMatrix {
         &self.coding.names
     }
 
+    /// The columns dropped as aliased (see [`crate::moderators::ALIAS_TOL`]), in the design's
+    /// order; empty for a design of full rank.
+    pub fn dropped(&self) -> Vec<String> {
+        self.coding.dropped.iter().map(|d| d.name.clone()).collect()
+    }
+
     /// Whether the first coefficient is the intercept.
     pub fn has_intercept(&self) -> bool {
         self.coding.intercept

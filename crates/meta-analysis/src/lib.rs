@@ -82,7 +82,7 @@ pub use meta_regression::{
 };
 pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test, MAX_LEVEL};
 pub use moderators::{
-    levels_of, Moderator, ModeratorColumn, ModeratorValue, Term, MAX_ABS_MODERATOR,
+    levels_of, Moderator, ModeratorColumn, ModeratorValue, Term, ALIAS_TOL, MAX_ABS_MODERATOR,
     MAX_COEFFICIENTS, MAX_LEVELS, MAX_MODERATORS,
 };
 pub use multilevel::{

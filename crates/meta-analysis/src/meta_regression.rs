@@ -246,6 +246,12 @@ impl MetaRegression {
         self.coding.intercept.then_some(self.r2)
     }
 
+    /// The coefficients dropped as aliased (metafor's "Redundant predictors dropped from the
+    /// model."), in the design's order; empty for a design of full rank.
+    pub fn dropped(&self) -> Vec<String> {
+        self.coding.dropped.iter().map(|d| d.name.clone()).collect()
+    }
+
     /// Whether the first coefficient is the intercept.
     pub fn has_intercept(&self) -> bool {
         self.coding.intercept

@@ -2,9 +2,11 @@
 //! column is a factor in treatment coding (levels sorted, the first the reference).
 //!
 //! The columns are centred on their means before fitting (the model is the same: the
-//! intercept is restored afterwards, see [`Coding::uncentre`]), and the design is checked
-//! for full rank by modified Gram–Schmidt on those centred columns, in O(k p²) time and
-//! O(k p) memory.
+//! intercept is restored afterwards, see [`Coding::uncentre`]). Columns that are linear
+//! combinations of the intercept and earlier columns (an interaction with an empty cell, a
+//! moderator that is another's multiple) are dropped as metafor drops them, R's `lm()` rule
+//! (see [`ALIAS_TOL`]), found by modified Gram–Schmidt on the centred columns in O(k p²) time
+//! and O(k p) memory; the model reports them in [`Coding::dropped`].
 
 use crate::weighted::Design;
 use crate::MetaError;
@@ -107,6 +109,22 @@ pub(crate) struct Coding {
     pub means: Vec<f64>,
     /// How a formula's row is built for a prediction (`None`: one column per term's level).
     formula: Option<Box<crate::formula::FormulaRows>>,
+    /// The coefficients dropped as aliased (linear combinations of the intercept and the
+    /// columns before them), in the design's order, as metafor drops them.
+    pub dropped: Vec<Aliased>,
+    /// The positions in the full row (intercept first when there is one) of the columns kept.
+    kept: Vec<usize>,
+}
+
+/// A design column dropped as aliased: `column` (in the full row of the design, the intercept
+/// first when there is one) equals `constant` (times the intercept) plus Σ `shares[l]` times
+/// kept column l (the columns after the intercept, in order), for every record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aliased {
+    pub name: String,
+    column: usize,
+    constant: f64,
+    shares: Vec<f64>,
 }
 
 impl Coding {
@@ -228,8 +246,9 @@ impl Coding {
         Coding::from_columns(terms, names, columns, true, k, None)
     }
 
-    /// The design of given columns (named, intercept not among them): more records than
-    /// coefficients, and full rank.
+    /// The design of given columns (named, intercept not among them): the aliased columns
+    /// dropped (see [`ALIAS_TOL`]), at least one moderator column left, and more records than
+    /// the coefficients kept.
     pub(crate) fn from_columns(
         terms: Vec<Term>,
         column_names: Vec<String>,
@@ -243,10 +262,6 @@ impl Coding {
             names.push("intercept".to_string());
         }
         names.extend(column_names);
-        let p = names.len();
-        if k <= p {
-            return Err(MetaError::TooFewForCoefficients { k, names });
-        }
         let means: Vec<f64> = if intercept {
             columns
                 .iter()
@@ -260,7 +275,34 @@ impl Coding {
             .zip(&means)
             .map(|(c, m)| c.iter().map(|x| x - m).collect())
             .collect();
-        check_rank(&columns, &centred, &means, &names, intercept)?;
+        let offset = usize::from(intercept);
+        let dropped = aliased(&columns, &centred, &means, &names, intercept);
+        if dropped.len() == columns.len() {
+            // No moderator column is left: refused, naming what the first one repeats.
+            check_rank(&columns, &centred, &means, &names, intercept)?;
+        }
+        let is_dropped = |j: usize| dropped.iter().any(|d| d.column == offset + j);
+        let kept: Vec<usize> = (0..offset)
+            .chain(
+                (0..columns.len())
+                    .filter(|&j| !is_dropped(j))
+                    .map(|j| offset + j),
+            )
+            .collect();
+        let names: Vec<String> = kept.iter().map(|&a| names[a].clone()).collect();
+        fn keep<T>(v: Vec<T>, is_dropped: &dyn Fn(usize) -> bool) -> Vec<T> {
+            v.into_iter()
+                .enumerate()
+                .filter(|(j, _)| !is_dropped(*j))
+                .map(|(_, x)| x)
+                .collect()
+        }
+        let centred = keep(centred, &is_dropped);
+        let means = keep(means, &is_dropped);
+        let p = names.len();
+        if k <= p {
+            return Err(MetaError::TooFewForCoefficients { k, names });
+        }
         Ok(Coding {
             terms,
             names,
@@ -268,6 +310,8 @@ impl Coding {
             centred,
             means,
             formula: formula.map(Box::new),
+            dropped,
+            kept,
         })
     }
 
@@ -309,8 +353,36 @@ impl Coding {
         (usize::from(self.intercept)..self.names.len()).collect()
     }
 
-    /// The row of X (intercept first) for one value per term, in the order of the terms.
+    /// The row of X (intercept first) for one value per term, in the order of the terms,
+    /// without the dropped columns. A prediction must be estimable: at each dropped column
+    /// the full row must equal the combination of the kept columns that column is in the
+    /// records (else the prediction would rest on a coefficient the records cannot inform).
     pub fn row(&self, at: &[ModeratorValue]) -> Result<Vec<f64>, MetaError> {
+        let full = self.full_row(at)?;
+        let offset = usize::from(self.intercept);
+        for d in &self.dropped {
+            let implied = d.constant * full[0]
+                + d.shares
+                    .iter()
+                    .zip(&self.kept[offset..])
+                    .map(|(s, &a)| s * full[a])
+                    .sum::<f64>();
+            if (full[d.column] - implied).abs() > ALIAS_TOL * (1.0 + full[d.column].abs()) {
+                return Err(MetaError::Moderator {
+                    reason: format!(
+                        "the prediction at these values is not estimable: the coefficient {} \
+                         was dropped as aliased (the records cannot tell it from the others), \
+                         and these values need it",
+                        d.name
+                    ),
+                });
+            }
+        }
+        Ok(self.kept.iter().map(|&a| full[a]).collect())
+    }
+
+    /// The row of X with every column, dropped ones included.
+    fn full_row(&self, at: &[ModeratorValue]) -> Result<Vec<f64>, MetaError> {
         if at.len() != self.terms.len() {
             return Err(MetaError::Moderator {
                 reason: format!(
@@ -434,14 +506,97 @@ pub(crate) fn check_levels(name: &str, levels: &[String]) -> Result<(), MetaErro
     Ok(())
 }
 
-/// Relative size below which a centred column's remainder counts as zero.
-const RANK_TOL: f64 = 1e-9;
+/// The tolerance of R's `qr()` (LINPACK `dqrdc2`, the default `tol = 1e-07` of `lm()`, by
+/// which metafor's `rma.uni` and `rma.mv` find redundant predictors): a column whose norm,
+/// after projection on the columns before it that are kept (the intercept first), falls below
+/// `ALIAS_TOL` times its own norm is aliased and dropped; the earlier of two dependent
+/// columns stays.
+pub const ALIAS_TOL: f64 = 1e-7;
+
+/// The aliased columns by R's rule ([`ALIAS_TOL`]): left to right, each centred column is
+/// projected on the kept ones before it (twice, modified Gram–Schmidt with one
+/// reorthogonalisation, so the remainder is accurate to rounding), and is dropped when what
+/// is left is below [`ALIAS_TOL`] of the uncentred column's norm (the uncentred column's
+/// remainder on the intercept and those columns is the centred column's on the centred
+/// ones). Each dropped column carries its combination of the kept ones.
+fn aliased(
+    raw: &[Vec<f64>],
+    centred: &[Vec<f64>],
+    means: &[f64],
+    names: &[String],
+    intercept: bool,
+) -> Vec<Aliased> {
+    let offset = usize::from(intercept);
+    let norm = |c: &[f64]| c.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let mut q: Vec<Vec<f64>> = Vec::new();
+    // r[i][l] = the coefficient of q_l in kept column i (l ≤ i), as in X̃ = Q R.
+    let mut r: Vec<Vec<f64>> = Vec::new();
+    let mut kept: Vec<usize> = Vec::new();
+    let mut dropped = Vec::new();
+    for (j, column) in centred.iter().enumerate() {
+        let mut rest = column.clone();
+        let mut coefficients = vec![0.0; q.len()];
+        for _ in 0..2 {
+            for (qi, c) in q.iter().zip(coefficients.iter_mut()) {
+                let d: f64 = qi.iter().zip(&rest).map(|(a, b)| a * b).sum();
+                for (x, qx) in rest.iter_mut().zip(qi) {
+                    *x -= d * qx;
+                }
+                *c += d;
+            }
+        }
+        let remainder = norm(&rest);
+        if remainder <= ALIAS_TOL * norm(&raw[j]) {
+            // centred_j = Σ_l c_l q_l and q_l = (centred_l − Σ_{m<l} r_l,m q_m) / r_l,l:
+            // the shares s with centred_j = Σ_l s_l centred_l, by back substitution; then
+            // raw_j = (mean_j − Σ s_l mean_l)·1 + Σ s_l raw_l.
+            let n = q.len();
+            let mut shares = vec![0.0; n];
+            for l in (0..n).rev() {
+                let mut c = coefficients[l];
+                for (m, s) in shares.iter().enumerate().skip(l + 1) {
+                    c -= s * r[m][l];
+                }
+                shares[l] = c / r[l][l];
+            }
+            let constant = if intercept {
+                means[j]
+                    - shares
+                        .iter()
+                        .zip(&kept)
+                        .map(|(s, &l)| s * means[l])
+                        .sum::<f64>()
+            } else {
+                0.0
+            };
+            dropped.push(Aliased {
+                name: names[offset + j].clone(),
+                column: offset + j,
+                constant,
+                shares,
+            });
+            continue;
+        }
+        for x in rest.iter_mut() {
+            *x /= remainder;
+        }
+        coefficients.push(remainder);
+        r.push(coefficients);
+        q.push(rest);
+        kept.push(j);
+    }
+    dropped
+}
+
+/// Relative size below which a centred column's remainder counts as zero: [`ALIAS_TOL`].
+const RANK_TOL: f64 = ALIAS_TOL;
 
 /// Modified Gram–Schmidt on the centred columns (orthogonal to the intercept by
 /// construction). The first column whose remainder after projection on the earlier ones is
 /// below [`RANK_TOL`] of its own size is a linear combination of the intercept and those
 /// (all independent, so basis vector i comes from column i): the error names it and the
-/// columns with a non-negligible share in the combination.
+/// columns with a non-negligible share in the combination. Called when every moderator
+/// column is aliased, so the first one is, and the error says why.
 fn check_rank(
     raw: &[Vec<f64>],
     centred: &[Vec<f64>],
@@ -569,46 +724,47 @@ mod tests {
             }
         );
         assert!(e.to_string().contains("w is constant"), "{e}");
+        // Columns that repeat earlier ones are dropped (the later of two), each with its
+        // combination of the kept ones; the rest is fitted.
         let a = vec![1.0, 2.0, 4.0, 8.0, 9.0, 3.0];
-        let e = coding(&[
+        let c = coding(&[
             Moderator::numeric("a", a.clone()),
-            Moderator::numeric("b", vec![0.5, 1.0, 0.0, 1.0, 2.0, 3.0]),
             Moderator::numeric("twice_a", a.iter().map(|x| 2.0 * x).collect()),
-        ])
-        .unwrap_err();
-        assert_eq!(
-            e,
-            MetaError::RankDeficient {
-                column: "twice_a".into(),
-                combination_of: vec!["a".into()]
-            }
-        );
-        let e = coding(&[
-            Moderator::numeric("a", a.clone()),
+            Moderator::numeric("b", vec![0.5, 1.0, 0.0, 1.0, 2.0, 3.0]),
             Moderator::numeric("a_plus_1", a.iter().map(|x| x + 1.0).collect()),
         ])
-        .unwrap_err();
+        .unwrap();
+        assert_eq!(c.names, ["intercept", "a", "b"]);
+        let dropped: Vec<(&str, f64, &[f64])> = c
+            .dropped
+            .iter()
+            .map(|d| (d.name.as_str(), d.constant, d.shares.as_slice()))
+            .collect();
+        assert_eq!(dropped.len(), 2);
+        assert_eq!(dropped[0].0, "twice_a");
+        assert!((dropped[0].2[0] - 2.0).abs() < 1e-12 && dropped[0].1.abs() < 1e-12);
+        assert_eq!(dropped[1].0, "a_plus_1");
+        assert!((dropped[1].1 - 1.0).abs() < 1e-12 && (dropped[1].2[0] - 1.0).abs() < 1e-12);
+        assert!(dropped[1].2[1].abs() < 1e-12);
+        // A prediction is the kept columns' row; one off the records' span is refused.
+        let n = ModeratorValue::Number;
         assert_eq!(
-            e,
-            MetaError::RankDeficient {
-                column: "a_plus_1".into(),
-                combination_of: vec!["intercept".into(), "a".into()]
-            }
+            c.row(&[n(2.0), n(4.0), n(1.0), n(3.0)]).unwrap(),
+            [1.0, 2.0, 1.0]
         );
+        let e = c.row(&[n(2.0), n(5.0), n(1.0), n(3.0)]).unwrap_err();
+        assert!(e.to_string().contains("twice_a was dropped"), "{e}");
         // A numeric column equal to a factor's indicator.
-        let e = coding(&[
+        let c = coding(&[
             Moderator::factor(
                 "g",
                 ["x", "y", "x", "y", "x", "x"].map(String::from).to_vec(),
             ),
             Moderator::numeric("is_y", vec![0.0, 1.0, 0.0, 1.0, 0.0, 0.0]),
         ])
-        .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("is_y is a linear combination of g:y"),
-            "{e}"
-        );
+        .unwrap();
+        assert_eq!(c.names, ["intercept", "g:y"]);
+        assert_eq!(c.dropped[0].name, "is_y");
     }
 
     #[test]

@@ -327,6 +327,11 @@ pub struct ModelData {
 }
 
 impl ModelData {
+    /// The coefficients dropped as aliased ([`ModelMatrix::dropped`]; none without `mods`).
+    pub fn dropped(&self) -> Vec<String> {
+        self.matrix().map_or_else(Vec::new, ModelMatrix::dropped)
+    }
+
     /// The formula as the result reports it (`None` without `mods`).
     pub fn formula_text(&self) -> Option<String> {
         self.design.as_ref().map(|(f, _)| f.text().to_string())

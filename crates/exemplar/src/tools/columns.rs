@@ -17,7 +17,8 @@ pub enum ColumnValue {
 }
 
 impl ColumnValue {
-    /// Numbers by value, text by its bytes (R's C-locale order); a column holds one kind.
+    /// Numbers by value, text by its bytes (R's C-locale order); a column holds one kind
+    /// ([`column_values`] reads it as numbers or as text).
     pub fn cmp(&self, other: &ColumnValue) -> Ordering {
         match (self, other) {
             (ColumnValue::Number(a), ColumnValue::Number(b)) => a.total_cmp(b),
@@ -53,13 +54,21 @@ pub fn column_values(data: &DataSource, name: &str) -> Result<Vec<ColumnValue>, 
             .collect());
     }
     let records = data.records();
-    match name {
-        "id" => Ok(records
-            .iter()
-            .map(|r| ColumnValue::Text(r.id.clone()))
-            .collect()),
-        "yi" => Ok(records.iter().map(|r| ColumnValue::Number(r.yi)).collect()),
-        "vi" => Ok(records.iter().map(|r| ColumnValue::Number(r.vi)).collect()),
+    // One reading of values, as a moderator's (`DataSource::moderator`): text that reads as a
+    // number (`"4195"`, `" 8 "`) is that number. A column whose every value reads as a number
+    // orders by value, as R orders the numeric column read.csv makes of it; one with text
+    // that reads as no number is a text column, each value as written (a JSON number as R
+    // writes it), ordered by bytes, as R's order() orders a character column in the C locale.
+    let cells: Vec<NumberOrText> = match name {
+        // Ids are text by the records' schema (labels, "007" is not 7): ordered as text.
+        "id" => {
+            return Ok(records
+                .iter()
+                .map(|r| ColumnValue::Text(r.id.clone()))
+                .collect())
+        }
+        "yi" => return Ok(records.iter().map(|r| ColumnValue::Number(r.yi)).collect()),
+        "vi" => return Ok(records.iter().map(|r| ColumnValue::Number(r.vi)).collect()),
         _ => {
             if !data.column_names().contains(&name) {
                 return Err(ToolError::new(
@@ -74,13 +83,13 @@ pub fn column_values(data: &DataSource, name: &str) -> Result<Vec<ColumnValue>, 
                     ),
                 ));
             }
-            let mut values = Vec::with_capacity(records.len());
             let column = data.column(name);
+            let mut cells = Vec::with_capacity(records.len());
             for (at, record) in records.iter().enumerate() {
-                values.push(match column.and_then(|c| c.get(at)) {
-                    Some(super::data::Cell::Text(text)) => ColumnValue::Text(text.to_owned()),
+                cells.push(match column.and_then(|c| c.get(at)) {
+                    Some(super::data::Cell::Text(text)) => NumberOrText::Text(text.to_owned()),
                     Some(super::data::Cell::Number(n)) => {
-                        ColumnValue::Number(n.as_f64().unwrap_or(f64::NAN))
+                        NumberOrText::Number(n.as_f64().unwrap_or(f64::NAN))
                     }
                     _ => {
                         return Err(ToolError::new(
@@ -94,22 +103,32 @@ pub fn column_values(data: &DataSource, name: &str) -> Result<Vec<ColumnValue>, 
                     }
                 });
             }
-            let numbers = values
-                .iter()
-                .filter(|v| matches!(v, ColumnValue::Number(_)))
-                .count();
-            if numbers != 0 && numbers != values.len() {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidRecords,
-                    format!(
-                        "the column {} mixes numbers and text; a column holds one kind",
-                        crate::quote::quoted(name)
-                    ),
-                ));
-            }
-            Ok(values)
+            cells
         }
+    };
+    let reading = |cell: &NumberOrText| match cell {
+        NumberOrText::Number(x) => Some(*x),
+        NumberOrText::Text(text) => crate::csv_table::number(text.trim()),
+    };
+    if cells.iter().all(|c| reading(c).is_some()) {
+        return Ok(cells
+            .iter()
+            .map(|c| ColumnValue::Number(reading(c).unwrap_or(f64::NAN)))
+            .collect());
     }
+    Ok(cells
+        .into_iter()
+        .map(|c| match c {
+            NumberOrText::Number(x) => ColumnValue::Text(meta_analysis::r_number(x)),
+            NumberOrText::Text(text) => ColumnValue::Text(text),
+        })
+        .collect())
+}
+
+/// A value as the records hold it, before the column is read as numbers or text.
+enum NumberOrText {
+    Number(f64),
+    Text(String),
 }
 
 /// The user weights in column `name` (the `weights` argument of a fit) for the records not
@@ -220,10 +239,28 @@ mod tests {
             column_values(&dated, "year").unwrap(),
             [ColumnValue::Number(2001.0), ColumnValue::Number(1999.0)]
         );
-        assert!(column_values(&dated, "arm")
-            .unwrap_err()
-            .message
-            .contains("mixes numbers and text"));
+        // A column with text that reads as no number is text (the number as R writes it);
+        // numeric text is a number.
+        assert_eq!(
+            column_values(&dated, "arm").unwrap(),
+            [ColumnValue::Text("x".into()), ColumnValue::Text("3".into())]
+        );
+        let sizes = DataSource::custom(&json!([
+            {"id": "10", "yi": 0.1, "vi": 0.01, "ni": "99"},
+            {"id": "9", "yi": 0.2, "vi": 0.02, "ni": " 4195 "}
+        ]))
+        .unwrap();
+        assert_eq!(
+            column_values(&sizes, "ni").unwrap(),
+            [ColumnValue::Number(99.0), ColumnValue::Number(4195.0)]
+        );
+        assert_eq!(
+            column_values(&sizes, "id").unwrap(),
+            [
+                ColumnValue::Text("10".into()),
+                ColumnValue::Text("9".into())
+            ]
+        );
         let gap = DataSource::custom(&json!([
             {"id": "a", "yi": 0.1, "vi": 0.01, "year": 2001},
             {"id": "b", "yi": 0.2, "vi": 0.02}

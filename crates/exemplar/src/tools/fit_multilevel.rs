@@ -94,6 +94,11 @@ pub struct MultilevelResult {
     pub notes: Vec<String>,
     /// The moderators' formula, as metafor writes it (null without mods).
     pub formula: Option<String>,
+    /// Coefficients dropped as aliased: design columns that are linear combinations of the
+    /// intercept and the columns before them (an interaction with an empty cell), dropped as
+    /// metafor drops them ("Redundant predictors dropped from the model."); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
     /// Records left out because a column the model reads (the moderators', `study`) has no
     /// value there (metafor's na.omit); `k` counts the records fitted.
     pub omitted: Vec<Omitted>,
@@ -174,6 +179,7 @@ pub fn fit_multilevel(
         model,
         notes,
         formula: model_data.formula_text(),
+        dropped: model_data.dropped(),
         omitted: model_data.omitted,
         dataset: data.info().clone(),
     })

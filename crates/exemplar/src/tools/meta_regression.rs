@@ -197,6 +197,11 @@ pub struct MetaRegressionResult {
     /// Intercept first (when the model has one), then the terms' coefficients in R's order,
     /// named as metafor names them (`weeks`, `testerblind`, `factor(g)B`, `x1:x2`, `I(x^2)`).
     pub coefficients: Vec<CoefficientRow>,
+    /// Coefficients dropped as aliased: design columns that are linear combinations of the
+    /// intercept and the columns before them (an interaction with an empty cell), dropped as
+    /// metafor drops them ("Redundant predictors dropped from the model."); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
     /// One per object of `at`, in order.
     pub predictions: Vec<PredictionRow>,
     /// Records left out because a column the model reads has no value there (metafor's
@@ -236,6 +241,7 @@ impl MetaRegressionResult {
             qe_p: model.qe_p,
             btt: model.btt.clone(),
             formula,
+            dropped: model.dropped(),
             coefficients: model
                 .coefficients
                 .iter()

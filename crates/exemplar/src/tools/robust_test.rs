@@ -151,6 +151,11 @@ pub struct RobustResult {
     pub coefficients: Vec<RobustCoefficient>,
     /// The moderators' formula, as metafor writes it (null without mods).
     pub formula: Option<String>,
+    /// Coefficients dropped as aliased: design columns that are linear combinations of the
+    /// intercept and the columns before them (an interaction with an empty cell), dropped as
+    /// metafor drops them ("Redundant predictors dropped from the model."); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
     /// vcov CR1 with moderators: the test of every coefficient but the intercept, F on
     /// (m, clusters - p) df, as metafor's robust(adjust = TRUE) prints it; null otherwise
     /// (clubSandwich's HTZ test under CR2 is not computed).
@@ -348,6 +353,7 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         }),
         coefficients: test.coefficients,
         formula: model_data.formula_text(),
+        dropped: model_data.dropped(),
         estimates_per_cluster: ClusterSizes::of(&clusters),
         heterogeneity,
         omitted: model_data.omitted,
