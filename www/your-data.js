@@ -315,7 +315,8 @@ export async function createYourData({ target, engine }) {
       status.textContent =
         `${view.k} record${view.k === 1 ? '' : 's'} (${view.measure}) from ${rows(view.row_count)}` +
         (view.bad_rows ? `; ${rows(view.bad_rows)} ${view.bad_rows === 1 ? 'gives' : 'give'} no record (see the errors below).` : '.') +
-        (view.k ? ' Every tool form below can run on them: choose \u201cyour data\u201d.' : '');
+        (view.k ? ' Every tool form below can run on them: choose \u201cyour data\u201d.' : '') +
+        (view.notes?.length ? ` Note: ${view.notes.join(' ')}` : '');
     }
   }
 

@@ -342,12 +342,13 @@ fn with_records(
     text: &str,
     escalc: &EscalcOptions,
 ) -> Result<Value, tools::ToolError> {
-    let (records, omitted) = your_data::records_and_omitted_from_text(
+    let (records, omitted, notes) = your_data::records_and_omitted_from_text(
         text,
         escalc.measure.as_deref(),
         &escalc.settings(),
     )?;
     note_omitted(&omitted);
+    print_notes(&notes);
     let Some(object) = args.as_object_mut() else {
         return Err(tools::ToolError::new(
             tools::ErrorCode::WrongType,
@@ -370,6 +371,14 @@ fn note_omitted(omitted: &[Value]) {
     }
 }
 
+/// compute_effect_sizes' notes on rows kept (ids made unique, vi = 0), one line each on
+/// stderr, where the output does not carry them.
+fn print_notes(notes: &[Value]) {
+    for note in notes {
+        eprintln!("exemplar: note: {}", note.as_str().unwrap_or_default());
+    }
+}
+
 /// `exemplar escalc --measure M FILE`: compute_effect_sizes on the CSV, printed as its JSON
 /// result or, with `--csv`, as the records' CSV.
 fn escalc_file(escalc: EscalcOptions, csv: bool, file: &str) -> Result<ExitCode, Usage> {
@@ -389,6 +398,7 @@ fn escalc_file(escalc: EscalcOptions, csv: bool, file: &str) -> Result<ExitCode,
     match tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args) {
         Ok(result) if csv => {
             note_omitted(result["omitted"].as_array().map_or(&[], Vec::as_slice));
+            print_notes(result["notes"].as_array().map_or(&[], Vec::as_slice));
             let records: Vec<tools::EffectSizeRecord> =
                 serde_json::from_value(result["records"].clone())
                     .expect("the tool's records read back");

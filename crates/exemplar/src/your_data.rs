@@ -210,6 +210,8 @@ pub struct View {
     /// Rows that gave a record, and rows that did not.
     pub k: usize,
     pub bad_rows: usize,
+    /// compute_effect_sizes' notes: repeated ids made unique, records with vi = 0.
+    pub notes: Vec<String>,
     /// The records of the good rows: id, yi, vi and the row's other columns.
     pub records: Vec<EffectSizeRecord>,
     /// The records as the analysis tools take them (their `records` argument).
@@ -304,7 +306,8 @@ pub fn view(request: &Request) -> View {
         }
     };
     let data = data_rows(&table, &view.mapping, true);
-    let outcomes = tools::compute_effect_size_rows(measure, &data, &options);
+    let (outcomes, notes) = tools::compute_effect_size_rows(measure, &data, &options);
+    view.notes = notes;
     let source_of = |column: &str| {
         view.mapping
             .iter()
@@ -695,16 +698,17 @@ pub fn records_from_text(
     measure: Option<&str>,
     settings: &tools::EscalcSettings,
 ) -> Result<Vec<Value>, ToolError> {
-    records_and_omitted_from_text(text, measure, settings).map(|(records, _)| records)
+    records_and_omitted_from_text(text, measure, settings).map(|(records, ..)| records)
 }
 
-/// [`records_from_text`], and the rows of raw data left out, each `{id, reason}` (the
-/// `omitted` of [`tools::COMPUTE_EFFECT_SIZES`]; none for records).
+/// [`records_from_text`], the rows of raw data left out, each `{id, reason}`, and the notes
+/// on rows kept (the `omitted` and `notes` of [`tools::COMPUTE_EFFECT_SIZES`]; none for
+/// records).
 pub fn records_and_omitted_from_text(
     text: &str,
     measure: Option<&str>,
     settings: &tools::EscalcSettings,
-) -> Result<(Vec<Value>, Vec<Value>), ToolError> {
+) -> Result<(Vec<Value>, Vec<Value>, Vec<Value>), ToolError> {
     let invalid = |message: String| ToolError::new(tools::ErrorCode::InvalidData, message);
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if measure.is_none() && (trimmed.starts_with('[') || trimmed.starts_with('{')) {
@@ -730,7 +734,7 @@ pub fn records_and_omitted_from_text(
                 ))),
             })
             .collect::<Result<_, _>>()?;
-        return Ok((records, Vec::new()));
+        return Ok((records, Vec::new(), Vec::new()));
     }
     let table = csv_table::parse(text).map_err(|e| invalid(format!("the CSV: {e}")))?;
     let data = table.json_rows();
@@ -752,7 +756,11 @@ pub fn records_and_omitted_from_text(
                 Some(Value::Array(omitted)) => omitted.clone(),
                 _ => Vec::new(),
             };
-            Ok((records, omitted))
+            let notes = match result.get("notes") {
+                Some(Value::Array(notes)) => notes.clone(),
+                _ => Vec::new(),
+            };
+            Ok((records, omitted, notes))
         }
         None => {
             for column in ["yi", "vi"] {
@@ -794,7 +802,7 @@ pub fn records_and_omitted_from_text(
                 }
                 records.push(Value::Object(record));
             }
-            Ok((records, Vec::new()))
+            Ok((records, Vec::new(), Vec::new()))
         }
     }
 }
@@ -1371,7 +1379,7 @@ followed by a low surrogate \\uDC00-\\uDFFF: half of a UTF-16 pair, no character
         let raw = "xi,ni\n3,10\n0,12\n";
         let records = records_from_text(raw, Some("PLO"), &all).unwrap();
         assert_eq!(records[1]["vi"], json!(1.0 / 0.5 + 1.0 / 12.5));
-        let (kept, omitted) =
+        let (kept, omitted, _) =
             records_and_omitted_from_text("id,xi,ni\na,3,10\nb,,10\n", Some("PLO"), &none).unwrap();
         assert_eq!(kept.len(), 1);
         assert_eq!(

@@ -44,7 +44,8 @@ fn description() -> String {
 (SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; other \
 columns are kept; each record carries `measure`. A row giving no effect size (a blank, NA or \
 non-numeric value, or values leaving the measure undefined) is left out and listed in `omitted` \
-with its reason, as escalc gives NA and rma omits the row. At most {MAX_RAW_DATA_ROWS} rows."
+with its reason, as escalc gives NA and rma omits the row. Every other row is kept: a \
+repeated id becomes id#2, id#3, ..., and `notes` says so and names rows with vi = 0. At most {MAX_RAW_DATA_ROWS} rows."
     )
 }
 
@@ -84,6 +85,10 @@ pub struct EffectSizesResult {
     /// The rows that give none (a missing, blank or non-numeric value, or values for which
     /// the measure is undefined), in order, each with its reason; left out of `records`.
     pub omitted: Vec<Omitted>,
+    /// What was done to rows that are kept: repeated ids made unique (the n-th row with an
+    /// id is renamed id#n), records with vi = 0; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// "raw data" and the SHA-256 of the canonical JSON of `data`.
     pub dataset: DatasetInfo,
 }
@@ -116,13 +121,15 @@ pub fn compute_effect_sizes(
     }
     let options = args.escalc.settings(measure)?;
     let data = super::raw_columns::mapped(measure, args.columns.as_ref(), &args.data)?;
-    let (records, omitted) = kept(measure, compute(measure, &data, &options))?;
+    let (outcomes, notes) = compute(measure, &data, &options);
+    let (records, omitted) = kept(measure, outcomes)?;
     let data = Value::Array(args.data.into_iter().map(Value::Object).collect());
     Ok(EffectSizesResult {
         measure: measure.name(),
         k: records.len(),
         records,
         omitted,
+        notes,
         dataset: DatasetInfo {
             name: RAW_DATA_NAME,
             sha256: canonical::sha256_hex(&data),

@@ -10,7 +10,7 @@
 use super::raw_columns::{not_a_number, read_value, Reading};
 use super::{ErrorCode, ToolError};
 use meta_analysis::effect_sizes::{
-    escalc_with, AddTo, Column, EffectSize, EffectSizeError, Measure, RawRow, Settings, Vtype,
+    escalc_with, AddTo, Column, EffectSizeError, Measure, RawRow, Settings, Vtype,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -39,7 +39,7 @@ pub struct EffectSizeRecord {
     pub id: String,
     /// The effect size.
     pub yi: f64,
-    /// Its sampling variance (> 0).
+    /// Its sampling variance (> 0, or 0 where escalc gives 0: see `notes`).
     pub vi: f64,
     /// `measure` (the measure's name, which the analyses read), then the row's other
     /// columns, as given (a column named yi, vi or measure is replaced).
@@ -210,13 +210,21 @@ impl EscalcSettings {
     }
 }
 
-/// The record of every row, in order, or the reason a row gives none. Rows without an id
-/// get `row{n}`; a repeated id is an error of the later row.
+/// The record of every row, in order, or the reason a row gives none, and the notes on
+/// what was done to a row: ids made unique ([`unique_ids`]) and records kept with vi = 0.
+/// Rows without an id get `row{n}`.
+///
+/// A row escalc returns with vi = 0 exactly (a proportion of 0 or 1 with `to: "none"`, SDs
+/// of 0, a correlation of ±1, an alpha of 1) is kept as escalc keeps it, with a note naming
+/// it: every analysis refuses such a record by name ([`meta_analysis::validate_records`]),
+/// where metafor's rma warns and fits it with REML (and fails with EE or DL), so the caller
+/// decides whether to exclude it. Any other value outside the engine's range
+/// ([`meta_analysis::effect_sizes::EffectSize::analysable`]) is left out, as a row escalc gives NA.
 pub fn compute(
     measure: Measure,
     rows: &[Map<String, Value>],
     options: &Settings,
-) -> Vec<Result<EffectSizeRecord, RowError>> {
+) -> (Vec<Result<EffectSizeRecord, RowError>>, Vec<String>) {
     let read: Vec<Result<(String, RawRow), RowError>> = rows
         .iter()
         .enumerate()
@@ -226,31 +234,38 @@ pub fn compute(
         .iter()
         .filter_map(|r| r.as_ref().ok().map(|(_, raw)| raw.clone()))
         .collect();
-    // A row escalc computes but no analysis could take is left out like one it gives NA.
+    // A row escalc computes but no analysis could take is left out like one it gives NA;
+    // vi = 0 exactly is escalc's own answer, kept (see above).
     let mut sizes = escalc_with(measure, &raw, options)
         .into_iter()
-        .map(|size| size.and_then(EffectSize::analysable));
-    let mut first_row_of: HashMap<String, usize> = HashMap::new();
-    read.into_iter()
+        .map(|size| size.and_then(|s| if s.vi == 0.0 && s.yi.abs() <= meta_analysis::MAX_ABS_YI { Ok(s) } else { s.analysable() }));
+    let ids: Vec<String> = read
+        .iter()
         .zip(rows)
         .enumerate()
-        .map(|(i, (read, row))| {
-            let (id, _) = read?;
+        .map(|(i, (read, row))| match read {
+            Ok((id, _)) => id.clone(),
+            Err(_) => given_id(row).unwrap_or_else(|| format!("row{}", i + 1)),
+        })
+        .collect();
+    let (ids, mut notes) = unique_ids(ids);
+    let mut zero_vi = Vec::new();
+    let outcomes = read
+        .into_iter()
+        .zip(rows)
+        .zip(ids)
+        .enumerate()
+        .map(|(i, ((read, row), id))| {
             let n = i + 1;
-            let given_id = given_id(row);
+            let given_id = given_id(row).map(|_| id.clone());
+            read.map_err(|e| RowError { id: given_id.clone(), ..e })?;
             let size = sizes
                 .next()
                 .expect("one effect size per row read")
                 .map_err(|e| row_error(n, &given_id, row, &e))?;
-            if let Some(&first) = first_row_of.get(&id) {
-                return Err(RowError {
-                    row: n,
-                    id: given_id,
-                    column: Some("id".into()),
-                    message: format!("the id {id:?} is also row {first}'s; ids must be unique"),
-                });
+            if size.vi == 0.0 {
+                zero_vi.push(format!("row {n} ({})", crate::quote::quoted(&id)));
             }
-            first_row_of.insert(id.clone(), n);
             // The measure first, so that the analyses read it (see `scale`).
             let other = std::iter::once((
                 super::scale::MEASURE_COLUMN.to_string(),
@@ -274,7 +289,86 @@ pub fn compute(
                 other,
             })
         })
-        .collect()
+        .collect();
+    if !zero_vi.is_empty() {
+        notes.push(format!(
+            "{} {} vi = 0, as metafor's escalc gives it; every analysis refuses a record with vi = 0 (metafor's rma fits it only with REML or ML, with a warning): exclude it to analyse the rest",
+            listed(&zero_vi),
+            if zero_vi.len() == 1 { "has" } else { "have" }
+        ));
+    }
+    (outcomes, notes)
+}
+
+/// The most ids or rows a note lists.
+const LISTED_IN_NOTE: usize = 5;
+
+/// The first [`LISTED_IN_NOTE`] items, then how many more.
+fn listed(items: &[String]) -> String {
+    let mut text = items
+        .iter()
+        .take(LISTED_IN_NOTE)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > LISTED_IN_NOTE {
+        text.push_str(&format!(" and {} more", items.len() - LISTED_IN_NOTE));
+    }
+    text
+}
+
+/// Ids made unique, every row kept (R has no key: its rows are told apart by position):
+/// the first row with an id keeps it, and the n-th (n ≥ 2) becomes `id#n`, or the next
+/// `id#m` (m > n) no row has, so that a renamed id is never one given. With a note listing
+/// the repeated ids and their rows when any repeats. O(k log k) in the rows.
+pub fn unique_ids(ids: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let mut taken: std::collections::HashSet<String> = ids.iter().cloned().collect();
+    if taken.len() == ids.len() {
+        return (ids, Vec::new());
+    }
+    let mut seen: HashMap<String, (usize, Vec<usize>)> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let renamed: Vec<String> = ids
+        .into_iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let entry = seen.entry(id.clone()).or_insert_with(|| {
+                order.push(id.clone());
+                (0, Vec::new())
+            });
+            entry.0 += 1;
+            entry.1.push(i + 1);
+            if entry.0 == 1 {
+                return id;
+            }
+            let mut m = entry.0;
+            loop {
+                let candidate = format!("{id}#{m}");
+                if taken.insert(candidate.clone()) {
+                    return candidate;
+                }
+                m += 1;
+            }
+        })
+        .collect();
+    let repeated: Vec<String> = order
+        .iter()
+        .filter_map(|id| {
+            let (count, rows) = &seen[id];
+            (*count > 1).then(|| {
+                let rows: Vec<String> = rows.iter().map(usize::to_string).collect();
+                format!("{} (rows {})", crate::quote::quoted(id), rows.join(", "))
+            })
+        })
+        .collect();
+    let note = format!(
+        "{} {} repeat{}; every row is kept, the second row with an id renamed id#2, the third id#3, and so on: {}",
+        repeated.len(),
+        if repeated.len() == 1 { "id" } else { "ids" },
+        if repeated.len() == 1 { "s" } else { "" },
+        listed(&repeated)
+    );
+    (renamed, vec![note])
 }
 
 fn given_id(row: &Map<String, Value>) -> Option<String> {

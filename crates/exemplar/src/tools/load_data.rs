@@ -147,6 +147,10 @@ pub struct LoadDataResult {
     /// Rows of raw `data` that give no effect size, each with its reason, left out of the
     /// records held; empty for `records`.
     pub omitted: Vec<Omitted>,
+    /// What was done to rows of raw `data` that are kept (compute_effect_sizes' `notes`);
+    /// absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Handles dropped to make room (oldest first); calls naming them now fail.
     pub expired: Vec<String>,
     /// The data, named and hashed exactly as the same records given inline.
@@ -156,7 +160,7 @@ pub struct LoadDataResult {
 /// `load_data`'s handler: what the records hold. The handle, their size and the handles
 /// dropped are filled in by the dispatch, which holds the store.
 pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, ToolError> {
-    let omitted = match (&args.measure, args.data) {
+    let (omitted, notes) = match (&args.measure, args.data) {
         (Some(measure), Some(rows)) => {
             let raw = EffectSizeArgs {
                 measure: measure.clone(),
@@ -169,9 +173,10 @@ pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, Too
                 },
                 columns: args.columns,
             };
-            compute_effect_sizes(raw, data)?.omitted
+            let result = compute_effect_sizes(raw, data)?;
+            (result.omitted, result.notes)
         }
-        _ => Vec::new(),
+        _ => (Vec::new(), Vec::new()),
     };
     Ok(LoadDataResult {
         data_id: String::new(),
@@ -180,6 +185,7 @@ pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, Too
         measure: args.measure,
         bytes: 0,
         omitted,
+        notes,
         expired: Vec::new(),
         dataset: data.info().clone(),
     })
