@@ -236,9 +236,15 @@ pub fn compute(
         .collect();
     // A row escalc computes but no analysis could take is left out like one it gives NA;
     // vi = 0 exactly is escalc's own answer, kept (see above).
-    let mut sizes = escalc_with(measure, &raw, options)
-        .into_iter()
-        .map(|size| size.and_then(|s| if s.vi == 0.0 && s.yi.abs() <= meta_analysis::MAX_ABS_YI { Ok(s) } else { s.analysable() }));
+    let mut sizes = escalc_with(measure, &raw, options).into_iter().map(|size| {
+        size.and_then(|s| {
+            if s.vi == 0.0 && s.yi.abs() <= meta_analysis::MAX_ABS_YI {
+                Ok(s)
+            } else {
+                s.analysable()
+            }
+        })
+    });
     let ids: Vec<String> = read
         .iter()
         .zip(rows)
@@ -258,7 +264,10 @@ pub fn compute(
         .map(|(i, ((read, row), id))| {
             let n = i + 1;
             let given_id = given_id(row).map(|_| id.clone());
-            read.map_err(|e| RowError { id: given_id.clone(), ..e })?;
+            read.map_err(|e| RowError {
+                id: given_id.clone(),
+                ..e
+            })?;
             let size = sizes
                 .next()
                 .expect("one effect size per row read")

@@ -168,16 +168,13 @@ fn effect_size(
             why: "(escalc gives no sampling variance of a correlation for ni <= 3)",
         });
     }
-    if ri.abs() == 1.0 && !(measure != Measure::Zcor && average.is_some()) {
+    // r = ±1 gives COR and UCOR a sampling variance of 0, which escalc returns (and the
+    // analyses refuse by name); Fisher's z of ±1 is infinite, NA in escalc.
+    if ri.abs() == 1.0 && measure == Measure::Zcor {
         return Err(EffectSizeError::Undefined {
             column: Column::Ri,
             reason: format!(
-                "ri is {ri}; a correlation of exactly -1 or 1 has {}",
-                if measure == Measure::Zcor {
-                    "no finite Fisher's z"
-                } else {
-                    "a sampling variance of 0"
-                }
+                "ri is {ri}; a correlation of exactly -1 or 1 has no finite Fisher's z"
             ),
         });
     }

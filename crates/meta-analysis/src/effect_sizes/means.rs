@@ -290,7 +290,9 @@ fn dnorm(x: f64) -> f64 {
 fn mean_difference(g: &Groups) -> Result<EffectSize, EffectSizeError> {
     let yi = g.m1 - g.m2;
     let vi = g.sd1 * g.sd1 / g.n1 + g.sd2 * g.sd2 / g.n2;
-    if vi == 0.0 {
+    // SDs both 0 give escalc's vi = 0, returned as it returns it; a variance that only
+    // underflows to 0 is refused, saying so.
+    if vi == 0.0 && !(g.sd1 == 0.0 && g.sd2 == 0.0) {
         let groups = format!(", n1i = {}, n2i = {}", Shown(g.n1), Shown(g.n2));
         return Err(zero_variance(
             g,
@@ -375,7 +377,8 @@ fn log_ratio_of_means(g: &Groups) -> Result<EffectSize, EffectSizeError> {
     }
     let yi = ln(g.m1 / g.m2);
     let vi = g.sd1 * g.sd1 / (g.n1 * g.m1 * g.m1) + g.sd2 * g.sd2 / (g.n2 * g.m2 * g.m2);
-    if vi == 0.0 {
+    // As MD: SDs both 0 give escalc's vi = 0; an underflow is refused.
+    if vi == 0.0 && !(g.sd1 == 0.0 && g.sd2 == 0.0) {
         let means = format!(", m1i = {}, m2i = {}", Shown(g.m1), Shown(g.m2));
         return Err(zero_variance(
             g,
@@ -397,7 +400,8 @@ fn zero_variance(g: &Groups, formula: &str, more: &str, remedy: &str) -> EffectS
     if g.sd1 == 0.0 && g.sd2 == 0.0 {
         return EffectSizeError::Undefined {
             column: Column::Sd2i,
-            reason: "sd1i and sd2i are both 0, so the sampling variance is 0".into(),
+            // Reached for SMD only: MD and ROM return escalc's vi = 0 for SDs both 0.
+            reason: "sd1i and sd2i are both 0, so the pooled SD is 0 and the standardized difference is undefined".into(),
         };
     }
     let column = if g.sd1 != 0.0 {
@@ -505,7 +509,7 @@ sd1i = 1, sd2i = 1, m1i = 1e200, m2i = 1e200, though the SDs are not both 0",
         let e = effect_size(Measure::Smd, &groups(1.0, 0.0, 10.0, 0.0, 0.0, 10.0)).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "sd2i: sd1i and sd2i are both 0, so the sampling variance is 0"
+            "sd2i: sd1i and sd2i are both 0, so the pooled SD is 0 and the standardized difference is undefined"
         );
         // Tiny values are written as numbers, not as 300 zeros.
         let e = effect_size(Measure::Md, &groups(1.0, -1e-300, 10.0, 0.0, 1.0, 10.0)).unwrap_err();

@@ -875,11 +875,13 @@ fn finish(yi: f64, vi: f64, column: Column, what: &str) -> Result<EffectSize, Ef
             reason: format!("the {what} is not finite (yi = {})", Shown(yi)),
         });
     }
-    if !(vi.is_finite() && vi > 0.0) {
+    // vi = 0 is escalc's own answer (a proportion of 0 or 1 without a correction, an alpha
+    // of 1, ...): returned as escalc returns it; the analyses refuse such a record by name.
+    if !(vi.is_finite() && vi >= 0.0) {
         return Err(EffectSizeError::Undefined {
             column,
             reason: format!(
-                "the sampling variance of the {what} is {}, not a positive number",
+                "the sampling variance of the {what} is {}, not a number >= 0",
                 Shown(vi)
             ),
         });

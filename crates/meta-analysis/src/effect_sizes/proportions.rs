@@ -134,7 +134,7 @@ fn effect_size(
         ),
         _ => unreachable!("proportions::effect_size is called for PR, PLN, PLO, PAS, PFT"),
     };
-    if (xi == 0.0 || mi == 0.0) && !(yi.is_finite() && vi.is_finite() && vi > 0.0) {
+    if (xi == 0.0 || mi == 0.0) && !(yi.is_finite() && vi.is_finite() && vi >= 0.0) {
         return Err(EffectSizeError::Undefined {
             column: Column::Xi,
             reason: format!(

@@ -109,7 +109,7 @@ fn zero_events(
     correction: &Correction,
     measure: Measure,
 ) -> Result<(), EffectSizeError> {
-    if (x1 == 0.0 || x2 == 0.0) && !(yi.is_finite() && vi.is_finite() && vi > 0.0) {
+    if (x1 == 0.0 || x2 == 0.0) && !(yi.is_finite() && vi.is_finite() && vi >= 0.0) {
         let column = match (measure.columns()[0], x1 == 0.0) {
             (Column::X1i, false) => Column::X2i,
             (first, _) => first,

@@ -185,7 +185,8 @@ pub(super) fn compute(
                 .find(|(_, corrected)| *corrected == 0.0)
                 .map(|((column, _), _)| *column);
             if let Some(column) =
-                still_zero.filter(|_| !(yi.is_finite() && vi.is_finite() && vi > 0.0))
+                // vi = 0 (both risks 0 or 1, say) is escalc's answer too: returned.
+                still_zero.filter(|_| !(yi.is_finite() && vi.is_finite() && vi >= 0.0))
             {
                 return Err(EffectSizeError::Undefined {
                     column,
