@@ -41,11 +41,10 @@ fn examples() -> Vec<serde_json::Value> {
 fn description() -> String {
     format!(
         "Effect sizes yi and variances vi from study-level raw data, as metafor 3.8-1's escalc \
-(SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; other \
-columns are kept; each record carries `measure`. A row giving no effect size (a blank, NA or \
-non-numeric value, or values leaving the measure undefined) is left out and listed in `omitted` \
-with its reason, as escalc gives NA and rma omits the row. Every other row is kept: a \
-repeated id becomes id#2, id#3, ..., and `notes` says so and names rows with vi = 0. At most {MAX_RAW_DATA_ROWS} rows."
+(SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; a repeated id \
+becomes id#2, id#3, ... (see `notes`); other columns are kept; each record carries `measure`. \
+A row escalc gives NA (a blank or non-numeric value, or an undefined measure) is listed in \
+`omitted` with its reason. At most {MAX_RAW_DATA_ROWS} rows."
     )
 }
 

@@ -580,28 +580,32 @@ mod tests {
             {"id": "h", "ri": 0.1, "ni": true}
         ]);
         let out = es(json!({"measure": "ZCOR", "data": data})).unwrap();
-        assert_eq!(out["k"], 2);
+        // The second row with id "a" is kept, renamed (R has no key), and `notes` says so.
+        assert_eq!(out["k"], 3);
         let ids: Vec<&str> = out["records"]
             .as_array()
             .unwrap()
             .iter()
             .map(|r| r["id"].as_str().unwrap())
             .collect();
-        assert_eq!(ids, ["a", "f"]);
+        assert_eq!(ids, ["a", "a#2", "f"]);
+        assert_eq!(
+            out["notes"],
+            json!(["1 id repeats; every row is kept, the second row with an id renamed id#2, the third id#3, and so on: \"a\" (rows 1, 5)"])
+        );
         // " 0.25 " and "1e2" read as numbers: escalc's z and 1/(n - 3).
-        assert_eq!(out["records"][1]["vi"], 1.0 / 97.0);
+        assert_eq!(out["records"][2]["vi"], 1.0 / 97.0);
         assert_eq!(
             out["omitted"],
             json!([
                 {"id": "b", "reason": "ri is 1.3; a correlation must lie in [-1, 1]"},
                 {"id": "row3", "reason": "ri \"strong\" is not a number"},
                 {"id": "d", "reason": "ni is missing"},
-                {"id": "a", "reason": "the id \"a\" is also row 1's; ids must be unique"},
                 {"id": "g", "reason": "ri \"0,25\" is not a number (a decimal point is read, not a comma: write 0.25)"},
                 {"id": "h", "reason": "ni true is not a number"}
             ])
         );
-        let outcomes = compute(
+        let (outcomes, _) = compute(
             Measure::Zcor,
             &serde_json::from_value::<Vec<Map<String, Value>>>(data).unwrap(),
             &Settings::default(),
@@ -617,7 +621,7 @@ mod tests {
                 Some("ri"),
                 Some("ri"),
                 Some("ni"),
-                Some("id"),
+                None,
                 None,
                 Some("ri"),
                 Some("ni")
@@ -705,7 +709,7 @@ row 2: ni is blank; row 3: xi is NA; "
             vtype: Vtype::Ub,
             ..Settings::default()
         };
-        let engine = compute(Measure::Rd, &rows, &ub);
+        let (engine, _) = compute(Measure::Rd, &rows, &ub);
         let ours = es(json!({"measure": "RD", "data": tables, "vtype": "UB"})).unwrap();
         assert_eq!(ours["records"][1]["vi"], engine[1].as_ref().unwrap().vi);
         let ls = es(json!({"measure": "RD", "data": tables})).unwrap();
