@@ -802,7 +802,27 @@ pub fn records_and_omitted_from_text(
                 }
                 records.push(Value::Object(record));
             }
-            Ok((records, Vec::new(), Vec::new()))
+            // A table has no key: repeated ids are made unique as raw data's are.
+            let ids: Vec<String> = records
+                .iter()
+                .map(|r| match &r["id"] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            let (unique, notes) = tools::unique_ids(ids);
+            if !notes.is_empty() {
+                for (record, id) in records.iter_mut().zip(unique) {
+                    if id.contains('#') && record["id"].as_str() != Some(id.as_str()) {
+                        record["id"] = Value::String(id);
+                    }
+                }
+            }
+            Ok((
+                records,
+                Vec::new(),
+                notes.into_iter().map(Value::String).collect(),
+            ))
         }
     }
 }

@@ -111,14 +111,16 @@ impl fmt::Display for MetaError {
                 write!(f, "record {} has an empty id; every record needs a non-empty id", index + 1)
             }
             MetaError::DuplicateId { id } => {
-                write!(f, "the id {id:?} is used by more than one record; ids must be unique")
+                write!(f, "the id {id:?} is used by more than one record; ids must be unique (give the later ones {:?}, {:?}, ..., as a table's repeated ids are renamed)", format!("{id}#2"), format!("{id}#3"))
             }
             MetaError::NonFinite { id, field } => {
                 write!(f, "record {id:?} has a {field} that is not a finite number")
             }
+            // vi = 0 is what escalc gives some rows (a proportion of 0 or 1 without a
+            // correction, r = 1, ...); metafor's rma fits it only by REML or ML, with a warning.
             MetaError::NonPositiveVariance { id, vi } => write!(
                 f,
-                "record {id:?} has sampling variance vi = {vi}; vi must be greater than 0"
+                "record {id:?} has sampling variance vi = {vi}; vi must be greater than 0 (exclude the record to analyse the rest)"
             ),
             MetaError::OutOfRange { id, field, value } => {
                 let (size, limit, why) = if *field == "yi" {

@@ -98,7 +98,7 @@ mod tables;
 mod trim_fill;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
-pub use effect_sizes::{compute as compute_effect_size_rows, EscalcSettings};
+pub use effect_sizes::{compute as compute_effect_size_rows, unique_ids, EscalcSettings};
 pub use effect_sizes::{EffectSizeRecord, RowError, DATA_ARGUMENT, RAW_DATA_NAME};
 pub use error::{ErrorCode, ToolError};
 pub use guide::instructions;
