@@ -201,3 +201,43 @@ fn escalc_rows_with_vi_0_are_returned_named_and_refused_by_a_fit() {
         );
     }
 }
+
+/// The page's Your data reads the same CSV to the same records, ids made unique, and says so.
+#[test]
+fn your_data_keeps_every_row_of_a_csv_whose_ids_repeat() {
+    let fixture = fixture();
+    let yusuf = &fixture["yusuf1985"];
+    let columns = ["table", "id", "trial", "ai", "n1i", "ci", "n2i"];
+    let mut csv = columns.join(",") + "\n";
+    for row in yusuf["data"].as_array().unwrap() {
+        let fields: Vec<String> = columns
+            .iter()
+            .map(|c| match &row[*c] {
+                Value::Null => "NA".to_string(),
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        csv += &(fields.join(",") + "\n");
+    }
+    let view = exemplar::your_data::view_json(&json!({"csv": csv, "measure": "OR"}).to_string());
+    assert_eq!(view["k"], 118, "{}", view["error"]);
+    assert_eq!(view["bad_rows"], 12);
+    assert!(view["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("25 ids repeat;"));
+    let ids = strings(&yusuf["ids"]);
+    let yi = yusuf["yi"].as_array().unwrap();
+    let want: Vec<&str> = (0..ids.len())
+        .filter(|&i| !yi[i].is_null())
+        .map(|i| ids[i])
+        .collect();
+    let got: Vec<&str> = view["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, want);
+}
