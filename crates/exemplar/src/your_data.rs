@@ -701,6 +701,10 @@ pub fn records_from_text(
     records_and_omitted_from_text(text, measure, settings).map(|(records, ..)| records)
 }
 
+/// The records read from a file's text, the rows of raw data left out (`{id, reason}`)
+/// and the notes on rows kept.
+pub type RecordsFromText = (Vec<Value>, Vec<Value>, Vec<Value>);
+
 /// [`records_from_text`], the rows of raw data left out, each `{id, reason}`, and the notes
 /// on rows kept (the `omitted` and `notes` of [`tools::COMPUTE_EFFECT_SIZES`]; none for
 /// records).
@@ -708,7 +712,7 @@ pub fn records_and_omitted_from_text(
     text: &str,
     measure: Option<&str>,
     settings: &tools::EscalcSettings,
-) -> Result<(Vec<Value>, Vec<Value>, Vec<Value>), ToolError> {
+) -> Result<RecordsFromText, ToolError> {
     let invalid = |message: String| ToolError::new(tools::ErrorCode::InvalidData, message);
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if measure.is_none() && (trimmed.starts_with('[') || trimmed.starts_with('{')) {
