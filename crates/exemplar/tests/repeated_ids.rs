@@ -241,3 +241,22 @@ fn your_data_keeps_every_row_of_a_csv_whose_ids_repeat() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// Records given as JSON are keyed by their ids (which `exclude` names): a repeated id is
+/// refused, naming it and the id the later record could take.
+#[test]
+fn json_records_with_a_repeated_id_are_refused_naming_it() {
+    let records = json!([
+        {"id": "2.1", "yi": 0.1, "vi": 0.01},
+        {"id": "2.1", "yi": 0.2, "vi": 0.02},
+        {"id": "3.1", "yi": 0.3, "vi": 0.03}
+    ]);
+    let e = tools::call("fit_random_effects", &json!({ "records": records })).unwrap_err();
+    assert!(
+        e.message
+            .contains("\"2.1\" is used by more than one record")
+            && e.message.contains("\"2.1#2\""),
+        "{}",
+        e.message
+    );
+}
