@@ -351,19 +351,39 @@ pub fn finite_decimal(text: &str) -> Option<f64> {
 impl Table {
     /// The rows as JSON objects keyed by the header: each field as [`cell_value`] reads it,
     /// except the `id` column, which stays text ("007" is not the number 7).
+    ///
+    /// A column with a value that reads as no number (`<400` beside `400`; blank and `NA` are
+    /// missing values, not text) is a text column, every value as written (trimmed), as R's
+    /// read.csv reads it: its numbers are then numeric text, which a reader of numbers still
+    /// reads ([`crate::tools::raw_columns::read_value`]) and a moderator reads as a level.
     pub fn json_rows(&self) -> Vec<Map<String, Value>> {
+        let text_columns: Vec<bool> = (0..self.header.len())
+            .map(|at| {
+                self.rows.iter().any(|row| {
+                    row.fields.get(at).is_some_and(|field| {
+                        matches!(cell_value(field, self.delimiter), Value::String(s) if s != "NA")
+                    })
+                })
+            })
+            .collect();
         self.rows
             .iter()
             .map(|row| {
                 self.header
                     .iter()
                     .zip(&row.fields)
-                    .map(|(name, field)| {
+                    .zip(&text_columns)
+                    .map(|((name, field), &text)| {
                         let value = if name == "id" {
                             if field.is_empty() {
                                 Value::Null
                             } else {
                                 Value::String(field.clone())
+                            }
+                        } else if text {
+                            match field.trim() {
+                                "" => Value::Null,
+                                trimmed => Value::String(trimmed.to_string()),
                             }
                         } else {
                             cell_value(field, self.delimiter)
