@@ -41,7 +41,7 @@ pub struct DatasetInfo {
     pub subset: Option<String>,
     /// How the columns the call read were read, where R would read them so too but a
     /// reader might not expect it (a column mixing numbers and text read as text).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 
@@ -444,6 +444,39 @@ impl DataSource {
                 ..self.info.clone()
             },
         })
+    }
+
+    /// The records not in `ids`, with their columns (a forest plot's by leaves out the
+    /// records that have no group: they have no place among the groups' rows).
+    pub fn without(&self, ids: &[String]) -> DataSource {
+        let left_out = id_set(ids);
+        let mut records = Vec::new();
+        let mut rows: Vec<Vec<(&str, Value)>> = Vec::new();
+        for (at, record) in self.records.iter().enumerate() {
+            if left_out.contains(record.id.as_str()) {
+                continue;
+            }
+            records.push(record.clone());
+            rows.push(
+                self.columns
+                    .row(at)
+                    .map(|(column, cell)| (column, cell.to_value()))
+                    .collect(),
+            );
+        }
+        let mut builder = Builder::new();
+        for row in &rows {
+            for (column, value) in row {
+                builder.push(column, value);
+            }
+            builder.end_record();
+        }
+        DataSource {
+            records: Cow::Owned(records),
+            slab: self.slab.clone(),
+            columns: Arc::new(builder.finish()),
+            info: self.info.clone(),
+        }
     }
 
     /// The same data with `slab` as the column of study labels (checked to exist).

@@ -6,7 +6,8 @@
 ## the CSV written here with --measure PR) and compares at 1e-8.
 ##
 ## Data: dat.debruin2009 (metadat), proportions as its help page computes them
-## (escalc(measure = "PR", xi, ni)); ids "1".."13" (the CSV's row numbers).
+## (escalc(measure = "PR", xi, ni)); ids "1".."13". `blank_first`: forest_plot's `by`
+## with record 1's sens blank (issue 42 item 7), checked by crates/exemplar/tests/forest_labels.rs.
 ##
 ## Usage (from the repository root):
 ##   Rscript crates/meta-analysis/tests/oracle/mixed_columns.R \
@@ -62,7 +63,19 @@ est <- sapply(groups, function(g) g$estimate)
 se <- sapply(groups, function(g) g$se)
 between <- rma(est, sei = se, method = "FE")
 
+## Issue 42 item 7: forest_plot's `by` with the first record's sens blank leaves that record
+## out (listed in `omitted`), as subgroup_analysis does (na.omit): the groups of the rest.
+blank <- dat[-1, ]
+blank_groups <- lapply(levels_, function(l) {
+  g <- rma(yi, vi, data = blank, subset = sens == l, method = "REML", control = CTRL)
+  list(level = l, k = g$k, estimate = num1(g$beta), se = num1(g$se),
+       ci_lower = num1(g$ci.lb), ci_upper = num1(g$ci.ub), tau2 = num1(g$tau2))
+})
+blank_fit <- rma(yi, vi, data = blank, method = "REML", control = CTRL)
+
 write_fixture(list(
+  blank_first = list(groups = blank_groups, k = blank_fit$k, estimate = num1(blank_fit$beta),
+                     ci_lower = num1(blank_fit$ci.lb), ci_upper = num1(blank_fit$ci.ub)),
   records_mixed = records_mixed,
   meta_regression = list(
     k = reg$k, coefficient_names = I(c("intercept", "sens400")),
