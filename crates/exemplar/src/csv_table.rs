@@ -634,6 +634,22 @@ mod tests {
     }
 
     #[test]
+    fn a_column_with_a_cell_that_is_no_number_is_text_as_read_csv_reads_it() {
+        // Issue 42 item 4: "<400" beside "400" makes sens text, 1.50 written as in the file;
+        // blank and NA are missing, so ni stays numeric.
+        let t = parse("sens,ni,x\n<400,29,1.50\n400,NA,\n 400 ,,a\n").unwrap();
+        let rows = t.json_rows();
+        assert_eq!(rows[0]["sens"], json!("<400"));
+        assert_eq!(rows[1]["sens"], json!("400"));
+        assert_eq!(rows[2]["sens"], json!("400"));
+        assert_eq!(rows[0]["ni"], json!(29));
+        assert_eq!(rows[1]["ni"], json!("NA"));
+        assert_eq!(rows[2]["ni"], Value::Null);
+        assert_eq!(rows[0]["x"], json!("1.50"));
+        assert_eq!(rows[1]["x"], Value::Null);
+    }
+
+    #[test]
     fn written_csv_reads_back() {
         let rows: Vec<Map<String, Value>> = vec![
             json!({"id": "a, \"b\"", "yi": 0.1, "vi": 1e-20}),
