@@ -6,7 +6,7 @@
 //! (written by `crates/meta-analysis/tests/oracle/mixed_columns.R`), compared at 1e-8.
 //! The CLI reads the same CSV in crates/exemplar-cli/tests/mixed_columns.rs.
 
-use exemplar::tools::call;
+use exemplar::tools::{self, call, DataStore};
 use serde_json::{json, Value};
 
 const TOLERANCE: f64 = 1e-8;
@@ -82,7 +82,7 @@ fn check_subgroups(result: &Value, want: &Value) {
 }
 
 /// The note every result of a call reading `sens` carries.
-pub fn check_note(result: &Value) {
+fn check_note(result: &Value) {
     let notes = result["dataset"]["notes"]
         .as_array()
         .expect("dataset.notes");
@@ -130,4 +130,25 @@ fn a_column_mixing_numbers_and_text_is_a_factor_as_in_metafor() {
             assert!(plain["dataset"].get("notes").is_none(), "{plain}");
         }
     }
+}
+
+/// A handle of load_data reads the column as the records do: the same factor, the same note.
+#[test]
+fn a_handle_reads_the_mixed_column_as_text() {
+    let fixture = fixture();
+    let mut store = DataStore::new();
+    let loaded = tools::call_in(
+        "load_data",
+        &json!({"records": fixture["records_mixed"]}),
+        &mut store,
+    )
+    .unwrap();
+    let args = json!({"data_id": loaded["data_id"], "mods": "~ sens"});
+    let result = tools::call_in("meta_regression", &args, &mut store).unwrap();
+    check_regression(&result, &fixture["meta_regression"]);
+    check_note(&result);
+    let args = json!({"data_id": loaded["data_id"], "by": "sens"});
+    let result = tools::call_in("subgroup_analysis", &args, &mut store).unwrap();
+    check_subgroups(&result, &fixture["subgroup_analysis"]);
+    check_note(&result);
 }
