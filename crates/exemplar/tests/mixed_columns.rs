@@ -147,6 +147,12 @@ fn a_handle_reads_the_mixed_column_as_text() {
     let result = tools::call_in("meta_regression", &args, &mut store).unwrap();
     check_regression(&result, &fixture["meta_regression"]);
     check_note(&result);
+    // The printed summary says it too.
+    let printed = exemplar::summary::summary("meta_regression", &result).unwrap_or_default();
+    assert!(
+        printed.contains("Note: the column sens was read as text (categorical)"),
+        "{printed}"
+    );
     let args = json!({"data_id": loaded["data_id"], "by": "sens"});
     let result = tools::call_in("subgroup_analysis", &args, &mut store).unwrap();
     check_subgroups(&result, &fixture["subgroup_analysis"]);
