@@ -351,19 +351,39 @@ pub fn finite_decimal(text: &str) -> Option<f64> {
 impl Table {
     /// The rows as JSON objects keyed by the header: each field as [`cell_value`] reads it,
     /// except the `id` column, which stays text ("007" is not the number 7).
+    ///
+    /// A column with a value that reads as no number (`<400` beside `400`; blank and `NA` are
+    /// missing values, not text) is a text column, every value as written (trimmed), as R's
+    /// read.csv reads it: its numbers are then numeric text, which a reader of numbers still
+    /// reads ([`crate::tools::raw_columns::read_value`]) and a moderator reads as a level.
     pub fn json_rows(&self) -> Vec<Map<String, Value>> {
+        let text_columns: Vec<bool> = (0..self.header.len())
+            .map(|at| {
+                self.rows.iter().any(|row| {
+                    row.fields.get(at).is_some_and(|field| {
+                        matches!(cell_value(field, self.delimiter), Value::String(s) if s != "NA")
+                    })
+                })
+            })
+            .collect();
         self.rows
             .iter()
             .map(|row| {
                 self.header
                     .iter()
                     .zip(&row.fields)
-                    .map(|(name, field)| {
+                    .zip(&text_columns)
+                    .map(|((name, field), &text)| {
                         let value = if name == "id" {
                             if field.is_empty() {
                                 Value::Null
                             } else {
                                 Value::String(field.clone())
+                            }
+                        } else if text {
+                            match field.trim() {
+                                "" => Value::Null,
+                                trimmed => Value::String(trimmed.to_string()),
                             }
                         } else {
                             cell_value(field, self.delimiter)
@@ -611,6 +631,22 @@ mod tests {
         assert_eq!(cell_value("1,000,5", ';'), json!("1,000,5"));
         let t = parse("id,x\n007,007\n").unwrap();
         assert_eq!(t.json_rows()[0]["id"], json!("007"));
+    }
+
+    #[test]
+    fn a_column_with_a_cell_that_is_no_number_is_text_as_read_csv_reads_it() {
+        // Issue 42 item 4: "<400" beside "400" makes sens text, 1.50 written as in the file;
+        // blank and NA are missing, so ni stays numeric.
+        let t = parse("sens,ni,x\n<400,29,1.50\n400,NA,\n 400 ,,a\n").unwrap();
+        let rows = t.json_rows();
+        assert_eq!(rows[0]["sens"], json!("<400"));
+        assert_eq!(rows[1]["sens"], json!("400"));
+        assert_eq!(rows[2]["sens"], json!("400"));
+        assert_eq!(rows[0]["ni"], json!(29));
+        assert_eq!(rows[1]["ni"], json!("NA"));
+        assert_eq!(rows[2]["ni"], Value::Null);
+        assert_eq!(rows[0]["x"], json!("1.50"));
+        assert_eq!(rows[1]["x"], Value::Null);
     }
 
     #[test]

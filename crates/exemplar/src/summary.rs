@@ -392,7 +392,17 @@ fn excluded_line(out: &mut Out, result: &Value) {
     }
 }
 
+/// The records left out for a missing value, and how the data's columns were read
+/// (`dataset.notes`: a column mixing numbers and text read as text).
 fn omitted_line(out: &mut Out, result: &Value) {
+    for note in result["dataset"]["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        out.line(format!("Note: {note}."));
+    }
     let omitted = list(result, "omitted");
     if !omitted.is_empty() {
         let ids: Vec<String> = omitted

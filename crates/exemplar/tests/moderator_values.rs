@@ -1,8 +1,9 @@
 //! Issue 31 item 1: one reading of a moderator's values. Numbers that arrive as text (as CSV
 //! rows give them) are numbers: meta_regression fits one slope, as metafor does on a CSV
 //! column read by R, never dummy terms per value; non-numeric text is a factor; a column that
-//! mixes numbers and non-numeric text is an error that says what was read; a record with a
-//! blank value is left out and listed, as metafor's na.omit (item 2).
+//! mixes numbers and non-numeric text is text, a factor, as R's read.csv reads it, and the
+//! result says so (issue 42 item 4; it was an error before); a record with a blank value is
+//! left out and listed, as metafor's na.omit (item 2).
 
 use exemplar::tools::{call, ErrorCode};
 use serde_json::{json, Value};
@@ -42,7 +43,7 @@ fn numeric_text_is_a_number_and_fits_one_slope() {
 }
 
 #[test]
-fn non_numeric_text_is_a_factor_and_mixtures_are_errors() {
+fn non_numeric_text_is_a_factor_and_so_is_a_mixture() {
     let groups = call(
         "meta_regression",
         &json!({"mods": ["dose"], "records": records(|i| json!(["low", "high"][i % 2]))}),
@@ -52,16 +53,23 @@ fn non_numeric_text_is_a_factor_and_mixtures_are_errors() {
     assert_eq!(groups["coefficients"][1]["name"], "doselow");
     let mixed = call(
         "meta_regression",
-        &json!({"mods": ["dose"], "records": records(|i| if i == 3 { json!("n/a") } else { json!(i) })}),
+        &json!({"mods": ["dose"], "records": records(|i| if i == 3 { json!("n/a") } else { json!(i % 2) })}),
     )
-    .unwrap_err();
-    assert_eq!(mixed.code, ErrorCode::InvalidRecords);
-    assert!(
-        mixed
-            .message
-            .contains("holds the number 0 in record \"r0\" but the text \"n/a\" in record \"r3\""),
-        "{}",
-        mixed.message
+    .unwrap();
+    // Every value a level: numbers written as R writes them, "0" the reference.
+    let names: Vec<&str> = mixed["coefficients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["intercept", "dose1", "dosen/a"]);
+    assert_eq!(
+        mixed["dataset"]["notes"],
+        json!([
+            "the column dose was read as text (categorical), as R's read.csv reads it: its \
+                value \"n/a\" (record \"r3\") is not a number"
+        ])
     );
 }
 

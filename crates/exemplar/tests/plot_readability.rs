@@ -267,7 +267,9 @@ fn titles_say_what_was_fitted() {
         .flat_map(|g| g.children().filter_map(|n| n.text()))
         .filter(|t| !t.trim().is_empty())
         .collect();
-    assert_eq!(header, ["Record", "RR [95% CI]", "Weight"]);
+    // The values are back-transformed: their column is headed by the natural scale (issue
+    // 42 item 7).
+    assert_eq!(header, ["Record", "Risk ratio [95% CI]", "Weight"]);
 }
 
 /// metafor's forest(ilab =, order =): the columns beside the labels under their names, the
@@ -330,7 +332,7 @@ fn forest_ilab_columns_and_row_order() {
         .flat_map(|g| g.children().filter_map(|n| n.text()))
         .filter(|t| !t.trim().is_empty())
         .collect();
-    assert_eq!(header[..4], ["Record", "year", "n", "RR [95% CI]"]);
+    assert_eq!(header[..4], ["Record", "year", "n", "Risk ratio [95% CI]"]);
     // More columns than a phone-wide plot holds beside the weights: the weight column gives
     // way, and a note says so.
     let wide = tools::call(

@@ -324,6 +324,9 @@ pub struct ModelData {
     /// The formula (as given, or the list's terms joined) and its design for the records
     /// kept; `None` without `mods`.
     pub design: Option<(Formula, ModelMatrix)>,
+    /// A note per column of the formula read as text though some of its values are numbers
+    /// ([`super::DataSource::read_as_text`]), for the result's `dataset.notes`.
+    pub notes: Vec<String>,
 }
 
 impl ModelData {
@@ -367,6 +370,7 @@ pub fn model_data(
             excluded,
             omitted,
             design: None,
+            notes: Vec::new(),
         });
     };
     let kept = data.kept(&excluded);
@@ -380,10 +384,12 @@ pub fn model_data(
         &|i| kept[i].id.clone(),
         kept.len(),
     )?;
+    let notes = data.text_notes(&formula.columns(), &excluded);
     Ok(ModelData {
         excluded,
         omitted,
         design: Some((formula, matrix)),
+        notes,
     })
 }
 

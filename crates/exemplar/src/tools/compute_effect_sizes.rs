@@ -134,6 +134,7 @@ pub fn compute_effect_sizes(
             sha256: canonical::sha256_hex(&data),
             data_id: None,
             subset: None,
+            notes: Vec::new(),
         },
     })
 }

@@ -39,6 +39,10 @@ pub struct DatasetInfo {
     /// 26 records`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subset: Option<String>,
+    /// How the columns the call read were read, where R would read them so too but a
+    /// reader might not expect it (a column mixing numbers and text read as text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The name `dataset` carries for records given by the caller.
@@ -127,6 +131,7 @@ impl DataSource {
                 sha256: dataset::sha256().to_string(),
                 data_id: None,
                 subset: None,
+                notes: Vec::new(),
             },
             slab: None,
         }
@@ -174,6 +179,7 @@ impl DataSource {
                 sha256,
                 data_id: None,
                 subset: None,
+                notes: Vec::new(),
             },
             slab: None,
         };
@@ -309,23 +315,15 @@ impl DataSource {
             let numbers = values.iter().map(|(_, c)| reading(c).unwrap_or(f64::NAN));
             return Ok(Moderator::numeric(name, numbers.collect()));
         }
-        let text = values.iter().find(|(_, c)| reading(c).is_none());
+        // A value that reads as no number makes the column text, every value a level (a
+        // number as R writes it), as R's read.csv reads a column mixing "<400" and "400";
+        // the result says so ([`DataSource::read_as_text`]).
         let mut texts = Vec::with_capacity(values.len());
         for (id, cell) in &values {
             match cell {
                 Cell::Text(s) => texts.push((*s).to_owned()),
                 Cell::Number(n) => {
-                    let (text_id, text_cell) = text.expect("a value that is no number");
-                    return Err(ToolError::new(
-                        ErrorCode::InvalidRecords,
-                        format!(
-                            "the column {name} holds the number {n} in record {id:?} but the \
-                             text {} in record {text_id:?}, which reads as no number; a \
-                             moderator is numeric (every value a number or numeric text) or \
-                             categorical (text)",
-                            text_cell.to_value()
-                        ),
-                    ));
+                    texts.push(meta_analysis::r_number(n.as_f64().unwrap_or(f64::NAN)))
                 }
                 Cell::Other(v) => {
                     return Err(ToolError::new(
@@ -339,6 +337,45 @@ impl DataSource {
             }
         }
         Ok(Moderator::factor(name, texts))
+    }
+
+    /// Why column `name` of the records not in `excluded` is read as text although some of
+    /// its values read as numbers: "the column sens was read as text (categorical), as R's
+    /// read.csv reads it: its value "<400" (record "1") is not a number"; none for a column
+    /// all numbers or all non-numeric text.
+    pub fn read_as_text(&self, name: &str, excluded: &[String]) -> Option<String> {
+        use super::raw_columns::{read_value, Reading};
+        let column = self.columns.column(name)?;
+        let excluded = id_set(excluded);
+        let (mut number, mut text) = (false, None);
+        for (at, record) in self.records.iter().enumerate() {
+            if excluded.contains(record.id.as_str()) {
+                continue;
+            }
+            let value = column.get(at).map(|c| c.to_value());
+            match read_value(value.as_ref()) {
+                Reading::Number(_) => number = true,
+                Reading::NotANumber(Value::String(s)) if text.is_none() => {
+                    text = Some((s.clone(), record.id.clone()))
+                }
+                _ => {}
+            }
+        }
+        let (value, id) = text.filter(|_| number)?;
+        Some(format!(
+            "the column {name} was read as text (categorical), as R's read.csv reads it: its \
+             value {} (record {}) is not a number",
+            crate::quote::quoted(&value),
+            crate::quote::quoted(&id)
+        ))
+    }
+
+    /// The notes of [`DataSource::read_as_text`] for each of `columns`.
+    pub fn text_notes(&self, columns: &[String], excluded: &[String]) -> Vec<String> {
+        columns
+            .iter()
+            .filter_map(|c| self.read_as_text(c, excluded))
+            .collect()
     }
 
     /// The records whose value in `subset.column` matches (metafor's `subset`), with their
@@ -407,6 +444,39 @@ impl DataSource {
                 ..self.info.clone()
             },
         })
+    }
+
+    /// The records not in `ids`, with their columns (a forest plot's by leaves out the
+    /// records that have no group: they have no place among the groups' rows).
+    pub fn without(&self, ids: &[String]) -> DataSource {
+        let left_out = id_set(ids);
+        let mut records = Vec::new();
+        let mut rows: Vec<Vec<(&str, Value)>> = Vec::new();
+        for (at, record) in self.records.iter().enumerate() {
+            if left_out.contains(record.id.as_str()) {
+                continue;
+            }
+            records.push(record.clone());
+            rows.push(
+                self.columns
+                    .row(at)
+                    .map(|(column, cell)| (column, cell.to_value()))
+                    .collect(),
+            );
+        }
+        let mut builder = Builder::new();
+        for row in &rows {
+            for (column, value) in row {
+                builder.push(column, value);
+            }
+            builder.end_record();
+        }
+        DataSource {
+            records: Cow::Owned(records),
+            slab: self.slab.clone(),
+            columns: Arc::new(builder.finish()),
+            info: self.info.clone(),
+        }
     }
 
     /// The same data with `slab` as the column of study labels (checked to exist).

@@ -181,6 +181,9 @@ pub fn fit_multilevel(
         formula: model_data.formula_text(),
         dropped: model_data.dropped(),
         omitted: model_data.omitted,
-        dataset: data.info().clone(),
+        dataset: DatasetInfo {
+            notes: model_data.notes,
+            ..data.info().clone()
+        },
     })
 }

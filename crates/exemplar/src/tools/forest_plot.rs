@@ -3,7 +3,8 @@
 use super::args::{ExcludeArg, FitArgs};
 use super::columns::{column_values, ColumnValue};
 use super::data::Cell;
-use super::data::DataSource;
+use super::data::{DataSource, DatasetInfo};
+use super::effect_sizes::Omitted;
 use super::fit::RefitResult;
 use super::plot::{measure_heading, measure_title, model_name, record_labels, subtitle};
 use super::scale::Scale;
@@ -154,6 +155,8 @@ pub struct ForestPlotResult {
     /// With `by`: the subgroup analysis drawn (as the subgroup analysis tool returns it); else
     /// null.
     pub subgroups: Option<SubgroupResult>,
+    /// Records left out of the plot because they have no value in `by` (metafor's na.omit).
+    pub omitted: Vec<Omitted>,
 }
 
 /// `forest_plot`
@@ -161,6 +164,31 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
     let excluded = args.exclude.of(data)?;
+    // A record with no group (absent, null, blank or NA in `by`) is left out and listed, as
+    // the subgroup analysis leaves it out (metafor's na.omit): it has no place among the groups.
+    let (without_group, omitted) = match &args.by {
+        Some(by) => data.na_omit(std::slice::from_ref(by), Vec::new())?.1.into_iter().fold(
+            (Vec::new(), Vec::new()),
+            |(mut ids, mut omitted), o: Omitted| {
+                ids.push(o.id.clone());
+                omitted.push(o);
+                (ids, omitted)
+            },
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    let kept;
+    let (data, excluded) = if without_group.is_empty() {
+        (data, excluded)
+    } else {
+        let left_out = super::data::id_set(&without_group);
+        let excluded = excluded
+            .into_iter()
+            .filter(|id| !left_out.contains(id.as_str()))
+            .collect();
+        kept = data.without(&without_group);
+        (&kept, excluded)
+    };
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
     let grouped = match &args.by {
         Some(by) => {
@@ -196,10 +224,19 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
             analysis,
         }),
     })?;
+    let by_notes = data.text_notes(args.by.as_slice(), &excluded);
     Ok(ForestPlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
         fit: RefitResult::of(&fit, excluded, data, &scale),
-        subgroups: grouped.map(|(by, analysis, _)| SubgroupResult::of(by, &analysis, data, &scale)),
+        subgroups: grouped.map(|(by, analysis, _)| SubgroupResult {
+            omitted: omitted.clone(),
+            dataset: DatasetInfo {
+                notes: by_notes,
+                ..data.info().clone()
+            },
+            ..SubgroupResult::of(by, &analysis, data, &scale)
+        }),
+        omitted,
     })
 }

@@ -395,8 +395,10 @@ pub fn meta_regression(
         })
         .collect::<Result<Vec<_>, ToolError>>()?;
     let formula = model_data.formula_text().unwrap_or_default();
+    let notes = model_data.notes;
     let mut result =
         MetaRegressionResult::of(&model, formula, predictions, model_data.omitted, data, &scale);
     result.weights = column;
+    result.dataset.notes = notes;
     Ok(result)
 }

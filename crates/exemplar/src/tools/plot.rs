@@ -62,12 +62,20 @@ pub(super) fn with_data(fitted: String, data: &DataSource) -> String {
     }
 }
 
-/// The short name heading a plot's estimate column on the scale written: the measure's
-/// name ("RR [95% CI]") when the text is on its natural scale or on yi's own; else none
-/// ("Estimate [95% CI]").
+/// The name heading a plot's estimate column on the scale written: the natural scale's name
+/// (the measures' one table, [`meta_analysis::MEASURES`]: "Correlation [95%
+/// CI]" over ZCOR back-transformed, "Odds ratio [95% CI]" over OR's) when the values are
+/// back-transformed; the measure's name ("SMD [95% CI]") for a measure that is its own
+/// natural scale; else none ("Estimate [95% CI]").
 pub(super) fn measure_heading(scale: &Scale) -> Option<&'static str> {
     let m = scale.measure?;
-    (scale.transform.name() == m.transform.name()).then_some(m.name)
+    if scale.transform.name() != m.transform.name() {
+        return None;
+    }
+    Some(match m.transform {
+        meta_analysis::TransformKind::None => m.name,
+        _ => m.natural_title,
+    })
 }
 
 /// The column of a record that labels its forest-plot row (metafor's `slab`).
@@ -132,18 +140,73 @@ pub(super) fn record_labels(data: &DataSource) -> Option<Vec<String>> {
                 .collect(),
         );
     }
-    let column = data.column(LABEL_COLUMN)?;
-    if !column.iter().any(|c| c.is_some_and(|c| c.is_string())) {
+    let texts = |name: &str| {
+        let column = data.column(name)?;
+        Some(
+            column
+                .iter()
+                .map(|c| match c.map(|c| c.to_value()) {
+                    Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s),
+                    Some(serde_json::Value::Number(n)) => Some(
+                        n.as_f64()
+                            .map_or_else(|| n.to_string(), meta_analysis::r_number),
+                    ),
+                    _ => None,
+                })
+                .collect::<Vec<_>>(),
+        )
+    };
+    let some = |values: &Option<Vec<Option<String>>>| {
+        values
+            .as_ref()
+            .is_some_and(|v| v.iter().any(Option::is_some))
+    };
+    let label = texts(LABEL_COLUMN).filter(|_| {
+        data.column(LABEL_COLUMN)
+            .is_some_and(|c| c.iter().any(|c| c.is_some_and(|c| c.is_string())))
+    });
+    if some(&label) {
+        let label = label.unwrap_or_default();
+        return Some(
+            data.records()
+                .iter()
+                .enumerate()
+                .map(|(at, r)| {
+                    label
+                        .get(at)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| r.id.clone())
+                })
+                .collect(),
+        );
+    }
+    // Else author and year ("Andrade et al., 2005", as metafor's examples paste them),
+    // author alone where a record has no year; the id where it has no author.
+    let (authors, years) = (texts(AUTHOR_COLUMN), texts(YEAR_COLUMN));
+    if !some(&authors) {
         return None;
     }
+    let authors = authors.unwrap_or_default();
+    let years = years.unwrap_or_default();
     Some(
         data.records()
             .iter()
-            .zip(column.iter())
-            .map(|(r, c)| match c.and_then(|c| c.as_str()) {
-                Some(label) if !label.trim().is_empty() => label.to_owned(),
-                _ => r.id.clone(),
+            .enumerate()
+            .map(|(at, r)| {
+                match (
+                    authors.get(at).cloned().flatten(),
+                    years.get(at).cloned().flatten(),
+                ) {
+                    (Some(author), Some(year)) => format!("{author}, {year}"),
+                    (Some(author), None) => author,
+                    (None, _) => r.id.clone(),
+                }
             })
             .collect(),
     )
 }
+
+/// The columns of given records that label a forest row when they have no `label`.
+const AUTHOR_COLUMN: &str = "author";
+const YEAR_COLUMN: &str = "year";

@@ -357,6 +357,9 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         estimates_per_cluster: ClusterSizes::of(&clusters),
         heterogeneity,
         omitted: model_data.omitted,
-        dataset: data.info().clone(),
+        dataset: DatasetInfo {
+            notes: model_data.notes,
+            ..data.info().clone()
+        },
     })
 }

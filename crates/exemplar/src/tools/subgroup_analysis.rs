@@ -215,5 +215,6 @@ pub fn subgroup_analysis(
     let analysis = run_subgroups(&args.by, &excluded, &options, data)?;
     let mut result = SubgroupResult::of(&args.by, &analysis, data, &scale);
     result.omitted = omitted;
+    result.dataset.notes = data.text_notes(std::slice::from_ref(&args.by), &excluded);
     Ok(result)
 }

@@ -301,6 +301,7 @@ fn dataset(data: TableRows) -> DatasetInfo {
         sha256: data.sha256,
         data_id: None,
         subset: None,
+        notes: Vec::new(),
     }
 }
 

@@ -193,7 +193,11 @@ impl Frame {
     fn of(input: &ForestInput, rows: &[Row], checked: &Checked) -> Frame {
         let (t, font) = (input.transform, ROW_FONT);
         let estimate_heading = estimate_heading(input.measure, checked.level);
-        let mut estimate = text_width(&estimate_heading, font, true);
+        // The heading may reach over the plot column, which has no heading of its own, by
+        // up to the least the plot keeps less a gap: a natural scale's long name ("Incidence
+        // rate ratio [95% CI]") then takes no room from the labels.
+        let mut estimate =
+            (text_width(&estimate_heading, font, true) - (LEAST_PLOT - GAP)).max(0.0);
         for row in rows {
             let text = interval_text(t, row.record.yi, row.ci);
             estimate = estimate.max(text_width(&text, font, false));
