@@ -146,6 +146,8 @@ impl TablesArg {
     /// rows missing a count (metafor's na.omit, listed). Exactly one of `data` and `data_id`.
     pub(super) fn of(self, source: &DataSource) -> Result<Tables, ToolError> {
         let inline;
+        // Inline rows are renamed once, on reading; a handle's columns keep their names.
+        let mut mapping = self.columns.as_ref();
         let source = match (self.data, self.data_id.as_deref()) {
             (Some(_), Some(_)) => {
                 return Err(ToolError::new(
@@ -177,12 +179,13 @@ or {DATA_ID} (a {} handle of such raw data)",
                     super::raw_columns::mapped(Measure::Or, self.columns.as_ref(), &data.rows)?;
                 let rows = DataSource::raw_rows(&rows, RAW_DATA_NAME, data.sha256);
                 inline = super::restrict(&rows, self.subset.as_ref(), self.slab.as_deref())?;
+                mapping = None;
                 &inline
             }
             (None, Some(_)) => source,
         };
         let excluded = source.exclusions(self.exclude)?;
-        let (tables, omitted) = handle_tables(source, self.columns.as_ref(), &excluded)?;
+        let (tables, omitted) = handle_tables(source, mapping, &excluded)?;
         Ok(Tables {
             tables,
             omitted,
@@ -295,11 +298,15 @@ needs ids that name one table each (or narrow the tables first with subset)",
         ]
         .iter()
         .filter(|(c, or)| !has(*c) && or.is_none_or(|o| !has(o)))
-        .filter_map(|(c, _)| {
-            missing
-                .iter()
-                .find(|(m, _)| m == c)
-                .map(|(_, why)| why.as_str())
+        .filter_map(|(c, or)| {
+            // Of a pair neither given, the one the data hold (n1i NA rather than bi absent).
+            let why = |c: &Column| missing.iter().find(|(m, _)| m == c).map(|(_, w)| w);
+            let held = |c: &Column| !values_absent(&columns, *c);
+            match or {
+                Some(o) if !held(c) && held(o) => why(o),
+                _ => why(c),
+            }
+            .map(String::as_str)
         })
         .collect();
         if !lacking.is_empty() {
@@ -323,6 +330,17 @@ needs ids that name one table each (or narrow the tables first with subset)",
         ));
     }
     Ok((read_tables(&rows)?, omitted))
+}
+
+/// Whether the data have no column for `column` at all.
+fn values_absent(
+    columns: &[(Column, String, Option<super::data::Column<'_>>)],
+    column: Column,
+) -> bool {
+    columns
+        .iter()
+        .find(|(c, _, _)| *c == column)
+        .is_none_or(|(_, _, values)| values.is_none())
 }
 
 fn record_label(id: &str) -> String {
