@@ -124,7 +124,10 @@ pub struct TablesArg {
     #[serde(default)]
     #[cfg_attr(
         feature = "definitions",
-        schemars(schema_with = "super::schema_derivation::exclude")
+        schemars(
+            schema_with = "super::schema_derivation::exclude",
+            description = "Ids to leave out."
+        )
     )]
     pub exclude: Vec<String>,
 }
@@ -429,7 +432,7 @@ pub(super) fn slab_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
 pub(super) fn data_id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({
         "type": "string",
-        "description": format!("A {} handle, instead of data.", LOAD_DATA.name)
+        "description": format!("A {} handle.", LOAD_DATA.name)
     }))
     .expect("an object schema")
 }
