@@ -688,7 +688,7 @@ fn restricted(
 }
 
 /// The records of `data` that `subset` keeps (all without it), labelled by `slab`.
-#[cfg(feature = "extended")]
+#[cfg_attr(not(feature = "extended"), allow(dead_code))]
 pub(super) fn restrict(
     data: &DataSource,
     subset: Option<&Value>,
