@@ -337,6 +337,11 @@ the 2x2 tools ({})",
         .and_then(|args| tools::call(tool, &args));
     match answer {
         Ok(result) => {
+            // metafor warns "Tables with NAs omitted"; the printed summary, like its print,
+            // does not list them: said on stderr, as the rows escalc leaves out are.
+            if tables && text {
+                note_omitted(result["omitted"].as_array().map_or(&[], Vec::as_slice));
+            }
             match text.then(|| exemplar::summary::summary(tool, &result)) {
                 Some(Some(summary)) => write_stdout(summary.as_bytes())?,
                 Some(None) => {

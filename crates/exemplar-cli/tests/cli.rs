@@ -1032,6 +1032,18 @@ fn call_reads_a_csv_of_2x2_tables_for_the_table_tools() {
         String::from_utf8_lossy(&mapped.stdout)
     );
     assert_eq!(stdout_json(&mapped)["estimate"], plain["estimate"]);
+    // The printed summary, as metafor's print, lists no omitted table: stderr names them.
+    let printed = run(
+        &["call", "mantel_haenszel", six, "--records", csv, "--text"],
+        None,
+    );
+    assert_eq!(code(&printed), 0);
+    assert!(String::from_utf8_lossy(&printed.stdout).contains("Model Results (OR scale):"));
+    assert!(
+        String::from_utf8_lossy(&printed.stderr).contains("left out 1.8: ai is NA"),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
     // Peto pools odds ratios only; escalc's corrections are not the tools'.
     let out = run(
         &[
