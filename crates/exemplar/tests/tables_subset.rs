@@ -127,6 +127,20 @@ fn a_bad_subset_exclude_or_mapping_is_refused_naming_it() {
         "{}",
         e.message
     );
+    // slab labels the rows an error names.
+    let mut bad = rows.clone();
+    bad[1]["ai"] = json!("x");
+    let e = call(
+        "mantel_haenszel",
+        &json!({"data": bad, "slab": "trial", "subset": {"column": "table", "equals": "6"}}),
+    )
+    .unwrap_err();
+    assert!(
+        e.message
+            .contains("record \"1.2\" (\"Clausen\"): ai \"x\" is not a number"),
+        "{}",
+        e.message
+    );
     let e = mh(json!({"slab": "author"}));
     assert!(
         e.message.contains("slab: there is no column"),
