@@ -185,7 +185,12 @@ or {DATA_ID} (a {} handle of such raw data)",
                 mapping = None;
                 &inline
             }
-            (None, Some(_)) => source,
+            (None, Some(_)) => {
+                if let Some(mapping) = mapping {
+                    handle_mapping(mapping, source)?;
+                }
+                source
+            }
         };
         let excluded = source.exclusions(self.exclude)?;
         let (tables, omitted) = handle_tables(source, mapping, &excluded)?;
@@ -333,6 +338,36 @@ needs ids that name one table each (or narrow the tables first with subset)",
         ));
     }
     Ok((read_tables(&rows)?, omitted))
+}
+
+/// `columns` on a handle: each key one of the table columns, each value a column its
+/// records keep (their ids are the handle's own).
+fn handle_mapping(mapping: &Map<String, Value>, source: &DataSource) -> Result<(), ToolError> {
+    let names = source.column_names();
+    for (target, given) in mapping {
+        if !TABLE_COLUMNS.iter().any(|c| c.name() == target) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "columns maps {}, which is not a table column (ai, bi, ci, di, n1i, n2i; \
+a handle's ids are its records')",
+                    crate::quote::quoted(target)
+                ),
+            ));
+        }
+        if !given.as_str().is_some_and(|g| names.contains(&g)) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidData,
+                format!(
+                    "columns maps {target} to {}, but the records have no such column; their \
+columns are {}",
+                    crate::quote::json_value(given),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the data have no column for `column` at all.
@@ -660,6 +695,42 @@ mod tests {
             "{}",
             e.message
         );
+        // A handle's columns named otherwise are mapped; a bad mapping is refused naming it.
+        let renamed = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.1, "t": 4, "bi": 119, "ci": 11, "di": 128},
+            {"id": "b", "yi": 0.1, "vi": 0.1, "t": 6, "bi": 300, "ci": 29, "di": 274}
+        ]);
+        call_in("load_data", &json!({"records": renamed}), &mut store).unwrap();
+        let mapped = call_in(
+            MANTEL_HAENSZEL.name,
+            &json!({"data_id": "d5", "columns": {"ai": "t"}}),
+            &mut store,
+        )
+        .unwrap();
+        let inline = call(
+            MANTEL_HAENSZEL.name,
+            &json!({"data": [{"ai": 4, "bi": 119, "ci": 11, "di": 128}, {"ai": 6, "bi": 300, "ci": 29, "di": 274}]}),
+        )
+        .unwrap();
+        assert_eq!(mapped["estimate"], inline["estimate"]);
+        for (columns, says) in [
+            (
+                json!({"id": "t"}),
+                "columns maps \"id\", which is not a table column",
+            ),
+            (
+                json!({"ai": "u"}),
+                "columns maps ai to \"u\", but the records have no such",
+            ),
+        ] {
+            let e = call_in(
+                MANTEL_HAENSZEL.name,
+                &json!({"data_id": "d5", "columns": columns}),
+                &mut store,
+            )
+            .unwrap_err();
+            assert!(e.message.contains(says), "{}", e.message);
+        }
         let e = call_in(MANTEL_HAENSZEL.name, &json!({"data_id": "d9"}), &mut store).unwrap_err();
         assert_eq!(e.code, ErrorCode::UnknownData);
     }
