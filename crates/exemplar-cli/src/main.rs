@@ -42,7 +42,8 @@ enum Command {
         args: Option<String>,
         /// Read the `records` argument from FILE: JSON (an array of records, or an object
         /// with `records`, as `exemplar escalc` prints), or CSV with columns yi and vi (and
-        /// optionally id), or CSV of raw data with --measure.
+        /// optionally id), or CSV of raw data with --measure; for the 2x2 tools
+        /// (mantel_haenszel, peto_odds_ratio) the file's rows as their `data`.
         #[arg(long, value_name = "FILE")]
         records: Option<String>,
         /// Print the result's printed summary (laid out as metafor's print methods) instead
@@ -213,9 +214,11 @@ struct Usage(String);
 
 /// The command line: the derived commands, and on `escalc` one flag per escalc column
 /// (`--ai tpos`: the CSV column holding ai), made from the column list itself.
+/// `call` takes them too, for the 2x2 tools' `columns` (`call mantel_haenszel --records
+/// FILE --ai tpos`).
 fn command() -> clap::Command {
-    Cli::command().mut_subcommand("escalc", |escalc| {
-        escalc.args(Column::ALL.map(|column| {
+    let with_columns = |command: clap::Command| {
+        command.args(Column::ALL.map(|column| {
             clap::Arg::new(column.name())
                 .long(column.name())
                 .value_name("COLUMN")
@@ -226,12 +229,15 @@ fn command() -> clap::Command {
                 ))
                 .help_heading("Column mapping")
         }))
-    })
+    };
+    Cli::command()
+        .mut_subcommand("escalc", with_columns)
+        .mut_subcommand("call", with_columns)
 }
 
-/// The `--ai tpos`-style flags given to `escalc`, as compute_effect_sizes' `columns`.
+/// The `--ai tpos`-style flags given to `escalc` or `call`, as the tools' `columns`.
 fn column_mapping(matches: &clap::ArgMatches) -> serde_json::Map<String, Value> {
-    let Some(("escalc", escalc)) = matches.subcommand() else {
+    let Some(("escalc" | "call", escalc)) = matches.subcommand() else {
         return serde_json::Map::new();
     };
     Column::ALL
@@ -313,14 +319,29 @@ fn call(
         }
         None => None,
     };
+    let mapping = COLUMN_MAPPING.get().filter(|m| !m.is_empty());
+    let tables = TABLE_TOOLS.contains(&tool);
+    if mapping.is_some() && !(tables && records.is_some()) {
+        return Err(Usage(format!(
+            "--ai, --bi and the other column flags go with escalc, or with --records FILE on \
+the 2x2 tools ({})",
+            TABLE_TOOLS.join(", ")
+        )));
+    }
     let answer = tools::parse_args(&args)
         .and_then(|args| match &records {
+            Some(text) if tables => with_tables(tool, args, text, escalc, mapping),
             Some(text) => with_records(args, text, escalc),
             None => Ok(args),
         })
         .and_then(|args| tools::call(tool, &args));
     match answer {
         Ok(result) => {
+            // metafor warns "Tables with NAs omitted"; the printed summary, like its print,
+            // does not list them: said on stderr, as the rows escalc leaves out are.
+            if tables && text {
+                note_omitted(result["omitted"].as_array().map_or(&[], Vec::as_slice));
+            }
             match text.then(|| exemplar::summary::summary(tool, &result)) {
                 Some(Some(summary)) => write_stdout(summary.as_bytes())?,
                 Some(None) => {
@@ -356,6 +377,93 @@ fn with_records(
         ));
     };
     object.insert("records".into(), Value::Array(records));
+    Ok(args)
+}
+
+/// The tools that take raw 2x2 tables as `data` (`call --records FILE` gives them the file's
+/// rows, not effect sizes).
+const TABLE_TOOLS: [&str; 2] = [tools::MANTEL_HAENSZEL.name, tools::PETO_ODDS_RATIO.name];
+
+/// The arguments of a 2x2 tool with its `data` read from the text of `call --records` (CSV,
+/// or a JSON array of rows), `--measure` as its `measure` (Peto's is the odds ratio: OR or
+/// PETO) and the column flags as its `columns`. escalc's other options are not the tools'.
+fn with_tables(
+    tool: &str,
+    mut args: Value,
+    text: &str,
+    escalc: &EscalcOptions,
+    mapping: Option<&serde_json::Map<String, Value>>,
+) -> Result<Value, tools::ToolError> {
+    let invalid =
+        |message: String| tools::ToolError::new(tools::ErrorCode::InvalidArguments, message);
+    if escalc.add.is_some() || escalc.to.is_some() || escalc.vtype.is_some() || escalc.drop00 {
+        return Err(invalid(format!(
+            "--add, --to, --vtype and --drop00 are escalc's; {tool} pools the tables as \
+metafor's rma.mh() and rma.peto() do (no correction)"
+        )));
+    }
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let rows: Vec<Value> = if trimmed.starts_with('[') {
+        match exemplar::strict_json::parse(trimmed) {
+            Ok(Value::Array(rows)) => rows,
+            Ok(_) => unreachable!("the text starts with ["),
+            Err(e) => {
+                return Err(tools::ToolError::new(
+                    tools::ErrorCode::InvalidData,
+                    format!("the data file is not valid JSON: {e}"),
+                ))
+            }
+        }
+    } else {
+        csv_table::parse(text)
+            .map_err(|e| {
+                tools::ToolError::new(tools::ErrorCode::InvalidData, format!("the CSV: {e}"))
+            })?
+            .json_rows()
+            .into_iter()
+            .map(Value::Object)
+            .collect()
+    };
+    let Some(object) = args.as_object_mut() else {
+        return Err(tools::ToolError::new(
+            tools::ErrorCode::WrongType,
+            "the arguments must be a JSON object to take --records",
+        ));
+    };
+    for (key, given) in [
+        ("data", "--records"),
+        ("columns", "--ai and the column flags"),
+    ] {
+        if object.contains_key(key) && (key == "data" || mapping.is_some()) {
+            return Err(invalid(format!(
+                "give {key} in the arguments or {given}, not both"
+            )));
+        }
+    }
+    if let Some(measure) = &escalc.measure {
+        if tool == tools::PETO_ODDS_RATIO.name {
+            if !matches!(measure.as_str(), "OR" | "PETO") {
+                return Err(invalid(format!(
+                    "{tool} pools odds ratios: --measure OR (or PETO), or leave it out; not {measure}"
+                )));
+            }
+        } else {
+            match object.get("measure") {
+                Some(other) if other != measure.as_str() => {
+                    return Err(invalid(format!(
+                        "--measure {measure} and the arguments' measure {other} differ"
+                    )))
+                }
+                _ => {
+                    object.insert("measure".into(), measure.clone().into());
+                }
+            }
+        }
+    }
+    object.insert("data".into(), Value::Array(rows));
+    if let Some(mapping) = mapping {
+        object.insert("columns".into(), Value::Object(mapping.clone()));
+    }
     Ok(args)
 }
 

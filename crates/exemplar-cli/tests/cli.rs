@@ -957,3 +957,121 @@ fn call_text_writes_no_control_from_an_id() {
         );
     }
 }
+
+/// Issue 42 item 3: `call --records FILE` on the 2x2 tools gives them the CSV's rows as
+/// `data` (`--measure` as mantel_haenszel's measure, `--ai`-style flags as `columns`), and
+/// `subset` and `exclude` pick the tables: metafor's rma.mh() and rma.peto() on
+/// dat.yusuf1985 (the fixture of crates/meta-analysis/tests/oracle/tables_subset.R).
+#[test]
+fn call_reads_a_csv_of_2x2_tables_for_the_table_tools() {
+    let fixture: Value = serde_json::from_str(include_str!(
+        "../../exemplar/tests/fixtures/tables_subset.json"
+    ))
+    .unwrap();
+    let dir = temp_dir("tables");
+    let csv = dir.join("yusuf1985.csv");
+    std::fs::write(&csv, fixture["csv"].as_str().unwrap()).unwrap();
+    let csv = csv.to_str().unwrap();
+    for case in fixture["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let tool = case["tool"].as_str().unwrap();
+        let mut args = case["args"].clone();
+        let measure = args.as_object_mut().unwrap().remove("measure");
+        let mut argv = vec!["call", tool, "--records", csv];
+        let text = args.to_string();
+        argv.insert(2, &text);
+        if let Some(Value::String(m)) = &measure {
+            argv.extend(["--measure", m.as_str()]);
+        }
+        let out = run(&argv, None);
+        assert_eq!(
+            code(&out),
+            0,
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let result = stdout_json(&out);
+        for (key, want) in case["expect"].as_object().unwrap() {
+            match (result[key].as_f64(), want.as_f64()) {
+                (Some(g), Some(w)) => assert!(
+                    (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+                    "{name}: {key} = {g}, metafor {w}"
+                ),
+                _ => assert_eq!(&result[key], want, "{name}: {key}"),
+            }
+        }
+    }
+    // Columns named otherwise, mapped by the flags escalc takes.
+    let renamed = fixture["csv"]
+        .as_str()
+        .unwrap()
+        .replacen("\"ai\"", "\"events_t\"", 1);
+    let renamed_csv = dir.join("renamed.csv");
+    std::fs::write(&renamed_csv, renamed).unwrap();
+    let six = r#"{"subset": {"column": "table", "equals": "6"}}"#;
+    let plain = stdout_json(&run(
+        &["call", "mantel_haenszel", six, "--records", csv],
+        None,
+    ));
+    let mapped = run(
+        &[
+            "call",
+            "mantel_haenszel",
+            six,
+            "--records",
+            renamed_csv.to_str().unwrap(),
+            "--ai",
+            "events_t",
+        ],
+        None,
+    );
+    assert_eq!(
+        code(&mapped),
+        0,
+        "{}",
+        String::from_utf8_lossy(&mapped.stdout)
+    );
+    assert_eq!(stdout_json(&mapped)["estimate"], plain["estimate"]);
+    // The printed summary, as metafor's print, lists no omitted table: stderr names them.
+    let printed = run(
+        &["call", "mantel_haenszel", six, "--records", csv, "--text"],
+        None,
+    );
+    assert_eq!(code(&printed), 0);
+    assert!(String::from_utf8_lossy(&printed.stdout).contains("Model Results (OR scale):"));
+    assert!(
+        String::from_utf8_lossy(&printed.stderr).contains("left out 1.8: ai is NA"),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
+    // Peto pools odds ratios only; escalc's corrections are not the tools'.
+    let out = run(
+        &[
+            "call",
+            "peto_odds_ratio",
+            "--records",
+            csv,
+            "--measure",
+            "RR",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout_json(&out)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("pools odds ratios"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = run(
+        &["call", "mantel_haenszel", "--records", csv, "--add", "0.5"],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    // The column flags belong to escalc and the 2x2 tools.
+    let out = run(&["call", "fit_random_effects", "--ai", "x"], None);
+    assert_eq!(code(&out), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -95,3 +95,40 @@ fn json_blocks_are_found() {
     let text = "a\n```json\n{\"x\": 1}\n```\n```sh\nls\n```\n";
     assert_eq!(json_blocks(text), ["{\"x\": 1}\n"]);
 }
+
+/// Issue 42 item 9: the install routes by registry (uvx, pip, npm) are not published yet,
+/// and the README says so where it lists them, with the routes that work from a checkout
+/// (`cargo install --path`, and the packages `cargo xtask package` builds, installed as files).
+#[test]
+fn the_unpublished_install_routes_are_said_to_be_so_with_the_route_that_works() {
+    let text = readme();
+    let section = text
+        .find("## Install without a checkout")
+        .expect("the README's install section");
+    let routes = text.find("<!-- install:begin").expect("the routes' marker");
+    assert!(section < routes);
+    let before = &text[section..routes];
+    assert!(
+        before.contains("**Not published yet.**"),
+        "the README lists the uvx, pip and npm routes without saying they are not published"
+    );
+    for works in [
+        "cargo install --locked --path crates/exemplar-cli",
+        "cargo xtask package",
+        "pip install target/packaging/dist/wheel/",
+        "npm install ./target/packaging/dist/npm/",
+    ] {
+        assert!(
+            before.contains(works),
+            "the notice does not give the route that works today: `{works}`"
+        );
+    }
+    let install = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/INSTALL.md"),
+    )
+    .expect("docs/INSTALL.md");
+    assert!(
+        install.contains("**Status: not published.**"),
+        "docs/INSTALL.md does not say the packages are not published"
+    );
+}

@@ -186,6 +186,45 @@ impl DataSource {
         Ok((data, canonical_bytes))
     }
 
+    /// Rows of raw data (a 2x2 tool's inline `data`) as records: each row's `id` (text or
+    /// a number), else `row1`, `row2`, ... by position as escalc's rows are named; yi and vi
+    /// NaN (no effect size is computed); every other property a column, so that `subset`,
+    /// `slab` and `exclude` read the rows as they read records.
+    pub fn raw_rows(
+        rows: &[serde_json::Map<String, Value>],
+        name: &'static str,
+        sha256: String,
+    ) -> Self {
+        let mut builder = Builder::new();
+        let mut records = Vec::with_capacity(rows.len());
+        for (at, row) in rows.iter().enumerate() {
+            let id = match row.get("id") {
+                Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => format!("row{}", at + 1),
+            };
+            records.push(Record::new(id, f64::NAN, f64::NAN));
+            for (column, value) in row {
+                if column != "id" {
+                    builder.push(column, value);
+                }
+            }
+            builder.end_record();
+        }
+        DataSource {
+            records: Cow::Owned(records),
+            columns: Arc::new(builder.finish()),
+            info: DatasetInfo {
+                name,
+                sha256,
+                data_id: None,
+                subset: None,
+                notes: Vec::new(),
+            },
+            slab: None,
+        }
+    }
+
     /// The data named by `args`: its `records`, or the frozen dataset.
     pub fn from_args(args: &Value) -> Result<Self, ToolError> {
         match args.get("records") {

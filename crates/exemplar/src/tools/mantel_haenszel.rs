@@ -19,10 +19,9 @@ pub static MANTEL_HAENSZEL: Tool = Tool {
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        "Pools 2x2 tables by Mantel-Haenszel as metafor's rma.mh(), uncorrected: \
-Robins-Breslow-Greenland (OR) and Greenland-Robins (RR, RD) variances; estimate on the log scale \
-for OR and RR (natural: the ratio). Q: the tables' escalc effects about the pooled one (0.5 \
-added to tables with a zero; double-zero tables left out)."
+        "Pools 2x2 tables as metafor's rma.mh(), uncorrected: Robins-Breslow-Greenland (OR) \
+and Greenland-Robins (RR, RD) variances; log scale for OR and RR. Q: escalc's effects (0.5 \
+added with a zero; double zeros left out) about the pooled one."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -92,6 +91,9 @@ pub struct MantelHaenszelResult {
     pub tarone: Option<f64>,
     pub tarone_df: Option<usize>,
     pub tarone_p: Option<f64>,
+    /// Tables left out for a missing count (metafor's na.omit); only when some are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<super::effect_sizes::Omitted>,
     pub dataset: DatasetInfo,
 }
 
@@ -112,8 +114,8 @@ pub fn mantel_haenszel(
         args.transform.as_deref(),
     )?;
     let options = options(&args.level)?;
-    let (tables, dataset) = args.tables.of(source)?;
-    let r = meta_analysis::mantel_haenszel(&tables, measure, &options)?;
+    let read = args.tables.of(source)?;
+    let r = meta_analysis::mantel_haenszel(&read.tables, measure, &options)?;
     Ok(MantelHaenszelResult {
         scale: scale.info(),
         k: r.k,
@@ -124,6 +126,7 @@ pub fn mantel_haenszel(
         tarone: r.tarone.map(|t| t.statistic),
         tarone_df: r.tarone.map(|t| t.df),
         tarone_p: r.tarone.map(|t| t.p),
-        dataset,
+        omitted: read.omitted,
+        dataset: read.dataset,
     })
 }

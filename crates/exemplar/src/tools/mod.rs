@@ -646,7 +646,13 @@ fn dispatch(
         Some(raw) => crate::canonical::sha256_hex(raw),
         None => data.info().sha256.clone(),
     });
-    let data = restricted(data, args)?;
+    // A call giving raw `data` (the 2x2 tools) restricts those rows itself: `subset` and
+    // `slab` name their columns, not the frozen dataset's.
+    let data = if args.get(effect_sizes::DATA_ARGUMENT).is_some() {
+        data
+    } else {
+        restricted(data, args)?
+    };
     tool.run(args, &data)
 }
 
@@ -678,14 +684,24 @@ fn restricted(
     if subset.is_none() && slab.is_none() {
         return Ok(data);
     }
+    Ok(std::sync::Arc::new(restrict(&data, subset, slab)?))
+}
+
+/// The records of `data` that `subset` keeps (all without it), labelled by `slab`.
+#[cfg_attr(not(feature = "extended"), allow(dead_code))]
+pub(super) fn restrict(
+    data: &DataSource,
+    subset: Option<&Value>,
+    slab: Option<&str>,
+) -> Result<DataSource, ToolError> {
     let mut data = match subset {
         Some(subset) => data.subset(&data::Subset::parse(subset)?)?,
-        None => DataSource::clone(&data),
+        None => DataSource::clone(data),
     };
     if let Some(slab) = slab {
         data = data.with_slab(slab)?;
     }
-    Ok(std::sync::Arc::new(data))
+    Ok(data)
 }
 
 /// `subset`: the records to keep before anything else, by one column's values.

@@ -68,6 +68,9 @@ pub struct PetoResult {
     pub level: f64,
     #[serde(flatten)]
     pub pooled: TablesPooled,
+    /// Tables left out for a missing count (metafor's na.omit); only when some are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<super::effect_sizes::Omitted>,
     pub dataset: DatasetInfo,
 }
 
@@ -78,13 +81,14 @@ pub fn peto_odds_ratio(args: PetoArgs, source: &DataSource) -> Result<PetoResult
         args.transform.as_deref(),
     )?;
     let options = options(&args.level)?;
-    let (tables, dataset) = args.tables.of(source)?;
-    let r = meta_analysis::peto_odds_ratio(&tables, &options)?;
+    let read = args.tables.of(source)?;
+    let r = meta_analysis::peto_odds_ratio(&read.tables, &options)?;
     Ok(PetoResult {
         scale: scale.info(),
         k: r.k,
         level: r.level,
         pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, &scale),
-        dataset,
+        omitted: read.omitted,
+        dataset: read.dataset,
     })
 }

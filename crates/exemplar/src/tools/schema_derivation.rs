@@ -179,7 +179,7 @@ pub(super) fn input_of<A: schemars::JsonSchema>(max_records: usize) -> Value {
             );
             properties.insert(
                 super::SUBSET.into(),
-                json!({"type": "object", "description": "Records to keep: {column, in: [...]} or {column, equals}."}),
+                json!({"type": "object", "description": "{column, in: [...]} or {column, equals}."}),
             );
             properties.insert(
                 super::SLAB.into(),

@@ -5,12 +5,13 @@
 //! with its natural scale (the statistics, as metafor's `rma.mh()` and `rma.peto()`, are
 //! `meta_analysis`').
 
-use super::data::{Cell, DataSource, DatasetInfo};
-use super::effect_sizes::RAW_DATA_NAME;
+use super::data::{DataSource, DatasetInfo};
+use super::effect_sizes::{Omitted, RAW_DATA_NAME};
+use super::raw_columns::{not_a_number, read_value, Reading};
 use super::scale::{NaturalScale, Scale};
 use super::{ErrorCode, ToolError, DATA_ID, LOAD_DATA, MAX_RAW_DATA_ROWS};
-use crate::{canonical, csv_table};
-use meta_analysis::effect_sizes::{Column, RawRow};
+use crate::canonical;
+use meta_analysis::effect_sizes::{Column, Measure, RawRow};
 use meta_analysis::{FitOptions, Pooled, Table2x2, TableHeterogeneity};
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -52,13 +53,11 @@ impl TablesPooled {
     }
 }
 
-/// `data` as read, a row at a time: each row's table columns (or why they are not
-/// numbers), and the SHA-256 of the rows' canonical JSON (the dataset hash of
-/// [`canonical::sha256_hex`] on the whole array, computed without holding the rows twice:
-/// a 2x2 row is a few small numbers, whose JSON tree is many times its text).
+/// `data` as read: its rows, and the SHA-256 of the rows' canonical JSON (the dataset hash
+/// of [`canonical::sha256_hex`] on the whole array, computed a row at a time).
 #[derive(Debug)]
 pub struct TableRows {
-    rows: Vec<Result<RawRow, String>>,
+    rows: Vec<Map<String, Value>>,
     sha256: String,
 }
 
@@ -75,13 +74,17 @@ impl<'de> Deserialize<'de> for TableRows {
                 // separated, in brackets.
                 let mut hasher = Sha256::new();
                 hasher.update(b"[");
-                let mut rows = Vec::new();
+                let mut rows: Vec<Map<String, Value>> = Vec::new();
                 while let Some(row) = seq.next_element::<Map<String, Value>>()? {
                     if !rows.is_empty() {
                         hasher.update(b",");
                     }
-                    rows.push(read(&row));
-                    hasher.update(canonical::to_string(&Value::Object(row)).as_bytes());
+                    let row = Value::Object(row);
+                    hasher.update(canonical::to_string(&row).as_bytes());
+                    let Value::Object(row) = row else {
+                        unreachable!("an object stays one")
+                    };
+                    rows.push(row);
                 }
                 hasher.update(b"]");
                 let sha256 = hasher
@@ -96,7 +99,10 @@ impl<'de> Deserialize<'de> for TableRows {
     }
 }
 
-/// `data` or `data_id`: the 2x2 tables of `mantel_haenszel` and `peto_odds_ratio`.
+/// `data` or `data_id`: the 2x2 tables of `mantel_haenszel` and `peto_odds_ratio`, and which
+/// of them: `subset`, `exclude` and `slab` as every tool that reads records takes them (on a
+/// handle the dispatch applies `subset` and `slab`; on inline `data`, [`TablesArg::of`]),
+/// and `columns` (escalc's names mapped onto the data's, as `compute_effect_sizes` takes it).
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TablesArg {
@@ -106,137 +112,291 @@ pub struct TablesArg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "data_id_schema"))]
     pub data_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "columns_schema"))]
+    pub columns: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "subset_schema"))]
+    pub subset: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "slab_schema"))]
+    pub slab: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(
+            schema_with = "super::schema_derivation::exclude",
+            description = "Ids to leave out."
+        )
+    )]
+    pub exclude: Vec<String>,
 }
 
 leaf_args!(TablesArg);
 
+/// The tables a call analyses, the rows left out by na.omit, and the data they are.
+#[derive(Debug)]
+pub(super) struct Tables {
+    pub tables: Vec<Table2x2>,
+    pub omitted: Vec<Omitted>,
+    pub dataset: DatasetInfo,
+}
+
 impl TablesArg {
-    /// The tables and the data they are ([`tables_of`]).
-    pub(super) fn of(self, source: &DataSource) -> Result<(Vec<Table2x2>, DatasetInfo), ToolError> {
-        tables_of(self.data, self.data_id.as_deref(), source)
+    /// The tables the call names: its inline `data` (read as records: [`DataSource::raw_rows`],
+    /// then `subset` and `slab`), or the records of its `data_id` (which the dispatch has
+    /// read into `source`, `subset` and `slab` applied); without `exclude`, then without the
+    /// rows missing a count (metafor's na.omit, listed). Exactly one of `data` and `data_id`.
+    pub(super) fn of(self, source: &DataSource) -> Result<Tables, ToolError> {
+        let inline;
+        // Inline rows are renamed once, on reading; a handle's columns keep their names.
+        let mut mapping = self.columns.as_ref();
+        let source = match (self.data, self.data_id.as_deref()) {
+            (Some(_), Some(_)) => {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("give data or {DATA_ID}, not both"),
+                ))
+            }
+            (None, None) => {
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "give data (one 2x2 table per study: ai, ci, and bi or n1i, di or n2i) \
+or {DATA_ID} (a {} handle of such raw data)",
+                        LOAD_DATA.name
+                    ),
+                ))
+            }
+            (Some(data), None) => {
+                if data.rows.is_empty() {
+                    return Err(ToolError::new(
+                        ErrorCode::InvalidArguments,
+                        "data is empty; give one 2x2 table per study",
+                    ));
+                }
+                if data.rows.len() > MAX_RAW_DATA_ROWS {
+                    return Err(too_many(data.rows.len()));
+                }
+                let rows =
+                    super::raw_columns::mapped(Measure::Or, self.columns.as_ref(), &data.rows)?;
+                let rows = DataSource::raw_rows(&rows, RAW_DATA_NAME, data.sha256);
+                inline = super::restrict(&rows, self.subset.as_ref(), self.slab.as_deref())?;
+                mapping = None;
+                &inline
+            }
+            (None, Some(_)) => {
+                if let Some(mapping) = mapping {
+                    handle_mapping(mapping, source)?;
+                }
+                source
+            }
+        };
+        let excluded = source.exclusions(self.exclude)?;
+        let (tables, omitted) = handle_tables(source, mapping, &excluded)?;
+        Ok(Tables {
+            tables,
+            omitted,
+            dataset: source.info().clone(),
+        })
     }
 }
 
-/// The tables a call names: its inline `data`, or the records of its `data_id` (which the
-/// dispatch has read into `source`), and the data they are (for the result's `dataset`).
-/// Exactly one of the two must be given.
-fn tables_of(
-    data: Option<TableRows>,
-    data_id: Option<&str>,
+/// The tables of `source`'s records not in `excluded`, from their columns ai, bi, ci, di,
+/// n1i and n2i (or the columns `mapping` names for them); a record missing a count (absent,
+/// null, blank or NA) is left out and listed, as metafor's na.omit leaves out such a table.
+fn handle_tables(
     source: &DataSource,
-) -> Result<(Vec<Table2x2>, DatasetInfo), ToolError> {
-    match (data, data_id) {
-        (Some(_), Some(_)) => Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!("give data or {DATA_ID}, not both"),
-        )),
-        (None, None) => Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "give data (one 2x2 table per study: ai, ci, and bi or n1i, di or n2i) or \
-{DATA_ID} (a {} handle of such raw data)",
-                LOAD_DATA.name
-            ),
-        )),
-        (Some(data), None) => {
-            let tables = tables(&data)?;
-            Ok((tables, dataset(data)))
-        }
-        (None, Some(id)) => Ok((handle_tables(id, source)?, source.info().clone())),
-    }
-}
-
-/// The tables of a handle's records, from their columns ai, bi, ci, di, n1i and n2i.
-fn handle_tables(id: &str, source: &DataSource) -> Result<Vec<Table2x2>, ToolError> {
+    mapping: Option<&Map<String, Value>>,
+    excluded: &[String],
+) -> Result<(Vec<Table2x2>, Vec<Omitted>), ToolError> {
+    let name_of = |column: Column| -> String {
+        mapping
+            .and_then(|m| m.get(column.name()))
+            .and_then(Value::as_str)
+            .unwrap_or(column.name())
+            .to_string()
+    };
     let names = source.column_names();
-    if !TABLE_COLUMNS.iter().any(|c| names.contains(&c.name())) {
+    if !TABLE_COLUMNS
+        .iter()
+        .any(|c| names.contains(&name_of(*c).as_str()))
+    {
         let held = if names.is_empty() {
             "no columns besides id, yi and vi".to_string()
         } else {
             format!("the columns {}", names.join(", "))
         };
+        let what = match source.info().data_id.as_deref() {
+            Some(id) => format!("the data of {id:?}"),
+            None => "the data".to_string(),
+        };
         return Err(ToolError::new(
             ErrorCode::InvalidData,
             format!(
-                "the data of {id:?} hold no 2x2 counts ({held}); load raw 2x2 data (`data` \
-with ai, ci, and bi or n1i, di or n2i, and `measure` OR, RR or RD) with {} and pass its \
-{DATA_ID}",
+                "{what} hold no 2x2 counts ({held}); give raw 2x2 data (ai, ci, and bi or \
+n1i, di or n2i, or map yours with columns), or load it (`measure` OR, RR or RD) with {} and \
+pass its {DATA_ID}",
                 LOAD_DATA.name
             ),
         ));
     }
+    // An id `exclude` names must pick one table: ids that repeat are refused, naming them.
+    if !excluded.is_empty() {
+        let repeated =
+            meta_analysis::IdSet::repeated(source.records().iter().map(|r| r.id.as_str()));
+        if let Some(id) = excluded.iter().find(|id| repeated.position(id).is_some()) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "exclude names {}, which more than one table has as its id; exclude \
+needs ids that name one table each (or narrow the tables first with subset)",
+                    crate::quote::quoted(id)
+                ),
+            ));
+        }
+    }
     let columns: Vec<_> = TABLE_COLUMNS
         .iter()
-        .map(|c| (*c, source.column(c.name())))
+        .map(|c| (*c, name_of(*c), source.column(&name_of(*c))))
         .collect();
-    let rows: Vec<(String, Result<RawRow, String>)> = source
-        .records()
-        .iter()
-        .enumerate()
-        .map(|(at, record)| {
-            let mut raw = RawRow::default();
-            for (column, values) in &columns {
-                let name = column.name();
-                match values.as_ref().and_then(|v| v.get(at)) {
-                    None => {}
-                    Some(Cell::Number(x)) => raw.set(*column, x.as_f64().unwrap_or(f64::NAN)),
-                    Some(Cell::Text(s)) if s.trim().is_empty() => {}
-                    Some(Cell::Text(s)) => match csv_table::number(s.trim()) {
-                        Some(x) => raw.set(*column, x),
-                        None => {
-                            return (
-                                record_label(&record.id),
-                                Err(format!("{name} is {s:?}, not a number")),
-                            )
-                        }
-                    },
-                    Some(cell) if cell.is_null() => {}
-                    Some(cell) => {
-                        return (
-                            record_label(&record.id),
-                            Err(format!("{name} is {}, not a number", cell.to_value())),
-                        )
-                    }
+    let excluded = super::data::id_set(excluded);
+    let slab = source.slab().and_then(|name| source.column(name));
+    let mut rows: Vec<(String, Result<RawRow, String>)> = Vec::new();
+    let mut omitted = Vec::new();
+    for (at, record) in source.records().iter().enumerate() {
+        if excluded.contains(record.id.as_str()) {
+            continue;
+        }
+        let label = match slab.as_ref().and_then(|c| c.get(at)) {
+            Some(cell) if !cell.is_null() => format!(
+                "{} ({})",
+                record_label(&record.id),
+                crate::quote::json_value(&cell.to_value())
+            ),
+            _ => record_label(&record.id),
+        };
+        let mut raw = RawRow::default();
+        let mut missing = Vec::new();
+        let mut bad = None;
+        for (column, name, values) in &columns {
+            let value = values
+                .as_ref()
+                .and_then(|v| v.get(at))
+                .map(|c| c.to_value());
+            match read_value(value.as_ref()) {
+                Reading::Number(x) => raw.set(*column, x),
+                Reading::Missing(how) => missing.push((*column, how.describe(name))),
+                Reading::NotANumber(v) => {
+                    bad.get_or_insert_with(|| not_a_number(name, v));
                 }
             }
-            (record_label(&record.id), Ok(raw))
+        }
+        if let Some(message) = bad {
+            rows.push((label, Err(message)));
+            continue;
+        }
+        // A table needs ai and ci, and bi or n1i, and di or n2i: without one it is NA.
+        let has = |c: Column| !missing.iter().any(|(m, _)| *m == c);
+        let lacking: Vec<&str> = [
+            (Column::Ai, None),
+            (Column::Ci, None),
+            (Column::Bi, Some(Column::N1i)),
+            (Column::Di, Some(Column::N2i)),
+        ]
+        .iter()
+        .filter(|(c, or)| !has(*c) && or.is_none_or(|o| !has(o)))
+        .filter_map(|(c, or)| {
+            // Of a pair neither given, the one the data hold (n1i NA rather than bi absent).
+            let why = |c: &Column| missing.iter().find(|(m, _)| m == c).map(|(_, w)| w);
+            let held = |c: &Column| !values_absent(&columns, *c);
+            match or {
+                Some(o) if !held(c) && held(o) => why(o),
+                _ => why(c),
+            }
+            .map(String::as_str)
         })
         .collect();
-    read_tables(&rows)
+        if !lacking.is_empty() {
+            omitted.push(Omitted {
+                id: record.id.clone(),
+                reason: lacking.join(", "),
+            });
+            continue;
+        }
+        rows.push((label, Ok(raw)));
+    }
+    if rows.is_empty() {
+        let first: Vec<String> = omitted
+            .iter()
+            .take(5)
+            .map(|o| format!("{}: {}", record_label(&o.id), o.reason))
+            .collect();
+        return Err(ToolError::new(
+            ErrorCode::InvalidData,
+            format!("no table is left to pool: {}", first.join("; ")),
+        ));
+    }
+    Ok((read_tables(&rows)?, omitted))
+}
+
+/// `columns` on a handle: each key one of the table columns, each value a column its
+/// records keep (their ids are the handle's own).
+fn handle_mapping(mapping: &Map<String, Value>, source: &DataSource) -> Result<(), ToolError> {
+    let names = source.column_names();
+    for (target, given) in mapping {
+        if !TABLE_COLUMNS.iter().any(|c| c.name() == target) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "columns maps {}, which is not a table column (ai, bi, ci, di, n1i, n2i; \
+a handle's ids are its records')",
+                    crate::quote::quoted(target)
+                ),
+            ));
+        }
+        if !given.as_str().is_some_and(|g| names.contains(&g)) {
+            return Err(ToolError::new(
+                ErrorCode::InvalidData,
+                format!(
+                    "columns maps {target} to {}, but the records have no such column; their \
+columns are {}",
+                    crate::quote::json_value(given),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the data have no column for `column` at all.
+fn values_absent(
+    columns: &[(Column, String, Option<super::data::Column<'_>>)],
+    column: Column,
+) -> bool {
+    columns
+        .iter()
+        .find(|(c, _, _)| *c == column)
+        .is_none_or(|(_, _, values)| values.is_none())
 }
 
 fn record_label(id: &str) -> String {
     format!("record {}", crate::quote::quoted(id))
 }
 
-/// The tables of `data`, or an error listing every bad row with its column.
-pub(super) fn tables(data: &TableRows) -> Result<Vec<Table2x2>, ToolError> {
-    let data = &data.rows;
-    if data.is_empty() {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            "data is empty; give one 2x2 table per study",
-        ));
-    }
-    let rows: Vec<(String, Result<RawRow, String>)> = data
-        .iter()
-        .enumerate()
-        .map(|(i, row)| (format!("row {}", i + 1), row.clone()))
-        .collect();
-    read_tables(&rows)
+fn too_many(n: usize) -> ToolError {
+    ToolError::new(
+        ErrorCode::TooManyRecords,
+        format!("too many rows: {n} given, at most {MAX_RAW_DATA_ROWS} are accepted"),
+    )
 }
 
-/// The tables of rows labelled for errors ("row 3", "record \"a\""), or an error listing
-/// every bad row with its column.
+/// The tables of rows labelled for errors ("record \"a\""), or an error listing every bad
+/// row with its column.
 fn read_tables(data: &[(String, Result<RawRow, String>)]) -> Result<Vec<Table2x2>, ToolError> {
     if data.len() > MAX_RAW_DATA_ROWS {
-        return Err(ToolError::new(
-            ErrorCode::TooManyRecords,
-            format!(
-                "too many rows: {} given, at most {MAX_RAW_DATA_ROWS} are accepted",
-                data.len()
-            ),
-        ));
+        return Err(too_many(data.len()));
     }
     let mut tables = Vec::with_capacity(data.len());
     let mut errors = Vec::new();
@@ -267,25 +427,6 @@ fn read_tables(data: &[(String, Result<RawRow, String>)]) -> Result<Vec<Table2x2
     ))
 }
 
-/// A row's table columns as numbers (numeric text accepted).
-fn read(row: &Map<String, Value>) -> Result<RawRow, String> {
-    let mut raw = RawRow::default();
-    for column in TABLE_COLUMNS {
-        let name = column.name();
-        match row.get(name) {
-            None | Some(Value::Null) => {}
-            Some(Value::Number(x)) => raw.set(column, x.as_f64().unwrap_or(f64::NAN)),
-            Some(Value::String(s)) if s.trim().is_empty() => {}
-            Some(Value::String(s)) => match csv_table::number(s.trim()) {
-                Some(x) => raw.set(column, x),
-                None => return Err(format!("{name} is {s:?}, not a number")),
-            },
-            Some(other) => return Err(format!("{name} is {other}, not a number")),
-        }
-    }
-    Ok(raw)
-}
-
 /// The options of a table analysis: its level (default 0.95).
 pub(super) fn options(level: &super::args::LevelArg) -> Result<FitOptions, ToolError> {
     Ok(FitOptions {
@@ -294,15 +435,31 @@ pub(super) fn options(level: &super::args::LevelArg) -> Result<FitOptions, ToolE
     })
 }
 
-/// The dataset a table analysis read inline: its raw data's hash.
-fn dataset(data: TableRows) -> DatasetInfo {
-    DatasetInfo {
-        name: RAW_DATA_NAME,
-        sha256: data.sha256,
-        data_id: None,
-        subset: None,
-        notes: Vec::new(),
-    }
+/// `subset`: the tables to keep, by one column's values (as the records' `subset`).
+#[cfg(feature = "definitions")]
+pub(super) fn subset_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "object", "description": "{column, in: [...]} or {column, equals}."}),
+    )
+    .expect("an object schema")
+}
+
+/// `columns`: the data's names of the table columns (as `compute_effect_sizes`' `columns`).
+#[cfg(feature = "definitions")]
+pub(super) fn columns_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "object", "description": "Yours for ai..n2i, id: {\"ai\": \"tpos\"}."}),
+    )
+    .expect("an object schema")
+}
+
+/// `slab`: the column of study labels (in errors).
+#[cfg(feature = "definitions")]
+pub(super) fn slab_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "description": "Label column."}),
+    )
+    .expect("an object schema")
 }
 
 /// `data_id`: a handle of raw 2x2 data, instead of `data`.
@@ -310,7 +467,7 @@ fn dataset(data: TableRows) -> DatasetInfo {
 pub(super) fn data_id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({
         "type": "string",
-        "description": format!("A {} handle of raw 2x2 data (its ai, ci, bi or n1i, di or n2i), instead of data.", LOAD_DATA.name)
+        "description": format!("A {} handle.", LOAD_DATA.name)
     }))
     .expect("an object schema")
 }
@@ -321,7 +478,7 @@ pub(super) fn data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
     schemars::Schema::try_from(serde_json::json!({
         "type": "array",
         "items": {"type": "object"},
-        "description": format!("One 2x2 table per study: ai, ci, and bi or n1i, di or n2i (numbers or numeric text); at most {MAX_RAW_DATA_ROWS}.")
+        "description": format!("A 2x2 table per study: ai, ci, bi or n1i, di or n2i; at most {MAX_RAW_DATA_ROWS}.")
     }))
     .expect("an object schema")
 }
@@ -435,8 +592,14 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidData);
-        assert!(e.message.starts_with("3 of 3 rows"), "{}", e.message);
-        assert!(e.message.contains("row 2: ai is \"x\""), "{}", e.message);
+        // The table without bi or n1i is left out (na.omit), the two bad ones listed.
+        assert!(e.message.starts_with("2 of 2 rows"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("record \"row2\": ai \"x\" is not a number"),
+            "{}",
+            e.message
+        );
         let zeros =
             json!([{"ai": 0, "bi": 10, "ci": 0, "di": 12}, {"ai": 0, "bi": 5, "ci": 0, "di": 7}]);
         for tool in [MANTEL_HAENSZEL.name, PETO_ODDS_RATIO.name] {
@@ -527,10 +690,47 @@ mod tests {
         call_in("load_data", &json!({"records": bad}), &mut store).unwrap();
         let e = call_in(MANTEL_HAENSZEL.name, &json!({"data_id": "d4"}), &mut store).unwrap_err();
         assert!(
-            e.message.contains("record \"x\": ai is \"many\""),
+            e.message
+                .contains("record \"x\": ai \"many\" is not a number"),
             "{}",
             e.message
         );
+        // A handle's columns named otherwise are mapped; a bad mapping is refused naming it.
+        let renamed = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.1, "t": 4, "bi": 119, "ci": 11, "di": 128},
+            {"id": "b", "yi": 0.1, "vi": 0.1, "t": 6, "bi": 300, "ci": 29, "di": 274}
+        ]);
+        call_in("load_data", &json!({"records": renamed}), &mut store).unwrap();
+        let mapped = call_in(
+            MANTEL_HAENSZEL.name,
+            &json!({"data_id": "d5", "columns": {"ai": "t"}}),
+            &mut store,
+        )
+        .unwrap();
+        let inline = call(
+            MANTEL_HAENSZEL.name,
+            &json!({"data": [{"ai": 4, "bi": 119, "ci": 11, "di": 128}, {"ai": 6, "bi": 300, "ci": 29, "di": 274}]}),
+        )
+        .unwrap();
+        assert_eq!(mapped["estimate"], inline["estimate"]);
+        for (columns, says) in [
+            (
+                json!({"id": "t"}),
+                "columns maps \"id\", which is not a table column",
+            ),
+            (
+                json!({"ai": "u"}),
+                "columns maps ai to \"u\", but the records have no such",
+            ),
+        ] {
+            let e = call_in(
+                MANTEL_HAENSZEL.name,
+                &json!({"data_id": "d5", "columns": columns}),
+                &mut store,
+            )
+            .unwrap_err();
+            assert!(e.message.contains(says), "{}", e.message);
+        }
         let e = call_in(MANTEL_HAENSZEL.name, &json!({"data_id": "d9"}), &mut store).unwrap_err();
         assert_eq!(e.code, ErrorCode::UnknownData);
     }
