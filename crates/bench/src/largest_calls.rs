@@ -16,17 +16,25 @@ use exemplar::csv_table::{MAX_CSV_CELLS, MAX_CSV_COLUMNS, MAX_CSV_ROWS};
 use exemplar::tools::{self, MAX_RAW_DATA_ROWS, MAX_TOOL_RECORDS};
 use serde_json::{json, Value};
 
-use crate::harness::time;
+use crate::harness::{cpu_ms, time};
 use crate::report::{Report, Target};
 
 /// What "about a second natively" is held to.
 const TARGET_MS: f64 = 1000.0;
 
-/// One row: the median time of `f` (at least three calls after one warm-up).
-fn row<R>(report: &mut Report, key: &str, what: String, f: impl FnMut() -> R) {
+/// One row: the median time of `f` (at least three calls after one warm-up), and beside it
+/// the CPU time of one more call, which other work on the machine hardly changes.
+pub fn row<R>(report: &mut Report, key: &str, what: String, mut f: impl FnMut() -> R) {
     eprintln!("bench: {what}");
-    let t = time(Duration::from_secs(4), 3, f);
+    let t = time(Duration::from_secs(4), 3, &mut f);
     report.add_target(key, what, t.median_ms(), "ms", Target::AtMost(TARGET_MS));
+    let cpu = cpu_ms(f);
+    report.add(
+        format!("{}_cpu_ms", key.trim_end_matches("_ms")),
+        "  CPU time of one call (10 ms ticks)",
+        cpu,
+        "ms",
+    );
 }
 
 /// `fit_random_effects` on [`MAX_TOOL_RECORDS`] records with a numeric column `n`, keeping

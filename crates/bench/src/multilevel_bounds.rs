@@ -8,8 +8,6 @@
 //! - The selection model: the most records it takes ([`MAX_SELECTION_RECORDS`], 50,000
 //!   since issue 41) and 10 steps (its most).
 
-use std::time::Duration;
-
 use meta_analysis::{
     multilevel, selection_model, FitOptions, Moderator, MultilevelOptions, Record,
     MAX_MULTILEVEL_COST,
@@ -17,8 +15,8 @@ use meta_analysis::{
 
 use exemplar::tools::MAX_SELECTION_RECORDS;
 
-use crate::harness::time;
-use crate::report::{Report, Target};
+use crate::largest_calls::row;
+use crate::report::Report;
 
 /// Deterministic uniforms on [0, 1) (splitmix64).
 struct Uniform(u64);
@@ -71,18 +69,16 @@ pub fn run(report: &mut Report) {
             "bench: the largest multilevel fits the bound admits, k = {k}, {mods} moderators"
         );
         let (records, study, moderators) = pairs(k, mods);
-        let t = time(Duration::from_secs(4), 3, || {
-            let model = multilevel(&records, &study, &moderators, &reml).expect("admitted");
-            model.profile_intervals().expect("intervals")
-        });
-        report.add_target(
-            format!("multilevel_largest_k{k}_mods{mods}_ms"),
+        row(
+            report,
+            &format!("multilevel_largest_k{k}_mods{mods}_ms"),
             format!(
                 "largest admitted multilevel fit + profile CIs: k = {k} in pairs, {mods} moderators"
             ),
-            t.median_ms(),
-            "ms",
-            Target::AtMost(1000.0),
+            || {
+                let model = multilevel(&records, &study, &moderators, &reml).expect("admitted");
+                model.profile_intervals().expect("intervals")
+            },
         );
     }
     let k = MAX_SELECTION_RECORDS;
@@ -90,14 +86,10 @@ pub fn run(report: &mut Report) {
     let (records, _, _) = pairs(k, 0);
     let steps = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9];
     let options = FitOptions::default();
-    let t = time(Duration::from_secs(4), 3, || {
-        selection_model(&records, &steps, &options).expect("the model fits")
-    });
-    report.add_target(
-        format!("selection_model_k{k}_steps10_ms"),
+    row(
+        report,
+        &format!("selection_model_k{k}_steps10_ms"),
         format!("largest selection model: k = {k}, 10 steps"),
-        t.median_ms(),
-        "ms",
-        Target::AtMost(1000.0),
+        || selection_model(&records, &steps, &options).expect("the model fits"),
     );
 }
