@@ -389,7 +389,8 @@ async function yourData(name, csv, paged) {
     return {
       rows: csv.trimEnd().split('\n').length - 1,
       csv_bytes: Buffer.byteLength(csv),
-      longest_cell_chars: Math.max(...csv.split(/[\n,]/).map((cell) => cell.length)),
+      // A reduce, not Math.max(...cells): 140,000 arguments overflow Node's stack.
+      longest_cell_chars: csv.split(/[\n,]/).reduce((most, cell) => Math.max(most, cell.length), 0),
       longest_ms: tasks.longest,
       tasks: tasks.window,
       ...outcome,
