@@ -104,43 +104,65 @@ async function connectedBridge(...args) {
   return { client, log: () => log };
 }
 
-// A call that runs for minutes in the page: the selection model of 100,000 records
-// (its largest call), which these records keep from converging (282 s on the page when
-// measured, issue 41).
+// The longest call the page admits since issue 41 bounded every call to about a second
+// natively: the three-level model at its bound on work (64,000 records in studies of 2,
+// profile-likelihood intervals included), seconds in the page's WebAssembly. (Before issue
+// 41 the selection model of 100,000 records ran 282 s there.)
 const LONG_CALL = {
-  name: 'selection_model',
+  name: 'fit_multilevel',
   arguments: {
-    records: Array.from({ length: 100000 }, (_, i) => ({ id: `r${i}`, yi: Math.cos(i) / 2, vi: 0.02 + (i % 7) / 50 })),
+    study: 'study',
+    records: Array.from({ length: 64000 }, (_, i) => ({
+      id: `r${i}`,
+      yi: 0.2 + Math.cos(i) / 4,
+      vi: 0.01 + (i % 9) / 100,
+      study: `s${Math.floor(i / 2)}`,
+    })),
   },
 };
+
+/** The first answer of `call()` that is not `timed_out`, trying for at most `seconds`. */
+async function answered(call, seconds) {
+  const until = Date.now() + seconds * 1000;
+  let last;
+  while (Date.now() < until) {
+    last = await call();
+    if (!(last.isError && /^timed_out/.test(last.content?.[0]?.text ?? ''))) return last;
+  }
+  return last;
+}
 
 // Issue 41 item 8: the bridge could not stop a call. After notifications/cancelled the page
 // went on computing and every later call queued behind it (no answer in 60 s); now the
 // call's signal reaches the page, which ends the computation, and every call has a time
-// limit. A later call answers within the time limit (20 s here: the page's worker is
-// replaced after an abort, seconds on a loaded machine), which it could not while the
-// cancelled call still held the page.
+// limit past which it is answered timed_out and stopped in the page. Later calls answer.
 test('the bridge stops a cancelled or timed-out call in the page, and a later call answers', async () => {
   const { client, log } = await connectedBridge('--time-limit', '20');
   try {
-    // Cancelled by the client (the SDK sends notifications/cancelled) once it runs.
+    // Cancelled by the client (the SDK sends notifications/cancelled) while it runs.
     const controller = new AbortController();
     const cancelled = client.callTool(LONG_CALL, undefined, { signal: controller.signal, timeout: 120000 });
-    setTimeout(() => controller.abort('the user stopped it'), 1000);
+    setTimeout(() => controller.abort('the user stopped it'), 300);
     await assert.rejects(cancelled);
     const later = await client.callTool({ name: 'get_dataset', arguments: {} });
     assert.ok(!later.isError, `${JSON.stringify(later)}\n${log()}`);
     assert.equal(later.structuredContent.k, 19);
-
-    // Past the time limit: answered timed_out, stopped in the page, the next call answered.
-    const timed = await client.callTool(LONG_CALL, undefined, { timeout: 120000 });
-    assert.equal(timed.isError, true, JSON.stringify(timed).slice(0, 300));
-    assert.match(timed.content[0].text, /^timed_out: the call of selection_model did not finish within 20 s/);
-    const after = await client.callTool({ name: 'fit_random_effects', arguments: {} });
-    assert.ok(!after.isError, `${JSON.stringify(after)}\n${log()}`);
-    assert.equal(after.structuredContent.k, 19);
   } finally {
     await client.close();
+  }
+  // Past the time limit (0.2 s here, far below the long call's seconds in the page):
+  // answered timed_out, stopped in the page; a later call is answered (a try that meets
+  // the page still replacing its engine may itself pass the limit: tried again).
+  const short = await connectedBridge('--time-limit', '0.2');
+  try {
+    const timed = await short.client.callTool(LONG_CALL, undefined, { timeout: 120000 });
+    assert.equal(timed.isError, true, JSON.stringify(timed).slice(0, 300));
+    assert.match(timed.content[0].text, /^timed_out: the call of fit_multilevel did not finish within 0.2 s/);
+    const after = await answered(() => short.client.callTool({ name: 'get_dataset', arguments: {} }), 90);
+    assert.ok(!after.isError, `${JSON.stringify(after)}\n${short.log()}`);
+    assert.equal(after.structuredContent.k, 19);
+  } finally {
+    await short.client.close();
   }
 });
 

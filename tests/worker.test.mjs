@@ -9,7 +9,9 @@ import { exportedLedger, launch, ledgerVerified, openPage } from './helpers.mjs'
 // Chromium's native executeTool marshals a 4 MB input object on the main
 // thread itself (about 240 ms here), which no page can avoid; see
 // docs/RELIABILITY.md.
-test('a 100,000-record fit does not block the main thread for more than 50 ms', async () => {
+// The longest main-thread task is a figure of `cargo xtask bench` (longtask_fit_random_effects_ms,
+// against 50 ms), not asserted here: a timed assertion fails under load (issue 41 item 9).
+test('a 100,000-record fit runs off the main thread: timers keep ticking while it computes', async () => {
   const browser = await launch({ webmcp: false });
   try {
     const { page, errors } = await openPage(browser);
@@ -17,9 +19,6 @@ test('a 100,000-record fit does not block the main thread for more than 50 ms', 
       const records = Array.from({ length: 100000 }, (_, i) => ({ id: `r${i}`, yi: Math.sin(i) / 3, vi: 0.01 + (i % 17) / 100 }));
       // Building the input is the caller's work, not the page's: done in an earlier task.
       await new Promise((resolve) => setTimeout(resolve, 0));
-      const longTasks = [];
-      const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
-      observer.observe({ type: 'longtask' });
       // A timer that should keep ticking while the engine works.
       let ticks = 0;
       const timer = setInterval(() => {
@@ -28,19 +27,12 @@ test('a 100,000-record fit does not block the main thread for more than 50 ms', 
       const started = performance.now();
       const result = JSON.parse(await document.modelContext.executeTool('fit_random_effects', { records }));
       const elapsed = performance.now() - started;
-      await new Promise((resolve) => setTimeout(resolve, 100));
       clearInterval(timer);
-      observer.disconnect();
-      return { k: result.structuredContent?.k, error: result.isError ? result.content[0].text : null, longTasks, ticks, elapsed };
+      return { k: result.structuredContent?.k, error: result.isError ? result.content[0].text : null, ticks, elapsed };
     });
     assert.equal(outcome.error, null);
     assert.equal(outcome.k, 100000);
-    assert.deepEqual(
-      outcome.longTasks.filter((d) => d > 50),
-      [],
-      `main-thread tasks over 50 ms during the call: ${outcome.longTasks.join(', ')} (call took ${outcome.elapsed} ms)`,
-    );
-    assert.ok(outcome.ticks >= 5, `timers kept running (${outcome.ticks} ticks)`);
+    assert.ok(outcome.ticks >= 5, `timers kept running (${outcome.ticks} ticks in a call of ${outcome.elapsed} ms)`);
     await ledgerVerified(page, 1);
     // 4.5 MB of arguments: the ledger keeps their size and hash, not them (issue 29 item 13).
     assert.match(await page.textContent('#ledger-table tbody tr td code.args'), /characters in all; the exported ledger has their size and SHA-256\)$/);
@@ -171,24 +163,20 @@ test('a long result is shown cut, with the whole result as a download', async ()
   }
 });
 
+// The main thread while the plot is offered is a figure of `cargo xtask bench`
+// (longtask_cumulative_meta_analysis_plot_ms, against 50 ms), not asserted here (issue 41 item 9).
 test('a companion plot too large to draw without holding the page is offered, and drawn on request', async () => {
   const browser = await launch({ webmcp: false });
   try {
     const { page, errors } = await openPage(browser);
     const outcome = await page.evaluate(async () => {
       const records = Array.from({ length: 2000 }, (_, i) => ({ id: `r${i}`, yi: Math.sin(i) / 3, vi: 0.01 + (i % 17) / 100 }));
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const longTasks = [];
-      const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
-      observer.observe({ type: 'longtask' });
       const result = JSON.parse(await document.modelContext.executeTool('cumulative_meta_analysis', { records }));
       // The companion plot comes after the answer: wait for the slot to fill.
       const slot = document.querySelector('#tool-cumulative_meta_analysis .plot-slot');
       const started = performance.now();
       while (!slot.firstElementChild && performance.now() - started < 15000) await new Promise((resolve) => setTimeout(resolve, 20));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      observer.disconnect();
-      return { k: result.structuredContent?.results?.length, longTasks };
+      return { k: result.structuredContent?.results?.length };
     });
     assert.equal(outcome.k, 2000);
     const offer = await page.waitForSelector('#tool-cumulative_meta_analysis .plot-offer', { timeout: 5000 });
@@ -196,11 +184,6 @@ test('a companion plot too large to draw without holding the page is offered, an
     assert.match(await offer.textContent(), /too large to draw without holding the page/);
     assert.equal(await page.$('#tool-cumulative_meta_analysis figure.plot'), null, 'the large plot is not drawn by itself');
     assert.match(await offer.$eval('a[download]', (a) => a.download), /^cumulative_forest_plot\.svg$/);
-    assert.deepEqual(
-      outcome.longTasks.filter((d) => d > 50),
-      [],
-      `main-thread tasks over 50 ms during the call and its plot: ${outcome.longTasks.join(', ')}`,
-    );
     await offer.$eval('button', (b) => b.click());
     const svg = await page.waitForSelector('#tool-cumulative_meta_analysis figure.plot svg', { timeout: 5000 });
     assert.ok((await svg.$$('text')).length > 2000, 'the drawn plot has a row per record');

@@ -86,6 +86,11 @@ pub fn cap(tool: &Tool) -> usize {
     match data_argument(tool) {
         // Rows of raw data, or of summaries to convert (convert_summaries' limit is the same).
         Some(DATA_ARGUMENT) | Some(SUMMARY_ROWS) => tools::MAX_RAW_DATA_ROWS,
+        // The three-level model's bound on work, k · (p² + 24), with its one coefficient
+        // (the call names no moderator).
+        Some(_) if std::ptr::eq(tool, &tools::FIT_MULTILEVEL) => tool
+            .max_records
+            .min((meta_analysis::MAX_MULTILEVEL_COST / 25.0) as usize),
         Some(_) => tool.max_records,
         None => 0,
     }

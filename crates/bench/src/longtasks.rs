@@ -130,12 +130,20 @@ fn add_figures(report: &mut Report, out: &Value) {
             ms("call_ms"),
             "ms",
         );
-        let after = ms("after_longest_ms");
-        if after > LONGEST_TASK_MS {
-            report.note(format!(
-                "{name}: a main-thread task of {after} ms while its companion plot was drawn, \
-after the measured window"
-            ));
+        // The companion plot, offered (too large to draw) or drawn after the answer: held to
+        // the same 50 ms as the call (issue 41 item 9: a timed test asserted it, and failed
+        // under load; the target belongs here).
+        if t["plot_asked"] == true {
+            report.add_target(
+                format!("longtask_{name}_plot_ms"),
+                format!(
+                    "page: longest main-thread task while {name}'s companion plot is offered or \
+drawn, after its answer"
+                ),
+                ms("after_longest_ms"),
+                "ms",
+                Target::AtMost(LONGEST_TASK_MS),
+            );
         }
     }
     your_data_figures(report, &out["your_data"], "your_data", |y| {
@@ -236,7 +244,7 @@ mod tests {
                  "api_longest_ms": 0, "call_ms": 3.5, "after_longest_ms": 0, "tasks": []},
                 {"tool": "leave_one_out", "records": 100000, "ok": false, "error": "boom",
                  "longest_ms": 120, "api_longest_ms": 0, "call_ms": 900.0,
-                 "after_longest_ms": 70, "tasks": [{"duration": 120}]},
+                 "after_longest_ms": 70, "plot_asked": true, "tasks": [{"duration": 120}]},
             ],
             "your_data": {"rows": 20000, "ok": false, "error": "timed out", "longest_ms": 31.5,
                           "api_longest_ms": 0, "call_ms": 1200.0, "tasks": []},
@@ -257,10 +265,16 @@ mod tests {
         assert_eq!(report.value("longtask_get_dataset_ms"), Some(4.5));
         assert_eq!(report.value("longtask_get_dataset_api_ms"), Some(0.0));
         assert_eq!(report.value("longtask_get_dataset_call_ms"), Some(3.5));
-        assert!(report
-            .notes
+        let plot = report
+            .figures
             .iter()
-            .any(|n| n.contains("70 ms while its companion plot")));
+            .find(|f| f.key == "longtask_leave_one_out_plot_ms")
+            .unwrap();
+        assert_eq!(plot.value, 70.0);
+        assert_eq!(plot.met(), Some(false));
+        assert!(plot.label.contains("companion plot is offered or drawn"));
+        // No plot asked for, no plot figure.
+        assert_eq!(report.value("longtask_get_dataset_plot_ms"), None);
         assert!(report.notes.iter().any(|n| n.contains("boom")));
         assert!(report.notes.iter().any(|n| n.contains("measured for 2 of")));
         let your_data = report

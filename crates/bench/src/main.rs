@@ -19,6 +19,8 @@
 //!   metafor's rma.mv and clubSandwich when R has them (`scripts/dependent.R`); the
 //!   largest multilevel fits and selection model the engine's bounds admit
 //!   (`multilevel_bounds.rs`, issue 29).
+//! - The largest admitted calls that once took far past a second (issue 41 item 6: `subset`
+//!   with many values, UCOR with vtype UB, Your data's view; `largest_calls.rs`).
 //!
 //! - The page's main thread (issue 16): the longest task during each tool's largest call
 //!   through the page's own registry (`scripts/longtasks.mjs`, which takes each call's
@@ -28,11 +30,13 @@
 //! Progress goes to stderr; stdout is the table, or with `--json` one JSON object.
 //! `--native-only` skips Node, Chromium, R and Python; `bench memory [--json]` runs only the
 //! tools' memory figures, `bench longtasks [--json]` only the main-thread figures,
-//! `bench dependent [--json] [--native-only]` only issue 22's figures.
+//! `bench dependent [--json] [--native-only]` only issue 22's figures, `bench largest [--json]`
+//! only the largest admitted calls (issue 41 item 6, with the multilevel and selection bounds).
 
 mod dependent;
 mod external;
 mod harness;
+mod largest_calls;
 mod longtasks;
 mod memory;
 mod multilevel_bounds;
@@ -103,17 +107,20 @@ fn main() -> ExitCode {
             }
         };
     }
-    const USAGE: &str = "usage: bench [memory | longtasks | dependent] [--json] [--native-only]";
+    const USAGE: &str =
+        "usage: bench [memory | longtasks | dependent | largest] [--json] [--native-only]";
     let mut json_out = false;
     let mut native_only = false;
     let mut memory_only = false;
     let mut longtasks_only = false;
     let mut dependent_only = false;
+    let mut largest_only = false;
     for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
             "memory" if i == 0 => memory_only = true,
             "longtasks" if i == 0 => longtasks_only = true,
             "dependent" if i == 0 => dependent_only = true,
+            "largest" if i == 0 => largest_only = true,
             "--json" => json_out = true,
             "--native-only" => native_only = true,
             "-h" | "--help" => {
@@ -137,6 +144,9 @@ fn main() -> ExitCode {
     if dependent_only {
         dependent::run(&mut report, &root, native_only);
         multilevel_bounds::run(&mut report);
+    } else if largest_only {
+        multilevel_bounds::run(&mut report);
+        largest_calls::run(&mut report);
     } else if longtasks_only {
         match external::node_and_pkg(&root) {
             Ok(_) => longtasks::page_long_tasks(&mut report, &root, &external::scripts(&root)),
@@ -147,6 +157,7 @@ fn main() -> ExitCode {
             native::run(&mut report);
             dependent::run(&mut report, &root, native_only);
             multilevel_bounds::run(&mut report);
+            largest_calls::run(&mut report);
         }
         tool_memory::run(&mut report);
         if !native_only && !memory_only {

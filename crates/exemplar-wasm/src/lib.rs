@@ -85,7 +85,7 @@ pub fn call_tool(name: &str, args_json: &str) -> String {
 #[cfg(feature = "full")]
 #[wasm_bindgen(js_name = yourDataView)]
 pub fn your_data_view(request_json: &str) -> String {
-    text(&your_data::view_json(request_json))
+    your_data::view_text(request_json)
 }
 
 /// "Your data" for a person's run of `tool` from its form: the arguments typed (JSON text)

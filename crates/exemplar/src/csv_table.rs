@@ -5,7 +5,8 @@
 //! semicolon or tab) is detected from the header; fields may be quoted (RFC 4180, `""` for
 //! a quote inside); a UTF-8 byte-order mark and CRLF line ends are accepted; rows whose
 //! fields are all empty are skipped. Every error says where (line, and column where there
-//! is one), and the size is bounded ([`MAX_CSV_BYTES`], [`MAX_CSV_ROWS`], [`MAX_CSV_COLUMNS`]).
+//! is one), and the size is bounded ([`MAX_CSV_BYTES`], [`MAX_CSV_ROWS`], [`MAX_CSV_COLUMNS`],
+//! [`MAX_CSV_CELLS`]).
 //!
 //! [`write()`] is the one CSV writer of the project (records of Your data and `escalc --csv`,
 //! bench data): a text cell a spreadsheet would run as a formula is neutralised
@@ -21,6 +22,12 @@ pub const MAX_CSV_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_CSV_ROWS: usize = crate::tools::MAX_RAW_DATA_ROWS;
 /// The most columns accepted.
 pub const MAX_CSV_COLUMNS: usize = 200;
+/// The most data cells (rows × columns) accepted: every cell is read into a value, carried
+/// into its record and shown, so the work grows with the cells, not the rows alone (issue 41
+/// item 6: 20,000 rows × 200 columns took 5.75 s and 2.16 GB natively in Your data's view).
+/// The most rows with 30 columns, about a second of Your data's view natively
+/// (`your_data_view_largest` in `cargo xtask bench`); a wider CSV takes fewer rows.
+pub const MAX_CSV_CELLS: usize = 600_000;
 
 /// A parsed CSV: its header and its data rows.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +59,10 @@ pub enum CsvError {
         columns: usize,
     },
     TooManyRows,
+    /// More data cells than [`MAX_CSV_CELLS`] with this many columns.
+    TooManyCells {
+        columns: usize,
+    },
     /// A header cell is empty.
     EmptyHeader {
         column: usize,
@@ -91,6 +102,12 @@ impl fmt::Display for CsvError {
             CsvError::TooManyRows => write!(
                 f,
                 "the CSV has more than {MAX_CSV_ROWS} data rows; at most {MAX_CSV_ROWS} are accepted"
+            ),
+            CsvError::TooManyCells { columns } => write!(
+                f,
+                "the CSV has more than {MAX_CSV_CELLS} data cells; at most {MAX_CSV_CELLS} \
+                 (rows × columns) are accepted: with {columns} columns, at most {} rows",
+                MAX_CSV_CELLS / columns
             ),
             CsvError::EmptyHeader { column } => write!(
                 f,
@@ -162,6 +179,11 @@ pub fn parse(text: &str) -> Result<Table, CsvError> {
         }
         if rows.len() == MAX_CSV_ROWS {
             return Err(CsvError::TooManyRows);
+        }
+        if (rows.len() + 1) * names.len() > MAX_CSV_CELLS {
+            return Err(CsvError::TooManyCells {
+                columns: names.len(),
+            });
         }
         rows.push(Row {
             line,
@@ -602,6 +624,32 @@ mod tests {
         assert!(matches!(parse(&wide), Err(CsvError::TooManyColumns { .. })));
         let long = format!("x\n{}", "1\n".repeat(MAX_CSV_ROWS + 1));
         assert_eq!(parse(&long), Err(CsvError::TooManyRows));
+        // Rows × columns: at 30 columns, 20,000 rows (the most) fill the cells exactly; at 31
+        // the row past 19,354 is refused, naming the limit and the rows that width allows.
+        let row = |columns: usize| vec!["1"; columns].join(",");
+        let header = |columns: usize| {
+            (0..columns)
+                .map(|i| format!("c{i}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let full = format!(
+            "{}\n{}",
+            header(30),
+            format!("{}\n", row(30)).repeat(20_000)
+        );
+        assert_eq!(parse(&full).unwrap().rows.len(), 20_000);
+        let most = MAX_CSV_CELLS / 31;
+        let fits = format!("{}\n{}", header(31), format!("{}\n", row(31)).repeat(most));
+        assert_eq!(parse(&fits).unwrap().rows.len(), 19_354);
+        let over = format!("{fits}{}\n", row(31));
+        let e = parse(&over).unwrap_err();
+        assert_eq!(e, CsvError::TooManyCells { columns: 31 });
+        assert_eq!(
+            e.to_string(),
+            "the CSV has more than 600000 data cells; at most 600000 (rows × columns) are \
+             accepted: with 31 columns, at most 19354 rows"
+        );
         let big = "x".repeat(MAX_CSV_BYTES + 1);
         assert!(parse(&big)
             .unwrap_err()

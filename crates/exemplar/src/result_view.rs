@@ -122,12 +122,35 @@ pub fn view(result: &Value) -> ResultView {
     }
 }
 
-/// The view of `tool`'s result, with its printed summary.
+/// The most lines of the printed summary the view shows (the JSON, `exemplar call --text`
+/// and an MCP answer's text have them all): a summary has a line per record for the
+/// per-record tools, and laying out `influence_diagnostics`' 10,003 lines (0.8 MB) held the
+/// page's thread for 215 ms (issue 41 item 13); [`MAX_ROWS`] rows and their headings fit.
+pub const MAX_SUMMARY_LINES: usize = MAX_ROWS + 20;
+
+/// The view of `tool`'s result, with its printed summary (its first [`MAX_SUMMARY_LINES`]
+/// lines, and a line saying how many there are, when it is longer).
 pub fn view_of(tool: &str, result: &Value) -> ResultView {
     ResultView {
-        summary: crate::summary::summary(tool, result),
+        summary: crate::summary::summary(tool, result).map(cut_summary),
         ..view(result)
     }
+}
+
+/// `summary`'s first [`MAX_SUMMARY_LINES`] lines and a line saying how many it has, when it
+/// has more.
+fn cut_summary(summary: String) -> String {
+    let Some((end, _)) = summary.match_indices('\n').nth(MAX_SUMMARY_LINES - 1) else {
+        return summary;
+    };
+    if summary[end + 1..].trim_end().is_empty() {
+        return summary;
+    }
+    let lines = summary.trim_end().lines().count();
+    format!(
+        "{}\n… the first {MAX_SUMMARY_LINES} of {lines} lines; the JSON has the whole result",
+        &summary[..end]
+    )
 }
 
 /// A test's statistic, df and p (`q`, `q_df`, `q_p`; `qm` with `qm_df2`) as one row, as
@@ -345,6 +368,35 @@ mod tests {
     use super::*;
     use crate::tools;
     use serde_json::json;
+
+    /// Issue 41 item 13: a per-record summary (a line per record) is shown cut, so that its
+    /// layout does not hold the page's thread; a short one is shown whole.
+    #[test]
+    fn a_long_summary_is_shown_cut_with_its_length() {
+        let records: Vec<Value> = (0..1000)
+            .map(|i| json!({"id": format!("r{i}"), "yi": (i % 7) as f64 / 10.0, "vi": 0.02}))
+            .collect();
+        let args = json!({"records": records});
+        let result = tools::call("influence_diagnostics", &args).unwrap();
+        let whole = crate::summary::summary("influence_diagnostics", &result).unwrap();
+        let lines = whole.trim_end().lines().count();
+        assert!(lines > 1000, "{lines}");
+        let shown = view_of("influence_diagnostics", &result).summary.unwrap();
+        let shown_lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(shown_lines.len(), MAX_SUMMARY_LINES + 1);
+        assert_eq!(
+            shown_lines[MAX_SUMMARY_LINES],
+            format!(
+                "… the first {MAX_SUMMARY_LINES} of {lines} lines; the JSON has the whole result"
+            )
+        );
+        assert!(whole.starts_with(&shown_lines[..MAX_SUMMARY_LINES].join("\n")));
+        let fit = tools::call("fit_random_effects", &json!({})).unwrap();
+        assert_eq!(
+            view_of("fit_random_effects", &fit).summary,
+            crate::summary::summary("fit_random_effects", &fit)
+        );
+    }
 
     fn row<'a>(view: &'a ResultView, name: &str) -> &'a str {
         let table = &view.tables[0];

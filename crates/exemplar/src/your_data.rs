@@ -234,11 +234,22 @@ pub enum ViewErrorKind {
 
 /// The view of a request given as JSON text (the page's call); never fails.
 pub fn view_json(request_json: &str) -> Value {
+    serde_json::to_value(view_of_text(request_json)).expect("views serialize")
+}
+
+/// [`view_json`] as JSON text, written from the view itself: the page's call. A view holds
+/// every cell of the CSV several times (rows, records, the tools' records); building a JSON
+/// tree of it first, only to write it, was one more copy of them all (issue 41 item 6).
+pub fn view_text(request_json: &str) -> String {
+    serde_json::to_string(&view_of_text(request_json)).expect("views serialize")
+}
+
+fn view_of_text(request_json: &str) -> View {
     // Strict JSON first, so a lone surrogate in the pasted text is named as one.
     let request = crate::strict_json::parse(request_json)
         .map_err(|e| e.to_string())
         .and_then(|value| serde_json::from_value::<Request>(value).map_err(|e| e.to_string()));
-    let view = match request {
+    match request {
         Ok(request) => view(&request),
         Err(e) => View {
             measures: measures(),
@@ -246,8 +257,7 @@ pub fn view_json(request_json: &str) -> Value {
             error_kind: Some(ViewErrorKind::Request),
             ..View::default()
         },
-    };
-    serde_json::to_value(view).expect("views serialize")
+    }
 }
 
 fn measures() -> Vec<MeasureChoice> {
@@ -835,6 +845,22 @@ pub fn records_and_omitted_from_text(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The page's text is written from the view itself (no JSON tree first): the same text
+    /// as the tree's, for a view with records, bad rows and an error alike.
+    #[test]
+    fn the_view_text_is_the_view_json_written() {
+        for request in [
+            json!({"csv": "id,m1i,sd1i,n1i,m2i,sd2i,n2i,x\na,10,2,20,9,2.4,22,1\nb,1,-1,5,2,1,5,z\n",
+                   "measure": "SMD"}),
+            json!({"csv": "id,x\na,1\n"}),
+            json!({"csv": "", "measure": "SMD"}),
+        ] {
+            let text = request.to_string();
+            assert_eq!(view_text(&text), view_json(&text).to_string());
+        }
+        assert_eq!(view_text("not json"), view_json("not json").to_string());
+    }
 
     const CSV: &str = "study;M1I;sd1i;n1i;mean_control;sd2i;n2i;dose\r\n\
 s1;10,2;2,1;20;9,1;2,4;22;5\r\n\

@@ -1098,3 +1098,22 @@ fn every_tool_states_its_limits_where_an_agent_reads_them() {
         }
     }
 }
+
+/// Issue 41 item 6: the selection model at the tools' cap of 10⁵ records took 1.7 s; it takes
+/// at most [`MAX_SELECTION_RECORDS`], and a larger call is refused naming the limit, before
+/// its records are read.
+#[test]
+fn a_selection_model_past_its_record_limit_is_refused_naming_it() {
+    let many: Vec<Value> = (0..MAX_SELECTION_RECORDS + 1)
+        .map(|i| json!({"id": format!("r{i}"), "yi": 0.1, "vi": 0.01}))
+        .collect();
+    let (code, message) = code("selection_model", json!({"records": many}));
+    assert_eq!(code, "too_many_records");
+    assert_eq!(
+        message,
+        format!(
+            "too many records: {} given, at most 50000 are accepted by selection_model",
+            MAX_SELECTION_RECORDS + 1
+        )
+    );
+}

@@ -13,7 +13,9 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 mod cells;
@@ -441,7 +443,7 @@ impl DataSource {
                     seen.push(key.to_string());
                 }
             }
-            if key.is_some_and(|k| subset.keep.contains(&k)) {
+            if key.is_some_and(|k| subset.keeps(&k)) {
                 records.push(record.clone());
                 rows.push(
                     self.columns
@@ -722,16 +724,49 @@ impl Stored {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Subset {
     pub column: String,
+    /// The values as given, in order, for messages.
     keep: Vec<SubsetKey>,
+    /// The same values as a set: `in` may list as many values as there are records, and a
+    /// scan of the list per record made 10⁵ × 10⁵ comparisons (issue 41 item 6).
+    wanted: HashSet<SubsetKey>,
     /// `in` (a list) rather than `equals`.
     listed: bool,
 }
 
 /// One value a subset compares: a number (a JSON number or numeric text), or other text.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 enum SubsetKey {
     Number(f64),
     Text(String),
+}
+
+/// Numbers compare by value (−0 equals 0; the readings are finite, so no NaN), text exactly.
+impl PartialEq for SubsetKey {
+    fn eq(&self, other: &SubsetKey) -> bool {
+        match (self, other) {
+            (SubsetKey::Number(x), SubsetKey::Number(y)) => x == y,
+            (SubsetKey::Text(a), SubsetKey::Text(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for SubsetKey {}
+
+/// Consistent with `eq`: a number hashes by the bits of its value with −0 read as 0.
+impl Hash for SubsetKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            SubsetKey::Number(x) => {
+                0u8.hash(state);
+                (if *x == 0.0 { 0.0f64 } else { *x }).to_bits().hash(state);
+            }
+            SubsetKey::Text(s) => {
+                1u8.hash(state);
+                s.hash(state);
+            }
+        }
+    }
 }
 
 impl SubsetKey {
@@ -809,18 +844,82 @@ impl Subset {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Subset {
             column: column.to_string(),
+            wanted: keep.iter().cloned().collect(),
             keep,
             listed,
         })
     }
 
-    /// "in "FERT", "LOW"" or "= 1990", for messages.
+    /// Whether a record whose value is `key` is kept.
+    fn keeps(&self, key: &SubsetKey) -> bool {
+        self.wanted.contains(key)
+    }
+
+    /// "in "FERT", "LOW"" or "= 1990", for messages and the result's `dataset.subset`: a
+    /// long list is cut after its first [`SHOWN_VALUES`] values, since it may have as many
+    /// values as records and the answer must stay in proportion to its input.
     fn wanted(&self) -> String {
-        let values: Vec<String> = self.keep.iter().map(ToString::to_string).collect();
+        const SHOWN_VALUES: usize = 8;
+        let mut values: Vec<String> = self
+            .keep
+            .iter()
+            .take(SHOWN_VALUES)
+            .map(ToString::to_string)
+            .collect();
+        if self.keep.len() > SHOWN_VALUES {
+            values.push(format!("… ({} values)", self.keep.len()));
+        }
         if self.listed {
             format!("in {}", values.join(", "))
         } else {
             format!("= {}", values.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Issue 41 item 6: `in` may list as many values as there are records (it was a scan
+    /// of the list per record, 10¹⁰ comparisons at the caps); the records kept are exactly
+    /// those whose value is listed, numbers by value whether given as numbers or as text.
+    #[test]
+    fn a_subset_with_many_values_keeps_exactly_the_records_listed() {
+        let k = 30_000;
+        let records: Vec<Value> = (0..k)
+            .map(|i| json!({"id": format!("r{i}"), "yi": 0.1, "vi": 0.01, "n": i}))
+            .collect();
+        let data = DataSource::custom(&Value::Array(records)).unwrap();
+        // Every third record, alternately as a number and as numeric text, then as many
+        // values that match no record; -0 matches the record whose n is 0.
+        let mut values: Vec<Value> = vec![json!(-0.0)];
+        for i in (3..k).step_by(3) {
+            values.push(if i % 2 == 0 {
+                json!(i)
+            } else {
+                json!(format!("{i}"))
+            });
+        }
+        values.extend((0..k).map(|i| json!(k + i)));
+        values.push(json!("r7"));
+        let listed = values.len();
+        let subset = Subset::parse(&json!({"column": "n", "in": values})).unwrap();
+        let kept = data.subset(&subset).unwrap();
+        let ids: Vec<&str> = kept.records().iter().map(|r| r.id.as_str()).collect();
+        let want: Vec<String> = (0..k).step_by(3).map(|i| format!("r{i}")).collect();
+        assert_eq!(ids, want);
+        // The description names the first values and how many, not all of them.
+        assert_eq!(
+            kept.info().subset.as_deref(),
+            Some(
+                format!(
+                    "n in 0, 3, 6, 9, 12, 15, 18, 21, … ({listed} values): \
+                     10000 of {k} records"
+                )
+                .as_str()
+            )
+        );
     }
 }

@@ -354,6 +354,8 @@ registry! {
     ],
 }
 
+pub use selection_model::MAX_SELECTION_RECORDS;
+
 /// The tool named `name`.
 pub fn find(name: &str) -> Option<&'static Tool> {
     REGISTRY.iter().copied().find(|tool| tool.name == name)
