@@ -1112,7 +1112,8 @@ fn a_selection_model_past_its_record_limit_is_refused_naming_it() {
     assert_eq!(
         message,
         format!(
-            "too many records: {} given, at most 50000 are accepted by selection_model",
+            "too many records: {} given, at most {MAX_SELECTION_RECORDS} are accepted by \
+             selection_model",
             MAX_SELECTION_RECORDS + 1
         )
     );
