@@ -255,6 +255,21 @@ fn multilevel_coded(
                 .into(),
         });
     }
+    // Checked before the search: there the flat restricted likelihood leaves no step to
+    // take, which would read as a failure to converge.
+    if options.method == Method::Reml && grouped.study_means_are_fixed() {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "the between-study variance is not identified under REML: the moderators tell \
+                 all {n_studies} studies apart (each study's mean is a fixed effect of the \
+                 moderators, as when a moderator is the study column itself), so the \
+                 restricted likelihood is the same at every between-study variance while the \
+                 coefficients' standard errors depend on it; drop the moderators that \
+                 separate the studies, group the records by another study column, or fit \
+                 with method ML (which estimates that variance as 0)"
+            ),
+        });
+    }
     let (sigma2, iterations) = maximize(&grouped, options.method, [true, true], None)?;
     let at = grouped.evaluate(sigma2, options.method, false)?;
 
@@ -1246,6 +1261,60 @@ fn solve_pd(m: impl Fn(usize, usize) -> f64, e: &Evaluation, active: &[usize]) -
 }
 
 impl Grouped {
+    /// Whether every study's indicator zⱼ lies in the column space of X (‖zⱼ − X(X′X)⁻¹X′zⱼ‖²
+    /// = nⱼ − zⱼ′X(X′X)⁻¹X′zⱼ ≈ 0), so that the random study effects are absorbed by the
+    /// fixed effects: then P Z = 0 (P = V⁻¹ − V⁻¹X(X′V⁻¹X)⁻¹X′V⁻¹), y′Py and
+    /// log det V + log det X′V⁻¹X do not change with σ²₁ (Harville 1977, REML's invariance
+    /// to fixed effects), and the restricted likelihood is flat in σ²₁. The indicators are
+    /// linearly independent, so this needs at most p studies (checked first: no work
+    /// otherwise). Columns are scaled to unit length before (X′X)⁻¹ for its conditioning.
+    fn study_means_are_fixed(&self) -> bool {
+        let n_studies = self.starts.len() - 1;
+        let p = self.p;
+        if n_studies > p {
+            return false;
+        }
+        let k = self.y.len();
+        let mut norm = vec![0.0; p];
+        for i in 0..k {
+            for (a, n) in norm.iter_mut().enumerate() {
+                *n += self.x[i * p + a] * self.x[i * p + a];
+            }
+        }
+        let norm: Vec<f64> = norm.iter().map(|n| n.sqrt()).collect();
+        if norm.iter().any(|&n| n == 0.0 || !n.is_finite()) {
+            return false;
+        }
+        let mut xx = Matrix::zeros(p);
+        for i in 0..k {
+            for a in 0..p {
+                for b in 0..p {
+                    let v = self.x[i * p + a] * self.x[i * p + b] / (norm[a] * norm[b]);
+                    xx.set(a, b, xx.get(a, b) + v);
+                }
+            }
+        }
+        let Ok(inv) = xx.inverse() else {
+            return false;
+        };
+        self.blocks().all(|block| {
+            let n_j = block.len() as f64;
+            let mut xz = vec![0.0; p];
+            for i in block {
+                for (a, s) in xz.iter_mut().enumerate() {
+                    *s += self.x[i * p + a] / norm[a];
+                }
+            }
+            let mut fitted = 0.0;
+            for a in 0..p {
+                for b in 0..p {
+                    fitted += xz[a] * inv.get(a, b) * xz[b];
+                }
+            }
+            n_j - fitted <= 1e-9 * n_j
+        })
+    }
+
     /// A start inside the parameter space: half of a moment estimate of the total
     /// heterogeneity each (at least a tenth of the mean vᵢ).
     fn start(&self) -> [f64; 2] {
