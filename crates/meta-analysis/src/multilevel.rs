@@ -1150,9 +1150,12 @@ fn maximize(
             }
         });
         let Some(mut step) = step else {
-            return Err(MetaError::NotConverged {
+            return Err(MetaError::NoAscentStep {
                 method: name,
-                iterations: iteration,
+                iteration,
+                sigma2: s,
+                cause: "the likelihood's curvature there gives no direction of increase \
+                        (neither its Hessian nor its expected information is definite)",
             });
         };
         // Clip to the boundary (the component that reaches it set to exactly 0), then halve
@@ -1194,9 +1197,12 @@ fn maximize(
             step = [step[0] / 2.0, step[1] / 2.0];
         }
         let Some((next, next_ll, halvings)) = accepted else {
-            return Err(MetaError::NotConverged {
+            return Err(MetaError::NoAscentStep {
                 method: name,
-                iterations: iteration,
+                iteration,
+                sigma2: s,
+                cause: "no step along the likelihood's direction of increase, halved 60 \
+                        times, raised it",
             });
         };
         let within = |tol: f64| {
@@ -1515,6 +1521,58 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A moderator that is the study column (study means fixed effects): REML is refused
+    /// before the search, in words; the search itself, run there, stops for want of a step
+    /// and says so (it once said "did not converge … within 1 iterations").
+    #[test]
+    fn a_study_variance_the_moderators_absorb_is_named_not_an_iteration_limit() {
+        let (y, v, s, _) = example();
+        let recs: Vec<Record> = y
+            .iter()
+            .zip(&v)
+            .enumerate()
+            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
+            .collect();
+        let mods = [Moderator::factor("study", s.clone())];
+        let e = multilevel(&recs, &s, &mods, &MultilevelOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not identified under REML") && e.contains("all 5 studies"),
+            "{e}"
+        );
+        let coding = Coding::new(&mods, &|i| i.to_string(), y.len()).unwrap();
+        let g = Grouped::new(&y, &v, &s, Some(&coding)).unwrap();
+        assert!(g.study_means_are_fixed());
+        match maximize(&g, Method::Reml, [true, true], None) {
+            Err(e @ MetaError::NoAscentStep { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("could not take a step"), "{text}");
+                assert!(!text.contains("iteration limit"), "{text}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A study-level moderator that does not separate every study leaves σ²₁ identified.
+        let some = Coding::new(
+            &[Moderator::numeric(
+                "x",
+                vec![1.0, 1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0],
+            )],
+            &|i| i.to_string(),
+            y.len(),
+        )
+        .unwrap();
+        assert!(!Grouped::new(&y, &v, &s, Some(&some))
+            .unwrap()
+            .study_means_are_fixed());
+        // ML is not refused: its likelihood falls as σ²₁ grows, so σ²₁ = 0.
+        let ml = MultilevelOptions {
+            method: Method::Ml,
+            ..MultilevelOptions::default()
+        };
+        assert_eq!(multilevel(&recs, &s, &mods, &ml).unwrap().sigma2[0], 0.0);
     }
 
     #[test]
