@@ -596,6 +596,22 @@ fn each_error_code() {
     let json = not_converged.to_json();
     assert_eq!(json["error"]["code"], "not_converged");
     assert!(json["error"]["message"].as_str().unwrap().contains("REML"));
+    // A step that cannot be taken is its own error, in words, not an iteration limit.
+    let no_step = ToolError::from(MetaError::NoAscentStep {
+        method: "multilevel REML",
+        iteration: 1,
+        sigma2: [0.02, 0.03],
+        cause: "no step raised the likelihood",
+    });
+    assert_eq!(no_step.code.as_str(), "not_converged");
+    let text = no_step.to_json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("could not take a step") && !text.contains("iteration limit"),
+        "{text}"
+    );
 }
 
 #[test]

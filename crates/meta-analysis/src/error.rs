@@ -48,6 +48,15 @@ pub enum MetaError {
         method: &'static str,
         iterations: usize,
     },
+    /// A likelihood maximization could not take a step at all (not an iteration limit): at
+    /// `sigma2` its curvature gave no direction of increase, or no step along its direction
+    /// (halved 60 times) raised the likelihood.
+    NoAscentStep {
+        method: &'static str,
+        iteration: usize,
+        sigma2: [f64; 2],
+        cause: &'static str,
+    },
     /// An iterative estimator's equation has the same sign at τ² = 0 and at the largest τ²
     /// tried, so no root was searched for.
     NoBracket { method: &'static str, upper: f64 },
@@ -167,6 +176,18 @@ impl fmt::Display for MetaError {
                 f,
                 "the {method} estimator did not converge to its root within {iterations} \
                  iterations (its iteration limit)"
+            ),
+            MetaError::NoAscentStep {
+                method,
+                iteration,
+                sigma2: [s1, s2],
+                cause,
+            } => write!(
+                f,
+                "the {method} estimator could not take a step at its iteration {iteration} \
+                 (at σ²₁ = {s1:e}, σ²₂ = {s2:e}): {cause}; the data may not identify both \
+                 variance components (check that the moderators do not separate the studies \
+                 and that studies hold several effect sizes)"
             ),
             MetaError::NoBracket { method, upper } => write!(
                 f,

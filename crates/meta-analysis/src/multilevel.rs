@@ -255,6 +255,21 @@ fn multilevel_coded(
                 .into(),
         });
     }
+    // Checked before the search: there the flat restricted likelihood leaves no step to
+    // take, which would read as a failure to converge.
+    if options.method == Method::Reml && grouped.study_means_are_fixed() {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "the between-study variance is not identified under REML: the moderators tell \
+                 all {n_studies} studies apart (each study's mean is a fixed effect of the \
+                 moderators, as when a moderator is the study column itself), so the \
+                 restricted likelihood is the same at every between-study variance while the \
+                 coefficients' standard errors depend on it; drop the moderators that \
+                 separate the studies, group the records by another study column, or fit \
+                 with method ML (which estimates that variance as 0)"
+            ),
+        });
+    }
     let (sigma2, iterations) = maximize(&grouped, options.method, [true, true], None)?;
     let at = grouped.evaluate(sigma2, options.method, false)?;
 
@@ -1135,9 +1150,12 @@ fn maximize(
             }
         });
         let Some(mut step) = step else {
-            return Err(MetaError::NotConverged {
+            return Err(MetaError::NoAscentStep {
                 method: name,
-                iterations: iteration,
+                iteration,
+                sigma2: s,
+                cause: "the likelihood's curvature there gives no direction of increase \
+                        (neither its Hessian nor its expected information is definite)",
             });
         };
         // Clip to the boundary (the component that reaches it set to exactly 0), then halve
@@ -1179,9 +1197,12 @@ fn maximize(
             step = [step[0] / 2.0, step[1] / 2.0];
         }
         let Some((next, next_ll, halvings)) = accepted else {
-            return Err(MetaError::NotConverged {
+            return Err(MetaError::NoAscentStep {
                 method: name,
-                iterations: iteration,
+                iteration,
+                sigma2: s,
+                cause: "no step along the likelihood's direction of increase, halved 60 \
+                        times, raised it",
             });
         };
         let within = |tol: f64| {
@@ -1246,6 +1267,60 @@ fn solve_pd(m: impl Fn(usize, usize) -> f64, e: &Evaluation, active: &[usize]) -
 }
 
 impl Grouped {
+    /// Whether every study's indicator zⱼ lies in the column space of X (‖zⱼ − X(X′X)⁻¹X′zⱼ‖²
+    /// = nⱼ − zⱼ′X(X′X)⁻¹X′zⱼ ≈ 0), so that the random study effects are absorbed by the
+    /// fixed effects: then P Z = 0 (P = V⁻¹ − V⁻¹X(X′V⁻¹X)⁻¹X′V⁻¹), y′Py and
+    /// log det V + log det X′V⁻¹X do not change with σ²₁ (Harville 1977, REML's invariance
+    /// to fixed effects), and the restricted likelihood is flat in σ²₁. The indicators are
+    /// linearly independent, so this needs at most p studies (checked first: no work
+    /// otherwise). Columns are scaled to unit length before (X′X)⁻¹ for its conditioning.
+    fn study_means_are_fixed(&self) -> bool {
+        let n_studies = self.starts.len() - 1;
+        let p = self.p;
+        if n_studies > p {
+            return false;
+        }
+        let k = self.y.len();
+        let mut norm = vec![0.0; p];
+        for i in 0..k {
+            for (a, n) in norm.iter_mut().enumerate() {
+                *n += self.x[i * p + a] * self.x[i * p + a];
+            }
+        }
+        let norm: Vec<f64> = norm.iter().map(|n| n.sqrt()).collect();
+        if norm.iter().any(|&n| n == 0.0 || !n.is_finite()) {
+            return false;
+        }
+        let mut xx = Matrix::zeros(p);
+        for i in 0..k {
+            for a in 0..p {
+                for b in 0..p {
+                    let v = self.x[i * p + a] * self.x[i * p + b] / (norm[a] * norm[b]);
+                    xx.set(a, b, xx.get(a, b) + v);
+                }
+            }
+        }
+        let Ok(inv) = xx.inverse() else {
+            return false;
+        };
+        self.blocks().all(|block| {
+            let n_j = block.len() as f64;
+            let mut xz = vec![0.0; p];
+            for i in block {
+                for (a, s) in xz.iter_mut().enumerate() {
+                    *s += self.x[i * p + a] / norm[a];
+                }
+            }
+            let mut fitted = 0.0;
+            for a in 0..p {
+                for b in 0..p {
+                    fitted += xz[a] * inv.get(a, b) * xz[b];
+                }
+            }
+            n_j - fitted <= 1e-9 * n_j
+        })
+    }
+
     /// A start inside the parameter space: half of a moment estimate of the total
     /// heterogeneity each (at least a tenth of the mean vᵢ).
     fn start(&self) -> [f64; 2] {
@@ -1446,6 +1521,58 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A moderator that is the study column (study means fixed effects): REML is refused
+    /// before the search, in words; the search itself, run there, stops for want of a step
+    /// and says so (it once said "did not converge … within 1 iterations").
+    #[test]
+    fn a_study_variance_the_moderators_absorb_is_named_not_an_iteration_limit() {
+        let (y, v, s, _) = example();
+        let recs: Vec<Record> = y
+            .iter()
+            .zip(&v)
+            .enumerate()
+            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
+            .collect();
+        let mods = [Moderator::factor("study", s.clone())];
+        let e = multilevel(&recs, &s, &mods, &MultilevelOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not identified under REML") && e.contains("all 5 studies"),
+            "{e}"
+        );
+        let coding = Coding::new(&mods, &|i| i.to_string(), y.len()).unwrap();
+        let g = Grouped::new(&y, &v, &s, Some(&coding)).unwrap();
+        assert!(g.study_means_are_fixed());
+        match maximize(&g, Method::Reml, [true, true], None) {
+            Err(e @ MetaError::NoAscentStep { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("could not take a step"), "{text}");
+                assert!(!text.contains("iteration limit"), "{text}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A study-level moderator that does not separate every study leaves σ²₁ identified.
+        let some = Coding::new(
+            &[Moderator::numeric(
+                "x",
+                vec![1.0, 1.0, 1.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 3.0, 2.0],
+            )],
+            &|i| i.to_string(),
+            y.len(),
+        )
+        .unwrap();
+        assert!(!Grouped::new(&y, &v, &s, Some(&some))
+            .unwrap()
+            .study_means_are_fixed());
+        // ML is not refused: its likelihood falls as σ²₁ grows, so σ²₁ = 0.
+        let ml = MultilevelOptions {
+            method: Method::Ml,
+            ..MultilevelOptions::default()
+        };
+        assert_eq!(multilevel(&recs, &s, &mods, &ml).unwrap().sigma2[0], 0.0);
     }
 
     #[test]

@@ -300,3 +300,79 @@ fn robust_tests_agree_with_club_sandwich_and_metafor() {
     assert_eq!(refused, 2);
     report(failures, checked, 300);
 }
+
+/// dat.mcdaniel1994 with the study column `type` and mods = ~ type + struct
+/// (`tests/fixtures/multilevel_unidentified.json`, made by
+/// `tests/oracle/multilevel_unidentified.R`): each study's mean is a fixed effect, so the
+/// restricted likelihood is flat in the between-study variance (metafor's logLik at
+/// σ²₁ = 0, its start value 0.0217 and 0.1 agree to 10⁻¹³ while the intercept's SE moves
+/// from 0.023 to 0.32). REML is refused in words that say so (it once failed as "did not
+/// converge … within 1 iterations"); ML, whose likelihood falls as σ²₁ grows, fits σ²₁ = 0
+/// as metafor does.
+#[test]
+fn a_between_study_variance_the_moderators_absorb_is_refused_under_reml_and_zero_under_ml() {
+    let all = oracle_kit::fixture("multilevel_unidentified");
+    let ds = dataset(&all, "mcdaniel_by_type");
+    let mods = vec![moderator(ds, "type"), moderator(ds, "struct")];
+    let study = strings(&ds["study"]);
+    let reml = MultilevelOptions::default();
+    let e = multilevel(&records(ds), &study, &mods, &reml)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("between-study variance is not identified")
+            && e.contains("3 studies")
+            && !e.contains("iterations"),
+        "{e}"
+    );
+    // The flat likelihood the refusal rests on, in metafor's own numbers.
+    let fixed = all["reml"]["fixed_sigma2_1"].as_array().unwrap();
+    let ll: Vec<f64> = fixed
+        .iter()
+        .map(|f| f["loglik"].as_f64().unwrap())
+        .collect();
+    assert!(ll.iter().all(|l| (l - ll[0]).abs() < 1e-9), "{ll:?}");
+    assert!(fixed[2]["se"][0].as_f64().unwrap() > 10.0 * fixed[0]["se"][0].as_f64().unwrap());
+
+    let ml = MultilevelOptions {
+        method: Method::Ml,
+        ..reml
+    };
+    let m = multilevel(&records(ds), &study, &mods, &ml).unwrap_or_else(|e| panic!("ML: {e}"));
+    let row = &all["ml"];
+    let mut failures = Vec::new();
+    assert_eq!(m.sigma2[0], 0.0);
+    agree(
+        "ML sigma2[1]",
+        m.sigma2[1],
+        &row["sigma2"][1],
+        TOL,
+        &mut failures,
+    );
+    agree("ML loglik", m.loglik, &row["loglik"], TOL, &mut failures);
+    agree("ML qe", m.qe, &row["qe"], TOL, &mut failures);
+    for (j, c) in m.coefficients.iter().enumerate() {
+        agree(
+            &format!("ML {} estimate", c.name),
+            c.estimate,
+            &row["beta"][j],
+            TOL,
+            &mut failures,
+        );
+        agree(
+            &format!("ML {} se", c.name),
+            c.se,
+            &row["se"][j],
+            TOL,
+            &mut failures,
+        );
+        agree(
+            &format!("ML {} z", c.name),
+            c.statistic,
+            &row["zval"][j],
+            TOL,
+            &mut failures,
+        );
+    }
+    report(failures, 3 + 3 * m.coefficients.len(), 15);
+}

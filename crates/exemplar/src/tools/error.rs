@@ -148,6 +148,7 @@ fn code_of(error: &MetaError) -> ErrorCode {
         | MetaError::Formula { .. }
         | MetaError::Coefficients { .. } => ErrorCode::InvalidArguments,
         MetaError::NotConverged { .. }
+        | MetaError::NoAscentStep { .. }
         | MetaError::NoBracket { .. }
         | MetaError::NonFiniteEquation { .. }
         | MetaError::NoFixedPoint { .. } => ErrorCode::NotConverged,
