@@ -432,10 +432,9 @@ impl DataSource {
                 self.known_columns()
             )));
         };
-        let mut rows: Vec<Vec<(&str, Value)>> = Vec::new();
-        let mut records = Vec::new();
+        let mut kept = Vec::new();
         let mut seen: Vec<String> = Vec::new();
-        for (at, record) in self.records.iter().enumerate() {
+        for at in 0..self.records.len() {
             let value = column.get(at).map(|c| c.to_value());
             let key = SubsetKey::of(value.as_ref());
             if let Some(key) = &key {
@@ -444,22 +443,10 @@ impl DataSource {
                 }
             }
             if key.is_some_and(|k| subset.keeps(&k)) {
-                records.push(record.clone());
-                rows.push(
-                    self.columns
-                        .row(at)
-                        .map(|(column, cell)| (column, cell.to_value()))
-                        .collect(),
-                );
+                kept.push(at);
             }
         }
-        let mut builder = Builder::new();
-        for row in &rows {
-            for (column, value) in row {
-                builder.push(column, value);
-            }
-            builder.end_record();
-        }
+        let (records, columns) = self.rows_at(&kept);
         if records.is_empty() {
             return Err(ToolError::new(
                 ErrorCode::InvalidRecords,
@@ -479,7 +466,7 @@ impl DataSource {
         Ok(DataSource {
             records: Cow::Owned(records),
             slab: self.slab.clone(),
-            columns: Arc::new(builder.finish()),
+            columns: Arc::new(columns),
             info: DatasetInfo {
                 subset: Some(description),
                 ..self.info.clone()
@@ -491,20 +478,31 @@ impl DataSource {
     /// records that have no group: they have no place among the groups' rows).
     pub fn without(&self, ids: &[String]) -> DataSource {
         let left_out = id_set(ids);
-        let mut records = Vec::new();
-        let mut rows: Vec<Vec<(&str, Value)>> = Vec::new();
-        for (at, record) in self.records.iter().enumerate() {
-            if left_out.contains(record.id.as_str()) {
-                continue;
-            }
-            records.push(record.clone());
-            rows.push(
+        let kept: Vec<usize> = (0..self.records.len())
+            .filter(|&at| !left_out.contains(self.records[at].id.as_str()))
+            .collect();
+        let (records, columns) = self.rows_at(&kept);
+        DataSource {
+            records: Cow::Owned(records),
+            slab: self.slab.clone(),
+            columns: Arc::new(columns),
+            info: self.info.clone(),
+        }
+    }
+
+    /// The records at positions `kept` (in order) and their rows of the further columns: what
+    /// a subset or a leaving-out keeps.
+    fn rows_at(&self, kept: &[usize]) -> (Vec<Record>, Columns) {
+        // The builder borrows each value it is given: the rows are read out first.
+        let rows: Vec<Vec<(&str, Value)>> = kept
+            .iter()
+            .map(|&at| {
                 self.columns
                     .row(at)
                     .map(|(column, cell)| (column, cell.to_value()))
-                    .collect(),
-            );
-        }
+                    .collect()
+            })
+            .collect();
         let mut builder = Builder::new();
         for row in &rows {
             for (column, value) in row {
@@ -512,12 +510,8 @@ impl DataSource {
             }
             builder.end_record();
         }
-        DataSource {
-            records: Cow::Owned(records),
-            slab: self.slab.clone(),
-            columns: Arc::new(builder.finish()),
-            info: self.info.clone(),
-        }
+        let records = kept.iter().map(|&at| self.records[at].clone()).collect();
+        (records, builder.finish())
     }
 
     /// The same data with `slab` as the column of study labels (checked to exist).
