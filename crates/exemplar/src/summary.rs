@@ -624,6 +624,13 @@ fn format_btt(btt: &[u64]) -> String {
     parts.join(",")
 }
 
+/// metafor's default btt (`.set.btt`): every coefficient but the intercept, so all of them
+/// (`1:p`) in a model without one (`~ 0 + g`).
+fn default_btt(coefficients: &[Value]) -> Vec<u64> {
+    let first = u64::from(coefficients.first().and_then(|c| text(c, "name")) == Some("intercept"));
+    (first + 1..=coefficients.len() as u64).collect()
+}
+
 fn moderator_test(result: &Value, btt: &[u64]) -> Option<(String, String)> {
     let heading = format!(
         "Test of Moderators (coefficient{} {}):",
@@ -1049,7 +1056,7 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
             ),
         )?);
     } else {
-        let btt: Vec<u64> = (2..=coefficients.len() as u64).collect();
+        let btt = default_btt(coefficients);
         let (_, test) = moderator_test(result, &btt)?;
         out.line(format!(
             "Moderators {}: {} (three-level, k = {k})",
@@ -1112,7 +1119,7 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
             pval(num(result, "qe_p"), true, false)
         ));
         out.blank();
-        let btt: Vec<u64> = (2..=coefficients.len() as u64).collect();
+        let btt = default_btt(coefficients);
         let (heading, line) = moderator_test(result, &btt)?;
         out.line(heading);
         out.line(line);

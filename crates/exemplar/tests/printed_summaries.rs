@@ -245,3 +245,32 @@ fn ids_cannot_write_controls_into_a_summary_or_the_page() {
     }
     assert!(checked >= 24, "only {checked} summaries");
 }
+
+/// Issue 42 item 8: a model without an intercept tests every coefficient (metafor's btt is
+/// 1:p then). metafor 3.8-1, `print(rma.mv(yi, vi, mods = ~ 0 + g, random = ~ 1 | study/es))`
+/// on these records, prints the lines below.
+#[test]
+fn a_multilevel_model_without_an_intercept_tests_all_its_coefficients() {
+    let ids = ["a1", "a2", "b1", "b2", "c1", "c2", "d1", "e1"];
+    let yi = [0.1, 0.3, 0.5, 0.2, -0.1, 0.4, 0.25, 0.05];
+    let vi = [0.02, 0.03, 0.05, 0.04, 0.03, 0.02, 0.05, 0.04];
+    let records: Vec<Value> = (0..8)
+        .map(|i| {
+            json!({"id": ids[i], "yi": yi[i], "vi": vi[i], "study": &ids[i][..1],
+                   "g": if i % 2 == 0 { "p" } else { "q" }})
+        })
+        .collect();
+    let result = call(
+        "fit_multilevel",
+        &json!({"records": records, "mods": "~ 0 + g"}),
+    )
+    .unwrap();
+    let text = summary("fit_multilevel", &result).unwrap();
+    for line in [
+        "Test of Moderators (coefficients 1:2):",
+        "QM(df = 2) = 10.8071, p-val = 0.0045",
+        "QE(df = 6) = 7.0381, p-val = 0.3173",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
+    }
+}
