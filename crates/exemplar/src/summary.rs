@@ -985,16 +985,24 @@ fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
             num(result, &format!("{key}_ci_upper")),
         )
     };
+    // A null-set interval has no bounds: metafor prints each as "<" its edge.
+    let bound = |b: String| {
+        if result.get("ci_empty") == Some(&Value::Bool(true)) {
+            format!("<{b}")
+        } else {
+            b
+        }
+    };
     let (tau2, tau2_lo, tau2_hi) = ci("tau2");
     let (i2, i2_lo, i2_hi) = ci("i2");
     out.line(format!(
         "tau^2 {} [{}, {}], I^2 {}% [{}, {}] ({}, {}; k = {})",
         f4(tau2),
-        f4(tau2_lo),
-        f4(tau2_hi),
+        bound(f4(tau2_lo)),
+        bound(f4(tau2_hi)),
         fcf(i2, 2),
-        fcf(i2_lo, 2),
-        fcf(i2_hi, 2),
+        bound(fcf(i2_lo, 2)),
+        bound(fcf(i2_hi, 2)),
         level_percent(result),
         text(result, "ci_method").unwrap_or("Q-profile"),
         count(result, "k")?
@@ -1016,7 +1024,7 @@ fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
     out.blank();
     let row = |name: &str, key: &str| {
         let (e, lo, hi) = ci(key);
-        (name.to_string(), vec![f4(e), f4(lo), f4(hi)])
+        (name.to_string(), vec![f4(e), bound(f4(lo)), bound(f4(hi))])
     };
     out.lines(frame_table(
         &["estimate", "ci.lb", "ci.ub"],

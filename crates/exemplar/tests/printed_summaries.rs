@@ -274,3 +274,31 @@ fn a_multilevel_model_without_an_intercept_tests_all_its_coefficients() {
         assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
     }
 }
+
+/// Issue 42 item 8: a Q-profile interval that is the null set (Q below even the lower χ²
+/// quantile) prints its bounds as metafor 3.8-1's `print(confint(rma(yi, vi)))` does on these
+/// records: "<0.0000", not as a bound at 0, and says why in metafor's words.
+#[test]
+fn an_empty_q_profile_interval_prints_as_metafor_prints_it() {
+    let yi = [0.1, 0.1005, 0.0995, 0.1002, 0.0998, 0.1001];
+    let records: Vec<Value> = yi
+        .iter()
+        .enumerate()
+        .map(|(i, y)| json!({"id": format!("s{i}"), "yi": y, "vi": 0.04}))
+        .collect();
+    let result = call("heterogeneity", &json!({"records": records})).unwrap();
+    assert_eq!(result["ci_empty"], json!(true));
+    let text = summary("heterogeneity", &result).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    for line in [
+        "       estimate   ci.lb   ci.ub",
+        "tau^2    0.0000 <0.0000 <0.0000",
+        "tau      0.0000 <0.0000 <0.0000",
+        "I^2(%)   0.0000 <0.0000 <0.0000",
+        "H^2      1.0000 <1.0000 <1.0000",
+        "The upper and lower CI bounds for tau^2 both fall below 0.",
+        "The CIs are therefore equal to the null/empty set.",
+    ] {
+        assert!(lines.contains(&line), "{line:?} not in\n{text}");
+    }
+}
