@@ -1616,7 +1616,7 @@ fn selection(out: &mut Out, result: &Value) -> Option<()> {
     ));
     out.line(format!(
         "tau (square root of estimated tau^2 value):      {}",
-        var(tau2.map(|t| t.max(0.0).sqrt()))
+        var(num(result, "tau"))
     ));
     out.blank();
     out.line("Model Results:");

@@ -302,3 +302,28 @@ fn an_empty_q_profile_interval_prints_as_metafor_prints_it() {
         assert!(lines.contains(&line), "{line:?} not in\n{text}");
     }
 }
+
+/// Issue 42 item 8: trim_and_fill carries tau beside tau2, as its fit and metafor's
+/// `trimfill(rma(yi, vi))` do. metafor 3.8-1 on these records: k0 = 5, tau 0.0762 printed;
+/// the refit on the 15 records at the exact REML optimum (`control = list(threshold = 1e-12)`;
+/// metafor's default stopping rule gives 0.0058095937) has tau^2 0.0058022914, tau 0.0761727734.
+#[test]
+fn trim_and_fill_carries_tau_as_metafor_gives_it() {
+    let yi = [0.8, 0.6, 0.5, 0.45, 0.3, 0.7, 0.2, 0.9, 0.55, 0.35];
+    let vi = [0.10, 0.08, 0.05, 0.04, 0.02, 0.09, 0.01, 0.12, 0.06, 0.03];
+    let records: Vec<Value> = (0..10)
+        .map(|i| json!({"id": format!("s{i}"), "yi": yi[i], "vi": vi[i]}))
+        .collect();
+    let result = call("trim_and_fill", &json!({"records": records})).unwrap();
+    assert_eq!(result["k0"], json!(5));
+    let tau2 = result["tau2"].as_f64().unwrap();
+    let tau = result["tau"].as_f64().expect("tau in the result");
+    assert!((tau2 - 0.0058022914).abs() < 1e-9, "tau2 {tau2}");
+    assert!((tau - 0.0761727734).abs() < 1e-9, "tau {tau}");
+    let text = summary("trim_and_fill", &result).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l == "tau (square root of estimated tau^2 value):      0.0762"),
+        "{text}"
+    );
+}
