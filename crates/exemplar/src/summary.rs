@@ -31,7 +31,7 @@ const DIGITS: usize = 4;
 const SIGNIF_LEGEND: &str = "Signif. codes:  0 \u{2018}***\u{2019} 0.001 \u{2018}**\u{2019} 0.01 \u{2018}*\u{2019} 0.05 \u{2018}.\u{2019} 0.1 \u{2018} \u{2019} 1";
 
 /// The printed summary of `tool`'s `result`, or `None` for a tool that has none (data
-/// tools: `get_dataset`, `compute_effect_sizes`, `load_data`) or a result it cannot read.
+/// tools: `get_dataset`, `compute_effect_sizes`) or a result it cannot read.
 pub fn summary(tool: &str, result: &Value) -> Option<String> {
     let mut out = Out::default();
     match tool {
@@ -39,6 +39,7 @@ pub fn summary(tool: &str, result: &Value) -> Option<String> {
         "meta_regression" => meta_regression(&mut out, result)?,
         "subgroup_analysis" => subgroups(&mut out, result)?,
         "heterogeneity" => heterogeneity(&mut out, result)?,
+        "load_data" => load_data(&mut out, result)?,
         "fit_multilevel" => multilevel(&mut out, result)?,
         "robust_test" => robust(&mut out, result)?,
         "mantel_haenszel" | "peto_odds_ratio" => tables_model(&mut out, tool, result)?,
@@ -419,6 +420,53 @@ fn omitted_line(out: &mut Out, result: &Value) {
             ids.join(", ")
         ));
     }
+}
+
+/// The rows `load_data` printed in its summary line before "and n more".
+const LISTED_OMITTED: usize = 3;
+
+/// `load_data`: how many rows were kept and which were left out (the first few with their
+/// reasons), so that dropped rows are said without reading `omitted`; then the notes.
+fn load_data(out: &mut Out, result: &Value) -> Option<()> {
+    let k = count(result, "k")?;
+    let omitted = list(result, "omitted");
+    let left_out = omitted.len() as u64;
+    if omitted.is_empty() {
+        let unit = if result.get("measure").is_some_and(|m| !m.is_null()) {
+            "rows"
+        } else {
+            "records"
+        };
+        out.line(format!("kept {k} of {k} {unit}; none left out"));
+    } else {
+        let listed: Vec<String> = omitted
+            .iter()
+            .take(LISTED_OMITTED)
+            .map(|o| {
+                format!(
+                    "{} ({})",
+                    text(o, "id").unwrap_or(""),
+                    text(o, "reason").unwrap_or("")
+                )
+            })
+            .collect();
+        let more = omitted.len().saturating_sub(LISTED_OMITTED);
+        out.line(format!(
+            "kept {k} of {} rows; {} left out: {}{}",
+            k + left_out,
+            left_out,
+            listed.join(", "),
+            if more > 0 {
+                format!(" and {more} more (listed in omitted)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    for note in list(result, "notes").iter().filter_map(Value::as_str) {
+        out.line(format!("Note: {note}"));
+    }
+    Some(())
 }
 
 /// metafor's warning "Redundant predictors dropped from the model.", naming them (each a
