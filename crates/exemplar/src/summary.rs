@@ -1503,16 +1503,19 @@ fn egger(out: &mut Out, result: &Value) -> Option<()> {
     let outcome = text(result, "rule_outcome")
         .map(|o| format!("; rule: {o}"))
         .unwrap_or_default();
-    out.line(format!("Egger's test: {test} (k = {k}{outcome})"));
+    // The variant and metafor's model named, so the classic test ("lm") is not read as
+    // regtest()'s default ("rma").
+    let model = text(result, "model")?;
+    let words = text(result, "model_description")?;
+    out.line(format!(
+        "Egger's test, {} (regtest model \"{model}\", {words}): {test} (k = {k}{outcome})",
+        text(result, "variant")?
+    ));
     excluded_line(out, result);
     out.blank();
     out.line("Regression Test for Funnel Plot Asymmetry");
     out.blank();
-    if text(result, "variant") == Some("classic") {
-        out.line("Model:     weighted regression with multiplicative dispersion");
-    } else {
-        out.line("Model:     mixed-effects meta-regression model");
-    }
+    out.line(format!("Model:     {words}"));
     out.line("Predictor: standard error");
     out.blank();
     out.line(format!("Test for Funnel Plot Asymmetry: {test}"));

@@ -328,3 +328,58 @@ fn trim_and_fill_carries_tau_as_metafor_gives_it() {
         "{text}"
     );
 }
+
+/// Issue 42 item 8: egger_test's result and summary name the variant and its model in
+/// metafor's words, so the classic test (regtest(model = "lm")) is never read as regtest()'s
+/// default "rma". metafor 3.8-1, `print(regtest(yi, vi, model = "lm"))` and
+/// `print(regtest(yi, vi))` on these records, prints the lines below.
+#[test]
+fn egger_test_names_its_variant_and_model_as_metafor_does() {
+    let yi = [0.8, 0.6, 0.5, 0.45, 0.3, 0.7, 0.2, 0.9, 0.55, 0.35];
+    let vi = [0.10, 0.08, 0.05, 0.04, 0.02, 0.09, 0.01, 0.12, 0.06, 0.03];
+    let records: Vec<Value> = (0..10)
+        .map(|i| json!({"id": format!("s{i}"), "yi": yi[i], "vi": vi[i]}))
+        .collect();
+    let cases = [
+        (
+            "classic",
+            "lm",
+            "weighted regression with multiplicative dispersion",
+            "Test for Funnel Plot Asymmetry: t = 22.1537, df = 8, p < .0001",
+            "Limit Estimate (as sei -> 0):   b = -0.0660 (CI: -0.1159, -0.0160)",
+        ),
+        (
+            "rma",
+            "rma",
+            "mixed-effects meta-regression model",
+            "Test for Funnel Plot Asymmetry: z = 3.1738, p = 0.0015",
+            "Limit Estimate (as sei -> 0):   b = -0.0660 (CI: -0.3624, 0.2304)",
+        ),
+    ];
+    for (variant, model, words, test, limit) in cases {
+        let result = call(
+            "egger_test",
+            &json!({"records": records, "variant": variant}),
+        )
+        .unwrap();
+        assert_eq!(result["model"], json!(model), "{variant}");
+        assert_eq!(result["model_description"], json!(words), "{variant}");
+        let text = summary("egger_test", &result).unwrap();
+        let headline = text.lines().next().unwrap();
+        assert!(
+            headline.starts_with(&format!(
+                "Egger's test, {variant} (regtest model \"{model}\", {words}): "
+            )),
+            "{headline}"
+        );
+        for line in [
+            "Regression Test for Funnel Plot Asymmetry".to_string(),
+            format!("Model:     {words}"),
+            "Predictor: standard error".to_string(),
+            test.to_string(),
+            limit.to_string(),
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
+        }
+    }
+}
