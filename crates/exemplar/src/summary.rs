@@ -1293,8 +1293,9 @@ fn robust(out: &mut Out, result: &Value) -> Option<()> {
         let df1 = count(t, "df1")?;
         out.blank();
         out.line(format!(
-            "Test of Moderators (coefficient{}):\u{b9}",
-            btt_text(df1)
+            "Test of Moderators (coefficient{} {}):\u{b9}",
+            if df1 == 1 { "" } else { "s" },
+            format_btt(&default_btt(coefficients))
         ));
         out.line(format!(
             "F(df1 = {df1}, df2 = {}) = {}, p-val {}",

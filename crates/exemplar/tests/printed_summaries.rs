@@ -274,6 +274,20 @@ fn a_multilevel_model_without_an_intercept_tests_all_its_coefficients() {
     ] {
         assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
     }
+    // `print(robust(<the same fit>, cluster = study))`.
+    let result = call(
+        "robust_test",
+        &json!({"records": records, "mods": "~ 0 + g", "model": "multilevel",
+                "cluster": "study", "vcov": "CR1"}),
+    )
+    .unwrap();
+    let text = summary("robust_test", &result).unwrap();
+    for line in [
+        "Test of Moderators (coefficients 1:2):\u{b9}",
+        "F(df1 = 2, df2 = 3) = 14.6328, p-val = 0.0284",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
+    }
 }
 
 /// Issue 42 item 8: a Q-profile interval that is the null set (Q below even the lower χ²
