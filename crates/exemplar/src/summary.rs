@@ -1100,7 +1100,8 @@ fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
 fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
     let coefficients = list(result, "coefficients");
-    let int_only = coefficients.len() <= 1;
+    // Intercept only: one coefficient, the intercept (`~ 0 + x` has one that is a slope).
+    let int_only = coefficients.len() <= 1 && default_btt(coefficients).is_empty();
     let t_test = num(result, "df").is_some() && text(result, "test") != Some("z");
     if int_only && result.get("estimate").is_some_and(|e| !e.is_null()) {
         out.line(estimate_headline(
@@ -1174,11 +1175,15 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
             f4(num(result, "qe")),
             pval(num(result, "qe_p"), true, false)
         ));
-        out.blank();
-        let btt = default_btt(coefficients);
-        let (heading, line) = moderator_test(result, &btt)?;
-        out.line(heading);
-        out.line(line);
+        // print.rma.mv tests the moderators only with more than one coefficient (with one,
+        // QM is its z^2).
+        if coefficients.len() > 1 {
+            out.blank();
+            let btt = default_btt(coefficients);
+            let (heading, line) = moderator_test(result, &btt)?;
+            out.line(heading);
+            out.line(line);
+        }
     }
     out.blank();
     out.line("Model Results:");

@@ -274,6 +274,32 @@ fn a_multilevel_model_without_an_intercept_tests_all_its_coefficients() {
     ] {
         assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
     }
+    // One coefficient and no intercept (`mods = ~ 0 + x`): metafor prints the residual
+    // heterogeneity and the coefficient, and no test of moderators (QM would be its z²).
+    let with_x: Vec<Value> = records
+        .iter()
+        .zip([1, 2, 3, 1, 2, 3, 1, 2])
+        .map(|(r, x)| {
+            let mut r = r.clone();
+            r["x"] = json!(x);
+            r
+        })
+        .collect();
+    let one = call(
+        "fit_multilevel",
+        &json!({"records": with_x, "mods": "~ 0 + x"}),
+    )
+    .unwrap();
+    let one = summary("fit_multilevel", &one).unwrap();
+    let lines: Vec<&str> = one.lines().map(str::trim_end).collect();
+    for line in [
+        "Test for Residual Heterogeneity:",
+        "QE(df = 7) = 5.7712, p-val = 0.5667",
+        "x    0.1107  0.0303  3.6571  0.0003  0.0514  0.1700  ***",
+    ] {
+        assert!(lines.contains(&line), "{line:?} not in\n{one}");
+    }
+    assert!(!one.contains("Test of Moderators"), "{one}");
     // `print(robust(<the same fit>, cluster = study))`.
     let result = call(
         "robust_test",
