@@ -797,14 +797,18 @@ fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
         f4(num(result, "qe")),
         pval(num(result, "qe_p"), true, false)
     ));
-    out.blank();
-    let btt: Vec<u64> = list(result, "btt")
-        .iter()
-        .filter_map(Value::as_u64)
-        .collect();
-    let (heading, line) = moderator_test(result, &btt)?;
-    out.line(heading);
-    out.line(line);
+    // print.rma.uni tests the moderators only with more than one coefficient (a model
+    // without an intercept and one slope has none: QM would be its z^2).
+    if list(result, "coefficients").len() > 1 {
+        out.blank();
+        let btt: Vec<u64> = list(result, "btt")
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        let (heading, line) = moderator_test(result, &btt)?;
+        out.line(heading);
+        out.line(line);
+    }
     out.blank();
     out.line("Model Results:");
     out.blank();

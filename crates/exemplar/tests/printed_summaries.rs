@@ -300,6 +300,21 @@ fn a_multilevel_model_without_an_intercept_tests_all_its_coefficients() {
         assert!(lines.contains(&line), "{line:?} not in\n{one}");
     }
     assert!(!one.contains("Test of Moderators"), "{one}");
+    // And so does print.rma.uni: `print(rma(yi, vi, mods = ~ 0 + x))`.
+    let uni = call(
+        "meta_regression",
+        &json!({"records": with_x, "mods": "~ 0 + x"}),
+    )
+    .unwrap();
+    let uni = summary("meta_regression", &uni).unwrap();
+    let lines: Vec<&str> = uni.lines().map(str::trim_end).collect();
+    for line in [
+        "QE(df = 7) = 7.9797, p-val = 0.3344",
+        "x    0.1106  0.0336  3.2904  0.0010  0.0447  0.1765  **",
+    ] {
+        assert!(lines.contains(&line), "{line:?} not in\n{uni}");
+    }
+    assert!(!uni.contains("Test of Moderators"), "{uni}");
     // `print(robust(<the same fit>, cluster = study))`.
     let result = call(
         "robust_test",
