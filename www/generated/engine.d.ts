@@ -56,7 +56,8 @@ export interface PageMetadata {
 export interface ResultView {
   /**
    * The printed summary: the result laid out as metafor's print methods lay it out,
-   * after a headline (`summary::summary`); none for a data tool.
+   * after a headline (`summary::summary`); none for a data tool but `load_data` (the rows
+   * it kept and left out).
    */
   summary: string | null;
   tables: Table[];

@@ -25,7 +25,8 @@ pub const DIGITS: usize = 4;
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ResultView {
     /// The printed summary: the result laid out as metafor's print methods lay it out,
-    /// after a headline (`summary::summary`); none for a data tool.
+    /// after a headline (`summary::summary`); none for a data tool but `load_data` (the rows
+    /// it kept and left out).
     pub summary: Option<String>,
     pub tables: Vec<Table>,
     /// The field of the result that holds an SVG drawn by the engine (a plot tool's `svg`).

@@ -31,7 +31,7 @@ const DIGITS: usize = 4;
 const SIGNIF_LEGEND: &str = "Signif. codes:  0 \u{2018}***\u{2019} 0.001 \u{2018}**\u{2019} 0.01 \u{2018}*\u{2019} 0.05 \u{2018}.\u{2019} 0.1 \u{2018} \u{2019} 1";
 
 /// The printed summary of `tool`'s `result`, or `None` for a tool that has none (data
-/// tools: `get_dataset`, `compute_effect_sizes`, `load_data`) or a result it cannot read.
+/// tools: `get_dataset`, `compute_effect_sizes`) or a result it cannot read.
 pub fn summary(tool: &str, result: &Value) -> Option<String> {
     let mut out = Out::default();
     match tool {
@@ -39,6 +39,7 @@ pub fn summary(tool: &str, result: &Value) -> Option<String> {
         "meta_regression" => meta_regression(&mut out, result)?,
         "subgroup_analysis" => subgroups(&mut out, result)?,
         "heterogeneity" => heterogeneity(&mut out, result)?,
+        "load_data" => load_data(&mut out, result)?,
         "fit_multilevel" => multilevel(&mut out, result)?,
         "robust_test" => robust(&mut out, result)?,
         "mantel_haenszel" | "peto_odds_ratio" => tables_model(&mut out, tool, result)?,
@@ -421,6 +422,53 @@ fn omitted_line(out: &mut Out, result: &Value) {
     }
 }
 
+/// The rows `load_data` printed in its summary line before "and n more".
+const LISTED_OMITTED: usize = 3;
+
+/// `load_data`: how many rows were kept and which were left out (the first few with their
+/// reasons), so that dropped rows are said without reading `omitted`; then the notes.
+fn load_data(out: &mut Out, result: &Value) -> Option<()> {
+    let k = count(result, "k")?;
+    let omitted = list(result, "omitted");
+    let left_out = omitted.len() as u64;
+    if omitted.is_empty() {
+        let unit = if result.get("measure").is_some_and(|m| !m.is_null()) {
+            "rows"
+        } else {
+            "records"
+        };
+        out.line(format!("kept {k} of {k} {unit}; none left out"));
+    } else {
+        let listed: Vec<String> = omitted
+            .iter()
+            .take(LISTED_OMITTED)
+            .map(|o| {
+                format!(
+                    "{} ({})",
+                    text(o, "id").unwrap_or(""),
+                    text(o, "reason").unwrap_or("")
+                )
+            })
+            .collect();
+        let more = omitted.len().saturating_sub(LISTED_OMITTED);
+        out.line(format!(
+            "kept {k} of {} rows; {} left out: {}{}",
+            k + left_out,
+            left_out,
+            listed.join(", "),
+            if more > 0 {
+                format!(" and {more} more (listed in omitted)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    for note in list(result, "notes").iter().filter_map(Value::as_str) {
+        out.line(format!("Note: {note}"));
+    }
+    Some(())
+}
+
 /// metafor's warning "Redundant predictors dropped from the model.", naming them (each a
 /// linear combination of the intercept and the columns before it).
 fn dropped_line(out: &mut Out, result: &Value) {
@@ -624,6 +672,13 @@ fn format_btt(btt: &[u64]) -> String {
     parts.join(",")
 }
 
+/// metafor's default btt (`.set.btt`): every coefficient but the intercept, so all of them
+/// (`1:p`) in a model without one (`~ 0 + g`).
+fn default_btt(coefficients: &[Value]) -> Vec<u64> {
+    let first = u64::from(coefficients.first().and_then(|c| text(c, "name")) == Some("intercept"));
+    (first + 1..=coefficients.len() as u64).collect()
+}
+
 fn moderator_test(result: &Value, btt: &[u64]) -> Option<(String, String)> {
     let heading = format!(
         "Test of Moderators (coefficient{} {}):",
@@ -742,14 +797,18 @@ fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
         f4(num(result, "qe")),
         pval(num(result, "qe_p"), true, false)
     ));
-    out.blank();
-    let btt: Vec<u64> = list(result, "btt")
-        .iter()
-        .filter_map(Value::as_u64)
-        .collect();
-    let (heading, line) = moderator_test(result, &btt)?;
-    out.line(heading);
-    out.line(line);
+    // print.rma.uni tests the moderators only with more than one coefficient (a model
+    // without an intercept and one slope has none: QM would be its z^2).
+    if list(result, "coefficients").len() > 1 {
+        out.blank();
+        let btt: Vec<u64> = list(result, "btt")
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        let (heading, line) = moderator_test(result, &btt)?;
+        out.line(heading);
+        out.line(line);
+    }
     out.blank();
     out.line("Model Results:");
     out.blank();
@@ -978,16 +1037,24 @@ fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
             num(result, &format!("{key}_ci_upper")),
         )
     };
+    // A null-set interval has no bounds: metafor prints each as "<" its edge.
+    let bound = |b: String| {
+        if result.get("ci_empty") == Some(&Value::Bool(true)) {
+            format!("<{b}")
+        } else {
+            b
+        }
+    };
     let (tau2, tau2_lo, tau2_hi) = ci("tau2");
     let (i2, i2_lo, i2_hi) = ci("i2");
     out.line(format!(
         "tau^2 {} [{}, {}], I^2 {}% [{}, {}] ({}, {}; k = {})",
         f4(tau2),
-        f4(tau2_lo),
-        f4(tau2_hi),
+        bound(f4(tau2_lo)),
+        bound(f4(tau2_hi)),
         fcf(i2, 2),
-        fcf(i2_lo, 2),
-        fcf(i2_hi, 2),
+        bound(fcf(i2_lo, 2)),
+        bound(fcf(i2_hi, 2)),
         level_percent(result),
         text(result, "ci_method").unwrap_or("Q-profile"),
         count(result, "k")?
@@ -1009,7 +1076,7 @@ fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
     out.blank();
     let row = |name: &str, key: &str| {
         let (e, lo, hi) = ci(key);
-        (name.to_string(), vec![f4(e), f4(lo), f4(hi)])
+        (name.to_string(), vec![f4(e), bound(f4(lo)), bound(f4(hi))])
     };
     out.lines(frame_table(
         &["estimate", "ci.lb", "ci.ub"],
@@ -1037,7 +1104,8 @@ fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
 fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
     let coefficients = list(result, "coefficients");
-    let int_only = coefficients.len() <= 1;
+    // Intercept only: one coefficient, the intercept (`~ 0 + x` has one that is a slope).
+    let int_only = coefficients.len() <= 1 && default_btt(coefficients).is_empty();
     let t_test = num(result, "df").is_some() && text(result, "test") != Some("z");
     if int_only && result.get("estimate").is_some_and(|e| !e.is_null()) {
         out.line(estimate_headline(
@@ -1049,7 +1117,7 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
             ),
         )?);
     } else {
-        let btt: Vec<u64> = (2..=coefficients.len() as u64).collect();
+        let btt = default_btt(coefficients);
         let (_, test) = moderator_test(result, &btt)?;
         out.line(format!(
             "Moderators {}: {} (three-level, k = {k})",
@@ -1111,11 +1179,15 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
             f4(num(result, "qe")),
             pval(num(result, "qe_p"), true, false)
         ));
-        out.blank();
-        let btt: Vec<u64> = (2..=coefficients.len() as u64).collect();
-        let (heading, line) = moderator_test(result, &btt)?;
-        out.line(heading);
-        out.line(line);
+        // print.rma.mv tests the moderators only with more than one coefficient (with one,
+        // QM is its z^2).
+        if coefficients.len() > 1 {
+            out.blank();
+            let btt = default_btt(coefficients);
+            let (heading, line) = moderator_test(result, &btt)?;
+            out.line(heading);
+            out.line(line);
+        }
     }
     out.blank();
     out.line("Model Results:");
@@ -1230,8 +1302,9 @@ fn robust(out: &mut Out, result: &Value) -> Option<()> {
         let df1 = count(t, "df1")?;
         out.blank();
         out.line(format!(
-            "Test of Moderators (coefficient{}):\u{b9}",
-            btt_text(df1)
+            "Test of Moderators (coefficient{} {}):\u{b9}",
+            if df1 == 1 { "" } else { "s" },
+            format_btt(&default_btt(coefficients))
         ));
         out.line(format!(
             "F(df1 = {df1}, df2 = {}) = {}, p-val {}",
@@ -1440,16 +1513,19 @@ fn egger(out: &mut Out, result: &Value) -> Option<()> {
     let outcome = text(result, "rule_outcome")
         .map(|o| format!("; rule: {o}"))
         .unwrap_or_default();
-    out.line(format!("Egger's test: {test} (k = {k}{outcome})"));
+    // The variant and metafor's model named, so the classic test ("lm") is not read as
+    // regtest()'s default ("rma").
+    let model = text(result, "model")?;
+    let words = text(result, "model_description")?;
+    out.line(format!(
+        "Egger's test, {} (regtest model \"{model}\", {words}): {test} (k = {k}{outcome})",
+        text(result, "variant")?
+    ));
     excluded_line(out, result);
     out.blank();
     out.line("Regression Test for Funnel Plot Asymmetry");
     out.blank();
-    if text(result, "variant") == Some("classic") {
-        out.line("Model:     weighted regression with multiplicative dispersion");
-    } else {
-        out.line("Model:     mixed-effects meta-regression model");
-    }
+    out.line(format!("Model:     {words}"));
     out.line("Predictor: standard error");
     out.blank();
     out.line(format!("Test for Funnel Plot Asymmetry: {test}"));
@@ -1601,7 +1677,7 @@ fn selection(out: &mut Out, result: &Value) -> Option<()> {
     ));
     out.line(format!(
         "tau (square root of estimated tau^2 value):      {}",
-        var(tau2.map(|t| t.max(0.0).sqrt()))
+        var(num(result, "tau"))
     ));
     out.blank();
     out.line("Model Results:");

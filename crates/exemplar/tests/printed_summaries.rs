@@ -102,13 +102,14 @@ fn the_headline_is_on_the_natural_scale() {
 }
 
 #[test]
-fn every_analysis_and_plot_has_a_summary_and_data_tools_none() {
+fn every_analysis_and_plot_has_a_summary_and_data_tools_none_but_load_data() {
     for tool in exemplar::tools::REGISTRY {
         for args in (tool.examples)() {
             let result = call(tool.name, &args).unwrap();
             let text = summary(tool.name, &result);
-            let data_tool =
-                tool.name == "get_dataset" || tool.group == exemplar::tools::ToolGroup::Data;
+            // load_data prints the rows it kept and left out (issue 42 item 8).
+            let data_tool = tool.name == "get_dataset"
+                || (tool.group == exemplar::tools::ToolGroup::Data && tool.name != "load_data");
             assert_eq!(text.is_none(), data_tool, "{}: {args}", tool.name);
             if let Some(text) = text {
                 assert!(
@@ -244,4 +245,196 @@ fn ids_cannot_write_controls_into_a_summary_or_the_page() {
         }
     }
     assert!(checked >= 24, "only {checked} summaries");
+}
+
+/// Issue 42 item 8: a model without an intercept tests every coefficient (metafor's btt is
+/// 1:p then). metafor 3.8-1, `print(rma.mv(yi, vi, mods = ~ 0 + g, random = ~ 1 | study/es))`
+/// on these records, prints the lines below.
+#[test]
+fn a_multilevel_model_without_an_intercept_tests_all_its_coefficients() {
+    let ids = ["a1", "a2", "b1", "b2", "c1", "c2", "d1", "e1"];
+    let yi = [0.1, 0.3, 0.5, 0.2, -0.1, 0.4, 0.25, 0.05];
+    let vi = [0.02, 0.03, 0.05, 0.04, 0.03, 0.02, 0.05, 0.04];
+    let records: Vec<Value> = (0..8)
+        .map(|i| {
+            json!({"id": ids[i], "yi": yi[i], "vi": vi[i], "study": &ids[i][..1],
+                   "g": if i % 2 == 0 { "p" } else { "q" }})
+        })
+        .collect();
+    let result = call(
+        "fit_multilevel",
+        &json!({"records": records, "mods": "~ 0 + g"}),
+    )
+    .unwrap();
+    let text = summary("fit_multilevel", &result).unwrap();
+    for line in [
+        "Test of Moderators (coefficients 1:2):",
+        "QM(df = 2) = 10.8071, p-val = 0.0045",
+        "QE(df = 6) = 7.0381, p-val = 0.3173",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
+    }
+    // One coefficient and no intercept (`mods = ~ 0 + x`): metafor prints the residual
+    // heterogeneity and the coefficient, and no test of moderators (QM would be its z²).
+    let with_x: Vec<Value> = records
+        .iter()
+        .zip([1, 2, 3, 1, 2, 3, 1, 2])
+        .map(|(r, x)| {
+            let mut r = r.clone();
+            r["x"] = json!(x);
+            r
+        })
+        .collect();
+    let one = call(
+        "fit_multilevel",
+        &json!({"records": with_x, "mods": "~ 0 + x"}),
+    )
+    .unwrap();
+    let one = summary("fit_multilevel", &one).unwrap();
+    let lines: Vec<&str> = one.lines().map(str::trim_end).collect();
+    for line in [
+        "Test for Residual Heterogeneity:",
+        "QE(df = 7) = 5.7712, p-val = 0.5667",
+        "x    0.1107  0.0303  3.6571  0.0003  0.0514  0.1700  ***",
+    ] {
+        assert!(lines.contains(&line), "{line:?} not in\n{one}");
+    }
+    assert!(!one.contains("Test of Moderators"), "{one}");
+    // And so does print.rma.uni: `print(rma(yi, vi, mods = ~ 0 + x))`.
+    let uni = call(
+        "meta_regression",
+        &json!({"records": with_x, "mods": "~ 0 + x"}),
+    )
+    .unwrap();
+    let uni = summary("meta_regression", &uni).unwrap();
+    let lines: Vec<&str> = uni.lines().map(str::trim_end).collect();
+    for line in [
+        "QE(df = 7) = 7.9797, p-val = 0.3344",
+        "x    0.1106  0.0336  3.2904  0.0010  0.0447  0.1765  **",
+    ] {
+        assert!(lines.contains(&line), "{line:?} not in\n{uni}");
+    }
+    assert!(!uni.contains("Test of Moderators"), "{uni}");
+    // `print(robust(<the same fit>, cluster = study))`.
+    let result = call(
+        "robust_test",
+        &json!({"records": records, "mods": "~ 0 + g", "model": "multilevel",
+                "cluster": "study", "vcov": "CR1"}),
+    )
+    .unwrap();
+    let text = summary("robust_test", &result).unwrap();
+    for line in [
+        "Test of Moderators (coefficients 1:2):\u{b9}",
+        "F(df1 = 2, df2 = 3) = 14.6328, p-val = 0.0284",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
+    }
+}
+
+/// Issue 42 item 8: a Q-profile interval that is the null set (Q below even the lower χ²
+/// quantile) prints its bounds as metafor 3.8-1's `print(confint(rma(yi, vi)))` does on these
+/// records: "<0.0000", not as a bound at 0, and says why in metafor's words.
+#[test]
+fn an_empty_q_profile_interval_prints_as_metafor_prints_it() {
+    let yi = [0.1, 0.1005, 0.0995, 0.1002, 0.0998, 0.1001];
+    let records: Vec<Value> = yi
+        .iter()
+        .enumerate()
+        .map(|(i, y)| json!({"id": format!("s{i}"), "yi": y, "vi": 0.04}))
+        .collect();
+    let result = call("heterogeneity", &json!({"records": records})).unwrap();
+    assert_eq!(result["ci_empty"], json!(true));
+    let text = summary("heterogeneity", &result).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    for line in [
+        "       estimate   ci.lb   ci.ub",
+        "tau^2    0.0000 <0.0000 <0.0000",
+        "tau      0.0000 <0.0000 <0.0000",
+        "I^2(%)   0.0000 <0.0000 <0.0000",
+        "H^2      1.0000 <1.0000 <1.0000",
+        "The upper and lower CI bounds for tau^2 both fall below 0.",
+        "The CIs are therefore equal to the null/empty set.",
+    ] {
+        assert!(lines.contains(&line), "{line:?} not in\n{text}");
+    }
+}
+
+/// Issue 42 item 8: trim_and_fill carries tau beside tau2, as its fit and metafor's
+/// `trimfill(rma(yi, vi))` do. metafor 3.8-1 on these records: k0 = 5, tau 0.0762 printed;
+/// the refit on the 15 records at the exact REML optimum (`control = list(threshold = 1e-12)`;
+/// metafor's default stopping rule gives 0.0058095937) has tau^2 0.0058022914, tau 0.0761727734.
+#[test]
+fn trim_and_fill_carries_tau_as_metafor_gives_it() {
+    let yi = [0.8, 0.6, 0.5, 0.45, 0.3, 0.7, 0.2, 0.9, 0.55, 0.35];
+    let vi = [0.10, 0.08, 0.05, 0.04, 0.02, 0.09, 0.01, 0.12, 0.06, 0.03];
+    let records: Vec<Value> = (0..10)
+        .map(|i| json!({"id": format!("s{i}"), "yi": yi[i], "vi": vi[i]}))
+        .collect();
+    let result = call("trim_and_fill", &json!({"records": records})).unwrap();
+    assert_eq!(result["k0"], json!(5));
+    let tau2 = result["tau2"].as_f64().unwrap();
+    let tau = result["tau"].as_f64().expect("tau in the result");
+    assert!((tau2 - 0.0058022914).abs() < 1e-9, "tau2 {tau2}");
+    assert!((tau - 0.0761727734).abs() < 1e-9, "tau {tau}");
+    let text = summary("trim_and_fill", &result).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l == "tau (square root of estimated tau^2 value):      0.0762"),
+        "{text}"
+    );
+}
+
+/// Issue 42 item 8: egger_test's result and summary name the variant and its model in
+/// metafor's words, so the classic test (regtest(model = "lm")) is never read as regtest()'s
+/// default "rma". metafor 3.8-1, `print(regtest(yi, vi, model = "lm"))` and
+/// `print(regtest(yi, vi))` on these records, prints the lines below.
+#[test]
+fn egger_test_names_its_variant_and_model_as_metafor_does() {
+    let yi = [0.8, 0.6, 0.5, 0.45, 0.3, 0.7, 0.2, 0.9, 0.55, 0.35];
+    let vi = [0.10, 0.08, 0.05, 0.04, 0.02, 0.09, 0.01, 0.12, 0.06, 0.03];
+    let records: Vec<Value> = (0..10)
+        .map(|i| json!({"id": format!("s{i}"), "yi": yi[i], "vi": vi[i]}))
+        .collect();
+    let cases = [
+        (
+            "classic",
+            "lm",
+            "weighted regression with multiplicative dispersion",
+            "Test for Funnel Plot Asymmetry: t = 22.1537, df = 8, p < .0001",
+            "Limit Estimate (as sei -> 0):   b = -0.0660 (CI: -0.1159, -0.0160)",
+        ),
+        (
+            "rma",
+            "rma",
+            "mixed-effects meta-regression model",
+            "Test for Funnel Plot Asymmetry: z = 3.1738, p = 0.0015",
+            "Limit Estimate (as sei -> 0):   b = -0.0660 (CI: -0.3624, 0.2304)",
+        ),
+    ];
+    for (variant, model, words, test, limit) in cases {
+        let result = call(
+            "egger_test",
+            &json!({"records": records, "variant": variant}),
+        )
+        .unwrap();
+        assert_eq!(result["model"], json!(model), "{variant}");
+        assert_eq!(result["model_description"], json!(words), "{variant}");
+        let text = summary("egger_test", &result).unwrap();
+        let headline = text.lines().next().unwrap();
+        assert!(
+            headline.starts_with(&format!(
+                "Egger's test, {variant} (regtest model \"{model}\", {words}): "
+            )),
+            "{headline}"
+        );
+        for line in [
+            "Regression Test for Funnel Plot Asymmetry".to_string(),
+            format!("Model:     {words}"),
+            "Predictor: standard error".to_string(),
+            test.to_string(),
+            limit.to_string(),
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
+        }
+    }
 }

@@ -268,3 +268,44 @@ fn a_row_no_fit_could_take_is_left_out_with_the_bound() {
 sampling variance an analysis accepts"}])
     );
 }
+
+/// Issue 42 item 8: load_data says in its printed summary how many rows it kept and which it
+/// left out (the first three with their reasons, then how many more), so a reader need not
+/// open `omitted` to learn that rows were dropped. R: `escalc("OR", ...)` on these rows gives
+/// yi NA in the five rows whose ai is missing, and rma() keeps 3 of the 8.
+#[test]
+fn load_data_prints_how_many_rows_it_kept_and_left_out() {
+    let rows: Vec<Value> = (1..=8)
+        .map(|i| {
+            let ai = if [2, 4, 5, 7, 8].contains(&i) {
+                json!("")
+            } else {
+                json!(4 + i)
+            };
+            json!({"id": format!("r{i}"), "ai": ai, "bi": 20, "ci": 6, "di": 18})
+        })
+        .collect();
+    let mut store = DataStore::new();
+    let loaded = tools::call_in(
+        "load_data",
+        &json!({"measure": "OR", "data": rows}),
+        &mut store,
+    )
+    .unwrap();
+    assert_eq!(loaded["k"], 3);
+    let text = exemplar::summary::summary("load_data", &loaded).expect("a summary");
+    let first = text.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "kept 3 of 8 rows; 5 left out: r2 (ai is blank), r4 (ai is blank), \
+         r5 (ai is blank) and 2 more (listed in omitted)",
+        "{text}"
+    );
+    let records = json!({"records": [{"id": "a", "yi": 0.1, "vi": 0.01}]});
+    let loaded = tools::call_in("load_data", &records, &mut store).unwrap();
+    let text = exemplar::summary::summary("load_data", &loaded).expect("a summary");
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "kept 1 of 1 records; none left out"
+    );
+}

@@ -676,6 +676,7 @@ fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() 
             "pi_upper",
             "natural",
             "tau2",
+            "tau",
             "se_tau2",
             "i2",
             "h2",
@@ -975,6 +976,8 @@ fn result_fields_keep_their_order() {
         keys(&ok("egger_test", json!({}))),
         [
             "variant",
+            "model",
+            "model_description",
             "k",
             "excluded",
             "egger_p",

@@ -108,13 +108,17 @@ pub struct RobustTest {
     pub level: f64,
     pub k: usize,
     pub p: usize,
+    /// Whether the first coefficient is the intercept: the moderators' test leaves it out,
+    /// and tests every coefficient of a model without one (metafor's default btt, 1:p).
+    pub intercept: bool,
     pub n_clusters: usize,
     pub coefficients: Vec<RobustCoefficient>,
     /// The robust covariance of the coefficients.
     pub covariance: Vec<Vec<f64>>,
 }
 
-/// The test of every coefficient but the intercept under CR1, as metafor's
+/// The test of every coefficient but the intercept (every one in a model without it) under
+/// CR1, as metafor's
 /// `robust(adjust = TRUE)` prints it: F = b' V⁻¹ b / m on (m, clusters − p) df, V the
 /// robust covariance of those m coefficients.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -129,17 +133,21 @@ impl RobustTest {
     /// The CR1 Wald test of the moderators; `None` under CR2 (clubSandwich's HTZ test is
     /// not computed here) or without moderators (p = 1), or when V is singular.
     pub fn cr1_wald(&self) -> Option<RobustWald> {
-        if self.vcov != RobustVcov::Cr1 || self.p < 2 || self.n_clusters <= self.p {
+        let first = usize::from(self.intercept);
+        if self.vcov != RobustVcov::Cr1 || self.p <= first || self.n_clusters <= self.p {
             return None;
         }
-        let m = self.p - 1;
+        let m = self.p - first;
         let mut sub = crate::weighted::Matrix::zeros(m);
         for a in 0..m {
             for b in 0..m {
-                sub.set(a, b, self.covariance[a + 1][b + 1]);
+                sub.set(a, b, self.covariance[a + first][b + first]);
             }
         }
-        let beta: Vec<f64> = self.coefficients[1..].iter().map(|c| c.estimate).collect();
+        let beta: Vec<f64> = self.coefficients[first..]
+            .iter()
+            .map(|c| c.estimate)
+            .collect();
         let f = sub.inverse().ok()?.quad(&beta) / m as f64;
         let df2 = self.n_clusters - self.p;
         Some(RobustWald {
@@ -467,6 +475,7 @@ fn robust(
         level,
         k: model.residuals.len(),
         p,
+        intercept: model.names.first().is_some_and(|n| n == "intercept"),
         n_clusters: m,
         coefficients,
         covariance,

@@ -57,6 +57,12 @@ fn examples() -> Vec<serde_json::Value> {
 pub struct EggerTestResult {
     /// "classic" or "rma".
     pub variant: &'static str,
+    /// The variant as metafor's regtest() names its model: "lm" (classic) or "rma"
+    /// (regtest()'s default), so that neither is read as the other.
+    pub model: RegtestModel,
+    /// The model in print.regtest's words: "weighted regression with multiplicative
+    /// dispersion" ("lm") or "mixed-effects meta-regression model" ("rma").
+    pub model_description: &'static str,
     /// Records tested.
     pub k: usize,
     /// The ids left out before the test.
@@ -88,14 +94,37 @@ pub struct EggerTestResult {
     pub dataset: DatasetInfo,
 }
 
+/// metafor's `regtest(model = ...)`: the classic test is the weighted regression `lm`, the
+/// other the mixed-effects meta-regression `rma` (metafor's default).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub enum RegtestModel {
+    #[serde(rename = "lm")]
+    Lm,
+    #[serde(rename = "rma")]
+    Rma,
+}
+
+impl RegtestModel {
+    /// print.regtest's words for the model.
+    pub fn description(self) -> &'static str {
+        match self {
+            RegtestModel::Lm => "weighted regression with multiplicative dispersion",
+            RegtestModel::Rma => "mixed-effects meta-regression model",
+        }
+    }
+}
+
 impl EggerTestResult {
     pub fn of(result: &EggerResult, excluded: Vec<String>, data: &DataSource) -> Self {
-        let (statistic_name, coefficient_name) = match result.variant {
-            EggerVariant::Classic => ("t", "intercept"),
-            EggerVariant::Rma => ("z", "slope on sqrt(vi)"),
+        let (statistic_name, coefficient_name, model) = match result.variant {
+            EggerVariant::Classic => ("t", "intercept", RegtestModel::Lm),
+            EggerVariant::Rma => ("z", "slope on sqrt(vi)", RegtestModel::Rma),
         };
         EggerTestResult {
             variant: result.variant.name(),
+            model,
+            model_description: model.description(),
             k: result.k,
             excluded,
             egger_p: result.p,

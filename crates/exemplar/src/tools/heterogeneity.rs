@@ -85,6 +85,11 @@ pub struct HeterogeneityResult {
     pub h2_ci_upper: f64,
     /// How the intervals are computed.
     pub ci_method: CiMethod,
+    /// True when Q at tau^2 = 0 is below even the lower chi-square quantile, so no tau^2 >= 0
+    /// is consistent with the data: the intervals are the null (empty) set, their bounds
+    /// reported at the edge (0, and 1 for H^2) as metafor's confint() holds them and printed
+    /// as "<0.0000" as its print does.
+    pub ci_empty: bool,
     /// Bounds that are not a root of the Q-profile equation, said in words (empty otherwise).
     pub notes: Vec<String>,
     pub dataset: DatasetInfo,
@@ -103,10 +108,12 @@ fn notes(h: &HeterogeneityIntervals) -> Vec<String> {
     let mut notes = Vec::new();
     let q = h.fit.q;
     if h.empty {
+        // metafor's two lines (print.confint.rma), then the reason.
+        notes.push("The upper and lower CI bounds for tau^2 both fall below 0.".into());
+        notes.push("The CIs are therefore equal to the null/empty set.".into());
         notes.push(format!(
-            "Both bounds are 0: Q = {q:.4} is below even the lower chi-square quantile \
-             {:.4}, so no tau^2 >= 0 is consistent with the data at this level (metafor calls \
-             this interval the null set).",
+            "Q = {q:.4} is below even the lower chi-square quantile {:.4}, so no tau^2 >= 0 \
+             is consistent with the data at this level.",
             h.chi2_lower
         ));
         return notes;
@@ -162,6 +169,7 @@ pub fn heterogeneity(
         h2_ci_lower: h.h2.lower,
         h2_ci_upper: h.h2.upper,
         ci_method: CiMethod::QProfile,
+        ci_empty: h.empty,
         notes: notes(&h),
         dataset: data.info().clone(),
     })

@@ -156,9 +156,9 @@ pub struct RobustResult {
     /// metafor drops them ("Redundant predictors dropped from the model."); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
-    /// vcov CR1 with moderators: the test of every coefficient but the intercept, F on
-    /// (m, clusters - p) df, as metafor's robust(adjust = TRUE) prints it; null otherwise
-    /// (clubSandwich's HTZ test under CR2 is not computed).
+    /// vcov CR1 with moderators: the test of every coefficient but the intercept (all of
+    /// them without one), F on (m, clusters - p) df, as metafor's robust(adjust = TRUE)
+    /// prints it; null otherwise (clubSandwich's HTZ test under CR2 is not computed).
     pub moderators_test: Option<ModeratorsTest>,
     /// Records per cluster, as metafor's robust() prints them.
     pub estimates_per_cluster: ClusterSizes,

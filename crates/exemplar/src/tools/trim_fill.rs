@@ -51,9 +51,10 @@ pub struct TrimAndFillResult {
     pub pi_lower: f64,
     pub pi_upper: f64,
     pub natural: Option<NaturalScale>,
-    /// tau^2 of the adjusted fit, its standard error (null where the estimator gives none),
-    /// I^2 (percent) and H^2.
+    /// tau^2 of the adjusted fit, tau (its square root), the standard error of tau^2 (null
+    /// where the estimator gives none), I^2 (percent) and H^2.
     pub tau2: f64,
+    pub tau: f64,
     pub se_tau2: Option<f64>,
     pub i2: f64,
     pub h2: f64,
@@ -91,6 +92,7 @@ impl TrimAndFillResult {
                 Some((t.fit.pi_lower, t.fit.pi_upper)),
             ),
             tau2: t.fit.tau2,
+            tau: t.fit.tau,
             se_tau2: t.fit.se_tau2,
             i2: t.fit.i2,
             h2: t.fit.h2,
