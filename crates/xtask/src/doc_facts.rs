@@ -312,6 +312,8 @@ fn constants() -> Vec<(&'static str, usize)> {
         ("MAX_HELD_BYTES", tools::MAX_HELD_BYTES),
         ("MAX_TOOL_RECORDS", tools::MAX_TOOL_RECORDS),
         ("MAX_RAW_DATA_ROWS", tools::MAX_RAW_DATA_ROWS),
+        ("MAX_SELECTION_RECORDS", tools::MAX_SELECTION_RECORDS),
+        ("MAX_CSV_CELLS", exemplar::csv_table::MAX_CSV_CELLS),
         ("MAX_ARGS_BYTES", tools::MAX_ARGS_BYTES),
         ("MAX_DEPTH", exemplar::strict_json::MAX_DEPTH),
         ("MAX_ANSWER_BYTES", exemplar::scorer::MAX_ANSWER_BYTES),
@@ -462,6 +464,31 @@ const FACTS: &[(&str, &str, &str)] = &[
         "docs/RELIABILITY.md",
         "MAX_COEFFICIENTS",
         "{} (`MAX_COEFFICIENTS`)",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "MAX_RAW_DATA_ROWS",
+        "{} (`MAX_RAW_DATA_ROWS`);",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "MAX_SELECTION_RECORDS",
+        "{} (`MAX_SELECTION_RECORDS`;",
+    ),
+    (
+        "docs/RELIABILITY.md",
+        "MAX_CSV_CELLS",
+        "{} cells, rows × columns (`MAX_CSV_CELLS`,",
+    ),
+    (
+        "docs/PERFORMANCE.md",
+        "MAX_SELECTION_RECORDS",
+        "at most {} records (`MAX_SELECTION_RECORDS`;",
+    ),
+    (
+        "docs/PERFORMANCE.md",
+        "MAX_CSV_CELLS",
+        "at most {} CSV cells, rows × columns (`MAX_CSV_CELLS`:",
     ),
 ];
 
