@@ -398,10 +398,15 @@ fn idle_connections_do_not_keep_a_visitor_out() {
     );
     visitor.write_all(request.as_bytes()).unwrap();
     assert_eq!(read_reply(&mut visitor).status, 200);
-    // The longest idle gave way; the cap still holds: no more than 64 stay open.
-    let open = idle.iter().filter(|stream| still_open(stream)).count();
-    assert!(
-        open <= Limits::default().max_connections,
-        "{open} idle connections open"
-    );
+    // The longest idle gave way; the cap still holds: no more than 64 stay open once the
+    // server has accepted the rest of the 200 (those still in the kernel's accept queue
+    // count as open from this side until then, so the count is read until it settles).
+    let cap = Limits::default().max_connections;
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    let mut open = idle.iter().filter(|stream| still_open(stream)).count();
+    while open > cap && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+        open = idle.iter().filter(|stream| still_open(stream)).count();
+    }
+    assert!(open <= cap, "{open} idle connections open");
 }
