@@ -105,7 +105,7 @@ pub fn run(report: &mut Report) {
         format!(
             "fit_random_effects, subset in {MAX_TOOL_RECORDS} values on {MAX_TOOL_RECORDS} records"
         ),
-        || tools::call("fit_random_effects", &args).expect("the call is admitted"),
+        || tools::call(tools::FIT_RANDOM_EFFECTS.name, &args).expect("the call is admitted"),
     );
     let args = ucor_args();
     row(
@@ -114,7 +114,7 @@ pub fn run(report: &mut Report) {
         format!(
             "compute_effect_sizes, UCOR with vtype UB on {MAX_RAW_DATA_ROWS} rows (the slowest rows)"
         ),
-        || tools::call("compute_effect_sizes", &args).expect("the call is admitted"),
+        || tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args).expect("the call is admitted"),
     );
     let request = json!({"csv": your_data_wide_csv(), "measure": "SMD"}).to_string();
     row(
