@@ -342,7 +342,7 @@ the 2x2 tools ({})",
             if tables && text {
                 note_omitted(result["omitted"].as_array().map_or(&[], Vec::as_slice));
             }
-            match text.then(|| exemplar::summary::summary(tool, &result)) {
+            match text.then(|| exemplar::tools::summary(tool, &result)) {
                 Some(Some(summary)) => write_stdout(summary.as_bytes())?,
                 Some(None) => {
                     eprintln!("exemplar: {tool} has no printed summary; its result as JSON");

@@ -34,7 +34,8 @@ pub mod schema_check;
 pub mod scorer;
 pub mod session;
 pub mod strict_json;
-pub mod summary;
+pub(crate) mod printed;
+mod summary;
 pub mod tools;
 pub mod your_data;
 

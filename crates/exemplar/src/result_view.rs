@@ -133,7 +133,7 @@ pub const MAX_SUMMARY_LINES: usize = MAX_ROWS + 20;
 /// lines, and a line saying how many there are, when it is longer).
 pub fn view_of(tool: &str, result: &Value) -> ResultView {
     ResultView {
-        summary: crate::summary::summary(tool, result).map(cut_summary),
+        summary: crate::tools::summary(tool, result).map(cut_summary),
         ..view(result)
     }
 }
@@ -379,7 +379,7 @@ mod tests {
             .collect();
         let args = json!({"records": records});
         let result = tools::call("influence_diagnostics", &args).unwrap();
-        let whole = crate::summary::summary("influence_diagnostics", &result).unwrap();
+        let whole = crate::tools::summary("influence_diagnostics", &result).unwrap();
         let lines = whole.trim_end().lines().count();
         assert!(lines > 1000, "{lines}");
         let shown = view_of("influence_diagnostics", &result).summary.unwrap();
@@ -395,7 +395,7 @@ mod tests {
         let fit = tools::call("fit_random_effects", &json!({})).unwrap();
         assert_eq!(
             view_of("fit_random_effects", &fit).summary,
-            crate::summary::summary("fit_random_effects", &fit)
+            crate::tools::summary("fit_random_effects", &fit)
         );
     }
 

@@ -1,303 +1,39 @@
-//! Printed summaries: a tool's result as text laid out as metafor 3.8-1's print methods lay
-//! theirs out (`print.rma.uni`, `print.rma.mv`, `print.rma.mh`, `print.rma.peto`,
-//! `print.regtest`, `print.ranktest`, `print.fsn`, `print.list.rma`, `print.infl.rma.uni`,
-//! `print.confint.rma`), after a headline: the estimate and its interval, on the natural
-//! scale when the result has one (e.g. `RR 0.49 [0.34, 0.70]`).
-//!
-//! One function, [`summary`], writes it for every surface (`exemplar call --text`, the MCP
-//! server's text content, the page). It reads only the result's JSON and formats with
-//! Rust's own decimal formatting, so the text is the same natively and in wasm.
-//!
-//! Numbers are formatted by metafor's rules (`docs/METHODS.md`, "Printed summaries"): 4
-//! decimals (`formatC(x, format = "f")`), I² and H² in the model header with 2, p values
-//! below 0.0001 as `<.0001`, degrees of freedom rounded to 2 decimals, significance stars
-//! at 0.001, 0.01, 0.05 and 0.1. Lines carry no trailing blanks (metafor's `cat` leaves one).
-//!
-//! Text from the data (ids, levels, column and coefficient names) is written by the rule of
-//! [`crate::printable`]: every line's controls and direction controls as visible escapes, so
-//! no id can forge a line, reach a terminal as an escape sequence or reorder the numbers
-//! beside it; and a table's row names cut to [`LABEL_CHARS`] characters, so that padding
-//! every row to the longest cannot multiply one long id by the number of rows.
+//! The printers not yet written beside their tools: each reads its result's JSON (the
+//! typed result serialized) and lays it out with the formatting library ([`crate::printed`]).
+//! A tool's [`crate::printed::Printed`] impl calls its printer here until the printer moves
+//! beside the tool, typed.
 
-use crate::printable::{label, printable, LABEL_CHARS};
+#![allow(dead_code)]
+
+use crate::printed::*;
+use crate::printable::{label, LABEL_CHARS};
 use meta_analysis::measure_scale;
 use serde_json::Value;
 
-/// Decimals of every estimate, standard error, statistic, interval bound and variance
-/// component (metafor's `digits = 4`).
-const DIGITS: usize = 4;
 
-/// The legend metafor prints under a table with significance stars.
-const SIGNIF_LEGEND: &str = "Signif. codes:  0 \u{2018}***\u{2019} 0.001 \u{2018}**\u{2019} 0.01 \u{2018}*\u{2019} 0.05 \u{2018}.\u{2019} 0.1 \u{2018} \u{2019} 1";
 
-/// The printed summary of `tool`'s `result`, or `None` for a tool that has none (data
-/// tools: `get_dataset`, `compute_effect_sizes`) or a result it cannot read.
-pub fn summary(tool: &str, result: &Value) -> Option<String> {
-    let mut out = Out::default();
-    match tool {
-        "fit_random_effects" | "refit_excluding" => uni_fit(&mut out, result)?,
-        "meta_regression" => meta_regression(&mut out, result)?,
-        "subgroup_analysis" => subgroups(&mut out, result)?,
-        "heterogeneity" => heterogeneity(&mut out, result)?,
-        "load_data" => load_data(&mut out, result)?,
-        "fit_multilevel" => multilevel(&mut out, result)?,
-        "robust_test" => robust(&mut out, result)?,
-        "mantel_haenszel" | "peto_odds_ratio" => tables_model(&mut out, tool, result)?,
-        "egger_test" => egger(&mut out, result)?,
-        "rank_correlation_test" => rank_test(&mut out, result)?,
-        "fail_safe_n" => fail_safe(&mut out, result)?,
-        "trim_and_fill" => trim_and_fill(&mut out, result)?,
-        "selection_model" => selection(&mut out, result)?,
-        "pet_peese" => pet_peese(&mut out, result)?,
-        "leave_one_out" => leave_one_out(&mut out, result)?,
-        "cumulative_meta_analysis" => cumulative(&mut out, result)?,
-        "influence_diagnostics" => influence(&mut out, result)?,
-        "forest_plot" | "funnel_plot" | "diagnostic_plot" => {
-            uni_headline(&mut out, result.get("fit")?)?
-        }
-        "bubble_plot" => regression_headline(&mut out, result.get("fit")?)?,
-        "trim_and_fill_plot" => trim_fill_headline(&mut out, result.get("trim_and_fill")?)?,
-        "cumulative_forest_plot" => cumulative_headline(&mut out, result.get("cumulative")?)?,
-        _ => return None,
-    }
-    Some(out.finish())
-}
-
-// ---------------------------------------------------------------------------------------
-// Output and formatting
-
-/// Lines being written; [`Out::finish`] escapes their controls ([`printable`]) and trims
-/// trailing blanks and blank lines.
-#[derive(Default)]
-struct Out {
-    lines: Vec<String>,
-}
-
-impl Out {
-    fn line(&mut self, text: impl Into<String>) {
-        self.lines.push(text.into());
-    }
-    fn blank(&mut self) {
-        self.lines.push(String::new());
-    }
-    fn lines(&mut self, lines: Vec<String>) {
-        self.lines.extend(lines);
-    }
-    fn finish(self) -> String {
-        let mut text = String::new();
-        let mut blank_run = false;
-        for line in &self.lines {
-            // A newline inside a line (from an id) is escaped, not a line of its own.
-            let line = printable(line);
-            let line = line.trim_end();
-            if line.is_empty() {
-                if !blank_run && !text.is_empty() {
-                    text.push('\n');
-                }
-                blank_run = true;
-                continue;
-            }
-            blank_run = false;
-            text.push_str(line);
-            text.push('\n');
-        }
-        while text.ends_with("\n\n") {
-            text.pop();
-        }
-        text
-    }
-}
-
-/// `formatC(x, format = "f", digits = d)`, "NA" for a missing value (metafor's `.fcf`).
-fn fcf(x: Option<f64>, digits: usize) -> String {
-    match x {
-        None => "NA".into(),
-        Some(x) if x.is_nan() => "NA".into(),
-        Some(x) if x.is_infinite() => if x > 0.0 { "Inf" } else { "-Inf" }.into(),
-        Some(x) => format!("{x:.digits$}"),
-    }
-}
-
-fn f4(x: Option<f64>) -> String {
-    fcf(x, DIGITS)
-}
-
-/// A variance component: 0 decimals when it is 0 to within 10 machine epsilons, as
-/// metafor prints tau^2 = 0.
-fn var(x: Option<f64>) -> String {
-    match x {
-        Some(x) if x.abs() <= f64::EPSILON * 10.0 => fcf(Some(x), 0),
-        x => f4(x),
-    }
-}
-
-/// metafor's `.pval`: `"<.0001"` below 0.0001; with `showeq` an "= " before a number and a
-/// "< " before the bound; with `add0` `"<0.0001"`.
-fn pval(p: Option<f64>, showeq: bool, add0: bool) -> String {
-    let sep = if showeq { " " } else { "" };
-    let eq = if showeq { "=" } else { "" };
-    match p {
-        None => format!("{eq}{sep}NA"),
-        Some(p) if p.is_nan() => format!("{eq}{sep}NA"),
-        Some(p) if p >= 0.0001 => format!("{eq}{sep}{}", f4(Some(p))),
-        Some(_) => format!("<{sep}{}.0001", if add0 { "0" } else { "" }),
-    }
-}
-
-/// A number as R prints it by default (at most 7 significant digits, no trailing zeros):
-/// alpha levels and degrees of freedom.
-fn r_num(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e15 {
-        return format!("{}", x as i64);
-    }
-    let magnitude = meta_analysis::math::log10(x.abs()).floor() as i32;
-    let decimals = (6 - magnitude).clamp(0, 15) as usize;
-    let s = format!("{x:.decimals$}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
-}
-
-/// Degrees of freedom as metafor prints them: `round(df, 2)`.
-fn df(x: f64) -> String {
-    r_num((x * 100.0).round() / 100.0)
-}
-
-/// `symnum` of a p value at metafor's cutpoints.
-fn stars(p: Option<f64>) -> String {
-    match p {
-        None => String::new(),
-        Some(p) if p.is_nan() => String::new(),
-        Some(p) if p <= 0.001 => "***".into(),
-        Some(p) if p <= 0.01 => "**".into(),
-        Some(p) if p <= 0.05 => "*".into(),
-        Some(p) if p <= 0.1 => ".".into(),
-        Some(_) => " ".into(),
-    }
-}
-
-fn width(s: &str) -> usize {
-    s.chars().count()
-}
-
-fn pad_left(s: &str, w: usize) -> String {
-    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
-}
-
-fn pad_right(s: &str, w: usize) -> String {
-    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
-}
-
-/// metafor's `.print.vector`: names over values, each column as wide as the wider of the
-/// two, right aligned, two blanks apart.
-fn vector_table(cols: &[(&str, String)]) -> Vec<String> {
-    let widths: Vec<usize> = cols.iter().map(|(n, v)| width(n).max(width(v))).collect();
-    let join = |f: &dyn Fn(usize) -> String| -> String {
-        (0..cols.len()).map(f).collect::<Vec<_>>().join("  ")
-    };
-    vec![
-        join(&|i| pad_left(cols[i].0, widths[i])),
-        join(&|i| pad_left(&cols[i].1, widths[i])),
-    ]
-}
-
-/// R's `print` of a data frame or character matrix with `right = TRUE`: row names left
-/// aligned, columns right aligned, `gap` blanks apart. Row names (ids, levels, coefficient
-/// names) are escaped and cut to [`LABEL_CHARS`] ([`label`]) before the rows are padded to
-/// the longest.
-fn frame_table(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
-    let names: Vec<String> = rows.iter().map(|(n, _)| label(n, LABEL_CHARS)).collect();
-    frame_lines(header, &names, rows, gap)
-}
-
-/// [`frame_table`] with row names laid out as they are: names built of parts each already
-/// cut ([`label`]), such as a prediction's `weeks=4, tester=blind`.
-fn frame_table_uncut(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
-    let names: Vec<String> = rows
-        .iter()
-        .map(|(n, _)| printable(n).into_owned())
-        .collect();
-    frame_lines(header, &names, rows, gap)
-}
-
-fn frame_lines(
-    header: &[&str],
-    names: &[String],
-    rows: &[(String, Vec<String>)],
-    gap: usize,
-) -> Vec<String> {
-    let name_w = names.iter().map(|n| width(n)).max().unwrap_or(0);
-    let widths: Vec<usize> = header
-        .iter()
-        .enumerate()
-        .map(|(j, h)| {
-            rows.iter()
-                .map(|(_, r)| width(&r[j]))
-                .max()
-                .unwrap_or(0)
-                .max(width(h))
-        })
-        .collect();
-    let sep = " ".repeat(gap);
-    let mut lines = Vec::with_capacity(rows.len() + 1);
-    let mut head = " ".repeat(name_w);
-    for (h, w) in header.iter().zip(&widths) {
-        head.push_str(&sep);
-        head.push_str(&pad_left(h, *w));
-    }
-    lines.push(head);
-    for (name, (_, row)) in names.iter().zip(rows) {
-        let mut line = pad_right(name, name_w);
-        for (v, w) in row.iter().zip(&widths) {
-            line.push_str(&sep);
-            line.push_str(&pad_left(v, *w));
-        }
-        lines.push(line);
-    }
-    lines
-}
-
-// ---------------------------------------------------------------------------------------
-// Reading a result
-
-fn num(v: &Value, key: &str) -> Option<f64> {
+pub(crate) fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key)?.as_f64()
 }
 
-fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+pub(crate) fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key)?.as_str()
 }
 
-fn count(v: &Value, key: &str) -> Option<u64> {
+pub(crate) fn count(v: &Value, key: &str) -> Option<u64> {
     v.get(key)?.as_u64()
 }
 
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+pub(crate) fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key)
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
 }
 
-/// Whether the method is an equal-effects one (no tau^2).
-fn equal_effects(method: &str) -> bool {
-    matches!(method, "EE" | "FE" | "CE")
-}
-
-/// metafor's coefficient name for ours (`intercept` is `intrcpt`).
-fn coefficient_name(name: &str) -> String {
-    if name == "intercept" {
-        "intrcpt".into()
-    } else {
-        name.into()
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Headlines
-
 /// What the estimate is called on the model scale and, with a transform, on the natural
 /// scale: `("SMD", None)`, `("RR", Some("RR"))` for a log risk ratio shown as a ratio,
 /// `("PLO", Some("Proportion"))`.
-fn scale_labels(result: &Value) -> (String, Option<String>) {
+pub(crate) fn scale_labels(result: &Value) -> (String, Option<String>) {
     let measure = text(result, "measure").filter(|m| *m != "GEN");
     let transform = text(result, "transform").unwrap_or("none");
     let model = measure.unwrap_or("Estimate").to_string();
@@ -317,36 +53,13 @@ fn scale_labels(result: &Value) -> (String, Option<String>) {
     (model, Some(natural))
 }
 
-/// `label est [lower, upper]`, at 2 decimals, or more where 2 would print two of the three
-/// alike (e.g. a risk difference of -0.004 [-0.006, -0.002]).
-fn interval(label: &str, est: f64, lower: f64, upper: f64) -> String {
-    let mut digits = 2;
-    while digits < 4 {
-        let (e, l, u) = (
-            fcf(Some(est), digits),
-            fcf(Some(lower), digits),
-            fcf(Some(upper), digits),
-        );
-        if e != l && e != u {
-            break;
-        }
-        digits += 1;
-    }
-    format!(
-        "{label} {} [{}, {}]",
-        fcf(Some(est), digits),
-        fcf(Some(lower), digits),
-        fcf(Some(upper), digits)
-    )
-}
-
-fn level_percent(result: &Value) -> String {
+pub(crate) fn level_percent(result: &Value) -> String {
     let level = num(result, "level").unwrap_or(0.95);
     format!("{}% CI", r_num(level * 100.0))
 }
 
 /// The headline of an estimate with `estimate`, `ci_lower`, `ci_upper` (and `natural`).
-fn estimate_headline(result: &Value, context: &str) -> Option<String> {
+pub(crate) fn estimate_headline(result: &Value, context: &str) -> Option<String> {
     let (model, natural) = scale_labels(result);
     let nat = result.get("natural").filter(|n| n.is_object());
     let line = match (natural, nat) {
@@ -367,7 +80,7 @@ fn estimate_headline(result: &Value, context: &str) -> Option<String> {
 }
 
 /// "random-effects (REML), k = 19" and the like.
-fn model_context(result: &Value) -> String {
+pub(crate) fn model_context(result: &Value) -> String {
     let method = text(result, "method").unwrap_or("");
     let k = count(result, "k").unwrap_or(0);
     let mut s = if method.is_empty() {
@@ -383,7 +96,7 @@ fn model_context(result: &Value) -> String {
     s
 }
 
-fn excluded_line(out: &mut Out, result: &Value) {
+pub(crate) fn excluded_line(out: &mut Out, result: &Value) {
     let excluded: Vec<&str> = list(result, "excluded")
         .iter()
         .filter_map(Value::as_str)
@@ -395,7 +108,7 @@ fn excluded_line(out: &mut Out, result: &Value) {
 
 /// The records left out for a missing value, and how the data's columns were read
 /// (`dataset.notes`: a column mixing numbers and text read as text).
-fn omitted_line(out: &mut Out, result: &Value) {
+pub(crate) fn omitted_line(out: &mut Out, result: &Value) {
     for note in result["dataset"]["notes"]
         .as_array()
         .into_iter()
@@ -427,7 +140,7 @@ const LISTED_OMITTED: usize = 3;
 
 /// `load_data`: how many rows were kept and which were left out (the first few with their
 /// reasons), so that dropped rows are said without reading `omitted`; then the notes.
-fn load_data(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn load_data(out: &mut Out, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
     let omitted = list(result, "omitted");
     let left_out = omitted.len() as u64;
@@ -471,7 +184,7 @@ fn load_data(out: &mut Out, result: &Value) -> Option<()> {
 
 /// metafor's warning "Redundant predictors dropped from the model.", naming them (each a
 /// linear combination of the intercept and the columns before it).
-fn dropped_line(out: &mut Out, result: &Value) {
+pub(crate) fn dropped_line(out: &mut Out, result: &Value) {
     let dropped: Vec<&str> = list(result, "dropped")
         .iter()
         .filter_map(Value::as_str)
@@ -484,28 +197,19 @@ fn dropped_line(out: &mut Out, result: &Value) {
     }
 }
 
-fn signif_legend(out: &mut Out) {
-    out.blank();
-    out.line("---");
-    out.line(SIGNIF_LEGEND);
-}
-
-// ---------------------------------------------------------------------------------------
-// Random-effects and equal-effects fits (print.rma.uni)
-
-fn uni_headline(out: &mut Out, fit: &Value) -> Option<()> {
+pub(crate) fn uni_headline(out: &mut Out, fit: &Value) -> Option<()> {
     out.line(estimate_headline(fit, &model_context(fit))?);
     excluded_line(out, fit);
     Some(())
 }
 
-fn uni_fit(out: &mut Out, fit: &Value) -> Option<()> {
+pub(crate) fn uni_fit(out: &mut Out, fit: &Value) -> Option<()> {
     uni_headline(out, fit)?;
     uni_body(out, fit)
 }
 
 /// `print.rma.uni` of an intercept-only fit.
-fn uni_body(out: &mut Out, fit: &Value) -> Option<()> {
+pub(crate) fn uni_body(out: &mut Out, fit: &Value) -> Option<()> {
     out.blank();
     let method = text(fit, "method")?;
     let k = count(fit, "k")?;
@@ -548,7 +252,7 @@ fn uni_body(out: &mut Out, fit: &Value) -> Option<()> {
 }
 
 /// "Random-Effects Model (k = 19; tau^2 estimator: REML)" and its kin.
-fn model_line(out: &mut Out, method: &str, k: u64, int_only: bool) {
+pub(crate) fn model_line(out: &mut Out, method: &str, k: u64, int_only: bool) {
     let name = match (equal_effects(method), int_only) {
         (true, true) => match method {
             "FE" => "Fixed-Effects Model",
@@ -566,7 +270,7 @@ fn model_line(out: &mut Out, method: &str, k: u64, int_only: bool) {
     }
 }
 
-fn tau2_lines(out: &mut Out, fit: &Value, int_only: bool) {
+pub(crate) fn tau2_lines(out: &mut Out, fit: &Value, int_only: bool) {
     let tau2 = num(fit, "tau2");
     let se = num(fit, "se_tau2")
         .map(|se| format!(" (SE = {})", f4(Some(se))))
@@ -597,7 +301,7 @@ fn tau2_lines(out: &mut Out, fit: &Value, int_only: bool) {
 }
 
 /// I², H² and, for a model with moderators, R², labelled as metafor labels them.
-fn i2_h2_lines(out: &mut Out, fit: &Value, int_only: bool) {
+pub(crate) fn i2_h2_lines(out: &mut Out, fit: &Value, int_only: bool) {
     let (i2, h2) = if int_only {
         (
             "I^2 (total heterogeneity / total variability):   ",
@@ -626,7 +330,7 @@ fn i2_h2_lines(out: &mut Out, fit: &Value, int_only: bool) {
 
 /// The estimate and intervals on the natural scale, as `predict(fit, transf = …)` gives
 /// them, under metafor's heading for the back-transformed results of `rma.mh`.
-fn natural_block(out: &mut Out, fit: &Value) {
+pub(crate) fn natural_block(out: &mut Out, fit: &Value) {
     let Some(n) = fit.get("natural").filter(|n| n.is_object()) else {
         return;
     };
@@ -651,35 +355,14 @@ fn natural_block(out: &mut Out, fit: &Value) {
 // ---------------------------------------------------------------------------------------
 // Meta-regression (print.rma.uni with moderators)
 
-/// metafor's `.format.btt`: runs of consecutive positions as `a:b`, others comma-separated.
-fn format_btt(btt: &[u64]) -> String {
-    let mut btt = btt.to_vec();
-    btt.sort_unstable();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < btt.len() {
-        let mut j = i;
-        while j + 1 < btt.len() && btt[j + 1] == btt[j] + 1 {
-            j += 1;
-        }
-        if j > i {
-            parts.push(format!("{}:{}", btt[i], btt[j]));
-        } else {
-            parts.push(btt[i].to_string());
-        }
-        i = j + 1;
-    }
-    parts.join(",")
-}
-
 /// metafor's default btt (`.set.btt`): every coefficient but the intercept, so all of them
 /// (`1:p`) in a model without one (`~ 0 + g`).
-fn default_btt(coefficients: &[Value]) -> Vec<u64> {
+pub(crate) fn default_btt(coefficients: &[Value]) -> Vec<u64> {
     let first = u64::from(coefficients.first().and_then(|c| text(c, "name")) == Some("intercept"));
     (first + 1..=coefficients.len() as u64).collect()
 }
 
-fn moderator_test(result: &Value, btt: &[u64]) -> Option<(String, String)> {
+pub(crate) fn moderator_test(result: &Value, btt: &[u64]) -> Option<(String, String)> {
     let heading = format!(
         "Test of Moderators (coefficient{} {}):",
         if btt.len() == 1 { "" } else { "s" },
@@ -703,7 +386,7 @@ fn moderator_test(result: &Value, btt: &[u64]) -> Option<(String, String)> {
     Some((heading, line))
 }
 
-fn regression_headline(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn regression_headline(out: &mut Out, result: &Value) -> Option<()> {
     let btt: Vec<u64> = list(result, "btt")
         .iter()
         .filter_map(Value::as_u64)
@@ -719,7 +402,7 @@ fn regression_headline(out: &mut Out, result: &Value) -> Option<()> {
 }
 
 /// The coefficient table: rows named as metafor names them, tval and df under a t test.
-fn coefficient_table(coefficients: &[Value], df_all: Option<f64>) -> Vec<String> {
+pub(crate) fn coefficient_table(coefficients: &[Value], df_all: Option<f64>) -> Vec<String> {
     let t_test = df_all.is_some() || coefficients.iter().any(|c| num(c, "df").is_some());
     let mut header = vec!["estimate", "se"];
     header.extend(if t_test {
@@ -754,30 +437,7 @@ fn coefficient_table(coefficients: &[Value], df_all: Option<f64>) -> Vec<String>
     frame_table(&header, &rows, 2)
 }
 
-/// A data frame's numeric column printed with as many decimals as its most precise value.
-fn common_df_decimals(
-    mut rows: Vec<(String, Vec<String>)>,
-    header: &[&str],
-) -> Vec<(String, Vec<String>)> {
-    let Some(j) = header.iter().position(|h| *h == "df") else {
-        return rows;
-    };
-    let decimals = rows
-        .iter()
-        .filter_map(|(_, r)| r[j].split_once('.').map(|(_, d)| d.len()))
-        .max()
-        .unwrap_or(0);
-    if decimals > 0 {
-        for (_, r) in &mut rows {
-            if let Ok(x) = r[j].parse::<f64>() {
-                r[j] = format!("{x:.decimals$}");
-            }
-        }
-    }
-    rows
-}
-
-fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
     regression_headline(out, result)?;
     omitted_line(out, result);
     dropped_line(out, result);
@@ -822,7 +482,7 @@ fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
 }
 
 /// `predict(fit, newmods = …)`: one row per `at`, named by its values.
-fn predictions(out: &mut Out, result: &Value) {
+pub(crate) fn predictions(out: &mut Out, result: &Value) {
     let preds = list(result, "predictions");
     if preds.is_empty() {
         return;
@@ -903,7 +563,7 @@ fn predictions(out: &mut Out, result: &Value) {
 /// `print.rma.uni` prints it, then the test with a separate tau^2 per level (the
 /// equal-effects meta-regression of the levels' estimates on the level) and the test with
 /// one common tau^2 (`rma(yi, vi, mods = ~ by)`), each as its Test of Moderators.
-fn subgroups(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn subgroups(out: &mut Out, result: &Value) -> Option<()> {
     let by = text(result, "by")?;
     let k = count(result, "k")?;
     let method = text(result, "method")?;
@@ -1024,12 +684,12 @@ fn subgroups(out: &mut Out, result: &Value) -> Option<()> {
 }
 
 /// " 2" or "s 2:m" for the m coefficients after the intercept (metafor's heading).
-fn btt_text(m: u64) -> String {
+pub(crate) fn btt_text(m: u64) -> String {
     let btt: Vec<u64> = (2..=m + 1).collect();
     format!("{} {}", if m == 1 { "" } else { "s" }, format_btt(&btt))
 }
 
-fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
     let ci = |key: &str| {
         (
             num(result, key),
@@ -1101,7 +761,7 @@ fn heterogeneity(out: &mut Out, result: &Value) -> Option<()> {
 // ---------------------------------------------------------------------------------------
 // Multilevel models and cluster-robust tests (print.rma.mv, print.robust.rma)
 
-fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
     let coefficients = list(result, "coefficients");
     // Intercept only: one coefficient, the intercept (`~ 0 + x` has one that is a slope).
@@ -1229,7 +889,7 @@ fn multilevel(out: &mut Out, result: &Value) -> Option<()> {
 /// `print.robust.rma`: the model's heterogeneity, the clusters, then the coefficients with
 /// cluster-robust standard errors, t tests and intervals, each robust column marked with
 /// metafor's footnote symbol.
-fn robust(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn robust(out: &mut Out, result: &Value) -> Option<()> {
     let coefficients = list(result, "coefficients");
     let vcov = text(result, "vcov")?;
     let k = count(result, "k")?;
@@ -1342,7 +1002,7 @@ fn robust(out: &mut Out, result: &Value) -> Option<()> {
 /// metafor's `.addfootsym` marks the names of se, tval, df, pval, ci.lb and ci.ub with "¹"
 /// and pads their values with a blank; df as `round(df, 2)` pasted as text, so each row keeps
 /// its own decimals.
-fn robust_table(coefficients: &[Value], int_only: bool) -> Vec<String> {
+pub(crate) fn robust_table(coefficients: &[Value], int_only: bool) -> Vec<String> {
     const MARK: &str = "\u{b9}";
     let header: Vec<String> = std::iter::once("estimate".to_string())
         .chain(
@@ -1389,9 +1049,9 @@ fn robust_table(coefficients: &[Value], int_only: bool) -> Vec<String> {
 // ---------------------------------------------------------------------------------------
 // Mantel-Haenszel and Peto (print.rma.mh, print.rma.peto)
 
-fn tables_model(out: &mut Out, tool: &str, result: &Value) -> Option<()> {
+pub(crate) fn tables_model(out: &mut Out, peto: bool, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
-    let name = if tool == "peto_odds_ratio" {
+    let name = if peto {
         "Peto"
     } else {
         "Mantel-Haenszel"
@@ -1455,7 +1115,7 @@ fn tables_model(out: &mut Out, tool: &str, result: &Value) -> Option<()> {
             ("ci.ub", f4(num(n, "ci_upper"))),
         ]));
     }
-    if tool == "mantel_haenszel" && measure == "OR" {
+    if !peto && measure == "OR" {
         let cmh = num(result, "cmh").map(|x| f4(Some(x)));
         let tarone = num(result, "tarone").map(|x| f4(Some(x)));
         let w = cmh
@@ -1494,7 +1154,7 @@ fn tables_model(out: &mut Out, tool: &str, result: &Value) -> Option<()> {
 // ---------------------------------------------------------------------------------------
 // Publication bias (print.regtest, print.ranktest, print.fsn, trim and fill, selection)
 
-fn egger(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn egger(out: &mut Out, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
     let stat_name = text(result, "statistic_name")?;
     let test = match num(result, "df") {
@@ -1553,7 +1213,7 @@ fn egger(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
-fn rank_test(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn rank_test(out: &mut Out, result: &Value) -> Option<()> {
     let line = format!(
         "Kendall's tau = {}, p {}",
         f4(num(result, "tau")),
@@ -1575,7 +1235,7 @@ fn rank_test(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
-fn fail_safe(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn fail_safe(out: &mut Out, result: &Value) -> Option<()> {
     let kind = text(result, "type")?;
     let fsn = count(result, "fsn")?;
     out.line(format!("Fail-safe N ({kind}): {fsn}"));
@@ -1618,7 +1278,7 @@ fn fail_safe(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
-fn trim_fill_headline(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn trim_fill_headline(out: &mut Out, result: &Value) -> Option<()> {
     let context = format!(
         "trim and fill {}, {} filled on the {} side, k = {}",
         text(result, "estimator")?,
@@ -1632,7 +1292,7 @@ fn trim_fill_headline(out: &mut Out, result: &Value) -> Option<()> {
 
 /// `print.rma.uni` of a `trimfill()` result: the estimated number of missing records (and
 /// for R0 its test), then the fit of the records and the filled ones.
-fn trim_and_fill(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn trim_and_fill(out: &mut Out, result: &Value) -> Option<()> {
     trim_fill_headline(out, result)?;
     out.blank();
     let side = text(result, "side")?;
@@ -1655,7 +1315,7 @@ fn trim_and_fill(out: &mut Out, result: &Value) -> Option<()> {
     uni_body(out, &fit)
 }
 
-fn selection(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn selection(out: &mut Out, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
     out.line(estimate_headline(
         result,
@@ -1748,7 +1408,7 @@ fn selection(out: &mut Out, result: &Value) -> Option<()> {
 /// PET and PEESE as the two equal-effects meta-regressions metafor users fit
 /// (`rma(yi, vi, mods = ~ sqrt(vi), method = "EE", test = "knha")` and `mods = ~ vi`), each
 /// printed as `print.rma.uni` prints it, then the conditional rule.
-fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
     let choice = text(result, "choice")?;
     let k = count(result, "k")?;
     let test = text(result, "test").unwrap_or("z");
@@ -1830,7 +1490,7 @@ fn pet_peese(out: &mut Out, result: &Value) -> Option<()> {
 // ---------------------------------------------------------------------------------------
 // Per-record tables (print.list.rma, print.infl.rma.uni)
 
-fn leave_one_out(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn leave_one_out(out: &mut Out, result: &Value) -> Option<()> {
     let results = list(result, "results");
     let estimates: Vec<f64> = results.iter().filter_map(|r| num(r, "estimate")).collect();
     let (lo, hi) = estimates
@@ -1882,7 +1542,7 @@ fn leave_one_out(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
-fn cumulative_headline(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn cumulative_headline(out: &mut Out, result: &Value) -> Option<()> {
     let results = list(result, "results");
     let last = results.last()?;
     let order = text(result, "order_by")
@@ -1904,7 +1564,7 @@ fn cumulative_headline(out: &mut Out, result: &Value) -> Option<()> {
 }
 
 /// `print.cumul.rma`: one row per step, named by the record added.
-fn cumulative(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn cumulative(out: &mut Out, result: &Value) -> Option<()> {
     cumulative_headline(out, result)?;
     out.blank();
     let rows: Vec<(String, Vec<String>)> = list(result, "results")
@@ -1946,7 +1606,7 @@ fn cumulative(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
-fn influence(out: &mut Out, result: &Value) -> Option<()> {
+pub(crate) fn influence(out: &mut Out, result: &Value) -> Option<()> {
     let results = list(result, "results");
     let influential: Vec<&str> = results
         .iter()
@@ -1999,47 +1659,6 @@ fn influence(out: &mut Out, result: &Value) -> Option<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn numbers_format_as_metafor_prints_them() {
-        assert_eq!(f4(Some(0.083701)), "0.0837");
-        assert_eq!(f4(Some(-0.0175126)), "-0.0175");
-        assert_eq!(f4(None), "NA");
-        assert_eq!(var(Some(0.0)), "0");
-        assert_eq!(pval(Some(0.00742), true, false), "= 0.0074");
-        assert_eq!(pval(Some(0.00001), true, false), "< .0001");
-        assert_eq!(pval(Some(0.00001), false, false), "<.0001");
-        assert_eq!(pval(Some(0.00001), true, true), "< 0.0001");
-        assert_eq!(df(18.0), "18");
-        assert_eq!(df(3.4748241588757747), "3.47");
-        assert_eq!(r_num(0.05), "0.05");
-        assert_eq!(format_btt(&[2, 3]), "2:3");
-        assert_eq!(format_btt(&[2, 4, 5, 6]), "2,4:6");
-        assert_eq!(stars(Some(0.0293)), "*");
-        assert_eq!(stars(Some(0.1051)), " ");
-    }
-
-    #[test]
-    fn a_vector_table_aligns_as_print_vector() {
-        let lines = vector_table(&[
-            ("estimate", "0.0837".into()),
-            ("se", "0.0516".into()),
-            ("", " ".into()),
-        ]);
-        assert_eq!(lines[0], "estimate      se   ");
-        assert_eq!(lines[1], "  0.0837  0.0516   ");
-    }
-
-    #[test]
-    fn headlines_keep_enough_decimals() {
-        assert_eq!(
-            interval("SMD", 0.0837, -0.0175, 0.1849),
-            "SMD 0.08 [-0.02, 0.18]"
-        );
-        assert_eq!(
-            interval("RD", -0.004, -0.0061, -0.0021),
-            "RD -0.004 [-0.006, -0.002]"
-        );
-    }
 
     #[test]
     fn row_names_are_cut_and_a_predictions_parts_each() {
@@ -2072,9 +1691,4 @@ mod tests {
         );
     }
 
-    #[test]
-    fn data_tools_have_no_summary() {
-        assert!(summary("get_dataset", &serde_json::json!({})).is_none());
-        assert!(summary("fit_random_effects", &serde_json::json!({})).is_none());
-    }
 }

@@ -6,7 +6,7 @@
 //! `crates/meta-analysis/tests/fixtures/aliased.json`, made by
 //! `crates/meta-analysis/tests/oracle/aliased.R`).
 
-use exemplar::summary::summary;
+use exemplar::tools::summary;
 use exemplar::tools::call;
 use serde_json::{json, Value};
 

@@ -148,7 +148,7 @@ fn a_handle_reads_the_mixed_column_as_text() {
     check_regression(&result, &fixture["meta_regression"]);
     check_note(&result);
     // The printed summary says it too.
-    let printed = exemplar::summary::summary("meta_regression", &result).unwrap_or_default();
+    let printed = exemplar::tools::summary("meta_regression", &result).unwrap_or_default();
     assert!(
         printed.contains("Note: the column sens was read as text (categorical)"),
         "{printed}"

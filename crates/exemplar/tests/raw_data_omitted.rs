@@ -293,7 +293,7 @@ fn load_data_prints_how_many_rows_it_kept_and_left_out() {
     )
     .unwrap();
     assert_eq!(loaded["k"], 3);
-    let text = exemplar::summary::summary("load_data", &loaded).expect("a summary");
+    let text = exemplar::tools::summary("load_data", &loaded).expect("a summary");
     let first = text.lines().next().unwrap();
     assert_eq!(
         first,
@@ -303,7 +303,7 @@ fn load_data_prints_how_many_rows_it_kept_and_left_out() {
     );
     let records = json!({"records": [{"id": "a", "yi": 0.1, "vi": 0.01}]});
     let loaded = tools::call_in("load_data", &records, &mut store).unwrap();
-    let text = exemplar::summary::summary("load_data", &loaded).expect("a summary");
+    let text = exemplar::tools::summary("load_data", &loaded).expect("a summary");
     assert_eq!(
         text.lines().next().unwrap(),
         "kept 1 of 1 records; none left out"

@@ -68,7 +68,7 @@ pub struct FiveNumbers {
 
 /// Which numbers a row gives (Wan et al.'s scenarios).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum FivenumCase {
@@ -94,7 +94,7 @@ impl FivenumCase {
 /// Shi et al.'s (2023) test of the normality the conversion assumes: the statistic, its
 /// critical value at the 5% level, and whether it rejects (statistic ≥ critical value).
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SkewnessTest {
     pub statistic: f64,
@@ -104,7 +104,7 @@ pub struct SkewnessTest {
 
 /// A row's estimated mean and SD.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FivenumEstimate {
     pub mean: f64,
@@ -365,7 +365,7 @@ pub struct WaldSummary {
 
 /// What [`wald`]'s vi came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum WaldSource {
@@ -390,7 +390,7 @@ impl WaldSource {
 
 /// yi and vi of one row.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct WaldEstimate {
     pub yi: f64,

@@ -41,7 +41,7 @@ use crate::{MetaError, Record};
 
 /// A point of a diagnostic plot: the record it stands for and its coordinates.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DiagnosticPoint {
     /// The record's id.

@@ -15,7 +15,7 @@ use crate::{MetaError, Record};
 /// One record's diagnostics (under Knapp–Hartung, the s²_w factors of
 /// [`influence_diagnostics_with_test`] apply; they are 1 under the z test).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Influence {
     /// The record's id.

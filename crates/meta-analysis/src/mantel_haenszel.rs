@@ -151,7 +151,7 @@ pub struct ChiSquareTest {
 
 /// Cochran's Q of the tables about the pooled estimate, with I² and H² from it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TableHeterogeneity {
     /// Cochran's Q of the tables' own effect sizes about the pooled one.
@@ -170,7 +170,7 @@ pub struct TableHeterogeneity {
 
 /// A pooled estimate on the measure's scale (log for OR, RR) with its Wald inference.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Pooled {
     /// Pooled estimate (log odds ratio, log risk ratio or risk difference).

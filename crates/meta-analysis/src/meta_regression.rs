@@ -20,7 +20,7 @@ use crate::{FitOptions, MetaError, Test};
 
 /// One coefficient of a meta-regression.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Coefficient {
     /// "intercept", or the coefficient's name as metafor gives it (`weeks`, `testerblind`,

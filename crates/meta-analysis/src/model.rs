@@ -88,7 +88,7 @@ impl Default for FitOptions {
 /// test, level, k), the estimate with its z or t test and the iterations around fields of
 /// its own (the data's scale, the natural scale).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Fit {
     #[cfg_attr(feature = "serde", serde(skip))]

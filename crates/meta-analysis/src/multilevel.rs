@@ -111,7 +111,7 @@ pub struct ComponentInterval {
 /// test, level, σ̂² with its profile intervals) and the pooled estimate of a model without
 /// moderators with its prediction interval around fields of its own (the natural scale).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Multilevel {
     #[cfg_attr(feature = "serde", serde(skip))]
@@ -165,7 +165,7 @@ pub struct Multilevel {
 
 /// The records grouped by study: positions in study order, the design rows (centred
 /// moderators) and the uncentred rows.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Grouped {
     /// y, v and the design rows (p per record, centred), in study order.
     y: Vec<f64>,

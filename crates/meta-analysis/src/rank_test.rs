@@ -11,7 +11,7 @@ pub const EXACT_BELOW: usize = 50;
 
 /// The outcome of the rank correlation test.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RankTest {
     /// Records tested.

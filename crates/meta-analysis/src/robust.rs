@@ -83,7 +83,7 @@ impl RobustVcov {
 
 /// One coefficient's robust test.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RobustCoefficient {
     /// "intercept", a numeric moderator's name, or "column:level".

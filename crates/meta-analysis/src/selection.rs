@@ -51,7 +51,7 @@ pub const DEFAULT_STEPS: [f64; 2] = [0.025, 0.5];
 
 /// One interval of p values and its selection weight.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SelectionWeight {
     /// The interval (lower, upper] of one-sided p values.
@@ -73,7 +73,7 @@ pub struct SelectionWeight {
 
 /// A fitted step-function selection model.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SelectionModel {
     /// Records fitted.

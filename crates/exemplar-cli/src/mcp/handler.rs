@@ -175,7 +175,7 @@ impl ExemplarServer {
         if let Ok(value) = &outcome.result {
             // The printed summary beside the JSON (content[0] stays the JSON text that
             // structuredContent carries): what a person reads, as metafor prints it.
-            if let Some(summary) = exemplar::summary::summary(name, value) {
+            if let Some(summary) = exemplar::tools::summary(name, value) {
                 result.content.push(ContentBlock::text(summary));
             }
         }
@@ -527,7 +527,7 @@ mod tests {
         let expected = tools::call(tools::FIT_RANDOM_EFFECTS.name, &json!({})).unwrap();
         assert_eq!(fit.structured_content, Some(expected.clone()));
         assert_eq!(fit.is_error, Some(false));
-        let summary = exemplar::summary::summary(tools::FIT_RANDOM_EFFECTS.name, &expected);
+        let summary = exemplar::tools::summary(tools::FIT_RANDOM_EFFECTS.name, &expected);
         assert_eq!(
             fit.content,
             vec![

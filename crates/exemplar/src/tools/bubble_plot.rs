@@ -62,7 +62,7 @@ composed_args! {
 }
 
 /// `bubble_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct BubblePlotResult {
     /// The SVG document.
@@ -117,4 +117,13 @@ pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResu
             &scale,
         ),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for BubblePlotResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(&self.fit).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::regression_headline(out, &v) };
+        let _ = print();
+    }
 }

@@ -24,7 +24,7 @@ pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     description,
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(compute_effect_sizes),
+    handler: handler!(compute_effect_sizes; no summary),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -72,11 +72,11 @@ composed_args! {
 }
 
 /// `compute_effect_sizes`' result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EffectSizesResult {
     /// The measure, by escalc's name.
-    pub measure: &'static str,
+    pub measure: crate::tools::Word,
     /// Records computed: the rows of data that give an effect size.
     pub k: usize,
     /// One record per row that gives an effect size, in order.
@@ -124,13 +124,13 @@ pub fn compute_effect_sizes(
     let (records, omitted) = kept(measure, outcomes)?;
     let data = Value::Array(args.data.into_iter().map(Value::Object).collect());
     Ok(EffectSizesResult {
-        measure: measure.name(),
+        measure: measure.name().into(),
         k: records.len(),
         records,
         omitted,
         notes,
         dataset: DatasetInfo {
-            name: RAW_DATA_NAME,
+            name: RAW_DATA_NAME.into(),
             sha256: canonical::sha256_hex(&data),
             data_id: None,
             subset: None,

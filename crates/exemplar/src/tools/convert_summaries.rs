@@ -31,7 +31,7 @@ assumptions states what each method assumes."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(convert_summaries),
+    handler: handler!(convert_summaries; no summary),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -121,7 +121,7 @@ fn transf_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// One row's conversion: its numbers, or why it gives none.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ConvertedRow {
     /// The row's id, or row1, row2, … by position.
@@ -160,7 +160,7 @@ pub struct ConvertedRow {
 }
 
 /// `convert_summaries`' result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ConvertSummariesResult {
     pub kind: Kind,

@@ -10,7 +10,7 @@ use meta_analysis::{CumulativeStep, FitOptions, Record};
 use serde::Serialize;
 
 /// One step: the fit of the records up to and including `added`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativeRow {
     /// The id of the record added at this step.
@@ -39,13 +39,13 @@ pub struct CumulativeRow {
 }
 
 /// `cumulative_meta_analysis`' result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativeResult {
     /// The column the records were ordered by; null for record order.
     pub order_by: Option<String>,
     /// The test of each step from k = 2 on: "z" or "knha" (t with k - 1 df).
-    pub test: &'static str,
+    pub test: crate::tools::Word,
     #[serde(flatten)]
     pub scale: ScaleInfo,
     /// One fit per step, in the order the records were added.
@@ -92,7 +92,7 @@ pub(super) fn result(
 ) -> CumulativeResult {
     CumulativeResult {
         order_by: args.order_by.clone(),
-        test: args.fit.test.get().name(),
+        test: args.fit.test.get().name().into(),
         scale: scale.info(),
         results: steps
             .iter()

@@ -45,7 +45,7 @@ fn examples() -> Vec<serde_json::Value> {
 }
 
 /// `cumulative_forest_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativePlotResult {
     /// The SVG document.
@@ -112,4 +112,13 @@ pub fn cumulative_forest_plot(
         numbers: plot.numbers,
         cumulative: result(&args, &steps, data, &scale),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for CumulativePlotResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(&self.cumulative).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::cumulative_headline(out, &v) };
+        let _ = print();
+    }
 }

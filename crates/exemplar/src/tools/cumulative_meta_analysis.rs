@@ -52,3 +52,12 @@ pub fn cumulative_meta_analysis(
     let (steps, _) = run(&args, data)?;
     Ok(result(&args, &steps, data, &scale))
 }
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for CumulativeResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::cumulative(out, &v) };
+        let _ = print();
+    }
+}

@@ -27,11 +27,11 @@ pub use cells::{Cell, Column};
 const RECORD_FIELDS: [&str; 3] = ["id", "yi", "vi"];
 
 /// `dataset` in every result: which data the numbers come from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct DatasetInfo {
     /// "dat.raudenbush1985" for the frozen dataset, "custom records" otherwise.
-    pub name: &'static str,
+    pub name: crate::tools::Word,
     /// SHA-256 of the frozen dataset's CSV bytes, or of the canonical JSON of `records`.
     pub sha256: String,
     /// The handle the records were read from (`data_id`), when a call named one.
@@ -129,7 +129,7 @@ impl DataSource {
             records: Cow::Borrowed(records),
             columns: Arc::clone(columns),
             info: DatasetInfo {
-                name: dataset::NAME,
+                name: dataset::NAME.into(),
                 sha256: dataset::sha256().to_string(),
                 data_id: None,
                 subset: None,
@@ -177,7 +177,7 @@ impl DataSource {
             records: Cow::Owned(records),
             columns: Arc::new(builder.finish()),
             info: DatasetInfo {
-                name: CUSTOM_RECORDS,
+                name: CUSTOM_RECORDS.into(),
                 sha256,
                 data_id: None,
                 subset: None,
@@ -217,7 +217,7 @@ impl DataSource {
             records: Cow::Owned(records),
             columns: Arc::new(builder.finish()),
             info: DatasetInfo {
-                name,
+                name: name.into(),
                 sha256,
                 data_id: None,
                 subset: None,

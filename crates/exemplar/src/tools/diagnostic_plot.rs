@@ -112,11 +112,11 @@ fn kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// `diagnostic_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct DiagnosticPlotResult {
     /// "baujat", "radial", "labbe" or "qq".
-    pub kind: &'static str,
+    pub kind: crate::tools::Word,
     /// The SVG document.
     pub svg: String,
     /// Each record's coordinates as metafor returns them, in record order.
@@ -233,7 +233,7 @@ pub fn diagnostic_plot(
         description: &drawing.description,
     })?;
     Ok(DiagnosticPlotResult {
-        kind: args.kind.name(),
+        kind: args.kind.name().into(),
         svg: plot.svg,
         points: drawing.points,
         sizes: drawing.sizes,
@@ -395,6 +395,17 @@ fn capitalized(s: &str) -> String {
         None => String::new(),
     }
 }
+
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for DiagnosticPlotResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(&self.fit).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::uni_headline(out, &v) };
+        let _ = print();
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

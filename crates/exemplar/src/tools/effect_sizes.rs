@@ -48,7 +48,7 @@ pub struct EffectSizeRecord {
 }
 
 /// Why one row gives no record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct RowError {
     /// 1-based position of the row in the data.
     pub row: usize,
@@ -71,7 +71,7 @@ impl fmt::Display for RowError {
 }
 
 /// A row of raw data left out: it gives no effect size.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct Omitted {
     /// The row's id, or row1, row2, ... by position.

@@ -52,17 +52,17 @@ fn examples() -> Vec<serde_json::Value> {
 }
 
 /// `egger_test`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EggerTestResult {
     /// "classic" or "rma".
-    pub variant: &'static str,
+    pub variant: crate::tools::Word,
     /// The variant as metafor's regtest() names its model: "lm" (classic) or "rma"
     /// (regtest()'s default), so that neither is read as the other.
     pub model: RegtestModel,
     /// The model in print.regtest's words: "weighted regression with multiplicative
     /// dispersion" ("lm") or "mixed-effects meta-regression model" ("rma").
-    pub model_description: &'static str,
+    pub model_description: crate::tools::Word,
     /// Records tested.
     pub k: usize,
     /// The ids left out before the test.
@@ -70,12 +70,12 @@ pub struct EggerTestResult {
     /// Two-sided p value of the test.
     pub egger_p: f64,
     /// "t" (classic) or "z" (rma).
-    pub statistic_name: &'static str,
+    pub statistic_name: crate::tools::Word,
     pub statistic: f64,
     /// k - 2 for classic; null for rma.
     pub df: Option<f64>,
     /// "intercept" (classic) or "slope on sqrt(vi)" (rma).
-    pub coefficient_name: &'static str,
+    pub coefficient_name: crate::tools::Word,
     pub coefficient: f64,
     /// Standard error of the coefficient.
     pub se: f64,
@@ -87,7 +87,7 @@ pub struct EggerTestResult {
     /// tau^2 of the meta-regression (rma only, else null).
     pub tau2: Option<f64>,
     /// The benchmark's registered rule, as text: for the frozen dataset only, else null.
-    pub rule: Option<&'static str>,
+    pub rule: Option<crate::tools::Word>,
     /// The registered rule applied to egger_p: for the frozen dataset only, else null (the
     /// rule belongs to the benchmark, not to other data).
     pub rule_outcome: Option<RuleOutcome>,
@@ -96,7 +96,7 @@ pub struct EggerTestResult {
 
 /// metafor's `regtest(model = ...)`: the classic test is the weighted regression `lm`, the
 /// other the mixed-effects meta-regression `rma` (metafor's default).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub enum RegtestModel {
     #[serde(rename = "lm")]
@@ -122,23 +122,23 @@ impl EggerTestResult {
             EggerVariant::Rma => ("z", "slope on sqrt(vi)", RegtestModel::Rma),
         };
         EggerTestResult {
-            variant: result.variant.name(),
+            variant: result.variant.name().into(),
             model,
-            model_description: model.description(),
+            model_description: model.description().into(),
             k: result.k,
             excluded,
             egger_p: result.p,
-            statistic_name,
+            statistic_name: statistic_name.into(),
             statistic: result.statistic,
             df: result.df,
-            coefficient_name,
+            coefficient_name: coefficient_name.into(),
             coefficient: result.coefficient,
             se: result.se,
             limit_estimate: result.line_at_se0,
             limit_ci_lower: result.limit_ci.0,
             limit_ci_upper: result.limit_ci.1,
             tau2: result.tau2,
-            rule: data.is_frozen().then_some(RULE_TEXT),
+            rule: data.is_frozen().then_some(RULE_TEXT.into()),
             rule_outcome: benchmark_rule(result.p, data),
             dataset: data.info().clone(),
         }
@@ -188,4 +188,13 @@ pub fn run_egger(
 pub fn egger_test(args: EggerArgs, data: &DataSource) -> Result<EggerTestResult, ToolError> {
     let (result, excluded) = run_egger(args.variant, args.exclude, data)?;
     Ok(EggerTestResult::of(&result, excluded, data))
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for EggerTestResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::egger(out, &v) };
+        let _ = print();
+    }
 }

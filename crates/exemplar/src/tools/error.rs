@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 /// Why a tool call was refused, serialized in snake_case (`"unknown_tool"`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
@@ -89,7 +89,7 @@ pub fn whole_engine(what: &str) -> ToolError {
 }
 
 /// A refused tool call: a stable code and a message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ToolError {
     pub code: ErrorCode,

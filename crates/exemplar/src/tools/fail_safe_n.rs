@@ -86,12 +86,12 @@ fn alpha_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
 /// `fail_safe_n`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FailSafeResult {
     /// "Rosenthal", "Orwin" or "Rosenberg".
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: crate::tools::Word,
     /// The fail-safe number of null studies.
     pub fsn: u64,
     /// Significance level (used by Rosenthal and Rosenberg).
@@ -130,7 +130,7 @@ pub fn fail_safe_n(args: FailSafeArgs, data: &DataSource) -> Result<FailSafeResu
     let excluded = args.exclude.of(data)?;
     let n = meta_analysis::fail_safe_n(&data.kept(&excluded), kind, alpha, args.target)?;
     Ok(FailSafeResult {
-        kind: n.kind.name(),
+        kind: n.kind.name().into(),
         fsn: n.fsn,
         alpha: n.alpha,
         target: n.target,
@@ -138,4 +138,13 @@ pub fn fail_safe_n(args: FailSafeArgs, data: &DataSource) -> Result<FailSafeResu
         observed_effect: n.observed_effect,
         dataset: data.info().clone(),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for FailSafeResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::fail_safe(out, &v) };
+        let _ = print();
+    }
 }

@@ -9,13 +9,13 @@ use meta_analysis::{Fit, Test, WeightedError};
 use serde::Serialize;
 
 /// The model's description: method, test, level and k.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitHead {
     /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM, EE or FE), as the call named it.
-    pub method: &'static str,
+    pub method: crate::tools::Word,
     /// "z" or "knha".
-    pub test: &'static str,
+    pub test: crate::tools::Word,
     /// Confidence level of the intervals.
     pub level: f64,
     /// Records fitted.
@@ -25,7 +25,7 @@ pub struct FitHead {
 /// The fitted numbers, in reading order: the estimate with its z or t test, then the
 /// engine's [`Fit`] (p, CI, tau^2, heterogeneity, prediction interval), the natural scale
 /// and the iterations.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitStats {
     /// Pooled estimate.
@@ -54,8 +54,8 @@ pub struct FitStats {
 impl FitHead {
     pub fn of(fit: &Fit) -> Self {
         FitHead {
-            method: fit.method.name(),
-            test: fit.test.name(),
+            method: fit.method.name().into(),
+            test: fit.test.name().into(),
             level: fit.level,
             k: fit.k,
         }
@@ -86,7 +86,7 @@ impl FitStats {
 }
 
 /// A fit without some records: `refit_excluding`'s result, and the fit of the plots.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RefitResult {
     #[serde(flatten)]

@@ -51,7 +51,7 @@ composed_args! {
 }
 
 /// `fit_random_effects`' result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitResult {
     #[serde(flatten)]
@@ -113,6 +113,17 @@ pub fn fit_random_effects(
         dataset: data.info().clone(),
     })
 }
+
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for FitResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::uni_fit(out, &v) };
+        let _ = print();
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

@@ -139,7 +139,7 @@ fn row_order(order: &str, data: &DataSource) -> Result<Vec<usize>, ToolError> {
 }
 
 /// `forest_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ForestPlotResult {
     /// The SVG document.
@@ -239,4 +239,13 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         }),
         omitted,
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for ForestPlotResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(&self.fit).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::uni_headline(out, &v) };
+        let _ = print();
+    }
 }

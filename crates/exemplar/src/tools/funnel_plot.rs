@@ -102,7 +102,7 @@ fn egger_line_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// `funnel_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FunnelPlotResult {
     /// The SVG document.
@@ -170,6 +170,17 @@ pub fn funnel_plot(args: FunnelArgs, data: &DataSource) -> Result<FunnelPlotResu
         egger: test.map(|test| EggerTestResult::of(&test, excluded, data)),
     })
 }
+
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for FunnelPlotResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(&self.fit).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::uni_headline(out, &v) };
+        let _ = print();
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ pub static GET_DATASET: Tool = Tool {
     description,
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(get_dataset),
+    handler: handler!(get_dataset; no summary),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).

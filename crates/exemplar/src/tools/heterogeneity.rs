@@ -57,13 +57,13 @@ composed_args! {
 }
 
 /// `heterogeneity`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct HeterogeneityResult {
     /// Records analysed.
     pub k: usize,
     /// The tau^2 estimator of the point estimates.
-    pub method: &'static str,
+    pub method: crate::tools::Word,
     /// Confidence level of the intervals.
     pub level: f64,
     /// Cochran's Q, its df (k - 1) and p value.
@@ -96,7 +96,7 @@ pub struct HeterogeneityResult {
 }
 
 /// The interval method: Q-profile (Viechtbauer 2007).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub enum CiMethod {
     #[serde(rename = "Q-profile")]
@@ -151,7 +151,7 @@ pub fn heterogeneity(
     let h = meta_analysis::heterogeneity_intervals(&data.kept(&excluded), &options)?;
     Ok(HeterogeneityResult {
         k: h.fit.k,
-        method: h.fit.method.name(),
+        method: h.fit.method.name().into(),
         level: h.fit.level,
         q: h.fit.q,
         q_df: h.fit.q_df,
@@ -173,4 +173,13 @@ pub fn heterogeneity(
         notes: notes(&h),
         dataset: data.info().clone(),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for HeterogeneityResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::heterogeneity(out, &v) };
+        let _ = print();
+    }
 }

@@ -40,7 +40,7 @@ fn examples() -> Vec<serde_json::Value> {
 }
 
 /// One row of `leave_one_out`: the fit without record `omitted`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct LeaveOneOutRow {
     /// The id of the record left out.
@@ -52,11 +52,11 @@ pub struct LeaveOneOutRow {
 }
 
 /// `leave_one_out`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct LeaveOneOutResult {
-    pub method: &'static str,
-    pub test: &'static str,
+    pub method: crate::tools::Word,
+    pub test: crate::tools::Word,
     pub level: f64,
     /// All records (each row fits k - 1).
     pub k: usize,
@@ -78,8 +78,8 @@ pub fn leave_one_out(
     let kept = data.kept(&excluded);
     let rows = meta_analysis::leave_one_out(&kept, &options)?;
     Ok(LeaveOneOutResult {
-        method: options.method.name(),
-        test: options.test.name(),
+        method: options.method.name().into(),
+        test: options.test.name().into(),
         level: options.level,
         k: kept.len(),
         scale: scale.info(),
@@ -93,4 +93,13 @@ pub fn leave_one_out(
             .collect(),
         dataset: data.info().clone(),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for LeaveOneOutResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::leave_one_out(out, &v) };
+        let _ = print();
+    }
 }

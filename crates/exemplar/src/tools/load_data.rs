@@ -131,7 +131,7 @@ fn object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// `load_data`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct LoadDataResult {
     /// The handle: pass it as `data_id` to any tool that takes `records`.
@@ -189,4 +189,13 @@ pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, Too
         expired: Vec::new(),
         dataset: data.info().clone(),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for LoadDataResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::load_data(out, &v) };
+        let _ = print();
+    }
 }

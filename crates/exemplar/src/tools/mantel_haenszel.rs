@@ -72,7 +72,7 @@ fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// `mantel_haenszel`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MantelHaenszelResult {
     /// The measure pooled ("OR", "RR" or "RD") and the transform of `natural`.
@@ -129,4 +129,13 @@ pub fn mantel_haenszel(
         omitted: read.omitted,
         dataset: read.dataset,
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for MantelHaenszelResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::tables_model(out, false, &v) };
+        let _ = print();
+    }
 }

@@ -114,7 +114,7 @@ fn bubble_arguments(args: &Value) -> Value {
 }
 
 /// One coefficient.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CoefficientRow {
     /// "intercept", a numeric moderator's name, or "column:level" for a factor's level.
@@ -131,7 +131,7 @@ pub struct CoefficientRow {
 }
 
 /// The model's prediction at one set of moderator values.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PredictionRow {
     /// The moderator values, as given.
@@ -148,15 +148,15 @@ pub struct PredictionRow {
 }
 
 /// `meta_regression`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MetaRegressionResult {
     /// Records fitted.
     pub k: usize,
     /// The tau^2 estimator.
-    pub method: &'static str,
+    pub method: crate::tools::Word,
     /// "z" or "knha".
-    pub test: &'static str,
+    pub test: crate::tools::Word,
     /// Confidence level of the intervals.
     pub level: f64,
     /// The column of user weights the coefficients were weighted by (only when `weights` is
@@ -221,8 +221,8 @@ impl MetaRegressionResult {
     ) -> Self {
         MetaRegressionResult {
             k: model.k,
-            method: model.method.name(),
-            test: model.test.name(),
+            method: model.method.name().into(),
+            test: model.test.name().into(),
             level: model.level,
             weights: None,
             scale: scale.info(),
@@ -401,4 +401,13 @@ pub fn meta_regression(
     result.weights = column;
     result.dataset.notes = notes;
     Ok(result)
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for MetaRegressionResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::meta_regression(out, &v) };
+        let _ = print();
+    }
 }

@@ -43,10 +43,20 @@
 //! description, and every argument with a type, a description, its enum and its default.
 
 /// A tool's handler erased to the registry's signature, with the input and output schemas of
-/// its argument and result types: `handler!(function)`, `function` being
-/// `fn(Args, &DataSource) -> Result<R, ToolError>`.
+/// its argument and result types and the printer of its result: `handler!(function)`,
+/// `function` being `fn(Args, &DataSource) -> Result<R, ToolError>` with `R` a
+/// [`crate::printed::Printed`] result; `handler!(function; no summary)` for a data tool whose
+/// rows have no printed summary.
 macro_rules! handler {
-    ($handler:path) => {{
+    ($handler:path) => {
+        handler!(@with $handler, |result: &serde_json::Value| {
+            $crate::tools::summary_of($handler, result)
+        })
+    };
+    ($handler:path; no summary) => {
+        handler!(@with $handler, |_: &serde_json::Value| None)
+    };
+    (@with $handler:path, $summary:expr) => {{
         fn run(
             args: &serde_json::Value,
             data: &$crate::tools::DataSource,
@@ -61,12 +71,19 @@ macro_rules! handler {
         fn output_schema() -> serde_json::Value {
             $crate::tools::schema_derivation::output_of_handler($handler)
         }
+        #[cfg(feature = "extended")]
+        fn summary(result: &serde_json::Value) -> Option<String> {
+            let summary: fn(&serde_json::Value) -> Option<String> = $summary;
+            summary(result)
+        }
         $crate::tools::Handler {
             run,
             #[cfg(feature = "definitions")]
             input_schema,
             #[cfg(feature = "definitions")]
             output_schema,
+            #[cfg(feature = "extended")]
+            summary,
         }
     }};
 }
@@ -172,6 +189,10 @@ pub struct Handler {
     pub input_schema: fn(usize) -> Value,
     #[cfg(feature = "definitions")]
     pub output_schema: fn() -> Value,
+    /// The printed summary of a result (its JSON read back as the typed result), if the tool
+    /// prints one. Only in the whole engine: the page's first module prints none.
+    #[cfg(feature = "extended")]
+    pub summary: fn(&Value) -> Option<String>,
 }
 
 impl Tool {
@@ -230,7 +251,7 @@ impl ToolGroup {
 }
 
 /// `group` in a tool definition: the group's key and heading.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct GroupDefinition {
     pub key: &'static str,
     pub title: &'static str,
@@ -295,6 +316,31 @@ fn handle<A: args::FromArgs, R: Serialize>(
     Ok(serde_json::to_value(result).expect("tool results serialize"))
 }
 
+/// The printed summary of `handler`'s `result`, read back as the handler's typed result:
+/// `None` for a result that is not one (or has nothing to print).
+#[cfg(feature = "extended")]
+pub(crate) fn summary_of<A, R>(
+    _handler: fn(A, &DataSource) -> Result<R, ToolError>,
+    result: &Value,
+) -> Option<String>
+where
+    R: serde::de::DeserializeOwned + crate::printed::Printed,
+{
+    let result = R::deserialize(result).ok()?;
+    let mut out = crate::printed::Out::default();
+    result.print(&mut out);
+    let text = out.finish();
+    (!text.is_empty()).then_some(text)
+}
+
+/// The printed summary of tool `name`'s `result` (`exemplar call --text`, the MCP server's
+/// text content, the page), written by the tool's own printer; `None` for a tool without one
+/// (the data tools' rows) or a result it cannot read.
+#[cfg(feature = "extended")]
+pub fn summary(name: &str, result: &Value) -> Option<String> {
+    (find(name)?.handler.summary)(result)
+}
+
 /// Declares each tool's module (its file, named for the tool), re-exports its entry and lists
 /// it in [`REGISTRY`]: adding a tool is one line of `registry!`.
 macro_rules! registry {
@@ -356,6 +402,11 @@ registry! {
 
 pub use selection_model::MAX_SELECTION_RECORDS;
 
+/// A name in a result that is one of a fixed set when the tool writes it (a method, a
+/// test, a measure): borrowed then, owned when a result is read back (a printed summary is
+/// written from the typed result read back from its JSON).
+pub type Word = std::borrow::Cow<'static, str>;
+
 /// The tool named `name`.
 pub fn find(name: &str) -> Option<&'static Tool> {
     REGISTRY.iter().copied().find(|tool| tool.name == name)
@@ -371,7 +422,7 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 /// that can carry text a caller supplied: the record ids that refits, tests, leave-one-out
 /// and the plots' SVG labels echo.
 #[cfg(feature = "definitions")]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Annotations {
     #[serde(rename = "readOnlyHint")]
     pub read_only_hint: bool,
@@ -381,7 +432,7 @@ pub struct Annotations {
 
 /// One tool as the page registers it and `exemplar tools` prints it.
 #[cfg(feature = "definitions")]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct ToolDefinition {
     pub name: &'static str,
     pub title: &'static str,

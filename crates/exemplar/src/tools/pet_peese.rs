@@ -90,7 +90,7 @@ fn alternative_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// One coefficient of PET or PEESE.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RegressionCoefficient {
     pub estimate: f64,
@@ -117,7 +117,7 @@ impl RegressionCoefficient {
 }
 
 /// PET (yi on sqrt(vi)) or PEESE (yi on vi).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct Regression {
     pub intercept: RegressionCoefficient,
@@ -153,24 +153,24 @@ impl Regression {
 }
 
 /// `pet_peese`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PetPeeseResult {
     /// Records fitted.
     pub k: usize,
     /// "knha" or "z".
-    pub test: &'static str,
+    pub test: crate::tools::Word,
     pub level: f64,
     pub pet: Regression,
     pub peese: Regression,
     /// The rule: PEESE's intercept if PET's intercept test (alternative, alpha) rejects, else PET's.
     pub alpha: f64,
-    pub alternative: &'static str,
+    pub alternative: crate::tools::Word,
     /// The p value of PET's intercept under alternative.
     pub pet_intercept_p: f64,
     pub pet_rejects: bool,
     /// "PET" or "PEESE".
-    pub choice: &'static str,
+    pub choice: crate::tools::Word,
     /// The chosen intercept: the estimate corrected for small-study effects.
     pub estimate: f64,
     pub se: f64,
@@ -212,15 +212,15 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
     let chosen = r.chosen();
     Ok(PetPeeseResult {
         k: r.pet.k,
-        test: test.name(),
+        test: test.name().into(),
         level: options.level,
         pet: Regression::of(&r.pet),
         peese: Regression::of(&r.peese),
         alpha,
-        alternative: alternative.name(),
+        alternative: alternative.name().into(),
         pet_intercept_p: r.pet_intercept_p,
         pet_rejects: r.pet_rejects,
-        choice: r.choice.name(),
+        choice: r.choice.name().into(),
         estimate: chosen.estimate,
         se: chosen.se,
         p: chosen.p,
@@ -229,4 +229,13 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
         excluded,
         dataset: data.info().clone(),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for PetPeeseResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::pet_peese(out, &v) };
+        let _ = print();
+    }
 }

@@ -57,7 +57,7 @@ composed_args! {
 }
 
 /// `peto_odds_ratio`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PetoResult {
     /// The measure ("OR": Peto's log odds ratio) and the transform of `natural`.
@@ -91,4 +91,13 @@ pub fn peto_odds_ratio(args: PetoArgs, source: &DataSource) -> Result<PetoResult
         omitted: read.omitted,
         dataset: read.dataset,
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for PetoResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::tables_model(out, true, &v) };
+        let _ = print();
+    }
 }

@@ -48,7 +48,7 @@ composed_args! {
 }
 
 /// `rank_correlation_test`'s result: the engine's test and the data.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RankTestResult {
     #[serde(flatten)]
@@ -66,4 +66,13 @@ pub fn rank_correlation_test(
         test: meta_analysis::rank_correlation_test(&data.kept(&excluded))?,
         dataset: data.info().clone(),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for RankTestResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::rank_test(out, &v) };
+        let _ = print();
+    }
 }

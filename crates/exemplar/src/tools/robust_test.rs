@@ -134,19 +134,19 @@ fn one_of(names: impl Iterator<Item = &'static str>) -> String {
 }
 
 /// `robust_test`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RobustResult {
     /// "random_effects", "regression" or "multilevel".
-    pub model: &'static str,
+    pub model: crate::tools::Word,
     /// "CR2" or "CR1".
-    pub vcov: &'static str,
+    pub vcov: crate::tools::Word,
     /// The cluster column.
     pub cluster: String,
     pub k: usize,
     pub n_clusters: usize,
     /// The model's estimator (REML, ML, ...).
-    pub method: &'static str,
+    pub method: crate::tools::Word,
     pub level: f64,
     pub coefficients: Vec<RobustCoefficient>,
     /// The moderators' formula, as metafor writes it (null without mods).
@@ -172,7 +172,7 @@ pub struct RobustResult {
 }
 
 /// A Wald F test of the moderators.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ModeratorsTest {
     pub f: f64,
@@ -182,7 +182,7 @@ pub struct ModeratorsTest {
 }
 
 /// The number of records in each cluster: smallest, largest, mean and median.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ClusterSizes {
     pub min: usize,
@@ -216,7 +216,7 @@ impl ClusterSizes {
 
 /// The heterogeneity of the model whose coefficients are tested (its fit with model-based
 /// standard errors: tau^2 and the Q test do not depend on the clusters).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct RobustHeterogeneity {
     pub tau2: f64,
@@ -338,12 +338,12 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         }
     };
     Ok(RobustResult {
-        model: model.name(),
-        vcov: test.vcov.name(),
+        model: model.name().into(),
+        vcov: test.vcov.name().into(),
         cluster: args.cluster,
         k: test.k,
         n_clusters: test.n_clusters,
-        method: method.name(),
+        method: method.name().into(),
         level: test.level,
         moderators_test: test.cr1_wald().map(|w| ModeratorsTest {
             f: w.f,
@@ -362,4 +362,13 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
             ..data.info().clone()
         },
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for RobustResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::robust(out, &v) };
+        let _ = print();
+    }
 }

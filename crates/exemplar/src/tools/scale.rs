@@ -49,18 +49,18 @@ pub struct Scale {
 }
 
 /// `measure` and `transform` in a result (flattened into it).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ScaleInfo {
     /// The effect-size measure by metafor's name (null when neither given nor carried).
-    pub measure: Option<&'static str>,
+    pub measure: Option<crate::tools::Word>,
     /// The back-transformation of `natural`: "none", or metafor's transf function without
     /// `transf.` ("exp", "ilogit", "ztor", "ipft.hm", ...).
-    pub transform: &'static str,
+    pub transform: crate::tools::Word,
 }
 
 /// An estimate and its intervals on the natural scale (`transform` of each).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct NaturalScale {
     pub estimate: f64,
@@ -169,8 +169,8 @@ carry it)",
 
     pub fn info(&self) -> ScaleInfo {
         ScaleInfo {
-            measure: self.measure.map(|m| m.name),
-            transform: self.transform.name(),
+            measure: self.measure.map(|m| m.name).map(Into::into),
+            transform: self.transform.name().into(),
         }
     }
 
@@ -317,7 +317,7 @@ mod tests {
     #[test]
     fn the_measure_comes_from_the_argument_the_records_or_the_frozen_dataset() {
         let frozen = scale(json!({}), None).unwrap();
-        assert_eq!(frozen.info().measure, Some("SMD"));
+        assert_eq!(frozen.info().measure, Some("SMD".into()));
         assert_eq!(frozen.transform, Transform::None);
         assert_eq!(frozen.natural(0.1, (0.0, 0.2), None), None);
         let rr = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "measure": "RR"}, {"id": "b", "yi": 0.2, "vi": 0.1, "measure": "RR"}]);
@@ -325,8 +325,8 @@ mod tests {
         assert_eq!(
             carried.info(),
             ScaleInfo {
-                measure: Some("RR"),
-                transform: "exp"
+                measure: Some("RR".into()),
+                transform: "exp".into()
             }
         );
         let n = carried
@@ -338,8 +338,8 @@ mod tests {
         assert_eq!(
             none.info(),
             ScaleInfo {
-                measure: Some("RR"),
-                transform: "none"
+                measure: Some("RR".into()),
+                transform: "none".into()
             }
         );
         let plain = json!([{"id": "a", "yi": 0.1, "vi": 0.1}]);
@@ -364,7 +364,7 @@ mod tests {
             forced.info(),
             ScaleInfo {
                 measure: None,
-                transform: "ztor"
+                transform: "ztor".into()
             }
         );
     }
@@ -386,7 +386,7 @@ mod tests {
             None
         );
         let given = scale(json!({"measure": "OR"}), Some(odd)).unwrap();
-        assert_eq!(given.info().measure, Some("OR"));
+        assert_eq!(given.info().measure, Some("OR".into()));
         let e = scale(json!({"measure": "XYZ"}), None).unwrap_err();
         assert!(
             e.message.contains("unknown measure \"XYZ\""),

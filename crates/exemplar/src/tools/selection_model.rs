@@ -77,7 +77,7 @@ fn steps_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// `selection_model`'s result: the engine's model, the ids left out and the data.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct SelectionResult {
     #[serde(flatten)]
@@ -113,4 +113,13 @@ pub fn selection_model(
         excluded,
         dataset: data.info().clone(),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for SelectionResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(self).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::selection(out, &v) };
+        let _ = print();
+    }
 }

@@ -31,7 +31,7 @@ const TABLE_COLUMNS: [Column; 6] = [
 
 /// The pooled estimate of a table analysis, on the measure's scale (log for OR and RR): the
 /// engine's estimate and heterogeneity, with the natural scale between them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TablesPooled {
     #[serde(flatten)]

@@ -47,7 +47,7 @@ fn examples() -> Vec<serde_json::Value> {
 }
 
 /// `trim_and_fill_plot`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TrimAndFillPlotResult {
     /// The SVG document.
@@ -97,4 +97,13 @@ pub fn trim_and_fill_plot(
         numbers: plot.numbers,
         trim_and_fill: TrimAndFillResult::of(&result, data, &scale),
     })
+}
+
+/// Bridge: the printer not yet written here, typed, reads the serialized result.
+impl crate::printed::Printed for TrimAndFillPlotResult {
+    fn print(&self, out: &mut crate::printed::Out) {
+        let v = serde_json::to_value(&self.trim_and_fill).expect("results serialize");
+        let mut print = || -> Option<()> { crate::summary::trim_fill_headline(out, &v) };
+        let _ = print();
+    }
 }

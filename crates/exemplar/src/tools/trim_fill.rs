@@ -9,7 +9,7 @@ use meta_analysis::{Estimator, Side, TrimAndFill};
 use serde::Serialize;
 
 /// A filled record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FilledRecord {
     pub yi: f64,
@@ -17,13 +17,13 @@ pub struct FilledRecord {
 }
 
 /// `trim_and_fill`'s result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TrimAndFillResult {
     /// "L0" or "R0".
-    pub estimator: &'static str,
+    pub estimator: crate::tools::Word,
     /// "left" or "right": where records are estimated to be missing.
-    pub side: &'static str,
+    pub side: crate::tools::Word,
     /// Estimated number of missing records.
     pub k0: usize,
     /// Standard error of k0; null where metafor's L0 variance formula is negative.
@@ -32,7 +32,7 @@ pub struct TrimAndFillResult {
     /// (metafor's p.k0).
     pub k0_p: Option<f64>,
     /// The estimator of tau^2 of every fit.
-    pub method: &'static str,
+    pub method: crate::tools::Word,
     /// Records in the adjusted fit: the records plus the k0 filled ones.
     pub k: usize,
     #[serde(flatten)]
@@ -70,12 +70,12 @@ pub struct TrimAndFillResult {
 impl TrimAndFillResult {
     pub(super) fn of(t: &TrimAndFill, data: &DataSource, scale: &Scale) -> Self {
         TrimAndFillResult {
-            estimator: t.estimator.name(),
-            side: t.side.name(),
+            estimator: t.estimator.name().into(),
+            side: t.side.name().into(),
             k0: t.k0,
             se_k0: t.se_k0,
             k0_p: t.k0_p(),
-            method: t.fit.method.name(),
+            method: t.fit.method.name().into(),
             k: t.fit.k,
             scale: scale.info(),
             estimate: t.fit.estimate,

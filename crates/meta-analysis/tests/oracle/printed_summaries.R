@@ -2,7 +2,7 @@
 ## Golden fixture for the printed summaries (issue 32 item 1): each case is a tool call as a
 ## client sends it and metafor's printout of the same analysis, captured line by line with
 ## capture.output(print(x)). crates/exemplar/tests/printed_summaries.rs makes each call, writes
-## its summary with exemplar::summary::summary and requires every line metafor prints (trailing
+## its summary with exemplar::tools::summary and requires every line metafor prints (trailing
 ## blanks trimmed) to appear in it verbatim, but the lines a case lists in `skip` (each with the
 ## reason: what the tool's result does not carry). `tokens` cases (predict() of a back-transform)
 ## compare the printed numbers of metafor's row with a row of the summary, token by token.
