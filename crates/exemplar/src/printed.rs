@@ -182,7 +182,11 @@ pub fn frame_table(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) 
 
 /// [`frame_table`] with row names laid out as they are: names built of parts each already
 /// cut ([`label`]), such as a prediction's `weeks=4, tester=blind`.
-pub fn frame_table_uncut(header: &[&str], rows: &[(String, Vec<String>)], gap: usize) -> Vec<String> {
+pub fn frame_table_uncut(
+    header: &[&str],
+    rows: &[(String, Vec<String>)],
+    gap: usize,
+) -> Vec<String> {
     let names: Vec<String> = rows
         .iter()
         .map(|(n, _)| printable(n).into_owned())
@@ -226,7 +230,6 @@ pub fn frame_lines(
     }
     lines
 }
-
 
 /// Whether the method is an equal-effects one (no tau^2).
 pub fn equal_effects(method: &str) -> bool {

@@ -5,12 +5,10 @@
 
 #![allow(dead_code)]
 
-use crate::printed::*;
 use crate::printable::{label, LABEL_CHARS};
+use crate::printed::*;
 use meta_analysis::measure_scale;
 use serde_json::Value;
-
-
 
 pub(crate) fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key)?.as_f64()
@@ -1051,11 +1049,7 @@ pub(crate) fn robust_table(coefficients: &[Value], int_only: bool) -> Vec<String
 
 pub(crate) fn tables_model(out: &mut Out, peto: bool, result: &Value) -> Option<()> {
     let k = count(result, "k")?;
-    let name = if peto {
-        "Peto"
-    } else {
-        "Mantel-Haenszel"
-    };
+    let name = if peto { "Peto" } else { "Mantel-Haenszel" };
     out.line(estimate_headline(result, &format!("{name}, k = {k}"))?);
     out.blank();
     out.line(format!("Equal-Effects Model (k = {k})"));
@@ -1659,7 +1653,6 @@ pub(crate) fn influence(out: &mut Out, result: &Value) -> Option<()> {
 mod tests {
     use super::*;
 
-
     #[test]
     fn row_names_are_cut_and_a_predictions_parts_each() {
         let rows = |names: &[&str]| -> Vec<(String, Vec<String>)> {
@@ -1690,5 +1683,4 @@ mod tests {
             "{text}"
         );
     }
-
 }

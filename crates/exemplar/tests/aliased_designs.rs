@@ -6,8 +6,8 @@
 //! `crates/meta-analysis/tests/fixtures/aliased.json`, made by
 //! `crates/meta-analysis/tests/oracle/aliased.R`).
 
-use exemplar::tools::summary;
 use exemplar::tools::call;
+use exemplar::tools::summary;
 use serde_json::{json, Value};
 
 const TOLERANCE: f64 = 1e-8;

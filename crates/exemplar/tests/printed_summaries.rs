@@ -5,8 +5,8 @@
 //! lists in `skip` (by their start, each with the reason). A `tokens` case (predict() of a
 //! back-transform) holds the numbers of metafor's row as a row of the summary, in order.
 
-use exemplar::tools::summary;
 use exemplar::tools::call;
+use exemplar::tools::summary;
 use serde_json::{json, Value};
 
 fn fixture() -> Value {

@@ -341,6 +341,37 @@ pub fn summary(name: &str, result: &Value) -> Option<String> {
     (find(name)?.handler.summary)(result)
 }
 
+/// The text of `tool`'s summary snapshot: for each of its examples, the call's arguments and
+/// its printed summary ("(no summary)" for a tool without one), or its error. The snapshot
+/// test (`tests/summary_snapshots.rs`) holds it to `src/tools/snapshots/<tool>.txt`, which
+/// `cargo xtask codegen` writes for a tool that has none.
+#[cfg(all(feature = "definitions", feature = "extended"))]
+pub fn summary_snapshot(tool: &Tool) -> String {
+    let mut text = String::new();
+    for example in (tool.examples)() {
+        let args = serde_json::to_string(&example).expect("examples serialize");
+        let shown = if args.len() > 200 {
+            format!(
+                "{}… ({} bytes)",
+                &args[..args.floor_char_boundary(200)],
+                args.len()
+            )
+        } else {
+            args
+        };
+        text.push_str(&format!("## {} {shown}\n", tool.name));
+        match call(tool.name, &example) {
+            Ok(result) => match summary(tool.name, &result) {
+                Some(summary) => text.push_str(&summary),
+                None => text.push_str("(no summary)\n"),
+            },
+            Err(e) => text.push_str(&format!("error: {e}\n")),
+        }
+        text.push('\n');
+    }
+    text
+}
+
 /// Declares each tool's module (its file, named for the tool), re-exports its entry and lists
 /// it in [`REGISTRY`]: adding a tool is one line of `registry!`.
 macro_rules! registry {
