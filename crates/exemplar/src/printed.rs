@@ -324,6 +324,299 @@ pub fn common_df_decimals(
     rows
 }
 
+// ---------------------------------------------------------------------------------------
+// metafor's layouts, from typed values
+
+/// What an estimate is called on the model scale and, with a transform, on the natural
+/// scale: `("SMD", None)`, `("RR", Some("RR"))` for a log risk ratio shown as a ratio,
+/// `("PLO", Some("Proportion"))`. `measure` "GEN" (or none) is "Estimate".
+pub fn scale_labels(measure: Option<&str>, transform: &str) -> (String, Option<String>) {
+    let measure = measure.filter(|m| *m != "GEN");
+    let model = measure.unwrap_or("Estimate").to_string();
+    if transform == "none" {
+        return (model, None);
+    }
+    let natural = match measure.and_then(meta_analysis::measure_scale) {
+        Some(m) if m.transform.name() == transform => {
+            if m.natural_title.to_lowercase().contains("ratio") {
+                m.name.to_string()
+            } else {
+                m.natural_title.to_string()
+            }
+        }
+        _ => format!("{transform}({model})"),
+    };
+    (model, Some(natural))
+}
+
+/// "95% CI" for a confidence level of 0.95.
+pub fn level_percent(level: f64) -> String {
+    format!("{}% CI", r_num(level * 100.0))
+}
+
+/// An estimate and its interval, `[estimate, lower, upper]`.
+pub type Interval = [f64; 3];
+
+/// The headline of an estimate: `label est [lower, upper] (95% CI; context)`, on the natural
+/// scale when there is one (`natural`, with the transform's label from [`scale_labels`]).
+pub fn estimate_headline(
+    (measure, transform): (Option<&str>, &str),
+    model: Interval,
+    natural: Option<Interval>,
+    level: f64,
+    context: &str,
+) -> String {
+    let (model_label, natural_label) = scale_labels(measure, transform);
+    let line = match (natural_label, natural) {
+        (Some(label), Some([e, l, u])) => interval(&label, e, l, u),
+        _ => interval(&model_label, model[0], model[1], model[2]),
+    };
+    format!("{line} ({}; {context})", level_percent(level))
+}
+
+/// "random-effects REML, k = 19", "equal-effects, k = 5", "k = 4" (no method), with
+/// ", Knapp-Hartung" under test "knha".
+pub fn model_context(method: Option<&str>, k: usize, test: Option<&str>) -> String {
+    let mut s = match method {
+        None | Some("") => format!("k = {k}"),
+        Some(m) if equal_effects(m) => format!("equal-effects, k = {k}"),
+        Some(m) => format!("random-effects {m}, k = {k}"),
+    };
+    if test == Some("knha") {
+        s.push_str(", Knapp-Hartung");
+    }
+    s
+}
+
+/// "Excluded: a, b" (nothing when none was).
+pub fn excluded_line(out: &mut Out, excluded: &[String]) {
+    if !excluded.is_empty() {
+        out.line(format!("Excluded: {}", excluded.join(", ")));
+    }
+}
+
+/// How the data's columns were read (`dataset.notes`, each "Note: …."), then the records
+/// left out for a missing value (metafor's na.omit), by id.
+pub fn notes_and_omitted_lines<'a>(
+    out: &mut Out,
+    notes: &[String],
+    omitted: impl IntoIterator<Item = &'a str>,
+) {
+    for note in notes {
+        out.line(format!("Note: {note}."));
+    }
+    let ids: Vec<&str> = omitted.into_iter().collect();
+    if !ids.is_empty() {
+        out.line(format!(
+            "Omitted (a missing value in a column the analysis reads): {}",
+            ids.join(", ")
+        ));
+    }
+}
+
+/// metafor's warning "Redundant predictors dropped from the model.", naming them (each a
+/// linear combination of the intercept and the columns before it).
+pub fn dropped_line(out: &mut Out, dropped: &[String]) {
+    if !dropped.is_empty() {
+        out.line(format!(
+            "Redundant predictors dropped from the model (aliased): {}",
+            dropped.join(", ")
+        ));
+    }
+}
+
+/// "Random-Effects Model (k = 19; tau^2 estimator: REML)" and its kin.
+pub fn model_line(out: &mut Out, method: &str, k: usize, int_only: bool) {
+    let name = match (equal_effects(method), int_only) {
+        (true, true) => match method {
+            "FE" => "Fixed-Effects Model",
+            "CE" => "Common-Effects Model",
+            _ => "Equal-Effects Model",
+        },
+        (true, false) => "Fixed-Effects with Moderators Model",
+        (false, true) => "Random-Effects Model",
+        (false, false) => "Mixed-Effects Model",
+    };
+    if equal_effects(method) {
+        out.line(format!("{name} (k = {k})"));
+    } else {
+        out.line(format!("{name} (k = {k}; tau^2 estimator: {method})"));
+    }
+}
+
+/// tau^2 (with its SE where the estimator has one) and tau, labelled as metafor labels them
+/// for a model without (`int_only`) or with moderators.
+pub fn tau2_lines(out: &mut Out, tau2: Option<f64>, se_tau2: Option<f64>, int_only: bool) {
+    let se = se_tau2
+        .map(|se| format!(" (SE = {})", f4(Some(se))))
+        .unwrap_or_default();
+    // metafor prints tau with 0 decimals where it prints tau^2 so, NA for a negative tau^2.
+    let tau = match tau2 {
+        Some(t) if (0.0..=f64::EPSILON * 10.0).contains(&t) => fcf(Some(t.sqrt()), 0),
+        Some(t) if t >= 0.0 => f4(Some(t.sqrt())),
+        _ => "NA".into(),
+    };
+    if int_only {
+        out.line(format!(
+            "tau^2 (estimated amount of total heterogeneity): {}{se}",
+            var(tau2)
+        ));
+        out.line(format!(
+            "tau (square root of estimated tau^2 value):      {tau}"
+        ));
+    } else {
+        out.line(format!(
+            "tau^2 (estimated amount of residual heterogeneity):     {}{se}",
+            var(tau2)
+        ));
+        out.line(format!(
+            "tau (square root of estimated tau^2 value):             {tau}"
+        ));
+    }
+}
+
+/// I², H² and, for a model with moderators, R², labelled as metafor labels them.
+pub fn i2_h2_lines(
+    out: &mut Out,
+    i2: Option<f64>,
+    h2: Option<f64>,
+    r2: Option<f64>,
+    int_only: bool,
+) {
+    let (i2_label, h2_label) = if int_only {
+        (
+            "I^2 (total heterogeneity / total variability):   ",
+            "H^2 (total variability / sampling variability):  ",
+        )
+    } else {
+        (
+            "I^2 (residual heterogeneity / unaccounted variability): ",
+            "H^2 (unaccounted variability / sampling variability):   ",
+        )
+    };
+    if let Some(v) = i2 {
+        out.line(format!("{i2_label}{}%", fcf(Some(v), 2)));
+    }
+    if let Some(v) = h2 {
+        out.line(format!("{h2_label}{}", fcf(Some(v), 2)));
+    }
+    // A model with moderators: the share of heterogeneity they account for.
+    if let Some(r2) = r2 {
+        out.line(format!(
+            "R^2 (amount of heterogeneity accounted for):            {}%",
+            fcf(Some(r2), 2)
+        ));
+    }
+}
+
+/// The estimate and intervals on the natural scale, as `predict(fit, transf = …)` gives
+/// them, under metafor's heading for the back-transformed results of `rma.mh`
+/// ("Model Results (RR scale):"); `label` from [`scale_labels`].
+pub fn natural_block(out: &mut Out, label: &str, natural: Interval, pi: Option<(f64, f64)>) {
+    let [estimate, lower, upper] = natural;
+    let mut cols = vec![
+        ("estimate", f4(Some(estimate))),
+        ("ci.lb", f4(Some(lower))),
+        ("ci.ub", f4(Some(upper))),
+    ];
+    if let Some((lo, hi)) = pi {
+        cols.push(("pi.lb", f4(Some(lo))));
+        cols.push(("pi.ub", f4(Some(hi))));
+    }
+    out.blank();
+    out.line(format!("Model Results ({label} scale):"));
+    out.blank();
+    out.lines(vector_table(&cols));
+}
+
+/// metafor's default btt (`.set.btt`): every coefficient but the intercept, so all of them
+/// (`1:p`) in a model without one (`~ 0 + g`). `names` are ours (`intercept` first if any).
+pub fn default_btt(names: &[&str]) -> Vec<u64> {
+    let first = u64::from(names.first() == Some(&"intercept"));
+    (first + 1..=names.len() as u64).collect()
+}
+
+/// The omnibus test of moderators: QM on `qm_df`, or F on `qm_df` and `qm_df2`.
+pub struct ModeratorTest {
+    pub qm: Option<f64>,
+    pub qm_df: usize,
+    pub qm_df2: Option<f64>,
+    pub qm_p: Option<f64>,
+}
+
+impl ModeratorTest {
+    /// metafor's heading ("Test of Moderators (coefficients 2:3):") and test line.
+    pub fn lines(&self, btt: &[u64]) -> (String, String) {
+        let heading = format!(
+            "Test of Moderators (coefficient{} {}):",
+            if btt.len() == 1 { "" } else { "s" },
+            format_btt(btt)
+        );
+        let line = match self.qm_df2 {
+            Some(df2) => format!(
+                "F(df1 = {}, df2 = {}) = {}, p-val {}",
+                self.qm_df,
+                df(df2),
+                f4(self.qm),
+                pval(self.qm_p, true, false)
+            ),
+            None => format!(
+                "QM(df = {}) = {}, p-val {}",
+                self.qm_df,
+                f4(self.qm),
+                pval(self.qm_p, true, false)
+            ),
+        };
+        (heading, line)
+    }
+}
+
+/// One row of a coefficient table.
+pub struct CoefficientRow<'a> {
+    /// Our name (`intercept` is printed as metafor's `intrcpt`).
+    pub name: &'a str,
+    pub estimate: f64,
+    pub se: f64,
+    pub statistic: f64,
+    /// The row's own degrees of freedom (a t test with per-coefficient df).
+    pub df: Option<f64>,
+    pub p: Option<f64>,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+}
+
+/// The coefficient table: rows named as metafor names them, tval and df under a t test
+/// (`df_all`, or each row's own df), zval otherwise.
+pub fn coefficient_table(rows: &[CoefficientRow], df_all: Option<f64>) -> Vec<String> {
+    let t_test = df_all.is_some() || rows.iter().any(|c| c.df.is_some());
+    let mut header = vec!["estimate", "se"];
+    header.extend(if t_test {
+        vec!["tval", "df"]
+    } else {
+        vec!["zval"]
+    });
+    header.extend(["pval", "ci.lb", "ci.ub", ""]);
+    let rows: Vec<(String, Vec<String>)> = rows
+        .iter()
+        .map(|c| {
+            let mut row = vec![f4(Some(c.estimate)), f4(Some(c.se)), f4(Some(c.statistic))];
+            if t_test {
+                row.push(c.df.or(df_all).map_or("NA".into(), df));
+            }
+            row.extend([
+                pval(c.p, false, false),
+                f4(Some(c.ci_lower)),
+                f4(Some(c.ci_upper)),
+                stars(c.p),
+            ]);
+            (coefficient_name(c.name), row)
+        })
+        .collect();
+    // R prints a numeric df column with the decimals its longest value needs.
+    let rows = common_df_decimals(rows, &header);
+    frame_table(&header, &rows, 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

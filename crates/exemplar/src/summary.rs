@@ -7,7 +7,6 @@
 
 use crate::printable::{label, LABEL_CHARS};
 use crate::printed::*;
-use meta_analysis::measure_scale;
 use serde_json::Value;
 
 pub(crate) fn num(v: &Value, key: &str) -> Option<f64> {
@@ -28,109 +27,77 @@ pub(crate) fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
         .map_or(&[], Vec::as_slice)
 }
 
-/// What the estimate is called on the model scale and, with a transform, on the natural
-/// scale: `("SMD", None)`, `("RR", Some("RR"))` for a log risk ratio shown as a ratio,
-/// `("PLO", Some("Proportion"))`.
 pub(crate) fn scale_labels(result: &Value) -> (String, Option<String>) {
-    let measure = text(result, "measure").filter(|m| *m != "GEN");
-    let transform = text(result, "transform").unwrap_or("none");
-    let model = measure.unwrap_or("Estimate").to_string();
-    if transform == "none" {
-        return (model, None);
-    }
-    let natural = match measure.and_then(measure_scale) {
-        Some(m) if m.transform.name() == transform => {
-            if m.natural_title.to_lowercase().contains("ratio") {
-                m.name.to_string()
-            } else {
-                m.natural_title.to_string()
-            }
-        }
-        _ => format!("{transform}({model})"),
-    };
-    (model, Some(natural))
+    crate::printed::scale_labels(
+        text(result, "measure"),
+        text(result, "transform").unwrap_or("none"),
+    )
 }
 
 pub(crate) fn level_percent(result: &Value) -> String {
-    let level = num(result, "level").unwrap_or(0.95);
-    format!("{}% CI", r_num(level * 100.0))
+    crate::printed::level_percent(num(result, "level").unwrap_or(0.95))
 }
 
 /// The headline of an estimate with `estimate`, `ci_lower`, `ci_upper` (and `natural`).
 pub(crate) fn estimate_headline(result: &Value, context: &str) -> Option<String> {
-    let (model, natural) = scale_labels(result);
-    let nat = result.get("natural").filter(|n| n.is_object());
-    let line = match (natural, nat) {
-        (Some(label), Some(n)) => interval(
-            &label,
-            num(n, "estimate")?,
-            num(n, "ci_lower")?,
-            num(n, "ci_upper")?,
-        ),
-        _ => interval(
-            &model,
-            num(result, "estimate")?,
-            num(result, "ci_lower")?,
-            num(result, "ci_upper")?,
-        ),
+    let triple = |v: &Value| -> Option<Interval> {
+        Some([
+            num(v, "estimate")?,
+            num(v, "ci_lower")?,
+            num(v, "ci_upper")?,
+        ])
     };
-    Some(format!("{line} ({}; {context})", level_percent(result)))
+    let natural = result
+        .get("natural")
+        .filter(|n| n.is_object())
+        .and_then(triple);
+    Some(crate::printed::estimate_headline(
+        (
+            text(result, "measure"),
+            text(result, "transform").unwrap_or("none"),
+        ),
+        triple(result)?,
+        natural,
+        num(result, "level").unwrap_or(0.95),
+        context,
+    ))
 }
 
-/// "random-effects (REML), k = 19" and the like.
 pub(crate) fn model_context(result: &Value) -> String {
-    let method = text(result, "method").unwrap_or("");
-    let k = count(result, "k").unwrap_or(0);
-    let mut s = if method.is_empty() {
-        format!("k = {k}")
-    } else if equal_effects(method) {
-        format!("equal-effects, k = {k}")
-    } else {
-        format!("random-effects {method}, k = {k}")
-    };
-    if text(result, "test") == Some("knha") {
-        s.push_str(", Knapp-Hartung");
-    }
-    s
+    crate::printed::model_context(
+        text(result, "method"),
+        count(result, "k").unwrap_or(0) as usize,
+        text(result, "test"),
+    )
 }
 
 pub(crate) fn excluded_line(out: &mut Out, result: &Value) {
-    let excluded: Vec<&str> = list(result, "excluded")
+    let excluded: Vec<String> = list(result, "excluded")
         .iter()
         .filter_map(Value::as_str)
+        .map(str::to_string)
         .collect();
-    if !excluded.is_empty() {
-        out.line(format!("Excluded: {}", excluded.join(", ")));
-    }
+    crate::printed::excluded_line(out, &excluded);
 }
 
-/// The records left out for a missing value, and how the data's columns were read
-/// (`dataset.notes`: a column mixing numbers and text read as text).
 pub(crate) fn omitted_line(out: &mut Out, result: &Value) {
-    for note in result["dataset"]["notes"]
+    let notes: Vec<String> = result["dataset"]["notes"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-    {
-        out.line(format!("Note: {note}."));
-    }
-    let omitted = list(result, "omitted");
-    if !omitted.is_empty() {
-        let ids: Vec<String> = omitted
-            .iter()
-            .map(|o| match o {
-                Value::String(s) => s.clone(),
-                other => text(other, "id")
-                    .map(str::to_string)
-                    .unwrap_or_else(|| other.to_string()),
-            })
-            .collect();
-        out.line(format!(
-            "Omitted (a missing value in a column the analysis reads): {}",
-            ids.join(", ")
-        ));
-    }
+        .map(str::to_string)
+        .collect();
+    let omitted: Vec<String> = list(result, "omitted")
+        .iter()
+        .map(|o| match o {
+            Value::String(s) => s.clone(),
+            other => text(other, "id")
+                .map(str::to_string)
+                .unwrap_or_else(|| other.to_string()),
+        })
+        .collect();
+    notes_and_omitted_lines(out, &notes, omitted.iter().map(String::as_str));
 }
 
 /// The rows `load_data` printed in its summary line before "and n more".
@@ -180,19 +147,13 @@ pub(crate) fn load_data(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
-/// metafor's warning "Redundant predictors dropped from the model.", naming them (each a
-/// linear combination of the intercept and the columns before it).
 pub(crate) fn dropped_line(out: &mut Out, result: &Value) {
-    let dropped: Vec<&str> = list(result, "dropped")
+    let dropped: Vec<String> = list(result, "dropped")
         .iter()
         .filter_map(Value::as_str)
+        .map(str::to_string)
         .collect();
-    if !dropped.is_empty() {
-        out.line(format!(
-            "Redundant predictors dropped from the model (aliased): {}",
-            dropped.join(", ")
-        ));
-    }
+    crate::printed::dropped_line(out, &dropped);
 }
 
 pub(crate) fn uni_headline(out: &mut Out, fit: &Value) -> Option<()> {
@@ -249,85 +210,24 @@ pub(crate) fn uni_body(out: &mut Out, fit: &Value) -> Option<()> {
     Some(())
 }
 
-/// "Random-Effects Model (k = 19; tau^2 estimator: REML)" and its kin.
 pub(crate) fn model_line(out: &mut Out, method: &str, k: u64, int_only: bool) {
-    let name = match (equal_effects(method), int_only) {
-        (true, true) => match method {
-            "FE" => "Fixed-Effects Model",
-            "CE" => "Common-Effects Model",
-            _ => "Equal-Effects Model",
-        },
-        (true, false) => "Fixed-Effects with Moderators Model",
-        (false, true) => "Random-Effects Model",
-        (false, false) => "Mixed-Effects Model",
-    };
-    if equal_effects(method) {
-        out.line(format!("{name} (k = {k})"));
-    } else {
-        out.line(format!("{name} (k = {k}; tau^2 estimator: {method})"));
-    }
+    crate::printed::model_line(out, method, k as usize, int_only);
 }
 
 pub(crate) fn tau2_lines(out: &mut Out, fit: &Value, int_only: bool) {
-    let tau2 = num(fit, "tau2");
-    let se = num(fit, "se_tau2")
-        .map(|se| format!(" (SE = {})", f4(Some(se))))
-        .unwrap_or_default();
-    // metafor prints tau with 0 decimals where it prints tau^2 so, NA for a negative tau^2.
-    let tau = match tau2 {
-        Some(t) if (0.0..=f64::EPSILON * 10.0).contains(&t) => fcf(Some(t.sqrt()), 0),
-        Some(t) if t >= 0.0 => f4(Some(t.sqrt())),
-        _ => "NA".into(),
-    };
-    if int_only {
-        out.line(format!(
-            "tau^2 (estimated amount of total heterogeneity): {}{se}",
-            var(tau2)
-        ));
-        out.line(format!(
-            "tau (square root of estimated tau^2 value):      {tau}"
-        ));
-    } else {
-        out.line(format!(
-            "tau^2 (estimated amount of residual heterogeneity):     {}{se}",
-            var(tau2)
-        ));
-        out.line(format!(
-            "tau (square root of estimated tau^2 value):             {tau}"
-        ));
-    }
+    crate::printed::tau2_lines(out, num(fit, "tau2"), num(fit, "se_tau2"), int_only);
 }
 
-/// I², H² and, for a model with moderators, R², labelled as metafor labels them.
 pub(crate) fn i2_h2_lines(out: &mut Out, fit: &Value, int_only: bool) {
-    let (i2, h2) = if int_only {
-        (
-            "I^2 (total heterogeneity / total variability):   ",
-            "H^2 (total variability / sampling variability):  ",
-        )
-    } else {
-        (
-            "I^2 (residual heterogeneity / unaccounted variability): ",
-            "H^2 (unaccounted variability / sampling variability):   ",
-        )
-    };
-    if let Some(v) = num(fit, "i2") {
-        out.line(format!("{i2}{}%", fcf(Some(v), 2)));
-    }
-    if let Some(v) = num(fit, "h2") {
-        out.line(format!("{h2}{}", fcf(Some(v), 2)));
-    }
-    // A model with moderators: the share of heterogeneity they account for.
-    if let Some(r2) = num(fit, "r2") {
-        out.line(format!(
-            "R^2 (amount of heterogeneity accounted for):            {}%",
-            fcf(Some(r2), 2)
-        ));
-    }
+    crate::printed::i2_h2_lines(
+        out,
+        num(fit, "i2"),
+        num(fit, "h2"),
+        num(fit, "r2"),
+        int_only,
+    );
 }
 
-/// The estimate and intervals on the natural scale, as `predict(fit, transf = …)` gives
-/// them, under metafor's heading for the back-transformed results of `rma.mh`.
 pub(crate) fn natural_block(out: &mut Out, fit: &Value) {
     let Some(n) = fit.get("natural").filter(|n| n.is_object()) else {
         return;
@@ -335,53 +235,35 @@ pub(crate) fn natural_block(out: &mut Out, fit: &Value) {
     let (_, Some(label)) = scale_labels(fit) else {
         return;
     };
-    let mut cols = vec![
-        ("estimate", f4(num(n, "estimate"))),
-        ("ci.lb", f4(num(n, "ci_lower"))),
-        ("ci.ub", f4(num(n, "ci_upper"))),
-    ];
-    if let (Some(lo), Some(hi)) = (num(n, "pi_lower"), num(n, "pi_upper")) {
-        cols.push(("pi.lb", f4(Some(lo))));
-        cols.push(("pi.ub", f4(Some(hi))));
-    }
-    out.blank();
-    out.line(format!("Model Results ({label} scale):"));
-    out.blank();
-    out.lines(vector_table(&cols));
+    let (Some(e), Some(l), Some(u)) = (num(n, "estimate"), num(n, "ci_lower"), num(n, "ci_upper"))
+    else {
+        return;
+    };
+    let pi = num(n, "pi_lower").zip(num(n, "pi_upper"));
+    crate::printed::natural_block(out, &label, [e, l, u], pi);
 }
 
 // ---------------------------------------------------------------------------------------
 // Meta-regression (print.rma.uni with moderators)
 
-/// metafor's default btt (`.set.btt`): every coefficient but the intercept, so all of them
-/// (`1:p`) in a model without one (`~ 0 + g`).
 pub(crate) fn default_btt(coefficients: &[Value]) -> Vec<u64> {
-    let first = u64::from(coefficients.first().and_then(|c| text(c, "name")) == Some("intercept"));
-    (first + 1..=coefficients.len() as u64).collect()
+    let names: Vec<&str> = coefficients
+        .iter()
+        .map(|c| text(c, "name").unwrap_or(""))
+        .collect();
+    crate::printed::default_btt(&names)
 }
 
 pub(crate) fn moderator_test(result: &Value, btt: &[u64]) -> Option<(String, String)> {
-    let heading = format!(
-        "Test of Moderators (coefficient{} {}):",
-        if btt.len() == 1 { "" } else { "s" },
-        format_btt(btt)
-    );
-    let line = match num(result, "qm_df2") {
-        Some(df2) => format!(
-            "F(df1 = {}, df2 = {}) = {}, p-val {}",
-            count(result, "qm_df")?,
-            df(df2),
-            f4(num(result, "qm")),
-            pval(num(result, "qm_p"), true, false)
-        ),
-        None => format!(
-            "QM(df = {}) = {}, p-val {}",
-            count(result, "qm_df")?,
-            f4(num(result, "qm")),
-            pval(num(result, "qm_p"), true, false)
-        ),
-    };
-    Some((heading, line))
+    Some(
+        ModeratorTest {
+            qm: num(result, "qm"),
+            qm_df: count(result, "qm_df")? as usize,
+            qm_df2: num(result, "qm_df2"),
+            qm_p: num(result, "qm_p"),
+        }
+        .lines(btt),
+    )
 }
 
 pub(crate) fn regression_headline(out: &mut Out, result: &Value) -> Option<()> {
@@ -399,40 +281,21 @@ pub(crate) fn regression_headline(out: &mut Out, result: &Value) -> Option<()> {
     Some(())
 }
 
-/// The coefficient table: rows named as metafor names them, tval and df under a t test.
 pub(crate) fn coefficient_table(coefficients: &[Value], df_all: Option<f64>) -> Vec<String> {
-    let t_test = df_all.is_some() || coefficients.iter().any(|c| num(c, "df").is_some());
-    let mut header = vec!["estimate", "se"];
-    header.extend(if t_test {
-        vec!["tval", "df"]
-    } else {
-        vec!["zval"]
-    });
-    header.extend(["pval", "ci.lb", "ci.ub", ""]);
-    let rows: Vec<(String, Vec<String>)> = coefficients
+    let rows: Vec<CoefficientRow> = coefficients
         .iter()
-        .map(|c| {
-            let p = num(c, "p");
-            let mut row = vec![
-                f4(num(c, "estimate")),
-                f4(num(c, "se")),
-                f4(num(c, "statistic")),
-            ];
-            if t_test {
-                row.push(num(c, "df").or(df_all).map_or("NA".into(), df));
-            }
-            row.extend([
-                pval(p, false, false),
-                f4(num(c, "ci_lower")),
-                f4(num(c, "ci_upper")),
-                stars(p),
-            ]);
-            (coefficient_name(text(c, "name").unwrap_or("")), row)
+        .map(|c| CoefficientRow {
+            name: text(c, "name").unwrap_or(""),
+            estimate: num(c, "estimate").unwrap_or(f64::NAN),
+            se: num(c, "se").unwrap_or(f64::NAN),
+            statistic: num(c, "statistic").unwrap_or(f64::NAN),
+            df: num(c, "df"),
+            p: num(c, "p"),
+            ci_lower: num(c, "ci_lower").unwrap_or(f64::NAN),
+            ci_upper: num(c, "ci_upper").unwrap_or(f64::NAN),
         })
         .collect();
-    // R prints a numeric df column with the decimals its longest value needs.
-    let rows = common_df_decimals(rows, &header);
-    frame_table(&header, &rows, 2)
+    crate::printed::coefficient_table(&rows, df_all)
 }
 
 pub(crate) fn meta_regression(out: &mut Out, result: &Value) -> Option<()> {
