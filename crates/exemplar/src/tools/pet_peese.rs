@@ -2,6 +2,7 @@
 
 use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
+use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{Alternative, Coefficient, MetaRegression, PetPeeseOptions, Test};
 use serde::Serialize;
@@ -58,6 +59,8 @@ composed_args! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "alternative_schema"))]
         pub alternative: Option<String>,
+        #[flat]
+        pub scale: ScaleArgs,
         #[flat]
         pub exclude: ExcludeArg,
         #[flat]
@@ -177,6 +180,10 @@ pub struct PetPeeseResult {
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
+    /// The chosen estimate and its CI on the natural scale (null with transform "none").
+    pub natural: Option<NaturalScale>,
     /// The ids left out.
     pub excluded: Vec<String>,
     pub dataset: DatasetInfo,
@@ -208,6 +215,7 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
         alpha,
         alternative,
     };
+    let scale = Scale::of(&args.scale, data)?;
     let r = meta_analysis::pet_peese(&kept, &options)?;
     let chosen = r.chosen();
     Ok(PetPeeseResult {
@@ -226,6 +234,8 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
         p: chosen.p,
         ci_lower: chosen.ci_lower,
         ci_upper: chosen.ci_upper,
+        scale: scale.info(),
+        natural: scale.natural(chosen.estimate, (chosen.ci_lower, chosen.ci_upper), None),
         excluded,
         dataset: data.info().clone(),
     })

@@ -3,6 +3,7 @@
 use super::args::{model_data, DataArg, ExcludeArg, LevelArg, MethodArg, ModsArg};
 use super::effect_sizes::Omitted;
 use super::data::{DataSource, DatasetInfo};
+use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::multilevel::{
     invalid, labels, multilevel_options, MultilevelTestArg, StudyArg,
 };
@@ -20,12 +21,9 @@ pub static ROBUST_TEST: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Cluster-robust (sandwich) tests of a model's coefficients, records grouped by \
-`cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
-coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (m/(m-p), m-p df). \
-The model: the random-effects fit, a meta-regression on mods, or the three-level model on \
-study (inside the clusters; method REML or ML, test z or t for it alone). Needs more \
-clusters than coefficients, and no coefficient from one cluster alone."
+        "Cluster-robust tests of a model's coefficients by `cluster` (e.g. the study): CR2 \
+with Satterthwaite df (clubSandwich's coef_test) or CR1 (metafor's robust(adjust = TRUE)). \
+Needs more clusters than coefficients, none from one cluster alone."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -63,6 +61,8 @@ composed_args! {
         #[flat]
         pub test: MultilevelTestArg,
         #[flat]
+        pub scale: ScaleArgs,
+        #[flat]
         pub exclude: ExcludeArg,
         #[flat]
         pub _data: DataArg,
@@ -80,7 +80,7 @@ composed_args! {
 #[cfg(feature = "definitions")]
 fn model_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = RobustModel::ALL.iter().map(|m| m.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "Random-effects fit, meta-regression on mods, or three-level model on study."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "The model: on mods for regression, on study for multilevel."}))
         .expect("an object schema")
 }
 
@@ -149,6 +149,11 @@ pub struct RobustResult {
     pub method: crate::tools::Word,
     pub level: f64,
     pub coefficients: Vec<RobustCoefficient>,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
+    /// A model without moderators: the pooled estimate and its robust CI on the natural
+    /// scale (null with moderators, or with transform "none").
+    pub natural: Option<NaturalScale>,
     /// The moderators' formula, as metafor writes it (null without mods).
     pub formula: Option<String>,
     /// Coefficients dropped as aliased: design columns that are linear combinations of the
@@ -254,6 +259,7 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
         })?,
     };
     let excluded = args.exclude.of(data)?;
+    let scale = Scale::of(&args.scale, data)?;
     let study_column = (model == RobustModel::Multilevel).then(|| args.study.get().to_string());
     let mut also = vec![args.cluster.as_str()];
     also.extend(study_column.as_deref());
@@ -351,6 +357,13 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
             df2: w.df2,
             p: w.p,
         }),
+        natural: match test.coefficients.as_slice() {
+            [only] if model_data.formula_text().is_none() => {
+                scale.natural(only.estimate, (only.ci_lower, only.ci_upper), None)
+            }
+            _ => None,
+        },
+        scale: scale.info(),
         coefficients: test.coefficients,
         formula: model_data.formula_text(),
         dropped: model_data.dropped(),

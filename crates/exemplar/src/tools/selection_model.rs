@@ -2,6 +2,7 @@
 
 use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
+use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
 use meta_analysis::{FitOptions, SelectionModel, DEFAULT_STEPS};
 use serde::Serialize;
@@ -58,6 +59,8 @@ composed_args! {
         #[flat]
         pub level: LevelArg,
         #[flat]
+        pub scale: ScaleArgs,
+        #[flat]
         pub exclude: ExcludeArg,
         #[flat]
         pub _data: DataArg,
@@ -82,6 +85,10 @@ fn steps_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 pub struct SelectionResult {
     #[serde(flatten)]
     pub model: SelectionModel,
+    #[serde(flatten)]
+    pub scale: ScaleInfo,
+    /// The adjusted estimate and its CI on the natural scale (null with transform "none").
+    pub natural: Option<NaturalScale>,
     /// The ids left out.
     pub excluded: Vec<String>,
     pub dataset: DatasetInfo,
@@ -108,8 +115,12 @@ pub fn selection_model(
         level: args.level.get()?,
         ..FitOptions::default()
     };
+    let scale = Scale::of(&args.scale, data)?;
+    let model = meta_analysis::selection_model(&kept, &steps, &options)?;
     Ok(SelectionResult {
-        model: meta_analysis::selection_model(&kept, &steps, &options)?,
+        natural: scale.natural(model.estimate, (model.ci_lower, model.ci_upper), None),
+        scale: scale.info(),
+        model,
         excluded,
         dataset: data.info().clone(),
     })
