@@ -197,7 +197,7 @@ fn r_figures(report: &mut Report, root: &Path) {
         (
             "metafor_rma_mv_k1000_ms",
             format!(
-                "metafor {} rma.mv(REML, ~ 1 | study/es), k = 10^3 (one fit)",
+                "metafor {} rma.mv(REML, ~ 1 | study/id), k = 10^3 (one fit)",
                 version("metafor")
             ),
             "multilevel_reml_k1000_ms",

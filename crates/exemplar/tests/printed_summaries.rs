@@ -248,7 +248,7 @@ fn ids_cannot_write_controls_into_a_summary_or_the_page() {
 }
 
 /// Issue 42 item 8: a model without an intercept tests every coefficient (metafor's btt is
-/// 1:p then). metafor 3.8-1, `print(rma.mv(yi, vi, mods = ~ 0 + g, random = ~ 1 | study/es))`
+/// 1:p then). metafor 3.8-1, `print(rma.mv(yi, vi, mods = ~ 0 + g, random = ~ 1 | study/id))`
 /// on these records, prints the lines below.
 #[test]
 fn a_multilevel_model_without_an_intercept_tests_all_its_coefficients() {
@@ -437,4 +437,29 @@ fn egger_test_names_its_variant_and_model_as_metafor_does() {
             assert!(text.lines().any(|l| l == line), "{line:?} not in\n{text}");
         }
     }
+}
+
+/// Issue 42 item 8: the three-level model is `rma.mv(..., random = ~ 1 | study/id)` (the
+/// records' `id` is the inner level) in the tool's description and METHODS.md, and its
+/// summary names the inner level as metafor's print of that formula does ("study/id";
+/// with `study` naming another column, that column).
+#[test]
+fn the_multilevel_inner_level_is_named_alike_in_the_description_and_the_print() {
+    let tool = &exemplar::tools::FIT_MULTILEVEL;
+    assert!((tool.description)().contains("random = ~ 1 | study/id"));
+    let methods = include_str!("../../../docs/METHODS.md");
+    assert!(methods.contains("random = ~ 1 | study/id)"));
+    let records = json!([
+        {"id": "a1", "yi": 0.1, "vi": 0.02, "trial": "A"},
+        {"id": "a2", "yi": 0.3, "vi": 0.03, "trial": "A"},
+        {"id": "b1", "yi": -0.1, "vi": 0.02, "trial": "B"},
+        {"id": "b2", "yi": 0.2, "vi": 0.04, "trial": "B"},
+        {"id": "c1", "yi": 0.5, "vi": 0.05, "trial": "C"}
+    ]);
+    let result = call(tool.name, &json!({"records": records, "study": "trial"})).unwrap();
+    let text = summary(tool.name, &result).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("sigma^2.")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].trim_end().ends_with(" trial"), "{}", rows[0]);
+    assert!(rows[1].trim_end().ends_with(" trial/id"), "{}", rows[1]);
 }

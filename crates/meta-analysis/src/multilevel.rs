@@ -1,5 +1,5 @@
 //! The three-level random-effects model (Konstantopoulos 2011; metafor's
-//! `rma.mv(yi, vi, mods, random = ~ 1 | study/es)`):
+//! `rma.mv(yi, vi, mods, random = ~ 1 | study/id)`):
 //!
 //! yᵢⱼ = xᵢⱼ′β + uⱼ + wᵢⱼ + εᵢⱼ,  uⱼ ~ N(0, σ₁²) (between studies),
 //! wᵢⱼ ~ N(0, σ₂²) (between the effect sizes of a study), εᵢⱼ ~ N(0, vᵢⱼ).

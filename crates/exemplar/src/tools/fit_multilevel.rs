@@ -1,5 +1,5 @@
 //! `fit_multilevel`: the three-level random-effects model for several effect sizes per
-//! study (metafor's `rma.mv(yi, vi, random = ~ 1 | study/es)`).
+//! study (metafor's `rma.mv(yi, vi, random = ~ 1 | study/id)`).
 
 use super::args::model_data;
 use super::data::{DataSource, DatasetInfo};
@@ -24,7 +24,7 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     description: || {
         format!(
             "Three-level random-effects model for several effect sizes per study, as metafor's \
-rma.mv(yi, vi, mods, random = ~ 1 | study/es): sigma2 = [between studies, within studies] by \
+rma.mv(yi, vi, mods, random = ~ 1 | study/id): sigma2 = [between studies, within studies] by \
 REML or ML at the exact optimum, with profile-likelihood CIs as confint(). Without mods: the \
 pooled estimate with its CI and prediction interval; with mods (columns as in {}): \
 coefficients and the QM test. Test t uses k-p df. Needs at least 2 studies, one of them with \

@@ -1,5 +1,5 @@
 //! What `fit_multilevel` (the three-level model, metafor's `rma.mv(random = ~ 1 |
-//! study/es)`) and `robust_test` (cluster-robust tests of a fit, a meta-regression or a
+//! study/id)`) and `robust_test` (cluster-robust tests of a fit, a meta-regression or a
 //! multilevel model) share: the multilevel model's arguments and a column's labels.
 
 use super::args::{DataArg, ExcludeArg, LevelArg, ModsArg};
