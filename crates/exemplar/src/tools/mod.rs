@@ -341,6 +341,14 @@ pub fn summary(name: &str, result: &Value) -> Option<String> {
     (find(name)?.handler.summary)(result)
 }
 
+/// Without `extended` (the page's first wasm module) no result has a printed summary: the
+/// whole engine prints them (the page asks it, `resultView`), so the first module links no
+/// printer.
+#[cfg(not(feature = "extended"))]
+pub fn summary(_name: &str, _result: &Value) -> Option<String> {
+    None
+}
+
 /// The text of `tool`'s summary snapshot: for each of its examples, the call's arguments and
 /// its printed summary ("(no summary)" for a tool without one), or its error. The snapshot
 /// test (`tests/summary_snapshots.rs`) holds it to `src/tools/snapshots/<tool>.txt`, which
