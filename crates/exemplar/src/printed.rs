@@ -21,6 +21,9 @@
 //! beside it; and a table's row names cut to [`LABEL_CHARS`] characters, so that padding
 //! every row to the longest cannot multiply one long id by the number of rows.
 
+// The page's first module (without `extended`) prints no summary (`tools::summary`).
+#![cfg_attr(not(feature = "extended"), allow(dead_code))]
+
 use crate::printable::{label, printable, LABEL_CHARS};
 
 /// A result that prints its summary: written beside the tool, from its typed fields, so a
