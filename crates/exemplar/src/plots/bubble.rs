@@ -60,6 +60,85 @@ struct Point<'r> {
 
 /// Draws a bubble plot.
 pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
+    let checked = check(input)?;
+    let (name, model) = (checked.name, input.model);
+    let weights = included_weights(input.records, &checked.is_excluded, model.tau2)?;
+    let points = points(input, &checked.is_excluded, &weights);
+    let kept_x = || points.iter().filter(|p| !p.excluded).map(|p| p.x);
+    let (x_min, x_max) = (
+        kept_x().fold(f64::INFINITY, f64::min),
+        kept_x().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let band = band(model, (x_min, x_max))?;
+    let (x, x_ticks, y, y_ticks) = scales(&points, &band)?;
+
+    let notes = document::wrap_notes(&notes(input, name, &points), WIDTH);
+    let height = NOTES_Y + (notes.len() as f64 - 1.0) * NOTE_STEP + 16.0;
+    let mut numbers = numbers(
+        input,
+        name,
+        &points,
+        &band,
+        checked.line,
+        (x_min, x_max),
+        &x,
+        &y,
+    )
+    .map_err(PlotError::from)?;
+    numbers["x_axis"] = axis::numbers(&x, &x_ticks);
+    numbers["y_axis"] = axis::numbers(&y, &y_ticks);
+    let desc = description(input, name, &points);
+
+    let mut w = Writer::default();
+    document::open(
+        &mut w,
+        "bubble",
+        (WIDTH, height),
+        input.title,
+        &desc,
+        &numbers,
+    );
+    if let Some(subtitle) = input.subtitle {
+        document::subtitle(&mut w, subtitle);
+    }
+    w.open(
+        "g",
+        &[
+            ("class", "plot-area"),
+            ("data-x-domain", &format!("{} {}", x.domain.0, x.domain.1)),
+            ("data-x-range", &format!("{} {}", px(PLOT_X0), px(PLOT_X1))),
+            ("data-y-domain", &format!("{} {}", y.domain.0, y.domain.1)),
+            ("data-y-range", &format!("{} {}", px(PLOT_Y1), px(PLOT_Y0))),
+        ],
+    );
+    document::frame(&mut w, (PLOT_X0, PLOT_X1), (PLOT_Y0, PLOT_Y1));
+    draw_band(&mut w, input, &band, &x, &y)?;
+    draw_line(&mut w, name, checked.line, (x_min, x_max), &x, &y)?;
+    // Largest first, so small points stay visible on top.
+    let mut order: Vec<&Point> = points.iter().collect();
+    order.sort_by(|a, b| b.radius.total_cmp(&a.radius));
+    for p in order {
+        draw_point(&mut w, p, name, &x, &y)?;
+    }
+    w.close("g");
+    axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, name)?;
+    axis::left(&mut w, &y, &y_ticks, PLOT_X0, input.y_label)?;
+    document::notes(&mut w, &notes, NOTES_Y, NOTE_STEP);
+    Ok(document::finish(w, numbers))
+}
+
+/// What [`check`] establishes of a bubble plot's input.
+struct Checked<'a> {
+    /// The one numeric moderator's name.
+    name: &'a str,
+    is_excluded: Vec<bool>,
+    /// The fitted line's intercept and slope.
+    line: (f64, f64),
+}
+
+/// The input is one the plot can draw: a model on one numeric moderator, fitted to the
+/// records not excluded, with a finite value of it for each of them.
+fn check<'a>(input: &BubbleInput<'a>) -> Result<Checked<'a>, PlotError> {
     let is_excluded = validate(input.records, input.excluded, "bubble", MAX_BUBBLE_RECORDS)?;
     let model = input.model;
     let name = match model.terms() {
@@ -93,18 +172,30 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
             None => {}
         }
     }
-    let (b0, b1) = (
+    let line = (
         finite(model.coefficients[0].estimate, "the intercept")?,
         finite(model.coefficients[1].estimate, "the slope")?,
     );
+    Ok(Checked {
+        name,
+        is_excluded,
+        line,
+    })
+}
 
-    let weights = included_weights(input.records, &is_excluded, model.tau2)?;
-    let points: Vec<Point> = input
+/// The points drawn: every record with a moderator value, its area proportional to its
+/// weight in the model (excluded records hollow, at a fixed small size).
+fn points<'r>(
+    input: &BubbleInput<'r>,
+    is_excluded: &[bool],
+    weights: &[Option<(f64, f64)>],
+) -> Vec<Point<'r>> {
+    input
         .records
         .iter()
         .zip(input.values)
-        .zip(&is_excluded)
-        .zip(&weights)
+        .zip(is_excluded)
+        .zip(weights)
         .filter_map(|(((record, value), &excluded), weight)| {
             let x = (*value)?;
             Some(Point {
@@ -117,14 +208,15 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
                 }),
             })
         })
-        .collect();
+        .collect()
+}
 
-    let kept_x = || points.iter().filter(|p| !p.excluded).map(|p| p.x);
-    let (x_min, x_max) = (
-        kept_x().fold(f64::INFINITY, f64::min),
-        kept_x().fold(f64::NEG_INFINITY, f64::max),
-    );
-    let band: Vec<(f64, f64, f64)> = (0..BAND_POINTS)
+/// The fitted line's confidence band over the kept records' range: (x, lower, upper).
+fn band(
+    model: &MetaRegression,
+    (x_min, x_max): (f64, f64),
+) -> Result<Vec<(f64, f64, f64)>, PlotError> {
+    (0..BAND_POINTS)
         .map(|i| {
             let t = i as f64 / (BAND_POINTS - 1) as f64;
             let at = x_min + t * (x_max - x_min);
@@ -136,21 +228,27 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
                     })?;
             Ok((at, p.ci_lower, p.ci_upper))
         })
-        .collect::<Result<_, PlotError>>()?;
+        .collect()
+}
 
+/// The axes' scales and ticks: every point and the band, with 3% room so no point sits on
+/// the frame.
+fn scales(
+    points: &[Point],
+    band: &[(f64, f64, f64)],
+) -> Result<(Linear, Labelled, Linear, Labelled), PlotError> {
     let (mut xlo, mut xhi) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut ylo, mut yhi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for p in &points {
+    for p in points {
         xlo = xlo.min(p.x);
         xhi = xhi.max(p.x);
         ylo = ylo.min(p.record.yi);
         yhi = yhi.max(p.record.yi);
     }
-    for &(_, lo, hi) in &band {
+    for &(_, lo, hi) in band {
         ylo = ylo.min(lo);
         yhi = yhi.max(hi);
     }
-    // 3% room so no point sits on the frame.
     let too_wide = |lo, hi| ScaleError::Span { lo, hi };
     let (px_pad, py_pad) = (0.03 * span(xlo, xhi)?, 0.03 * span(ylo, yhi)?);
     let x_ticks = fitting(xlo - px_pad, xhi + px_pad, PLOT_X1 - PLOT_X0, FONT)
@@ -159,64 +257,7 @@ pub fn bubble(input: &BubbleInput) -> Result<PlotOutput, PlotError> {
         Labelled::plain(&nice(ylo - py_pad, yhi + py_pad, 6).map_err(|_| too_wide(ylo, yhi))?);
     let x = Linear::new(x_ticks.domain, (PLOT_X0, PLOT_X1))?;
     let y = Linear::new(y_ticks.domain, (PLOT_Y1, PLOT_Y0))?;
-
-    let notes = document::wrap_notes(&notes(input, name, &points), WIDTH);
-    let height = NOTES_Y + (notes.len() as f64 - 1.0) * NOTE_STEP + 16.0;
-    let numbers = numbers(
-        input,
-        name,
-        &points,
-        &band,
-        (b0, b1),
-        (x_min, x_max),
-        &x,
-        &y,
-    )
-    .map_err(PlotError::from)?;
-    let numbers = {
-        let mut n = numbers;
-        n["x_axis"] = axis::numbers(&x, &x_ticks);
-        n["y_axis"] = axis::numbers(&y, &y_ticks);
-        n
-    };
-    let desc = description(input, name, &points);
-
-    let mut w = Writer::default();
-    document::open(
-        &mut w,
-        "bubble",
-        (WIDTH, height),
-        input.title,
-        &desc,
-        &numbers,
-    );
-    if let Some(subtitle) = input.subtitle {
-        document::subtitle(&mut w, subtitle);
-    }
-    w.open(
-        "g",
-        &[
-            ("class", "plot-area"),
-            ("data-x-domain", &format!("{} {}", x.domain.0, x.domain.1)),
-            ("data-x-range", &format!("{} {}", px(PLOT_X0), px(PLOT_X1))),
-            ("data-y-domain", &format!("{} {}", y.domain.0, y.domain.1)),
-            ("data-y-range", &format!("{} {}", px(PLOT_Y1), px(PLOT_Y0))),
-        ],
-    );
-    document::frame(&mut w, (PLOT_X0, PLOT_X1), (PLOT_Y0, PLOT_Y1));
-    draw_band(&mut w, input, &band, &x, &y)?;
-    draw_line(&mut w, name, (b0, b1), (x_min, x_max), &x, &y)?;
-    // Largest first, so small points stay visible on top.
-    let mut order: Vec<&Point> = points.iter().collect();
-    order.sort_by(|a, b| b.radius.total_cmp(&a.radius));
-    for p in order {
-        draw_point(&mut w, p, name, &x, &y)?;
-    }
-    w.close("g");
-    axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, name)?;
-    axis::left(&mut w, &y, &y_ticks, PLOT_X0, input.y_label)?;
-    document::notes(&mut w, &notes, NOTES_Y, NOTE_STEP);
-    Ok(document::finish(w, numbers))
+    Ok((x, x_ticks, y, y_ticks))
 }
 
 fn draw_band(
