@@ -125,64 +125,14 @@ pub fn funnel_with_contours(
 ) -> Result<PlotOutput, PlotError> {
     let levels = contour_levels(contours)?;
     let is_excluded = validate(input.records, input.excluded, "funnel", MAX_FUNNEL_RECORDS)?;
-    if let Some(p) = input.pooled {
-        finite(p, "the pooled estimate")?;
-    }
-    if let Some(e) = &input.egger {
-        finite(e.line_per_se, "Egger's intercept b0")?;
-        finite(e.line_at_se0, "Egger's slope b1")?;
-        if !(0.0..=1.0).contains(&e.p) {
-            return Err(PlotError::InvalidPValue { p: e.p });
-        }
-    }
-    let filled: &[(f64, f64)] = input.filled.map_or(&[], |f| f.records);
-    for &(yi, vi) in filled {
-        finite(yi, "a filled record's yi")?;
-        if !(vi.is_finite() && vi > 0.0) {
-            return Err(PlotError::InvalidFilledVariance { vi });
-        }
-    }
+    let filled = check(input)?;
     let z = normal_quantile(0.975);
     let se: Vec<f64> = input.records.iter().map(|r| r.vi.sqrt()).collect();
     let filled_se: Vec<f64> = filled.iter().map(|f| f.1.sqrt()).collect();
-
-    // 2% room so no point sits on the frame.
-    let se_top = se.iter().chain(&filled_se).copied().fold(0.0, f64::max);
-    let mut y_ticks = Labelled::plain(&nice(0.0, 1.02 * se_top, 5)?);
-    // Standard errors so small that the axis was widened around 0 get no negative ticks.
-    let negative = y_ticks.values.iter().take_while(|v| **v < 0.0).count();
-    y_ticks.values.drain(..negative);
-    y_ticks.labels.drain(..negative);
+    let (y, y_ticks) = se_scale(&se, &filled_se)?;
     let se_max = y_ticks.domain.1;
-    let y = Linear::new((0.0, se_max), (PLOT_Y0, PLOT_Y1))?;
-
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    for yi in input
-        .records
-        .iter()
-        .map(|r| r.yi)
-        .chain(filled.iter().map(|f| f.0))
-    {
-        lo = lo.min(yi);
-        hi = hi.max(yi);
-    }
-    if let Some(p) = input.pooled {
-        lo = lo.min(p - z * se_max);
-        hi = hi.max(p + z * se_max);
-    }
-    if let Some(widest) = levels.last() {
-        let reach = critical(*widest) * se_max;
-        lo = lo.min(-reach);
-        hi = hi.max(reach);
-    }
-    // The error names the data's extent, not the padded one.
-    let too_wide = ScaleError::Span { lo, hi };
-    let pad = 0.02 * span(lo, hi)?;
-    let x_ticks = natural_ticks(lo - pad, hi + pad, input.transform, PLOT_X1 - PLOT_X0, FONT)
-        .map_err(|_| too_wide)?;
+    let (x, x_ticks) = x_scale(input, filled, z, se_max, &levels)?;
     let domain = x_ticks.domain;
-    let x = Linear::new(domain, (PLOT_X0, PLOT_X1))?;
     let egger_segment = input.egger.as_ref().and_then(|e| clip(e, domain, se_max));
 
     let legend = legend(input, &is_excluded, z, &levels);
@@ -267,6 +217,80 @@ pub fn funnel_with_contours(
     axis::left(&mut w, &y, &y_ticks, PLOT_X0, "Standard error (√vi)")?;
     draw_legend(&mut w, &legend);
     Ok(document::finish(w, numbers))
+}
+
+/// The pooled estimate, Egger's line and the filled records are finite (a filled record's
+/// variance positive): the filled records.
+fn check<'a>(input: &FunnelInput<'a>) -> Result<&'a [(f64, f64)], PlotError> {
+    if let Some(p) = input.pooled {
+        finite(p, "the pooled estimate")?;
+    }
+    if let Some(e) = &input.egger {
+        finite(e.line_per_se, "Egger's intercept b0")?;
+        finite(e.line_at_se0, "Egger's slope b1")?;
+        if !(0.0..=1.0).contains(&e.p) {
+            return Err(PlotError::InvalidPValue { p: e.p });
+        }
+    }
+    let filled: &[(f64, f64)] = input.filled.map_or(&[], |f| f.records);
+    for &(yi, vi) in filled {
+        finite(yi, "a filled record's yi")?;
+        if !(vi.is_finite() && vi > 0.0) {
+            return Err(PlotError::InvalidFilledVariance { vi });
+        }
+    }
+    Ok(filled)
+}
+
+/// The standard-error axis, 0 at the top: every point's SE with 2% room so no point sits on
+/// the frame.
+fn se_scale(se: &[f64], filled_se: &[f64]) -> Result<(Linear, Labelled), PlotError> {
+    let se_top = se.iter().chain(filled_se).copied().fold(0.0, f64::max);
+    let mut y_ticks = Labelled::plain(&nice(0.0, 1.02 * se_top, 5)?);
+    // Standard errors so small that the axis was widened around 0 get no negative ticks.
+    let negative = y_ticks.values.iter().take_while(|v| **v < 0.0).count();
+    y_ticks.values.drain(..negative);
+    y_ticks.labels.drain(..negative);
+    let y = Linear::new((0.0, y_ticks.domain.1), (PLOT_Y0, PLOT_Y1))?;
+    Ok((y, y_ticks))
+}
+
+/// The effect-size axis: every yi, the pseudo-confidence funnel at the largest SE and the
+/// widest contour, with 2% room, ticks on the natural scale.
+fn x_scale(
+    input: &FunnelInput,
+    filled: &[(f64, f64)],
+    z: f64,
+    se_max: f64,
+    levels: &[f64],
+) -> Result<(Linear, Labelled), PlotError> {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for yi in input
+        .records
+        .iter()
+        .map(|r| r.yi)
+        .chain(filled.iter().map(|f| f.0))
+    {
+        lo = lo.min(yi);
+        hi = hi.max(yi);
+    }
+    if let Some(p) = input.pooled {
+        lo = lo.min(p - z * se_max);
+        hi = hi.max(p + z * se_max);
+    }
+    if let Some(widest) = levels.last() {
+        let reach = critical(*widest) * se_max;
+        lo = lo.min(-reach);
+        hi = hi.max(reach);
+    }
+    // The error names the data's extent, not the padded one.
+    let too_wide = ScaleError::Span { lo, hi };
+    let pad = 0.02 * span(lo, hi)?;
+    let x_ticks = natural_ticks(lo - pad, hi + pad, input.transform, PLOT_X1 - PLOT_X0, FONT)
+        .map_err(|_| too_wide)?;
+    let x = Linear::new(x_ticks.domain, (PLOT_X0, PLOT_X1))?;
+    Ok((x, x_ticks))
 }
 
 /// The part of the line yi = b₁ + b₀·SE, SE ∈ [0, se_max], inside the x domain, as
