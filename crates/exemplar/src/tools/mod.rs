@@ -105,8 +105,6 @@ mod fit;
 mod guide;
 mod multilevel;
 mod plot;
-#[cfg(test)]
-mod port_check;
 mod publication_bias;
 mod raw_columns;
 mod scale;

@@ -117,7 +117,7 @@ impl TablesPooled {
             // A ratio back-transformed by exp is called by the measure's name ("OR scale").
             let label = match measure {
                 Some(m) if log_scale && scale.transform == "exp" => m.to_string(),
-                _ => scale_labels(measure, &*scale.transform)
+                _ => scale_labels(measure, &scale.transform)
                     .1
                     .unwrap_or_default(),
             };
