@@ -6,7 +6,8 @@ use super::columns::column_values;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
-use meta_analysis::{CumulativeStep, FitOptions, Record};
+use crate::printed::{estimate_headline, f4, frame_table, Out, Printed};
+use meta_analysis::{CumulativeStep, FitOptions, Record, Test};
 use serde::Serialize;
 
 /// One step: the fit of the records up to and including `added`.
@@ -51,6 +52,79 @@ pub struct CumulativeResult {
     /// One fit per step, in the order the records were added.
     pub results: Vec<CumulativeRow>,
     pub dataset: DatasetInfo,
+}
+
+/// The level of the summary's headline: the rows do not carry theirs, and this summary has
+/// always said 95%.
+const HEADLINE_LEVEL: f64 = 0.95;
+
+impl CumulativeResult {
+    /// The last step's estimate (all the records), and the order they were added in.
+    pub(super) fn headline(&self, out: &mut Out) {
+        let Some(last) = self.results.last() else {
+            return;
+        };
+        let order = self
+            .order_by
+            .as_ref()
+            .map(|o| format!("ordered by {o}"))
+            .unwrap_or_else(|| "in record order".into());
+        out.line(estimate_headline(
+            (self.scale.measure.as_deref(), &*self.scale.transform),
+            [last.estimate, last.ci_lower, last.ci_upper],
+            last.natural
+                .as_ref()
+                .map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
+            HEADLINE_LEVEL,
+            &format!("cumulative, {order}, after {} records", last.k),
+        ));
+    }
+}
+
+impl Printed for CumulativeResult {
+    /// `print.cumul.rma`: one row per step, named by the record added.
+    fn print(&self, out: &mut Out) {
+        if self.results.is_empty() {
+            return;
+        }
+        self.headline(out);
+        out.blank();
+        let rows: Vec<(String, Vec<String>)> = self
+            .results
+            .iter()
+            .map(|r| {
+                let cells = [
+                    r.estimate,
+                    r.se,
+                    r.statistic,
+                    r.p,
+                    r.ci_lower,
+                    r.ci_upper,
+                    r.q,
+                    r.q_p,
+                    r.tau2,
+                    r.i2,
+                    r.h2,
+                ];
+                (
+                    r.added.clone(),
+                    cells.into_iter().map(|x| f4(Some(x))).collect(),
+                )
+            })
+            .collect();
+        let stat = if self.test == Test::Knha.name() {
+            "tval"
+        } else {
+            "zval"
+        };
+        out.lines(frame_table(
+            &[
+                "estimate", "se", stat, "pvals", "ci.lb", "ci.ub", "Q", "Qp", "tau2", "I2", "H2",
+            ],
+            &rows,
+            1,
+        ));
+    }
 }
 
 /// The records not excluded, ordered by `order_by` (stable: ties keep record order, also

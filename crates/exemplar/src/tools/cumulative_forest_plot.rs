@@ -114,11 +114,9 @@ pub fn cumulative_forest_plot(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
 impl crate::printed::Printed for CumulativePlotResult {
+    /// The headline of the analysis drawn.
     fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(&self.cumulative).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::cumulative_headline(out, &v) };
-        let _ = print();
+        self.cumulative.headline(out);
     }
 }

@@ -53,11 +53,3 @@ pub fn cumulative_meta_analysis(
     Ok(result(&args, &steps, data, &scale))
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for CumulativeResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::cumulative(out, &v) };
-        let _ = print();
-    }
-}

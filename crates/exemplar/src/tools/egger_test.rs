@@ -8,6 +8,7 @@ use super::schema_derivation as schemas;
 use super::{Companion, Tool, ToolError, ToolGroup, FUNNEL_PLOT, MAX_TOOL_RECORDS};
 use crate::protocol::{rule, RuleOutcome, RULE_TEXT};
 use meta_analysis::{EggerResult, EggerVariant};
+use crate::printed::{df, excluded_line, f4, pval, var, Out, Printed};
 use serde::Serialize;
 
 pub static EGGER_TEST: Tool = Tool {
@@ -106,6 +107,14 @@ pub enum RegtestModel {
 }
 
 impl RegtestModel {
+    /// regtest()'s name of the model (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            RegtestModel::Lm => "lm",
+            RegtestModel::Rma => "rma",
+        }
+    }
+
     /// print.regtest's words for the model.
     pub fn description(self) -> &'static str {
         match self {
@@ -190,11 +199,53 @@ pub fn egger_test(args: EggerArgs, data: &DataSource) -> Result<EggerTestResult,
     Ok(EggerTestResult::of(&result, excluded, data))
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for EggerTestResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::egger(out, &v) };
-        let _ = print();
+impl Printed for EggerTestResult {
+    /// `print.regtest`, after a headline naming the variant and metafor's model (so that the
+    /// classic test, "lm", is not read as regtest()'s default, "rma").
+    fn print(&self, out: &mut Out) {
+        let stat_name = &self.statistic_name;
+        let p = pval(Some(self.egger_p), true, false);
+        let statistic = f4(Some(self.statistic));
+        let test = match self.df {
+            Some(d) => format!("{stat_name} = {statistic}, df = {}, p {p}", df(d)),
+            None => format!("{stat_name} = {statistic}, p {p}"),
+        };
+        let outcome = self
+            .rule_outcome
+            .map(|o| format!("; rule: {}", o.name()))
+            .unwrap_or_default();
+        let model = self.model.name();
+        let words = &self.model_description;
+        out.line(format!(
+            "Egger's test, {} (regtest model \"{model}\", {words}): {test} (k = {}{outcome})",
+            self.variant, self.k
+        ));
+        excluded_line(out, &self.excluded);
+        out.blank();
+        out.line("Regression Test for Funnel Plot Asymmetry");
+        out.blank();
+        out.line(format!("Model:     {words}"));
+        out.line("Predictor: standard error");
+        out.blank();
+        out.line(format!("Test for Funnel Plot Asymmetry: {test}"));
+        out.line(format!(
+            "Limit Estimate (as sei -> 0):   b = {} (CI: {}, {})",
+            f4(Some(self.limit_estimate)),
+            f4(Some(self.limit_ci_lower)),
+            f4(Some(self.limit_ci_upper))
+        ));
+        out.line(format!(
+            "Coefficient ({}): {} (SE = {})",
+            self.coefficient_name,
+            f4(Some(self.coefficient)),
+            f4(Some(self.se))
+        ));
+        if let Some(tau2) = self.tau2 {
+            out.line(format!("tau^2 of the regression: {}", var(Some(tau2))));
+        }
+        if let (Some(rule), Some(outcome)) = (&self.rule, self.rule_outcome) {
+            out.blank();
+            out.line(format!("Registered rule ({rule}): {}", outcome.name()));
+        }
     }
 }

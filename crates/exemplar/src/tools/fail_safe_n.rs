@@ -4,6 +4,7 @@ use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::FailSafeType;
+use crate::printed::{f4, pval, r_num, Out, Printed};
 use serde::Serialize;
 
 pub static FAIL_SAFE_N: Tool = Tool {
@@ -140,11 +141,38 @@ pub fn fail_safe_n(args: FailSafeArgs, data: &DataSource) -> Result<FailSafeResu
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for FailSafeResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::fail_safe(out, &v) };
-        let _ = print();
+impl Printed for FailSafeResult {
+    /// `print.fsn`, after a headline.
+    fn print(&self, out: &mut Out) {
+        let kind = &self.kind;
+        out.line(format!("Fail-safe N ({kind}): {}", self.fsn));
+        out.blank();
+        out.line(format!("Fail-safe N Calculation Using the {kind} Approach"));
+        out.blank();
+        let alpha = r_num(self.alpha);
+        let observed_p = pval(self.observed_p, false, false);
+        match FailSafeType::parse(kind) {
+            Some(FailSafeType::Rosenthal) => {
+                out.line(format!("Observed Significance Level: {observed_p}"));
+                out.line(format!("Target Significance Level:   {alpha}"));
+            }
+            Some(FailSafeType::Orwin) => {
+                out.line(format!(
+                    "Average Effect Size: {}",
+                    f4(self.observed_effect)
+                ));
+                out.line(format!("Target Effect Size:  {}", f4(self.target)));
+            }
+            _ => {
+                out.line(format!(
+                    "Average Effect Size:         {}",
+                    f4(self.observed_effect)
+                ));
+                out.line(format!("Observed Significance Level: {observed_p}"));
+                out.line(format!("Target Significance Level:   {alpha}"));
+            }
+        }
+        out.blank();
+        out.line(format!("Fail-safe N: {}", self.fsn));
     }
 }

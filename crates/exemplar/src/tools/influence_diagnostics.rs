@@ -4,6 +4,7 @@ use super::args::{DataArg, ExcludeArg, MethodArg, TestArg};
 use super::data::{DataSource, DatasetInfo};
 use super::ToolError;
 use super::{Tool, ToolGroup, MAX_INFLUENCE_RECORDS};
+use crate::printed::{f4, frame_table, model_context, Out, Printed};
 use serde::Serialize;
 
 pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
@@ -95,12 +96,48 @@ pub fn influence_diagnostics(
 }
 
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for InfluenceResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::influence(out, &v) };
-        let _ = print();
+impl Printed for InfluenceResult {
+    /// `print.infl.rma.uni`, after a headline naming the influential records.
+    fn print(&self, out: &mut Out) {
+        let influential: Vec<&str> = self
+            .results
+            .iter()
+            .filter(|r| r.influential)
+            .map(|r| r.id.as_str())
+            .collect();
+        out.line(format!(
+            "Influential records: {} ({})",
+            if influential.is_empty() {
+                "none".to_string()
+            } else {
+                influential.join(", ")
+            },
+            model_context(Some(&self.method), self.k, Some(&self.test))
+        ));
+        out.blank();
+        let rows: Vec<(String, Vec<String>)> = self
+            .results
+            .iter()
+            .map(|r| {
+                let mut cells: Vec<String> = [
+                    r.rstudent, r.dffits, r.cook_d, r.cov_r, r.tau2_del, r.qe_del, r.hat,
+                    r.weight, r.dfbetas,
+                ]
+                .into_iter()
+                .map(|x| f4(Some(x)))
+                .collect();
+                cells.push(if r.influential { "*".into() } else { String::new() });
+                (r.id.clone(), cells)
+            })
+            .collect();
+        out.lines(frame_table(
+            &[
+                "rstudent", "dffits", "cook.d", "cov.r", "tau2.del", "QE.del", "hat", "weight", "dfbs",
+                "inf",
+            ],
+            &rows,
+            1,
+        ));
     }
 }
 

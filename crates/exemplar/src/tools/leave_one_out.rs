@@ -5,6 +5,8 @@ use super::data::{DataSource, DatasetInfo};
 use super::fit::{FitHead, FitStats};
 use super::scale::{Scale, ScaleInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_LEAVE_ONE_OUT_RECORDS};
+use crate::printed::{f4, frame_table, model_context, scale_labels, Out, Printed};
+use meta_analysis::Test;
 use serde::Serialize;
 
 pub static LEAVE_ONE_OUT: Tool = Tool {
@@ -95,11 +97,56 @@ pub fn leave_one_out(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for LeaveOneOutResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::leave_one_out(out, &v) };
-        let _ = print();
+impl Printed for LeaveOneOutResult {
+    /// `print.list.rma` of `leave1out()`: one row per record left out, after a headline with
+    /// the range of the estimates.
+    fn print(&self, out: &mut Out) {
+        let (lo, hi) = self
+            .results
+            .iter()
+            .map(|r| r.stats.estimate)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                (lo.min(x), hi.max(x))
+            });
+        let (model, _) = scale_labels(self.scale.measure.as_deref(), &self.scale.transform);
+        out.line(format!(
+            "Leave-one-out: {model} from {} to {} ({} refits; {})",
+            f4(Some(lo)),
+            f4(Some(hi)),
+            self.results.len(),
+            model_context(Some(&self.method), self.k, Some(&self.test))
+        ));
+        out.blank();
+        let knha = self.test == Test::Knha.name();
+        let rows: Vec<(String, Vec<String>)> = self
+            .results
+            .iter()
+            .map(|r| {
+                let (s, fit) = (&r.stats, &r.stats.fit);
+                let stat = if knha { s.t } else { s.z };
+                let cells = [
+                    Some(s.estimate),
+                    Some(s.se),
+                    stat,
+                    Some(fit.p),
+                    Some(fit.ci_lower),
+                    Some(fit.ci_upper),
+                    Some(fit.q),
+                    Some(fit.q_p),
+                    Some(fit.tau2),
+                    Some(fit.i2),
+                    Some(fit.h2),
+                ];
+                (r.omitted.clone(), cells.into_iter().map(f4).collect())
+            })
+            .collect();
+        let stat = if knha { "tval" } else { "zval" };
+        out.lines(frame_table(
+            &[
+                "estimate", "se", stat, "pval", "ci.lb", "ci.ub", "Q", "Qp", "tau2", "I2", "H2",
+            ],
+            &rows,
+            1,
+        ));
     }
 }

@@ -6,6 +6,7 @@ use super::scale::{Scale, ScaleInfo};
 use super::tables::{options, TablesArg, TablesPooled};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use meta_analysis::{measure_scale, MhMeasure};
+use crate::printed::{f4, pad_left, pval, width, Out, Printed};
 use serde::Serialize;
 
 pub static MANTEL_HAENSZEL: Tool = Tool {
@@ -131,11 +132,50 @@ pub fn mantel_haenszel(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for MantelHaenszelResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::tables_model(out, false, &v) };
-        let _ = print();
+impl Printed for MantelHaenszelResult {
+    /// `print.rma.mh`: the pooled estimate, then for an odds ratio the Cochran-Mantel-Haenszel
+    /// test and Tarone's test.
+    fn print(&self, out: &mut Out) {
+        self.pooled
+            .print(out, &self.scale, self.k, self.level, "Mantel-Haenszel");
+        if self.scale.measure.as_deref() == Some("OR") {
+            self.odds_ratio_tests(out);
+        }
+    }
+}
+
+impl MantelHaenszelResult {
+    fn odds_ratio_tests(&self, out: &mut Out) {
+        let cmh = self.cmh.map(|x| f4(Some(x)));
+        let tarone = self.tarone.map(|x| f4(Some(x)));
+        let w = cmh
+            .iter()
+            .chain(&tarone)
+            .map(|s| width(s))
+            .max()
+            .unwrap_or(1);
+        // metafor pads "df = 1," to the width of Tarone's df.
+        let k_pos = self.tarone_df.map_or(1, |d| d + 1);
+        out.blank();
+        match cmh {
+            Some(cmh) => out.line(format!(
+                "Cochran-Mantel-Haenszel Test:    CMH = {}, df = 1,{} p-val {}",
+                pad_left(&cmh, w),
+                " ".repeat(k_pos.to_string().len().saturating_sub(1)),
+                pval(self.cmh_p, true, true)
+            )),
+            None => out
+                .line("Cochran-Mantel-Haenszel Test:    test value not computable for these data"),
+        }
+        match (tarone, self.tarone_df) {
+            (Some(ta), Some(df)) => out.line(format!(
+                "Tarone's Test for Heterogeneity: X^2 = {}, df = {df}, p-val {}",
+                pad_left(&ta, w),
+                pval(self.tarone_p, true, true)
+            )),
+            (Some(_), None) => {}
+            (None, _) => out
+                .line("Tarone's Test for Heterogeneity: test value not computable for these data"),
+        }
     }
 }

@@ -5,6 +5,10 @@ use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use meta_analysis::{Alternative, Coefficient, MetaRegression, PetPeeseOptions, Test};
+use crate::printed::{
+    coefficient_table, excluded_line, f4, i2_h2_lines, interval, level_percent, model_line, pval,
+    r_num, signif_legend, CoefficientRow, ModeratorTest, Out, Printed,
+};
 use serde::Serialize;
 
 /// PET-PEESE's tests, the default (knha: lm's multiplicative error) first.
@@ -241,11 +245,82 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for PetPeeseResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::pet_peese(out, &v) };
-        let _ = print();
+impl Printed for PetPeeseResult {
+    /// PET and PEESE as the two equal-effects meta-regressions metafor users fit
+    /// (`rma(yi, vi, mods = ~ sqrt(vi), method = "EE", test = "knha")` and `mods = ~ vi`),
+    /// each printed as `print.rma.uni` prints it, then the conditional rule.
+    fn print(&self, out: &mut Out) {
+        let (choice, k, test) = (&self.choice, self.k, &self.test);
+        out.line(format!(
+            "{} ({}; {choice} chosen, k = {k})",
+            interval("Estimate", self.estimate, self.ci_lower, self.ci_upper),
+            level_percent(self.level)
+        ));
+        excluded_line(out, &self.excluded);
+        for (name, model, predictor) in [("PET", &self.pet, "sqrt(vi)"), ("PEESE", &self.peese, "vi")] {
+            out.blank();
+            out.line(format!(
+                "{name}: rma(yi, vi, mods = ~ {predictor}, method = \"EE\", test = \"{test}\")"
+            ));
+            out.blank();
+            model.print(out, k, predictor);
+        }
+        out.blank();
+        let alternative = match &*self.alternative {
+            "two.sided" => "two-sided test".to_string(),
+            a => format!("one-sided test (alternative {a})"),
+        };
+        out.line(format!(
+            "PET's intercept, {alternative}: p {} at alpha = {}: {choice} chosen",
+            pval(Some(self.pet_intercept_p), true, false),
+            r_num(self.alpha)
+        ));
+        signif_legend(out);
+    }
+}
+
+impl Regression {
+    /// `print.rma.uni` of the equal-effects regression of `k` records on `predictor`.
+    fn print(&self, out: &mut Out, k: usize, predictor: &str) {
+        model_line(out, "EE", k, false);
+        out.blank();
+        i2_h2_lines(out, Some(self.i2), Some(self.h2), Some(self.r2), false);
+        out.blank();
+        out.line("Test for Residual Heterogeneity:");
+        out.line(format!(
+            "QE(df = {}) = {}, p-val {}",
+            self.qe_df,
+            f4(Some(self.qe)),
+            pval(Some(self.qe_p), true, false)
+        ));
+        out.blank();
+        // One predictor: the test of moderators is the slope's test (F = t^2, QM = z^2).
+        let stat = self.slope.statistic;
+        let (heading, line) = ModeratorTest {
+            qm: Some(stat * stat),
+            qm_df: 1,
+            qm_df2: self.df,
+            qm_p: Some(self.slope.p),
+        }
+        .lines(&[2]);
+        out.line(heading);
+        out.line(line);
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let row = |name, c: &RegressionCoefficient| CoefficientRow {
+            name,
+            estimate: c.estimate,
+            se: c.se,
+            statistic: c.statistic,
+            df: None,
+            p: Some(c.p),
+            ci_lower: c.ci_lower,
+            ci_upper: c.ci_upper,
+        };
+        out.lines(coefficient_table(
+            &[row("intrcpt", &self.intercept), row(predictor, &self.slope)],
+            self.df,
+        ));
     }
 }

@@ -5,6 +5,7 @@ use super::data::{DataSource, DatasetInfo};
 use super::scale::{Scale, ScaleInfo};
 use super::tables::{options, TablesArg, TablesPooled};
 use super::{Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
+use crate::printed::{Out, Printed};
 use serde::Serialize;
 
 pub static PETO_ODDS_RATIO: Tool = Tool {
@@ -93,11 +94,10 @@ pub fn peto_odds_ratio(args: PetoArgs, source: &DataSource) -> Result<PetoResult
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for PetoResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::tables_model(out, true, &v) };
-        let _ = print();
+impl Printed for PetoResult {
+    /// `print.rma.peto`.
+    fn print(&self, out: &mut Out) {
+        self.pooled
+            .print(out, &self.scale, self.k, self.level, "Peto");
     }
 }

@@ -3,6 +3,7 @@
 use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use crate::printed::{f4, pval, Out, Printed};
 use serde::Serialize;
 
 pub static RANK_CORRELATION_TEST: Tool = Tool {
@@ -68,11 +69,23 @@ pub fn rank_correlation_test(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for RankTestResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::rank_test(out, &v) };
-        let _ = print();
+impl Printed for RankTestResult {
+    /// `print.ranktest`, after a headline.
+    fn print(&self, out: &mut Out) {
+        let test = &self.test;
+        let line = format!(
+            "Kendall's tau = {}, p {}",
+            f4(Some(test.tau)),
+            pval(Some(test.p), true, false)
+        );
+        out.line(format!(
+            "Rank correlation test: {line} (k = {}{})",
+            test.k,
+            if test.exact { ", exact" } else { "" }
+        ));
+        out.blank();
+        out.line("Rank Correlation Test for Funnel Plot Asymmetry");
+        out.blank();
+        out.line(line);
     }
 }

@@ -4,7 +4,11 @@ use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
-use meta_analysis::{FitOptions, SelectionModel, DEFAULT_STEPS};
+use meta_analysis::{FitOptions, SelectionModel, SelectionWeight, DEFAULT_STEPS};
+use crate::printed::{
+    estimate_headline, excluded_line, f4, frame_table, pad_right, pval, r_num, signif_legend,
+    stars, var, vector_table, width, Out, Printed,
+};
 use serde::Serialize;
 
 /// The most steps a selection model takes.
@@ -126,11 +130,106 @@ pub fn selection_model(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for SelectionResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::selection(out, &v) };
-        let _ = print();
+impl Printed for SelectionResult {
+    /// `print.selmodel.rma.uni`: the ML random-effects model adjusted for selection, the
+    /// likelihood-ratio test of no selection and the intervals' weights.
+    fn print(&self, out: &mut Out) {
+        let m = &self.model;
+        let k = m.k;
+        out.line(estimate_headline(
+            (None, "none"),
+            [m.estimate, m.ci_lower, m.ci_upper],
+            None,
+            m.level,
+            &format!("step-function selection model, k = {k}"),
+        ));
+        excluded_line(out, &self.excluded);
+        out.blank();
+        out.line(format!(
+            "Random-Effects Model (k = {k}; tau^2 estimator: ML)"
+        ));
+        out.blank();
+        let se = m
+            .se_tau2
+            .map(|se| format!(" (SE = {})", f4(Some(se))))
+            .unwrap_or_default();
+        out.line(format!(
+            "tau^2 (estimated amount of total heterogeneity): {}{se}",
+            var(Some(m.tau2))
+        ));
+        // The result carries no tau: NA, as this summary has always printed it.
+        out.line(format!(
+            "tau (square root of estimated tau^2 value):      {}",
+            var(None)
+        ));
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let p = Some(m.p);
+        out.lines(vector_table(&[
+            ("estimate", f4(Some(m.estimate))),
+            ("se", f4(Some(m.se))),
+            ("zval", f4(Some(m.statistic))),
+            ("pval", pval(p, false, false)),
+            ("ci.lb", f4(Some(m.ci_lower))),
+            ("ci.ub", f4(Some(m.ci_upper))),
+            ("", stars(p)),
+        ]));
+        out.blank();
+        out.line("Test for Selection Model Parameters:");
+        out.line(format!(
+            "LRT(df = {}) = {}, p-val {}",
+            m.lrt_df,
+            f4(Some(m.lrt)),
+            pval(Some(m.lrt_p), true, false)
+        ));
+        out.blank();
+        out.line("Selection Model Results:");
+        out.blank();
+        out.lines(weights_table(&m.weights));
+        signif_legend(out);
     }
+}
+
+/// The intervals of p values, each named `lower < p <= upper`, with their weights; the
+/// fixed first weight's inference as "---".
+fn weights_table(weights: &[SelectionWeight]) -> Vec<String> {
+    let lower_w = weights
+        .iter()
+        .map(|w| width(&r_num(w.lower)))
+        .max()
+        .unwrap_or(0);
+    let rows: Vec<(String, Vec<String>)> = weights
+        .iter()
+        .map(|w| {
+            let fixed = w.se.is_none();
+            let cell = |x: Option<f64>| if fixed { "---".into() } else { f4(x) };
+            (
+                format!(
+                    "{} < p <= {}",
+                    pad_right(&r_num(w.lower), lower_w),
+                    r_num(w.upper)
+                ),
+                vec![
+                    w.k.to_string(),
+                    f4(Some(w.delta)),
+                    cell(w.se),
+                    cell(w.statistic),
+                    if fixed {
+                        "---".into()
+                    } else {
+                        pval(w.p, false, false)
+                    },
+                    cell(w.ci_lower),
+                    cell(w.ci_upper),
+                    if fixed { String::new() } else { stars(w.p) },
+                ],
+            )
+        })
+        .collect();
+    frame_table(
+        &["k", "estimate", "se", "zval", "pval", "ci.lb", "ci.ub", ""],
+        &rows,
+        2,
+    )
 }

@@ -51,12 +51,3 @@ pub fn trim_and_fill(
     let (result, _, scale) = run(args, data)?;
     Ok(TrimAndFillResult::of(&result, data, &scale))
 }
-
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for TrimAndFillResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::trim_and_fill(out, &v) };
-        let _ = print();
-    }
-}

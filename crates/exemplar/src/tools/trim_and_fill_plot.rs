@@ -99,11 +99,9 @@ pub fn trim_and_fill_plot(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
 impl crate::printed::Printed for TrimAndFillPlotResult {
+    /// The headline of the trim-and-fill drawn.
     fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(&self.trim_and_fill).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::trim_fill_headline(out, &v) };
-        let _ = print();
+        self.trim_and_fill.headline(out);
     }
 }

@@ -5,6 +5,10 @@ use super::args::{DataArg, ExcludeArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
+use crate::printed::{
+    equal_effects, estimate_headline, f4, i2_h2_lines, model_line, natural_block, pval,
+    scale_labels, signif_legend, stars, tau2_lines, vector_table, Out, Printed,
+};
 use meta_analysis::{Estimator, Side, TrimAndFill};
 use serde::Serialize;
 
@@ -106,6 +110,85 @@ impl TrimAndFillResult {
                 .collect(),
             dataset: data.info().clone(),
         }
+    }
+}
+
+/// The level of the adjusted fit's intervals (trimfill() refits at 95%).
+const LEVEL: f64 = 0.95;
+
+impl TrimAndFillResult {
+    /// The adjusted estimate with its interval, how many were filled on which side.
+    pub(super) fn headline(&self, out: &mut Out) {
+        let context = format!(
+            "trim and fill {}, {} filled on the {} side, k = {}",
+            self.estimator, self.k0, self.side, self.k
+        );
+        out.line(estimate_headline(
+            (self.scale.measure.as_deref(), &*self.scale.transform),
+            [self.estimate, self.ci_lower, self.ci_upper],
+            self.natural
+                .as_ref()
+                .map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
+            LEVEL,
+            &context,
+        ));
+    }
+}
+
+impl Printed for TrimAndFillResult {
+    /// `print.rma.uni` of a `trimfill()` result: the estimated number of missing records (and
+    /// for R0 its test), then the fit of the records and the filled ones.
+    fn print(&self, out: &mut Out) {
+        self.headline(out);
+        out.blank();
+        let side = &self.side;
+        out.line(format!(
+            "Estimated number of missing studies on the {side} side: {} (SE = {})",
+            self.k0,
+            f4(self.se_k0)
+        ));
+        if let Some(p) = self.k0_p {
+            out.line(format!(
+                "Test of H0: no missing studies on the {side} side:     {}p-val {}",
+                " ".repeat(self.k0.to_string().len()),
+                pval(Some(p), true, false)
+            ));
+        }
+        out.blank();
+        let method = &*self.method;
+        model_line(out, method, self.k, true);
+        out.blank();
+        if !equal_effects(method) {
+            tau2_lines(out, Some(self.tau2), self.se_tau2, true);
+        }
+        i2_h2_lines(out, Some(self.i2), Some(self.h2), None, true);
+        out.blank();
+        out.line("Test for Heterogeneity:");
+        out.line(format!(
+            "Q(df = {}) = {}, p-val {}",
+            self.q_df,
+            f4(Some(self.q)),
+            pval(Some(self.q_p), true, false)
+        ));
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let p = Some(self.p);
+        out.lines(vector_table(&[
+            ("estimate", f4(Some(self.estimate))),
+            ("se", f4(Some(self.se))),
+            ("zval", f4(Some(self.statistic))),
+            ("pval", pval(p, false, false)),
+            ("ci.lb", f4(Some(self.ci_lower))),
+            ("ci.ub", f4(Some(self.ci_upper))),
+            ("", stars(p)),
+        ]));
+        let label = scale_labels(self.scale.measure.as_deref(), &self.scale.transform).1;
+        if let (Some(n), Some(label)) = (&self.natural, label) {
+            let pi = n.pi_lower.zip(n.pi_upper);
+            natural_block(out, &label, [n.estimate, n.ci_lower, n.ci_upper], pi);
+        }
+        signif_legend(out);
     }
 }
 
