@@ -463,3 +463,18 @@ fn the_multilevel_inner_level_is_named_alike_in_the_description_and_the_print() 
     assert!(rows[0].trim_end().ends_with(" trial"), "{}", rows[0]);
     assert!(rows[1].trim_end().ends_with(" trial/id"), "{}", rows[1]);
 }
+
+/// A cumulative analysis at another level says so: its result carries `level` and the
+/// headline names it (it said "95% CI" whatever the level was).
+#[test]
+fn a_cumulative_headline_names_the_level_of_its_intervals() {
+    let tool = &exemplar::tools::CUMULATIVE_META_ANALYSIS;
+    let result = call(tool.name, &json!({"level": 0.9})).unwrap();
+    assert_eq!(result["level"], json!(0.9));
+    let text = summary(tool.name, &result).unwrap();
+    let headline = text.lines().next().unwrap();
+    assert!(headline.contains("(90% CI; cumulative"), "{headline}");
+    let last = result["results"].as_array().unwrap().last().unwrap();
+    let lower = format!("{:.2}", last["ci_lower"].as_f64().unwrap());
+    assert!(headline.contains(&lower), "{headline} vs {lower}");
+}

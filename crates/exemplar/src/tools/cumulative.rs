@@ -47,16 +47,14 @@ pub struct CumulativeResult {
     pub order_by: Option<String>,
     /// The test of each step from k = 2 on: "z" or "knha" (t with k - 1 df).
     pub test: crate::tools::Word,
+    /// Confidence level of every step's interval.
+    pub level: f64,
     #[serde(flatten)]
     pub scale: ScaleInfo,
     /// One fit per step, in the order the records were added.
     pub results: Vec<CumulativeRow>,
     pub dataset: DatasetInfo,
 }
-
-/// The level of the summary's headline: the rows do not carry theirs, and this summary has
-/// always said 95%.
-const HEADLINE_LEVEL: f64 = 0.95;
 
 impl CumulativeResult {
     /// The last step's estimate (all the records), and the order they were added in.
@@ -75,7 +73,7 @@ impl CumulativeResult {
             last.natural
                 .as_ref()
                 .map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
-            HEADLINE_LEVEL,
+            self.level,
             &format!("cumulative, {order}, after {} records", last.k),
         ));
     }
@@ -161,12 +159,14 @@ pub(super) fn run(
 pub(super) fn result(
     args: &CumulativeArgs,
     steps: &[CumulativeStep],
+    level: f64,
     data: &DataSource,
     scale: &Scale,
 ) -> CumulativeResult {
     CumulativeResult {
         order_by: args.order_by.clone(),
         test: args.fit.test.get().name().into(),
+        level,
         scale: scale.info(),
         results: steps
             .iter()

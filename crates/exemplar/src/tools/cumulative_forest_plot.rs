@@ -110,7 +110,7 @@ pub fn cumulative_forest_plot(
     Ok(CumulativePlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
-        cumulative: result(&args, &steps, data, &scale),
+        cumulative: result(&args, &steps, options.level, data, &scale),
     })
 }
 

@@ -49,7 +49,7 @@ pub fn cumulative_meta_analysis(
     data: &DataSource,
 ) -> Result<CumulativeResult, ToolError> {
     let scale = Scale::of(&args.fit.scale, data)?;
-    let (steps, _) = run(&args, data)?;
-    Ok(result(&args, &steps, data, &scale))
+    let (steps, options) = run(&args, data)?;
+    Ok(result(&args, &steps, options.level, data, &scale))
 }
 

@@ -6,8 +6,8 @@ use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup};
 use meta_analysis::{FitOptions, SelectionModel, SelectionWeight, DEFAULT_STEPS};
 use crate::printed::{
-    estimate_headline, excluded_line, f4, frame_table, pad_right, pval, r_num, signif_legend,
-    stars, var, vector_table, width, Out, Printed,
+    estimate_headline, excluded_line, f4, frame_table, pad_right, pval, r_num, signif_legend, tau2_lines,
+    stars, vector_table, width, Out, Printed,
 };
 use serde::Serialize;
 
@@ -137,9 +137,11 @@ impl Printed for SelectionResult {
         let m = &self.model;
         let k = m.k;
         out.line(estimate_headline(
-            (None, "none"),
+            (self.scale.measure.as_deref(), &self.scale.transform),
             [m.estimate, m.ci_lower, m.ci_upper],
-            None,
+            self.natural
+                .as_ref()
+                .map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
             m.level,
             &format!("step-function selection model, k = {k}"),
         ));
@@ -149,19 +151,7 @@ impl Printed for SelectionResult {
             "Random-Effects Model (k = {k}; tau^2 estimator: ML)"
         ));
         out.blank();
-        let se = m
-            .se_tau2
-            .map(|se| format!(" (SE = {})", f4(Some(se))))
-            .unwrap_or_default();
-        out.line(format!(
-            "tau^2 (estimated amount of total heterogeneity): {}{se}",
-            var(Some(m.tau2))
-        ));
-        // The result carries no tau: NA, as this summary has always printed it.
-        out.line(format!(
-            "tau (square root of estimated tau^2 value):      {}",
-            var(None)
-        ));
+        tau2_lines(out, Some(m.tau2), m.se_tau2, true);
         out.blank();
         out.line("Model Results:");
         out.blank();
