@@ -18,6 +18,8 @@ mod build;
 mod codegen;
 #[cfg(test)]
 mod doc_facts;
+#[cfg(test)]
+mod function_lengths;
 mod fuzz;
 mod fuzz_seeds;
 mod new_tool;
