@@ -617,6 +617,87 @@ pub fn coefficient_table(rows: &[CoefficientRow], df_all: Option<f64>) -> Vec<St
     frame_table(&header, &rows, 2)
 }
 
+// ---------------------------------------------------------------------------------------
+// An intercept-only fit (print.rma.uni), from typed values
+
+/// The test of an estimate: z, or t on its degrees of freedom.
+#[derive(Debug, Clone, Copy)]
+pub enum EstimateTest {
+    /// z (NA when there is none).
+    Z(Option<f64>),
+    T {
+        t: f64,
+        df: f64,
+    },
+}
+
+/// An intercept-only fit as `print.rma.uni` prints it: the model, tau^2 (not for an
+/// equal-effects method), I² and H², Cochran's Q, the estimate's row and, with a natural
+/// scale, the estimate and intervals on it.
+pub struct InterceptFit<'a> {
+    pub method: &'a str,
+    pub k: usize,
+    pub tau2: f64,
+    pub se_tau2: Option<f64>,
+    pub i2: f64,
+    pub h2: f64,
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
+    pub estimate: f64,
+    pub se: f64,
+    pub test: EstimateTest,
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    /// The natural scale's label ([`scale_labels`]), the estimate and CI on it and the PI.
+    pub natural: Option<(String, Interval, Option<(f64, f64)>)>,
+}
+
+impl InterceptFit<'_> {
+    pub fn print(&self, out: &mut Out) {
+        out.blank();
+        model_line(out, self.method, self.k, true);
+        out.blank();
+        if !equal_effects(self.method) {
+            tau2_lines(out, Some(self.tau2), self.se_tau2, true);
+        }
+        i2_h2_lines(out, Some(self.i2), Some(self.h2), None, true);
+        out.blank();
+        out.line("Test for Heterogeneity:");
+        out.line(format!(
+            "Q(df = {}) = {}, p-val {}",
+            self.q_df,
+            f4(Some(self.q)),
+            pval(Some(self.q_p), true, false)
+        ));
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let p = Some(self.p);
+        let mut cols = vec![
+            ("estimate", f4(Some(self.estimate))),
+            ("se", f4(Some(self.se))),
+        ];
+        match self.test {
+            EstimateTest::T { t, df: d } => {
+                cols.push(("tval", f4(Some(t))));
+                cols.push(("df", df(d)));
+            }
+            EstimateTest::Z(z) => cols.push(("zval", f4(z))),
+        }
+        cols.push(("pval", pval(p, false, false)));
+        cols.push(("ci.lb", f4(Some(self.ci_lower))));
+        cols.push(("ci.ub", f4(Some(self.ci_upper))));
+        cols.push(("", stars(p)));
+        out.lines(vector_table(&cols));
+        if let Some((label, natural, pi)) = &self.natural {
+            natural_block(out, label, *natural, *pi);
+        }
+        signif_legend(out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1547,3 +1547,430 @@ mod tests {
         );
     }
 }
+
+/// Temporary: the typed printers against the JSON printers they replace, on many calls.
+#[cfg(test)]
+mod legacy_equivalence {
+    use super::*;
+    use serde_json::json;
+
+    fn legacy(tool: &str, r: &Value) -> Option<String> {
+        let mut out = Out::default();
+        let _ = match tool {
+            "fit_random_effects" | "refit_excluding" => uni_fit(&mut out, r),
+            "forest_plot" | "funnel_plot" | "diagnostic_plot" => uni_headline(&mut out, &r["fit"]),
+            "meta_regression" => meta_regression(&mut out, r),
+            "bubble_plot" => regression_headline(&mut out, &r["fit"]),
+            "subgroup_analysis" => subgroups(&mut out, r),
+            "heterogeneity" => heterogeneity(&mut out, r),
+            "load_data" => load_data(&mut out, r),
+            "fit_multilevel" => multilevel(&mut out, r),
+            "robust_test" => robust(&mut out, r),
+            _ => return None,
+        };
+        let text = out.finish();
+        (!text.is_empty()).then_some(text)
+    }
+
+    const TOOLS: [&str; 13] = [
+        "fit_random_effects",
+        "refit_excluding",
+        "forest_plot",
+        "funnel_plot",
+        "diagnostic_plot",
+        "meta_regression",
+        "bubble_plot",
+        "subgroup_analysis",
+        "heterogeneity",
+        "load_data",
+        "fit_multilevel",
+        "robust_test",
+        "none",
+    ];
+
+    const MARKERS: [&str; 22] = [
+        "Predicted Values (",
+        "Model Results (",
+        "tval",
+        "zval",
+        "Omitted",
+        "Redundant",
+        "Excluded:",
+        "Note:",
+        "Subgroup Results (",
+        "<0",
+        "F(df1",
+        "Estimates per cluster: ",
+        "NA",
+        "more (listed",
+        "Knapp",
+        "tau^2 (",
+        "R^2",
+        "Moderators",
+        "(a single",
+        "pi.lb",
+        "Test of Moderators",
+        "Predicted Values:",
+    ];
+
+    fn collect(v: &Value, calls: &mut Vec<(String, Value)>) {
+        match v {
+            Value::Object(m) => {
+                if let (Some(Value::String(t)), Some(a)) = (m.get("tool"), m.get("args")) {
+                    if a.is_object() {
+                        calls.push((t.clone(), a.clone()));
+                    }
+                }
+                m.values().for_each(|x| collect(x, calls));
+            }
+            Value::Array(a) => a.iter().for_each(|x| collect(x, calls)),
+            _ => {}
+        }
+    }
+
+    fn rr() -> Value {
+        json!([
+            {"id": "a", "yi": -0.9, "vi": 0.33, "n": 40, "x": 1.0, "arm": "p", "study": "s1", "g": "u"},
+            {"id": "b", "yi": -1.6, "vi": 0.19, "n": 80, "x": 2.0, "arm": "q", "study": "s1", "g": "u"},
+            {"id": "c", "yi": -1.35, "vi": 0.42, "n": 30, "x": 3.0, "arm": "p", "study": "s2", "g": "v"},
+            {"id": "d", "yi": -1.44, "vi": 0.02, "n": 150, "x": 1.5, "arm": "q", "study": "s2", "g": "v"},
+            {"id": "e", "yi": -0.22, "vi": 0.05, "n": 60, "x": 4.0, "arm": "p", "study": "s3", "g": "w"},
+            {"id": "f", "yi": -0.79, "vi": 0.01, "n": 90, "x": 0.5, "arm": "q", "study": "s3", "g": "v"},
+            {"id": "h", "yi": -1.62, "vi": 0.22, "n": 70, "x": 2.5, "arm": "r", "study": "s4", "g": "u"},
+            {"id": "i", "yi": 0.01, "vi": 0.004, "n": 95, "x": 3.5, "arm": "r", "study": "s4", "g": "w"},
+            {"id": "j", "yi": -0.47, "vi": 0.06, "n": 50, "x": 0.2, "arm": "r", "study": "s5", "g": "v"}
+        ])
+    }
+
+    fn gappy() -> Value {
+        let mut r = rr();
+        r[1].as_object_mut().unwrap().remove("x");
+        r[2].as_object_mut().unwrap().remove("arm");
+        r[3]["g"] = Value::Null;
+        r[4].as_object_mut().unwrap().remove("n");
+        r[5]["study"] = json!("");
+        r
+    }
+
+    fn homogeneous() -> Value {
+        json!([
+            {"id": "a", "yi": 0.30, "vi": 0.04}, {"id": "b", "yi": 0.31, "vi": 0.04},
+            {"id": "c", "yi": 0.29, "vi": 0.04}, {"id": "d", "yi": 0.30, "vi": 0.05}
+        ])
+    }
+
+    fn extras() -> Vec<(String, Value)> {
+        let mut calls: Vec<(&str, Value)> = Vec::new();
+        let methods = [
+            "REML", "ML", "DL", "HE", "SJ", "PM", "EB", "HS", "EE", "FE", "CE",
+        ];
+        for m in methods {
+            for t in ["z", "knha"] {
+                for scale in [
+                    json!({}),
+                    json!({"measure": "RR"}),
+                    json!({"measure": "RR", "transform": "none"}),
+                    json!({"measure": "PLO"}),
+                    json!({"measure": "ZCOR", "level": 0.8}),
+                    json!({"measure": "GEN"}),
+                ] {
+                    let mut a = scale.clone();
+                    a["method"] = json!(m);
+                    a["test"] = json!(t);
+                    a["records"] = rr();
+                    calls.push(("fit_random_effects", a.clone()));
+                    let mut w = a.clone();
+                    w["weights"] = json!("n");
+                    calls.push(("fit_random_effects", w.clone()));
+                    w["records"] = gappy();
+                    calls.push(("fit_random_effects", w));
+                    let mut e = a.clone();
+                    e["exclude"] = json!(["b", "c"]);
+                    calls.push(("refit_excluding", e.clone()));
+                    calls.push(("forest_plot", e.clone()));
+                    let mut by = a.clone();
+                    by["by"] = json!("g");
+                    calls.push(("subgroup_analysis", by.clone()));
+                    calls.push(("forest_plot", by.clone()));
+                    by["records"] = gappy();
+                    calls.push(("subgroup_analysis", by.clone()));
+                    by["by"] = json!("arm");
+                    calls.push(("subgroup_analysis", by.clone()));
+                    for mods in [
+                        json!(["x"]),
+                        json!(["x", "arm"]),
+                        json!("~ 0 + arm"),
+                        json!("~ 0 + x"),
+                        json!("~ x * arm"),
+                        json!("~ x + I(x^2)"),
+                    ] {
+                        let mut r = a.clone();
+                        r["mods"] = mods.clone();
+                        calls.push(("meta_regression", r.clone()));
+                        let mut p = r.clone();
+                        p["at"] = if mods == json!(["x"])
+                            || mods == json!("~ 0 + x")
+                            || mods == json!("~ x + I(x^2)")
+                        {
+                            json!([{"x": 1}, {"x": 2.5}])
+                        } else if mods == json!("~ 0 + arm") {
+                            json!([{"arm": "p"}, {"arm": "r"}])
+                        } else {
+                            json!([{"x": 1, "arm": "q"}, {"x": 3.25, "arm": "p"}])
+                        };
+                        calls.push(("meta_regression", p.clone()));
+                        p["weights"] = json!("n");
+                        calls.push(("meta_regression", p.clone()));
+                        p["records"] = gappy();
+                        p.as_object_mut().unwrap().remove("weights");
+                        calls.push(("meta_regression", p));
+                    }
+                    let mut b = a.clone();
+                    b["btt"] = json!(2);
+                    b["mods"] = json!(["x", "arm"]);
+                    calls.push(("meta_regression", b));
+                    let mut bb = a.clone();
+                    bb["mod"] = json!("x");
+                    calls.push(("bubble_plot", bb.clone()));
+                    bb["records"] = gappy();
+                    calls.push(("bubble_plot", bb));
+                }
+            }
+            calls.push(("heterogeneity", json!({"method": m})));
+            calls.push((
+                "heterogeneity",
+                json!({"method": m, "records": homogeneous()}),
+            ));
+            calls.push((
+                "heterogeneity",
+                json!({"method": m, "records": rr(), "level": 0.5}),
+            ));
+            calls.push((
+                "heterogeneity",
+                json!({"method": m, "exclude": ["s04", "s10"]}),
+            ));
+            for kind in ["baujat", "radial", "qq", "labbe"] {
+                calls.push(("diagnostic_plot", json!({"kind": kind, "method": m})));
+                calls.push((
+                    "diagnostic_plot",
+                    json!({"kind": kind, "method": m, "records": rr(), "measure": "RR"}),
+                ));
+            }
+            calls.push((
+                "funnel_plot",
+                json!({"records": rr(), "measure": "RR", "method": m}),
+            ));
+            calls.push(("funnel_plot", json!({"exclude": ["s01"]})));
+            calls.push((
+                "funnel_plot",
+                json!({"egger_line": false, "exclude": ["s01"]}),
+            ));
+            for model in ["random_effects", "regression", "multilevel"] {
+                for vcov in ["CR1", "CR2"] {
+                    let mut a = json!({"records": rr(), "cluster": "study", "model": model, "vcov": vcov, "method": m});
+                    if model != "random_effects" {
+                        a["mods"] = json!(["x"]);
+                    }
+                    calls.push(("robust_test", a.clone()));
+                    if model != "random_effects" {
+                        a["mods"] = json!(["x", "arm"]);
+                        calls.push(("robust_test", a.clone()));
+                        a["mods"] = json!("~ 0 + arm");
+                        calls.push(("robust_test", a.clone()));
+                    }
+                    a["records"] = gappy();
+                    calls.push(("robust_test", a.clone()));
+                    a["cluster"] = json!("g");
+                    calls.push(("robust_test", a.clone()));
+                    if model == "multilevel" {
+                        a.as_object_mut().unwrap().remove("mods");
+                        a["records"] = rr();
+                        a["test"] = json!("t");
+                        calls.push(("robust_test", a));
+                    }
+                }
+            }
+        }
+        for m in ["REML", "ML"] {
+            for t in ["z", "t"] {
+                for scale in [
+                    json!({}),
+                    json!({"measure": "RR"}),
+                    json!({"measure": "PLO", "level": 0.9}),
+                ] {
+                    let mut a = scale.clone();
+                    a["method"] = json!(m);
+                    a["test"] = json!(t);
+                    a["records"] = rr();
+                    calls.push(("fit_multilevel", a.clone()));
+                    for mods in [
+                        json!(["x"]),
+                        json!(["x", "arm"]),
+                        json!("~ 0 + arm"),
+                        json!("~ 0 + x"),
+                        json!("~ x * arm"),
+                    ] {
+                        let mut r = a.clone();
+                        r["mods"] = mods;
+                        calls.push(("fit_multilevel", r.clone()));
+                        r["records"] = gappy();
+                        calls.push(("fit_multilevel", r));
+                    }
+                    a["records"] = gappy();
+                    calls.push(("fit_multilevel", a.clone()));
+                    a["exclude"] = json!(["a"]);
+                    calls.push(("fit_multilevel", a));
+                }
+            }
+        }
+        let raw = json!([
+            {"ai": 4, "bi": 119, "ci": 11, "di": 128},
+            {"ai": 6, "bi": 300, "ci": 29, "di": 274},
+            {"ai": 0, "bi": 228, "ci": 0, "di": 209},
+            {"ai": 0, "bi": 10, "ci": 2, "di": 20},
+            {"ai": null, "bi": 10, "ci": 2, "di": 20},
+            {"ai": 1, "bi": "", "ci": 2, "di": 20},
+            {"bi": 10, "ci": 2, "di": 20},
+            {"ai": 3, "bi": 10, "ci": 2}
+        ]);
+        calls.push(("load_data", json!({"measure": "RR", "data": raw.clone()})));
+        calls.push((
+            "load_data",
+            json!({"measure": "OR", "data": raw.clone(), "drop00": true}),
+        ));
+        calls.push((
+            "load_data",
+            json!({"measure": "RD", "data": raw.as_array().unwrap()[..5].to_vec()}),
+        ));
+        calls.push((
+            "load_data",
+            json!({"measure": "RR", "data": raw.as_array().unwrap()[..3].to_vec()}),
+        ));
+        calls.push(("load_data", json!({"measure": "PR", "add": 0, "data": [{"xi": 0, "ni": 10}, {"xi": 3, "ni": 10}, {"xi": 4, "ni": 12}, {"xi": null, "ni": 12}]})));
+        let mut mixed = rr();
+        mixed[0]["arm"] = json!(7);
+        mixed[3]["g"] = json!(2);
+        for (tool, a) in [
+            (
+                "meta_regression",
+                json!({"records": mixed.clone(), "mods": ["x", "arm"]}),
+            ),
+            (
+                "meta_regression",
+                json!({"records": rr(), "mods": "~ arm * g"}),
+            ),
+            (
+                "meta_regression",
+                json!({"records": rr(), "mods": "~ arm * g", "test": "knha", "measure": "RR", "at": [{"arm": "p", "g": "u"}]}),
+            ),
+            (
+                "subgroup_analysis",
+                json!({"records": mixed.clone(), "by": "arm"}),
+            ),
+            (
+                "subgroup_analysis",
+                json!({"records": mixed.clone(), "by": "g", "measure": "RR"}),
+            ),
+            (
+                "fit_multilevel",
+                json!({"records": mixed.clone(), "mods": ["arm"]}),
+            ),
+            (
+                "fit_multilevel",
+                json!({"records": rr(), "mods": "~ arm * g"}),
+            ),
+            (
+                "robust_test",
+                json!({"records": mixed.clone(), "cluster": "study", "model": "regression", "mods": ["arm"]}),
+            ),
+            (
+                "robust_test",
+                json!({"records": rr(), "cluster": "arm", "model": "regression", "mods": "~ x"}),
+            ),
+            (
+                "robust_test",
+                json!({"records": rr(), "cluster": "arm", "method": "EE"}),
+            ),
+            (
+                "robust_test",
+                json!({"records": mixed.clone(), "cluster": "g"}),
+            ),
+            (
+                "robust_test",
+                json!({"records": rr(), "cluster": "study", "model": "regression", "mods": "~ x * g"}),
+            ),
+        ] {
+            calls.push((tool, a));
+        }
+        calls.push(("load_data", json!({"records": rr()})));
+        calls.push(("load_data", json!({"records": gappy()})));
+        calls.into_iter().map(|(t, a)| (t.to_string(), a)).collect()
+    }
+
+    #[test]
+    fn the_typed_printers_print_what_the_json_printers_printed() {
+        let mut calls: Vec<(String, Value)> = Vec::new();
+        for name in TOOLS {
+            if let Some(tool) = crate::tools::find(name) {
+                calls.extend((tool.examples)().into_iter().map(|a| (name.to_string(), a)));
+            }
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let v: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                collect(&v, &mut calls);
+            }
+        }
+        calls.extend(extras());
+        let mut compared = std::collections::BTreeMap::<String, usize>::new();
+        let mut errors = 0;
+        let mut reasons = std::collections::BTreeMap::<String, usize>::new();
+        let mut markers = std::collections::BTreeMap::<String, usize>::new();
+        let mut failures = Vec::new();
+        for (tool, args) in &calls {
+            if !TOOLS.contains(&tool.as_str()) {
+                continue;
+            }
+            let result = match crate::tools::call(tool, args) {
+                Ok(r) => r,
+                Err(e) => {
+                    errors += 1;
+                    *reasons
+                        .entry(format!(
+                            "{tool}: {}",
+                            e.message.chars().take(70).collect::<String>()
+                        ))
+                        .or_default() += 1;
+                    continue;
+                }
+            };
+            let new = crate::tools::summary(tool, &result);
+            for marker in MARKERS {
+                if new.as_deref().is_some_and(|t| t.contains(marker)) {
+                    *markers.entry(format!("{tool} {marker}")).or_default() += 1;
+                }
+            }
+            let old = legacy(tool, &result);
+            if new != old {
+                failures.push(format!("{tool} {args}\n--- old\n{old:?}\n--- new\n{new:?}"));
+            }
+            *compared.entry(tool.clone()).or_default() += 1;
+        }
+        eprintln!("compared {compared:?}; {errors} calls failed");
+        for (r, n) in &reasons {
+            eprintln!("ERR {n:5} {r}");
+        }
+        for (r, n) in &markers {
+            eprintln!("MARK {n:5} {r}");
+        }
+        assert!(
+            failures.is_empty(),
+            "{} differ:\n{}",
+            failures.len(),
+            failures[..failures.len().min(5)].join("\n\n")
+        );
+    }
+}
