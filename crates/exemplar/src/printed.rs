@@ -650,8 +650,17 @@ pub struct InterceptFit<'a> {
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,
-    /// The natural scale's label ([`scale_labels`]), the estimate and CI on it and the PI.
-    pub natural: Option<(String, Interval, Option<(f64, f64)>)>,
+    pub natural: Option<NaturalEstimate>,
+}
+
+/// An estimate on the natural scale, as [`natural_block`] prints it.
+pub struct NaturalEstimate {
+    /// The scale's label ([`scale_labels`]).
+    pub label: String,
+    /// The estimate and its CI.
+    pub interval: Interval,
+    /// The prediction interval, if any.
+    pub pi: Option<(f64, f64)>,
 }
 
 impl InterceptFit<'_> {
@@ -691,8 +700,8 @@ impl InterceptFit<'_> {
         cols.push(("ci.ub", f4(Some(self.ci_upper))));
         cols.push(("", stars(p)));
         out.lines(vector_table(&cols));
-        if let Some((label, natural, pi)) = &self.natural {
-            natural_block(out, label, *natural, *pi);
+        if let Some(n) = &self.natural {
+            natural_block(out, &n.label, n.interval, n.pi);
         }
         signif_legend(out);
     }
@@ -740,6 +749,25 @@ mod tests {
         assert_eq!(
             interval("RD", -0.004, -0.0061, -0.0021),
             "RD -0.004 [-0.006, -0.002]"
+        );
+    }
+
+    #[test]
+    fn row_names_are_cut() {
+        let rows = |names: &[&str]| -> Vec<(String, Vec<String>)> {
+            names
+                .iter()
+                .map(|n| (n.to_string(), vec!["0.1000".into()]))
+                .collect()
+        };
+        let long = "L".repeat(1000);
+        let lines = frame_table(&["estimate"], &rows(&[&long, "s\u{202e}1"]), 2);
+        let cut = format!("{}…", "L".repeat(LABEL_CHARS - 1));
+        // "estimate" is wider than its values: two blanks, then the value padded to 8.
+        assert_eq!(lines[1], format!("{cut}    0.1000"));
+        assert_eq!(
+            lines[2],
+            format!("{:w$}    0.1000", "s\\u202e1", w = LABEL_CHARS)
         );
     }
 }

@@ -6,8 +6,8 @@ use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{ErrorCode, ToolError};
 use crate::printed::{
-    estimate_headline, excluded_line, model_context, scale_labels, EstimateTest, InterceptFit, Out,
-    Printed,
+    estimate_headline, excluded_line, model_context, scale_labels, EstimateTest, InterceptFit,
+    NaturalEstimate, Out, Printed,
 };
 use meta_analysis::{Fit, Test, WeightedError};
 use serde::Serialize;
@@ -166,12 +166,10 @@ impl FitStats {
         let natural = scale_labels(scale.measure.as_deref(), &scale.transform)
             .1
             .zip(self.natural.as_ref())
-            .map(|(label, n)| {
-                (
-                    label,
-                    [n.estimate, n.ci_lower, n.ci_upper],
-                    n.pi_lower.zip(n.pi_upper),
-                )
+            .map(|(label, n)| NaturalEstimate {
+                label,
+                interval: [n.estimate, n.ci_lower, n.ci_upper],
+                pi: n.pi_lower.zip(n.pi_upper),
             });
         InterceptFit {
             method: &head.method,
