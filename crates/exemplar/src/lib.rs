@@ -35,7 +35,6 @@ pub mod schema_check;
 pub mod scorer;
 pub mod session;
 pub mod strict_json;
-mod summary;
 pub mod tools;
 pub mod your_data;
 

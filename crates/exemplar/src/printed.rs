@@ -620,6 +620,96 @@ pub fn coefficient_table(rows: &[CoefficientRow], df_all: Option<f64>) -> Vec<St
     frame_table(&header, &rows, 2)
 }
 
+// ---------------------------------------------------------------------------------------
+// An intercept-only fit (print.rma.uni), from typed values
+
+/// The test of an estimate: z, or t on its degrees of freedom.
+#[derive(Debug, Clone, Copy)]
+pub enum EstimateTest {
+    /// z (NA when there is none).
+    Z(Option<f64>),
+    T {
+        t: f64,
+        df: f64,
+    },
+}
+
+/// An intercept-only fit as `print.rma.uni` prints it: the model, tau^2 (not for an
+/// equal-effects method), I² and H², Cochran's Q, the estimate's row and, with a natural
+/// scale, the estimate and intervals on it.
+pub struct InterceptFit<'a> {
+    pub method: &'a str,
+    pub k: usize,
+    pub tau2: f64,
+    pub se_tau2: Option<f64>,
+    pub i2: f64,
+    pub h2: f64,
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
+    pub estimate: f64,
+    pub se: f64,
+    pub test: EstimateTest,
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    pub natural: Option<NaturalEstimate>,
+}
+
+/// An estimate on the natural scale, as [`natural_block`] prints it.
+pub struct NaturalEstimate {
+    /// The scale's label ([`scale_labels`]).
+    pub label: String,
+    /// The estimate and its CI.
+    pub interval: Interval,
+    /// The prediction interval, if any.
+    pub pi: Option<(f64, f64)>,
+}
+
+impl InterceptFit<'_> {
+    pub fn print(&self, out: &mut Out) {
+        out.blank();
+        model_line(out, self.method, self.k, true);
+        out.blank();
+        if !equal_effects(self.method) {
+            tau2_lines(out, Some(self.tau2), self.se_tau2, true);
+        }
+        i2_h2_lines(out, Some(self.i2), Some(self.h2), None, true);
+        out.blank();
+        out.line("Test for Heterogeneity:");
+        out.line(format!(
+            "Q(df = {}) = {}, p-val {}",
+            self.q_df,
+            f4(Some(self.q)),
+            pval(Some(self.q_p), true, false)
+        ));
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let p = Some(self.p);
+        let mut cols = vec![
+            ("estimate", f4(Some(self.estimate))),
+            ("se", f4(Some(self.se))),
+        ];
+        match self.test {
+            EstimateTest::T { t, df: d } => {
+                cols.push(("tval", f4(Some(t))));
+                cols.push(("df", df(d)));
+            }
+            EstimateTest::Z(z) => cols.push(("zval", f4(z))),
+        }
+        cols.push(("pval", pval(p, false, false)));
+        cols.push(("ci.lb", f4(Some(self.ci_lower))));
+        cols.push(("ci.ub", f4(Some(self.ci_upper))));
+        cols.push(("", stars(p)));
+        out.lines(vector_table(&cols));
+        if let Some(n) = &self.natural {
+            natural_block(out, &n.label, n.interval, n.pi);
+        }
+        signif_legend(out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -662,6 +752,25 @@ mod tests {
         assert_eq!(
             interval("RD", -0.004, -0.0061, -0.0021),
             "RD -0.004 [-0.006, -0.002]"
+        );
+    }
+
+    #[test]
+    fn row_names_are_cut() {
+        let rows = |names: &[&str]| -> Vec<(String, Vec<String>)> {
+            names
+                .iter()
+                .map(|n| (n.to_string(), vec!["0.1000".into()]))
+                .collect()
+        };
+        let long = "L".repeat(1000);
+        let lines = frame_table(&["estimate"], &rows(&[&long, "s\u{202e}1"]), 2);
+        let cut = format!("{}…", "L".repeat(LABEL_CHARS - 1));
+        // "estimate" is wider than its values: two blanks, then the value padded to 8.
+        assert_eq!(lines[1], format!("{cut}    0.1000"));
+        assert_eq!(
+            lines[2],
+            format!("{:w$}    0.1000", "s\\u202e1", w = LABEL_CHARS)
         );
     }
 }

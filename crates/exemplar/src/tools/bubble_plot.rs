@@ -119,11 +119,9 @@ pub fn bubble_plot(args: BubbleArgs, data: &DataSource) -> Result<BubblePlotResu
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
+/// The headline of the meta-regression drawn: its test of the moderators.
 impl crate::printed::Printed for BubblePlotResult {
     fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(&self.fit).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::regression_headline(out, &v) };
-        let _ = print();
+        self.fit.headline(out);
     }
 }

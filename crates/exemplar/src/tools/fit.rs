@@ -5,6 +5,10 @@
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{ErrorCode, ToolError};
+use crate::printed::{
+    estimate_headline, excluded_line, model_context, scale_labels, EstimateTest, InterceptFit,
+    NaturalEstimate, Out, Printed,
+};
 use meta_analysis::{Fit, Test, WeightedError};
 use serde::Serialize;
 
@@ -112,7 +116,83 @@ impl RefitResult {
     }
 }
 
-/// Whether a `fit_random_effects` call is drawn as a forest plot with its own arguments: only
+/// A fit's printed summary: its headline ([`headline`]), then `print.rma.uni`'s body.
+impl Printed for RefitResult {
+    fn print(&self, out: &mut Out) {
+        self.headline(out);
+        self.stats.body(&self.head, &self.scale).print(out);
+    }
+}
+
+impl RefitResult {
+    /// The headline of the fit and the ids left out (a plot's summary).
+    pub fn headline(&self, out: &mut Out) {
+        headline(out, &self.head, &self.scale, &self.stats, &self.excluded);
+    }
+}
+
+/// `est [lower, upper] (95% CI; random-effects REML, k = 19)`, on the natural scale when
+/// there is one, then the ids left out.
+pub fn headline(
+    out: &mut Out,
+    head: &FitHead,
+    scale: &ScaleInfo,
+    stats: &FitStats,
+    excluded: &[String],
+) {
+    let natural = stats
+        .natural
+        .as_ref()
+        .map(|n| [n.estimate, n.ci_lower, n.ci_upper]);
+    out.line(estimate_headline(
+        (scale.measure.as_deref(), &scale.transform),
+        [stats.estimate, stats.fit.ci_lower, stats.fit.ci_upper],
+        natural,
+        head.level,
+        &model_context(Some(&head.method), head.k, Some(&head.test)),
+    ));
+    excluded_line(out, excluded);
+}
+
+impl FitStats {
+    /// The fit as `print.rma.uni` prints it. The engine's method, k, estimate, se and test
+    /// are not serialized with [`Fit`]: they are read from the head and these stats.
+    pub fn body<'a>(&self, head: &'a FitHead, scale: &ScaleInfo) -> InterceptFit<'a> {
+        let fit = &self.fit;
+        let test = match (self.t, self.df) {
+            (Some(t), Some(df)) => EstimateTest::T { t, df },
+            _ => EstimateTest::Z(self.z),
+        };
+        let natural = scale_labels(scale.measure.as_deref(), &scale.transform)
+            .1
+            .zip(self.natural.as_ref())
+            .map(|(label, n)| NaturalEstimate {
+                label,
+                interval: [n.estimate, n.ci_lower, n.ci_upper],
+                pi: n.pi_lower.zip(n.pi_upper),
+            });
+        InterceptFit {
+            method: &head.method,
+            k: head.k,
+            tau2: fit.tau2,
+            se_tau2: fit.se_tau2,
+            i2: fit.i2,
+            h2: fit.h2,
+            q: fit.q,
+            q_df: fit.q_df,
+            q_p: fit.q_p,
+            estimate: self.estimate,
+            se: self.se,
+            test,
+            p: fit.p,
+            ci_lower: fit.ci_lower,
+            ci_upper: fit.ci_upper,
+            natural,
+        }
+    }
+}
+
+/// Whether a `fit_random_effects` call/// Whether a `fit_random_effects` call is drawn as a forest plot with its own arguments: only
 /// without user weights (the forest plot fits without them).
 pub(super) fn unweighted(args: &serde_json::Value) -> bool {
     args.get("weights").is_none()

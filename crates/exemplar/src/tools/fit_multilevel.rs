@@ -9,6 +9,12 @@ use super::scale::{NaturalScale, Scale, ScaleInfo};
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use crate::printable::{label, LABEL_CHARS};
+use crate::printed::{
+    coefficient_table, default_btt, df, dropped_line, estimate_headline, f4, frame_table,
+    natural_block, notes_and_omitted_lines, pval, scale_labels, signif_legend, stars,
+    vector_table, CoefficientRow, ModeratorTest, Out, Printed,
+};
 use meta_analysis::{BoundKind, Multilevel};
 use serde::Serialize;
 
@@ -188,11 +194,165 @@ pub fn fit_multilevel(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for MultilevelResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::multilevel(out, &v) };
-        let _ = print();
+/// `print.rma.mv` of the three-level model, after the pooled estimate (or the moderators'
+/// test) as headline. The engine's k, method, test, sigma2 and df are not serialized with
+/// [`Multilevel`]: they are read from the result's own fields.
+impl Printed for MultilevelResult {
+    fn print(&self, out: &mut Out) {
+        let k = self.k;
+        let coefficients = &self.model.coefficients;
+        let names: Vec<&str> = coefficients.iter().map(|c| c.name.as_str()).collect();
+        let btt = default_btt(&names);
+        // Intercept only: one coefficient, the intercept (`~ 0 + x` has one that is a slope).
+        let int_only = coefficients.len() <= 1 && btt.is_empty();
+        let moderator_test = ModeratorTest {
+            qm: self.model.qm,
+            qm_df: self.model.qm_df,
+            qm_df2: self.model.qm_df2.map(|d| d as f64),
+            qm_p: self.model.qm_p,
+        };
+        match (self.estimate, self.ci_lower, self.ci_upper) {
+            (Some(estimate), Some(lower), Some(upper)) if int_only => {
+                let natural = self
+                    .natural
+                    .as_ref()
+                    .map(|n| [n.estimate, n.ci_lower, n.ci_upper]);
+                out.line(estimate_headline(
+                    (self.scale.measure.as_deref(), &self.scale.transform),
+                    [estimate, lower, upper],
+                    natural,
+                    self.level,
+                    &format!(
+                        "three-level ({}), k = {k} in {} studies",
+                        self.method, self.n_studies
+                    ),
+                ));
+            }
+            // A pooled estimate without its interval has no headline, and no summary.
+            (Some(_), _, _) if int_only => return,
+            _ => {
+                let (_, test) = moderator_test.lines(&btt);
+                out.line(format!(
+                    "Moderators {}: {} (three-level, k = {k})",
+                    self.formula.as_deref().unwrap_or(""),
+                    test.replace(", p-val ", ", p ")
+                ));
+            }
+        }
+        notes_and_omitted_lines(
+            out,
+            &self.dataset.notes,
+            self.omitted.iter().map(|o| o.id.as_str()),
+        );
+        dropped_line(out, &self.dropped);
+        out.blank();
+        out.line(format!(
+            "Multivariate Meta-Analysis Model (k = {k}; method: {})",
+            self.method
+        ));
+        out.blank();
+        out.line("Variance Components:");
+        out.blank();
+        let nlvls = [self.n_studies, k];
+        let study = label(&self.study, LABEL_CHARS);
+        let factors = [study.clone(), format!("{study}/id")];
+        let rows: Vec<(String, Vec<String>)> = self
+            .sigma2
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                (
+                    format!("sigma^2.{}", i + 1),
+                    vec![
+                        f4(Some(s)),
+                        f4(Some(s.sqrt())),
+                        nlvls.get(i).map_or("NA".into(), usize::to_string),
+                        "no".into(),
+                        factors.get(i).cloned().unwrap_or_default(),
+                    ],
+                )
+            })
+            .collect();
+        out.lines(frame_table(
+            &["estim", "sqrt", "nlvls", "fixed", "factor"],
+            &rows,
+            2,
+        ));
+        out.blank();
+        let (heading, q) = if int_only {
+            ("Test for Heterogeneity:", "Q")
+        } else {
+            ("Test for Residual Heterogeneity:", "QE")
+        };
+        out.line(heading);
+        out.line(format!(
+            "{q}(df = {}) = {}, p-val {}",
+            self.model.qe_df,
+            f4(Some(self.model.qe)),
+            pval(Some(self.model.qe_p), true, false)
+        ));
+        // print.rma.mv tests the moderators only with more than one coefficient (with one,
+        // QM is its z^2).
+        if !int_only && coefficients.len() > 1 {
+            out.blank();
+            let (heading, line) = moderator_test.lines(&btt);
+            out.line(heading);
+            out.line(line);
+        }
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let df_all = self.df.filter(|_| self.test != "z");
+        if int_only {
+            let Some(c) = coefficients.first() else {
+                return;
+            };
+            let p = Some(c.p);
+            let mut cols = vec![("estimate", f4(Some(c.estimate))), ("se", f4(Some(c.se)))];
+            match df_all {
+                Some(d) => {
+                    cols.push(("tval", f4(Some(c.statistic))));
+                    cols.push(("df", df(d)));
+                }
+                None => cols.push(("zval", f4(Some(c.statistic)))),
+            }
+            cols.extend([
+                ("pval", pval(p, false, false)),
+                ("ci.lb", f4(Some(c.ci_lower))),
+                ("ci.ub", f4(Some(c.ci_upper))),
+                ("", stars(p)),
+            ]);
+            out.lines(vector_table(&cols));
+            let (_, natural_label) =
+                scale_labels(self.scale.measure.as_deref(), &self.scale.transform);
+            if let (Some(label), Some(n)) = (natural_label, &self.natural) {
+                natural_block(
+                    out,
+                    &label,
+                    [n.estimate, n.ci_lower, n.ci_upper],
+                    n.pi_lower.zip(n.pi_upper),
+                );
+            }
+        } else {
+            let rows: Vec<CoefficientRow> = coefficients
+                .iter()
+                .map(|c| CoefficientRow {
+                    name: &c.name,
+                    estimate: c.estimate,
+                    se: c.se,
+                    statistic: c.statistic,
+                    df: None,
+                    p: Some(c.p),
+                    ci_lower: c.ci_lower,
+                    ci_upper: c.ci_upper,
+                })
+                .collect();
+            out.lines(coefficient_table(&rows, df_all));
+        }
+        for note in &self.notes {
+            out.blank();
+            out.line(note.as_str());
+        }
+        signif_legend(out);
     }
 }

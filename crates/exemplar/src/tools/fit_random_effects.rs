@@ -2,7 +2,7 @@
 
 use super::args::{FitArgs, WeightsArg};
 use super::data::{DataSource, DatasetInfo};
-use super::fit::{unweighted, weighted_error, FitHead, FitStats};
+use super::fit::{headline, unweighted, weighted_error, FitHead, FitStats};
 use super::scale::{Scale, ScaleInfo};
 use super::{Companion, Tool, ToolError, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
 use serde::Serialize;
@@ -114,16 +114,14 @@ pub fn fit_random_effects(
     })
 }
 
-
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
+/// The fit's headline and `print.rma.uni`'s body (records left out for a missing weight are
+/// in the result, not the summary).
 impl crate::printed::Printed for FitResult {
     fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::uni_fit(out, &v) };
-        let _ = print();
+        headline(out, &self.head, &self.scale, &self.stats, &[]);
+        self.stats.body(&self.head, &self.scale).print(out);
     }
 }
-
 
 #[cfg(test)]
 mod tests {

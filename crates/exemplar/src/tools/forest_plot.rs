@@ -241,11 +241,9 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
+/// The headline of the fit drawn.
 impl crate::printed::Printed for ForestPlotResult {
     fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(&self.fit).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::uni_headline(out, &v) };
-        let _ = print();
+        self.fit.headline(out);
     }
 }

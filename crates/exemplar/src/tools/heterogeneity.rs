@@ -3,6 +3,7 @@
 use super::args::{DataArg, ExcludeArg, LevelArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use crate::printed::{f4, fcf, frame_table, level_percent, pval, Out, Printed};
 use meta_analysis::{BoundKind, HeterogeneityIntervals};
 use serde::Serialize;
 
@@ -175,11 +176,66 @@ pub fn heterogeneity(
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for HeterogeneityResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::heterogeneity(out, &v) };
-        let _ = print();
+/// The estimates with their intervals, then `print.confint.rma`'s table and the notes.
+impl Printed for HeterogeneityResult {
+    fn print(&self, out: &mut Out) {
+        // A null-set interval has no bounds: metafor prints each as "<" its edge.
+        let bound = |b: String| {
+            if self.ci_empty {
+                format!("<{b}")
+            } else {
+                b
+            }
+        };
+        let ci_method = match self.ci_method {
+            CiMethod::QProfile => "Q-profile",
+        };
+        out.line(format!(
+            "tau^2 {} [{}, {}], I^2 {}% [{}, {}] ({}, {ci_method}; k = {})",
+            f4(Some(self.tau2)),
+            bound(f4(Some(self.tau2_ci_lower))),
+            bound(f4(Some(self.tau2_ci_upper))),
+            fcf(Some(self.i2), 2),
+            bound(fcf(Some(self.i2_ci_lower), 2)),
+            bound(fcf(Some(self.i2_ci_upper), 2)),
+            level_percent(self.level),
+            self.k
+        ));
+        out.blank();
+        out.line(format!(
+            "Heterogeneity (k = {}; tau^2 estimator: {})",
+            self.k, self.method
+        ));
+        out.blank();
+        out.line("Test for Heterogeneity:");
+        out.line(format!(
+            "Q(df = {}) = {}, p-val {}",
+            self.q_df,
+            f4(Some(self.q)),
+            pval(Some(self.q_p), true, false)
+        ));
+        out.blank();
+        let row = |name: &str, [e, lo, hi]: [f64; 3]| {
+            (
+                name.to_string(),
+                vec![f4(Some(e)), bound(f4(Some(lo))), bound(f4(Some(hi)))],
+            )
+        };
+        out.lines(frame_table(
+            &["estimate", "ci.lb", "ci.ub"],
+            &[
+                row("tau^2", [self.tau2, self.tau2_ci_lower, self.tau2_ci_upper]),
+                row("tau", [self.tau, self.tau_ci_lower, self.tau_ci_upper]),
+                row("I^2(%)", [self.i2, self.i2_ci_lower, self.i2_ci_upper]),
+                row("H^2", [self.h2, self.h2_ci_lower, self.h2_ci_upper]),
+            ],
+            1,
+        ));
+        if !self.notes.is_empty() {
+            out.blank();
+            for note in &self.notes {
+                out.line(note.as_str());
+            }
+        }
     }
 }

@@ -191,11 +191,43 @@ pub fn describe(args: LoadArgs, data: &DataSource) -> Result<LoadDataResult, Too
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
+/// The rows the summary line lists before "and n more".
+const LISTED_OMITTED: usize = 3;
+
+/// How many rows were kept and which were left out (the first few with their reasons), so
+/// that dropped rows are said without reading `omitted`; then the notes.
 impl crate::printed::Printed for LoadDataResult {
     fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::load_data(out, &v) };
-        let _ = print();
+        let k = self.k;
+        if self.omitted.is_empty() {
+            let unit = if self.measure.is_some() {
+                "rows"
+            } else {
+                "records"
+            };
+            out.line(format!("kept {k} of {k} {unit}; none left out"));
+        } else {
+            let left_out = self.omitted.len();
+            let listed: Vec<String> = self
+                .omitted
+                .iter()
+                .take(LISTED_OMITTED)
+                .map(|o| format!("{} ({})", o.id, o.reason))
+                .collect();
+            let more = left_out.saturating_sub(LISTED_OMITTED);
+            out.line(format!(
+                "kept {k} of {} rows; {left_out} left out: {}{}",
+                k + left_out,
+                listed.join(", "),
+                if more > 0 {
+                    format!(" and {more} more (listed in omitted)")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        for note in &self.notes {
+            out.line(format!("Note: {note}"));
+        }
     }
 }

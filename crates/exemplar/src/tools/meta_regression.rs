@@ -9,6 +9,12 @@ use super::fit::weighted_error;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Companion, Tool, ToolGroup, BUBBLE_PLOT, MAX_TOOL_RECORDS};
 use super::{ErrorCode, ToolError};
+use crate::printable::{label, LABEL_CHARS};
+use crate::printed::{
+    self, coefficient_table, dropped_line, equal_effects, f4, frame_table_uncut, i2_h2_lines,
+    model_context, model_line, notes_and_omitted_lines, pval, scale_labels, signif_legend,
+    tau2_lines, ModeratorTest, Out, Printed,
+};
 use meta_analysis::{MetaRegression, ModeratorValue, Term};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -403,11 +409,190 @@ pub fn meta_regression(
     Ok(result)
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for MetaRegressionResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::meta_regression(out, &v) };
-        let _ = print();
+/// `print.rma.uni` of a model with moderators, after the moderators' test as headline, then
+/// the predictions.
+impl Printed for MetaRegressionResult {
+    fn print(&self, out: &mut Out) {
+        self.headline(out);
+        notes_and_omitted_lines(
+            out,
+            &self.dataset.notes,
+            self.omitted.iter().map(|o| o.id.as_str()),
+        );
+        dropped_line(out, &self.dropped);
+        out.blank();
+        model_line(out, &self.method, self.k, false);
+        out.blank();
+        if !equal_effects(&self.method) {
+            tau2_lines(out, Some(self.tau2), self.se_tau2, false);
+        }
+        i2_h2_lines(out, Some(self.i2), Some(self.h2), self.r2, false);
+        out.blank();
+        out.line("Test for Residual Heterogeneity:");
+        out.line(format!(
+            "QE(df = {}) = {}, p-val {}",
+            self.qe_df,
+            f4(Some(self.qe)),
+            pval(Some(self.qe_p), true, false)
+        ));
+        // print.rma.uni tests the moderators only with more than one coefficient (a model
+        // without an intercept and one slope has none: QM would be its z^2).
+        if self.coefficients.len() > 1 {
+            out.blank();
+            let (heading, line) = self.moderator_test().lines(&self.btt_positions());
+            out.line(heading);
+            out.line(line);
+        }
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let rows: Vec<printed::CoefficientRow> = self
+            .coefficients
+            .iter()
+            .map(|c| printed::CoefficientRow {
+                name: &c.name,
+                estimate: c.estimate,
+                se: c.se,
+                statistic: c.statistic,
+                df: None,
+                p: Some(c.p),
+                ci_lower: c.ci_lower,
+                ci_upper: c.ci_upper,
+            })
+            .collect();
+        out.lines(coefficient_table(&rows, self.qm_df2.map(|d| d as f64)));
+        self.print_predictions(out);
+        signif_legend(out);
+    }
+}
+
+impl MetaRegressionResult {
+    /// "Moderators ~ weeks: QM(df = 1) = 4.1, p = 0.04 (random-effects REML, k = 19)".
+    pub fn headline(&self, out: &mut Out) {
+        let (_, test) = self.moderator_test().lines(&self.btt_positions());
+        out.line(format!(
+            "Moderators {}: {} ({})",
+            self.formula,
+            test.replace(", p-val ", ", p "),
+            model_context(Some(&self.method), self.k, Some(&self.test))
+        ));
+    }
+
+    fn moderator_test(&self) -> ModeratorTest {
+        ModeratorTest {
+            qm: Some(self.qm),
+            qm_df: self.qm_df,
+            qm_df2: self.qm_df2.map(|d| d as f64),
+            qm_p: Some(self.qm_p),
+        }
+    }
+
+    fn btt_positions(&self) -> Vec<u64> {
+        self.btt.iter().map(|&b| b as u64).collect()
+    }
+
+    /// `predict(fit, newmods = …)`: one row per `at`, named by its values, then the rows on
+    /// the natural scale when there is one.
+    fn print_predictions(&self, out: &mut Out) {
+        if self.predictions.is_empty() {
+            return;
+        }
+        let rows: Vec<(String, Vec<String>)> = self
+            .predictions
+            .iter()
+            .map(|p| {
+                let row = [
+                    p.estimate,
+                    p.se,
+                    p.ci_lower,
+                    p.ci_upper,
+                    p.pi_lower,
+                    p.pi_upper,
+                ];
+                (at_name(&p.at), row.iter().map(|&x| f4(Some(x))).collect())
+            })
+            .collect();
+        out.blank();
+        out.line("Predicted Values:");
+        out.blank();
+        out.lines(frame_table_uncut(
+            &["pred", "se", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
+            &rows,
+            1,
+        ));
+        let natural: Vec<(String, Vec<String>)> = self
+            .predictions
+            .iter()
+            .zip(&rows)
+            .filter_map(|(p, (name, _))| {
+                let n = p.natural.as_ref()?;
+                Some((
+                    name.clone(),
+                    vec![
+                        f4(Some(n.estimate)),
+                        f4(Some(n.ci_lower)),
+                        f4(Some(n.ci_upper)),
+                        f4(n.pi_lower),
+                        f4(n.pi_upper),
+                    ],
+                ))
+            })
+            .collect();
+        let (_, label) = scale_labels(self.scale.measure.as_deref(), &self.scale.transform);
+        if let (false, Some(label)) = (natural.is_empty(), label) {
+            out.blank();
+            out.line(format!("Predicted Values ({label} scale):"));
+            out.blank();
+            out.lines(frame_table_uncut(
+                &["pred", "ci.lb", "ci.ub", "pi.lb", "pi.ub"],
+                &natural,
+                1,
+            ));
+        }
+    }
+}
+
+/// A prediction's row name, `weeks=4, tester=blind`: each name and value cut, not the row
+/// name (with several moderators it would lose the last ones).
+fn at_name(at: &Map<String, Value>) -> String {
+    at.iter()
+        .map(|(k, v)| {
+            let k = label(k, LABEL_CHARS);
+            match v {
+                Value::String(s) => format!("{k}={}", label(s, LABEL_CHARS)),
+                v => format!("{k}={v}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{call, META_REGRESSION};
+    use super::MetaRegressionResult;
+    use serde::Deserialize;
+    use crate::printable::LABEL_CHARS;
+    use crate::printed::{Out, Printed};
+    use serde_json::json;
+
+    #[test]
+    fn a_predictions_row_name_cuts_each_part() {
+        let args = json!({"mods": ["weeks", "tester"], "at": [{"weeks": 4, "tester": "blind"}]});
+        let result = call(META_REGRESSION.name, &args).unwrap();
+        let mut result = MetaRegressionResult::deserialize(&result).unwrap();
+        let long = "L".repeat(1000);
+        let at = json!({"weeks": 4, "tester": "blind", "arm": long});
+        result.predictions[0].at = at.as_object().unwrap().clone();
+        let mut out = Out::default();
+        result.print(&mut out);
+        let text = out.finish();
+        // Each name and value cut, not the row name: with several moderators it would lose
+        // the last ones.
+        let cut = format!("{}…", "L".repeat(LABEL_CHARS - 1));
+        assert!(
+            text.contains(&format!("weeks=4, tester=blind, arm={cut} ")),
+            "{text}"
+        );
     }
 }

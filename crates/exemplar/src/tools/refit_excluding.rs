@@ -65,12 +65,3 @@ pub fn refit_excluding(args: RefitArgs, data: &DataSource) -> Result<RefitResult
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
     Ok(RefitResult::of(&fit, excluded, data, &scale))
 }
-
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for RefitResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::uni_fit(out, &v) };
-        let _ = print();
-    }
-}

@@ -8,6 +8,11 @@ use super::multilevel::{
     invalid, labels, multilevel_options, MultilevelTestArg, StudyArg,
 };
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use crate::printed::{
+    coefficient_name, default_btt, df, dropped_line, equal_effects, f4, fcf, format_btt,
+    frame_table, i2_h2_lines, interval, level_percent, model_line, notes_and_omitted_lines,
+    pval, r_num, signif_legend, stars, tau2_lines, vector_table, Out, Printed,
+};
 use meta_analysis::{Method, RobustCoefficient, RobustVcov};
 use serde::Serialize;
 
@@ -377,11 +382,163 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
     })
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for RobustResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::robust(out, &v) };
-        let _ = print();
+/// `print.robust.rma`: the model's heterogeneity, the clusters, then the coefficients with
+/// cluster-robust standard errors, t tests and intervals, each robust column marked with
+/// metafor's footnote symbol.
+impl Printed for RobustResult {
+    fn print(&self, out: &mut Out) {
+        let coefficients = &self.coefficients;
+        let (vcov, k, clusters) = (&self.vcov, self.k, self.n_clusters);
+        let int_only = coefficients.len() == 1;
+        let Some(first) = coefficients.first() else {
+            return;
+        };
+        if int_only {
+            out.line(format!(
+                "{} ({}; cluster-robust {vcov}, k = {k} in {clusters} clusters)",
+                interval("Estimate", first.estimate, first.ci_lower, first.ci_upper),
+                level_percent(self.level)
+            ));
+        } else {
+            out.line(format!(
+                "Cluster-robust ({vcov}) tests of {} coefficients (k = {k} in {clusters} clusters)",
+                coefficients.len()
+            ));
+        }
+        notes_and_omitted_lines(
+            out,
+            &self.dataset.notes,
+            self.omitted.iter().map(|o| o.id.as_str()),
+        );
+        dropped_line(out, &self.dropped);
+        out.blank();
+        let method = &self.method;
+        match &self.heterogeneity {
+            Some(h) => {
+                model_line(out, method, k, int_only);
+                out.blank();
+                if !equal_effects(method) {
+                    tau2_lines(out, Some(h.tau2), h.se_tau2, int_only);
+                }
+                i2_h2_lines(out, Some(h.i2), Some(h.h2), h.r2, int_only);
+                out.blank();
+                let (heading, q) = if int_only {
+                    ("Test for Heterogeneity:", "Q")
+                } else {
+                    ("Test for Residual Heterogeneity:", "QE")
+                };
+                out.line(heading);
+                out.line(format!(
+                    "{q}(df = {}) = {}, p-val {}",
+                    h.q_df,
+                    f4(Some(h.q)),
+                    pval(Some(h.q_p), true, false)
+                ));
+            }
+            None => out.line(format!(
+                "Multivariate Meta-Analysis Model (k = {k}; method: {method})"
+            )),
+        }
+        out.blank();
+        out.line(format!("Number of estimates:   {k}"));
+        out.line(format!("Number of clusters:    {clusters}"));
+        let sizes = &self.estimates_per_cluster;
+        if sizes.min == sizes.max {
+            out.line(format!("Estimates per cluster: {}", sizes.min));
+        } else {
+            out.line(format!(
+                "Estimates per cluster: {}-{} (mean: {}, median: {})",
+                sizes.min,
+                sizes.max,
+                fcf(Some(sizes.mean), 2),
+                r_num((sizes.median * 100.0).round() / 100.0)
+            ));
+        }
+        if let Some(t) = &self.moderators_test {
+            let names: Vec<&str> = coefficients.iter().map(|c| c.name.as_str()).collect();
+            out.blank();
+            out.line(format!(
+                "Test of Moderators (coefficient{} {}):\u{b9}",
+                if t.df1 == 1 { "" } else { "s" },
+                format_btt(&default_btt(&names))
+            ));
+            out.line(format!(
+                "F(df1 = {}, df2 = {}) = {}, p-val {}",
+                t.df1,
+                t.df2,
+                f4(Some(t.f)),
+                pval(Some(t.p), true, false)
+            ));
+        }
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        out.lines(robust_table(coefficients, int_only));
+        signif_legend(out);
+        out.blank();
+        out.line(format!(
+            "1) results based on cluster-robust inference (var-cov estimator: {vcov},"
+        ));
+        out.line(format!(
+            "   approx {}, df: {})",
+            if int_only {
+                "t-test and confidence interval"
+            } else {
+                "t/F-tests and confidence intervals"
+            },
+            if *vcov == RobustVcov::Cr2.name() {
+                "Satterthwaite approx"
+            } else {
+                "residual method"
+            }
+        ));
+    }
+}
+
+/// The coefficients under cluster-robust inference as `print.robust.rma` lays them out:
+/// metafor's `.addfootsym` marks the names of se, tval, df, pval, ci.lb and ci.ub with "¹"
+/// and pads their values with a blank; df as `round(df, 2)` pasted as text, so each row keeps
+/// its own decimals.
+fn robust_table(coefficients: &[RobustCoefficient], int_only: bool) -> Vec<String> {
+    const MARK: &str = "\u{b9}";
+    let header: Vec<String> = std::iter::once("estimate".to_string())
+        .chain(
+            ["se", "tval", "df", "pval", "ci.lb", "ci.ub"]
+                .iter()
+                .map(|h| format!("{h}{MARK}")),
+        )
+        .chain(std::iter::once(String::new()))
+        .collect();
+    let rows: Vec<(String, Vec<String>)> = coefficients
+        .iter()
+        .map(|c| {
+            let p = Some(c.p);
+            let marked = |v: String| format!("{v} ");
+            (
+                coefficient_name(&c.name),
+                vec![
+                    f4(Some(c.estimate)),
+                    marked(f4(Some(c.se))),
+                    marked(f4(Some(c.statistic))),
+                    marked(df(c.df)),
+                    marked(pval(p, false, false)),
+                    marked(f4(Some(c.ci_lower))),
+                    marked(f4(Some(c.ci_upper))),
+                    stars(p),
+                ],
+            )
+        })
+        .collect();
+    if int_only {
+        let (_, row) = &rows[0];
+        let cols: Vec<(&str, String)> = header
+            .iter()
+            .map(String::as_str)
+            .zip(row.iter().cloned())
+            .collect();
+        vector_table(&cols)
+    } else {
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        frame_table(&header, &rows, 2)
     }
 }

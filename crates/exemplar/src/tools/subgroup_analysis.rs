@@ -7,6 +7,10 @@ use super::effect_sizes::Omitted;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Companion, Tool, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
 use super::ToolError;
+use crate::printed::{
+    f4, fcf, frame_table, notes_and_omitted_lines, pval, scale_labels, stars, var, EstimateTest, InterceptFit,
+    ModeratorTest, Out, Printed,
+};
 use meta_analysis::{ModeratorColumn, SubgroupAnalysis};
 use serde::Serialize;
 
@@ -219,11 +223,146 @@ pub fn subgroup_analysis(
     Ok(result)
 }
 
-/// Bridge: the printer not yet written here, typed, reads the serialized result.
-impl crate::printed::Printed for SubgroupResult {
-    fn print(&self, out: &mut crate::printed::Out) {
-        let v = serde_json::to_value(self).expect("results serialize");
-        let mut print = || -> Option<()> { crate::summary::subgroups(out, &v) };
-        let _ = print();
+/// The subgroup analysis as metafor users run it: one `rma()` per level, printed as
+/// `print.rma.uni` prints it, then the test with a separate tau^2 per level (the
+/// equal-effects meta-regression of the levels' estimates on the level) and the test with
+/// one common tau^2 (`rma(yi, vi, mods = ~ by)`), each as its Test of Moderators.
+impl Printed for SubgroupResult {
+    fn print(&self, out: &mut Out) {
+        let (by, k) = (&self.by, self.k);
+        let between_df = self.q_between_df;
+        out.line(format!(
+            "Subgroup differences by {by}: Q(df = {between_df}) = {}, p {} (k = {k})",
+            f4(Some(self.q_between)),
+            pval(Some(self.q_between_p), true, false),
+        ));
+        notes_and_omitted_lines(
+            out,
+            &self.dataset.notes,
+            self.omitted.iter().map(|o| o.id.as_str()),
+        );
+        out.blank();
+        out.line(format!("Subgroup Analysis by {by} (k = {k})"));
+        out.blank();
+        let rows: Vec<(String, Vec<String>)> = self
+            .groups
+            .iter()
+            .map(|g| {
+                let p = Some(g.p);
+                (
+                    g.level.clone(),
+                    vec![
+                        g.k.to_string(),
+                        f4(Some(g.estimate)),
+                        f4(Some(g.se)),
+                        f4(Some(g.statistic)),
+                        pval(p, false, false),
+                        f4(Some(g.ci_lower)),
+                        f4(Some(g.ci_upper)),
+                        var(Some(g.tau2)),
+                        fcf(Some(g.i2), 2),
+                        stars(p),
+                    ],
+                )
+            })
+            .collect();
+        out.lines(frame_table(
+            &[
+                "k", "estimate", "se", "stat", "pval", "ci.lb", "ci.ub", "tau^2", "I^2(%)", "",
+            ],
+            &rows,
+            2,
+        ));
+        let (_, natural) = scale_labels(self.scale.measure.as_deref(), &self.scale.transform);
+        if let Some(label) = natural {
+            let rows: Vec<(String, Vec<String>)> = self
+                .groups
+                .iter()
+                .filter_map(|g| {
+                    let n = g.natural.as_ref()?;
+                    Some((
+                        g.level.clone(),
+                        vec![
+                            f4(Some(n.estimate)),
+                            f4(Some(n.ci_lower)),
+                            f4(Some(n.ci_upper)),
+                        ],
+                    ))
+                })
+                .collect();
+            if !rows.is_empty() {
+                out.blank();
+                out.line(format!("Subgroup Results ({label} scale):"));
+                out.blank();
+                out.lines(frame_table(&["estimate", "ci.lb", "ci.ub"], &rows, 2));
+            }
+        }
+        let knha = self.test == "knha";
+        for g in &self.groups {
+            out.blank();
+            out.line(format!("Subgroup {by} = {}:", g.level));
+            if let Some(note) = &g.note {
+                out.line(format!("({note})"));
+            }
+            // Knapp-Hartung needs two records; a level of one is its record with a z test.
+            let test = if knha && g.k > 1 {
+                EstimateTest::T {
+                    t: g.statistic,
+                    df: (g.k - 1) as f64,
+                }
+            } else {
+                EstimateTest::Z(Some(g.statistic))
+            };
+            // Each level's fit is printed on the model's scale: the natural scale is the
+            // table's above.
+            InterceptFit {
+                method: &self.method,
+                k: g.k,
+                tau2: g.tau2,
+                se_tau2: g.se_tau2,
+                i2: g.i2,
+                h2: g.h2,
+                q: g.q,
+                q_df: g.k.saturating_sub(1),
+                q_p: g.q_p,
+                estimate: g.estimate,
+                se: g.se,
+                test,
+                p: g.p,
+                ci_lower: g.ci_lower,
+                ci_upper: g.ci_upper,
+                natural: None,
+            }
+            .print(out);
+        }
+        // The coefficients after the intercept: one per level but the first.
+        let btt: Vec<u64> = (2..=between_df as u64 + 1).collect();
+        out.blank();
+        out.line(format!(
+            "Test for Subgroup Differences, a tau^2 per subgroup (the equal-effects meta-regression of \
+             the subgroup estimates on {by}):"
+        ));
+        let (heading, line) = ModeratorTest {
+            qm: Some(self.q_between),
+            qm_df: between_df,
+            qm_df2: None,
+            qm_p: Some(self.q_between_p),
+        }
+        .lines(&btt);
+        out.line(heading);
+        out.line(line);
+        out.blank();
+        out.line(format!(
+            "Test for Subgroup Differences, one common tau^2 (rma(yi, vi, mods = ~ {by})):"
+        ));
+        let (heading, line) = ModeratorTest {
+            qm: Some(self.qm_common_tau2),
+            qm_df: between_df,
+            qm_df2: self.qm_common_tau2_df2.map(|d| d as f64),
+            qm_p: Some(self.qm_common_tau2_p),
+        }
+        .lines(&btt);
+        out.line(heading);
+        out.line(line);
     }
 }
