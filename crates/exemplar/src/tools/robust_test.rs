@@ -13,19 +13,17 @@ use serde::Serialize;
 pub static ROBUST_TEST: Tool = Tool {
     name: "robust_test",
     title: "Cluster-robust tests (RVE)",
-    summary: "Coefficients tested with cluster-robust variance: CR2 with Satterthwaite df, or CR1.",
+    summary: "Coefficients tested with cluster-robust variance (CR2 or CR1).",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Cluster-robust (sandwich) tests of a model's coefficients, records grouped by \
-`cluster` (usually the study): vcov CR2 with Satterthwaite df, as clubSandwich's \
-coef_test(vcov = \"CR2\"), or CR1 as metafor's robust(adjust = TRUE) (m/(m-p), m-p df). \
-The model: the random-effects fit, a meta-regression on mods, or the three-level model on \
-study (inside the clusters; method REML or ML, test z or t for it alone). Needs more \
-clusters than coefficients, and no coefficient from one cluster alone."
+        "Sandwich tests over `cluster`: CR2 as clubSandwich's coef_test(vcov = \"CR2\"), or CR1 \
+as metafor's robust(adjust = TRUE). The three-level model nests in the clusters (method REML or \
+ML, test z or t, for it alone). Needs more clusters than coefficients, none from one cluster \
+alone."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -69,7 +67,7 @@ composed_args! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
         pub model: Option<String>,
-        /// Column of each record's cluster, usually the study.
+        /// Column of each record's cluster (often study).
         pub cluster: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
