@@ -15,8 +15,8 @@ use serde_json::Value;
 
 pub static BUBBLE_PLOT: Tool = Tool {
     name: "bubble_plot",
-    title: "Bubble plot of a meta-regression (SVG)",
-    summary: "Effects against a numeric moderator with the fitted line and band, as SVG.",
+    title: "Bubble plot (SVG)",
+    summary: "Effects against a moderator, with the fitted line.",
     group: ToolGroup::Plot,
     max_records: crate::plots::MAX_BUBBLE_RECORDS,
     companion: None,
@@ -24,8 +24,8 @@ pub static BUBBLE_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Bubble plot (SVG) of {}'s fit on one numeric moderator `mod`: yi against it, areas \
-proportional to 1/(vi + tau^2), the fitted line and CI band; excluded records hollow.",
+            "{} on one numeric moderator `mod`: yi against it, areas proportional to \
+1/(vi + tau^2), fitted line and CI band, excluded records hollow.",
             META_REGRESSION.name,
         )
     },

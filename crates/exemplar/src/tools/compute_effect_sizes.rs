@@ -14,8 +14,7 @@ use serde_json::{Map, Value};
 pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     name: "compute_effect_sizes",
     title: "Effect sizes from raw data",
-    summary:
-        "Records (id, yi, vi) from means and SDs, 2x2 tables, correlations or counts, as escalc.",
+    summary: "Records (id, yi, vi) from means, 2x2 tables, correlations or counts.",
     group: ToolGroup::Data,
     max_records: 0,
     companion: None,
@@ -39,13 +38,10 @@ fn examples() -> Vec<serde_json::Value> {
 
 #[cfg(feature = "definitions")]
 fn description() -> String {
-    format!(
-        "Effect sizes yi and variances vi from study-level raw data, as metafor 3.8-1's escalc \
-(SMD: Hedges' g, exact correction). Rows without an id get row1, row2, ...; a repeated id \
-becomes id#2, id#3, ... (see `notes`); other columns are kept; each record carries `measure`. \
-A row escalc gives NA (a blank or non-numeric value, or an undefined measure) is listed in \
-`omitted` with its reason. At most {MAX_RAW_DATA_ROWS} rows."
-    )
+    "As metafor's escalc (SMD: Hedges' g, exact correction). Rows without id: row1, row2, ...; \
+a repeated id: id#2, ... (`notes`). Rows escalc gives NA (blank, non-numeric, undefined) are \
+in `omitted`."
+        .to_string()
 }
 
 composed_args! {
@@ -58,7 +54,7 @@ composed_args! {
             schemars(schema_with = "super::effect_sizes::measure_schema")
         )]
         pub(super) measure: String,
-        #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("One object per study: an optional id, the measure's columns (numbers or numeric text; {}; a 2x2 table may give n1i instead of bi, n2i instead of di), other columns kept.", super::effect_sizes::columns_by_measure())))]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("A row per study, at most {MAX_RAW_DATA_ROWS}: optional id, the measure's columns as numbers or numeric text ({}; n1i may stand for bi, n2i for di), other columns kept.", super::effect_sizes::columns_by_measure())))]
         pub(super) data: Vec<Map<String, Value>>,
         #[flat]
         pub(super) escalc: EscalcSettings,

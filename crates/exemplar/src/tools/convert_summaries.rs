@@ -15,18 +15,16 @@ use serde_json::{Map, Value};
 pub static CONVERT_SUMMARIES: Tool = Tool {
     name: "convert_summaries",
     title: "Convert reported summaries",
-    summary: "Means and SDs from medians with range or IQR, or yi and vi from a CI or p value.",
+    summary: "Means and SDs from medians; yi and vi from a CI or p.",
     group: ToolGroup::Data,
     max_records: 0,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Converts what papers report, as metafor's conv.fivenum and conv.wald. fivenum: mean \
-and SD from median with min/max and/or q1/q3 and n >= 5 (Luo 2018 mean, Wan 2014 SD, Shi \
-2020 SD from all five); rows Shi 2023's skewness test rejects are skipped unless test is \
-false. wald: yi = transf(out), vi from ci.lb and ci.ub, else ci.ub, else a two-sided pval. \
-assumptions states what each method assumes."
+        "As metafor's conv.fivenum and conv.wald. fivenum: mean, SD from the median with min/max \
+and/or q1/q3, n >= 5 (Luo 2018, Wan 2014, Shi 2020). wald: yi = transf(out), vi from ci.lb \
+and ci.ub, else ci.ub, else a two-sided pval."
             .to_string()
     },
     #[cfg(feature = "definitions")]

@@ -200,7 +200,7 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub fit: FitArgs,
-        /// Column to add the records in order of, e.g. "year" (also id, yi, vi); default: record order.
+        /// Column giving the order, e.g. "year" (or id, yi, vi); default: record order.
         pub order_by: Option<String>,
         /// Descending order_by.
         #[serde(default)]

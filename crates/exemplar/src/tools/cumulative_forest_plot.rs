@@ -15,7 +15,7 @@ use serde_json::Value;
 pub static CUMULATIVE_FOREST_PLOT: Tool = Tool {
     name: "cumulative_forest_plot",
     title: "Cumulative forest plot (SVG)",
-    summary: "The cumulative fits, one row per step, as SVG.",
+    summary: "The cumulative fits, one row per step.",
     group: ToolGroup::Plot,
     max_records: MAX_CUMULATIVE_RECORDS,
     companion: None,
@@ -23,8 +23,8 @@ pub static CUMULATIVE_FOREST_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "The cumulative forest plot (SVG) of {cm}: a row per step, labelled with the record \
-added, with the pooled estimate and CI so far.",
+            "{cm} as a forest plot: a row per step, labelled with the record added, with the \
+pooled estimate and CI so far.",
             cm = CUMULATIVE_META_ANALYSIS.name,
         )
     },

@@ -10,18 +10,16 @@ use super::{
 pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
     name: "cumulative_meta_analysis",
     title: "Cumulative meta-analysis",
-    summary: "The pooled fit as records are added one at a time, in the order you choose.",
+    summary: "The pooled fit as records are added one at a time.",
     group: ToolGroup::Analysis,
     max_records: MAX_CUMULATIVE_RECORDS,
     companion: Some(Companion::same_arguments(&CUMULATIVE_FOREST_PLOT)),
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "Cumulative meta-analysis, as metafor's cumul(): the model fitted to the first 1, \
-2, ..., k records, added in the order of `order_by` (at most {MAX_CUMULATIVE_RECORDS} \
-records). Step 1 is the record itself (tau2 = 0, z test), as in metafor."
-        )
+        "As metafor's cumul(): the model fitted to the first 1, 2, ..., k records in \
+`order_by`'s order; step 1 is the record alone (tau2 = 0, z test)."
+            .to_string()
     },
     #[cfg(feature = "definitions")]
     examples,

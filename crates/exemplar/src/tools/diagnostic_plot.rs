@@ -17,16 +17,16 @@ use serde_json::Value;
 pub static DIAGNOSTIC_PLOT: Tool = Tool {
     name: "diagnostic_plot",
     title: "Diagnostic plots (SVG)",
-    summary: "Baujat, radial, L'Abbé or Q-Q plot with its points (SVG).",
+    summary: "Baujat, radial, L'Abbé or Q-Q plot with its points.",
     group: ToolGroup::Plot,
     max_records: plots::MAX_DIAGNOSTIC_POINTS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Plot (SVG) and points as metafor 3.8-1's baujat() (k >= 3), radial(), qqnorm() \
-(standardized residuals) or labbe() (records' ai, bi|n1i, ci, di|n2i for RR/OR/RD/AS; x1i, t1i, \
-x2i, t2i for IRR/IRD/IRSD)."
+        "Plot and points as metafor's baujat() (k >= 3), radial(), qqnorm() (standardized \
+residuals) or labbe() (records' ai, bi|n1i, ci, di|n2i for RR/OR/RD/AS; x1i, t1i, x2i, t2i for \
+IRR/IRD/IRSD)."
             .to_string()
     },
     #[cfg(feature = "definitions")]

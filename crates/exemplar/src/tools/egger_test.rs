@@ -14,7 +14,7 @@ use serde::Serialize;
 pub static EGGER_TEST: Tool = Tool {
     name: "egger_test",
     title: "Egger's regression test",
-    summary: "Egger's test for funnel-plot asymmetry (classic or metafor's rma variant).",
+    summary: "Egger's test for funnel-plot asymmetry.",
     group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FUNNEL_PLOT)),
@@ -22,12 +22,9 @@ pub static EGGER_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Egger's test for funnel-plot asymmetry. classic (the default; the benchmark's \
-registered test, Egger et al. 1997): OLS of yi/sqrt(vi) on 1/sqrt(vi), t test of the intercept, \
-as metafor's regtest(model = \"lm\"). rma: z test of the slope on sqrt(vi) in a REML \
-meta-regression; metafor's regtest() defaults to this model \"rma\". rule_outcome is the \
-benchmark's registered rule ({RULE_TEXT}, on egger_p): given for the frozen dataset only, null \
-for other data. Needs 3 records, vi not all equal."
+            "As metafor's regtest(): classic (the benchmark's test), model \"lm\": OLS of \
+yi/sqrt(vi) on 1/sqrt(vi); rma (regtest()'s default): REML meta-regression on sqrt(vi). \
+rule_outcome, frozen dataset only: {RULE_TEXT}. Needs 3 records, vi not all equal."
         )
     },
     #[cfg(feature = "definitions")]

@@ -10,16 +10,16 @@ use serde::Serialize;
 pub static FAIL_SAFE_N: Tool = Tool {
     name: "fail_safe_n",
     title: "Fail-safe N",
-    summary: "How many null studies would overturn the result (fail-safe N).",
+    summary: "How many null studies would overturn the result.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        "Fail-safe N, as metafor 3.8-1's fsn(): null results needed to overturn the result. \
-Rosenthal: Stouffer's z below the one-sided critical value; Orwin: the mean down to `target`; \
-Rosenberg: the equal-effects estimate not significant. Needs 2 records."
+        "As metafor's fsn(). Rosenthal: Stouffer's z below the one-sided critical value; Orwin: \
+the mean down to `target`; Rosenberg: the equal-effects estimate not significant. Needs 2 \
+records."
             .to_string()
     },
     #[cfg(feature = "definitions")]

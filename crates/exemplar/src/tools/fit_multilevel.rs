@@ -20,8 +20,8 @@ use serde::Serialize;
 
 pub static FIT_MULTILEVEL: Tool = Tool {
     name: "fit_multilevel",
-    title: "Multilevel (three-level) meta-analysis",
-    summary: "Several effect sizes per study: between- and within-study variances with profile CIs, the pooled estimate or moderators.",
+    title: "Three-level meta-analysis",
+    summary: "Several effect sizes per study: the three-level model.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
@@ -29,12 +29,9 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Three-level random-effects model for several effect sizes per study, as metafor's \
-rma.mv(yi, vi, mods, random = ~ 1 | study/id): sigma2 = [between studies, within studies] by \
-REML or ML at the exact optimum, with profile-likelihood CIs as confint(). Without mods: the \
-pooled estimate with its CI and prediction interval; with mods (columns as in {}): \
-coefficients and the QM test. Test t uses k-p df. Needs at least 2 studies, one of them with \
-more than one record.",
+            "As metafor's rma.mv(yi, vi, mods, random = ~ 1 | study/id): sigma2 = [between, \
+within studies], REML or ML, exact optimum, CIs as confint(). mods as in {}. Needs 2 \
+studies, one with several records.",
             META_REGRESSION.name
         )
     },

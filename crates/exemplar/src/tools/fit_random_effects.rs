@@ -10,16 +10,16 @@ use serde_json::Value;
 
 pub static FIT_RANDOM_EFFECTS: Tool = Tool {
     name: "fit_random_effects",
-    title: "Fit a random-effects meta-analysis",
-    summary: "The pooled estimate, its CI and p, tau^2, heterogeneity and the PI.",
+    title: "Random-effects meta-analysis",
+    summary: "The pooled estimate, its CI and p, tau^2, heterogeneity, PI.",
     group: ToolGroup::Benchmark,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::mapped(&FOREST_PLOT, unweighted, Value::clone)),
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        "The random-effects model, as metafor's rma(yi, vi): pooled estimate, CI, test, tau^2, \
-Q, I^2, H^2 and prediction interval. Method EE: the equal-effects model."
+        "metafor's rma(yi, vi): the random-effects model, or with method EE the equal-effects \
+model."
             .to_string()
     },
     #[cfg(feature = "definitions")]

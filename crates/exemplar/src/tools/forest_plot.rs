@@ -20,7 +20,7 @@ use serde_json::Value;
 pub static FOREST_PLOT: Tool = Tool {
     name: "forest_plot",
     title: "Forest plot (SVG)",
-    summary: "Each record's effect and CI, and the pooled diamond, as SVG.",
+    summary: "Each record's effect and CI, and the pooled diamond.",
     group: ToolGroup::Plot,
     max_records: crate::plots::MAX_FOREST_RECORDS,
     companion: None,
@@ -28,9 +28,8 @@ pub static FOREST_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Forest plot (SVG) of {refit}'s fit: a row per record (its `label`, else author and \
-year, else id), the pooled diamond and PI; excluded records grey. `by`: rows grouped, a \
-diamond per level, {subgroups}' tests below.",
+            "{refit}'s fit: a row per record (`label`, else author and year, else id), pooled \
+diamond and PI, excluded records grey; `by`: a diamond per level, {subgroups}' tests.",
             refit = REFIT_EXCLUDING.name,
             subgroups = SUBGROUP_ANALYSIS.name,
         )
@@ -68,7 +67,7 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub fit: FitArgs,
-        /// Text column to group the rows by, e.g. "tester"; default: no groups.
+        /// Text column grouping the rows, e.g. "tester"; default: none.
         #[serde(default)]
         pub by: Option<String>,
         /// Columns beside the labels, e.g. ["ai","ci"].

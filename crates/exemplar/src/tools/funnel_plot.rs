@@ -19,8 +19,8 @@ use serde_json::Value;
 
 pub static FUNNEL_PLOT: Tool = Tool {
     name: "funnel_plot",
-    title: "Funnel plot with Egger's line (SVG)",
-    summary: "Effects against their standard errors with Egger's line, as SVG.",
+    title: "Funnel plot (SVG)",
+    summary: "Effects against their standard errors.",
     group: ToolGroup::Plot,
     max_records: crate::plots::MAX_FUNNEL_RECORDS,
     companion: None,
@@ -28,8 +28,8 @@ pub static FUNNEL_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Funnel plot (SVG): yi against sqrt(vi), the pseudo 95% funnel around the REML \
-estimate and {egger}'s line (rule outcome on the frozen dataset only).",
+            "yi against sqrt(vi), the pseudo 95% funnel around the REML estimate and {egger}'s \
+line (rule outcome on the frozen dataset only).",
             egger = EGGER_TEST.name,
         )
     },
@@ -58,7 +58,7 @@ composed_args! {
     #[derive(Debug)]
     #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
     pub struct FunnelArgs {
-        /// Egger variant whose line is drawn (unused with egger_line false).
+        /// The Egger variant drawn.
         #[serde(
             default,
             deserialize_with = "super::args::variant",
@@ -66,7 +66,7 @@ composed_args! {
         )]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "schemas::variant"))]
         pub variant: Option<EggerVariant>,
-        /// Draw Egger's line and its legend entry (false: neither, and no test is run).
+        /// Draw Egger's line and legend (false: no test is run).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "egger_line_schema"))]
         pub egger_line: Option<bool>,
@@ -89,7 +89,7 @@ fn contours_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({
         "type": "array",
         "items": {"type": "number"},
-        "description": "Shaded p-value contours at these levels, e.g. [0.9, 0.95, 0.99] (default none)."
+        "description": "Shaded p-value contour levels, e.g. [0.9, 0.95, 0.99]; default none."
     }))
     .expect("an object schema")
 }

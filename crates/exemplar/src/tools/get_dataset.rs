@@ -8,7 +8,7 @@ use crate::dataset::{self, DatasetView};
 pub static GET_DATASET: Tool = Tool {
     name: "get_dataset",
     title: "Get the frozen dataset",
-    summary: "The frozen dataset: all 19 records with every column, its SHA-256 and provenance.",
+    summary: "All 19 records, every column, the SHA-256 and provenance.",
     group: ToolGroup::Benchmark,
     max_records: 0,
     companion: None,
@@ -30,10 +30,9 @@ fn examples() -> Vec<serde_json::Value> {
 #[cfg(feature = "definitions")]
 fn description() -> String {
     format!(
-        "The frozen dataset, metadat's dat.raudenbush1985 (teacher expectancy, pupil IQ): 19 \
-records, s01-s19 (s04, s05: two samples of one study), every column ({}), its CSV's SHA-256 \
-and provenance.",
-        dataset::COLUMNS.join(", ")
+        "metadat's {} (teacher expectancy and pupil IQ) with its CSV's SHA-256 and provenance. \
+s04 and s05 are two samples of one study.",
+        dataset::NAME
     )
 }
 

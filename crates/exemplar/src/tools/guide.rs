@@ -15,8 +15,12 @@ pub const MAX_DEFINITION_BYTES: usize = 2_560;
 /// back-transformations of escalc's further measures (iarcsin, ipft.hm, iirft, isqrt, iahw,
 /// iabt) as values of `transform`'s enum in every tool that reports a natural scale, about
 /// 30 more (1,830); forest_plot's `ilab` and `order` (metafor's extra study columns and row
-/// order), about 220 bytes, 10 more a tool (1,840).
-pub const MEAN_DEFINITION_BYTES: usize = 1_840;
+/// order), about 220 bytes, 10 more a tool (1,840). Then (issue 43 item 7) the list was made
+/// lean again: 51,480 bytes, 1,838 a tool, down to 47,362, 1,691 a tool (1,700), by saying
+/// each shared rule once in [`instructions`] (`subset` and `slab` among them) and in each
+/// description only what its tool alone does, not the result's fields, the records cap
+/// (in `records`' description) nor what the title or an argument's description says.
+pub const MEAN_DEFINITION_BYTES: usize = 1_700;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;
@@ -84,7 +88,9 @@ PM Paule-Mandel; EE the equal-effects model, tau^2 = 0). records: the data, as a
 {data_id}: a handle from {load} instead; dataset: \"{dataset}\", the frozen dataset named. \
 Once a session has loaded data, a call naming none of the three is refused (data_not_named). level: confidence level of the CI and PI. \
 test: z, or knha (Knapp-Hartung: t with k-1 df). exclude: ids left out first (distinct, each \
-must exist). measure, transform: the natural scale, below. mods: moderators, a one-sided \
+must exist). subset: {{column, in: [values]}} or {{column, equals: value}}, the records kept before \
+anything else (metafor's subset). slab: the column of study labels (plots, per-record results). \
+measure, transform: the natural scale, below. mods: moderators, a one-sided \
 formula as metafor's (\"~ weeks + factor(tester)\": terms joined by +, x1:x2 an interaction, \
 x1*x2 both and it, - 1 or + 0 no intercept, factor(x) a coded column as categories, I(x^2) \
 arithmetic + - * / ^ on numeric columns, log exp sqrt abs) or a list of terms joined by + \
@@ -278,6 +284,8 @@ mod tests {
         let text = instructions();
         for needle in [
             "records",
+            "subset",
+            "slab",
             "natural",
             "transform",
             &super::super::MAX_ARGS_BYTES.to_string(),

@@ -9,17 +9,16 @@ use serde::Serialize;
 
 pub static HETEROGENEITY: Tool = Tool {
     name: "heterogeneity",
-    title: "Heterogeneity with confidence intervals",
-    summary: "Cochran's Q, and tau^2, tau, I^2 and H^2 with Q-profile confidence intervals.",
+    title: "Heterogeneity and its CIs",
+    summary: "Cochran's Q; tau^2, tau, I^2 and H^2 with their CIs.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        "Heterogeneity: Cochran's Q, and tau^2, tau, I^2 and H^2 with Q-profile confidence \
-intervals (Viechtbauer 2007, as metafor's confint), solved exactly. Method EE is refused. A \
-bound at 0 or beyond the search range is explained in `notes`."
+        "Q-profile confidence intervals (Viechtbauer 2007, as metafor's confint()), solved \
+exactly. Method EE is refused."
             .to_string()
     },
     #[cfg(feature = "definitions")]

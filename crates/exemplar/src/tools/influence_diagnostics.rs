@@ -10,18 +10,16 @@ use serde::Serialize;
 pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     name: "influence_diagnostics",
     title: "Influence diagnostics",
-    summary: "Each record's influence on the fit: residuals, DFFITS, Cook's distance.",
+    summary: "Each record's influence on the fit.",
     group: ToolGroup::Analysis,
     max_records: MAX_INFLUENCE_RECORDS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "Case-deletion diagnostics of each record, as metafor 3.8-1's influence(), with \
-the z test or knha (which rescales rstudent, dffits, dfbetas, cook_d and cov_r). No level: no value is \
-an interval. Needs 3 records; at most {MAX_INFLUENCE_RECORDS}."
-        )
+        "Case-deletion diagnostics as metafor's influence(); knha rescales rstudent, dffits, \
+dfbetas, cook_d, cov_r. No intervals, so no level. Needs 3 records."
+            .to_string()
     },
     #[cfg(feature = "definitions")]
     examples,

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 pub static LEAVE_ONE_OUT: Tool = Tool {
     name: "leave_one_out",
-    title: "Leave-one-out sensitivity analysis",
+    title: "Leave-one-out analysis",
     summary: "The fit again without each record in turn.",
     group: ToolGroup::Analysis,
     max_records: MAX_LEAVE_ONE_OUT_RECORDS,
@@ -19,11 +19,9 @@ pub static LEAVE_ONE_OUT: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "Leave-one-out sensitivity analysis, as metafor's leave1out(): the model refitted \
-without each record in turn (at most {MAX_LEAVE_ONE_OUT_RECORDS} records). `results` holds one \
-fit per record, in record order, `omitted` naming it."
-        )
+        "As metafor's leave1out(): one fit per record left out, in record order, `omitted` \
+naming it."
+            .to_string()
     },
     #[cfg(feature = "definitions")]
     examples,

@@ -10,7 +10,7 @@ use super::effect_sizes::{EscalcSettings, Omitted};
 use super::store::{DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 #[cfg(feature = "definitions")]
-use super::{COMPUTE_EFFECT_SIZES, MAX_ARGS_BYTES};
+use super::COMPUTE_EFFECT_SIZES;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -22,8 +22,8 @@ pub const LOAD_DATA_NAME: &str = "load_data";
 
 pub static LOAD_DATA: Tool = Tool {
     name: LOAD_DATA_NAME,
-    title: "Load data once, get a handle",
-    summary: "Keeps your records (or raw data's effect sizes) in this session and returns a handle (data_id) for later calls.",
+    title: "Load data under a handle",
+    summary: "Keeps your records in this session for later calls.",
     group: ToolGroup::Data,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
@@ -49,15 +49,10 @@ fn examples() -> Vec<serde_json::Value> {
 #[cfg(feature = "definitions")]
 fn description() -> String {
     format!(
-        "Keeps records in this session's memory and returns a handle (\"d1\", \"d2\", ...) \
-that every tool taking `records` accepts as `{DATA_ID}`, so large data are sent once. Give \
-`records`, or raw `data` with `measure` (computed as {} does). Holds at most {MAX_HANDLES} \
-handles and {} MiB of records; beyond that the oldest are dropped (`expired` lists them), and a \
-call naming a dropped or unknown handle fails with unknown_data. Handles are never stored on \
-disk and end with the session. One call's arguments are at most {} bytes.",
-        COMPUTE_EFFECT_SIZES.name,
+        "Keeps records in this session's memory under a handle (\"d1\", ...), the `{DATA_ID}` \
+of any tool taking `records`. At most {MAX_HANDLES} handles and {} MiB, oldest dropped first \
+(`expired`); an unknown handle is unknown_data. Never on disk.",
         MAX_HELD_BYTES / (1024 * 1024),
-        MAX_ARGS_BYTES
     )
 }
 
@@ -74,7 +69,7 @@ pub struct LoadArgs {
     )]
     pub measure: Option<String>,
     #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("Raw data instead of records: one object per study with the columns of `measure` (required with data); its records are computed as {} does (with its add, to, vtype, drop00 and columns) and kept.", COMPUTE_EFFECT_SIZES.name)))]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "super::effect_sizes::data_schema", description = format!("Raw data instead of records, as {} takes it (with `measure`, then required); its effect sizes are kept.", COMPUTE_EFFECT_SIZES.name)))]
     pub data: Option<Vec<Map<String, Value>>>,
     // compute_effect_sizes' own arguments, described (and checked, by its schema) there.
     #[serde(default, skip_serializing_if = "Option::is_none")]

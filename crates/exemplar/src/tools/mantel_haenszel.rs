@@ -12,7 +12,7 @@ use serde::Serialize;
 pub static MANTEL_HAENSZEL: Tool = Tool {
     name: "mantel_haenszel",
     title: "Mantel-Haenszel for 2x2 tables",
-    summary: "Mantel-Haenszel pooled OR, RR or RD of 2x2 tables, with CMH and Tarone tests.",
+    summary: "Pooled OR, RR or RD of 2x2 tables.",
     group: ToolGroup::Analysis,
     // The rows a handle (`data_id`) may hold, as many as `data` takes.
     max_records: MAX_RAW_DATA_ROWS,
@@ -20,9 +20,9 @@ pub static MANTEL_HAENSZEL: Tool = Tool {
     echoes_caller_text: false,
     #[cfg(feature = "definitions")]
     description: || {
-        "Pools 2x2 tables as metafor's rma.mh(), uncorrected: Robins-Breslow-Greenland (OR) \
-and Greenland-Robins (RR, RD) variances; log scale for OR and RR. Q: escalc's effects (0.5 \
-added with a zero; double zeros left out) about the pooled one."
+        "As metafor's rma.mh(), uncorrected: Robins-Breslow-Greenland (OR), Greenland-Robins \
+(RR, RD) variances; OR, RR on the log scale. Q: escalc's effects (0.5 added to zeros, double \
+zeros out) about the pooled one."
             .to_string()
     },
     #[cfg(feature = "definitions")]

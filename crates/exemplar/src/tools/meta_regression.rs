@@ -25,7 +25,7 @@ pub const MAX_PREDICTIONS: usize = 100;
 pub static META_REGRESSION: Tool = Tool {
     name: "meta_regression",
     title: "Mixed-effects meta-regression",
-    summary: "Effects explained by moderator columns: coefficients, tests, R^2, predictions.",
+    summary: "Effects explained by moderator columns.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::mapped(
@@ -37,10 +37,8 @@ pub static META_REGRESSION: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Mixed-effects meta-regression, as metafor's rma(yi, vi, mods): the model of \
-`mods` (at most {} terms). Gives coefficients, QM of the btt coefficients (F with \
-knha), QE, residual tau^2, I^2, pseudo-R^2 (percent) and a prediction per object of `at` (a \
-value per column read).",
+            "Mixed-effects model as metafor's rma(yi, vi, mods), at most {} terms. QM tests the \
+btt coefficients (F with knha); R^2 is pseudo-R^2, in percent; `at` adds predictions.",
             meta_analysis::MAX_MODERATORS,
         )
     },
@@ -332,7 +330,7 @@ fn at_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
             "type": "object",
             "additionalProperties": {"type": ["number", "string"]}
         },
-        "description": format!("Points to predict at (at most {MAX_PREDICTIONS}), e.g. [{{\"weeks\": 0}}]; default none.")
+        "description": format!("Points to predict at (at most {MAX_PREDICTIONS}), a value per column mods reads, e.g. [{{\"weeks\": 0}}].")
     }))
     .expect("an object schema")
 }

@@ -20,17 +20,16 @@ const DEFAULT_ALPHA: f64 = 0.05;
 pub static PET_PEESE: Tool = Tool {
     name: "pet_peese",
     title: "PET-PEESE",
-    summary: "The effect corrected for small-study effects by PET-PEESE's conditional rule.",
+    summary: "The effect corrected for small-study effects.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "PET-PEESE (Stanley & Doucouliagos 2014): WLS of yi on sqrt(vi) (PET) and on vi (PEESE), \
-weights 1/vi (knha: lm's multiplicative error, t with k-2 df; z: fixed effect). The estimate is \
-PEESE's intercept if PET's intercept test rejects at alpha, else PET's. Needs 3 records with \
-unequal vi."
+        "Stanley & Doucouliagos (2014): WLS of yi on sqrt(vi) (PET) and on vi (PEESE), \
+weights 1/vi; PEESE's intercept if PET's intercept test rejects at alpha, else PET's. \
+Needs 3 records, unequal vi."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -50,7 +49,7 @@ composed_args! {
     #[derive(Debug)]
     #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
     pub struct PetPeeseArgs {
-        /// knha: multiplicative error, t tests; z: fixed effect.
+        /// knha: multiplicative error, t with k-2 df; z: fixed effect.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
         pub test: Option<String>,

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 pub static PETO_ODDS_RATIO: Tool = Tool {
     name: "peto_odds_ratio",
-    title: "Peto's odds ratio for 2x2 tables",
-    summary: "Peto's one-step pooled odds ratio of 2x2 tables, with its Q test.",
+    title: "Peto's odds ratio",
+    summary: "The one-step pooled odds ratio of 2x2 tables.",
     group: ToolGroup::Analysis,
     // The rows a handle (`data_id`) may hold, as many as `data` takes.
     max_records: MAX_RAW_DATA_ROWS,

@@ -9,7 +9,7 @@ use serde::Serialize;
 pub static RANK_CORRELATION_TEST: Tool = Tool {
     name: "rank_correlation_test",
     title: "Rank correlation test (Begg & Mazumdar)",
-    summary: "Begg and Mazumdar's rank correlation test for funnel-plot asymmetry (Kendall's tau).",
+    summary: "Funnel-plot asymmetry tested by Kendall's tau.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
@@ -17,9 +17,8 @@ pub static RANK_CORRELATION_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Begg & Mazumdar's rank correlation test, as metafor's ranktest(): Kendall's tau \
-between standardized deviates and vi; exact p when k < {} without ties, else normal. Needs 3 \
-records, vi not all equal.",
+            "As metafor's ranktest(): Kendall's tau between standardized deviates and vi; exact \
+p when k < {} without ties, else normal. Needs 3 records, vi not all equal.",
             meta_analysis::EXACT_BELOW,
         )
     },

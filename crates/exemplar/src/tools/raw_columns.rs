@@ -108,7 +108,7 @@ pub fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({
         "type": "object",
         "additionalProperties": {"type": "string"},
-        "description": "Optional: the data's column for each of escalc's columns (or id) named otherwise, e.g. {\"ai\": \"tpos\", \"bi\": \"tneg\"}."
+        "description": "Your names for escalc's columns (or id), e.g. {\"ai\": \"tpos\", \"bi\": \"tneg\"}."
     }))
     .expect("an object schema")
 }

@@ -18,8 +18,8 @@ pub static REFIT_EXCLUDING: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Refits the random-effects model without the records listed in `exclude` (at least one \
-id; at least 2 records must remain). k counts the remaining records."
+        "The random-effects fit again without the records in `exclude`; at least 2 must remain, \
+and k counts them."
             .to_string()
     },
     #[cfg(feature = "definitions")]

@@ -19,16 +19,16 @@ use serde::Serialize;
 pub static ROBUST_TEST: Tool = Tool {
     name: "robust_test",
     title: "Cluster-robust tests (RVE)",
-    summary: "Coefficients tested with cluster-robust variance: CR2 with Satterthwaite df, or CR1.",
+    summary: "Cluster-robust tests (CR2 or CR1).",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Cluster-robust tests of a model's coefficients by `cluster` (e.g. the study): CR2 \
-with Satterthwaite df (clubSandwich's coef_test) or CR1 (metafor's robust(adjust = TRUE)). \
-Needs more clusters than coefficients, none from one cluster alone."
+        "Sandwich tests over `cluster`: CR2 as clubSandwich's coef_test, or CR1 as metafor's \
+robust(adjust = TRUE). The three-level model (REML or ML) nests in the clusters. Needs more \
+clusters than coefficients, none from one cluster alone."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -74,7 +74,7 @@ composed_args! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
         pub model: Option<String>,
-        /// Column of each record's cluster, usually the study.
+        /// Column of each record's cluster (often study).
         pub cluster: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]

@@ -79,7 +79,7 @@ pub(super) fn variant(_: &mut SchemaGenerator) -> Schema {
 
 /// `exclude`'s usual description.
 #[cfg(feature = "definitions")]
-pub(super) const EXCLUDE: &str = "Ids to leave out first.";
+pub(super) const EXCLUDE: &str = "Ids left out.";
 
 /// `exclude`: record ids (the field's doc comment, or [`EXCLUDE`], describes it).
 #[cfg(feature = "definitions")]
@@ -112,7 +112,7 @@ pub(super) fn btt(_: &mut SchemaGenerator) -> Schema {
 pub(super) fn weights(_: &mut SchemaGenerator) -> Schema {
     schema(json!({
         "type": "string",
-        "description": "Column of weights (> 0), as metafor's; default none."
+        "description": "Column of weights (> 0); default none."
     }))
 }
 
@@ -175,7 +175,7 @@ pub(super) fn input_of<A: schemars::JsonSchema>(max_records: usize) -> Value {
             );
             properties.insert(
                 super::DATASET.into(),
-                json!({"type": "string", "enum": [crate::dataset::NAME], "description": "The frozen data; default unless loaded."}),
+                json!({"type": "string", "enum": [crate::dataset::NAME], "description": "Default unless loaded."}),
             );
             properties.insert(
                 super::SUBSET.into(),

@@ -27,17 +27,16 @@ pub const MAX_SELECTION_RECORDS: usize = 2_000;
 pub static SELECTION_MODEL: Tool = Tool {
     name: "selection_model",
     title: "Step-function selection model",
-    summary: "The estimate adjusted for publication bias by Vevea and Hedges' step-function selection model.",
+    summary: "The estimate adjusted for publication bias.",
     group: ToolGroup::Analysis,
     max_records: MAX_SELECTION_RECORDS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Vevea & Hedges' step-function selection model on the ML random-effects model, as \
-metafor's selmodel(type = \"stepfun\"), at the exact maximum: one-sided p values (yi > 0) cut \
-at `steps` into intervals with publication weights delta (the first 1), and the \
-likelihood-ratio test of no selection. Each interval needs a record; k >= steps + 2."
+        "ML random-effects model as metafor's selmodel(type = \"stepfun\"), at the exact \
+maximum: one-sided p values (yi > 0) cut at `steps`, weights delta (the first 1), LRT of no \
+selection. Each interval needs a record; k >= steps + 2."
             .to_string()
     },
     #[cfg(feature = "definitions")]

@@ -17,7 +17,7 @@ use serde::Serialize;
 pub static SUBGROUP_ANALYSIS: Tool = Tool {
     name: "subgroup_analysis",
     title: "Subgroup analysis",
-    summary: "A separate fit per level of a text column, and the test for subgroup differences.",
+    summary: "A fit per subgroup, and the test of their differences.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&FOREST_PLOT)),
@@ -25,10 +25,9 @@ pub static SUBGROUP_ANALYSIS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Subgroup analysis by the text column `by` (at most {} levels, sorted): a fit per \
-level (one record: tau2 = 0 and a z test, as metafor), q_between (Q of the subgroup \
-estimates, weights 1/se^2: a tau^2 per subgroup, as RevMan and R's meta) and qm_common_tau2 \
-(QM of the meta-regression on `by`: one common tau^2).",
+            "A fit per level of `by` (at most {}, sorted; one record: tau2 = 0). q_between: Q \
+of the subgroup estimates weighted 1/se^2 (a tau^2 each, as RevMan, R's meta); \
+qm_common_tau2: QM of the meta-regression on `by` (one tau^2).",
             meta_analysis::MAX_LEVELS,
         )
     },

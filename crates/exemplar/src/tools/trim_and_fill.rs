@@ -7,8 +7,7 @@ use super::{Companion, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS, TRIM_AND_FI
 pub static TRIM_AND_FILL: Tool = Tool {
     name: "trim_and_fill",
     title: "Trim-and-fill (Duval & Tweedie)",
-    summary:
-        "The estimate adjusted for funnel-plot asymmetry by Duval and Tweedie's trim-and-fill.",
+    summary: "The estimate with the missing records filled in.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: Some(Companion::same_arguments(&TRIM_AND_FILL_PLOT)),
@@ -16,9 +15,9 @@ pub static TRIM_AND_FILL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Duval & Tweedie's trim-and-fill, as metafor 3.8-1's trimfill(): estimates k0 \
-records missing on one side, fills their mirror images (`filled`) and refits (z test, 95% CI; \
-at most {} iterations). Needs 3 records; with all vi equal, give side.",
+            "As metafor's trimfill(): estimates k0 records missing on one side, fills their \
+mirror images (`filled`), refits (z, 95% CI; at most {} iterations). Needs 3 records; all vi \
+equal: give side.",
             meta_analysis::MAX_ITERATIONS,
         )
     },

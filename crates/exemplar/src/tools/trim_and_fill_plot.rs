@@ -13,7 +13,7 @@ use serde_json::Value;
 pub static TRIM_AND_FILL_PLOT: Tool = Tool {
     name: "trim_and_fill_plot",
     title: "Trim-and-fill funnel plot (SVG)",
-    summary: "The funnel plot with the records trim-and-fill adds drawn open, as SVG.",
+    summary: "The funnel with the filled-in records drawn open.",
     group: ToolGroup::Plot,
     max_records: crate::plots::MAX_FUNNEL_RECORDS,
     companion: None,
@@ -21,8 +21,8 @@ pub static TRIM_AND_FILL_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "The funnel plot (SVG) of {tf}: the records, the filled ones as open circles, and the \
-funnel around the adjusted estimate.",
+            "{tf}'s funnel: the records, the filled ones as open circles, and the funnel around \
+the adjusted estimate.",
             tf = TRIM_AND_FILL.name,
         )
     },

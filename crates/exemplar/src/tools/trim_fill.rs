@@ -248,6 +248,6 @@ fn estimator_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[cfg(feature = "definitions")]
 fn side_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Side::ALL.iter().map(|s| s.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "Side where records are missing; default: estimated as metafor does."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "Side of the missing records; default: estimated."}))
         .expect("an object schema")
 }
