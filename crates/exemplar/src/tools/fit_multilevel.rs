@@ -208,6 +208,67 @@ impl Printed for MultilevelResult {
             qm_df2: self.model.qm_df2.map(|d| d as f64),
             qm_p: self.model.qm_p,
         };
+        if !self.headline(out, int_only, &btt, &moderator_test) {
+            return;
+        }
+        notes_and_omitted_lines(
+            out,
+            &self.dataset.notes,
+            self.omitted.iter().map(|o| o.id.as_str()),
+        );
+        dropped_line(out, &self.dropped);
+        out.blank();
+        out.line(format!(
+            "Multivariate Meta-Analysis Model (k = {k}; method: {})",
+            self.method
+        ));
+        out.blank();
+        self.variance_components(out);
+        out.blank();
+        let (heading, q) = if int_only {
+            ("Test for Heterogeneity:", "Q")
+        } else {
+            ("Test for Residual Heterogeneity:", "QE")
+        };
+        out.line(heading);
+        out.line(format!(
+            "{q}(df = {}) = {}, p-val {}",
+            self.model.qe_df,
+            f4(Some(self.model.qe)),
+            pval(Some(self.model.qe_p), true, false)
+        ));
+        // print.rma.mv tests the moderators only with more than one coefficient (with one,
+        // QM is its z^2).
+        if !int_only && coefficients.len() > 1 {
+            out.blank();
+            let (heading, line) = moderator_test.lines(&btt);
+            out.line(heading);
+            out.line(line);
+        }
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        self.model_results(out, int_only);
+        for note in &self.notes {
+            out.blank();
+            out.line(note.as_str());
+        }
+        signif_legend(out);
+    }
+}
+
+impl MultilevelResult {
+    /// The headline: the pooled estimate of a model without moderators, else the test of
+    /// the moderators; false when there is none to print (a pooled estimate without its
+    /// interval), and then no summary.
+    fn headline(
+        &self,
+        out: &mut Out,
+        int_only: bool,
+        btt: &[u64],
+        moderator_test: &ModeratorTest,
+    ) -> bool {
+        let k = self.k;
         match (self.estimate, self.ci_lower, self.ci_upper) {
             (Some(estimate), Some(lower), Some(upper)) if int_only => {
                 let natural = self
@@ -226,9 +287,9 @@ impl Printed for MultilevelResult {
                 ));
             }
             // A pooled estimate without its interval has no headline, and no summary.
-            (Some(_), _, _) if int_only => return,
+            (Some(_), _, _) if int_only => return false,
             _ => {
-                let (_, test) = moderator_test.lines(&btt);
+                let (_, test) = moderator_test.lines(btt);
                 out.line(format!(
                     "Moderators {}: {} (three-level, k = {k})",
                     self.formula.as_deref().unwrap_or(""),
@@ -236,18 +297,13 @@ impl Printed for MultilevelResult {
                 ));
             }
         }
-        notes_and_omitted_lines(
-            out,
-            &self.dataset.notes,
-            self.omitted.iter().map(|o| o.id.as_str()),
-        );
-        dropped_line(out, &self.dropped);
-        out.blank();
-        out.line(format!(
-            "Multivariate Meta-Analysis Model (k = {k}; method: {})",
-            self.method
-        ));
-        out.blank();
+        true
+    }
+
+    /// print.rma.mv's variance components: sigma^2 between studies and within them, with
+    /// their levels and factors.
+    fn variance_components(&self, out: &mut Out) {
+        let k = self.k;
         out.line("Variance Components:");
         out.blank();
         let nlvls = [self.n_studies, k];
@@ -275,30 +331,11 @@ impl Printed for MultilevelResult {
             &rows,
             2,
         ));
-        out.blank();
-        let (heading, q) = if int_only {
-            ("Test for Heterogeneity:", "Q")
-        } else {
-            ("Test for Residual Heterogeneity:", "QE")
-        };
-        out.line(heading);
-        out.line(format!(
-            "{q}(df = {}) = {}, p-val {}",
-            self.model.qe_df,
-            f4(Some(self.model.qe)),
-            pval(Some(self.model.qe_p), true, false)
-        ));
-        // print.rma.mv tests the moderators only with more than one coefficient (with one,
-        // QM is its z^2).
-        if !int_only && coefficients.len() > 1 {
-            out.blank();
-            let (heading, line) = moderator_test.lines(&btt);
-            out.line(heading);
-            out.line(line);
-        }
-        out.blank();
-        out.line("Model Results:");
-        out.blank();
+    }
+
+    /// The coefficients (with their natural scale for a model without moderators).
+    fn model_results(&self, out: &mut Out, int_only: bool) {
+        let coefficients = &self.model.coefficients;
         let df_all = self.df.filter(|_| self.test != "z");
         if int_only {
             let Some(c) = coefficients.first() else {
@@ -346,10 +383,5 @@ impl Printed for MultilevelResult {
                 .collect();
             out.lines(coefficient_table(&rows, df_all));
         }
-        for note in &self.notes {
-            out.blank();
-            out.line(note.as_str());
-        }
-        signif_legend(out);
     }
 }

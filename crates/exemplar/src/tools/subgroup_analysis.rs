@@ -243,6 +243,15 @@ impl Printed for SubgroupResult {
         out.blank();
         out.line(format!("Subgroup Analysis by {by} (k = {k})"));
         out.blank();
+        self.tables(out);
+        self.levels(out);
+        self.tests(out);
+    }
+}
+
+impl SubgroupResult {
+    /// One row per level, then the levels on the natural scale.
+    fn tables(&self, out: &mut Out) {
         let rows: Vec<(String, Vec<String>)> = self
             .groups
             .iter()
@@ -296,6 +305,11 @@ impl Printed for SubgroupResult {
                 out.lines(frame_table(&["estimate", "ci.lb", "ci.ub"], &rows, 2));
             }
         }
+    }
+
+    /// Each level's fit, as print.rma.uni prints it.
+    fn levels(&self, out: &mut Out) {
+        let by = &self.by;
         let knha = self.test == "knha";
         for g in &self.groups {
             out.blank();
@@ -334,6 +348,11 @@ impl Printed for SubgroupResult {
             }
             .print(out);
         }
+    }
+
+    /// The two tests of subgroup differences.
+    fn tests(&self, out: &mut Out) {
+        let (by, between_df) = (&self.by, self.q_between_df);
         // The coefficients after the intercept: one per level but the first.
         let btt: Vec<u64> = (2..=between_df as u64 + 1).collect();
         out.blank();
