@@ -372,6 +372,7 @@ mod tests {
 
     /// Issue 41 item 13: a per-record summary (a line per record) is shown cut, so that its
     /// layout does not hold the page's thread; a short one is shown whole.
+    #[cfg(feature = "extended")]
     #[test]
     fn a_long_summary_is_shown_cut_with_its_length() {
         let records: Vec<Value> = (0..1000)
@@ -465,6 +466,7 @@ mod tests {
         assert_eq!(results.rows[1], ["b", "-1.0000", "<.0001", "x"]);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn the_natural_scale_stands_beside_the_model_scale() {
         let records = json!([

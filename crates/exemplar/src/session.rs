@@ -964,6 +964,7 @@ mod tests {
 
     /// A long result is shown cut (laying out megabytes would hold the page), a short one
     /// whole; the response keeps it whole either way.
+    #[cfg(feature = "extended")]
     #[test]
     fn a_long_result_is_shown_abridged_and_a_short_one_whole() {
         let mut session = Session::new();
@@ -1071,6 +1072,7 @@ mod tests {
     /// load too long for the ledger is replayed from the arguments the page kept, checked
     /// against the ledgered hash; without them its handle is expired, and later handles
     /// keep their numbers.
+    #[cfg(feature = "extended")]
     #[test]
     fn a_restore_replays_the_held_loads_from_the_arguments_kept() {
         let big = |tag: &str| {
@@ -1197,6 +1199,7 @@ mod tests {
     /// A visit's handles survive a restore (the page's worker after a trap, or its move to
     /// the whole module): the ledgered loads are replayed, so the same handle names the
     /// same records; a run's view is the page's table of it.
+    #[cfg(feature = "extended")]
     #[test]
     fn data_handles_live_in_the_session_and_survive_a_restore() {
         let mut session = Session::new();
@@ -1249,6 +1252,7 @@ mod tests {
         assert_eq!(unloaded["tool"], "no_such_tool");
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn companion_plots_follow_the_registry() {
         let session = Session::new();
@@ -1260,6 +1264,7 @@ mod tests {
 
     /// A meta-regression on one numeric moderator is drawn as a bubble plot with the
     /// arguments a bubble plot takes; on a text moderator no plot goes with it.
+    #[cfg(feature = "extended")]
     #[test]
     fn the_report_names_the_plot_that_goes_with_these_arguments() {
         let mut session = Session::new();

@@ -843,6 +843,8 @@ pub fn records_and_omitted_from_text(
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::*;
     use serde_json::json;
 
@@ -1032,6 +1034,7 @@ c2,C,13,3.8,14,13.1,3.6,13\n";
 
     /// Issue 22: the study column is mapped like the others, and a run of the tools for
     /// dependent effect sizes on Your data gets it as `study` or `cluster`.
+    #[cfg(feature = "extended")]
     #[test]
     fn the_study_column_is_mapped_and_given_to_the_tools_that_need_one() {
         let unmapped = nested(&[("id", "es")]);
@@ -1160,6 +1163,7 @@ c2,C,13,3.8,14,13.1,3.6,13\n";
 
     /// Your data's rows as the 2x2-table tools take them: the columns mapped for the chosen
     /// measure under escalc's names, the rest under their own.
+    #[cfg(feature = "extended")]
     #[test]
     fn the_rows_of_a_2x2_csv_are_the_tables_tools_data() {
         let csv = "trial,events_t,n1i,ci,n2i,year\nt1,12,100,20,100,2001\nt2,4,50,9,50,2003\nt3,0,20,3,20,2009\n";
@@ -1389,6 +1393,7 @@ followed by a low surrogate \\uDC00-\\uDFFF: half of a UTF-16 pair, no character
         assert_eq!(with("RD", Some(""), None).records, rd.records);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn records_files_are_json_or_csv() {
         let none = tools::EscalcSettings::default();

@@ -146,8 +146,9 @@ fn tidy(root: &Path) -> Result<()> {
             .args(["--", "-D", "warnings"])
             .current_dir(root))?;
     }
-    // The engine library without its default features, tests included, compiles and lints
-    // (many of its tests call the extended tools, so they run only with the defaults).
+    // The engine library without its default features (the page's first module), tests
+    // included, compiles and lints; its unit tests run (those of tools beyond the
+    // benchmark's are gated on `extended`).
     run(cargo()
         .args([
             "clippy",
@@ -156,6 +157,15 @@ fn tidy(root: &Path) -> Result<()> {
             "--no-default-features",
         ])
         .args(["--all-targets", "--", "-D", "warnings"])
+        .current_dir(root))?;
+    run(cargo()
+        .args([
+            "test",
+            "-p",
+            "living-evidence-exemplar",
+            "--no-default-features",
+            "--lib",
+        ])
         .current_dir(root))?;
     Ok(())
 }

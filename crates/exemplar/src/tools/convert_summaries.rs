@@ -407,8 +407,12 @@ fn wald_assumptions(level: f64, alpha: f64, transf: WaldTransform) -> Vec<String
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::call;
     use serde_json::json;
+
+    #[cfg(feature = "extended")]
 
     #[test]
     fn fivenum_rows_give_results_or_reasons() {
@@ -440,6 +444,8 @@ mod tests {
             .contains("normally distributed"));
     }
 
+    #[cfg(feature = "extended")]
+
     #[test]
     fn wald_reads_metafors_names_and_refuses_others() {
         let out = call(
@@ -467,6 +473,7 @@ mod tests {
 
     /// `level: 1` is a 1% interval (metafor reads 1 and more as percentages), not 100% (which
     /// gave vi = 0); `level: 0.05` is α, and the assumptions say so.
+    #[cfg(feature = "extended")]
     #[test]
     fn wald_levels_are_read_as_metafor_reads_them() {
         let vi_at = |level: f64| {

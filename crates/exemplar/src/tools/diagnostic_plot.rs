@@ -35,7 +35,7 @@ IRR/IRD/IRSD)."
 };
 
 /// Records of dat.bcg's first six trials with their 2x2 tables (log risk ratios).
-#[cfg(any(feature = "definitions", test))]
+#[cfg(any(feature = "definitions", all(test, feature = "extended")))]
 fn bcg_tables() -> Value {
     serde_json::json!([
         {"id": "t1", "yi": -0.8893113339202054, "vi": 0.32558476500396133, "measure": "RR", "ai": 4, "bi": 119, "ci": 11, "di": 128},
@@ -407,6 +407,8 @@ impl crate::printed::Printed for DiagnosticPlotResult {
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::{call, DIAGNOSTIC_PLOT};
     use serde_json::{json, Value};
 
@@ -426,6 +428,7 @@ mod tests {
     }
 
     /// The tool's points are the engine's for the records kept, and the fit is theirs.
+    #[cfg(feature = "extended")]
     #[test]
     fn points_are_the_engines_for_the_records_kept() {
         let out = call(
@@ -444,6 +447,8 @@ mod tests {
         assert!(out["svg"].as_str().unwrap().contains("class=\"band\""));
         assert_eq!(out["sizes"], Value::Null);
     }
+
+    #[cfg(feature = "extended")]
 
     #[test]
     fn labbe_needs_two_group_records() {
@@ -470,6 +475,8 @@ mod tests {
         let svg = out["svg"].as_str().unwrap();
         assert!(svg.contains("Log proportion, group 2 (ci, di)"), "{svg}");
     }
+
+    #[cfg(feature = "extended")]
 
     #[test]
     fn every_kind_is_named_and_baujat_labels_its_points() {

@@ -498,6 +498,8 @@ fn to_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::MAX_RAW_DATA_ROWS;
     use super::super::{
         call, dataset_sha256_for, outcome, COMPUTE_EFFECT_SIZES, FIT_RANDOM_EFFECTS,
@@ -518,6 +520,7 @@ mod tests {
         ])
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn records_carry_id_yi_vi_and_the_other_columns() {
         let out = es(json!({"measure": "SMD", "data": smd_rows()})).unwrap();
@@ -567,6 +570,7 @@ mod tests {
         assert_eq!(fit["k"], 3);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn rows_without_an_effect_size_are_left_out_with_their_reason() {
         let data = json!([
@@ -656,6 +660,7 @@ row 2: ni is blank; row 3: xi is NA; "
         assert!(e.message.ends_with("; and 25 more"), "{}", e.message);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn options_and_arguments_are_checked() {
         let table = json!([{"ai": 0, "bi": 10, "ci": 3, "n2i": 10}]);

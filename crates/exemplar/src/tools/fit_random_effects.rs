@@ -125,6 +125,8 @@ impl crate::printed::Printed for FitResult {
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::{call, companion_plot, FIT_RANDOM_EFFECTS, FOREST_PLOT, META_REGRESSION};
     use serde_json::{json, Value};
 
@@ -178,6 +180,8 @@ mod tests {
         let _ = (name, result);
     }
 
+    #[cfg(feature = "extended")]
+
     #[test]
     fn a_weighted_fit_is_the_engines_and_says_its_column() {
         let options = meta_analysis::FitOptions {
@@ -222,6 +226,8 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "extended")]
+
     #[test]
     fn a_weighted_meta_regression_is_the_engines_on_the_records_kept() {
         let args = json!({"records": records(), "mods": ["x"], "weights": "n", "exclude": ["c"],
@@ -256,6 +262,8 @@ mod tests {
         assert!(plain.get("weights").is_none());
         assert_eq!(plain["tau2"], result["tau2"]);
     }
+
+    #[cfg(feature = "extended")]
 
     #[test]
     fn unusable_weights_are_invalid_arguments_naming_the_record() {

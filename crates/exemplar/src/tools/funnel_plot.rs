@@ -182,6 +182,8 @@ impl crate::printed::Printed for FunnelPlotResult {
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::{call, EGGER_TEST, FUNNEL_PLOT};
     use serde_json::{json, Value};
 
@@ -196,6 +198,7 @@ mod tests {
     }
 
     /// Issue 31 item 7: the benchmark's rule is reported on the frozen dataset only.
+    #[cfg(feature = "extended")]
     #[test]
     fn the_rule_outcome_is_the_frozen_datasets_only() {
         for variant in ["classic", "rma"] {
@@ -231,6 +234,7 @@ mod tests {
     }
 
     /// Issue 32: contour-enhanced funnels; levels outside (0, 1) are refused.
+    #[cfg(feature = "extended")]
     #[test]
     fn contours_are_drawn_and_checked() {
         let out = call(FUNNEL_PLOT.name, &json!({"contours": [0.9, 0.95, 0.99]})).unwrap();
@@ -248,6 +252,8 @@ mod tests {
             assert_eq!(e.code.as_str(), "invalid_arguments", "{bad}: {}", e.message);
         }
     }
+
+    #[cfg(feature = "extended")]
 
     #[test]
     fn egger_line_false_draws_no_line_and_runs_no_test() {

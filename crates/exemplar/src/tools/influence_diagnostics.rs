@@ -142,6 +142,8 @@ impl Printed for InfluenceResult {
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::{call, ErrorCode, INFLUENCE_DIAGNOSTICS};
     use serde_json::{json, Value};
 
@@ -167,6 +169,7 @@ mod tests {
     /// gives s01 rstudent -0.30273676975954805, cook.d 0.049738947248233585 and dfbs
     /// -0.2035242900935374, and flags
     /// s10. z is the default and the result says so.
+    #[cfg(feature = "extended")]
     #[test]
     fn the_z_test_values_by_default() {
         let result = call(INFLUENCE_DIAGNOSTICS.name, &json!({})).unwrap();
@@ -189,6 +192,7 @@ mod tests {
     /// frozen dataset, metafor 3.8-1: s01 and s10 below, and no record flagged (s10's cook.d,
     /// 0.497 under z, is divided by s² = 1.42 to 0.350, under the χ²₁ median 0.455); DL's
     /// s01. `level` is still refused: no value is an interval.
+    #[cfg(feature = "extended")]
     #[test]
     fn knha_gives_metafors_knha_values_and_level_is_refused() {
         let result = call(INFLUENCE_DIAGNOSTICS.name, &json!({"test": "knha"})).unwrap();

@@ -567,12 +567,16 @@ fn at_name(at: &Map<String, Value>) -> String {
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::{call, META_REGRESSION};
     use super::MetaRegressionResult;
     use serde::Deserialize;
     use crate::printable::LABEL_CHARS;
     use crate::printed::{Out, Printed};
     use serde_json::json;
+
+    #[cfg(feature = "extended")]
 
     #[test]
     fn a_predictions_row_name_cuts_each_part() {

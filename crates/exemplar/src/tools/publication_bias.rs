@@ -3,10 +3,13 @@
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::{call, PET_PEESE, SELECTION_MODEL};
     use meta_analysis::{FitOptions, DEFAULT_STEPS};
     use serde_json::{json, Value};
 
+    #[cfg(feature = "extended")]
     #[test]
     fn the_frozen_dataset_has_a_selection_model_and_pet_peese() {
         let records = crate::dataset::records();
@@ -32,6 +35,7 @@ mod tests {
         assert_eq!(out["estimate"], out[chosen]["intercept"]["estimate"]);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn bad_arguments_are_refused() {
         for (tool, args, code) in [

@@ -301,6 +301,8 @@ pub(super) fn transform_schema(_: &mut schemars::SchemaGenerator) -> schemars::S
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::*;
     use serde_json::json;
     use serde_json::Value;
@@ -314,6 +316,7 @@ mod tests {
         Scale::of(&args, &data)
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn the_measure_comes_from_the_argument_the_records_or_the_frozen_dataset() {
         let frozen = scale(json!({}), None).unwrap();
@@ -369,6 +372,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn a_conflicting_or_unknown_measure_is_refused() {
         let rr = json!([{"id": "a", "yi": 0.1, "vi": 0.1, "measure": "RR"}]);

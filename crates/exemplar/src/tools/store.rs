@@ -320,6 +320,7 @@ mod tests {
         store.insert(data, bytes)
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn handles_are_numbered_and_found() {
         let mut store = DataStore::new();
@@ -337,6 +338,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn unknown_and_expired_handles_are_errors_naming_them() {
         let mut store = DataStore::new();
@@ -391,6 +393,7 @@ mod tests {
         assert_eq!(store.handles().len(), fits);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn a_server_finds_and_drops_the_oldest_handle_of_all_its_stores() {
         let budget = 64 * 1024 * 1024;
@@ -444,6 +447,7 @@ the data again with load_data (this session holds d2, d3)"
         assert!(e.message.contains("together 1000 bytes,"), "{}", e.message);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn a_session_that_loaded_data_must_name_the_data_of_each_call() {
         let frozen = || super::super::call("fit_random_effects", &json!({})).unwrap();
@@ -492,6 +496,7 @@ the data again with load_data (this session holds d2, d3)"
         assert!(e.message.contains("expired"), "{}", e.message);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn a_tool_given_a_handle_answers_as_with_the_records_inline() {
         let mut store = DataStore::new();
@@ -543,6 +548,7 @@ the data again with load_data (this session holds d2, d3)"
         assert_eq!(e.code, ErrorCode::UnknownData);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn raw_data_are_loaded_as_their_effect_sizes() {
         let mut store = DataStore::new();
@@ -584,6 +590,7 @@ the data again with load_data (this session holds d2, d3)"
 
     /// Issue 29 item 11: an empty record list made a handle of k = 0, dropping the session's
     /// oldest handle when the store was full.
+    #[cfg(feature = "extended")]
     #[test]
     fn no_records_are_refused_before_any_handle_is_dropped() {
         let mut store = DataStore::new();
@@ -607,6 +614,7 @@ loaded, and no handle was dropped)"
         assert!(store.get("d1").is_ok());
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn a_handle_with_more_records_than_a_tool_takes_is_refused_by_it() {
         let mut store = DataStore::new();
@@ -622,6 +630,7 @@ loaded, and no handle was dropped)"
         );
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn a_stand_in_record_carries_the_first_value_of_each_column() {
         let mut store = DataStore::new();

@@ -565,6 +565,8 @@ pub(super) fn data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::super::{call, MANTEL_HAENSZEL, PETO_ODDS_RATIO};
     use super::*;
     use meta_analysis::MhMeasure;
@@ -580,6 +582,7 @@ mod tests {
         ])
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn the_tools_pool_tables_as_the_library_does() {
         let out = call(MANTEL_HAENSZEL.name, &json!({"data": bcg()})).unwrap();
@@ -664,6 +667,7 @@ mod tests {
         assert_eq!(e.code.as_str(), "invalid_arguments", "{}", e.message);
     }
 
+    #[cfg(feature = "extended")]
     #[test]
     fn bad_tables_are_listed_and_impossible_pools_named() {
         let e = call(
@@ -698,6 +702,7 @@ mod tests {
 
     /// Issue 31 item 6: a handle of raw 2x2 data (load_data keeps their ai, bi, ci, di or
     /// n1i, n2i as columns of its records) answers as the same tables given inline.
+    #[cfg(feature = "extended")]
     #[test]
     fn a_handle_of_raw_tables_answers_as_the_tables_inline() {
         use super::super::{call_in, DataStore};
