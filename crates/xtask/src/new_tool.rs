@@ -601,7 +601,7 @@ const VERSIONED_TESTS: [&str; 2] = [
 
 /// In a scratch copy of the workspace (the files `git ls-files` lists, untracked ones not
 /// ignored included, as the other suites see them): `cargo xtask new-tool`, `cargo xtask
-/// codegen`, then `cargo test --workspace` and rustfmt's check of the new files, with the
+/// codegen`, then `cargo test --workspace`, clippy and rustfmt's check of the new files, with the
 /// real target directory so that dependencies are reused. Needs Rscript with metafor: the
 /// scaffold's oracle runs for real.
 pub fn check_in_scratch(root: &Path) -> Result<()> {
@@ -665,6 +665,18 @@ fn scaffold_in_scratch(root: &Path) -> Result<()> {
         test.args(["--skip", name]);
     }
     in_scratch(&mut test)?;
+    // The tidy suite's lints, on the crates the scaffold writes to.
+    in_scratch(cargo().args([
+        "clippy",
+        "-p",
+        "meta-analysis",
+        "-p",
+        "living-evidence-exemplar",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     in_scratch(
         Command::new("rustfmt")
             .args(["--check", "--edition", "2021"])
