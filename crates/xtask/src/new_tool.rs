@@ -601,9 +601,9 @@ const VERSIONED_TESTS: [&str; 2] = [
 
 /// In a scratch copy of the workspace (the files `git ls-files` lists, untracked ones not
 /// ignored included, as the other suites see them): `cargo xtask new-tool`, `cargo xtask
-/// codegen`, then `cargo test --workspace`, clippy and rustfmt's check of the new files, with the
-/// real target directory so that dependencies are reused. Needs Rscript with metafor: the
-/// scaffold's oracle runs for real.
+/// codegen`, then `cargo test --workspace`, clippy and rustfmt's check of the new files,
+/// with the real target directory so that dependencies are reused. Needs Rscript with
+/// metafor: the scaffold's oracle runs for real.
 pub fn check_in_scratch(root: &Path) -> Result<()> {
     let outcome = scaffold_in_scratch(root);
     // The copy's `cargo xtask` put its binary at target/debug/xtask; put the workspace's back.
