@@ -20,6 +20,63 @@ fn numbers(line: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Compares one case: every line metafor prints is in the tool's summary (or a row of it, by
+/// its numbers, in a `tokens` case), but the lines `skip` names, and every skip matches a
+/// line. Pushes each failure; returns how many lines it compared.
+fn compare(case: &Value, failures: &mut Vec<String>) -> usize {
+    let name = case["name"].as_str().unwrap();
+    let tool = case["tool"].as_str().unwrap();
+    let result = call(tool, &case["args"]).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let text = summary(tool, &result).unwrap_or_else(|| panic!("{name}: no summary"));
+    let ours: Vec<&str> = text.lines().collect();
+    let skips: Vec<&str> = case["skip"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["prefix"].as_str().unwrap())
+        .collect();
+    let printed: Vec<&str> = case["printed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let mut compared = 0;
+    let mut skipped = vec![false; skips.len()];
+    for line in printed {
+        if let Some(i) = skips.iter().position(|s| line.trim_start().starts_with(s)) {
+            skipped[i] = true;
+            continue;
+        }
+        if case["tokens"] == Value::Bool(true) {
+            let want = numbers(line);
+            if want.is_empty() {
+                continue;
+            }
+            if !ours.iter().any(|l| numbers(l) == want) {
+                failures.push(format!(
+                    "{name}: no line of the summary holds {want:?}\n{text}"
+                ));
+            }
+        } else if !ours.contains(&line) {
+            failures.push(format!(
+                "{name}: metafor prints\n{line}\nthe summary is\n{text}"
+            ));
+        }
+        compared += 1;
+    }
+    // A skip that matches nothing is stale: the case must say only what it leaves out.
+    for (prefix, used) in skips.iter().zip(skipped) {
+        if !used {
+            failures.push(format!(
+                "{name}: skip {prefix:?} matches no line metafor prints"
+            ));
+        }
+    }
+    compared
+}
+
 #[test]
 fn every_line_metafor_prints_is_in_the_summary() {
     let fixture = fixture();
@@ -29,58 +86,46 @@ fn every_line_metafor_prints_is_in_the_summary() {
     // Every case is checked and every failure reported together.
     let mut failures: Vec<String> = Vec::new();
     for case in cases {
-        let name = case["name"].as_str().unwrap();
-        let tool = case["tool"].as_str().unwrap();
-        let result = call(tool, &case["args"]).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let text = summary(tool, &result).unwrap_or_else(|| panic!("{name}: no summary"));
-        let ours: Vec<&str> = text.lines().collect();
-        let skips: Vec<&str> = case["skip"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["prefix"].as_str().unwrap())
-            .collect();
-        let printed: Vec<&str> = case["printed"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l.as_str().unwrap())
-            .filter(|l| !l.trim().is_empty())
-            .collect();
-        let mut skipped = vec![false; skips.len()];
-        for line in printed {
-            if let Some(i) = skips.iter().position(|s| line.trim_start().starts_with(s)) {
-                skipped[i] = true;
-                continue;
-            }
-            if case["tokens"] == Value::Bool(true) {
-                let want = numbers(line);
-                if want.is_empty() {
-                    continue;
-                }
-                if !ours.iter().any(|l| numbers(l) == want) {
-                    failures.push(format!(
-                        "{name}: no line of the summary holds {want:?}\n{text}"
-                    ));
-                }
-            } else if !ours.contains(&line) {
+        compared += compare(case, &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compared >= 220, "only {compared} lines compared");
+}
+
+/// A tool's own oracle (`cargo xtask new-tool` writes it: `crates/meta-analysis/tests/oracle/
+/// <tool>.R`, fixture `crates/meta-analysis/tests/fixtures/<tool>.json`) holds metafor's
+/// printouts of its analyses under `printed`, cases as above with the tool named: each is held
+/// here, so a new tool's summary answers to metafor from its first run.
+#[test]
+fn every_line_metafor_prints_in_a_tools_own_oracle_is_in_its_summary() {
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../meta-analysis/tests/fixtures");
+    assert!(fixtures.is_dir(), "{}", fixtures.display());
+    let mut failures: Vec<String> = Vec::new();
+    for tool in exemplar::tools::REGISTRY {
+        let path = fixtures.join(format!("{}.json", tool.name));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let fixture: Value = serde_json::from_str(&text).expect("the fixture is JSON");
+        let Some(cases) = fixture.get("printed") else {
+            continue;
+        };
+        let cases = cases.as_array().expect("printed is a list of cases");
+        assert!(!cases.is_empty(), "{}: no printed case", path.display());
+        for case in cases {
+            assert_eq!(case["tool"], tool.name, "{}", path.display());
+            let before = failures.len();
+            let compared = compare(case, &mut failures);
+            if compared == 0 && failures.len() == before {
                 failures.push(format!(
-                    "{name}: metafor prints\n{line}\nthe summary is\n{text}"
-                ));
-            }
-            compared += 1;
-        }
-        // A skip that matches nothing is stale: the case must say only what it leaves out.
-        for (prefix, used) in skips.iter().zip(skipped) {
-            if !used {
-                failures.push(format!(
-                    "{name}: skip {prefix:?} matches no line metafor prints"
+                    "{}: case {} compares no line",
+                    tool.name, case["name"]
                 ));
             }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(compared >= 220, "only {compared} lines compared");
 }
 
 #[test]

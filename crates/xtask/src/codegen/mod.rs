@@ -14,11 +14,15 @@
 //! | `crates/exemplar/tests/fixtures/bit_identity.json` | the hashes of each call of [`bit_identity`], computed natively (the wasm tests assert the same) |
 //! | `crates/exemplar/tests/golden/` | the SVG of each call of [`golden`] (a changed plot shows as a readable diff) |
 //! | `fuzz/seeds/<target>/`, `fuzz/json.dict` | the fuzz targets' seeds and dictionary ([`crate::fuzz_seeds`]) |
+//! | `crates/exemplar/src/tools/snapshots/<tool>.txt`, for a tool that has none | the printed summaries of the tool's examples (`exemplar::tools::summary_snapshot`) |
 //! | the table between `<!-- codegen:tool-list-size -->` markers in `docs/PERFORMANCE.md` | each tool definition's size |
 //! | the list between `<!-- codegen:generated-files -->` markers in `docs/ARCHITECTURE.md` | this list of outputs ([`generated_files_list`]) |
 //!
 //! A folder in the table is generated whole: a file in it that codegen would not write is
 //! stale. A region is the text between a document's two markers; the rest is hand-written.
+//! A summary snapshot is written once, when its tool has none, and never overwritten: from
+//! then on it is a test's record (`tests/summary_snapshots.rs` holds the summaries to it, and
+//! `UPDATE_SNAPSHOTS=1` re-records it), so `--check` fails only on a missing one.
 
 pub mod bit_identity;
 pub mod golden;
@@ -43,6 +47,11 @@ pub enum Output {
         path: String,
         name: &'static str,
         text: String,
+    },
+    /// A file written only when it is missing (a test's record from then on).
+    Once {
+        path: String,
+        bytes: Vec<u8>,
     },
 }
 
@@ -75,6 +84,8 @@ pub const PERFORMANCE: &str = "docs/PERFORMANCE.md";
 pub const ARCHITECTURE: &str = "docs/ARCHITECTURE.md";
 /// The region of [`ARCHITECTURE`] that lists them.
 const GENERATED_FILES: &str = "generated-files";
+/// Each tool's summary snapshot, `<tool>.txt` (the folder `tests/summary_snapshots.rs` reads).
+pub const SNAPSHOTS: &str = "crates/exemplar/src/tools/snapshots";
 
 /// The committed generated files, one Markdown list item per output (the fuzz targets' seed
 /// folders as one), ending with the list itself: what docs/ARCHITECTURE.md says codegen
@@ -82,6 +93,7 @@ const GENERATED_FILES: &str = "generated-files";
 pub fn generated_files_list(outputs: &[Output]) -> String {
     let seeds = format!("{}/", crate::fuzz_seeds::SEEDS_DIR);
     let mut targets = Vec::new();
+    let mut snapshots = 0;
     let mut list = String::new();
     for output in outputs {
         match output {
@@ -93,7 +105,19 @@ pub fn generated_files_list(outputs: &[Output]) -> String {
             Output::Region { path, name, .. } => {
                 list.push_str(&format!("- `{path}`, between its `{name}` markers\n"))
             }
+            Output::Once { path, .. } if path.starts_with(&format!("{SNAPSHOTS}/")) => {
+                snapshots += 1
+            }
+            Output::Once { path, .. } => {
+                list.push_str(&format!("- `{path}`, when it is missing\n"))
+            }
         }
+    }
+    if snapshots > 0 {
+        list.push_str(&format!(
+            "- `{SNAPSHOTS}/<tool>.txt`, each tool's summary snapshot, only when the tool has \
+             none (never overwritten: `tests/summary_snapshots.rs` holds it)\n"
+        ));
     }
     if !targets.is_empty() {
         list.push_str(&format!(
@@ -200,6 +224,12 @@ pub fn outputs() -> Result<Vec<Output>> {
         crate::fuzz_seeds::DICTIONARY,
         crate::fuzz_seeds::dictionary(),
     ));
+    for tool in exemplar::tools::REGISTRY {
+        outputs.push(Output::Once {
+            path: format!("{SNAPSHOTS}/{}.txt", tool.name),
+            bytes: exemplar::tools::summary_snapshot(tool).into_bytes(),
+        });
+    }
     outputs.push(Output::Region {
         path: PERFORMANCE.into(),
         name: "tool-list-size",
@@ -247,6 +277,10 @@ fn differences(root: &Path, output: &Output) -> Vec<String> {
                 None => vec![format!("{path}: the markers <!-- codegen:{name} --> and <!-- /codegen:{name} --> are missing")],
             }
         }
+        Output::Once { path, .. } => match root.join(path).exists() {
+            true => vec![],
+            false => vec![format!("{path}: missing")],
+        },
     }
 }
 
@@ -286,7 +320,7 @@ pub fn write(root: &Path) -> Result<()> {
             println!("{line}");
         }
         match output {
-            Output::File { path, bytes } => {
+            Output::File { path, bytes } | Output::Once { path, bytes } => {
                 let file = root.join(path);
                 std::fs::create_dir_all(file.parent().expect("a folder"))?;
                 std::fs::write(&file, bytes).map_err(|e| format!("cannot write {path}: {e}"))?;
@@ -367,6 +401,13 @@ mod tests {
             differences(&root, &Output::file("b.txt", String::new())),
             ["b.txt: missing"]
         );
+        // Written once: a file there (whatever it holds) is current, a missing one is not.
+        let once = |path: &str| Output::Once {
+            path: path.into(),
+            bytes: b"new".to_vec(),
+        };
+        assert!(differences(&root, &once("a.txt")).is_empty());
+        assert_eq!(differences(&root, &once("c.txt")), ["c.txt: missing"]);
         let folder = Output::Folder {
             path: "out".into(),
             files: BTreeMap::from([
