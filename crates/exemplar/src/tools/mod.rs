@@ -138,8 +138,10 @@ pub const MAX_LEAVE_ONE_OUT_RECORDS: usize = 2_000;
 
 /// The most rows of raw data `compute_effect_sizes` accepts. Its answer holds every record
 /// with all its columns, twice (as text and as structured content): at 20,000 rows a few
-/// MB, which the page receives from its engine's worker within a 50 ms task.
-pub const MAX_RAW_DATA_ROWS: usize = 20_000;
+/// MB, which the page receives from its engine's worker within a 50 ms task. A CSV table
+/// holds as many ([`crate::csv_table::MAX_CSV_ROWS`], set there: the tools read tables, not
+/// the reverse).
+pub const MAX_RAW_DATA_ROWS: usize = crate::csv_table::MAX_CSV_ROWS;
 
 /// The largest arguments text a tool call accepts: 16 MiB.
 pub const MAX_ARGS_BYTES: usize = 16 * 1024 * 1024;
