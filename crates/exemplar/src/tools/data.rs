@@ -23,6 +23,17 @@ mod cells;
 use cells::{Builder, Columns, Texts};
 pub use cells::{Cell, Column};
 
+/// A row left out: raw data that give no effect size, or a record with a value missing
+/// (`na_omit`).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct Omitted {
+    /// The row's id, or row1, row2, ... by position.
+    pub id: String,
+    /// Why, naming the column and what was read (e.g. "ai is blank").
+    pub reason: String,
+}
+
 /// The properties every record has, which are not moderators.
 const RECORD_FIELDS: [&str; 3] = ["id", "yi", "vi"];
 
@@ -542,7 +553,7 @@ impl DataSource {
         &self,
         columns: &[String],
         mut excluded: Vec<String>,
-    ) -> Result<(Vec<String>, Vec<super::effect_sizes::Omitted>), ToolError> {
+    ) -> Result<(Vec<String>, Vec<Omitted>), ToolError> {
         let read: Vec<(&str, Column<'_>)> = columns
             .iter()
             .filter_map(|name| Some((name.as_str(), self.columns.column(name)?)))
@@ -574,7 +585,7 @@ impl DataSource {
                 kept += 1;
             } else {
                 newly.push(record.id.clone());
-                omitted.push(super::effect_sizes::Omitted {
+                omitted.push(Omitted {
                     id: record.id.clone(),
                     reason: reasons.join("; "),
                 });
