@@ -1071,7 +1071,8 @@ fn each_tool_is_one_file_and_one_registry_entry() {
 const NAMES_PENDING_REMOVAL: &str = "crates/exemplar/src/summary.rs";
 
 /// The string literals of every crate's code in the workspace (`crates/*/src/**/*.rs`, each
-/// file without its comments and `#[cfg(test)]` items), by path from the workspace's root.
+/// file of the program without its comments and `#[cfg(test)]` items), by path from the
+/// workspace's root.
 fn workspace_literals() -> Vec<(String, Vec<String>)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut crates: Vec<_> = std::fs::read_dir(root.join("crates"))
@@ -1081,7 +1082,7 @@ fn workspace_literals() -> Vec<(String, Vec<String>)> {
     crates.sort();
     let mut literals = Vec::new();
     for krate in crates {
-        for path in rust_source::rust_files(&krate.join("src")) {
+        for path in rust_source::program_files(&krate.join("src")) {
             let relative = path
                 .strip_prefix(&root)
                 .unwrap()

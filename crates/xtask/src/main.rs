@@ -20,6 +20,8 @@ mod codegen;
 mod doc_facts;
 mod fuzz;
 mod fuzz_seeds;
+#[cfg(test)]
+mod module_graph;
 mod new_tool;
 mod packaging;
 mod pdf;

@@ -23,8 +23,7 @@ mod cells;
 use cells::{Builder, Columns, Texts};
 pub use cells::{Cell, Column};
 
-/// A row left out: raw data that give no effect size, or a record with a value missing
-/// (`na_omit`).
+/// A row of raw data left out: it gives no effect size.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct Omitted {

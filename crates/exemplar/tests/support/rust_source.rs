@@ -198,6 +198,64 @@ pub fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+/// The module path of a file under a crate's `src` (`tools/mod.rs` and `tools.rs` are
+/// `["tools"]`, `lib.rs` and `main.rs` the root, `[]`); `None` for a binary's own root under
+/// `bin/`, a crate of its own.
+pub fn module_path(src: &std::path::Path, file: &std::path::Path) -> Option<Vec<String>> {
+    let relative = file.strip_prefix(src).ok()?;
+    let mut path: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if path.first().is_some_and(|first| first == "bin") {
+        return None;
+    }
+    let last = path.pop()?;
+    let stem = last.strip_suffix(".rs")?.to_string();
+    if stem != "mod" && !(path.is_empty() && (stem == "lib" || stem == "main")) {
+        path.push(stem);
+    }
+    Some(path)
+}
+
+/// Whether `code` declares a module `name` (`mod name;` or `mod name {`).
+fn declares(code: &str, name: &str) -> bool {
+    let needle = format!("mod {name}");
+    code.match_indices(&needle).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + needle.len()..].trim_start().chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && matches!(after, Some(';' | '{'))
+    })
+}
+
+/// The files of a crate's program under `src`: its roots (`lib.rs`, `main.rs`, `bin/*.rs`)
+/// and every module file its parent declares outside `#[cfg(test)]` (a file of tests, such as
+/// `serve/tests.rs` behind `#[cfg(test)] mod tests;`, is not the program's).
+pub fn program_files(src: &std::path::Path) -> Vec<std::path::PathBuf> {
+    fn declared(src: &std::path::Path, file: &std::path::Path) -> bool {
+        let Some(path) = module_path(src, file) else {
+            return true;
+        };
+        let Some((name, parent)) = path.split_last() else {
+            return true;
+        };
+        let parents = if parent.is_empty() {
+            vec![src.join("lib.rs"), src.join("main.rs")]
+        } else {
+            let dir = src.join(parent.join("/"));
+            vec![dir.join("mod.rs"), dir.with_extension("rs")]
+        };
+        parents.iter().any(|p| {
+            std::fs::read_to_string(p).is_ok_and(|text| declares(&code(&text), name))
+                && declared(src, p)
+        })
+    }
+    rust_files(src)
+        .into_iter()
+        .filter(|file| declared(src, file))
+        .collect()
+}
+
 #[cfg(test)]
 mod lexer_tests {
     use super::*;
