@@ -1,8 +1,8 @@
 //! What callers call: a tool by name, from JSON text or a value, with or without a session's
 //! data store, and the outcome the ledger records. Each runs the registry's dispatch.
 
-use super::MAX_TOOL_RECORDS;
-use super::{dispatch, effect_sizes, DataStore, ErrorCode, ToolError, MAX_ARGS_BYTES};
+use super::{dispatch, effect_sizes, DataStore, ErrorCode, ToolError};
+use super::{MAX_ARGS_BYTES, MAX_TOOL_RECORDS};
 use serde_json::{json, Map, Value};
 
 /// Parses a JSON arguments text; empty text means no arguments. Ambiguous JSON (a key

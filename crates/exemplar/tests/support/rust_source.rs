@@ -228,16 +228,17 @@ fn declares(code: &str, name: &str) -> bool {
     })
 }
 
-/// The files of a crate's program under `src`: its roots (`lib.rs`, `main.rs`, `bin/*.rs`)
-/// and every module file its parent declares outside `#[cfg(test)]` (a file of tests, such as
-/// `serve/tests.rs` behind `#[cfg(test)] mod tests;`, is not the program's).
+/// The files of a crate's program under `src`: every `.rs` file but the modules of tests (a
+/// file its parent declares only under `#[cfg(test)]`, such as `serve/tests.rs` behind
+/// `#[cfg(test)] mod tests;`, and the files below it). A module declared by a macro
+/// (`registry!`'s `mod $tool;`) is the program's.
 pub fn program_files(src: &std::path::Path) -> Vec<std::path::PathBuf> {
-    fn declared(src: &std::path::Path, file: &std::path::Path) -> bool {
+    fn of_tests(src: &std::path::Path, file: &std::path::Path) -> bool {
         let Some(path) = module_path(src, file) else {
-            return true;
+            return false;
         };
         let Some((name, parent)) = path.split_last() else {
-            return true;
+            return false;
         };
         let parents = if parent.is_empty() {
             vec![src.join("lib.rs"), src.join("main.rs")]
@@ -246,13 +247,21 @@ pub fn program_files(src: &std::path::Path) -> Vec<std::path::PathBuf> {
             vec![dir.join("mod.rs"), dir.with_extension("rs")]
         };
         parents.iter().any(|p| {
-            std::fs::read_to_string(p).is_ok_and(|text| declares(&code(&text), name))
-                && declared(src, p)
+            std::fs::read_to_string(p).is_ok_and(|text| {
+                let with_tests: String = lexed(&text)
+                    .into_iter()
+                    .map(|piece| match piece {
+                        Piece::Code(c) => c.to_string(),
+                        Piece::Literal(literal) => literal,
+                    })
+                    .collect();
+                declares(&with_tests, name) && !declares(&code(&text), name)
+            }) || of_tests(src, p)
         })
     }
     rust_files(src)
         .into_iter()
-        .filter(|file| declared(src, file))
+        .filter(|file| !of_tests(src, file))
         .collect()
 }
 
