@@ -264,7 +264,7 @@ fn no_modules_side_by_side_use_each_other_in_a_cycle() {
             // The tool files (declared by `registry!`, not by a written `mod`) are read.
             let tools = &uses[&vec!["tools".to_string()]];
             assert!(
-                tools.len() > 20 && tools.contains_key("forest_plot"),
+                tools.len() > 20 && tools.contains_key(exemplar::tools::FOREST_PLOT.name),
                 "{tools:?}"
             );
         }
