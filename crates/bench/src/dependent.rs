@@ -12,48 +12,13 @@ use std::process::Command;
 use std::time::Duration;
 
 use meta_analysis::{
-    multilevel, robust_fit, robust_multilevel, FitOptions, Moderator, MultilevelOptions, Record,
-    RobustVcov,
+    multilevel, robust_fit, robust_multilevel, FitOptions, Moderator, MultilevelOptions, RobustVcov,
 };
+
+use bench::generate::{nested, Nested};
 
 use crate::harness::time;
 use crate::report::{Report, Target};
-
-/// `m` studies of `n` effect sizes: yᵢⱼ = 0.2 + 0.1·xᵢⱼ + uⱼ + wᵢⱼ + εᵢⱼ with σ₁ = 0.2,
-/// σ₂ = 0.1 and vᵢⱼ uniform on [0.01, 0.1] (deterministic: splitmix64, normals as the sum of
-/// 12 uniforms minus 6).
-pub struct Nested {
-    pub records: Vec<Record>,
-    pub study: Vec<String>,
-    pub x: Vec<f64>,
-}
-
-pub fn nested(m: usize, n: usize) -> Nested {
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut uniform = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let normal = |u: &mut dyn FnMut() -> f64| (0..12).map(|_| u()).sum::<f64>() - 6.0;
-    let (mut records, mut study, mut x) = (Vec::new(), Vec::new(), Vec::new());
-    for j in 0..m {
-        let u = 0.2 * normal(&mut uniform);
-        for i in 0..n {
-            let xi = uniform();
-            let vi = 0.01 + 0.09 * uniform();
-            let yi =
-                0.2 + 0.1 * xi + u + 0.1 * normal(&mut uniform) + vi.sqrt() * normal(&mut uniform);
-            records.push(Record::new(format!("s{j}e{i}"), yi, vi));
-            study.push(format!("s{j}"));
-            x.push(xi);
-        }
-    }
-    Nested { records, study, x }
-}
 
 fn csv(data: &Nested) -> String {
     let mut out = String::from("yi,vi,study,x\n");

@@ -8,8 +8,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::command::{chromium, json_line, stdout_of};
 use crate::report::{Report, Target};
 use bench::generate;
+use exemplar::tools::FIT_RANDOM_EFFECTS;
 
 pub fn run(report: &mut Report, root: &Path) {
     let scripts = scripts(root);
@@ -67,7 +69,7 @@ fn wasm_under_node(report: &mut Report, root: &Path, scripts: &Path, pkg: &Path)
     let wasm_us = out["median_ns"].as_f64().unwrap_or(f64::NAN) / 1e3;
     report.add(
         "wasm_tool_median_us",
-        "fit_random_effects tool, wasm under Node, median",
+        format!("{} tool, wasm under Node, median", FIT_RANDOM_EFFECTS.name),
         wasm_us,
         "µs",
     );
@@ -86,19 +88,6 @@ fn wasm_under_node(report: &mut Report, root: &Path, scripts: &Path, pkg: &Path)
 /// `executeTool` calls timed on the last of ours.
 const NAVIGATIONS: usize = 20;
 const CALLS: usize = 200;
-
-/// Chromium's path (`CHROMIUM`, else /usr/bin/chromium) once it and playwright-core are
-/// there, or what is missing.
-pub(crate) fn chromium(root: &Path) -> Result<String, String> {
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !Path::new(&chromium).is_file() {
-        return Err(format!("{chromium} is missing"));
-    }
-    if !root.join("node_modules").join("playwright-core").is_dir() {
-        return Err("node_modules/playwright-core is missing (npm install)".into());
-    }
-    Ok(chromium)
-}
 
 fn page(report: &mut Report, root: &Path, scripts: &Path) {
     let chromium = match chromium(root) {
@@ -167,7 +156,10 @@ fn page(report: &mut Report, root: &Path, scripts: &Path) {
     );
     report.add_target(
         "page_first_result_ms",
-        "page: navigation → first fit_random_effects result, median",
+        format!(
+            "page: navigation → first {} result, median",
+            FIT_RANDOM_EFFECTS.name
+        ),
         f("first_result_ms_median"),
         "ms",
         Target::AtMost(150.0),
@@ -237,7 +229,10 @@ fn page(report: &mut Report, root: &Path, scripts: &Path) {
     );
     report.add_target(
         "page_execute_tool_ms",
-        format!("page: executeTool(fit_random_effects) round trip, median of {CALLS}"),
+        format!(
+            "page: executeTool({}) round trip, median of {CALLS}",
+            FIT_RANDOM_EFFECTS.name
+        ),
         f("call_ms_median"),
         "ms",
         Target::AtMost(2.0),
@@ -431,27 +426,6 @@ fn works(program: &str, args: &[&str]) -> bool {
         .args(args)
         .output()
         .is_ok_and(|o| o.status.success())
-}
-
-fn stdout_of(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-        return Err(format!(
-            "{} ({})",
-            out.status,
-            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// The last stdout line, parsed as JSON.
-pub(crate) fn json_line(cmd: &mut Command) -> Result<Value, String> {
-    let text = stdout_of(cmd)?;
-    let line = text.lines().last().ok_or("no output")?;
-    serde_json::from_str(line).map_err(|e| format!("{e}: {line}"))
 }
 
 /// `key value` lines (the value is the rest of the line).

@@ -103,7 +103,8 @@ pub fn run(report: &mut Report) {
         report,
         "subset_in_largest_ms",
         format!(
-            "fit_random_effects, subset in {MAX_TOOL_RECORDS} values on {MAX_TOOL_RECORDS} records"
+            "{}, subset in {MAX_TOOL_RECORDS} values on {MAX_TOOL_RECORDS} records",
+            tools::FIT_RANDOM_EFFECTS.name
         ),
         || tools::call(tools::FIT_RANDOM_EFFECTS.name, &args).expect("the call is admitted"),
     );
@@ -112,7 +113,8 @@ pub fn run(report: &mut Report) {
         report,
         "ucor_ub_largest_ms",
         format!(
-            "compute_effect_sizes, UCOR with vtype UB on {MAX_RAW_DATA_ROWS} rows (the slowest rows)"
+            "{}, UCOR with vtype UB on {MAX_RAW_DATA_ROWS} rows (the slowest rows)",
+            tools::COMPUTE_EFFECT_SIZES.name
         ),
         || tools::call(tools::COMPUTE_EFFECT_SIZES.name, &args).expect("the call is admitted"),
     );

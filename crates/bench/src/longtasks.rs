@@ -30,7 +30,7 @@ use bench::calls;
 use exemplar::tools;
 use serde_json::{json, Value};
 
-use crate::external::{chromium, json_line};
+use crate::command::{chromium, json_line};
 use crate::report::{Report, Target};
 
 /// The most a single main-thread task may take during a call (issue 16).

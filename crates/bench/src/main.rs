@@ -33,6 +33,7 @@
 //! `bench dependent [--json] [--native-only]` only issue 22's figures, `bench largest [--json]`
 //! only the largest admitted calls (issue 41 item 6, with the multilevel and selection bounds).
 
+mod command;
 mod dependent;
 mod external;
 mod harness;

@@ -60,13 +60,16 @@ pub fn run(report: &mut Report) {
     let t = time(Duration::from_millis(800), 20, || {
         // What the wasm `callTool` does: dispatch, then the result as compact JSON text.
         serde_json::to_string(&exemplar::tools::call_json(
-            black_box("fit_random_effects"),
+            black_box(exemplar::tools::FIT_RANDOM_EFFECTS.name),
             black_box("{}"),
         ))
     });
     report.add(
         "tool_native_median_us",
-        "fit_random_effects tool, JSON in/out, native, median",
+        format!(
+            "{} tool, JSON in/out, native, median",
+            exemplar::tools::FIT_RANDOM_EFFECTS.name
+        ),
         t.median_us(),
         "µs",
     );

@@ -10,7 +10,8 @@ use meta_analysis::{
     MultilevelOptions, Record, RobustVcov, MAX_CLUSTER_COST,
 };
 
-use crate::dependent::nested;
+use bench::generate::nested;
+
 use crate::harness::time;
 use crate::report::{Report, Target};
 

@@ -18,8 +18,9 @@ use std::fmt;
 
 /// The largest CSV text accepted (16 MiB).
 pub const MAX_CSV_BYTES: usize = 16 * 1024 * 1024;
-/// The most data rows accepted (the most rows of raw data `compute_effect_sizes` accepts).
-pub const MAX_CSV_ROWS: usize = crate::tools::MAX_RAW_DATA_ROWS;
+/// The most data rows accepted: as many rows of raw data as the tools accept (the tools'
+/// limit, `tools::MAX_RAW_DATA_ROWS`, is this one, and says why).
+pub const MAX_CSV_ROWS: usize = 20_000;
 /// The most columns accepted.
 pub const MAX_CSV_COLUMNS: usize = 200;
 /// The most data cells (rows × columns) accepted: every cell is read into a value, carried

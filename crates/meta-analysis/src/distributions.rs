@@ -442,6 +442,12 @@ pub fn f_sf(f: f64, df1: f64, df2: f64) -> f64 {
     }
 }
 
+/// (1 + level)/2, computed as 1 − (1 − level)/2 (exact for level in [½, 1]): the point whose
+/// quantile bounds a two-sided interval at `level`.
+pub(crate) fn upper_quantile_point(level: f64) -> f64 {
+    1.0 - (1.0 - level) / 2.0
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

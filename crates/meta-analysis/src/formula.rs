@@ -33,9 +33,12 @@
 use std::cmp::Ordering;
 
 use crate::math::{exp, ln, log10, pow};
-use crate::moderators::{Coding, ModeratorColumn, ModeratorValue, Term, MAX_ABS_MODERATOR};
+use crate::moderators::MAX_ABS_MODERATOR;
+use crate::moderators::{Coding, ModeratorColumn, ModeratorValue, PredictionRows, Term};
 use crate::moderators::{MAX_COEFFICIENTS, MAX_LEVELS};
 use crate::MetaError;
+use std::any::Any;
+use std::sync::Arc;
 
 /// The longest formula accepted, in bytes.
 pub const MAX_FORMULA_LEN: usize = 2_000;
@@ -323,7 +326,14 @@ impl Formula {
             columns: data.iter().map(|(n, _)| n.clone()).collect(),
             intercept_column: intercept && !self.intercept,
         };
-        Coding::from_columns(prediction, names, columns, intercept, k, Some(rows))
+        Coding::from_columns(
+            prediction,
+            names,
+            columns,
+            intercept,
+            k,
+            Some(Arc::new(rows)),
+        )
     }
 
     fn factor(&self, label: &str, column: &str, levels: Levels) -> Result<Resolved, MetaError> {
@@ -498,6 +508,20 @@ pub(crate) struct FormulaRows {
     columns: Vec<String>,
     /// A column of ones taken as the intercept (removed from the columns).
     intercept_column: bool,
+}
+
+impl PredictionRows for FormulaRows {
+    fn row(&self, terms: &[Term], at: &[ModeratorValue]) -> Result<Vec<f64>, MetaError> {
+        FormulaRows::row(self, terms, at)
+    }
+
+    fn same_as(&self, other: &dyn PredictionRows) -> bool {
+        other.as_any().downcast_ref::<Self>() == Some(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 impl FormulaRows {

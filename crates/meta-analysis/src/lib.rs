@@ -28,6 +28,7 @@ mod error;
 mod estimators;
 mod fail_safe;
 mod formula;
+mod gls;
 mod influence;
 mod leave_one_out;
 mod mantel_haenszel;

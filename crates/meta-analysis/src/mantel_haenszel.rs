@@ -25,10 +25,9 @@
 //! both groups left out: `drop00 = TRUE`), df = k′ − 1 over the k′ tables left;
 //! I² = 100 % · max(0, (Q − df)/Q), H² = Q/df.
 
-use crate::distributions::{chi2_sf, normal_quantile, normal_two_sided_p};
+use crate::distributions::{chi2_sf, normal_quantile, normal_two_sided_p, upper_quantile_point};
 use crate::effect_sizes::{escalc, AddTo, Column, EffectSizeError, EscalcOptions, Measure, RawRow};
 use crate::math::{exp, ln, sq};
-use crate::model::upper_quantile_point;
 use crate::{FitOptions, MetaError};
 
 /// One study's 2×2 table, checked: counts ≥ 0, events at most their group's size, both

@@ -8,14 +8,16 @@
 
 use crate::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
+    upper_quantile_point,
 };
 use crate::estimators::{estimate_tau2, estimate_tau2_with, Memo, Method, Moments};
 use crate::formula::ModelMatrix;
-use crate::model::{upper_quantile_point, Heterogeneity};
+use crate::model::Heterogeneity;
 use crate::moderators::{Coding, Moderator, ModeratorValue, Term};
 use crate::records::{validate, validate_columns, Record};
-use crate::user_weights;
-use crate::weighted::{Degenerate, Design, Matrix};
+use crate::weighted::{
+    coefficients_with_weights, equal_effects_r2_with_weights, Degenerate, Design, Matrix,
+};
 use crate::{FitOptions, MetaError, Test};
 
 /// One coefficient of a meta-regression.
@@ -365,7 +367,7 @@ pub(crate) fn fit_coded_with(
         return Err(Degenerate::Singular.error());
     };
     let user = weights
-        .map(|w| user_weights::coefficients(yi, vi, &x, w, tau2.tau2))
+        .map(|w| coefficients_with_weights(yi, vi, &x, w, tau2.tau2))
         .transpose()
         .map_err(Degenerate::error)?;
     // Without weights A = (X′WX)⁻¹; with them, the sandwich.
@@ -424,7 +426,7 @@ pub(crate) fn fit_coded_with(
     let qe = heterogeneity.q.max(0.0);
     let r2 = match weights {
         Some(w) if options.method.is_equal_effects() && coding.intercept => {
-            (100.0 * user_weights::equal_effects_r2(yi, &x, w, beta_centred)).max(0.0)
+            (100.0 * equal_effects_r2_with_weights(yi, &x, w, beta_centred)).max(0.0)
         }
         _ if !coding.intercept => 0.0,
         _ => pseudo_r2(options.method, yi, vi, tau2.tau2, qe, p)?,

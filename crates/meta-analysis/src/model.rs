@@ -2,7 +2,7 @@
 //! pooled estimate, its inference, heterogeneity statistics and prediction interval.
 
 use crate::distributions::{
-    chi2_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
+    chi2_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p, upper_quantile_point,
 };
 use crate::estimators::{estimate_tau2, Method, Moments, Tau2};
 use crate::records::{validate, validate_columns, without, Record};
@@ -64,11 +64,6 @@ impl FitOptions {
         }
         Ok(())
     }
-}
-
-/// (1 + level)/2, computed as 1 − (1 − level)/2 (exact for level in [½, 1]).
-pub(crate) fn upper_quantile_point(level: f64) -> f64 {
-    1.0 - (1.0 - level) / 2.0
 }
 
 impl Default for FitOptions {

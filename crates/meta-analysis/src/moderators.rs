@@ -10,6 +10,8 @@
 
 use crate::weighted::Design;
 use crate::MetaError;
+use std::any::Any;
+use std::sync::Arc;
 
 /// The most moderators one model takes.
 pub const MAX_MODERATORS: usize = 8;
@@ -94,6 +96,23 @@ pub fn levels_of(values: &[String]) -> Vec<String> {
     levels.into_iter().map(str::to_string).collect()
 }
 
+/// How a design that is not one column per term's level (a formula's: `formula.rs`'s
+/// `FormulaRows`) builds the row of X for a prediction. A trait here, below the formula code,
+/// so that the coding a formula's design is built into does not depend on that code.
+pub(crate) trait PredictionRows: std::fmt::Debug + Send + Sync {
+    /// The row of X (intercept first when there is one) at one value per term.
+    fn row(&self, terms: &[Term], at: &[ModeratorValue]) -> Result<Vec<f64>, MetaError>;
+    /// Whether `other` builds the same rows (two codings are equal only then).
+    fn same_as(&self, other: &dyn PredictionRows) -> bool;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl PartialEq for dyn PredictionRows {
+    fn eq(&self, other: &Self) -> bool {
+        self.same_as(other)
+    }
+}
+
 /// The design of a model: its terms (the values a prediction takes), the coefficient names
 /// (intercept first when there is one) and the moderator columns (centred on their means when
 /// there is an intercept), with their means.
@@ -108,7 +127,7 @@ pub(crate) struct Coding {
     /// Each column's mean (0 without an intercept: then the columns are not centred).
     pub means: Vec<f64>,
     /// How a formula's row is built for a prediction (`None`: one column per term's level).
-    formula: Option<Box<crate::formula::FormulaRows>>,
+    formula: Option<Arc<dyn PredictionRows>>,
     /// The coefficients dropped as aliased (linear combinations of the intercept and the
     /// columns before them), in the design's order, as metafor drops them.
     pub dropped: Vec<Aliased>,
@@ -255,7 +274,7 @@ impl Coding {
         columns: Vec<Vec<f64>>,
         intercept: bool,
         k: usize,
-        formula: Option<crate::formula::FormulaRows>,
+        formula: Option<Arc<dyn PredictionRows>>,
     ) -> Result<Coding, MetaError> {
         let mut names = Vec::with_capacity(column_names.len() + 1);
         if intercept {
@@ -309,7 +328,7 @@ impl Coding {
             intercept,
             centred,
             means,
-            formula: formula.map(Box::new),
+            formula,
             dropped,
             kept,
         })

@@ -37,13 +37,13 @@ use std::cell::Cell;
 
 use crate::distributions::{
     chi2_quantile, chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
+    upper_quantile_point,
 };
 use crate::estimators::Moments;
 use crate::formula::ModelMatrix;
 use crate::math::ln;
 use crate::meta_regression::check_design_size;
 use crate::meta_regression::Coefficient;
-use crate::model::upper_quantile_point;
 use crate::moderators::{Coding, Moderator};
 use crate::q_profile::{Bound, BoundKind};
 use crate::records::{validate, Record};
@@ -539,7 +539,7 @@ impl Multilevel {
 
     /// The model's pieces for a cluster-robust variance: uncentred rows, residuals, β̂,
     /// Var β̂ and each record's covariance block.
-    pub(crate) fn robust_input(&self) -> crate::robust::GlsModel {
+    pub(crate) fn robust_input(&self) -> crate::gls::GlsModel {
         let p = self.p;
         let beta: Vec<f64> = self.coefficients.iter().map(|c| c.estimate).collect();
         let x = self.data.x_raw.clone();
@@ -555,13 +555,13 @@ impl Multilevel {
             .iter()
             .map(|&pos| self.data.v[pos])
             .collect();
-        crate::robust::GlsModel {
+        crate::gls::GlsModel {
             names: self.coefficients.iter().map(|c| c.name.clone()).collect(),
             beta,
             vb: self.vb.clone(),
             x,
             residuals,
-            covariance: crate::robust::Covariance::Multilevel {
+            covariance: crate::gls::Covariance::Multilevel {
                 v,
                 study: self.data.study.clone(),
                 sigma2: self.sigma2,

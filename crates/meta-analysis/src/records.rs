@@ -1,7 +1,6 @@
 //! Effect-size records and their validation.
 
-use crate::distributions::normal_quantile;
-use crate::model::upper_quantile_point;
+use crate::distributions::{normal_quantile, upper_quantile_point};
 use crate::MetaError;
 
 /// The largest number of records one analysis accepts (10⁷: about 240 MB of input).

@@ -39,10 +39,11 @@ mod eigen;
 
 use std::collections::HashMap;
 
-use crate::distributions::{t_quantile, t_two_sided_p};
+use crate::distributions::{t_quantile, t_two_sided_p, upper_quantile_point};
 use crate::formula::ModelMatrix;
+use crate::gls::{Covariance, GlsModel};
 use crate::meta_regression::meta_regression_design;
-use crate::model::{fit, upper_quantile_point};
+use crate::model::fit;
 use crate::moderators::Moderator;
 use crate::multilevel::{multilevel, multilevel_design, MultilevelOptions};
 use crate::records::Record;
@@ -157,42 +158,6 @@ impl RobustTest {
             p: crate::distributions::f_sf(f, m as f64, df2 as f64),
         })
     }
-}
-
-/// The marginal covariance of a fitted model, record by record.
-#[derive(Debug, Clone)]
-pub(crate) enum Covariance {
-    /// vᵢ + τ̂² on the diagonal.
-    Diagonal(Vec<f64>),
-    /// σ̂₁² between records of one study, plus vᵢ + σ̂₂² on the diagonal.
-    Multilevel {
-        v: Vec<f64>,
-        study: Vec<usize>,
-        sigma2: [f64; 2],
-    },
-}
-
-impl Covariance {
-    /// Φᵢᵢ, record i's marginal variance.
-    fn variance(&self, i: usize) -> f64 {
-        match self {
-            Covariance::Diagonal(d) => d[i],
-            Covariance::Multilevel { v, sigma2, .. } => v[i] + sigma2[0] + sigma2[1],
-        }
-    }
-}
-
-/// A fitted linear model with inverse-variance weights, as the robust variance needs it.
-#[derive(Debug, Clone)]
-pub(crate) struct GlsModel {
-    pub names: Vec<String>,
-    pub beta: Vec<f64>,
-    /// M = (X′WX)⁻¹.
-    pub vb: Vec<Vec<f64>>,
-    /// Uncentred rows, p per record.
-    pub x: Vec<f64>,
-    pub residuals: Vec<f64>,
-    pub covariance: Covariance,
 }
 
 /// Robust tests of the random-effects fit's pooled estimate (`options.test` is not used:

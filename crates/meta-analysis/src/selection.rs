@@ -31,9 +31,11 @@
 // Matrix code indexes rows and columns by number, as the formulas do.
 #![allow(clippy::needless_range_loop)]
 
-use crate::distributions::{chi2_sf, normal_cdf, normal_quantile, normal_sf, normal_two_sided_p};
+use crate::distributions::{
+    chi2_sf, normal_cdf, normal_quantile, normal_sf, normal_two_sided_p, upper_quantile_point,
+};
 use crate::math::{exp, ln, sq};
-use crate::model::{fit_data, upper_quantile_point};
+use crate::model::fit_data;
 use crate::optimize::{maximize, spd_inverse, Local, MaximizeError};
 use crate::records::validate;
 use crate::{FitOptions, MetaError, Method, Record, Test};

@@ -1,10 +1,10 @@
 //! Subgroup analysis: a separate fit per level of a text column, and the tests for
 //! subgroup differences.
 
-use crate::distributions::{chi2_sf, normal_quantile, normal_two_sided_p};
+use crate::distributions::{chi2_sf, normal_quantile, normal_two_sided_p, upper_quantile_point};
 use crate::math::sq;
 use crate::meta_regression::{fit_coded, MetaRegression};
-use crate::model::{fit_data, upper_quantile_point};
+use crate::model::fit_data;
 use crate::moderators::{check_levels, levels_of, Coding, Moderator};
 use crate::records::{validate, Record};
 use crate::{Fit, FitOptions, MetaError, Test};

@@ -465,6 +465,68 @@ impl<'a> Wls<'a> {
     }
 }
 
+/// β̂ = (X′AX)⁻¹X′Ay and the sandwich (X′AX)⁻¹ X′AMAX (X′AX)⁻¹ with M = diag(vᵢ + τ²),
+/// y taken about the centre c of [`Design::centre`] (β̂₀ gets c back). Fails as this module's
+/// fits do when X′AX is singular or a sum is not finite. User weights' β̂ (`user_weights.rs`).
+pub(crate) fn coefficients_with_weights(
+    yi: &[f64],
+    vi: &[f64],
+    x: &Design,
+    a: &[f64],
+    tau2: f64,
+) -> Result<(Vec<f64>, Matrix), Degenerate> {
+    let bread = x.gram(a).inverse()?;
+    let c = x.centre(yi, a.iter().copied());
+    let ay: Vec<f64> = a.iter().zip(yi).map(|(ai, y)| ai * (y - c)).collect();
+    let mut beta = bread.times_vec(&x.cross(&ay));
+    beta[0] += c;
+    let meat: Vec<f64> = a
+        .iter()
+        .zip(vi)
+        .map(|(ai, v)| ai * ai * (v + tau2))
+        .collect();
+    let sandwich = bread.mul(&x.gram(&meat)).mul(&bread);
+    if sandwich.a.iter().any(|v| !v.is_finite()) {
+        return Err(Degenerate::NonFinite);
+    }
+    Ok((beta, sandwich))
+}
+
+/// The equal-effects pseudo-R² with weights a: R's adjusted R² of the weighted least-squares
+/// fit, 1 − (1 − R²)(k − 1)/(k − p) with R² = mss/(mss + rss), mss = Σaᵢ(fᵢ − f̄)²,
+/// rss = Σaᵢ(yᵢ − fᵢ)², f = Xβ̂ and f̄ = Σaᵢfᵢ/Σaᵢ (`summary.lm`), as a fraction, not yet
+/// truncated at 0; 0 when all yᵢ are equal (metafor). User weights' pseudo-R² (`user_weights.rs`).
+pub(crate) fn equal_effects_r2_with_weights(
+    yi: &[f64],
+    x: &Design,
+    a: &[f64],
+    beta: &[f64],
+) -> f64 {
+    if yi.iter().all(|y| *y == yi[0]) {
+        return 0.0;
+    }
+    let (k, p) = (yi.len() as f64, x.p() as f64);
+    let fitted: Vec<f64> = (0..yi.len()).map(|i| x.times(beta, i)).collect();
+    let sa: f64 = a.iter().sum();
+    let mean = a
+        .iter()
+        .zip(&fitted)
+        .map(|(ai, f)| ai * f / sa)
+        .sum::<f64>();
+    let mss: f64 = a
+        .iter()
+        .zip(&fitted)
+        .map(|(ai, f)| ai * (f - mean) * (f - mean))
+        .sum();
+    let rss: f64 = a
+        .iter()
+        .zip(yi.iter().zip(&fitted))
+        .map(|(ai, (y, f))| ai * (y - f) * (y - f))
+        .sum();
+    let r2 = mss / (mss + rss);
+    1.0 - (1.0 - r2) * (k - 1.0) / (k - p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -576,60 +576,10 @@ fn the_architecture_page_says_every_estimate_carries_the_natural_scale() {
 }
 
 /// The modules of `crates/exemplar/src/` another module's non-test code names as
-/// `crate::module`, by module (a file `m.rs` with its folder `m/`, if any).
+/// `crate::module`, by module (a file `m.rs` with its folder `m/`, if any), as
+/// `module_graph.rs` reads them.
 fn exemplar_dependencies() -> BTreeMap<String, BTreeSet<String>> {
-    let src = crate::workspace_root().join("crates/exemplar/src");
-    let mut modules: BTreeSet<String> = BTreeSet::new();
-    for entry in std::fs::read_dir(&src).unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let module = name.strip_suffix(".rs").unwrap_or(&name).to_string();
-        if module != "lib" && (name.ends_with(".rs") || entry.path().is_dir()) {
-            modules.insert(module);
-        }
-    }
-    fn sources(path: &Path, out: &mut Vec<std::path::PathBuf>) {
-        if path.is_dir() {
-            for entry in std::fs::read_dir(path).unwrap().flatten() {
-                sources(&entry.path(), out);
-            }
-        } else if path.is_file() && path.extension().is_some_and(|x| x == "rs") {
-            out.push(path.to_path_buf());
-        }
-    }
-    let mut graph = BTreeMap::new();
-    for module in &modules {
-        let mut files = Vec::new();
-        sources(&src.join(format!("{module}.rs")), &mut files);
-        sources(&src.join(module), &mut files);
-        let mut uses = BTreeSet::new();
-        for file in files {
-            let text = std::fs::read_to_string(&file).unwrap();
-            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
-            for line in code.lines() {
-                let line = line.split("//").next().unwrap_or("");
-                // `crate::a::…` and the names of a `crate::{a, b::c}` group.
-                for (at, _) in line.match_indices("crate::") {
-                    let rest = &line[at + "crate::".len()..];
-                    let names: Vec<&str> = match rest.strip_prefix('{') {
-                        Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
-                        None => vec![rest],
-                    };
-                    for name in names {
-                        let name: String = name
-                            .trim()
-                            .chars()
-                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                            .collect();
-                        if modules.contains(&name) && &name != module {
-                            uses.insert(name);
-                        }
-                    }
-                }
-            }
-        }
-        graph.insert(module.clone(), uses);
-    }
-    graph
+    crate::module_graph::top_level_uses(&crate::workspace_root().join("crates/exemplar/src"))
 }
 
 /// What docs/ARCHITECTURE.md says each module of `exemplar` uses: the clauses after

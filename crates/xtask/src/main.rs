@@ -22,6 +22,8 @@ mod doc_facts;
 mod function_lengths;
 mod fuzz;
 mod fuzz_seeds;
+#[cfg(test)]
+mod module_graph;
 mod new_tool;
 mod packaging;
 mod pdf;

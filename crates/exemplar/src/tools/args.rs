@@ -7,7 +7,7 @@
 //! separately, into the call's [`super::DataSource`]: an argument type only marks where it
 //! sits ([`RecordsSlot`]).
 
-use super::effect_sizes::Omitted;
+use super::data::Omitted;
 #[cfg(feature = "definitions")]
 use super::schema_derivation as schemas;
 use super::{ErrorCode, ToolError};

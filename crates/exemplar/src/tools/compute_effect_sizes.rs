@@ -2,8 +2,9 @@
 //! metafor's `escalc`.
 
 use super::data::{DataSource, DatasetInfo};
+use super::data::Omitted;
 use super::effect_sizes::{
-    compute, kept, EffectSizeRecord, EscalcSettings, Omitted, RAW_DATA_NAME,
+    compute, kept, EffectSizeRecord, EscalcSettings, RAW_DATA_NAME,
 };
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use crate::canonical;

@@ -23,6 +23,16 @@ mod cells;
 use cells::{Builder, Columns, Texts};
 pub use cells::{Cell, Column};
 
+/// A row of raw data left out: it gives no effect size.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct Omitted {
+    /// The row's id, or row1, row2, ... by position.
+    pub id: String,
+    /// Why, naming the column and what was read (e.g. "ai is blank").
+    pub reason: String,
+}
+
 /// The properties every record has, which are not moderators.
 const RECORD_FIELDS: [&str; 3] = ["id", "yi", "vi"];
 
@@ -542,7 +552,7 @@ impl DataSource {
         &self,
         columns: &[String],
         mut excluded: Vec<String>,
-    ) -> Result<(Vec<String>, Vec<super::effect_sizes::Omitted>), ToolError> {
+    ) -> Result<(Vec<String>, Vec<Omitted>), ToolError> {
         let read: Vec<(&str, Column<'_>)> = columns
             .iter()
             .filter_map(|name| Some((name.as_str(), self.columns.column(name)?)))
@@ -574,7 +584,7 @@ impl DataSource {
                 kept += 1;
             } else {
                 newly.push(record.id.clone());
-                omitted.push(super::effect_sizes::Omitted {
+                omitted.push(Omitted {
                     id: record.id.clone(),
                     reason: reasons.join("; "),
                 });

@@ -7,6 +7,7 @@
 //! `exemplar escalc` and the page's "Your data" (which shows each reason beside its row).
 //! Values are read by [`super::raw_columns::read_value`].
 
+use super::data::Omitted;
 use super::raw_columns::{not_a_number, read_value, Reading};
 use super::{ErrorCode, ToolError};
 use meta_analysis::effect_sizes::{
@@ -68,16 +69,6 @@ impl fmt::Display for RowError {
         }
         write!(f, ": {}", self.message)
     }
-}
-
-/// A row of raw data left out: it gives no effect size.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct Omitted {
-    /// The row's id, or row1, row2, ... by position.
-    pub id: String,
-    /// Why, naming the column and what was read (e.g. "ai is blank").
-    pub reason: String,
 }
 
 /// The most rows the error of data without a single effect size lists.

@@ -3,7 +3,7 @@
 
 use super::args::model_data;
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::Omitted;
+use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 #[cfg(feature = "definitions")]

@@ -67,7 +67,7 @@ pub struct FitResult {
     /// Records left out because their `weights` value is missing (metafor's na.omit); only
     /// when some are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub omitted: Vec<super::effect_sizes::Omitted>,
+    pub omitted: Vec<super::data::Omitted>,
     pub dataset: DatasetInfo,
 }
 

@@ -4,7 +4,7 @@ use super::args::{ExcludeArg, FitArgs};
 use super::columns::{column_values, ColumnValue};
 use super::data::Cell;
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::Omitted;
+use super::data::Omitted;
 use super::fit::RefitResult;
 use super::plot::{measure_heading, measure_title, model_name, record_labels, subtitle};
 use super::scale::Scale;

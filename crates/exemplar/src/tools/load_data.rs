@@ -5,7 +5,8 @@
 use super::args::RecordsSlot;
 use super::compute_effect_sizes::{compute_effect_sizes, EffectSizeArgs};
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::{EscalcSettings, Omitted};
+use super::data::Omitted;
+use super::effect_sizes::EscalcSettings;
 #[cfg(feature = "definitions")]
 use super::store::{DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};

@@ -94,7 +94,7 @@ pub struct MantelHaenszelResult {
     pub tarone_p: Option<f64>,
     /// Tables left out for a missing count (metafor's na.omit); only when some are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub omitted: Vec<super::effect_sizes::Omitted>,
+    pub omitted: Vec<super::data::Omitted>,
     pub dataset: DatasetInfo,
 }
 

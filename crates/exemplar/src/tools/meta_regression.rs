@@ -2,7 +2,7 @@
 //! predictions at given moderator values.
 
 use super::args::{model_data, BttArg, ExcludeArg, FitArgs, RequiredModsArg, WeightsArg};
-use super::effect_sizes::Omitted;
+use super::data::Omitted;
 use super::columns::weight_column;
 use super::data::{DataSource, DatasetInfo};
 use super::fit::weighted_error;

@@ -4,8 +4,11 @@
 //! A tool is one file, `tools/<name>.rs`: its [`Tool`] entry, its argument type (read once,
 //! after the input schema check; the input schema is derived from it), its handler and its
 //! result type (`Serialize`, and `JsonSchema` for the output schema). This module keeps the
-//! [`Tool`] type, `registry!` (one line a tool) and the dispatch; `docs/ARCHITECTURE.md`
-//! gives the whole recipe for adding a tool. Result field names match the answer shape
+//! [`Tool`] type, `registry!` (one line a tool) and the dispatch; around it, each re-exported
+//! here, `call.rs` (what callers call: by name, from JSON text, with a session's store),
+//! `definitions.rs` (the definitions and output schemas), `companion.rs` (companion plots),
+//! `input_schemas.rs`, `limits.rs` and `restrict.rs` (`subset`, `slab`).
+//! `docs/ARCHITECTURE.md` gives the whole recipe for adding a tool. Result field names match the answer shape
 //! where they overlap (`k`, `estimate`, `ci_lower`, `ci_upper`, `p`, `excluded`, `egger_p`,
 //! `rule_outcome`).
 //!
@@ -88,6 +91,16 @@ macro_rules! handler {
     }};
 }
 
+// Around the registry: what callers call, the definitions, the companion plots, the input
+// schemas, the limits and the records a call keeps.
+mod call;
+mod companion;
+#[cfg(feature = "definitions")]
+mod definitions;
+mod input_schemas;
+mod limits;
+mod restrict;
+
 // What several tools share (first: its macros serve the modules below).
 #[macro_use]
 mod args;
@@ -123,34 +136,24 @@ pub use guide::{MAX_DEFINITION_BYTES, MAX_DESCRIPTION_CHARS, MEAN_DEFINITION_BYT
 pub use load_data::{LoadDataResult, LOAD_DATA_NAME};
 pub use store::{DataStore, DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 
+pub use call::Outcome;
+pub use call::{call, call_in, call_json, dataset_sha256_for, outcome, outcome_in, parse_args};
+pub use companion::Companion;
+pub use companion::{companion_call, companion_call_in, companion_plot, companion_plot_in};
+#[cfg(feature = "definitions")]
+pub use definitions::{definitions, definitions_json, output_schema, output_schemas_json};
+#[cfg(feature = "definitions")]
+pub use definitions::{Annotations, ToolDefinition};
+#[cfg(feature = "definitions")]
+pub use input_schemas::derived_input_schemas;
+pub(crate) use input_schemas::input_schema_of;
+pub use limits::{MAX_ARGS_BYTES, MAX_CUMULATIVE_RECORDS, MAX_INFLUENCE_RECORDS};
+pub use limits::{MAX_LEAVE_ONE_OUT_RECORDS, MAX_RAW_DATA_ROWS, MAX_TOOL_RECORDS};
+use restrict::{restrict, restricted};
+pub use restrict::{SLAB, SUBSET};
+
 use serde::Serialize;
-use serde_json::{json, Map, Value};
-use std::sync::OnceLock;
-
-/// The most records a tool accepts in `records` (the engine's own limit is far larger; this
-/// keeps a page responsive).
-pub const MAX_TOOL_RECORDS: usize = 100_000;
-
-/// The most records `leave_one_out` accepts: it returns a whole fit per record (each
-/// omission costs O(k), so 2,000 records take a few milliseconds natively; the cap keeps the
-/// result a readable size).
-pub const MAX_LEAVE_ONE_OUT_RECORDS: usize = 2_000;
-
-/// The most rows of raw data `compute_effect_sizes` accepts. Its answer holds every record
-/// with all its columns, twice (as text and as structured content): at 20,000 rows a few
-/// MB, which the page receives from its engine's worker within a 50 ms task.
-pub const MAX_RAW_DATA_ROWS: usize = 20_000;
-
-/// The largest arguments text a tool call accepts: 16 MiB.
-pub const MAX_ARGS_BYTES: usize = 16 * 1024 * 1024;
-
-/// The most records `cumulative_meta_analysis` accepts: it fits k times, on 1, 2, …, k
-/// records (its cost grows as k²), and its plot draws one row per step.
-pub const MAX_CUMULATIVE_RECORDS: usize = crate::plots::MAX_CUMULATIVE_ROWS;
-
-/// The most records `influence_diagnostics` accepts (10⁴ records take well under a second
-/// natively: each omission costs O(k)).
-pub const MAX_INFLUENCE_RECORDS: usize = 10_000;
+use serde_json::Value;
 
 /// Everything about one tool.
 pub struct Tool {
@@ -255,45 +258,6 @@ impl ToolGroup {
 pub struct GroupDefinition {
     pub key: &'static str,
     pub title: &'static str,
-}
-
-/// The plot drawn beside a tool's result, and when and with which arguments it is drawn.
-///
-/// Most companions take the tool's own arguments ([`Companion::same_arguments`]); one whose
-/// arguments differ says when it applies to a call and how the call's arguments become its
-/// own ([`Companion::mapped`]).
-#[derive(Clone, Copy)]
-pub struct Companion {
-    /// The plot's name: a companion does not hold the plot's [`Tool`], so that a registry
-    /// without the plot (the page's first wasm module) need not link it.
-    pub plot: &'static str,
-    applies: fn(&Value) -> bool,
-    arguments: fn(&Value) -> Value,
-}
-
-impl Companion {
-    /// Drawn after every successful call, with the call's arguments.
-    pub const fn same_arguments(plot: &'static Tool) -> Self {
-        Companion {
-            plot: plot.name,
-            applies: |_| true,
-            arguments: Value::clone,
-        }
-    }
-
-    /// Drawn after a successful call for which `applies` holds, with `arguments` of the
-    /// call's arguments.
-    pub const fn mapped(
-        plot: &'static Tool,
-        applies: fn(&Value) -> bool,
-        arguments: fn(&Value) -> Value,
-    ) -> Self {
-        Companion {
-            plot: plot.name,
-            applies,
-            arguments,
-        }
-    }
 }
 
 /// A handler with typed arguments and result, erased to the registry's signature.
@@ -456,212 +420,9 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|tool| tool.name)
 }
 
-/// `annotations` of a tool definition: only the hints WebMCP specifies. Every tool reads
-/// and computes, and changes nothing (`readOnlyHint`). `untrustedContentHint` marks a result
-/// that can carry text a caller supplied: the record ids that refits, tests, leave-one-out
-/// and the plots' SVG labels echo.
-#[cfg(feature = "definitions")]
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct Annotations {
-    #[serde(rename = "readOnlyHint")]
-    pub read_only_hint: bool,
-    #[serde(rename = "untrustedContentHint")]
-    pub untrusted_content_hint: bool,
-}
-
-/// One tool as the page registers it and `exemplar tools` prints it.
-#[cfg(feature = "definitions")]
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct ToolDefinition {
-    pub name: &'static str,
-    pub title: &'static str,
-    /// One line on what the tool gives (the page's list; not part of WebMCP's tool).
-    pub summary: &'static str,
-    /// Where the page lists the tool (not part of WebMCP's tool).
-    pub group: GroupDefinition,
-    pub description: String,
-    #[serde(rename = "inputSchema")]
-    pub input_schema: Value,
-    /// Null in the tool list, which stays lean (see the rules at the top of this module): a
-    /// tool's output schema is [`output_schema`]'s.
-    #[serde(rename = "outputSchema", skip_serializing_if = "Value::is_null")]
-    pub output_schema: Value,
-    pub annotations: Annotations,
-}
-
-#[cfg(feature = "definitions")]
-impl Tool {
-    pub fn definition(&self) -> ToolDefinition {
-        ToolDefinition {
-            name: self.name,
-            title: self.title,
-            summary: self.summary,
-            group: GroupDefinition {
-                key: self.group.key(),
-                title: self.group.title(),
-            },
-            description: (self.description)(),
-            input_schema: input_schema_of(self).clone(),
-            output_schema: Value::Null,
-            annotations: Annotations {
-                // Loading data keeps them in the session; every other tool changes nothing.
-                read_only_hint: !std::ptr::eq(self, &LOAD_DATA),
-                untrusted_content_hint: self.echoes_caller_text,
-            },
-        }
-    }
-}
-
-/// Every tool definition, in registry order.
-#[cfg(feature = "definitions")]
-pub fn definitions() -> Vec<ToolDefinition> {
-    cached_definitions().to_vec()
-}
-
-/// The definitions, built once: the descriptions and schemas are constant, and building
-/// them (formatting, JSON schema trees) cost more than a whole fit on every call.
-#[cfg(feature = "definitions")]
-fn cached_definitions() -> &'static [ToolDefinition] {
-    static DEFINITIONS: OnceLock<Vec<ToolDefinition>> = OnceLock::new();
-    DEFINITIONS.get_or_init(|| REGISTRY.iter().map(|tool| tool.definition()).collect())
-}
-
-/// The output schema of tool `name`: every field of its result with its type (and, for a
-/// field of the tool's own, its meaning), closed, so that a result with an undeclared field
-/// fails. Not part of the tool list; offered on its own ([`output_schemas_json`]).
-#[cfg(feature = "definitions")]
-pub fn output_schema(name: &str) -> Option<Value> {
-    find(name).map(|tool| (tool.handler.output_schema)())
-}
-
-/// Every tool's output schema, by name, in registry order.
-#[cfg(feature = "definitions")]
-pub fn output_schemas_json() -> Value {
-    Value::Object(
-        REGISTRY
-            .iter()
-            .map(|tool| (tool.name.to_string(), (tool.handler.output_schema)()))
-            .collect(),
-    )
-}
-
-/// The tool definitions as a JSON array (what the page registers).
-#[cfg(feature = "definitions")]
-pub fn definitions_json() -> Value {
-    serde_json::to_value(cached_definitions()).expect("definitions serialize")
-}
-
-/// The plot drawn beside a successful call of `name` with `args`, if any.
-pub fn companion_plot(name: &str, args: &Value) -> Option<&'static str> {
-    companion_plot_in(name, args, &DataStore::new())
-}
-
-/// [`companion_plot`] for a call that may name a handle of `store`.
-pub fn companion_plot_in(name: &str, args: &Value, store: &DataStore) -> Option<&'static str> {
-    let stand_in = store.stand_in(args);
-    let args = stand_in.as_ref().unwrap_or(args);
-    let companion = find(name)?.companion?;
-    (companion.applies)(args).then_some(companion.plot)
-}
-
-/// The plot drawn beside a call of `name` with `args`, and the arguments it is called with.
-pub fn companion_call(name: &str, args: &Value) -> Option<(&'static str, Value)> {
-    companion_call_in(name, args, &DataStore::new())
-}
-
-/// [`companion_call`] for a call that may name a handle of `store` (its rule reads a
-/// stand-in of the records; the plot's arguments keep the handle).
-pub fn companion_call_in(
-    name: &str,
-    args: &Value,
-    store: &DataStore,
-) -> Option<(&'static str, Value)> {
-    let companion = find(name)?.companion?;
-    let stand_in = store.stand_in(args);
-    let rule_args = stand_in.as_ref().unwrap_or(args);
-    if !(companion.applies)(rule_args) {
-        return None;
-    }
-    let mut plot_args = (companion.arguments)(args);
-    for key in [DATA_ID, DATASET] {
-        if let (Some(value), Some(out)) = (args.get(key), plot_args.as_object_mut()) {
-            out.insert(key.into(), value.clone());
-        }
-    }
-    Some((companion.plot, plot_args))
-}
-
-/// Parses a JSON arguments text; empty text means no arguments. Ambiguous JSON (a key
-/// repeated in one object) is refused like malformed JSON.
-pub fn parse_args(args_json: &str) -> Result<Value, ToolError> {
-    // Refused by its size alone, before any parsing.
-    if args_json.len() > MAX_ARGS_BYTES {
-        return Err(ToolError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "the arguments are {} bytes of JSON; at most {MAX_ARGS_BYTES} bytes are accepted \
-(room for {MAX_TOOL_RECORDS} records)",
-                args_json.len()
-            ),
-        ));
-    }
-    if args_json.trim().is_empty() {
-        return Ok(Value::Object(Map::new()));
-    }
-    crate::strict_json::parse(args_json).map_err(|e| {
-        ToolError::new(
-            ErrorCode::InvalidJson,
-            format!("the arguments are not valid JSON: {e}"),
-        )
-    })
-}
-
-/// The outcome of one call and the data it was about (what the ledger records).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    pub result: Result<Value, ToolError>,
-    /// The frozen dataset's hash, or the hash of the canonical JSON of `records`.
-    pub dataset_sha256: String,
-}
-
-/// Runs a tool from a JSON arguments text and wraps the outcome as the page receives it:
-/// `{"ok": <result>}` or `{"error": {"code", "message"}}`. Never fails.
-pub fn call_json(name: &str, args_json: &str) -> Value {
-    match parse_args(args_json).and_then(|args| call(name, &args)) {
-        Ok(result) => json!({"ok": result}),
-        Err(error) => error.to_json(),
-    }
-}
-
-/// Runs tool `name` with `args` (`null` counts as `{}`), exactly as the page does.
-pub fn call(name: &str, args: &Value) -> Result<Value, ToolError> {
-    outcome(name, args).result
-}
-
-/// Runs tool `name` with `args` and says which data it analysed. Without a session's store:
-/// `load_data` runs but its handle is forgotten, and a `data_id` is unknown.
-pub fn outcome(name: &str, args: &Value) -> Outcome {
-    outcome_in(name, args, &mut DataStore::new())
-}
-
-/// Runs tool `name` with `args` in a session whose handles are `store`: `load_data` keeps
-/// its records there, and a `data_id` names them.
-pub fn outcome_in(name: &str, args: &Value, store: &mut DataStore) -> Outcome {
-    let empty = Value::Object(Map::new());
-    let args = if args.is_null() { &empty } else { args };
-    let mut dataset_sha256 = None;
-    let result = dispatch(name, args, &mut dataset_sha256, store);
-    Outcome {
-        result,
-        dataset_sha256: dataset_sha256.unwrap_or_else(|| dataset_sha256_for(args)),
-    }
-}
-
-/// [`outcome_in`]'s result.
-pub fn call_in(name: &str, args: &Value, store: &mut DataStore) -> Result<Value, ToolError> {
-    outcome_in(name, args, store).result
-}
-
+/// Runs tool `name` on `args`: finds it, checks the record caps and the input schema, then
+/// gives it the call's data (the frozen dataset, `records`, a handle of `store` or raw
+/// `data`, restricted by `subset` and `slab`); `load_data` keeps what it reads in `store`.
 fn dispatch(
     name: &str,
     args: &Value,
@@ -748,59 +509,6 @@ fn dispatch(
     tool.run(args, &data)
 }
 
-/// `subset` and `slab`, read once for every tool that reads records: the records kept and
-/// the column of study labels.
-/// Without `extended` (the page's first module) neither is read: the whole engine answers.
-#[cfg(not(feature = "extended"))]
-fn restricted(
-    data: std::sync::Arc<DataSource>,
-    args: &Value,
-) -> Result<std::sync::Arc<DataSource>, ToolError> {
-    match [SUBSET, SLAB]
-        .into_iter()
-        .find(|name| args.get(*name).is_some())
-    {
-        Some(name) => Err(error::whole_engine(&format!("`{name}`"))),
-        None => Ok(data),
-    }
-}
-
-/// `subset` and `slab`, read once for every tool that reads records: the records kept and
-/// the column of study labels.
-#[cfg(feature = "extended")]
-fn restricted(
-    data: std::sync::Arc<DataSource>,
-    args: &Value,
-) -> Result<std::sync::Arc<DataSource>, ToolError> {
-    let (subset, slab) = (args.get(SUBSET), args.get(SLAB).and_then(Value::as_str));
-    if subset.is_none() && slab.is_none() {
-        return Ok(data);
-    }
-    Ok(std::sync::Arc::new(restrict(&data, subset, slab)?))
-}
-
-/// The records of `data` that `subset` keeps (all without it), labelled by `slab`.
-#[cfg_attr(not(feature = "extended"), allow(dead_code))]
-pub(super) fn restrict(
-    data: &DataSource,
-    subset: Option<&Value>,
-    slab: Option<&str>,
-) -> Result<DataSource, ToolError> {
-    let mut data = match subset {
-        Some(subset) => data.subset(&data::Subset::parse(subset)?)?,
-        None => DataSource::clone(data),
-    };
-    if let Some(slab) = slab {
-        data = data.with_slab(slab)?;
-    }
-    Ok(data)
-}
-
-/// `subset`: the records to keep before anything else, by one column's values.
-pub const SUBSET: &str = "subset";
-/// `slab`: the column of study labels (plots, per-record results).
-pub const SLAB: &str = "slab";
-
 /// The argument that names the frozen dataset explicitly (`"dataset": "dat.raudenbush1985"`),
 /// which a session that has loaded data must give to analyse it.
 pub const DATASET: &str = "dataset";
@@ -837,51 +545,4 @@ fn data_not_named(store: &DataStore) -> ToolError {
             crate::dataset::NAME
         ),
     )
-}
-
-/// `tool`'s input schema, built once: derived from its argument type where the derivation is
-/// linked (native builds), else the committed copy of that derivation (`input_schemas.json`:
-/// the page's wasm links no schemars). `cargo xtask codegen --check` holds the two equal, so
-/// one codegen pass writes every file that depends on a schema.
-pub(crate) fn input_schema_of(tool: &Tool) -> &'static Value {
-    static SCHEMAS: OnceLock<Map<String, Value>> = OnceLock::new();
-    SCHEMAS
-        .get_or_init(|| {
-            #[cfg(feature = "definitions")]
-            let schemas = derived_input_schemas()
-                .as_object()
-                .cloned()
-                .unwrap_or_default();
-            #[cfg(not(feature = "definitions"))]
-            let schemas = serde_json::from_str(schema_derivation::INPUT_SCHEMAS_JSON)
-                .expect("input_schemas.json is a JSON object");
-            schemas
-        })
-        .get(tool.name)
-        .expect("every tool's input schema is committed (see schema_derivation.rs)")
-}
-
-/// Every registered tool's input schema derived from its argument type, by name, in
-/// registry order: what `input_schemas.json` holds.
-#[cfg(feature = "definitions")]
-pub fn derived_input_schemas() -> Value {
-    Value::Object(
-        REGISTRY
-            .iter()
-            .map(|tool| (tool.name.to_string(), tool.derived_input_schema()))
-            .collect(),
-    )
-}
-
-/// The data a call analyses: the frozen dataset's hash, or the hash of the canonical JSON of
-/// the `records` argument (whatever it holds), or of the raw `data` of
-/// [`COMPUTE_EFFECT_SIZES`].
-pub fn dataset_sha256_for(args: &Value) -> String {
-    match args
-        .get("records")
-        .or_else(|| args.get(effect_sizes::DATA_ARGUMENT))
-    {
-        Some(records) => crate::canonical::sha256_hex(records),
-        None => crate::dataset::sha256().to_string(),
-    }
 }

@@ -71,7 +71,7 @@ pub struct PetoResult {
     pub pooled: TablesPooled,
     /// Tables left out for a missing count (metafor's na.omit); only when some are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub omitted: Vec<super::effect_sizes::Omitted>,
+    pub omitted: Vec<super::data::Omitted>,
     pub dataset: DatasetInfo,
 }
 

@@ -1,7 +1,7 @@
 //! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
 
 use super::args::{model_data, DataArg, ExcludeArg, LevelArg, MethodArg, ModsArg};
-use super::effect_sizes::Omitted;
+use super::data::Omitted;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::multilevel::{

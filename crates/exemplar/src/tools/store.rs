@@ -296,7 +296,10 @@ pub(super) fn load_source(args: &Value) -> Result<(DataSource, usize), ToolError
         )),
         (None, None) => Err(ToolError::new(
             ErrorCode::InvalidArguments,
-            "load_data needs `records` ({id, yi, vi, ...} objects) or raw `data` with `measure`",
+            format!(
+                "{} needs `records` ({{id, yi, vi, ...}} objects) or raw `data` with `measure`",
+                super::LOAD_DATA_NAME
+            ),
         )),
     }
 }

@@ -3,7 +3,7 @@
 
 use super::args::{ExcludeArg, FitArgs};
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::Omitted;
+use super::data::Omitted;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Companion, Tool, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
 use super::ToolError;

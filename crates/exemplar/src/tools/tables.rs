@@ -5,8 +5,9 @@
 //! with its natural scale (the statistics, as metafor's `rma.mh()` and `rma.peto()`, are
 //! `meta_analysis`').
 
+use super::data::Omitted;
 use super::data::{DataSource, DatasetInfo};
-use super::effect_sizes::{Omitted, RAW_DATA_NAME};
+use super::effect_sizes::RAW_DATA_NAME;
 use super::raw_columns::{not_a_number, read_value, Reading};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{ErrorCode, ToolError, DATA_ID, LOAD_DATA, MAX_RAW_DATA_ROWS};

@@ -8,7 +8,13 @@
 //! The calls: realistic data of every measure, each method and test, and every tool's own
 //! example calls (`Tool::examples`), so that a new tool is covered without an edit here.
 
-use exemplar::tools::{self, REGISTRY};
+use exemplar::tools::{self, Tool, REGISTRY};
+use exemplar::tools::{
+    BUBBLE_PLOT, COMPUTE_EFFECT_SIZES, CUMULATIVE_FOREST_PLOT, CUMULATIVE_META_ANALYSIS,
+    EGGER_TEST, FAIL_SAFE_N, FIT_RANDOM_EFFECTS, FOREST_PLOT, FUNNEL_PLOT, GET_DATASET,
+    HETEROGENEITY, INFLUENCE_DIAGNOSTICS, LEAVE_ONE_OUT, LOAD_DATA, META_REGRESSION,
+    RANK_CORRELATION_TEST, REFIT_EXCLUDING, SUBGROUP_ANALYSIS, TRIM_AND_FILL, TRIM_AND_FILL_PLOT,
+};
 use serde_json::{json, Value};
 
 use crate::Result;
@@ -104,24 +110,24 @@ fn proportions() -> Value {
         .collect()
 }
 
-fn ok(name: &str, args: &Value) -> Value {
-    match tools::call(name, args) {
+fn ok(tool: &Tool, args: &Value) -> Value {
+    match tools::call(tool.name, args) {
         Ok(v) => v,
-        Err(e) => panic!("{name} {args}: {}", e.to_json()),
+        Err(e) => panic!("{} {args}: {}", tool.name, e.to_json()),
     }
 }
 
 /// Every tool's calls: the frozen dataset and custom records, each method and test, and
 /// effect sizes of every measure from realistic data (where native and wasm used to differ
 /// by up to 512 ulp), with fits of those effect sizes.
-fn calls() -> Vec<(&'static str, Value)> {
+fn calls() -> Vec<(&'static Tool, Value)> {
     let four = json!([
         {"id": "a", "yi": 0.1, "vi": 0.01},
         {"id": "b", "yi": 0.3, "vi": 0.02},
         {"id": "c", "yi": -0.1, "vi": 0.04},
         {"id": "d", "yi": 0.5, "vi": 0.03}
     ]);
-    let mut calls = vec![("get_dataset", json!({}))];
+    let mut calls = vec![(&GET_DATASET, json!({}))];
 
     // Effect sizes of every measure, and the records they give analysed further.
     let mut bcg_rr = Value::Null;
@@ -129,133 +135,133 @@ fn calls() -> Vec<(&'static str, Value)> {
     for measure in ["RR", "OR", "RD", "RTET"] {
         let args = json!({"measure": measure, "data": bcg_tables()});
         if measure == "RR" {
-            bcg_rr = ok("compute_effect_sizes", &args)["records"].clone();
+            bcg_rr = ok(&COMPUTE_EFFECT_SIZES, &args)["records"].clone();
         }
-        calls.push(("compute_effect_sizes", args));
+        calls.push((&COMPUTE_EFFECT_SIZES, args));
     }
     calls.push((
-        "compute_effect_sizes",
+        &COMPUTE_EFFECT_SIZES,
         json!({"measure": "OR", "data": bcg_tables(), "add": 0.5, "to": "all"}),
     ));
     for measure in ["SMD", "MD", "ROM"] {
         calls.push((
-            "compute_effect_sizes",
+            &COMPUTE_EFFECT_SIZES,
             json!({"measure": measure, "data": normand_means()}),
         ));
     }
     for measure in ["ZCOR", "COR", "UCOR"] {
         calls.push((
-            "compute_effect_sizes",
+            &COMPUTE_EFFECT_SIZES,
             json!({"measure": measure, "data": correlations()}),
         ));
     }
     // UCOR's unbiased variance: a second hypergeometric function.
     calls.push((
-        "compute_effect_sizes",
+        &COMPUTE_EFFECT_SIZES,
         json!({"measure": "UCOR", "vtype": "UB", "data": correlations()}),
     ));
     for measure in ["PLO", "PR"] {
         calls.push((
-            "compute_effect_sizes",
+            &COMPUTE_EFFECT_SIZES,
             json!({"measure": measure, "data": proportions()}),
         ));
     }
     // The natural scales that take the records' ni (sin, cos and asin behind them).
     for measure in ["PFT", "PAS"] {
         let args = json!({"measure": measure, "data": proportions()});
-        let records = ok("compute_effect_sizes", &args)["records"].clone();
-        calls.push(("compute_effect_sizes", args));
-        calls.push(("fit_random_effects", json!({"records": records})));
+        let records = ok(&COMPUTE_EFFECT_SIZES, &args)["records"].clone();
+        calls.push((&COMPUTE_EFFECT_SIZES, args));
+        calls.push((&FIT_RANDOM_EFFECTS, json!({"records": records})));
     }
     assert!(bcg_rr.as_array().is_some_and(|r| r.len() == 13), "{bcg_rr}");
-    calls.push(("load_data", json!({"measure": "RR", "data": bcg_tables()})));
-    calls.push(("load_data", json!({"records": four})));
+    calls.push((&LOAD_DATA, json!({"measure": "RR", "data": bcg_tables()})));
+    calls.push((&LOAD_DATA, json!({"records": four})));
 
     for method in ["REML", "ML", "DL", "HE", "SJ", "PM", "EE"] {
         for test in ["z", "knha"] {
             let options = json!({"method": method, "test": test, "level": 0.9});
-            calls.push(("fit_random_effects", options.clone()));
+            calls.push((&FIT_RANDOM_EFFECTS, options.clone()));
             let mut bcg = options.clone();
             bcg["records"] = bcg_rr.clone();
-            calls.push(("fit_random_effects", bcg));
+            calls.push((&FIT_RANDOM_EFFECTS, bcg));
             let mut refit = options.clone();
             refit["exclude"] = json!(["s04"]);
-            calls.push(("refit_excluding", refit));
+            calls.push((&REFIT_EXCLUDING, refit));
             let mut m = json!({"method": method, "test": test});
             m["mods"] = json!(["weeks", "tester"]);
-            calls.push(("meta_regression", m));
+            calls.push((&META_REGRESSION, m));
             let mut s = json!({"method": method, "test": test});
             s["by"] = json!("setting");
-            calls.push(("subgroup_analysis", s));
+            calls.push((&SUBGROUP_ANALYSIS, s));
         }
-        calls.push(("leave_one_out", json!({"method": method})));
-        calls.push(("influence_diagnostics", json!({"method": method})));
+        calls.push((&LEAVE_ONE_OUT, json!({"method": method})));
+        calls.push((&INFLUENCE_DIAGNOSTICS, json!({"method": method})));
         calls.push((
-            "cumulative_meta_analysis",
+            &CUMULATIVE_META_ANALYSIS,
             json!({"method": method, "order_by": "year"}),
         ));
-        calls.push(("bubble_plot", json!({"mod": "weeks", "method": method})));
+        calls.push((&BUBBLE_PLOT, json!({"mod": "weeks", "method": method})));
         if method != "EE" {
-            calls.push(("heterogeneity", json!({"method": method, "level": 0.9})));
+            calls.push((&HETEROGENEITY, json!({"method": method, "level": 0.9})));
         }
     }
     calls.push((
-        "meta_regression",
+        &META_REGRESSION,
         json!({"mods": ["ablat", "year"], "records": bcg_rr, "at": [{"ablat": 30, "year": 1960}]}),
     ));
     // User weights (a positive numeric column; issue 22).
     calls.push((
-        "fit_random_effects",
+        &FIT_RANDOM_EFFECTS,
         json!({"records": bcg_rr, "weights": "ablat"}),
     ));
     calls.push((
-        "meta_regression",
+        &META_REGRESSION,
         json!({"mods": ["year"], "records": bcg_rr, "weights": "ablat", "test": "knha"}),
     ));
-    calls.push(("heterogeneity", json!({"records": bcg_rr})));
-    calls.push(("leave_one_out", json!({"records": bcg_rr})));
+    calls.push((&HETEROGENEITY, json!({"records": bcg_rr})));
+    calls.push((&LEAVE_ONE_OUT, json!({"records": bcg_rr})));
     calls.push((
-        "influence_diagnostics",
+        &INFLUENCE_DIAGNOSTICS,
         json!({"records": bcg_rr, "test": "knha"}),
     ));
     for variant in ["classic", "rma"] {
-        calls.push(("egger_test", json!({"variant": variant})));
-        calls.push(("egger_test", json!({"variant": variant, "records": bcg_rr})));
-        calls.push(("funnel_plot", json!({"variant": variant})));
+        calls.push((&EGGER_TEST, json!({"variant": variant})));
+        calls.push((&EGGER_TEST, json!({"variant": variant, "records": bcg_rr})));
+        calls.push((&FUNNEL_PLOT, json!({"variant": variant})));
     }
     for estimator in ["L0", "R0"] {
         for side in ["left", "right"] {
             let args = json!({"estimator": estimator, "side": side});
-            calls.push(("trim_and_fill", args.clone()));
-            calls.push(("trim_and_fill_plot", args));
+            calls.push((&TRIM_AND_FILL, args.clone()));
+            calls.push((&TRIM_AND_FILL_PLOT, args));
         }
         calls.push((
-            "trim_and_fill",
+            &TRIM_AND_FILL,
             json!({"estimator": estimator, "records": bcg_rr}),
         ));
     }
-    calls.push(("rank_correlation_test", json!({})));
-    calls.push(("rank_correlation_test", json!({"records": bcg_rr})));
+    calls.push((&RANK_CORRELATION_TEST, json!({})));
+    calls.push((&RANK_CORRELATION_TEST, json!({"records": bcg_rr})));
     for kind in ["Rosenthal", "Orwin", "Rosenberg"] {
-        calls.push(("fail_safe_n", json!({"type": kind})));
-        calls.push(("fail_safe_n", json!({"type": kind, "records": bcg_rr})));
+        calls.push((&FAIL_SAFE_N, json!({"type": kind})));
+        calls.push((&FAIL_SAFE_N, json!({"type": kind, "records": bcg_rr})));
     }
-    calls.push(("forest_plot", json!({})));
-    calls.push(("forest_plot", json!({"records": bcg_rr})));
-    calls.push(("forest_plot", json!({"by": "setting"})));
-    calls.push(("funnel_plot", json!({"records": bcg_rr})));
-    calls.push(("cumulative_forest_plot", json!({"order_by": "year"})));
-    calls.push(("cumulative_forest_plot", json!({"records": bcg_rr})));
-    calls.push(("bubble_plot", json!({"mod": "ablat", "records": bcg_rr})));
-    calls.push(("trim_and_fill_plot", json!({"records": bcg_rr})));
+    calls.push((&FOREST_PLOT, json!({})));
+    calls.push((&FOREST_PLOT, json!({"records": bcg_rr})));
+    calls.push((&FOREST_PLOT, json!({"by": "setting"})));
+    calls.push((&FUNNEL_PLOT, json!({"records": bcg_rr})));
+    calls.push((&CUMULATIVE_FOREST_PLOT, json!({"order_by": "year"})));
+    calls.push((&CUMULATIVE_FOREST_PLOT, json!({"records": bcg_rr})));
+    calls.push((&BUBBLE_PLOT, json!({"mod": "ablat", "records": bcg_rr})));
+    calls.push((&TRIM_AND_FILL_PLOT, json!({"records": bcg_rr})));
     // Every tool's own example calls: a tool added since is covered by what its file shows.
     for tool in REGISTRY {
         for args in (tool.examples)() {
             if !calls
                 .iter()
-                .any(|(name, a)| *name == tool.name && *a == args)
+                .any(|(called, a)| std::ptr::eq(*called, *tool) && *a == args)
             {
-                calls.push((tool.name, args));
+                calls.push((*tool, args));
             }
         }
     }
@@ -281,7 +287,7 @@ fn entry(name: &str, args: &Value) -> Value {
 pub fn fixture() -> Result<Value> {
     let entries: Vec<Value> = calls()
         .iter()
-        .map(|(name, args)| entry(name, args))
+        .map(|(tool, args)| entry(tool.name, args))
         .collect();
     for tool in REGISTRY {
         if !entries
@@ -308,7 +314,7 @@ mod tests {
     #[test]
     fn bcg_row_9_is_the_log_risk_ratio() {
         let rr = ok(
-            "compute_effect_sizes",
+            &COMPUTE_EFFECT_SIZES,
             &json!({"measure": "RR", "data": bcg_tables()}),
         );
         let yi = rr["records"][8]["yi"].as_f64().unwrap();

@@ -6,6 +6,9 @@
 use std::collections::BTreeMap;
 
 use exemplar::tools::{self, REGISTRY};
+use exemplar::tools::{
+    BUBBLE_PLOT, COMPUTE_EFFECT_SIZES, DIAGNOSTIC_PLOT, FOREST_PLOT, FUNNEL_PLOT,
+};
 use serde_json::{json, Value};
 
 use crate::Result;
@@ -13,63 +16,67 @@ use crate::Result;
 /// Named cases beyond each plot tool's first example: (file, tool, arguments).
 fn calls() -> Vec<(&'static str, &'static str, Value)> {
     let bcg_rr = tools::call(
-        "compute_effect_sizes",
+        COMPUTE_EFFECT_SIZES.name,
         &json!({"measure": "RR", "data": super::bit_identity::bcg_tables()}),
     )
     .map(|v| v["records"].clone())
     .unwrap_or(Value::Null);
     vec![
-        ("forest_reml.svg", "forest_plot", json!({})),
+        ("forest_reml.svg", FOREST_PLOT.name, json!({})),
         (
             "forest_exclude_s04.svg",
-            "forest_plot",
+            FOREST_PLOT.name,
             json!({"exclude": ["s04"]}),
         ),
         (
             "forest_by_tester.svg",
-            "forest_plot",
+            FOREST_PLOT.name,
             json!({"by": "tester"}),
         ),
         (
             "forest_bcg_rr.svg",
-            "forest_plot",
+            FOREST_PLOT.name,
             json!({"records": bcg_rr.clone()}),
         ),
         (
             "forest_bcg_rr_ilab.svg",
-            "forest_plot",
+            FOREST_PLOT.name,
             json!({"records": bcg_rr.clone(), "slab": "author", "ilab": ["ai", "bi", "ci", "di"], "order": "precision"}),
         ),
         (
             "funnel_bcg_rr.svg",
-            "funnel_plot",
+            FUNNEL_PLOT.name,
             json!({"records": bcg_rr.clone(), "contours": [0.9, 0.95, 0.99], "egger_line": false}),
         ),
-        ("funnel_egger.svg", "funnel_plot", json!({})),
+        ("funnel_egger.svg", FUNNEL_PLOT.name, json!({})),
         (
             "funnel_exclude_s04.svg",
-            "funnel_plot",
+            FUNNEL_PLOT.name,
             json!({"exclude": ["s04"]}),
         ),
         (
             "funnel_contours.svg",
-            "funnel_plot",
+            FUNNEL_PLOT.name,
             json!({"contours": [0.9, 0.95, 0.99], "egger_line": false}),
         ),
-        ("bubble_weeks.svg", "bubble_plot", json!({"mod": "weeks"})),
+        (
+            "bubble_weeks.svg",
+            BUBBLE_PLOT.name,
+            json!({"mod": "weeks"}),
+        ),
         (
             "diagnostic_radial.svg",
-            "diagnostic_plot",
+            DIAGNOSTIC_PLOT.name,
             json!({"kind": "radial"}),
         ),
         (
             "diagnostic_qq.svg",
-            "diagnostic_plot",
+            DIAGNOSTIC_PLOT.name,
             json!({"kind": "qq"}),
         ),
         (
             "diagnostic_labbe_bcg_rr.svg",
-            "diagnostic_plot",
+            DIAGNOSTIC_PLOT.name,
             json!({"kind": "labbe", "records": bcg_rr}),
         ),
     ]
