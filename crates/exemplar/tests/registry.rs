@@ -1065,11 +1065,6 @@ fn each_tool_is_one_file_and_one_registry_entry() {
     }
 }
 
-/// The one file besides a tool's own that may still write tool names while it exists:
-/// `summary.rs`, whose JSON printers are moving beside each tool (issue 43 item 1); once it
-/// is gone this skips nothing.
-const NAMES_PENDING_REMOVAL: &str = "crates/exemplar/src/summary.rs";
-
 /// The string literals of every crate's code in the workspace (`crates/*/src/**/*.rs`, each
 /// file of the program without its comments and `#[cfg(test)]` items), by path from the
 /// workspace's root.
@@ -1088,9 +1083,6 @@ fn workspace_literals() -> Vec<(String, Vec<String>)> {
                 .unwrap()
                 .to_string_lossy()
                 .replace('\\', "/");
-            if relative == NAMES_PENDING_REMOVAL {
-                continue;
-            }
             let text = std::fs::read_to_string(&path).unwrap();
             literals.push((relative, rust_source::literals(&text)));
         }
