@@ -150,15 +150,19 @@ export async function storageIsEmpty(page, context) {
  */
 export async function resultOf(page, toolName) {
   const selector = `#tool-${toolName} pre.result`;
-  await page.waitForFunction(
-    (sel) => {
+  // The form's button is disabled from the submit (synchronously, on the click) until the run
+  // ends: until then the area may still hold an earlier result, shown before "Running…".
+  const button = `#tool-${toolName} button[type="submit"]`;
+  const handle = await page.waitForFunction(
+    ([sel, btn]) => {
       const text = document.querySelector(sel)?.textContent ?? '';
-      return text !== '' && text !== 'Running…';
+      const running = document.querySelector(btn)?.disabled ?? false;
+      return !running && text !== '' && text !== 'Running…' ? text : null;
     },
-    selector,
+    [selector, button],
     { timeout: 10000 },
   );
-  return page.textContent(selector);
+  return handle.jsonValue();
 }
 
 /**
