@@ -50,8 +50,59 @@ export function table(columns, rows, { caption, className, numeric = new Set() }
     { class: className },
     caption ? el('caption', { text: caption }) : null,
     el('thead', {}, el('tr', {}, columns.map((c, i) => el('th', { scope: 'col', class: cls(i), text: c })))),
-    el('tbody', {}, rows.map((row) => el('tr', {}, row.map((cell, i) => el('td', { class: cls(i) }, cell ?? ''))))),
+    el('tbody', {}, rows.map((row) => tableRow(row, numeric))),
   );
+}
+
+/** A row of `table`'s body: its cells (strings or nodes), right-aligned where `numeric` says. */
+export function tableRow(row, numeric = new Set()) {
+  return el('tr', {}, row.map((cell, i) => el('td', { class: numeric.has(i) ? 'num' : undefined }, cell ?? '')));
+}
+
+/**
+ * The most the page's thread may spend on one slice of drawing a large result, its layout
+ * included: a frame's worth, well within the 50 ms of a long task (issue 41 item 13).
+ */
+export const SLICE_BUDGET_MS = 8;
+
+/**
+ * Resolves in a later task, after the tasks waiting (an agent's next call, a person's
+ * input) and the rendering due have had their turn: `scheduler.yield()` where the browser
+ * has it, else a timer.
+ */
+export function yieldToPage() {
+  if (typeof globalThis.scheduler?.yield === 'function') return globalThis.scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Appends a node made by `make(item)` for each of `items` to `parent`, a slice at a time:
+ * the first `first` at once, in the caller's task, then slices in tasks of their own, each
+ * laid out as it is added (so that its layout counts in its time) and as long as fits
+ * SLICE_BUDGET_MS at the pace of the slice before (at most twice as long). Stops when `parent` leaves the document
+ * or `current()` turns false (a later result replaces this one). Resolves to whether every
+ * item was appended.
+ */
+export async function appendInSlices(parent, items, make, { first, current = () => true }) {
+  let size = Math.max(1, first);
+  for (let i = 0; i < items.length; ) {
+    if (i > 0) {
+      await yieldToPage();
+      if (!parent.isConnected || !current()) return false;
+    }
+    const started = performance.now();
+    const end = Math.min(items.length, i + size);
+    const fragment = document.createDocumentFragment();
+    for (; i < end; i++) fragment.append(make(items[i]));
+    parent.append(fragment);
+    if (parent.isConnected) {
+      // Laid out now, in this slice's task, rather than with the slices after it in a frame.
+      void parent.getBoundingClientRect();
+      const spent = Math.max(performance.now() - started, 0.1);
+      size = Math.max(1, Math.min(2 * size, Math.round((size * SLICE_BUDGET_MS) / spent)));
+    }
+  }
+  return true;
 }
 
 /** Wraps a wide element so it scrolls inside itself, not the page. */
@@ -59,9 +110,9 @@ export function scroller(child, label) {
   return el('div', { class: 'scroller', role: 'region', tabindex: '0', 'aria-label': label }, child);
 }
 
-/** A download link for text built in the page (a Blob URL, same origin). */
+/** A download link for text built in the page, or a Blob (a Blob URL, same origin). */
 export function downloadLink(label, filename, text, type) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  const url = URL.createObjectURL(text instanceof Blob ? text : new Blob([text], { type }));
   return el('a', { class: 'button', href: url, download: filename, text: label });
 }
 
