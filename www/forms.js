@@ -3,7 +3,7 @@
 // exemplar::session::form), names a field it cannot read, and validates the
 // arguments against the same schema when the tool runs.
 
-import { el, fill, table, tableRow, scroller, appendInSlices, yieldToPage } from './dom.js';
+import { el, fill, table, tableRow, scroller, appendInSlices, yieldToPage, FIRST_CELLS } from './dom.js';
 
 let uid = 0;
 
@@ -204,13 +204,6 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
   });
   return { form, result };
 }
-
-/**
- * The cells of a result's tables drawn at once, with its summary: a larger table's further
- * rows follow a slice at a time (laying out the 2,300 cells of a 100-row table of 23
- * columns held the page's thread for 40 ms and more: issue 41 item 13).
- */
-export const FIRST_CELLS = 200;
 
 /**
  * Shows a result in `target` as the engine's view gives it (session.rs `view`: the printed
