@@ -66,9 +66,18 @@ function spawn(module = compiled[tier]) {
   worker.onmessage = ({ data }) => {
     const pending = waiting.get(data.id);
     if (!pending) return;
+    // A piece of a long response text, before the reply it belongs to (engine-worker.js).
+    if ('piece' in data) {
+      (pending.pieces ??= []).push(data.piece);
+      return;
+    }
     waiting.delete(data.id);
     if (data.error) pending.reject(data.error.trap ? new Trap(data.error.message) : new Error(data.error.message));
-    else pending.resolve(data.value);
+    else {
+      // Joined by concatenation, which V8 does without copying the pieces.
+      if (pending.pieces && data.value?.report) data.value.report.responseText = pending.pieces.reduce((whole, piece) => whole + piece);
+      pending.resolve(data.value);
+    }
   };
   // A worker that dies (out of memory, a load failure) is a trap too.
   worker.onerror = (event) => {
