@@ -66,6 +66,12 @@ export function tableRow(row, numeric = new Set()) {
  */
 export const FIRST_CELLS = 200;
 
+/** The rows of a table of `columns` columns drawn at once (FIRST_CELLS), and at most in one later slice. */
+export function rowsPerSlice(columns) {
+  const per = (cells) => Math.max(1, Math.floor(cells / Math.max(1, columns)));
+  return { first: per(FIRST_CELLS), most: per(2 * FIRST_CELLS) };
+}
+
 /**
  * The most the page's thread may spend on one slice of drawing a large result, its layout
  * included: a frame's worth, well within the 50 ms of a long task (issue 41 item 13).
@@ -86,12 +92,13 @@ export function yieldToPage() {
  * Appends a node made by `make(item)` for each of `items` to `parent`, a slice at a time:
  * the first `first` at once, in the caller's task, then slices in tasks of their own, each
  * laid out as it is added (so that its layout counts in its time) and as long as fits
- * SLICE_BUDGET_MS at the pace of the slice before (at most twice as long). Stops when `parent` leaves the document
- * or `current()` turns false (a later result replaces this one). Resolves to whether every
- * item was appended.
+ * SLICE_BUDGET_MS at the pace of the slice before (at most twice as long, and at most `most`
+ * items: a table is laid out anew whole as rows join it, so a slice's cost grows faster than
+ * its rows). Stops when `parent` leaves the document or `current()` turns false (a later
+ * result replaces this one). Resolves to whether every item was appended.
  */
-export async function appendInSlices(parent, items, make, { first, current = () => true }) {
-  let size = Math.max(1, first);
+export async function appendInSlices(parent, items, make, { first, most = Infinity, current = () => true }) {
+  let size = Math.max(1, Math.min(first, most));
   for (let i = 0; i < items.length; ) {
     if (i > 0) {
       await yieldToPage();
@@ -106,7 +113,7 @@ export async function appendInSlices(parent, items, make, { first, current = () 
       // Laid out now, in this slice's task, rather than with the slices after it in a frame.
       void parent.getBoundingClientRect();
       const spent = Math.max(performance.now() - started, 0.1);
-      size = Math.max(1, Math.min(2 * size, Math.round((size * SLICE_BUDGET_MS) / spent)));
+      size = Math.max(1, Math.min(2 * size, most, Math.round((size * SLICE_BUDGET_MS) / spent)));
     }
   }
   return true;

@@ -3,7 +3,7 @@
 // exemplar::session::form), names a field it cannot read, and validates the
 // arguments against the same schema when the tool runs.
 
-import { el, fill, table, tableRow, scroller, appendInSlices, yieldToPage, FIRST_CELLS } from './dom.js';
+import { el, fill, table, tableRow, scroller, appendInSlices, yieldToPage, rowsPerSlice } from './dom.js';
 
 let uid = 0;
 
@@ -210,7 +210,7 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
  * summary, as metafor's print methods lay it out, then tables of values rounded as metafor
  * prints them): one table per part, each scrolling inside itself, with a note where a long
  * list was cut, and the rounding said once. Text only: every cell is set as text. The
- * summary and each table's first FIRST_CELLS cells are shown at once; a table's further
+ * summary and each table's first cells (dom.js FIRST_CELLS) are shown at once; a table's further
  * rows are appended in slices (dom.js `appendInSlices`), while `target` is `aria-busy`,
  * until all are shown or `current()` turns false (a later result replaces this one).
  * Resolves to whether every row was shown.
@@ -219,9 +219,9 @@ export async function renderResultView(target, view, current = () => true) {
   const later = [];
   const tables = view.tables.map((t) => {
     const numeric = new Set(t.numeric);
-    const first = Math.max(1, Math.floor(FIRST_CELLS / Math.max(1, t.columns.length)));
+    const { first, most } = rowsPerSlice(t.columns.length);
     const node = table(t.columns, t.rows.slice(0, first), { caption: t.caption, className: 'result-table', numeric });
-    if (t.rows.length > first) later.push({ body: node.tBodies[0], rows: t.rows.slice(first), numeric });
+    if (t.rows.length > first) later.push({ body: node.tBodies[0], rows: t.rows.slice(first), numeric, most });
     return [
       scroller(node, t.caption),
       t.rows.length < t.total_rows
@@ -236,10 +236,10 @@ export async function renderResultView(target, view, current = () => true) {
   }
   target.setAttribute('aria-busy', 'true');
   try {
-    for (const { body, rows, numeric } of later) {
+    for (const { body, rows, numeric, most } of later) {
       await yieldToPage();
       if (!current()) return false;
-      const done = await appendInSlices(body, rows, (row) => tableRow(row, numeric), { first: 1, current });
+      const done = await appendInSlices(body, rows, (row) => tableRow(row, numeric), { first: 1, most, current });
       if (!done) return false;
     }
     return true;

@@ -13,7 +13,7 @@
 // person chose and shows what comes back, the rows a page at a time. It keeps
 // the text in memory only.
 
-import { el, fill, table, tableRow, scroller, downloadNow, appendInSlices, yieldToPage, FIRST_CELLS } from './dom.js';
+import { el, fill, table, tableRow, scroller, downloadNow, appendInSlices, yieldToPage, rowsPerSlice } from './dom.js';
 
 const RECOMPUTE_DELAY_MS = 250;
 /** The rows shown at once: a page of the table is laid out within a few ms, whatever the CSV's length. */
@@ -241,7 +241,7 @@ export async function createYourData({ target, engine }) {
 
   /**
    * The rows of the view shown, its pager and downloads: the rows of a table's first
-   * FIRST_CELLS cells at once, the rest a slice at a time (dom.js `appendInSlices`: a page
+   * cells (dom.js FIRST_CELLS) at once, the rest a slice at a time (dom.js `appendInSlices`: a page
    * of 50 rows of 200 columns is 10,000 cells), unless `current()` turns false meanwhile (a
    * newer view). The pager says which rows are shown once they all are. Resolves to whether
    * they all were.
@@ -278,7 +278,7 @@ export async function createYourData({ target, engine }) {
       }
       return tr;
     };
-    const first = Math.max(1, Math.floor(FIRST_CELLS / columns.length));
+    const { first, most } = rowsPerSlice(columns.length);
     const tableNode = table(columns, [], {
       caption: computed ? `${view.k} records from ${view.row_count} rows` : `${view.row_count} rows`,
       className: 'data your-data',
@@ -309,7 +309,7 @@ export async function createYourData({ target, engine }) {
       rowsBox.setAttribute('aria-busy', 'true');
       await yieldToPage();
       if (!current()) return false;
-      if (!(await appendInSlices(tableNode.tBodies[0], view.rows.slice(first), rowNode, { first: 1, current }))) return false;
+      if (!(await appendInSlices(tableNode.tBodies[0], view.rows.slice(first), rowNode, { first: 1, most, current }))) return false;
       rowsBox.removeAttribute('aria-busy');
     }
     range.textContent = rangeText();
