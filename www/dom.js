@@ -64,12 +64,16 @@ export function tableRow(row, numeric = new Set()) {
  * follow a slice at a time (`appendInSlices`). Laying out the 2,300 cells of a result's
  * 100-row table of 23 columns held the page's thread for 40 ms and more (issue 41 item 13).
  */
-export const FIRST_CELLS = 200;
+export const FIRST_CELLS = 100;
 
-/** The rows of a table of `columns` columns drawn at once (FIRST_CELLS), and at most in one later slice. */
+/**
+ * The rows of a table of `columns` columns drawn at once (FIRST_CELLS), and at most in one
+ * later slice (4 × FIRST_CELLS cells: about 7 ms of layout for a result's table, traced on
+ * a loaded machine).
+ */
 export function rowsPerSlice(columns) {
   const per = (cells) => Math.max(1, Math.floor(cells / Math.max(1, columns)));
-  return { first: per(FIRST_CELLS), most: per(2 * FIRST_CELLS) };
+  return { first: per(FIRST_CELLS), most: per(4 * FIRST_CELLS) };
 }
 
 /**
