@@ -191,8 +191,8 @@ function makeRunner(views) {
         if (report.plot) plotter.schedule(name, report.entry.seq, via);
         // A plot tool's own result: the SVG our engine drew, drawn as a companion plot is.
         const view = await engineModule.resultView(name, report);
-        const figure = view?.figure;
-        if (figure) plotter.figure(name, engineModule.responseOf(report).structuredContent[figure], via);
+        const svg = engineModule.figureOf(report, view);
+        if (svg !== undefined) plotter.figure(name, svg, via);
         showResult(name, report, view, via, (await later()).renderResultView);
       })
       .catch((err) => console.error(err));
@@ -200,16 +200,22 @@ function makeRunner(views) {
   };
 }
 
+/** The latest result shown in each tool's area: a slower one still drawing gives way to it. */
+const shownRuns = new Map();
+
 /**
  * A tool's result area shows its latest run and says who ran it: a result as the
  * engine's printed summary and tables (`resultView`, engine.js), with its JSON, every digit, folded below them and a
  * download and a copy of it; an error as its message. The JSON shown is cut when long
- * (Rust cuts it); the download and the copy are whole, written when asked for.
+ * (Rust cuts it); the download and the copy are whole, written when asked for. A large
+ * table's rows are drawn a slice at a time (forms.js `renderResultView`).
  */
 function showResult(name, report, resultView, via, renderResultView) {
   const area = document.getElementById(toolArticleId(name))?.querySelector('.tool-result');
   const output = area?.querySelector('pre.result');
   if (!output) return;
+  const shown = (shownRuns.get(name) ?? 0) + 1;
+  shownRuns.set(name, shown);
   const labelNode = area.querySelector('.output-label');
   if (labelNode) labelNode.textContent = `Result (run by ${via})`;
   output.textContent = report.display;
@@ -219,10 +225,12 @@ function showResult(name, report, resultView, via, renderResultView) {
   const json = area.querySelector('details.result-json');
   if (!resultView) {
     fill(view);
+    view.removeAttribute('aria-busy');
     json.open = true;
     return;
   }
-  fill(view, renderResultView(resultView));
+  // A large table's further rows are drawn a slice at a time, after this task.
+  renderResultView(view, resultView, () => shownRuns.get(name) === shown).catch((err) => console.error(err));
   json.open = false;
   const whole = () => JSON.stringify(engineModule.responseOf(report).structuredContent, null, 2);
   const download = el('button', { type: 'button', text: 'Download JSON' });

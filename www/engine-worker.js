@@ -69,14 +69,34 @@ function restored(module, entries, loads = []) {
  * thread, with the response as its JSON text (`responseText`), which crosses
  * to the page as one string. A result of megabytes is then neither cloned as
  * objects into the page nor turned back into text there (an agent's
- * executeTool answers text).
+ * executeTool answers text). A plot tool's SVG comes beside it (`figure`, see
+ * `drawable`), so that the page need not parse the response to draw it.
  * @param {string} reportText
- * @returns {Omit<RunReport, 'response'> & {responseText: string}}
+ * @returns {Omit<RunReport, 'response'> & {responseText: string, figure?: {svg: string} | {svgBlob: Blob, chars: number}}}
  */
 function lean(reportText) {
   /** @type {RunReport} */
   const { response, ...report } = JSON.parse(reportText);
-  return { ...report, responseText: JSON.stringify(response) };
+  // A plot tool's SVG (the result's member the view names as its figure), apart: the page
+  // draws it without parsing the whole response (megabytes) on its thread.
+  const figure = report.view?.figure;
+  const svg = figure ? response?.structuredContent?.[figure] : undefined;
+  return { ...report, responseText: JSON.stringify(response), ...(typeof svg === 'string' ? { figure: drawable(svg) } : {}) };
+}
+
+// The longest SVG the page draws by itself (the engine's page metadata).
+let maxDrawnChars = null;
+
+/**
+ * A plot's SVG as the page takes it: `{svg}`, its text, when the page draws it by itself;
+ * else `{svgBlob, chars}`, a Blob of it made here (what the page offers as a download; a
+ * Blob crosses to the page as a handle, so megabytes of SVG are neither copied nor
+ * encoded on the page's thread) and its length in characters.
+ */
+function drawable(svg) {
+  maxDrawnChars ??= JSON.parse(wasm.metadata()).max_drawn_svg_chars;
+  if (svg.length <= maxDrawnChars) return { svg };
+  return { svgBlob: new Blob([svg], { type: 'image/svg+xml' }), chars: svg.length };
 }
 
 const ops = {
@@ -154,7 +174,13 @@ const ops = {
     return format === 'csv' ? view.records_csv : JSON.stringify(view.records, null, 2);
   },
   // The plot beside run `seq` of tool `name`, with that run's arguments.
-  plot: ({ name, seq }) => (recent.has(seq) ? session.companionPlot(name, recent.get(seq)) : 'null'),
+  // `{tool, ok: {svg} | {svgBlob, chars}}` (see `drawable`), `{tool, error}` or null.
+  plot: ({ name, seq }) => {
+    if (!recent.has(seq)) return null;
+    const out = JSON.parse(session.companionPlot(name, recent.get(seq)));
+    if (typeof out?.ok?.svg === 'string') out.ok = drawable(out.ok.svg);
+    return out;
+  },
   // The rules every tool follows (exemplar::tools::instructions), on the full module.
   instructions: () => wasm.instructions(),
   // A form's text read as arguments (exemplar::session::form), on the full module:
@@ -165,9 +191,19 @@ const ops = {
   trap: () => wasm.trapForTest(),
 };
 
+// A run's response text longer than this crosses to the page in pieces of this length, each
+// a message of its own: the page reads each in a task of its own (reading 7 million
+// characters in one message held its thread for 10 to 20 ms), and joins them without a copy.
+const PIECE_CHARS = 1 << 20;
+
 self.onmessage = async ({ data }) => {
   try {
-    const value = await ops[data.op](data);
+    let value = await ops[data.op](data);
+    const text = value?.report?.responseText;
+    if (typeof text === 'string' && text.length > PIECE_CHARS) {
+      for (let at = 0; at < text.length; at += PIECE_CHARS) self.postMessage({ id: data.id, piece: text.slice(at, at + PIECE_CHARS) });
+      value = { ...value, report: { ...value.report, responseText: null } };
+    }
     self.postMessage({ id: data.id, value });
   } catch (err) {
     self.postMessage({

@@ -66,9 +66,18 @@ function spawn(module = compiled[tier]) {
   worker.onmessage = ({ data }) => {
     const pending = waiting.get(data.id);
     if (!pending) return;
+    // A piece of a long response text, before the reply it belongs to (engine-worker.js).
+    if ('piece' in data) {
+      (pending.pieces ??= []).push(data.piece);
+      return;
+    }
     waiting.delete(data.id);
     if (data.error) pending.reject(data.error.trap ? new Trap(data.error.message) : new Error(data.error.message));
-    else pending.resolve(data.value);
+    else {
+      // Joined by concatenation, which V8 does without copying the pieces.
+      if (pending.pieces && data.value?.report) data.value.report.responseText = pending.pieces.reduce((whole, piece) => whole + piece);
+      pending.resolve(data.value);
+    }
   };
   // A worker that dies (out of memory, a load failure) is a trap too.
   worker.onerror = (event) => {
@@ -228,9 +237,11 @@ async function inputText(input, progress) {
         pieces.push(slice);
       }
       i = end;
-      // The next slice as long as fits the budget at this slice's pace (at least 50 items).
+      // The next slice as long as fits the budget at this slice's pace (at least 50 items,
+      // and at most twice as many as this one: a slice that ran fast by chance must not make
+      // the next one long).
       const spent = Math.max(performance.now() - started, 0.1);
-      size = Math.max(50, Math.min(20000, Math.round((size * SLICE_BUDGET_MS) / spent)));
+      size = Math.max(50, Math.min(20000, 2 * size, Math.round((size * SLICE_BUDGET_MS) / spent)));
       await yieldTask();
     }
     pieces.push(']');
@@ -312,7 +323,7 @@ async function runNow(name, input, signal, progress) {
 /**
  * A run report as the page holds it: the engine's `RunReport` with its
  * response as JSON text (`responseText`), parsed when needed (`responseOf`).
- * @typedef {Omit<import('./generated/engine').RunReport, 'response'> & {responseText: string}} PageReport
+ * @typedef {Omit<import('./generated/engine').RunReport, 'response'> & {responseText: string, figure?: {svg: string} | {svgBlob: Blob, chars: number}}} PageReport
  */
 
 /**
@@ -353,8 +364,28 @@ export function responseOf(report) {
 }
 
 /**
+ * The SVG of a plot tool's result (the member `view.figure` names), as the plotter takes
+ * it: `{svg}` (its text), or `{svgBlob, chars}` when it is too long to draw by itself;
+ * undefined for a result without one. The worker sends it beside the response (`figure`),
+ * so that drawing it does not parse the whole response (megabytes, with the SVG in it
+ * twice) on this thread.
+ * @param {PageReport} report
+ * @param {import('./generated/engine').ResultView | null} view
+ * @returns {{svg: string} | {svgBlob: Blob, chars: number} | undefined}
+ */
+export function figureOf(report, view) {
+  const key = view?.figure;
+  if (!key) return undefined;
+  if (report.figure) return report.figure;
+  const svg = responseOf(report).structuredContent?.[key];
+  return typeof svg === 'string' ? { svg } : undefined;
+}
+
+/**
  * The plot beside the result of run `seq` (its ledger seq) of tool `name`,
- * drawn in the worker from that run's arguments: `{tool, ok | error}` or null.
+ * drawn in the worker from that run's arguments: `{tool, ok | error}` or null,
+ * `ok` as `figureOf` gives a plot (`{svg}`, or `{svgBlob, chars}` when too long to draw
+ * by itself).
  * Never rejects: a plot that could not be drawn (the whole module did not
  * load, the engine stopped) is an error worded by the engine
  * (exemplar::session::plot_failure, on this thread's instance).
@@ -372,7 +403,7 @@ export async function companionPlot(name, seq) {
   const result = queue.then(async () => {
     try {
       await upgrade();
-      return JSON.parse(await call('plot', { name, seq }));
+      return await call('plot', { name, seq });
     } catch (err) {
       if (!(err instanceof Trap)) return failed(false, err);
       try {

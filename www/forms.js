@@ -3,7 +3,7 @@
 // exemplar::session::form), names a field it cannot read, and validates the
 // arguments against the same schema when the tool runs.
 
-import { el, fill, table, scroller } from './dom.js';
+import { el, fill, table, tableRow, scroller, appendInSlices, yieldToPage, rowsPerSlice } from './dom.js';
 
 let uid = 0;
 
@@ -149,6 +149,7 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
   const json = el('details', { class: 'result-json', open: true }, el('summary', { text: 'As JSON (every digit)' }), output);
   const status = (text, isError) => {
     fill(view);
+    view.removeAttribute('aria-busy');
     json.open = true;
     output.textContent = text;
     output.classList.toggle('error', isError);
@@ -205,26 +206,46 @@ export function toolForm(def, onRun, { yourInput, formArgs }) {
 }
 
 /**
- * A result as the engine's view gives it (session.rs `view`: the printed summary, as
- * metafor's print methods lay it out, then tables of values rounded as metafor prints
- * them): one table per part, each scrolling inside itself, with a note
- * where a long list was cut, and the rounding said once. Text only: every cell is set as
- * text.
+ * Shows a result in `target` as the engine's view gives it (session.rs `view`: the printed
+ * summary, as metafor's print methods lay it out, then tables of values rounded as metafor
+ * prints them): one table per part, each scrolling inside itself, with a note where a long
+ * list was cut, and the rounding said once. Text only: every cell is set as text. The
+ * summary and each table's first cells (dom.js FIRST_CELLS) are shown at once; a table's further
+ * rows are appended in slices (dom.js `appendInSlices`), while `target` is `aria-busy`,
+ * until all are shown or `current()` turns false (a later result replaces this one).
+ * Resolves to whether every row was shown.
  */
-export function renderResultView(view) {
-  return [
-    view.summary ? el('pre', { class: 'summary', text: view.summary }) : null,
-    view.tables.map((t) => [
-      scroller(
-        table(t.columns, t.rows, { caption: t.caption, className: 'result-table', numeric: new Set(t.numeric) }),
-        t.caption,
-      ),
+export async function renderResultView(target, view, current = () => true) {
+  const later = [];
+  const tables = view.tables.map((t) => {
+    const numeric = new Set(t.numeric);
+    const { first, most } = rowsPerSlice(t.columns.length);
+    const node = table(t.columns, t.rows.slice(0, first), { caption: t.caption, className: 'result-table', numeric });
+    if (t.rows.length > first) later.push({ body: node.tBodies[0], rows: t.rows.slice(first), numeric, most });
+    return [
+      scroller(node, t.caption),
       t.rows.length < t.total_rows
         ? el('p', { class: 'note', text: `The first ${t.rows.length} of ${t.total_rows} rows; the JSON has them all.` })
         : null,
-    ]),
-    el('p', { class: 'note', text: view.note }),
-  ];
+    ];
+  });
+  fill(target, view.summary ? el('pre', { class: 'summary', text: view.summary }) : null, tables, el('p', { class: 'note', text: view.note }));
+  if (later.length === 0) {
+    target.removeAttribute('aria-busy');
+    return true;
+  }
+  target.setAttribute('aria-busy', 'true');
+  try {
+    for (const { body, rows, numeric, most } of later) {
+      await yieldToPage();
+      if (!current()) return false;
+      const done = await appendInSlices(body, rows, (row) => tableRow(row, numeric), { first: 1, most, current });
+      if (!done) return false;
+    }
+    return true;
+  } finally {
+    if (current()) target.removeAttribute('aria-busy');
+  }
 }
 
 /** What each stage of a run (engine.js's `run`) is called in the progress line. */

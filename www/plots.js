@@ -13,9 +13,14 @@
 // illustrates is), and it happens shortly after the run, once per burst of
 // calls, so an agent's tool round trip does not pay for the SVG.
 
-import { el, fill, downloadLink } from './dom.js';
+import { el, fill, downloadLink, yieldToPage } from './dom.js';
 
 const DRAW_DELAY_MS = 30;
+/**
+ * An SVG longer than this is parsed in one task and drawn in the next: the two together
+ * take about 20 ms for the longest drawn by itself (the engine's `max_drawn_svg_chars`).
+ */
+const SPLIT_SVG_CHARS = 50_000;
 
 /** Parses SVG text into a node of this document, or throws. */
 export function svgNode(svgText) {
@@ -30,7 +35,8 @@ export function svgNode(svgText) {
 /**
  * `companionPlot(name, seq)` is the engine's, for the run with ledger seq
  * `seq` (async, resolves to
- * `{tool, ok | error}` or null, never rejects); `slotFor(name)` gives the element where a
+ * `{tool, ok | error}` or null, never rejects; `ok` is `{svg}`, or `{svgBlob, chars}` for
+ * an SVG the worker found too long to draw by itself); `slotFor(name)` gives the element where a
  * tool's plot goes (or null). A plot's SVG longer than `maxDrawnSvgChars`
  * (the engine's page metadata says how long: laying out more would hold the
  * page's thread too long) is offered as a download, and drawn here when the
@@ -52,21 +58,32 @@ export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
       fill(slot, el('p', { class: 'status alarm', text: `The plot could not be drawn: ${out.error.code}: ${out.error.message}` }));
       return;
     }
-    if (out.ok.svg.length > maxDrawnSvgChars) {
+    if (tooLarge(out.ok)) {
       offer(slot, out, via);
       return;
     }
-    show(slot, out, via);
+    show(slot, out, via, () => runs.get(name) === run);
   }
 
-  /** Draws the plot's SVG into the slot, with its caption and download. */
-  function show(slot, out, via) {
+  /** A plot (`{svg}`, or `{svgBlob, chars}` as the worker sends one too long to draw by itself) that is offered, not drawn. */
+  const tooLarge = (ok) => typeof ok.svg !== 'string' || ok.svg.length > maxDrawnSvgChars;
+
+  /**
+   * Draws the plot's SVG into the slot, with its caption and download. A long SVG is parsed
+   * in one task and drawn (imported, laid out, painted) in a later one, unless `current()`
+   * has turned false meanwhile (a later run took the slot).
+   */
+  async function show(slot, out, via, current = () => true) {
     let svg;
     try {
       svg = svgNode(out.ok.svg);
     } catch (err) {
       fill(slot, el('p', { class: 'status alarm', text: `The plot could not be drawn: ${err.message}` }));
       return;
+    }
+    if (out.ok.svg.length > SPLIT_SVG_CHARS) {
+      await yieldToPage();
+      if (!current()) return;
     }
     fill(
       slot,
@@ -86,13 +103,27 @@ export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
     );
   }
 
-  /** A plot too large to draw by itself: its download, and a button that draws it. */
+  /**
+   * A plot too large to draw by itself: its download, and a button that draws it. Its SVG
+   * comes as text or as a Blob (`svgBlob`, read when the button is pressed).
+   */
   function offer(slot, out, via) {
-    const chars = (out.ok.svg.length / 1e6).toFixed(1);
+    const { svg, svgBlob } = out.ok;
+    const chars = ((out.ok.chars ?? svg.length) / 1e6).toFixed(1);
     const drawIt = el('button', { type: 'button', text: 'Draw it here' });
-    drawIt.addEventListener('click', () => {
+    drawIt.addEventListener('click', async () => {
+      drawIt.disabled = true;
+      let text;
+      try {
+        text = svg ?? (await svgBlob.text());
+      } catch (err) {
+        fill(slot, el('p', { class: 'status alarm', text: `The plot could not be drawn: ${err.message}` }));
+        return;
+      }
+      // Another run's plot took the slot meanwhile.
+      if (!slot.contains(drawIt)) return;
       for (const old of slot.querySelectorAll('a[download]')) URL.revokeObjectURL(old.href);
-      show(slot, out, via);
+      show(slot, { tool: out.tool, ok: { svg: text } }, via, () => slot.contains(drawIt));
     });
     fill(
       slot,
@@ -102,7 +133,7 @@ export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
         `The plot of this result (`,
         el('code', { text: out.tool }),
         `, ${chars} million characters of SVG) is too large to draw without holding the page; `,
-        downloadLink('download the SVG', `${out.tool}.svg`, out.ok.svg, 'image/svg+xml'),
+        downloadLink('download the SVG', `${out.tool}.svg`, svgBlob ?? svg, 'image/svg+xml'),
         ' or ',
         drawIt,
         '.',
@@ -123,15 +154,17 @@ export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
       }
     },
     /**
-     * Draws a plot tool's own result (`svgText`, the SVG our engine returned for that run)
-     * in the tool's slot, as a companion plot is drawn: parsed as XML, imported as nodes.
+     * Draws a plot tool's own result (`figure`, the SVG our engine returned for that run, as
+     * engine.js `figureOf` gives it: `{svg}` or `{svgBlob, chars}`) in the tool's slot, as a
+     * companion plot is drawn: parsed as XML, imported as nodes; or offers it when too long.
      */
-    figure(name, svgText, via) {
+    figure(name, figure, via) {
       const slot = slotFor(name);
-      if (!slot || typeof svgText !== 'string') return;
-      const out = { tool: name, ok: { svg: svgText } };
-      if (svgText.length > maxDrawnSvgChars) offer(slot, out, via);
-      else show(slot, out, via);
+      if (!slot || !figure || (typeof figure.svg !== 'string' && !(figure.svgBlob instanceof Blob))) return;
+      const out = { tool: name, ok: figure };
+      const run = runs.get(name);
+      if (tooLarge(figure)) offer(slot, out, via);
+      else show(slot, out, via, () => runs.get(name) === run);
     },
     /** Draws the plot for a successful run soon; a later run of the same tool replaces it. */
     schedule(name, seq, via) {

@@ -13,7 +13,7 @@
 // person chose and shows what comes back, the rows a page at a time. It keeps
 // the text in memory only.
 
-import { el, fill, table, scroller, downloadNow } from './dom.js';
+import { el, fill, table, tableRow, scroller, downloadNow, appendInSlices, yieldToPage, rowsPerSlice } from './dom.js';
 
 const RECOMPUTE_DELAY_MS = 250;
 /** The rows shown at once: a page of the table is laid out within a few ms, whatever the CSV's length. */
@@ -115,8 +115,12 @@ export async function createYourData({ target, engine }) {
         // Another page of the view shown redraws its rows only.
         const sameView = request === shownRequest;
         [view, shownRequest, page] = [next, request, at];
-        if (sameView) renderRows();
-        else render();
+        const current = () => mine === generation;
+        // The rows are drawn a slice at a time; the status and the range of rows are said
+        // once they all are.
+        if (sameView) await renderRows(current);
+        else await render(current);
+        if (!current()) return;
         if (focused) document.getElementById(focused)?.focus();
       } catch (err) {
         if (mine !== generation) return;
@@ -204,11 +208,13 @@ export async function createYourData({ target, engine }) {
     return button;
   }
 
-  /** Previous and next page, where the rows are, and (with rows that give no record) a filter to them. */
-  function pager(computed) {
+  /**
+   * Previous and next page, where the rows are (`range`, the element that says it, filled
+   * by the caller once the rows are drawn), and (with rows that give no record) a filter to
+   * them.
+   */
+  function pager(computed, range) {
     const count = view.rows.length;
-    const all = page.errorsOnly ? 'rows that give no record' : 'rows';
-    const range = count ? `Rows ${view.from + 1}\u2013${view.from + count} of ${view.selected} ${all}` : `No ${all}`;
     const go = (at) => show(shownRequest, at);
     const previous = el('button', { type: 'button', id: 'your-data-previous', text: `Previous ${ROWS_PER_PAGE}` });
     previous.disabled = view.from === 0;
@@ -223,14 +229,29 @@ export async function createYourData({ target, engine }) {
       box.addEventListener('change', () => go({ from: 0, errorsOnly: box.checked }));
       filter = el('label', {}, box, ` only the ${view.bad_rows} ${view.bad_rows === 1 ? 'row' : 'rows'} that give no record`);
     }
-    return el('p', { class: 'actions pager' }, previous, el('span', { id: 'your-data-range', role: 'status', text: range }), next, filter);
+    return el('p', { class: 'actions pager' }, previous, range, next, filter);
   }
 
-  function renderRows() {
+  /** What the pager says of the rows shown. */
+  function rangeText() {
+    const count = view.rows.length;
+    const all = page.errorsOnly ? 'rows that give no record' : 'rows';
+    return count ? `Rows ${view.from + 1}\u2013${view.from + count} of ${view.selected} ${all}` : `No ${all}`;
+  }
+
+  /**
+   * The rows of the view shown, its pager and downloads: the rows of a table's first
+   * cells (dom.js FIRST_CELLS) at once, the rest a slice at a time (dom.js `appendInSlices`: a page
+   * of 50 rows of 200 columns is 10,000 cells), unless `current()` turns false meanwhile (a
+   * newer view). The pager says which rows are shown once they all are. Resolves to whether
+   * they all were.
+   */
+  async function renderRows(current = () => true) {
     fill(downloads);
+    rowsBox.removeAttribute('aria-busy');
     if (!view || view.row_count === 0) {
       fill(rowsBox);
-      return;
+      return true;
     }
     const computed = view.measure !== null && !view.error;
     // Column names and cells longer than `cell_chars` come cut from the engine: laying out a
@@ -240,27 +261,33 @@ export async function createYourData({ target, engine }) {
     const showId = computed && !view.study;
     const columns = ['line', ...view.column_labels, ...(computed ? [...(showId ? ['id'] : []), 'yi', 'vi', 'error'] : [])];
     const numeric = new Set(computed ? [0, columns.length - 3, columns.length - 2] : [0]);
-    const rows = view.rows.map((r) => [
+    const cellsOf = (r) => [
       String(r.line),
       ...r.fields,
       ...(computed
         ? [...(showId ? [r.id ?? ''] : []), r.yi === null ? '' : String(r.yi), r.vi === null ? '' : String(r.vi), r.error ?? '']
         : []),
-    ]);
-    const tableNode = table(columns, rows, {
+    ];
+    // A row that gives no record is marked, and the cell at fault in it.
+    const rowNode = (r) => {
+      const tr = tableRow(cellsOf(r), numeric);
+      if (r.error) {
+        tr.classList.add('bad');
+        const at = r.error_column ? view.columns.indexOf(r.error_column) : -1;
+        if (at >= 0) tr.cells[at + 1].classList.add('fault');
+      }
+      return tr;
+    };
+    const { first, most } = rowsPerSlice(columns.length);
+    const tableNode = table(columns, [], {
       caption: computed ? `${view.k} records from ${view.row_count} rows` : `${view.row_count} rows`,
       className: 'data your-data',
       numeric,
     });
-    view.rows.forEach((r, i) => {
-      if (!r.error) return;
-      const tr = tableNode.tBodies[0].rows[i];
-      tr.classList.add('bad');
-      const at = r.error_column ? view.columns.indexOf(r.error_column) : -1;
-      if (at >= 0) tr.cells[at + 1].classList.add('fault');
-    });
+    tableNode.tBodies[0].append(...view.rows.slice(0, first).map(rowNode));
     // Only a page of the rows is in the table: thousands laid out at once would hold the page.
     const paged = view.row_count > ROWS_PER_PAGE || page.errorsOnly;
+    const range = el('span', { id: 'your-data-range', role: 'status' });
     const cut = view.shortened_cells;
     const shortened = cut
       ? el('p', {
@@ -269,7 +296,7 @@ export async function createYourData({ target, engine }) {
           text: `${cut} ${cut === 1 ? 'cell or column name is' : 'cells or column names are'} longer than ${view.cell_chars} characters and shown cut (\u2026); the records, their downloads and the tools have them whole.`,
         })
       : null;
-    fill(rowsBox, shortened, paged ? pager(computed) : null, scroller(tableNode, 'Your data and its records'));
+    fill(rowsBox, shortened, paged ? pager(computed, range) : null, scroller(tableNode, 'Your data and its records'));
     if (view.k > 0) {
       fill(
         downloads,
@@ -278,6 +305,15 @@ export async function createYourData({ target, engine }) {
         downloadButton('Download the records (JSON)', 'records.json', 'json', 'application/json'),
       );
     }
+    if (view.rows.length > first) {
+      rowsBox.setAttribute('aria-busy', 'true');
+      await yieldToPage();
+      if (!current()) return false;
+      if (!(await appendInSlices(tableNode.tBodies[0], view.rows.slice(first), rowNode, { first: 1, most, current }))) return false;
+      rowsBox.removeAttribute('aria-busy');
+    }
+    range.textContent = rangeText();
+    return true;
   }
 
   // The vtypes offered now (their names joined), to rebuild the choice only when they change.
@@ -295,11 +331,12 @@ export async function createYourData({ target, engine }) {
     vtypeSelect.value = state.vtype;
   }
 
-  function render() {
+  /** The view shown: its choices, its rows (a slice at a time), then its status. */
+  async function render(current = () => true) {
     if (view) renderMeasures(view.measures);
     if (view) renderOptions(view.correction);
     renderMapping();
-    renderRows();
+    if (!(await renderRows(current))) return;
     if (!view) {
       status.className = 'status';
       status.textContent = 'No data yet.';
@@ -355,7 +392,9 @@ export async function createYourData({ target, engine }) {
     if (text.length <= SHOWN_CSV_CHARS) return; // the text area takes it as usual
     event.preventDefault();
     const { value, selectionStart, selectionEnd } = csvInput;
-    take(value.slice(0, selectionStart) + text + value.slice(selectionEnd));
+    // Taken in a task of its own: reading megabytes from the clipboard (Chromium's getData,
+    // above) is a long task by itself, and the text's way to the worker need not lengthen it.
+    yieldToPage().then(() => take(value.slice(0, selectionStart) + text + value.slice(selectionEnd)));
   });
   csvInput.addEventListener('input', () => {
     state.csv = csvInput.value;

@@ -9,7 +9,8 @@
 //! page as an object in an earlier task, then calls `document.modelContext.executeTool`
 //! with it, tracing the browser. The figure is the longest task of the page's main thread
 //! (Chromium's `RunTask` on `CrRendererMain`, with its style, layout and paint) from just
-//! before the call until 100 ms after its answer; its target is 50 ms. Beside it: the
+//! before the call until 100 ms after its answer (or after the last slice of its result's
+//! tables, drawn a slice at a time, when that is later); its target is 50 ms. Beside it: the
 //! longest 'longtask' entry of the Long Tasks API over the same window (0 when none passed
 //! 50 ms, the API's threshold), which does not count a rendering update that follows a task
 //! (the layout of a large result: seen in the trace, not by the API), and the call's
@@ -173,7 +174,8 @@ drawn, after its answer"
     report.note(
         "main thread: each tool's largest call through the page's own registry, the longest \
 task of the page's main thread in a trace (rendering included) from just before executeTool \
-until 100 ms after its answer; `bench longtasks` runs only these figures \
+until 100 ms after its answer or after the last slice of its result's tables, whichever is \
+later; `bench longtasks` runs only these figures \
 (LONGTASKS_TRACE=DIR keeps the traces)",
     );
 }
