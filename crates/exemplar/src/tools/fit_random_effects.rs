@@ -119,6 +119,12 @@ pub fn fit_random_effects(
 impl crate::printed::Printed for FitResult {
     fn print(&self, out: &mut crate::printed::Out) {
         headline(out, &self.head, &self.scale, &self.stats, &[]);
+        // Records left out for a missing weight are said, as every tool says its na.omit.
+        crate::printed::notes_and_omitted_lines(
+            out,
+            &self.dataset.notes,
+            self.omitted.iter().map(|o| o.id.as_str()),
+        );
         self.stats.body(&self.head, &self.scale).print(out);
     }
 }
@@ -306,6 +312,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(fit["omitted"], json!([{"id": "b", "reason": "n is missing"}]));
+        // The printed summary says so too.
+        let text = super::super::summary(FIT_RANDOM_EFFECTS.name, &fit).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("Omitted (a missing value") && l.ends_with(": b")),
+            "{text}"
+        );
         // A record left out needs no weight.
         let mut recs = records();
         recs[2]["n"] = json!(-1);
