@@ -108,8 +108,16 @@ fn page(report: &mut Report, root: &Path, scripts: &Path) {
         Ok(v) => v,
         Err(e) => return report.note(format!("the page benchmark failed: {e}")),
     };
+    page_load_figures(report, &out);
+    page_fetch_figures(report, &out);
+    page_call_figures(report, &out);
+    page_notes(report, &out);
+}
+
+/// How long until every tool is registered and the document is parsed, ours beside the
+/// bare page's.
+fn page_load_figures(report: &mut Report, out: &Value) {
     let f = |key: &str| out[key].as_f64().unwrap_or(f64::NAN);
-    let kb = |key: &str| f(key) / 1000.0;
     report.add_target(
         "page_tools_over_bare_ratio",
         "page: navigation → every tool registered, ours / bare page, medians",
@@ -147,6 +155,13 @@ fn page(report: &mut Report, root: &Path, scripts: &Path) {
         f("bare_dom_interactive_ms_median"),
         "ms",
     );
+}
+
+/// What the page fetches (before the tools, the wasm modules, all assets) and how long
+/// until its first result.
+fn page_fetch_figures(report: &mut Report, out: &Value) {
+    let f = |key: &str| out[key].as_f64().unwrap_or(f64::NAN);
+    let kb = |key: &str| f(key) / 1000.0;
     report.add_target(
         "page_before_tools_gzip_kb",
         "page: fetched before the tools are registered, gzip, median",
@@ -221,6 +236,11 @@ fn page(report: &mut Report, root: &Path, scripts: &Path) {
             "KB",
         );
     }
+}
+
+/// A tool call's round trip through the page, early and late in a long ledger.
+fn page_call_figures(report: &mut Report, out: &Value) {
+    let f = |key: &str| out[key].as_f64().unwrap_or(f64::NAN);
     report.add(
         "page_ready_ms",
         "page: navigation start to data-ready, median",
@@ -255,6 +275,12 @@ fn page(report: &mut Report, root: &Path, scripts: &Path) {
         f("direct_call_ms_mean"),
         "ms",
     );
+}
+
+/// What the page benchmark saw that is not a figure: tools not registered, a mode other
+/// than native WebMCP, files the server does not have.
+fn page_notes(report: &mut Report, out: &Value) {
+    let f = |key: &str| out[key].as_f64().unwrap_or(f64::NAN);
     let definitions = f("definitions");
     for (key, who) in [
         ("tools_registered", "our page"),
