@@ -55,58 +55,8 @@ use report::Report;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("peak-memory") {
-        let k = args.get(1).and_then(|k| k.parse().ok());
-        let outcome = k
-            .ok_or_else(|| "usage: bench peak-memory K".to_string())
-            .and_then(memory::child_main);
-        return match outcome {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("bench peak-memory: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if args.first().map(String::as_str) == Some("tool-memory") {
-        let outcome = match args.get(1) {
-            Some(name) => tool_memory::child_main(name),
-            None => Err("usage: bench tool-memory NAME".to_string()),
-        };
-        return match outcome {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("bench tool-memory: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if args.first().map(String::as_str) == Some("tool-args") {
-        let outcome = match args.get(1) {
-            Some(name) => longtasks::print_args(name),
-            None => Err("usage: bench tool-args NAME".to_string()),
-        };
-        return match outcome {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("bench tool-args: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if args.first().map(String::as_str) == Some("your-data-csv") {
-        // The CSV `scripts/longtasks.mjs` pastes into the page's "Your data".
-        let csv = bench::calls::your_data_csv(exemplar::csv_table::MAX_CSV_ROWS);
-        let mut out = std::io::stdout().lock();
-        return match std::io::Write::write_all(&mut out, csv.as_bytes())
-            .and_then(|()| std::io::Write::flush(&mut out))
-        {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("bench your-data-csv: cannot write the CSV: {e}");
-                ExitCode::FAILURE
-            }
-        };
+    if let Some(code) = child_process(&args) {
+        return code;
     }
     const USAGE: &str =
         "usage: bench [memory | longtasks | dependent | largest] [--json] [--native-only]";
@@ -175,6 +125,67 @@ fn main() -> ExitCode {
         print!("{}", report.to_table());
     }
     ExitCode::SUCCESS
+}
+
+/// The bench run as a child of itself (`peak-memory K`, `tool-memory NAME`, `tool-args
+/// NAME`, `your-data-csv`): its exit code, or `None` for a bench run.
+fn child_process(args: &[String]) -> Option<ExitCode> {
+    if args.first().map(String::as_str) == Some("peak-memory") {
+        let k = args.get(1).and_then(|k| k.parse().ok());
+        let outcome = k
+            .ok_or_else(|| "usage: bench peak-memory K".to_string())
+            .and_then(memory::child_main);
+        return Some(match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench peak-memory: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    if args.first().map(String::as_str) == Some("tool-memory") {
+        let outcome = match args.get(1) {
+            Some(name) => tool_memory::child_main(name),
+            None => Err("usage: bench tool-memory NAME".to_string()),
+        };
+        return Some(match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench tool-memory: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    if args.first().map(String::as_str) == Some("tool-args") {
+        let outcome = match args.get(1) {
+            Some(name) => longtasks::print_args(name),
+            None => Err("usage: bench tool-args NAME".to_string()),
+        };
+        return Some(match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("bench tool-args: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
+    if args.first().map(String::as_str) == Some("your-data-csv") {
+        // The CSV `scripts/longtasks.mjs` pastes into the page's "Your data".
+        let csv = bench::calls::your_data_csv(exemplar::csv_table::MAX_CSV_ROWS);
+        let mut out = std::io::stdout().lock();
+        return Some(
+            match std::io::Write::write_all(&mut out, csv.as_bytes())
+                .and_then(|()| std::io::Write::flush(&mut out))
+            {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("bench your-data-csv: cannot write the CSV: {e}");
+                    ExitCode::FAILURE
+                }
+            },
+        );
+    }
+    None
 }
 
 /// Two levels above this crate's manifest.
