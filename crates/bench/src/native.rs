@@ -19,6 +19,20 @@ const LARGE: [(usize, &str); 3] = [(10_000, "10^4"), (100_000, "10^5"), (1_000_0
 
 pub fn run(report: &mut Report) {
     let reml = FitOptions::default();
+    small_fits(report, &reml);
+    large_fits(report, &reml);
+    refits(report, &reml);
+    let records = generate::records(1000);
+    let t = time(Duration::from_millis(500), 5, || {
+        fit(black_box(&records), &reml)
+    });
+    report.add("reml_k1000_ms", "REML fit, k = 1000", t.median_ms(), "ms");
+
+    meta_regressions(report);
+}
+
+/// The frozen dataset's REML and EE fits, and the tool's JSON round trip.
+fn small_fits(report: &mut Report, reml: &FitOptions) {
     let ee = FitOptions {
         method: Method::Ee,
         ..FitOptions::default()
@@ -26,9 +40,9 @@ pub fn run(report: &mut Report) {
     let frozen = exemplar::dataset::records();
     eprintln!("bench: REML, 19 records");
     let t = time(Duration::from_millis(1500), 20, || {
-        fit(black_box(&frozen), &reml)
+        fit(black_box(&frozen), reml)
     });
-    let model = fit(&frozen, &reml).expect("the frozen records fit");
+    let model = fit(&frozen, reml).expect("the frozen records fit");
     report.add_target(
         "reml_k19_median_us",
         "REML fit, 19 records, median",
@@ -73,7 +87,10 @@ pub fn run(report: &mut Report) {
         t.median_us(),
         "µs",
     );
+}
 
+/// REML fits of 10⁴ to 10⁶ records (yi, vi arrays) and their peak memory.
+fn large_fits(report: &mut Report, reml: &FitOptions) {
     for (k, name) in LARGE {
         eprintln!("bench: REML, k = {name}");
         let records = generate::records(k);
@@ -81,7 +98,7 @@ pub fn run(report: &mut Report) {
         let budget = Duration::from_millis(if k >= 1_000_000 { 3000 } else { 1000 });
         // The input arrays yi and vi (`fit_columns`): the figure the target is about.
         let t = time(budget, 5, || {
-            fit_columns(black_box(&yi), black_box(&vi), &reml)
+            fit_columns(black_box(&yi), black_box(&vi), reml)
         });
         let (key, label) = match k {
             10_000 => ("reml_k1e4_ms", "REML fit, k = 10^4 (yi, vi arrays)"),
@@ -99,10 +116,14 @@ pub fn run(report: &mut Report) {
             Err(e) => report.note(format!("peak memory at k = {name} not measured: {e}")),
         }
     }
+}
 
+/// Leave-one-out on the frozen dataset and on 10⁴ records, and influence diagnostics.
+fn refits(report: &mut Report, reml: &FitOptions) {
+    let frozen = exemplar::dataset::records();
     eprintln!("bench: leave-one-out");
     let t = time(Duration::from_millis(1000), 20, || {
-        leave_one_out(black_box(&frozen), &reml)
+        leave_one_out(black_box(&frozen), reml)
     });
     report.add_target(
         "loo_k19_median_us",
@@ -114,7 +135,7 @@ pub fn run(report: &mut Report) {
     let records = generate::records(10_000);
     // One call each: 10⁴ omissions of an O(k) fit (downdated sums, then Newton passes).
     let start = Instant::now();
-    black_box(leave_one_out(black_box(&records), &reml).ok());
+    black_box(leave_one_out(black_box(&records), reml).ok());
     report.add_target(
         "loo_k1e4_ms",
         "leave-one-out, k = 10^4 (10^4 omissions, one run)",
@@ -132,14 +153,6 @@ pub fn run(report: &mut Report) {
         "ms",
         Target::AtMost(1000.0),
     );
-
-    let records = generate::records(1000);
-    let t = time(Duration::from_millis(500), 5, || {
-        fit(black_box(&records), &reml)
-    });
-    report.add("reml_k1000_ms", "REML fit, k = 1000", t.median_ms(), "ms");
-
-    meta_regressions(report);
 }
 
 /// A REML meta-regression on four numeric moderators (issue 13's target at k = 10⁵), and at

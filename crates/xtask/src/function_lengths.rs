@@ -18,7 +18,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
     // One list: the calls compared natively and in wasm.
     ("crates/xtask/src/codegen/bit_identity.rs", "calls"),
     // Not yet split.
-    ("crates/bench/src/native.rs", "run"),
     ("crates/exemplar-pdf/src/lib.rs", "build"),
     ("crates/exemplar/src/plots/diagnostic.rs", "diagnostic"),
     ("crates/exemplar/src/schema_check.rs", "check"),
