@@ -329,7 +329,7 @@ impl Formula {
         resolved: &[Resolved],
         codes: &[u32],
         k: usize,
-    ) -> Result<(Vec<String>, Vec<Vec<f64>>, bool), MetaError> {
+    ) -> Result<DesignColumns, MetaError> {
         let (names, mut columns) =
             build_columns(self, resolved, codes, k, &|var, i| match &resolved[var] {
                 Resolved::Numeric(x) => Cell::Number(x[i]),
@@ -558,6 +558,13 @@ fn build_columns(
     (names, columns)
 }
 
+/// The columns of X without the intercept, their names, and whether the model has an
+/// intercept.
+type DesignColumns = (Vec<String>, Vec<Vec<f64>>, bool);
+
+/// A variable's cell at a prediction: a number, or the index of a factor's level.
+type PredictionCell = (Option<f64>, Option<usize>);
+
 /// What a formula design keeps to build the row of X at given column values.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FormulaRows {
@@ -618,7 +625,7 @@ impl FormulaRows {
     /// Each variable's cell at the prediction's values (one per column read): a number (a
     /// numeric column, or an expression evaluated and checked finite) or the index of a
     /// factor's level (a level not among the records' is refused).
-    fn cells(&self, at: &[ModeratorValue]) -> Result<Vec<(Option<f64>, Option<usize>)>, MetaError> {
+    fn cells(&self, at: &[ModeratorValue]) -> Result<Vec<PredictionCell>, MetaError> {
         let value = |name: &str| -> Result<&ModeratorValue, MetaError> {
             let i = self
                 .columns
@@ -627,7 +634,7 @@ impl FormulaRows {
                 .expect("a column read");
             Ok(&at[i])
         };
-        let mut cells: Vec<(Option<f64>, Option<usize>)> = Vec::new();
+        let mut cells: Vec<PredictionCell> = Vec::new();
         for (j, var) in self.formula.variables.iter().enumerate() {
             cells.push(match (&var.kind, &self.resolved[j]) {
                 (VarKind::Expr(e), _) => {

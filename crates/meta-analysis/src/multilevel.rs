@@ -352,6 +352,9 @@ fn critical_value(test: MultilevelTest, level: f64, df_resid: f64) -> (f64, Opti
     }
 }
 
+/// The omnibus test: its statistic (χ² or F), F's second df, and its p value.
+type Omnibus = (Option<f64>, Option<usize>, Option<f64>);
+
 /// The omnibus Wald test of the coefficients at `btt` (none: no test): χ² = β̂′V⁻¹β̂ on their
 /// block of Var β̂ with m df, or under the t test F = χ²/m with (m, k − p) df.
 fn omnibus(
@@ -361,7 +364,7 @@ fn omnibus(
     test: MultilevelTest,
     k: usize,
     p: usize,
-) -> Result<(Option<f64>, Option<usize>, Option<f64>), MetaError> {
+) -> Result<Omnibus, MetaError> {
     if btt.is_empty() {
         return Ok((None, None, None));
     }
