@@ -178,6 +178,43 @@ pub fn fivenum(
     method: FivenumMethod,
     test: bool,
 ) -> Result<FivenumEstimate, ConversionError> {
+    let (n, median, case) = checked_case(row)?;
+    let s = Summary {
+        a: row.min.unwrap_or(f64::NAN),
+        b: row.max.unwrap_or(f64::NAN),
+        q1: row.q1.unwrap_or(f64::NAN),
+        q3: row.q3.unwrap_or(f64::NAN),
+        m: median,
+        n,
+    };
+    let skewness = skewness_test(case, &s);
+    if test && skewness.skewed {
+        return Err(ConversionError::Skewed(skewness));
+    }
+    let (mean, sd) = mean_and_sd(case, method, &s)?;
+    Ok(FivenumEstimate {
+        mean,
+        sd,
+        case,
+        skewness,
+    })
+}
+
+/// A row's numbers once checked: min `a`, max `b`, the quartiles `q1`, `q3`, the median `m`
+/// and the size `n`; an absent number is NaN (its case's formulas do not read it).
+#[derive(Clone, Copy)]
+struct Summary {
+    a: f64,
+    b: f64,
+    q1: f64,
+    q3: f64,
+    m: f64,
+    n: f64,
+}
+
+/// The row's n, median and case, once it is checked: every number given finite, n ≥ 5, the
+/// median given with min and max, q1 and q3, or all four, and the numbers in order.
+fn checked_case(row: &FiveNumbers) -> Result<(f64, f64, FivenumCase), ConversionError> {
     let given = [
         ("min", row.min),
         ("q1", row.q1),
@@ -225,9 +262,13 @@ pub fn fivenum(
             "the numbers are not in order: min <= q1 <= median <= q3 <= max must hold".into(),
         ));
     }
-    let (a, b) = (row.min.unwrap_or(f64::NAN), row.max.unwrap_or(f64::NAN));
-    let (q1, q3) = (row.q1.unwrap_or(f64::NAN), row.q3.unwrap_or(f64::NAN));
-    let m = median;
+    Ok((n, median, case))
+}
+
+/// Shi et al.'s (2023) skewness test of the case's numbers (the statistics and critical
+/// values are in [`fivenum`]'s doc comment).
+fn skewness_test(case: FivenumCase, s: &Summary) -> SkewnessTest {
+    let Summary { a, b, q1, q3, m, n } = *s;
     let range_stat = || ((a + b - 2.0 * m) / (b - a)).abs();
     let iqr_stat = || ((q1 + q3 - 2.0 * m) / (q3 - q1)).abs();
     let (statistic, critical) = match case {
@@ -239,14 +280,22 @@ pub fn fivenum(
         ),
     };
     // metafor: isTRUE(tval >= crit); a statistic of NaN (a zero range or IQR) is no rejection.
-    let skewness = SkewnessTest {
+    SkewnessTest {
         statistic,
         critical,
         skewed: statistic >= critical,
-    };
-    if test && skewness.skewed {
-        return Err(ConversionError::Skewed(skewness));
     }
+}
+
+/// The method's mean and SD for the case: Hozo et al. (2005), Wan et al. (2014), Bland
+/// (2015), or Luo et al. (2018) for the mean with Wan et al. (2014) and Shi et al. (2020)
+/// for the SD (docs/METHODS.md); a method without a formula for the case is refused.
+fn mean_and_sd(
+    case: FivenumCase,
+    method: FivenumMethod,
+    s: &Summary,
+) -> Result<(f64, f64), ConversionError> {
+    let Summary { a, b, q1, q3, m, n } = *s;
     let not_for_case = || ConversionError::NotForCase(method, case);
     let (mean, sd) = match (case, method) {
         (FivenumCase::Range, FivenumMethod::LuoWanShi | FivenumMethod::Wan2014) => {
@@ -306,12 +355,7 @@ pub fn fivenum(
         }
         _ => return Err(not_for_case()),
     };
-    Ok(FivenumEstimate {
-        mean,
-        sd,
-        case,
-        skewness,
-    })
+    Ok((mean, sd))
 }
 
 /// How the reported estimate and bounds map to yi (metafor's `transf`, here by name).

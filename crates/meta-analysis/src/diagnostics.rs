@@ -207,24 +207,7 @@ struct Arm {
 /// per id (see the module's formulas). A row without an arm-level outcome is refused, naming
 /// its id and why.
 pub fn labbe(measure: Measure, ids: &[String], rows: &[RawRow]) -> Result<Labbe, MetaError> {
-    let arm_measure = match measure {
-        Measure::Rr => Measure::Pln,
-        Measure::Or => Measure::Plo,
-        Measure::Rd => Measure::Pr,
-        Measure::As => Measure::Pas,
-        Measure::Irr => Measure::Irln,
-        Measure::Ird => Measure::Ir,
-        Measure::Irsd => Measure::Irs,
-        other => {
-            return Err(MetaError::Undefined {
-                reason: format!(
-                    "a L'Abbé plot needs a two-group measure of events (RR, OR, RD, AS, IRR, \
-                     IRD or IRSD), not {}",
-                    other.name()
-                ),
-            })
-        }
-    };
+    let arm_measure = arm_measure_of(measure)?;
     if ids.len() != rows.len() {
         return Err(MetaError::Undefined {
             reason: format!("{} ids for {} rows of raw data", ids.len(), rows.len()),
@@ -237,8 +220,53 @@ pub fn labbe(measure: Measure, ids: &[String], rows: &[RawRow]) -> Result<Labbe,
             analysis: "a L'Abbé plot",
         });
     }
+    let (group1, group2) = arms_of(measure);
+    let treated = arm_outcomes(&group1, arm_measure, measure, ids, rows)?;
+    let control = arm_outcomes(&group2, arm_measure, measure, ids, rows)?;
+    let sizes = point_sizes(&treated, &control);
+    let points = ids
+        .iter()
+        .zip(treated.iter().zip(&control))
+        .map(|(id, (t, c))| DiagnosticPoint {
+            id: id.clone(),
+            x: c.0,
+            y: t.0,
+        })
+        .collect();
+    Ok(Labbe {
+        arm_measure,
+        points: checked(points, "L'Abbé plot coordinates")?,
+        sizes,
+    })
+}
+
+/// The arm-level measure of a two-group measure, as metafor's `labbe()` picks it: the log
+/// proportion for RR, the log odds for OR, the proportion for RD, the arcsine square root
+/// for AS, and the log, raw or square-root incidence rate for IRR, IRD and IRSD.
+fn arm_measure_of(measure: Measure) -> Result<Measure, MetaError> {
+    match measure {
+        Measure::Rr => Ok(Measure::Pln),
+        Measure::Or => Ok(Measure::Plo),
+        Measure::Rd => Ok(Measure::Pr),
+        Measure::As => Ok(Measure::Pas),
+        Measure::Irr => Ok(Measure::Irln),
+        Measure::Ird => Ok(Measure::Ir),
+        Measure::Irsd => Ok(Measure::Irs),
+        other => Err(MetaError::Undefined {
+            reason: format!(
+                "a L'Abbé plot needs a two-group measure of events (RR, OR, RD, AS, IRR, \
+                 IRD or IRSD), not {}",
+                other.name()
+            ),
+        }),
+    }
+}
+
+/// The columns of group 1 and group 2: `x1i`, `t1i` and `x2i`, `t2i` for the incidence-rate
+/// measures, otherwise `ai`, `bi`/`n1i` and `ci`, `di`/`n2i`.
+fn arms_of(measure: Measure) -> (Arm, Arm) {
     let person_time = matches!(measure, Measure::Irr | Measure::Ird | Measure::Irsd);
-    let (group1, group2) = if person_time {
+    if person_time {
         (
             Arm {
                 events: Column::X1i,
@@ -264,59 +292,74 @@ pub fn labbe(measure: Measure, ids: &[String], rows: &[RawRow]) -> Result<Labbe,
                 total: Some(Column::N2i),
             },
         )
-    };
+    }
+}
+
+/// One arm's outcome `(yi, vi)` per record: escalc's `arm_measure` of the arm's events and
+/// person-time (`xi`, `ti`) or events and total (`xi`, `ni`, with `ni` = events + non-events
+/// when the non-events are given), with rma's default of adding 1/2 where a count is zero.
+/// A record missing a column or without an outcome is refused, naming its id.
+fn arm_outcomes(
+    arm: &Arm,
+    arm_measure: Measure,
+    measure: Measure,
+    ids: &[String],
+    rows: &[RawRow],
+) -> Result<Vec<(f64, f64)>, MetaError> {
     // rma's defaults, which labbe() passes on: add 1/2 where an arm has a zero count.
     let settings = Settings {
         add: Some(0.5),
         to: AddTo::Only0,
         ..Settings::default()
     };
-    let outcomes = |arm: &Arm| -> Result<Vec<(f64, f64)>, MetaError> {
-        let mut arm_rows = Vec::with_capacity(rows.len());
-        for (id, row) in ids.iter().zip(rows) {
-            let missing = |column: Column| MetaError::Undefined {
-                reason: format!(
-                    "record {id:?} has no {} for the L'Abbé plot of {}",
-                    column.name(),
-                    measure.name()
-                ),
-            };
-            let events = row.get(arm.events).ok_or_else(|| missing(arm.events))?;
-            let mut arm_row = RawRow::default();
-            arm_row.set(Column::Xi, events);
-            match arm.total {
-                None => arm_row.set(
-                    Column::Ti,
-                    row.get(arm.rest).ok_or_else(|| missing(arm.rest))?,
-                ),
-                Some(total) => {
-                    let n = match (row.get(arm.rest), row.get(total)) {
-                        (Some(rest), _) => events + rest,
-                        (None, Some(n)) => n,
-                        (None, None) => return Err(missing(arm.rest)),
-                    };
-                    arm_row.set(Column::Ni, n);
-                }
+    let mut arm_rows = Vec::with_capacity(rows.len());
+    for (id, row) in ids.iter().zip(rows) {
+        let missing = |column: Column| MetaError::Undefined {
+            reason: format!(
+                "record {id:?} has no {} for the L'Abbé plot of {}",
+                column.name(),
+                measure.name()
+            ),
+        };
+        let events = row.get(arm.events).ok_or_else(|| missing(arm.events))?;
+        let mut arm_row = RawRow::default();
+        arm_row.set(Column::Xi, events);
+        match arm.total {
+            None => arm_row.set(
+                Column::Ti,
+                row.get(arm.rest).ok_or_else(|| missing(arm.rest))?,
+            ),
+            Some(total) => {
+                let n = match (row.get(arm.rest), row.get(total)) {
+                    (Some(rest), _) => events + rest,
+                    (None, Some(n)) => n,
+                    (None, None) => return Err(missing(arm.rest)),
+                };
+                arm_row.set(Column::Ni, n);
             }
-            arm_rows.push(arm_row);
         }
-        escalc_with(arm_measure, &arm_rows, &settings)
-            .into_iter()
-            .zip(ids)
-            .map(|(result, id)| {
-                result
-                    .map(|es| (es.yi, es.vi))
-                    .map_err(|e| MetaError::Undefined {
-                        reason: format!("record {id:?} has no arm-level outcome: {e}"),
-                    })
-            })
-            .collect()
-    };
-    let treated = outcomes(&group1)?;
-    let control = outcomes(&group2)?;
+        arm_rows.push(arm_row);
+    }
+    escalc_with(arm_measure, &arm_rows, &settings)
+        .into_iter()
+        .zip(ids)
+        .map(|(result, id)| {
+            result
+                .map(|es| (es.yi, es.vi))
+                .map_err(|e| MetaError::Undefined {
+                    reason: format!("record {id:?} has no arm-level outcome: {e}"),
+                })
+        })
+        .collect()
+}
+
+/// metafor's point sizes (`cex`): each record's weight `1/sqrt(v1 + v2)`, rescaled linearly
+/// from 0.5 (the smallest weight) to 3.5 (the largest), or 1 for all when the weights are
+/// equal (a range within `sqrt(machine epsilon)`).
+fn point_sizes(treated: &[(f64, f64)], control: &[(f64, f64)]) -> Vec<f64> {
     let weights: Vec<f64> = treated
         .iter()
-        .zip(&control)
+        .zip(control)
         .map(|(t, c)| (1.0 / (t.1 + c.1)).sqrt())
         .collect();
     let (lo, hi) = weights
@@ -325,7 +368,7 @@ pub fn labbe(measure: Measure, ids: &[String], rows: &[RawRow]) -> Result<Labbe,
             (lo.min(w), hi.max(w))
         });
     let range = hi - lo;
-    let sizes = weights
+    weights
         .iter()
         .map(|w| {
             if range <= f64::EPSILON.sqrt() {
@@ -334,21 +377,7 @@ pub fn labbe(measure: Measure, ids: &[String], rows: &[RawRow]) -> Result<Labbe,
                 (w - lo) / range * 3.0 + 0.5
             }
         })
-        .collect();
-    let points = ids
-        .iter()
-        .zip(treated.iter().zip(&control))
-        .map(|(id, (t, c))| DiagnosticPoint {
-            id: id.clone(),
-            x: c.0,
-            y: t.0,
-        })
-        .collect();
-    Ok(Labbe {
-        arm_measure,
-        points: checked(points, "L'Abbé plot coordinates")?,
-        sizes,
-    })
+        .collect()
 }
 
 #[cfg(test)]

@@ -194,7 +194,37 @@ impl Formula {
         ids: &dyn Fn(usize) -> String,
         k: usize,
     ) -> Result<Coding, MetaError> {
-        // Each column read once, checked for length and (numbers) range.
+        let data = self.read_columns(column, ids, k)?;
+        let resolved = self.resolve(&data, ids, k)?;
+        let codes = self.codes(&resolved);
+        // The columns counted from the levels before any column is built: a design past the
+        // cap is refused before memory proportional to k × p is taken.
+        let p = self.capped_coefficient_count(&resolved, &codes)?;
+        let (names, columns, intercept) = self.design_columns(&resolved, &codes, k)?;
+        debug_assert_eq!(
+            names.len() + usize::from(intercept),
+            p,
+            "counted before building"
+        );
+        let (prediction, rows) = self.prediction_rows(&data, &resolved, codes, intercept);
+        Coding::from_columns(
+            prediction,
+            names,
+            columns,
+            intercept,
+            k,
+            Some(Arc::new(rows)),
+        )
+    }
+
+    /// Each column the formula reads, read once through `column` and checked: present, one
+    /// value per record (`k`), and (numbers) finite and in range.
+    fn read_columns(
+        &self,
+        column: &dyn Fn(&str) -> Option<ModeratorColumn>,
+        ids: &dyn Fn(usize) -> String,
+        k: usize,
+    ) -> Result<Vec<(String, ModeratorColumn)>, MetaError> {
         let mut data: Vec<(String, ModeratorColumn)> = Vec::new();
         for name in self.columns() {
             let Some(values) = column(&name) else {
@@ -215,6 +245,18 @@ impl Formula {
             }
             data.push((name, values));
         }
+        Ok(data)
+    }
+
+    /// Each variable's values for the `k` records: a numeric column as it is, a text column or
+    /// `factor(...)` as its levels, an expression (`I(...)`, `log(x)`) evaluated record by
+    /// record on numeric columns and checked as a column of numbers.
+    fn resolve(
+        &self,
+        data: &[(String, ModeratorColumn)],
+        ids: &dyn Fn(usize) -> String,
+        k: usize,
+    ) -> Result<Vec<Resolved>, MetaError> {
         let get = |name: &str| &data.iter().find(|(n, _)| n == name).expect("read above").1;
         let mut resolved: Vec<Resolved> = Vec::with_capacity(self.variables.len());
         for v in &self.variables {
@@ -251,17 +293,24 @@ impl Formula {
                 }
             });
         }
-        let codes = self.codes(&resolved);
-        // The columns counted from the levels before any column is built: a design past the
-        // cap is refused before memory proportional to k × p is taken.
-        let p = self.coefficient_count(&resolved, &codes);
+        Ok(resolved)
+    }
+
+    /// [`Formula::coefficient_count`], refused (with each term's count) past
+    /// `MAX_COEFFICIENTS`.
+    fn capped_coefficient_count(
+        &self,
+        resolved: &[Resolved],
+        codes: &[u32],
+    ) -> Result<usize, MetaError> {
+        let p = self.coefficient_count(resolved, codes);
         if p > MAX_COEFFICIENTS {
             return Err(self.error(
                 &self.text,
                 format!(
                     "the formula makes {p} coefficients ({}); at most {MAX_COEFFICIENTS} are \
                      accepted",
-                    self.columns_per_term(&resolved, &codes)
+                    self.columns_per_term(resolved, codes)
                         .iter()
                         .map(|(label, n)| format!("{label}: {n}"))
                         .collect::<Vec<_>>()
@@ -269,8 +318,20 @@ impl Formula {
                 ),
             ));
         }
+        Ok(p)
+    }
+
+    /// The columns of X without the intercept, their names, and whether the model has an
+    /// intercept: metafor takes a column of ones in a model without intercept as the
+    /// intercept. A design left with no coefficient besides the intercept is refused.
+    fn design_columns(
+        &self,
+        resolved: &[Resolved],
+        codes: &[u32],
+        k: usize,
+    ) -> Result<DesignColumns, MetaError> {
         let (names, mut columns) =
-            build_columns(self, &resolved, &codes, k, &|var, i| match &resolved[var] {
+            build_columns(self, resolved, codes, k, &|var, i| match &resolved[var] {
                 Resolved::Numeric(x) => Cell::Number(x[i]),
                 Resolved::Factor { index, .. } => Cell::Level(index[i]),
             });
@@ -295,11 +356,18 @@ impl Formula {
                 },
             ));
         }
-        debug_assert_eq!(
-            names.len() + usize::from(intercept),
-            p,
-            "counted before building"
-        );
+        Ok((names, columns, intercept))
+    }
+
+    /// What a prediction needs: the columns read as prediction terms (a text column with its
+    /// sorted levels), and the formula's variables' kinds and levels without their values.
+    fn prediction_rows(
+        &self,
+        data: &[(String, ModeratorColumn)],
+        resolved: &[Resolved],
+        codes: Vec<u32>,
+        intercept: bool,
+    ) -> (Vec<Term>, FormulaRows) {
         let prediction: Vec<Term> = data
             .iter()
             .map(|(name, values)| match values {
@@ -326,14 +394,7 @@ impl Formula {
             columns: data.iter().map(|(n, _)| n.clone()).collect(),
             intercept_column: intercept && !self.intercept,
         };
-        Coding::from_columns(
-            prediction,
-            names,
-            columns,
-            intercept,
-            k,
-            Some(Arc::new(rows)),
-        )
+        (prediction, rows)
     }
 
     fn factor(&self, label: &str, column: &str, levels: Levels) -> Result<Resolved, MetaError> {
@@ -497,6 +558,13 @@ fn build_columns(
     (names, columns)
 }
 
+/// The columns of X without the intercept, their names, and whether the model has an
+/// intercept.
+type DesignColumns = (Vec<String>, Vec<Vec<f64>>, bool);
+
+/// A variable's cell at a prediction: a number, or the index of a factor's level.
+type PredictionCell = (Option<f64>, Option<usize>);
+
 /// What a formula design keeps to build the row of X at given column values.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FormulaRows {
@@ -528,6 +596,36 @@ impl FormulaRows {
     /// The row of X (intercept first when there is one) at one value per column, in the order
     /// of `terms` (the columns read).
     pub fn row(&self, terms: &[Term], at: &[ModeratorValue]) -> Result<Vec<f64>, MetaError> {
+        check_prediction_values(terms, at)?;
+        let cells = self.cells(at)?;
+        let (_, mut columns) = build_columns(
+            &self.formula,
+            &self.resolved,
+            &self.codes,
+            1,
+            &|j, _| match cells[j] {
+                (Some(x), _) => Cell::Number(x),
+                (None, l) => Cell::Level(l.unwrap_or(0)),
+            },
+        );
+        if self.intercept_column {
+            if let Some(j) = columns.iter().position(|c| c[0] == 1.0) {
+                columns.remove(j);
+            }
+        }
+        let intercept = self.formula.intercept || self.intercept_column;
+        let mut row = Vec::with_capacity(columns.len() + 1);
+        if intercept {
+            row.push(1.0);
+        }
+        row.extend(columns.iter().map(|c| c[0]));
+        Ok(row)
+    }
+
+    /// Each variable's cell at the prediction's values (one per column read): a number (a
+    /// numeric column, or an expression evaluated and checked finite) or the index of a
+    /// factor's level (a level not among the records' is refused).
+    fn cells(&self, at: &[ModeratorValue]) -> Result<Vec<PredictionCell>, MetaError> {
         let value = |name: &str| -> Result<&ModeratorValue, MetaError> {
             let i = self
                 .columns
@@ -536,50 +634,7 @@ impl FormulaRows {
                 .expect("a column read");
             Ok(&at[i])
         };
-        for (term, v) in terms.iter().zip(at) {
-            match (term, v) {
-                (Term::Numeric { name }, ModeratorValue::Number(x)) => {
-                    if !(x.is_finite() && x.abs() <= MAX_ABS_MODERATOR) {
-                        return Err(MetaError::Moderator {
-                            reason: format!(
-                                "the prediction's {name} = {x} must be a finite number of \
-                                 magnitude at most {MAX_ABS_MODERATOR:e}"
-                            ),
-                        });
-                    }
-                }
-                (Term::Factor { name, levels }, ModeratorValue::Level(l)) => {
-                    if !levels.contains(l) {
-                        return Err(MetaError::Moderator {
-                            reason: format!(
-                                "the prediction's {name} = {l:?} is not one of its levels ({})",
-                                levels
-                                    .iter()
-                                    .map(|l| format!("{l:?}"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        });
-                    }
-                }
-                (Term::Numeric { name }, ModeratorValue::Level(l)) => {
-                    return Err(MetaError::Moderator {
-                        reason: format!(
-                            "{name} is a numeric column, but the prediction gives it the text \
-                             {l:?}"
-                        ),
-                    })
-                }
-                (Term::Factor { name, .. }, ModeratorValue::Number(x)) => {
-                    return Err(MetaError::Moderator {
-                        reason: format!(
-                            "{name} is a text column, but the prediction gives it the number {x}"
-                        ),
-                    })
-                }
-            }
-        }
-        let mut cells: Vec<(Option<f64>, Option<usize>)> = Vec::new();
+        let mut cells: Vec<PredictionCell> = Vec::new();
         for (j, var) in self.formula.variables.iter().enumerate() {
             cells.push(match (&var.kind, &self.resolved[j]) {
                 (VarKind::Expr(e), _) => {
@@ -625,29 +680,58 @@ impl FormulaRows {
                 (VarKind::Factor(_), Resolved::Numeric(_)) => unreachable!("a factor"),
             });
         }
-        let (_, mut columns) = build_columns(
-            &self.formula,
-            &self.resolved,
-            &self.codes,
-            1,
-            &|j, _| match cells[j] {
-                (Some(x), _) => Cell::Number(x),
-                (None, l) => Cell::Level(l.unwrap_or(0)),
-            },
-        );
-        if self.intercept_column {
-            if let Some(j) = columns.iter().position(|c| c[0] == 1.0) {
-                columns.remove(j);
+        Ok(cells)
+    }
+}
+
+/// The prediction's values checked against the columns read (`terms`): a number for a numeric
+/// column (finite, of magnitude at most `MAX_ABS_MODERATOR`), one of its levels for a text
+/// column.
+fn check_prediction_values(terms: &[Term], at: &[ModeratorValue]) -> Result<(), MetaError> {
+    for (term, v) in terms.iter().zip(at) {
+        match (term, v) {
+            (Term::Numeric { name }, ModeratorValue::Number(x)) => {
+                if !(x.is_finite() && x.abs() <= MAX_ABS_MODERATOR) {
+                    return Err(MetaError::Moderator {
+                        reason: format!(
+                            "the prediction's {name} = {x} must be a finite number of \
+                             magnitude at most {MAX_ABS_MODERATOR:e}"
+                        ),
+                    });
+                }
+            }
+            (Term::Factor { name, levels }, ModeratorValue::Level(l)) => {
+                if !levels.contains(l) {
+                    return Err(MetaError::Moderator {
+                        reason: format!(
+                            "the prediction's {name} = {l:?} is not one of its levels ({})",
+                            levels
+                                .iter()
+                                .map(|l| format!("{l:?}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    });
+                }
+            }
+            (Term::Numeric { name }, ModeratorValue::Level(l)) => {
+                return Err(MetaError::Moderator {
+                    reason: format!(
+                        "{name} is a numeric column, but the prediction gives it the text \
+                         {l:?}"
+                    ),
+                })
+            }
+            (Term::Factor { name, .. }, ModeratorValue::Number(x)) => {
+                return Err(MetaError::Moderator {
+                    reason: format!(
+                        "{name} is a text column, but the prediction gives it the number {x}"
+                    ),
+                })
             }
         }
-        let intercept = self.formula.intercept || self.intercept_column;
-        let mut row = Vec::with_capacity(columns.len() + 1);
-        if intercept {
-            row.push(1.0);
-        }
-        row.extend(columns.iter().map(|c| c[0]));
-        Ok(row)
     }
+    Ok(())
 }
 
 /// A design built from a formula and the data's columns, ready for

@@ -376,16 +376,7 @@ pub(crate) fn fit_coded_with(
         Some((beta, sandwich)) => (beta, sandwich),
     };
     let df_resid = (k - p) as f64;
-    let scale = match options.test {
-        Test::Z => 1.0,
-        Test::Knha => {
-            if rss <= f64::EPSILON {
-                0.0
-            } else {
-                rss / df_resid
-            }
-        }
-    };
+    let scale = knha_scale(options.test, rss, df_resid);
     let vb_centred: Vec<Vec<f64>> = (0..p)
         .map(|i| (0..p).map(|j| scale * a.get(i, j)).collect())
         .collect();
@@ -395,32 +386,8 @@ pub(crate) fn fit_coded_with(
     // centred and the uncentred design; only the intercept's row and column differ.
     let btt = coding.default_btt();
     let (qm, qm_df2, qm_p) = omnibus(&beta, &vb, &btt, options.test, k, p)?;
-    let point = upper_quantile_point(options.level);
-    let (crit, df) = match options.test {
-        Test::Z => (normal_quantile(point), None),
-        Test::Knha => (t_quantile(point, df_resid), Some(df_resid)),
-    };
-    let mut coefficients = Vec::with_capacity(p);
-    for (j, name) in coding.names.iter().enumerate() {
-        let se = vb[j][j].max(0.0).sqrt();
-        if se == 0.0 {
-            return Err(zero_se());
-        }
-        let statistic = beta[j] / se;
-        let p_value = match options.test {
-            Test::Z => normal_two_sided_p(statistic),
-            Test::Knha => t_two_sided_p(statistic, df_resid),
-        };
-        coefficients.push(Coefficient {
-            name: name.clone(),
-            estimate: beta[j],
-            se,
-            statistic,
-            p: p_value,
-            ci_lower: beta[j] - crit * se,
-            ci_upper: beta[j] + crit * se,
-        });
-    }
+    let (crit, df) = critical_value(options.test, options.level, df_resid);
+    let coefficients = coefficient_table(&coding.names, &beta, &vb, options.test, crit, df_resid)?;
 
     let heterogeneity = Heterogeneity::from_fe(&memo.at(0.0)?, k, p, options.method, tau2.tau2);
     let qe = heterogeneity.q.max(0.0);
@@ -460,6 +427,66 @@ pub(crate) fn fit_coded_with(
     };
     model.check_finite()?;
     Ok(model)
+}
+
+/// The factor on Var β̂: 1 under the z test; under Knapp–Hartung s² = Σwᵢrᵢ² / (k − p)
+/// (`rss / df_resid`; metafor 3.8: not truncated; 0 when the residual sum is at most machine
+/// epsilon).
+fn knha_scale(test: Test, rss: f64, df_resid: f64) -> f64 {
+    match test {
+        Test::Z => 1.0,
+        Test::Knha => {
+            if rss <= f64::EPSILON {
+                0.0
+            } else {
+                rss / df_resid
+            }
+        }
+    }
+}
+
+/// The critical value of the intervals at `level` and the test's df: the normal quantile
+/// (no df) under the z test, t(k − p)'s under Knapp–Hartung.
+fn critical_value(test: Test, level: f64, df_resid: f64) -> (f64, Option<f64>) {
+    let point = upper_quantile_point(level);
+    match test {
+        Test::Z => (normal_quantile(point), None),
+        Test::Knha => (t_quantile(point, df_resid), Some(df_resid)),
+    }
+}
+
+/// Each coefficient's Wald test and interval: se = √Var β̂ⱼ (refused when 0), statistic
+/// β̂ⱼ/se with its two-sided p (normal, or t(k − p) under Knapp–Hartung), and β̂ⱼ ± crit·se.
+fn coefficient_table(
+    names: &[String],
+    beta: &[f64],
+    vb: &[Vec<f64>],
+    test: Test,
+    crit: f64,
+    df_resid: f64,
+) -> Result<Vec<Coefficient>, MetaError> {
+    let mut coefficients = Vec::with_capacity(names.len());
+    for (j, name) in names.iter().enumerate() {
+        let se = vb[j][j].max(0.0).sqrt();
+        if se == 0.0 {
+            return Err(zero_se());
+        }
+        let statistic = beta[j] / se;
+        let p_value = match test {
+            Test::Z => normal_two_sided_p(statistic),
+            Test::Knha => t_two_sided_p(statistic, df_resid),
+        };
+        coefficients.push(Coefficient {
+            name: name.clone(),
+            estimate: beta[j],
+            se,
+            statistic,
+            p: p_value,
+            ci_lower: beta[j] - crit * se,
+            ci_upper: beta[j] + crit * se,
+        });
+    }
+    Ok(coefficients)
 }
 
 /// The Wald test of the coefficients at `positions` (0-based): χ² with m df, or under

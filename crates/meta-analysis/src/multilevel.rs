@@ -240,100 +240,24 @@ fn multilevel_coded(
     check_cost(k, p)?;
     let grouped = Grouped::new(&data.yi, &data.vi, studies, coding.as_ref())?;
     let n_studies = grouped.starts.len() - 1;
-    if n_studies < 2 {
-        return Err(MetaError::Undefined {
-            reason: "all records belong to one study, so the between-study variance cannot be \
-                     estimated; a multilevel model needs at least 2 studies"
-                .into(),
-        });
-    }
-    if n_studies == k {
-        return Err(MetaError::Undefined {
-            reason: "every study has a single effect size, so the between-study and \
-                     within-study variances cannot be told apart (only their sum is \
-                     identified): fit the two-level random-effects model instead"
-                .into(),
-        });
-    }
-    // Checked before the search: there the flat restricted likelihood leaves no step to
-    // take, which would read as a failure to converge.
-    if options.method == Method::Reml && grouped.study_means_are_fixed() {
-        return Err(MetaError::Undefined {
-            reason: format!(
-                "the between-study variance is not identified under REML: the moderators tell \
-                 all {n_studies} studies apart (each study's mean is a fixed effect of the \
-                 moderators, as when a moderator is the study column itself), so the \
-                 restricted likelihood is the same at every between-study variance while the \
-                 coefficients' standard errors depend on it; drop the moderators that \
-                 separate the studies, group the records by another study column, or fit \
-                 with method ML (which estimates that variance as 0)"
-            ),
-        });
-    }
+    check_identified(&grouped, k, n_studies, options.method)?;
     let (sigma2, iterations) = maximize(&grouped, options.method, [true, true], None)?;
     let at = grouped.evaluate(sigma2, options.method, false)?;
 
     let df_resid = (k - p) as f64;
-    let point = upper_quantile_point(options.level);
-    let (crit, df) = match options.test {
-        MultilevelTest::Z => (normal_quantile(point), None),
-        MultilevelTest::T => (t_quantile(point, df_resid), Some(df_resid)),
-    };
+    let (crit, df) = critical_value(options.test, options.level, df_resid);
     let vb_centred: Vec<Vec<f64>> = (0..p)
         .map(|i| (0..p).map(|j| at.a.get(i, j)).collect())
         .collect();
     // The omnibus test of every coefficient but the intercept (all without one), as
     // metafor's default btt; the slopes' block is the same centred or not.
     let btt = coding.as_ref().map_or_else(Vec::new, Coding::default_btt);
-    let (qm, qm_df2, qm_p) = if !btt.is_empty() {
-        let m = btt.len();
-        let mut sub = Matrix::zeros(m);
-        for (a, &i) in btt.iter().enumerate() {
-            for (b, &j) in btt.iter().enumerate() {
-                sub.set(a, b, vb_centred[i][j]);
-            }
-        }
-        let slopes: Vec<f64> = btt.iter().map(|&j| at.beta[j]).collect();
-        let wald = sub.inverse().map_err(Degenerate::error)?.quad(&slopes);
-        match options.test {
-            MultilevelTest::Z => (Some(wald), None, Some(chi2_sf(wald, m as f64))),
-            MultilevelTest::T => {
-                let f = wald / m as f64;
-                (Some(f), Some(k - p), Some(f_sf(f, m as f64, df_resid)))
-            }
-        }
-    } else {
-        (None, None, None)
-    };
+    let (qm, qm_df2, qm_p) = omnibus(&btt, &vb_centred, &at.beta, options.test, k, p)?;
     let (beta, vb) = match &coding {
         Some(c) => c.uncentre(&at.beta, &vb_centred),
         None => (at.beta.clone(), vb_centred),
     };
-    let mut coefficients = Vec::with_capacity(p);
-    for (j, name) in names.iter().enumerate() {
-        let se = vb[j][j].max(0.0).sqrt();
-        if se == 0.0 {
-            return Err(MetaError::Undefined {
-                reason: "a coefficient's standard error is zero, so no test or interval is \
-                         defined"
-                    .into(),
-            });
-        }
-        let statistic = beta[j] / se;
-        let p_value = match options.test {
-            MultilevelTest::Z => normal_two_sided_p(statistic),
-            MultilevelTest::T => t_two_sided_p(statistic, df_resid),
-        };
-        coefficients.push(Coefficient {
-            name: name.clone(),
-            estimate: beta[j],
-            se,
-            statistic,
-            p: p_value,
-            ci_lower: beta[j] - crit * se,
-            ci_upper: beta[j] + crit * se,
-        });
-    }
+    let coefficients = coefficient_table(&names, &beta, &vb, options.test, crit, df_resid)?;
     let (pi_lower, pi_upper) = if coding.is_none() {
         let half = crit * (vb[0][0] + sigma2[0] + sigma2[1]).sqrt();
         (Some(beta[0] - half), Some(beta[0] + half))
@@ -374,6 +298,131 @@ fn multilevel_coded(
     };
     model.check_finite()?;
     Ok(model)
+}
+
+/// Refuses a model whose variances are not identified: one study (no between-study
+/// variance), one record per study (only σ²₁ + σ²₂ identified), or under REML moderators that
+/// fix each study's mean.
+fn check_identified(
+    grouped: &Grouped,
+    k: usize,
+    n_studies: usize,
+    method: Method,
+) -> Result<(), MetaError> {
+    if n_studies < 2 {
+        return Err(MetaError::Undefined {
+            reason: "all records belong to one study, so the between-study variance cannot be \
+                     estimated; a multilevel model needs at least 2 studies"
+                .into(),
+        });
+    }
+    if n_studies == k {
+        return Err(MetaError::Undefined {
+            reason: "every study has a single effect size, so the between-study and \
+                     within-study variances cannot be told apart (only their sum is \
+                     identified): fit the two-level random-effects model instead"
+                .into(),
+        });
+    }
+    // Checked before the search: there the flat restricted likelihood leaves no step to
+    // take, which would read as a failure to converge.
+    if method == Method::Reml && grouped.study_means_are_fixed() {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "the between-study variance is not identified under REML: the moderators tell \
+                 all {n_studies} studies apart (each study's mean is a fixed effect of the \
+                 moderators, as when a moderator is the study column itself), so the \
+                 restricted likelihood is the same at every between-study variance while the \
+                 coefficients' standard errors depend on it; drop the moderators that \
+                 separate the studies, group the records by another study column, or fit \
+                 with method ML (which estimates that variance as 0)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The critical value of the intervals at `level` and the test's df: the normal quantile
+/// (no df) under the z test, t(k − p)'s under the t test.
+fn critical_value(test: MultilevelTest, level: f64, df_resid: f64) -> (f64, Option<f64>) {
+    let point = upper_quantile_point(level);
+    match test {
+        MultilevelTest::Z => (normal_quantile(point), None),
+        MultilevelTest::T => (t_quantile(point, df_resid), Some(df_resid)),
+    }
+}
+
+/// The omnibus test: its statistic (χ² or F), F's second df, and its p value.
+type Omnibus = (Option<f64>, Option<usize>, Option<f64>);
+
+/// The omnibus Wald test of the coefficients at `btt` (none: no test): χ² = β̂′V⁻¹β̂ on their
+/// block of Var β̂ with m df, or under the t test F = χ²/m with (m, k − p) df.
+fn omnibus(
+    btt: &[usize],
+    vb: &[Vec<f64>],
+    beta: &[f64],
+    test: MultilevelTest,
+    k: usize,
+    p: usize,
+) -> Result<Omnibus, MetaError> {
+    if btt.is_empty() {
+        return Ok((None, None, None));
+    }
+    let df_resid = (k - p) as f64;
+    let m = btt.len();
+    let mut sub = Matrix::zeros(m);
+    for (a, &i) in btt.iter().enumerate() {
+        for (b, &j) in btt.iter().enumerate() {
+            sub.set(a, b, vb[i][j]);
+        }
+    }
+    let slopes: Vec<f64> = btt.iter().map(|&j| beta[j]).collect();
+    let wald = sub.inverse().map_err(Degenerate::error)?.quad(&slopes);
+    Ok(match test {
+        MultilevelTest::Z => (Some(wald), None, Some(chi2_sf(wald, m as f64))),
+        MultilevelTest::T => {
+            let f = wald / m as f64;
+            (Some(f), Some(k - p), Some(f_sf(f, m as f64, df_resid)))
+        }
+    })
+}
+
+/// Each coefficient's Wald test and interval: se = √Var β̂ⱼ (refused when 0), statistic
+/// β̂ⱼ/se with its two-sided p (normal, or t(k − p) under the t test), and β̂ⱼ ± crit·se.
+fn coefficient_table(
+    names: &[String],
+    beta: &[f64],
+    vb: &[Vec<f64>],
+    test: MultilevelTest,
+    crit: f64,
+    df_resid: f64,
+) -> Result<Vec<Coefficient>, MetaError> {
+    let mut coefficients = Vec::with_capacity(names.len());
+    for (j, name) in names.iter().enumerate() {
+        let se = vb[j][j].max(0.0).sqrt();
+        if se == 0.0 {
+            return Err(MetaError::Undefined {
+                reason: "a coefficient's standard error is zero, so no test or interval is \
+                         defined"
+                    .into(),
+            });
+        }
+        let statistic = beta[j] / se;
+        let p_value = match test {
+            MultilevelTest::Z => normal_two_sided_p(statistic),
+            MultilevelTest::T => t_two_sided_p(statistic, df_resid),
+        };
+        coefficients.push(Coefficient {
+            name: name.clone(),
+            estimate: beta[j],
+            se,
+            statistic,
+            p: p_value,
+            ci_lower: beta[j] - crit * se,
+            ci_upper: beta[j] + crit * se,
+        });
+    }
+    Ok(coefficients)
 }
 
 /// The largest k · (p² + 24) a multilevel model takes: each evaluation of ℓ and its
@@ -1133,22 +1182,7 @@ fn maximize(
         if active.is_empty() {
             return Ok((s, iteration));
         }
-        let newton = newton_step(&e, &active);
-        let is_newton = newton.is_some();
-        let step = newton.or_else(|| fisher_step(&e, &active));
-        // A step that would push a component sitting at 0 (with a positive score there)
-        // further down is replaced by the scaled gradient, which moves it up.
-        let step = step.map(|step| {
-            if active.iter().any(|&r| s[r] == 0.0 && step[r] < 0.0) {
-                let mut g = [0.0; 2];
-                for &r in &active {
-                    g[r] = e.score[r] / e.fisher[r][r].max(f64::MIN_POSITIVE);
-                }
-                g
-            } else {
-                step
-            }
-        });
+        let (step, is_newton) = ascent_direction(&e, &active, s);
         let Some(mut step) = step else {
             return Err(MetaError::NoAscentStep {
                 method: name,
@@ -1158,20 +1192,9 @@ fn maximize(
                         (neither its Hessian nor its expected information is definite)",
             });
         };
-        // Clip to the boundary (the component that reaches it set to exactly 0), then halve
-        // while ℓ falls.
-        let mut t = 1.0f64;
-        let mut hit = None;
-        for &r in &active {
-            if s[r] + step[r] < 0.0 && s[r] / -step[r] < t {
-                t = s[r] / -step[r];
-                hit = Some(r);
-            }
-        }
-        step = [step[0] * t, step[1] * t];
+        let hit = clip_to_boundary(&mut step, s, &active);
         // What the quadratic model promises the full step gains: ½ g′Δ.
         let gain = 0.5 * (e.score[0] * step[0] + e.score[1] * step[1]);
-        let rounding = LL_ROUNDING * e.ll.abs().max(1.0);
         // A short Newton step (at most BLIND_STEP_TOL of its component) whose promised gain
         // is within ℓ's rounding (sums of k terms: at k = 10⁵ ℓ moves by 10⁻⁹ for steps of
         // 10⁻¹⁵) cannot be judged by ℓ, only by the quadratic model: it is taken whole.
@@ -1183,19 +1206,7 @@ fn maximize(
             && hit.is_none()
             && size <= BLIND_STEP_TOL
             && gain <= BLIND_GAIN * e.ll.abs().max(1.0);
-        let mut accepted = None;
-        for trial in 0..60 {
-            let mut next = [(s[0] + step[0]).max(0.0), (s[1] + step[1]).max(0.0)];
-            if let (0, Some(r)) = (trial, hit) {
-                next[r] = 0.0;
-            }
-            let here = data.evaluate(next, method, true)?;
-            if here.ll >= e.ll - rounding || (trial == 0 && blind) {
-                accepted = Some((next, here.ll, trial));
-                break;
-            }
-            step = [step[0] / 2.0, step[1] / 2.0];
-        }
+        let accepted = line_search(data, method, s, step, hit, &e, blind)?;
         let Some((next, next_ll, halvings)) = accepted else {
             return Err(MetaError::NoAscentStep {
                 method: name,
@@ -1232,6 +1243,73 @@ fn maximize(
         method: name,
         iterations: MAX_ITER,
     })
+}
+
+/// The direction of ascent from `s` on the active components, and whether it is Newton's:
+/// Newton's step −H⁻¹g, else Fisher scoring's I⁻¹g; one that would push a component at 0
+/// further down is replaced by the scaled gradient gᵣ/Iᵣᵣ. `None`: neither H nor I definite.
+fn ascent_direction(e: &Evaluation, active: &[usize], s: [f64; 2]) -> (Option<[f64; 2]>, bool) {
+    let newton = newton_step(e, active);
+    let is_newton = newton.is_some();
+    let step = newton.or_else(|| fisher_step(e, active));
+    // A step that would push a component sitting at 0 (with a positive score there)
+    // further down is replaced by the scaled gradient, which moves it up.
+    let step = step.map(|step| {
+        if active.iter().any(|&r| s[r] == 0.0 && step[r] < 0.0) {
+            let mut g = [0.0; 2];
+            for &r in active {
+                g[r] = e.score[r] / e.fisher[r][r].max(f64::MIN_POSITIVE);
+            }
+            g
+        } else {
+            step
+        }
+    });
+    (step, is_newton)
+}
+
+/// Shortens `step` to stay within σ ≥ 0 and returns the component it brings to 0 first, if
+/// any (that component is then set to exactly 0 on the first trial).
+fn clip_to_boundary(step: &mut [f64; 2], s: [f64; 2], active: &[usize]) -> Option<usize> {
+    let mut t = 1.0f64;
+    let mut hit = None;
+    for &r in active {
+        if s[r] + step[r] < 0.0 && s[r] / -step[r] < t {
+            t = s[r] / -step[r];
+            hit = Some(r);
+        }
+    }
+    *step = [step[0] * t, step[1] * t];
+    hit
+}
+
+/// Halves `step` from `s` (at most 60 times) until ℓ does not fall by more than its rounding
+/// (`LL_ROUNDING`, relative), or takes a `blind` step whole: the point reached, its ℓ and the
+/// number of halvings; `None` when every trial lowered ℓ.
+fn line_search(
+    data: &Grouped,
+    method: Method,
+    s: [f64; 2],
+    mut step: [f64; 2],
+    hit: Option<usize>,
+    e: &Evaluation,
+    blind: bool,
+) -> Result<Option<([f64; 2], f64, usize)>, MetaError> {
+    let rounding = LL_ROUNDING * e.ll.abs().max(1.0);
+    let mut accepted = None;
+    for trial in 0..60 {
+        let mut next = [(s[0] + step[0]).max(0.0), (s[1] + step[1]).max(0.0)];
+        if let (0, Some(r)) = (trial, hit) {
+            next[r] = 0.0;
+        }
+        let here = data.evaluate(next, method, true)?;
+        if here.ll >= e.ll - rounding || (trial == 0 && blind) {
+            accepted = Some((next, here.ll, trial));
+            break;
+        }
+        step = [step[0] / 2.0, step[1] / 2.0];
+    }
+    Ok(accepted)
 }
 
 /// −H⁻¹g on the active components, when −H is positive definite there.

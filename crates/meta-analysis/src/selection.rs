@@ -344,17 +344,7 @@ pub fn selection_model(
     }
     let likelihood = Likelihood::new(&data.yi, &data.vi, &steps);
     let counts = likelihood.counts();
-    if let Some(j) = counts.iter().position(|c| *c == 0) {
-        let lower = if j == 0 { 0.0 } else { steps[j - 1] };
-        return Err(MetaError::Undefined {
-            reason: format!(
-                "no record's one-sided p value lies in the interval ({}, {}], so its \
-                 selection weight cannot be estimated; choose other steps",
-                p_text(lower),
-                p_text(steps[j])
-            ),
-        });
-    }
+    check_every_interval_has_records(&counts, &steps)?;
     let ml = fit_data(
         &data.yi,
         &data.vi,
@@ -368,60 +358,15 @@ pub fn selection_model(
     let null = likelihood.at(ml.estimate, ml.tau2, &ones).value;
 
     let (mu, tau2, deltas, local, iterations) = optimum(&likelihood, &ml, free)?;
-    if let Some(j) = deltas.iter().position(|d| *d > MAX_DELTA) {
-        return Err(MetaError::Undefined {
-            reason: format!(
-                "the selection weight of the interval ({}, {}] is estimated at {:.4e}, beyond \
-                 metafor's bound of {MAX_DELTA}: the likelihood has no interior maximum in the \
-                 weights, so no estimate or standard error is reported; choose other steps",
-                p_text(steps[j]),
-                p_text(steps[j + 1]),
-                deltas[j]
-            ),
-        });
-    }
+    check_weights_bounded(&deltas, &steps)?;
 
-    // The observed information of the free parameters (τ² left out at the boundary).
-    let boundary = tau2 == 0.0;
-    let index: Vec<usize> = (0..free + 2).filter(|&p| !(boundary && p == 1)).collect();
-    let information: Vec<Vec<f64>> = index
-        .iter()
-        .map(|&p| index.iter().map(|&q| -local.hessian[p][q]).collect())
-        .collect();
-    let covariance = spd_inverse(&information).ok_or_else(|| MetaError::Undefined {
-        reason: "the selection model's information matrix (the negative Hessian of the \
-                 log-likelihood at its maximum) is not positive definite, so no standard \
-                 errors are defined"
-            .into(),
-    })?;
-    let var =
-        |p: usize| -> Option<f64> { index.iter().position(|&q| q == p).map(|i| covariance[i][i]) };
+    let var = variances(&local, tau2, free)?;
     let crit = normal_quantile(upper_quantile_point(options.level));
-    let se = var(0).expect("μ is free").sqrt();
+    let se = var[0].expect("μ is free").sqrt();
     let z = mu / se;
-    let se_tau2 = var(1).map(f64::sqrt);
+    let se_tau2 = var[1].map(f64::sqrt);
 
-    let mut weights = Vec::with_capacity(steps.len());
-    for j in 0..steps.len() {
-        let lower = if j == 0 { 0.0 } else { steps[j - 1] };
-        let (delta, se) = if j == 0 {
-            (1.0, None)
-        } else {
-            (deltas[j - 1], var(j + 1).map(f64::sqrt))
-        };
-        let statistic = se.map(|se| (delta - 1.0) / se);
-        weights.push(SelectionWeight {
-            lower,
-            upper: steps[j],
-            k: counts[j],
-            delta,
-            se,
-            statistic,
-            p: statistic.map(normal_two_sided_p),
-            ci_lower: se.map(|se| (delta - crit * se).max(0.0)),
-            ci_upper: se.map(|se| delta + crit * se),
-        });
-    }
+    let weights = weight_table(&steps, &counts, &deltas, &var, crit);
     let lrt = (2.0 * (local.value - null)).max(0.0);
     let model = SelectionModel {
         k,
@@ -449,6 +394,94 @@ pub fn selection_model(
     };
     model.check_finite()?;
     Ok(model)
+}
+
+/// Refuses steps that leave an interval of one-sided p values without a record (its weight
+/// cannot be estimated).
+fn check_every_interval_has_records(counts: &[usize], steps: &[f64]) -> Result<(), MetaError> {
+    if let Some(j) = counts.iter().position(|c| *c == 0) {
+        let lower = if j == 0 { 0.0 } else { steps[j - 1] };
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "no record's one-sided p value lies in the interval ({}, {}], so its \
+                 selection weight cannot be estimated; choose other steps",
+                p_text(lower),
+                p_text(steps[j])
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses an estimated weight δⱼ beyond metafor's bound `MAX_DELTA`: the likelihood then has
+/// no interior maximum in the weights.
+fn check_weights_bounded(deltas: &[f64], steps: &[f64]) -> Result<(), MetaError> {
+    if let Some(j) = deltas.iter().position(|d| *d > MAX_DELTA) {
+        return Err(MetaError::Undefined {
+            reason: format!(
+                "the selection weight of the interval ({}, {}] is estimated at {:.4e}, beyond \
+                 metafor's bound of {MAX_DELTA}: the likelihood has no interior maximum in the \
+                 weights, so no estimate or standard error is reported; choose other steps",
+                p_text(steps[j]),
+                p_text(steps[j + 1]),
+                deltas[j]
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Each parameter's variance (μ, τ², δ₂, …), from the inverse of the observed information
+/// −H at the maximum; τ² at the boundary (0) is left out of the information and has none.
+fn variances(local: &Local, tau2: f64, free: usize) -> Result<Vec<Option<f64>>, MetaError> {
+    let boundary = tau2 == 0.0;
+    let index: Vec<usize> = (0..free + 2).filter(|&p| !(boundary && p == 1)).collect();
+    let information: Vec<Vec<f64>> = index
+        .iter()
+        .map(|&p| index.iter().map(|&q| -local.hessian[p][q]).collect())
+        .collect();
+    let covariance = spd_inverse(&information).ok_or_else(|| MetaError::Undefined {
+        reason: "the selection model's information matrix (the negative Hessian of the \
+                 log-likelihood at its maximum) is not positive definite, so no standard \
+                 errors are defined"
+            .into(),
+    })?;
+    Ok((0..free + 2)
+        .map(|p| index.iter().position(|&q| q == p).map(|i| covariance[i][i]))
+        .collect())
+}
+
+/// Each interval's weight (the first fixed at 1) with its Wald test of δⱼ = 1 and its
+/// interval δⱼ ± crit·se, truncated at 0 below.
+fn weight_table(
+    steps: &[f64],
+    counts: &[usize],
+    deltas: &[f64],
+    var: &[Option<f64>],
+    crit: f64,
+) -> Vec<SelectionWeight> {
+    let mut weights = Vec::with_capacity(steps.len());
+    for j in 0..steps.len() {
+        let lower = if j == 0 { 0.0 } else { steps[j - 1] };
+        let (delta, se) = if j == 0 {
+            (1.0, None)
+        } else {
+            (deltas[j - 1], var[j + 1].map(f64::sqrt))
+        };
+        let statistic = se.map(|se| (delta - 1.0) / se);
+        weights.push(SelectionWeight {
+            lower,
+            upper: steps[j],
+            k: counts[j],
+            delta,
+            se,
+            statistic,
+            p: statistic.map(normal_two_sided_p),
+            ci_lower: se.map(|se| (delta - crit * se).max(0.0)),
+            ci_upper: se.map(|se| delta + crit * se),
+        });
+    }
+    weights
 }
 
 type Optimum = (f64, f64, Vec<f64>, Local, usize);
