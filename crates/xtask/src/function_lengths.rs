@@ -32,17 +32,6 @@ const NOT_YET_SPLIT: &[(&str, &str)] = &[
         "crates/exemplar/src/your_data.rs",
         "records_and_omitted_from_text",
     ),
-    ("crates/meta-analysis/src/convert_summaries.rs", "fivenum"),
-    ("crates/meta-analysis/src/diagnostics.rs", "labbe"),
-    ("crates/meta-analysis/src/formula.rs", "coding"),
-    ("crates/meta-analysis/src/formula.rs", "row"),
-    (
-        "crates/meta-analysis/src/meta_regression.rs",
-        "fit_coded_with",
-    ),
-    ("crates/meta-analysis/src/multilevel.rs", "maximize"),
-    ("crates/meta-analysis/src/multilevel.rs", "multilevel_coded"),
-    ("crates/meta-analysis/src/selection.rs", "selection_model"),
 ];
 
 /// Every function of `text` (its test module cut) longer than `max` lines, by name.
