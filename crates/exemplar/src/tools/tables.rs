@@ -317,12 +317,12 @@ fn handle_tables(
             _ => record_label(&record.id),
         };
         match read_counts(&columns, at) {
-            Counts::NotANumber(message) => rows.push((label, Err(message))),
-            Counts::Lacking(reason) => omitted.push(Omitted {
+            Err(NoTable::NotANumber(message)) => rows.push((label, Err(message))),
+            Err(NoTable::Lacking(reason)) => omitted.push(Omitted {
                 id: record.id.clone(),
                 reason,
             }),
-            Counts::Table(raw) => rows.push((label, Ok(raw))),
+            Ok(raw) => rows.push((label, Ok(raw))),
         }
     }
     if rows.is_empty() {
@@ -401,19 +401,20 @@ needs ids that name one table each (or narrow the tables first with subset)",
     Ok(())
 }
 
-/// What one record's counts give.
-enum Counts {
-    /// A table's counts.
-    Table(RawRow),
+/// Why a record gives no table.
+enum NoTable {
     /// The message for the first count that is not a number.
     NotANumber(String),
     /// The counts the table lacks (it is NA and left out), joined.
     Lacking(String),
 }
 
-/// Reads the counts of the record at `at` from `columns` (each table column, the data's
-/// name for it and its values).
-fn read_counts(columns: &[(Column, String, Option<super::data::Column<'_>>)], at: usize) -> Counts {
+/// Reads the table of the record at `at` from `columns` (each table column, the data's name
+/// for it and its values), or why it has none.
+fn read_counts(
+    columns: &[(Column, String, Option<super::data::Column<'_>>)],
+    at: usize,
+) -> Result<RawRow, NoTable> {
     let mut raw = RawRow::default();
     let mut missing = Vec::new();
     let mut bad = None;
@@ -431,7 +432,7 @@ fn read_counts(columns: &[(Column, String, Option<super::data::Column<'_>>)], at
         }
     }
     if let Some(message) = bad {
-        return Counts::NotANumber(message);
+        return Err(NoTable::NotANumber(message));
     }
     // A table needs ai and ci, and bi or n1i, and di or n2i: without one it is NA.
     let has = |c: Column| !missing.iter().any(|(m, _)| *m == c);
@@ -455,9 +456,9 @@ fn read_counts(columns: &[(Column, String, Option<super::data::Column<'_>>)], at
     })
     .collect();
     if !lacking.is_empty() {
-        return Counts::Lacking(lacking.join(", "));
+        return Err(NoTable::Lacking(lacking.join(", ")));
     }
-    Counts::Table(raw)
+    Ok(raw)
 }
 
 /// `columns` on a handle: each key one of the table columns, each value a column its
