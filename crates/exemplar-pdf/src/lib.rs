@@ -99,8 +99,20 @@ fn csv_effect_texts() -> Result<Vec<(String, String)>, PdfError> {
     Ok(texts)
 }
 
+/// The document: the title block, the facts and purpose, the dataset, the benchmark's
+/// methods and the common prompt, in that order.
 fn build() -> Result<Doc, PdfError> {
     let mut doc = Doc::default();
+    title_block(&mut doc)?;
+    facts_and_purpose(&mut doc)?;
+    dataset_section(&mut doc)?;
+    markdown::render(exemplar::benchmark_methods_markdown(), &mut doc)?;
+    prompt_section(&mut doc)?;
+    Ok(doc)
+}
+
+/// The kicker, the title and the subtitle.
+fn title_block(doc: &mut Doc) -> Result<(), PdfError> {
     let muted = Style::new(Font::HelveticaBold, 8.5).color(Color::Accent);
     doc.paragraph(
         &[(
@@ -121,7 +133,12 @@ fn build() -> Result<Doc, PdfError> {
         None,
         0.0,
     )?;
+    Ok(())
+}
 
+/// The facts (baseline version, dataset, records, dataset hash), each after its label in
+/// the hanging space, then the paragraph on what the document is.
+fn facts_and_purpose(doc: &mut Doc) -> Result<(), PdfError> {
     let label = Style::new(Font::HelveticaBold, 9.5);
     let value = Style::new(Font::Helvetica, 9.5);
     let hash = Style::new(Font::Courier, 9.0);
@@ -178,7 +195,12 @@ fn build() -> Result<Doc, PdfError> {
         None,
         Doc::paragraph_gap(),
     )?;
+    Ok(())
+}
 
+/// The dataset section: its description, the data table with yi and vi as the CSV writes
+/// them, the columns' descriptions and the CSV verbatim.
+fn dataset_section(doc: &mut Doc) -> Result<(), PdfError> {
     doc.heading(1, &body("The dataset"))?;
     doc.paragraph(&body(dataset::DESCRIPTION), 0.0, None, 2.0)?;
     let texts = csv_effect_texts()?;
@@ -225,9 +247,11 @@ fn build() -> Result<Doc, PdfError> {
     )?;
     doc.keep_last();
     doc.code_block(dataset::CSV, 0.0, true)?;
+    Ok(())
+}
 
-    markdown::render(exemplar::benchmark_methods_markdown(), &mut doc)?;
-
+/// The common prompt section: a note on its wrapping, then the prompt verbatim.
+fn prompt_section(doc: &mut Doc) -> Result<(), PdfError> {
     doc.heading(1, &body("The common prompt"))?;
     doc.paragraph(
         &body(
@@ -241,7 +265,7 @@ fn build() -> Result<Doc, PdfError> {
     )?;
     doc.keep_last();
     doc.code_block(protocol::PROMPT, 0.0, true)?;
-    Ok(doc)
+    Ok(())
 }
 
 const FOOTER: Style = Style::new(Font::Helvetica, 7.0).color(Color::Muted);

@@ -117,7 +117,27 @@ fn violation(kind: ViolationKind, path: &str, message: String) -> Violation {
     }
 }
 
+/// Checks `value` (at `path`) against `schema`: its type, its enum, its bounds, then an
+/// object's properties or an array's items; the first violation found.
 fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
+    check_type(schema, value, path)?;
+    check_enum(schema, value, path)?;
+    if let Some(x) = value.as_f64() {
+        check_bounds(schema, value, x, path)?;
+    }
+    if let Value::Object(object) = value {
+        check_object(schema, object, path)?;
+    }
+    if let (Value::Array(items), Some(sub)) = (value, schema.get("items")) {
+        for (i, item) in items.iter().enumerate() {
+            check(sub, item, &format!("{path}[{i}]"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks `value` has one of the types `schema` names (when it names any).
+fn check_type(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
     let types: Vec<&str> = match schema.get("type") {
         Some(Value::String(ty)) => vec![ty.as_str()],
         Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
@@ -141,6 +161,11 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
             format!("{} must be {}, got {got}", describe(path), expected),
         ));
     }
+    Ok(())
+}
+
+/// Checks `value` is one of `schema`'s enum values (when it has an enum).
+fn check_enum(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
         if !allowed.contains(value) {
             let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
@@ -156,90 +181,96 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Violation> {
             ));
         }
     }
-    if let Some(x) = value.as_f64() {
-        // Bounds and values as JSON writes them (-1e-300, not 0.000… with 300 digits).
-        let json = |v: &Value| crate::quote::json_value(v);
-        if let Some(bound) = schema.get("minimum").filter(|b| b.is_number()) {
-            if bound.as_f64().is_some_and(|min| x < min) {
-                return Err(violation(
-                    ViolationKind::OutOfRange,
-                    path,
-                    format!(
-                        "{} must be at least {}, got {}",
-                        describe(path),
-                        json(bound),
-                        json(value)
-                    ),
-                ));
-            }
+    Ok(())
+}
+
+/// Checks the number `x` (`value`) is within `schema`'s minimum and maximum.
+fn check_bounds(schema: &Value, value: &Value, x: f64, path: &str) -> Result<(), Violation> {
+    // Bounds and values as JSON writes them (-1e-300, not 0.000… with 300 digits).
+    let json = |v: &Value| crate::quote::json_value(v);
+    if let Some(bound) = schema.get("minimum").filter(|b| b.is_number()) {
+        if bound.as_f64().is_some_and(|min| x < min) {
+            return Err(violation(
+                ViolationKind::OutOfRange,
+                path,
+                format!(
+                    "{} must be at least {}, got {}",
+                    describe(path),
+                    json(bound),
+                    json(value)
+                ),
+            ));
         }
-        if let Some(bound) = schema.get("maximum").filter(|b| b.is_number()) {
-            if bound.as_f64().is_some_and(|max| x > max) {
+    }
+    if let Some(bound) = schema.get("maximum").filter(|b| b.is_number()) {
+        if bound.as_f64().is_some_and(|max| x > max) {
+            return Err(violation(
+                ViolationKind::OutOfRange,
+                path,
+                format!(
+                    "{} must be at most {}, got {}",
+                    describe(path),
+                    json(bound),
+                    json(value)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks an object: no property `schema` does not allow, every required one present, and
+/// each property against its schema.
+fn check_object(
+    schema: &Value,
+    object: &serde_json::Map<String, Value>,
+    path: &str,
+) -> Result<(), Violation> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        for key in object.keys() {
+            if !properties.is_some_and(|p| p.contains_key(key)) {
+                let allowed: Vec<&str> = properties
+                    .map(|p| p.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                let allowed = if allowed.is_empty() {
+                    "no properties are accepted".to_string()
+                } else {
+                    format!("allowed: {}", allowed.join(", "))
+                };
                 return Err(violation(
-                    ViolationKind::OutOfRange,
-                    path,
+                    ViolationKind::UnknownProperty,
+                    &join(path, key),
                     format!(
-                        "{} must be at most {}, got {}",
-                        describe(path),
-                        json(bound),
-                        json(value)
+                        "unknown property {} in {} ({allowed})",
+                        crate::quote::quoted(key),
+                        describe(path)
                     ),
                 ));
             }
         }
     }
-    if let Value::Object(object) = value {
-        let properties = schema.get("properties").and_then(Value::as_object);
-        if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
-            for key in object.keys() {
-                if !properties.is_some_and(|p| p.contains_key(key)) {
-                    let allowed: Vec<&str> = properties
-                        .map(|p| p.keys().map(String::as_str).collect())
-                        .unwrap_or_default();
-                    let allowed = if allowed.is_empty() {
-                        "no properties are accepted".to_string()
-                    } else {
-                        format!("allowed: {}", allowed.join(", "))
-                    };
-                    return Err(violation(
-                        ViolationKind::UnknownProperty,
-                        &join(path, key),
-                        format!(
-                            "unknown property {} in {} ({allowed})",
-                            crate::quote::quoted(key),
-                            describe(path)
-                        ),
-                    ));
-                }
-            }
-        }
-        for name in schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let name = name.as_str().unwrap_or_default();
-            if !object.contains_key(name) {
-                return Err(violation(
-                    ViolationKind::Missing,
-                    &join(path, name),
-                    format!("{} is required", join(path, name)),
-                ));
-            }
-        }
-        let extra = schema
-            .get("additionalProperties")
-            .filter(|extra| extra.is_object());
-        for (key, item) in object {
-            if let Some(sub) = properties.and_then(|p| p.get(key)).or(extra) {
-                check(sub, item, &join(path, key))?;
-            }
+    for name in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let name = name.as_str().unwrap_or_default();
+        if !object.contains_key(name) {
+            return Err(violation(
+                ViolationKind::Missing,
+                &join(path, name),
+                format!("{} is required", join(path, name)),
+            ));
         }
     }
-    if let (Value::Array(items), Some(sub)) = (value, schema.get("items")) {
-        for (i, item) in items.iter().enumerate() {
-            check(sub, item, &format!("{path}[{i}]"))?;
+    let extra = schema
+        .get("additionalProperties")
+        .filter(|extra| extra.is_object());
+    for (key, item) in object {
+        if let Some(sub) = properties.and_then(|p| p.get(key)).or(extra) {
+            check(sub, item, &join(path, key))?;
         }
     }
     Ok(())

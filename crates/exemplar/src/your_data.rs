@@ -723,122 +723,150 @@ pub fn records_and_omitted_from_text(
     measure: Option<&str>,
     settings: &tools::EscalcSettings,
 ) -> Result<RecordsFromText, ToolError> {
-    let invalid = |message: String| ToolError::new(tools::ErrorCode::InvalidData, message);
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if measure.is_none() && (trimmed.starts_with('[') || trimmed.starts_with('{')) {
-        let value = crate::strict_json::parse(trimmed)
-            .map_err(|e| invalid(format!("the records file is not valid JSON: {e}")))?;
-        let records = match value {
-            Value::Array(records) => records,
-            Value::Object(mut object) => match object.remove("records") {
-                Some(Value::Array(records)) => records,
-                _ => return Err(invalid("the JSON object has no `records` array".into())),
-            },
-            _ => unreachable!("the text starts with [ or {{"),
-        };
-        let records = records
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| match r {
-                Value::Object(o) => Ok(with_moderators(o)),
-                other => Err(invalid(format!(
-                    "record {} of the file is {}, not an object {{id, yi, vi, …}}",
-                    i + 1,
-                    crate::quote::json_value(&other)
-                ))),
-            })
-            .collect::<Result<_, _>>()?;
-        return Ok((records, Vec::new(), Vec::new()));
+        return Ok((records_from_json(trimmed)?, Vec::new(), Vec::new()));
     }
-    let table = csv_table::parse(text).map_err(|e| invalid(format!("the CSV: {e}")))?;
+    let table = csv_table::parse(text).map_err(|e| invalid_data(format!("the CSV: {e}")))?;
     let data = table.json_rows();
     match measure {
-        Some(measure) => {
-            let mut args = Map::new();
-            args.insert("measure".into(), measure.into());
-            args.insert("data".into(), data.into());
-            settings.write_into(&mut args);
-            let result = tools::call(tools::COMPUTE_EFFECT_SIZES.name, &Value::Object(args))?;
-            let records = match result.get("records") {
-                Some(Value::Array(records)) => records
-                    .iter()
-                    .filter_map(|r| r.as_object().cloned().map(with_moderators))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let omitted = match result.get("omitted") {
-                Some(Value::Array(omitted)) => omitted.clone(),
-                _ => Vec::new(),
-            };
-            let notes = match result.get("notes") {
-                Some(Value::Array(notes)) => notes.clone(),
-                _ => Vec::new(),
-            };
-            Ok((records, omitted, notes))
-        }
+        Some(measure) => records_from_raw_data(data, measure, settings),
         None => {
-            for column in ["yi", "vi"] {
-                if !table.header.iter().any(|h| h == column) {
-                    return Err(invalid(format!(
-                        "the CSV has no {column} column; give records with columns id, yi and vi, or raw data with --measure"
-                    )));
-                }
-            }
-            let mut records = Vec::with_capacity(data.len());
-            for (i, (row, raw)) in data.iter().zip(&table.rows).enumerate() {
-                let mut record = Map::new();
-                record.insert(
-                    "id".into(),
-                    row.get("id")
-                        .filter(|v| !v.is_null())
-                        .cloned()
-                        .unwrap_or_else(|| Value::String(format!("row{}", i + 1))),
-                );
-                for (key, value) in row {
-                    if !matches!(key.as_str(), "id" | "yi" | "vi")
-                        && (value.is_number() || value.is_string())
-                    {
-                        record.insert(key.clone(), value.clone());
-                    }
-                }
-                for column in ["yi", "vi"] {
-                    match &row[column] {
-                        Value::Number(n) => {
-                            record.insert(column.into(), Value::Number(n.clone()));
-                        }
-                        other => {
-                            return Err(invalid(format!(
-                                "line {}, column {column}: {other} is not a number",
-                                raw.line
-                            )))
-                        }
-                    }
-                }
-                records.push(Value::Object(record));
-            }
-            // A table has no key: repeated ids are made unique as raw data's are.
-            let ids: Vec<String> = records
-                .iter()
-                .map(|r| match &r["id"] {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect();
-            let (unique, notes) = tools::unique_ids(ids);
-            if !notes.is_empty() {
-                for (record, id) in records.iter_mut().zip(unique) {
-                    if id.contains('#') && record["id"].as_str() != Some(id.as_str()) {
-                        record["id"] = Value::String(id);
-                    }
-                }
-            }
-            Ok((
-                records,
-                Vec::new(),
-                notes.into_iter().map(Value::String).collect(),
-            ))
+            let (records, notes) = records_from_csv(&table, &data)?;
+            Ok((records, Vec::new(), notes))
         }
     }
+}
+
+/// An error in the records file's content.
+fn invalid_data(message: String) -> ToolError {
+    ToolError::new(tools::ErrorCode::InvalidData, message)
+}
+
+/// The records of a JSON text starting with `[` or `{`: an array of record objects, or an
+/// object with a `records` array.
+fn records_from_json(trimmed: &str) -> Result<Vec<Value>, ToolError> {
+    let value = crate::strict_json::parse(trimmed)
+        .map_err(|e| invalid_data(format!("the records file is not valid JSON: {e}")))?;
+    let records = match value {
+        Value::Array(records) => records,
+        Value::Object(mut object) => match object.remove("records") {
+            Some(Value::Array(records)) => records,
+            _ => {
+                return Err(invalid_data(
+                    "the JSON object has no `records` array".into(),
+                ))
+            }
+        },
+        _ => unreachable!("the text starts with [ or {{"),
+    };
+    let records = records
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| match r {
+            Value::Object(o) => Ok(with_moderators(o)),
+            other => Err(invalid_data(format!(
+                "record {} of the file is {}, not an object {{id, yi, vi, …}}",
+                i + 1,
+                crate::quote::json_value(&other)
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(records)
+}
+
+/// The records [`tools::COMPUTE_EFFECT_SIZES`] computes from CSV rows of raw data with
+/// `measure` and `settings`, with the rows it left out and its notes.
+fn records_from_raw_data(
+    data: Vec<Map<String, Value>>,
+    measure: &str,
+    settings: &tools::EscalcSettings,
+) -> Result<RecordsFromText, ToolError> {
+    let mut args = Map::new();
+    args.insert("measure".into(), measure.into());
+    args.insert("data".into(), data.into());
+    settings.write_into(&mut args);
+    let result = tools::call(tools::COMPUTE_EFFECT_SIZES.name, &Value::Object(args))?;
+    let records = match result.get("records") {
+        Some(Value::Array(records)) => records
+            .iter()
+            .filter_map(|r| r.as_object().cloned().map(with_moderators))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let omitted = match result.get("omitted") {
+        Some(Value::Array(omitted)) => omitted.clone(),
+        _ => Vec::new(),
+    };
+    let notes = match result.get("notes") {
+        Some(Value::Array(notes)) => notes.clone(),
+        _ => Vec::new(),
+    };
+    Ok((records, omitted, notes))
+}
+
+/// The records of a CSV table with columns yi and vi (and optionally id and moderators),
+/// with repeated ids made unique; gives them and the notes on the ids changed.
+fn records_from_csv(
+    table: &Table,
+    data: &[Map<String, Value>],
+) -> Result<(Vec<Value>, Vec<Value>), ToolError> {
+    for column in ["yi", "vi"] {
+        if !table.header.iter().any(|h| h == column) {
+            return Err(invalid_data(format!(
+                "the CSV has no {column} column; give records with columns id, yi and vi, or raw data with --measure"
+            )));
+        }
+    }
+    let mut records = Vec::with_capacity(data.len());
+    for (i, (row, raw)) in data.iter().zip(&table.rows).enumerate() {
+        let mut record = Map::new();
+        record.insert(
+            "id".into(),
+            row.get("id")
+                .filter(|v| !v.is_null())
+                .cloned()
+                .unwrap_or_else(|| Value::String(format!("row{}", i + 1))),
+        );
+        for (key, value) in row {
+            if !matches!(key.as_str(), "id" | "yi" | "vi")
+                && (value.is_number() || value.is_string())
+            {
+                record.insert(key.clone(), value.clone());
+            }
+        }
+        for column in ["yi", "vi"] {
+            match &row[column] {
+                Value::Number(n) => {
+                    record.insert(column.into(), Value::Number(n.clone()));
+                }
+                other => {
+                    return Err(invalid_data(format!(
+                        "line {}, column {column}: {other} is not a number",
+                        raw.line
+                    )))
+                }
+            }
+        }
+        records.push(Value::Object(record));
+    }
+    // A table has no key: repeated ids are made unique as raw data's are.
+    let ids: Vec<String> = records
+        .iter()
+        .map(|r| match &r["id"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    let (unique, notes) = tools::unique_ids(ids);
+    if !notes.is_empty() {
+        for (record, id) in records.iter_mut().zip(unique) {
+            if id.contains('#') && record["id"].as_str() != Some(id.as_str()) {
+                record["id"] = Value::String(id);
+            }
+        }
+    }
+    Ok((records, notes.into_iter().map(Value::String).collect()))
 }
 
 #[cfg(test)]

@@ -73,8 +73,27 @@ const LEGEND_STEP: f64 = 16.0;
 /// The axes' text size.
 const FONT: f64 = 12.0;
 
-/// Draws a diagnostic plot.
+/// Draws a diagnostic plot: checks the input, fits the axes to it, then draws.
 pub fn diagnostic(input: &DiagnosticInput) -> Result<PlotOutput, PlotError> {
+    validate(input)?;
+    let n = input.points.len();
+    let axes = fit_axes(input)?;
+    let legend = legend(input);
+    let height = LEGEND_Y + legend.len().saturating_sub(1) as f64 * LEGEND_STEP + 14.0;
+    let numbers = numbers(input, &axes.x, &axes.y, &axes.x_ticks, &axes.y_ticks)?;
+    let desc = format!(
+        "{} {} {} record{}.",
+        input.title,
+        input.description,
+        n,
+        if n == 1 { "" } else { "s" }
+    );
+    draw(input, &axes, &legend, height, &desc, numbers)
+}
+
+/// Checks the input: some points and not too many, finite coordinates, one finite size
+/// per point when sizes are given, and finite reference lines.
+fn validate(input: &DiagnosticInput) -> Result<(), PlotError> {
     let n = input.points.len();
     if n == 0 {
         return Err(PlotError::NoRecords);
@@ -106,7 +125,20 @@ pub fn diagnostic(input: &DiagnosticInput) -> Result<PlotOutput, PlotError> {
         super::finite(l.intercept, "a reference line")?;
         super::finite(l.slope, "a reference line")?;
     }
+    Ok(())
+}
 
+/// The plot's two scales and their ticks.
+struct Axes {
+    x: Linear,
+    y: Linear,
+    x_ticks: Labelled,
+    y_ticks: Labelled,
+}
+
+/// Fits the axes to the points, the band and the options (from zero, room on the right,
+/// the same scale on both axes), padded by 4% each side.
+fn fit_axes(input: &DiagnosticInput) -> Result<Axes, PlotError> {
     let (mut x_lo, mut x_hi) = extent(input.points.iter().map(|p| p.x));
     let (mut y_lo, mut y_hi) = extent(input.points.iter().map(|p| p.y));
     if input.from_zero.0 {
@@ -156,25 +188,37 @@ pub fn diagnostic(input: &DiagnosticInput) -> Result<PlotOutput, PlotError> {
     }
     let x = Linear::new(x_ticks.domain, (PLOT_X0, PLOT_X1))?;
     let y = Linear::new(y_ticks.domain, (PLOT_Y1, PLOT_Y0))?;
+    Ok(Axes {
+        x,
+        y,
+        x_ticks,
+        y_ticks,
+    })
+}
 
-    let legend = legend(input);
-    let height = LEGEND_Y + legend.len().saturating_sub(1) as f64 * LEGEND_STEP + 14.0;
-    let numbers = numbers(input, &x, &y, &x_ticks, &y_ticks)?;
-    let desc = format!(
-        "{} {} {} record{}.",
-        input.title,
-        input.description,
-        n,
-        if n == 1 { "" } else { "s" }
-    );
-
+/// Writes the SVG document: subtitle, plot area (frame, band, lines, points), axes and
+/// legend.
+fn draw(
+    input: &DiagnosticInput,
+    axes: &Axes,
+    legend: &[(Sample, String)],
+    height: f64,
+    desc: &str,
+    numbers: Value,
+) -> Result<PlotOutput, PlotError> {
+    let Axes {
+        x,
+        y,
+        x_ticks,
+        y_ticks,
+    } = axes;
     let mut w = Writer::default();
     document::open(
         &mut w,
         input.kind,
         (WIDTH, height),
         input.title,
-        &desc,
+        desc,
         &numbers,
     );
     w.text(
@@ -192,16 +236,16 @@ pub fn diagnostic(input: &DiagnosticInput) -> Result<PlotOutput, PlotError> {
     );
     document::frame(&mut w, (PLOT_X0, PLOT_X1), (PLOT_Y0, PLOT_Y1));
     if let Some(b) = input.band {
-        draw_band(&mut w, b, &x, &y)?;
+        draw_band(&mut w, b, x, y)?;
     }
     for l in input.lines {
-        draw_line(&mut w, l, &x, &y)?;
+        draw_line(&mut w, l, x, y)?;
     }
-    draw_points(&mut w, input, &x, &y)?;
+    draw_points(&mut w, input, x, y)?;
     w.close("g");
-    axis::bottom(&mut w, &x, &x_ticks, PLOT_Y1, input.x_label)?;
-    axis::left(&mut w, &y, &y_ticks, PLOT_X0, input.y_label)?;
-    draw_legend(&mut w, &legend);
+    axis::bottom(&mut w, x, x_ticks, PLOT_Y1, input.x_label)?;
+    axis::left(&mut w, y, y_ticks, PLOT_X0, input.y_label)?;
+    draw_legend(&mut w, legend);
     Ok(document::finish(w, numbers))
 }
 

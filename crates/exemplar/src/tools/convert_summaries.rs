@@ -184,6 +184,28 @@ pub fn convert_summaries(
     args: ConvertSummariesArgs,
     _: &DataSource,
 ) -> Result<ConvertSummariesResult, ToolError> {
+    let fields = check_args(&args)?;
+    let mut rows = Vec::with_capacity(args.rows.len());
+    for (i, row) in args.rows.iter().enumerate() {
+        rows.push(read_row(i, row, fields)?);
+    }
+    let mut settings = Map::new();
+    let (converted_rows, assumptions) = match args.kind {
+        Kind::Fivenum => convert_fivenum(&args, rows, &mut settings)?,
+        Kind::Wald => convert_wald(&args, rows, &mut settings)?,
+    };
+    Ok(ConvertSummariesResult {
+        kind: args.kind,
+        settings,
+        converted: converted_rows.iter().filter(|r| r.reason.is_none()).count(),
+        rows: converted_rows,
+        assumptions,
+    })
+}
+
+/// Checks the call: some rows and not too many, and none of the other kind's settings;
+/// gives the fields each row of this kind holds.
+fn check_args(args: &ConvertSummariesArgs) -> Result<&'static [&'static str], ToolError> {
     if args.rows.is_empty() {
         return Err(invalid("rows is empty; give one object per row"));
     }
@@ -212,102 +234,106 @@ pub fn convert_summaries(
             kind_name(args.kind)
         )));
     }
-    let mut rows = Vec::with_capacity(args.rows.len());
-    for (i, row) in args.rows.iter().enumerate() {
-        rows.push(read_row(i, row, fields)?);
-    }
-    let mut settings = Map::new();
-    let (converted_rows, assumptions) = match args.kind {
-        Kind::Fivenum => {
-            let method = match &args.method {
-                None => FivenumMethod::default(),
-                Some(name) => FivenumMethod::parse(name).ok_or_else(|| {
-                    invalid(format!(
-                        "unknown method {name:?}; give one of {}",
-                        FivenumMethod::ALL.map(|m| m.name()).join(", ")
-                    ))
-                })?,
-            };
-            let test = args.test.unwrap_or(true);
-            settings.insert("method".into(), method.name().into());
-            settings.insert("test".into(), test.into());
-            let out = rows
-                .into_iter()
-                .map(|(id, v)| {
-                    let five = FiveNumbers {
-                        min: v[0],
-                        q1: v[1],
-                        median: v[2],
-                        q3: v[3],
-                        max: v[4],
-                        n: v[5],
-                    };
-                    let mut row = empty_row(id, five.n);
-                    match fivenum(&five, method, test) {
-                        Ok(est) => {
-                            row.mean = Some(est.mean);
-                            row.sd = Some(est.sd);
-                            row.case = Some(est.case);
-                            row.skewness = Some(est.skewness);
-                        }
-                        Err(e) => {
-                            if let meta_analysis::ConversionError::Skewed(t) = &e {
-                                row.skewness = Some(*t);
-                            }
-                            row.reason = Some(e.to_string());
-                        }
-                    }
-                    row
-                })
-                .collect::<Vec<_>>();
-            (out, fivenum_assumptions(method, test))
-        }
-        Kind::Wald => {
-            let level = args.level.unwrap_or(95.0);
-            let transf = match &args.transf {
-                None => WaldTransform::default(),
-                Some(name) => WaldTransform::parse(name).ok_or_else(|| {
-                    invalid(format!(
-                        "unknown transf {name:?}; give one of {}",
-                        WaldTransform::ALL.map(|t| t.name()).join(", ")
-                    ))
-                })?,
-            };
-            let alpha = level_alpha(level).map_err(|e| invalid(e.to_string()))?;
-            settings.insert("level".into(), level.into());
-            settings.insert("transf".into(), transf.name().into());
-            let out = rows
-                .into_iter()
-                .map(|(id, v)| {
-                    let summary = WaldSummary {
-                        out: v[0],
-                        ci_lb: v[1],
-                        ci_ub: v[2],
-                        pval: v[3],
-                    };
-                    let mut row = empty_row(id, v[4]);
-                    match wald(&summary, level, transf) {
-                        Ok(est) => {
-                            row.yi = Some(est.yi);
-                            row.vi = Some(est.vi);
-                            row.source = Some(est.source);
-                            row.asymmetry = est.asymmetry;
-                        }
-                        Err(e) => row.reason = Some(e.to_string()),
-                    }
-                    row
-                })
-                .collect::<Vec<_>>();
-            (out, wald_assumptions(level, alpha, transf))
-        }
+    Ok(fields)
+}
+
+/// A row's id and its fields' values, in the order of its kind's fields.
+type SummaryRow = (String, Vec<Option<f64>>);
+
+/// Converts five-number summaries to means and SDs (recording the method and test in
+/// `settings`); gives the converted rows and the assumptions.
+fn convert_fivenum(
+    args: &ConvertSummariesArgs,
+    rows: Vec<SummaryRow>,
+    settings: &mut Map<String, Value>,
+) -> Result<(Vec<ConvertedRow>, Vec<String>), ToolError> {
+    let method = match &args.method {
+        None => FivenumMethod::default(),
+        Some(name) => FivenumMethod::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "unknown method {name:?}; give one of {}",
+                FivenumMethod::ALL.map(|m| m.name()).join(", ")
+            ))
+        })?,
     };
-    Ok(ConvertSummariesResult {
-        kind: args.kind,
-        settings,
-        converted: converted_rows.iter().filter(|r| r.reason.is_none()).count(),
-        rows: converted_rows,
-        assumptions,
-    })
+    let test = args.test.unwrap_or(true);
+    settings.insert("method".into(), method.name().into());
+    settings.insert("test".into(), test.into());
+    let out = rows
+        .into_iter()
+        .map(|(id, v)| {
+            let five = FiveNumbers {
+                min: v[0],
+                q1: v[1],
+                median: v[2],
+                q3: v[3],
+                max: v[4],
+                n: v[5],
+            };
+            let mut row = empty_row(id, five.n);
+            match fivenum(&five, method, test) {
+                Ok(est) => {
+                    row.mean = Some(est.mean);
+                    row.sd = Some(est.sd);
+                    row.case = Some(est.case);
+                    row.skewness = Some(est.skewness);
+                }
+                Err(e) => {
+                    if let meta_analysis::ConversionError::Skewed(t) = &e {
+                        row.skewness = Some(*t);
+                    }
+                    row.reason = Some(e.to_string());
+                }
+            }
+            row
+        })
+        .collect::<Vec<_>>();
+    Ok((out, fivenum_assumptions(method, test)))
+}
+
+/// Converts Wald-type summaries (estimate, interval, p value) to yi and vi (recording the
+/// level and transformation in `settings`); gives the converted rows and the assumptions.
+fn convert_wald(
+    args: &ConvertSummariesArgs,
+    rows: Vec<SummaryRow>,
+    settings: &mut Map<String, Value>,
+) -> Result<(Vec<ConvertedRow>, Vec<String>), ToolError> {
+    let level = args.level.unwrap_or(95.0);
+    let transf = match &args.transf {
+        None => WaldTransform::default(),
+        Some(name) => WaldTransform::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "unknown transf {name:?}; give one of {}",
+                WaldTransform::ALL.map(|t| t.name()).join(", ")
+            ))
+        })?,
+    };
+    let alpha = level_alpha(level).map_err(|e| invalid(e.to_string()))?;
+    settings.insert("level".into(), level.into());
+    settings.insert("transf".into(), transf.name().into());
+    let out = rows
+        .into_iter()
+        .map(|(id, v)| {
+            let summary = WaldSummary {
+                out: v[0],
+                ci_lb: v[1],
+                ci_ub: v[2],
+                pval: v[3],
+            };
+            let mut row = empty_row(id, v[4]);
+            match wald(&summary, level, transf) {
+                Ok(est) => {
+                    row.yi = Some(est.yi);
+                    row.vi = Some(est.vi);
+                    row.source = Some(est.source);
+                    row.asymmetry = est.asymmetry;
+                }
+                Err(e) => row.reason = Some(e.to_string()),
+            }
+            row
+        })
+        .collect::<Vec<_>>();
+    Ok((out, wald_assumptions(level, alpha, transf)))
 }
 
 fn kind_name(kind: Kind) -> &'static str {

@@ -86,86 +86,107 @@ pub(super) const LABEL_COLUMN: &str = "label";
 /// (a subset of it too); else the `label` column of given records. The id where a record
 /// has no label; `None` when no record has one.
 pub(super) fn record_labels(data: &DataSource) -> Option<Vec<String>> {
+    if let Some(slab) = data.slab() {
+        return slab_labels(data, slab);
+    }
+    if data.info().name == crate::dataset::NAME {
+        return Some(frozen_labels(data));
+    }
+    label_column_labels(data).or_else(|| author_year_labels(data))
+}
+
+/// The labels from the `slab` column a call named: the frozen dataset's (a subset of it
+/// too, where the records do not keep the column), else the records' own column (numbers
+/// written as R writes them); the id where a record has none.
+fn slab_labels(data: &DataSource, slab: &str) -> Option<Vec<String>> {
+    if data.is_frozen() || (data.info().name == crate::dataset::NAME && data.column(slab).is_none())
+    {
+        let rows = crate::dataset::rows();
+        return Some(
+            data.records()
+                .iter()
+                .map(|r| {
+                    let row = rows.iter().find(|row| row.id == r.id);
+                    let value = row
+                        .and_then(|row| serde_json::to_value(row).ok())
+                        .map(|v| v[slab].clone());
+                    match value {
+                        Some(serde_json::Value::String(s)) => s,
+                        Some(serde_json::Value::Number(n)) => n.to_string(),
+                        _ => r.id.clone(),
+                    }
+                })
+                .collect(),
+        );
+    }
+    let column = data.column(slab)?;
+    Some(
+        data.records()
+            .iter()
+            .zip(column.iter())
+            .map(|(r, c)| match c {
+                Some(c) => match c.to_value() {
+                    serde_json::Value::String(s) if !s.trim().is_empty() => s,
+                    serde_json::Value::Number(n) => n
+                        .as_f64()
+                        .map_or_else(|| n.to_string(), meta_analysis::r_number),
+                    _ => r.id.clone(),
+                },
+                None => r.id.clone(),
+            })
+            .collect(),
+    )
+}
+
+/// The frozen dataset's labels, "s04 Pellegrini & Hicks, 1972" (id, author and year); the
+/// id of a record not in it.
+fn frozen_labels(data: &DataSource) -> Vec<String> {
     let frozen_label = |id: &str| {
         crate::dataset::rows()
             .iter()
             .find(|r| r.id == id)
             .map(|r| format!("{} {}, {}", r.id, r.author, r.year))
     };
-    if let Some(slab) = data.slab() {
-        if data.is_frozen()
-            || (data.info().name == crate::dataset::NAME && data.column(slab).is_none())
-        {
-            let rows = crate::dataset::rows();
-            return Some(
-                data.records()
-                    .iter()
-                    .map(|r| {
-                        let row = rows.iter().find(|row| row.id == r.id);
-                        let value = row
-                            .and_then(|row| serde_json::to_value(row).ok())
-                            .map(|v| v[slab].clone());
-                        match value {
-                            Some(serde_json::Value::String(s)) => s,
-                            Some(serde_json::Value::Number(n)) => n.to_string(),
-                            _ => r.id.clone(),
-                        }
-                    })
-                    .collect(),
-            );
-        }
-        let column = data.column(slab)?;
-        return Some(
-            data.records()
-                .iter()
-                .zip(column.iter())
-                .map(|(r, c)| match c {
-                    Some(c) => match c.to_value() {
-                        serde_json::Value::String(s) if !s.trim().is_empty() => s,
-                        serde_json::Value::Number(n) => n
-                            .as_f64()
-                            .map_or_else(|| n.to_string(), meta_analysis::r_number),
-                        _ => r.id.clone(),
-                    },
-                    None => r.id.clone(),
-                })
-                .collect(),
-        );
-    }
-    if data.info().name == crate::dataset::NAME {
-        return Some(
-            data.records()
-                .iter()
-                .map(|r| frozen_label(&r.id).unwrap_or_else(|| r.id.clone()))
-                .collect(),
-        );
-    }
-    let texts = |name: &str| {
-        let column = data.column(name)?;
-        Some(
-            column
-                .iter()
-                .map(|c| match c.map(|c| c.to_value()) {
-                    Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s),
-                    Some(serde_json::Value::Number(n)) => Some(
-                        n.as_f64()
-                            .map_or_else(|| n.to_string(), meta_analysis::r_number),
-                    ),
-                    _ => None,
-                })
-                .collect::<Vec<_>>(),
-        )
-    };
-    let some = |values: &Option<Vec<Option<String>>>| {
-        values
-            .as_ref()
-            .is_some_and(|v| v.iter().any(Option::is_some))
-    };
-    let label = texts(LABEL_COLUMN).filter(|_| {
+    data.records()
+        .iter()
+        .map(|r| frozen_label(&r.id).unwrap_or_else(|| r.id.clone()))
+        .collect()
+}
+
+/// Each record's text in the column `name` (numbers written as R writes them; `None` for
+/// a blank or missing cell); `None` when the records have no such column.
+fn column_texts(data: &DataSource, name: &str) -> Option<Vec<Option<String>>> {
+    let column = data.column(name)?;
+    Some(
+        column
+            .iter()
+            .map(|c| match c.map(|c| c.to_value()) {
+                Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s),
+                Some(serde_json::Value::Number(n)) => Some(
+                    n.as_f64()
+                        .map_or_else(|| n.to_string(), meta_analysis::r_number),
+                ),
+                _ => None,
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Whether a column's texts hold at least one.
+fn any_text(values: &Option<Vec<Option<String>>>) -> bool {
+    values
+        .as_ref()
+        .is_some_and(|v| v.iter().any(Option::is_some))
+}
+
+/// The labels from the `label` column of given records (when it holds some text); the id
+/// where a record has none.
+fn label_column_labels(data: &DataSource) -> Option<Vec<String>> {
+    let label = column_texts(data, LABEL_COLUMN).filter(|_| {
         data.column(LABEL_COLUMN)
             .is_some_and(|c| c.iter().any(|c| c.is_some_and(|c| c.is_string())))
     });
-    if some(&label) {
+    if any_text(&label) {
         let label = label.unwrap_or_default();
         return Some(
             data.records()
@@ -181,10 +202,18 @@ pub(super) fn record_labels(data: &DataSource) -> Option<Vec<String>> {
                 .collect(),
         );
     }
-    // Else author and year ("Andrade et al., 2005", as metafor's examples paste them),
-    // author alone where a record has no year; the id where it has no author.
-    let (authors, years) = (texts(AUTHOR_COLUMN), texts(YEAR_COLUMN));
-    if !some(&authors) {
+    None
+}
+
+/// Author and year ("Andrade et al., 2005", as metafor's examples paste them), author
+/// alone where a record has no year; the id where it has no author. `None` when no record
+/// has an author.
+fn author_year_labels(data: &DataSource) -> Option<Vec<String>> {
+    let (authors, years) = (
+        column_texts(data, AUTHOR_COLUMN),
+        column_texts(data, YEAR_COLUMN),
+    );
+    if !any_text(&authors) {
         return None;
     }
     let authors = authors.unwrap_or_default();

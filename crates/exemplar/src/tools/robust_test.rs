@@ -1,6 +1,6 @@
 //! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
 
-use super::args::{model_data, DataArg, ExcludeArg, LevelArg, MethodArg, ModsArg};
+use super::args::{model_data, DataArg, ModelData, ExcludeArg, LevelArg, MethodArg, ModsArg};
 use super::data::Omitted;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
@@ -13,7 +13,7 @@ use crate::printed::{
     frame_table, i2_h2_lines, interval, level_percent, model_line, notes_and_omitted_lines,
     pval, r_num, signif_legend, stars, tau2_lines, vector_table, Out, Printed,
 };
-use meta_analysis::{Method, RobustCoefficient, RobustVcov};
+use meta_analysis::{Method, Record, RobustCoefficient, RobustTest, RobustVcov};
 use serde::Serialize;
 
 pub static ROBUST_TEST: Tool = Tool {
@@ -244,26 +244,9 @@ pub struct RobustHeterogeneity {
 }
 
 /// `robust_test`
-pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, ToolError> {
-    let model = match args.model.as_deref() {
-        None => RobustModel::ALL[0],
-        Some(name) => RobustModel::parse(name).ok_or_else(|| {
-            invalid(format!(
-                "model must be {}, got {name:?}",
-                one_of(RobustModel::ALL.iter().map(|m| m.name()))
-            ))
-        })?,
-    };
-    let vcov = match args.vcov.as_deref() {
-        None => RobustVcov::ALL[0],
-        Some(name) => RobustVcov::parse(name).ok_or_else(|| {
-            invalid(format!(
-                "vcov must be {}, got {name:?}",
-                one_of(RobustVcov::ALL.iter().map(|v| v.name()))
-            ))
-        })?,
-    };
-    let excluded = args.exclude.of(data)?;
+pub fn robust_test(mut args: RobustArgs, data: &DataSource) -> Result<RobustResult, ToolError> {
+    let (model, vcov) = parse_model_and_vcov(&args)?;
+    let excluded = std::mem::take(&mut args.exclude).of(data)?;
     let scale = Scale::of(&args.scale, data)?;
     let study_column = (model == RobustModel::Multilevel).then(|| args.study.get().to_string());
     let mut also = vec![args.cluster.as_str()];
@@ -272,80 +255,16 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
     let excluded = &model_data.excluded;
     let clusters = labels(data, &args.cluster, "cluster", excluded)?;
     let records = data.kept(excluded);
-    let mut heterogeneity = None;
-    let (test, method) = match model {
+    let (test, method, heterogeneity) = match model {
         RobustModel::Multilevel => {
-            let options = multilevel_options(
-                args.method.method.map(Method::name),
-                &args.level,
-                &args.test,
-            )?;
-            let studies = labels(data, args.study.get(), "study", excluded)?;
-            let test = match model_data.matrix() {
-                Some(design) => meta_analysis::robust_multilevel_design(
-                    &records, &studies, design, &options, &clusters, vcov,
-                )?,
-                None => meta_analysis::robust_multilevel(
-                    &records, &studies, &[], &options, &clusters, vcov,
-                )?,
-            };
-            (test, options.method)
+            let (test, method) =
+                fit_multilevel(&args, data, &model_data, &records, &clusters, vcov)?;
+            (test, method, None)
         }
         RobustModel::RandomEffects | RobustModel::Regression => {
-            if args.study.study.is_some() || args.test.test.is_some() {
-                return Err(invalid(format!(
-                    "study and test belong to the multilevel model; model {:?} takes \
-                     method, level, mods (regression), exclude and cluster",
-                    model.name()
-                )));
-            }
-            let options = meta_analysis::FitOptions {
-                method: args.method.get(),
-                level: args.level.get()?,
-                ..Default::default()
-            };
-            let result = if model == RobustModel::Regression {
-                let Some(design) = model_data.matrix() else {
-                    return Err(invalid(
-                        "model \"regression\" needs mods, e.g. \"~ weeks\" or [\"weeks\"]".into(),
-                    ));
-                };
-                let m = meta_analysis::meta_regression_design(&records, design, &options)?;
-                heterogeneity = Some(RobustHeterogeneity {
-                    tau2: m.tau2,
-                    se_tau2: m.se_tau2,
-                    i2: m.i2,
-                    h2: m.h2,
-                    r2: m.pseudo_r2(),
-                    q: m.qe,
-                    q_df: m.qe_df,
-                    q_p: m.qe_p,
-                });
-                meta_analysis::robust_meta_regression_design(
-                    &records, design, &options, &clusters, vcov,
-                )?
-            } else {
-                if args.mods.mods.is_some() {
-                    return Err(invalid(format!(
-                        "mods belong to model {:?} or {:?}",
-                        RobustModel::Regression.name(),
-                        RobustModel::Multilevel.name()
-                    )));
-                }
-                let f = meta_analysis::fit(&records, &options)?;
-                heterogeneity = Some(RobustHeterogeneity {
-                    tau2: f.tau2,
-                    se_tau2: f.se_tau2,
-                    i2: f.i2,
-                    h2: f.h2,
-                    r2: None,
-                    q: f.q,
-                    q_df: f.q_df,
-                    q_p: f.q_p,
-                });
-                meta_analysis::robust_fit(&records, &options, &clusters, vcov)?
-            };
-            (result, options.method)
+            let (test, method, heterogeneity) =
+                fit_single_level(&args, model, &model_data, &records, &clusters, vcov)?;
+            (test, method, Some(heterogeneity))
         }
     };
     Ok(RobustResult {
@@ -380,6 +299,127 @@ pub fn robust_test(args: RobustArgs, data: &DataSource) -> Result<RobustResult, 
             ..data.info().clone()
         },
     })
+}
+
+/// Reads `model` and `vcov` (each defaulting to the first of its kind), refusing a name
+/// that is neither.
+fn parse_model_and_vcov(args: &RobustArgs) -> Result<(RobustModel, RobustVcov), ToolError> {
+    let model = match args.model.as_deref() {
+        None => RobustModel::ALL[0],
+        Some(name) => RobustModel::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "model must be {}, got {name:?}",
+                one_of(RobustModel::ALL.iter().map(|m| m.name()))
+            ))
+        })?,
+    };
+    let vcov = match args.vcov.as_deref() {
+        None => RobustVcov::ALL[0],
+        Some(name) => RobustVcov::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "vcov must be {}, got {name:?}",
+                one_of(RobustVcov::ALL.iter().map(|v| v.name()))
+            ))
+        })?,
+    };
+    Ok((model, vcov))
+}
+
+/// Fits the multilevel model (with the moderators' design when there is one) and tests it
+/// with the cluster-robust variance; gives the test and the estimator used.
+fn fit_multilevel(
+    args: &RobustArgs,
+    data: &DataSource,
+    model_data: &ModelData,
+    records: &[Record],
+    clusters: &[String],
+    vcov: RobustVcov,
+) -> Result<(RobustTest, Method), ToolError> {
+    let options = multilevel_options(
+        args.method.method.map(Method::name),
+        &args.level,
+        &args.test,
+    )?;
+    let studies = labels(data, args.study.get(), "study", &model_data.excluded)?;
+    let test = match model_data.matrix() {
+        Some(design) => meta_analysis::robust_multilevel_design(
+            records, &studies, design, &options, clusters, vcov,
+        )?,
+        None => {
+            meta_analysis::robust_multilevel(records, &studies, &[], &options, clusters, vcov)?
+        }
+    };
+    Ok((test, options.method))
+}
+
+/// Fits the random-effects model or the meta-regression (refusing the multilevel model's
+/// arguments, and mods without regression or regression without mods) and tests it with
+/// the cluster-robust variance; gives the test, the estimator used and the model's
+/// heterogeneity.
+fn fit_single_level(
+    args: &RobustArgs,
+    model: RobustModel,
+    model_data: &ModelData,
+    records: &[Record],
+    clusters: &[String],
+    vcov: RobustVcov,
+) -> Result<(RobustTest, Method, RobustHeterogeneity), ToolError> {
+    if args.study.study.is_some() || args.test.test.is_some() {
+        return Err(invalid(format!(
+            "study and test belong to the multilevel model; model {:?} takes \
+             method, level, mods (regression), exclude and cluster",
+            model.name()
+        )));
+    }
+    let options = meta_analysis::FitOptions {
+        method: args.method.get(),
+        level: args.level.get()?,
+        ..Default::default()
+    };
+    let (result, heterogeneity) = if model == RobustModel::Regression {
+        let Some(design) = model_data.matrix() else {
+            return Err(invalid(
+                "model \"regression\" needs mods, e.g. \"~ weeks\" or [\"weeks\"]".into(),
+            ));
+        };
+        let m = meta_analysis::meta_regression_design(records, design, &options)?;
+        let heterogeneity = RobustHeterogeneity {
+            tau2: m.tau2,
+            se_tau2: m.se_tau2,
+            i2: m.i2,
+            h2: m.h2,
+            r2: m.pseudo_r2(),
+            q: m.qe,
+            q_df: m.qe_df,
+            q_p: m.qe_p,
+        };
+        let test = meta_analysis::robust_meta_regression_design(
+            records, design, &options, clusters, vcov,
+        )?;
+        (test, heterogeneity)
+    } else {
+        if args.mods.mods.is_some() {
+            return Err(invalid(format!(
+                "mods belong to model {:?} or {:?}",
+                RobustModel::Regression.name(),
+                RobustModel::Multilevel.name()
+            )));
+        }
+        let f = meta_analysis::fit(records, &options)?;
+        let heterogeneity = RobustHeterogeneity {
+            tau2: f.tau2,
+            se_tau2: f.se_tau2,
+            i2: f.i2,
+            h2: f.h2,
+            r2: None,
+            q: f.q,
+            q_df: f.q_df,
+            q_p: f.q_p,
+        };
+        let test = meta_analysis::robust_fit(records, &options, clusters, vcov)?;
+        (test, heterogeneity)
+    };
+    Ok((result, options.method, heterogeneity))
 }
 
 /// `print.robust.rma`: the model's heterogeneity, the clusters, then the coefficients with

@@ -291,17 +291,74 @@ fn handle_tables(
     mapping: Option<&Map<String, Value>>,
     excluded: &[String],
 ) -> Result<(Vec<Table2x2>, Vec<Omitted>), ToolError> {
-    let name_of = |column: Column| -> String {
-        mapping
-            .and_then(|m| m.get(column.name()))
-            .and_then(Value::as_str)
-            .unwrap_or(column.name())
-            .to_string()
-    };
+    check_holds_counts(source, mapping)?;
+    check_excluded_name_one(source, excluded)?;
+    let columns: Vec<_> = TABLE_COLUMNS
+        .iter()
+        .map(|c| {
+            let name = mapped_name(mapping, *c);
+            (*c, name.clone(), source.column(&name))
+        })
+        .collect();
+    let excluded = super::data::id_set(excluded);
+    let slab = source.slab().and_then(|name| source.column(name));
+    let mut rows: Vec<(String, Result<RawRow, String>)> = Vec::new();
+    let mut omitted = Vec::new();
+    for (at, record) in source.records().iter().enumerate() {
+        if excluded.contains(record.id.as_str()) {
+            continue;
+        }
+        let label = match slab.as_ref().and_then(|c| c.get(at)) {
+            Some(cell) if !cell.is_null() => format!(
+                "{} ({})",
+                record_label(&record.id),
+                crate::quote::json_value(&cell.to_value())
+            ),
+            _ => record_label(&record.id),
+        };
+        match read_counts(&columns, at) {
+            Err(NoTable::NotANumber(message)) => rows.push((label, Err(message))),
+            Err(NoTable::Lacking(reason)) => omitted.push(Omitted {
+                id: record.id.clone(),
+                reason,
+            }),
+            Ok(raw) => rows.push((label, Ok(raw))),
+        }
+    }
+    if rows.is_empty() {
+        let first: Vec<String> = omitted
+            .iter()
+            .take(5)
+            .map(|o| format!("{}: {}", record_label(&o.id), o.reason))
+            .collect();
+        return Err(ToolError::new(
+            ErrorCode::InvalidData,
+            format!("no table is left to pool: {}", first.join("; ")),
+        ));
+    }
+    Ok((read_tables(&rows)?, omitted))
+}
+
+/// The name of the data's column read as `column`: the one `mapping` names for it, or its
+/// own.
+fn mapped_name(mapping: Option<&Map<String, Value>>, column: Column) -> String {
+    mapping
+        .and_then(|m| m.get(column.name()))
+        .and_then(Value::as_str)
+        .unwrap_or(column.name())
+        .to_string()
+}
+
+/// Refuses data with none of the table columns (under their own names or the mapped ones),
+/// saying which columns it holds.
+fn check_holds_counts(
+    source: &DataSource,
+    mapping: Option<&Map<String, Value>>,
+) -> Result<(), ToolError> {
     let names = source.column_names();
     if !TABLE_COLUMNS
         .iter()
-        .any(|c| names.contains(&name_of(*c).as_str()))
+        .any(|c| names.contains(&mapped_name(mapping, *c).as_str()))
     {
         let held = if names.is_empty() {
             "no columns besides id, yi and vi".to_string()
@@ -322,7 +379,11 @@ pass its {DATA_ID}",
             ),
         ));
     }
-    // An id `exclude` names must pick one table: ids that repeat are refused, naming them.
+    Ok(())
+}
+
+/// An id `exclude` names must pick one table: ids that repeat are refused, naming them.
+fn check_excluded_name_one(source: &DataSource, excluded: &[String]) -> Result<(), ToolError> {
     if !excluded.is_empty() {
         let repeated =
             meta_analysis::IdSet::repeated(source.records().iter().map(|r| r.id.as_str()));
@@ -337,88 +398,67 @@ needs ids that name one table each (or narrow the tables first with subset)",
             ));
         }
     }
-    let columns: Vec<_> = TABLE_COLUMNS
-        .iter()
-        .map(|c| (*c, name_of(*c), source.column(&name_of(*c))))
-        .collect();
-    let excluded = super::data::id_set(excluded);
-    let slab = source.slab().and_then(|name| source.column(name));
-    let mut rows: Vec<(String, Result<RawRow, String>)> = Vec::new();
-    let mut omitted = Vec::new();
-    for (at, record) in source.records().iter().enumerate() {
-        if excluded.contains(record.id.as_str()) {
-            continue;
-        }
-        let label = match slab.as_ref().and_then(|c| c.get(at)) {
-            Some(cell) if !cell.is_null() => format!(
-                "{} ({})",
-                record_label(&record.id),
-                crate::quote::json_value(&cell.to_value())
-            ),
-            _ => record_label(&record.id),
-        };
-        let mut raw = RawRow::default();
-        let mut missing = Vec::new();
-        let mut bad = None;
-        for (column, name, values) in &columns {
-            let value = values
-                .as_ref()
-                .and_then(|v| v.get(at))
-                .map(|c| c.to_value());
-            match read_value(value.as_ref()) {
-                Reading::Number(x) => raw.set(*column, x),
-                Reading::Missing(how) => missing.push((*column, how.describe(name))),
-                Reading::NotANumber(v) => {
-                    bad.get_or_insert_with(|| not_a_number(name, v));
-                }
+    Ok(())
+}
+
+/// Why a record gives no table.
+enum NoTable {
+    /// The message for the first count that is not a number.
+    NotANumber(String),
+    /// The counts the table lacks (it is NA and left out), joined.
+    Lacking(String),
+}
+
+/// Reads the table of the record at `at` from `columns` (each table column, the data's name
+/// for it and its values), or why it has none.
+fn read_counts(
+    columns: &[(Column, String, Option<super::data::Column<'_>>)],
+    at: usize,
+) -> Result<RawRow, NoTable> {
+    let mut raw = RawRow::default();
+    let mut missing = Vec::new();
+    let mut bad = None;
+    for (column, name, values) in columns {
+        let value = values
+            .as_ref()
+            .and_then(|v| v.get(at))
+            .map(|c| c.to_value());
+        match read_value(value.as_ref()) {
+            Reading::Number(x) => raw.set(*column, x),
+            Reading::Missing(how) => missing.push((*column, how.describe(name))),
+            Reading::NotANumber(v) => {
+                bad.get_or_insert_with(|| not_a_number(name, v));
             }
         }
-        if let Some(message) = bad {
-            rows.push((label, Err(message)));
-            continue;
-        }
-        // A table needs ai and ci, and bi or n1i, and di or n2i: without one it is NA.
-        let has = |c: Column| !missing.iter().any(|(m, _)| *m == c);
-        let lacking: Vec<&str> = [
-            (Column::Ai, None),
-            (Column::Ci, None),
-            (Column::Bi, Some(Column::N1i)),
-            (Column::Di, Some(Column::N2i)),
-        ]
-        .iter()
-        .filter(|(c, or)| !has(*c) && or.is_none_or(|o| !has(o)))
-        .filter_map(|(c, or)| {
-            // Of a pair neither given, the one the data hold (n1i NA rather than bi absent).
-            let why = |c: &Column| missing.iter().find(|(m, _)| m == c).map(|(_, w)| w);
-            let held = |c: &Column| !values_absent(&columns, *c);
-            match or {
-                Some(o) if !held(c) && held(o) => why(o),
-                _ => why(c),
-            }
-            .map(String::as_str)
-        })
-        .collect();
-        if !lacking.is_empty() {
-            omitted.push(Omitted {
-                id: record.id.clone(),
-                reason: lacking.join(", "),
-            });
-            continue;
-        }
-        rows.push((label, Ok(raw)));
     }
-    if rows.is_empty() {
-        let first: Vec<String> = omitted
-            .iter()
-            .take(5)
-            .map(|o| format!("{}: {}", record_label(&o.id), o.reason))
-            .collect();
-        return Err(ToolError::new(
-            ErrorCode::InvalidData,
-            format!("no table is left to pool: {}", first.join("; ")),
-        ));
+    if let Some(message) = bad {
+        return Err(NoTable::NotANumber(message));
     }
-    Ok((read_tables(&rows)?, omitted))
+    // A table needs ai and ci, and bi or n1i, and di or n2i: without one it is NA.
+    let has = |c: Column| !missing.iter().any(|(m, _)| *m == c);
+    let lacking: Vec<&str> = [
+        (Column::Ai, None),
+        (Column::Ci, None),
+        (Column::Bi, Some(Column::N1i)),
+        (Column::Di, Some(Column::N2i)),
+    ]
+    .iter()
+    .filter(|(c, or)| !has(*c) && or.is_none_or(|o| !has(o)))
+    .filter_map(|(c, or)| {
+        // Of a pair neither given, the one the data hold (n1i NA rather than bi absent).
+        let why = |c: &Column| missing.iter().find(|(m, _)| m == c).map(|(_, w)| w);
+        let held = |c: &Column| !values_absent(columns, *c);
+        match or {
+            Some(o) if !held(c) && held(o) => why(o),
+            _ => why(c),
+        }
+        .map(String::as_str)
+    })
+    .collect();
+    if !lacking.is_empty() {
+        return Err(NoTable::Lacking(lacking.join(", ")));
+    }
+    Ok(raw)
 }
 
 /// `columns` on a handle: each key one of the table columns, each value a column its
