@@ -353,6 +353,19 @@ mod tests {
     }
 
     #[test]
+    fn the_first_repeat_is_named_even_where_a_later_one_replaces_its_subtree() {
+        // serde_json keeps the last "c", whose value holds no "k": the repeat of "k" comes
+        // first in the text and is the one named (the fuzzer's oracle once looked for "k" in
+        // serde_json's value).
+        let text = r#"{"c":[{"k":1,"k":2}],"c":{"a":3}}"#;
+        assert_eq!(
+            serde_json::from_str::<Value>(text).unwrap(),
+            json!({"c": {"a": 3}})
+        );
+        assert_eq!(duplicate(text), ("k".into(), 1, 16));
+    }
+
+    #[test]
     fn duplicates_are_found_at_any_depth() {
         assert_eq!(
             duplicate(r#"{"records":[{"id":"s01"},{"id":"s02","yi":1,"id":"s03"}]}"#).0,

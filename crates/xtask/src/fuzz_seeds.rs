@@ -293,6 +293,9 @@ fn strict_json() -> Vec<Vec<u8>> {
         r#"[[1,{"x":{"y":[{"z":1,"z":2}]}}]]"#.into(),
         r#"{"a":1,"\u0061":2}"#.into(),
         r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}],"c":{"a":3}}"#.into(),
+        // A key repeated inside a subtree that a later repeated key replaces (serde_json keeps
+        // the last "c", so its value does not hold "k"; found by the fuzzer, 2026-12-07).
+        r#"{"c":[{"k":1,"k":2}],"c":{"a":3}}"#.into(),
         r#"{"a":1,"A":2,"a ":3}"#.into(),
         "{\"\\n\\u0000\":1,\"\\n\\u0000\":2}".into(),
         r#"["\ud800\u0041"]"#.into(),
