@@ -21,11 +21,13 @@ import { chromium } from 'playwright-core';
 import { barePage } from './bare-page.mjs';
 import { HEADERS, TYPES } from './served.mjs';
 
-const [root, navArg, callArg] = process.argv.slice(2);
+const [root, navArg, callArg, toolArg] = process.argv.slice(2);
 const NAVIGATIONS = Number(navArg ?? 20);
 const CALLS = Number(callArg ?? 200);
 const PDF = '/benchmark-baseline.pdf';
-const FIRST_TOOL = 'fit_random_effects';
+// The tool whose first result is timed: named by the bench (the registry's entry).
+const FIRST_TOOL = toolArg;
+if (!FIRST_TOOL) throw new Error('usage: node page.mjs ROOT NAVIGATIONS CALLS TOOL');
 
 const bare = barePage(readFileSync(join(root, 'www', 'generated', 'tools.json'), 'utf8'));
 const definitionCount = JSON.parse(readFileSync(join(root, 'www', 'generated', 'tools.json'), 'utf8')).length;

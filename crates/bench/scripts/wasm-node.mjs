@@ -1,18 +1,20 @@
 // The shipped wasm package (www/pkg, `wasm-bindgen --target web`, after
-// wasm-opt) under Node: callTool("fit_random_effects", "{}") timed with the
-// same harness as the native figures (warm-up, batches of >= 1 ms, median).
-// Usage: node wasm-node.mjs PKG_DIR [BUDGET_MS]. Prints one JSON line.
+// wasm-opt) under Node: callTool(TOOL, "{}") timed with the same harness as
+// the native figures (warm-up, batches of >= 1 ms, median); the bench names
+// TOOL through the registry's entry.
+// Usage: node wasm-node.mjs PKG_DIR BUDGET_MS TOOL. Prints one JSON line.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [pkgDir, budgetArg] = process.argv.slice(2);
+const [pkgDir, budgetArg, tool] = process.argv.slice(2);
+if (!tool) throw new Error('usage: node wasm-node.mjs PKG_DIR BUDGET_MS TOOL');
 const budgetMs = Number(budgetArg ?? 1500);
 const pkg = await import(pathToFileURL(join(pkgDir, 'exemplar_wasm.js')).href);
 pkg.initSync({ module: readFileSync(join(pkgDir, 'exemplar_wasm_bg.wasm')) });
 
-const call = () => pkg.callTool('fit_random_effects', '{}');
+const call = () => pkg.callTool(tool, '{}');
 const first = JSON.parse(call());
 if (!('ok' in first)) throw new Error(`callTool failed: ${JSON.stringify(first)}`);
 

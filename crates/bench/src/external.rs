@@ -61,6 +61,7 @@ fn wasm_under_node(report: &mut Report, root: &Path, scripts: &Path, pkg: &Path)
             .arg(script)
             .arg(pkg)
             .arg("1500")
+            .arg(FIT_RANDOM_EFFECTS.name)
             .current_dir(root),
     ) {
         Ok(v) => v,
@@ -102,6 +103,7 @@ fn page(report: &mut Report, root: &Path, scripts: &Path) {
             .arg(scripts.join("page.mjs"))
             .arg(root)
             .args([NAVIGATIONS.to_string(), CALLS.to_string()])
+            .arg(FIT_RANDOM_EFFECTS.name)
             .env("CHROMIUM", &chromium)
             .current_dir(root),
     ) {
