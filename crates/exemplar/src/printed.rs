@@ -478,6 +478,16 @@ pub fn tau2_lines(out: &mut Out, tau2: Option<f64>, se_tau2: Option<f64>, int_on
     }
 }
 
+/// print.rma.uni's "Test for Heterogeneity:" and its Q line.
+pub fn heterogeneity_test(out: &mut Out, q: f64, q_df: usize, q_p: f64) {
+    out.line("Test for Heterogeneity:");
+    out.line(format!(
+        "Q(df = {q_df}) = {}, p-val {}",
+        f4(Some(q)),
+        pval(Some(q_p), true, false)
+    ));
+}
+
 /// I², H² and, for a model with moderators, R², labelled as metafor labels them.
 pub fn i2_h2_lines(
     out: &mut Out,
@@ -676,13 +686,7 @@ impl InterceptFit<'_> {
         }
         i2_h2_lines(out, Some(self.i2), Some(self.h2), None, true);
         out.blank();
-        out.line("Test for Heterogeneity:");
-        out.line(format!(
-            "Q(df = {}) = {}, p-val {}",
-            self.q_df,
-            f4(Some(self.q)),
-            pval(Some(self.q_p), true, false)
-        ));
+        heterogeneity_test(out, self.q, self.q_df, self.q_p);
         out.blank();
         out.line("Model Results:");
         out.blank();

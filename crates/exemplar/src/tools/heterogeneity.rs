@@ -3,7 +3,7 @@
 use super::args::{DataArg, ExcludeArg, LevelArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use crate::printed::{f4, fcf, frame_table, level_percent, pval, Out, Printed};
+use crate::printed::{f4, fcf, frame_table, level_percent, Out, Printed};
 use meta_analysis::{BoundKind, HeterogeneityIntervals};
 use serde::Serialize;
 
@@ -206,13 +206,7 @@ impl Printed for HeterogeneityResult {
             self.k, self.method
         ));
         out.blank();
-        out.line("Test for Heterogeneity:");
-        out.line(format!(
-            "Q(df = {}) = {}, p-val {}",
-            self.q_df,
-            f4(Some(self.q)),
-            pval(Some(self.q_p), true, false)
-        ));
+        crate::printed::heterogeneity_test(out, self.q, self.q_df, self.q_p);
         out.blank();
         let row = |name: &str, [e, lo, hi]: [f64; 3]| {
             (

@@ -163,13 +163,7 @@ impl Printed for TrimAndFillResult {
         }
         i2_h2_lines(out, Some(self.i2), Some(self.h2), None, true);
         out.blank();
-        out.line("Test for Heterogeneity:");
-        out.line(format!(
-            "Q(df = {}) = {}, p-val {}",
-            self.q_df,
-            f4(Some(self.q)),
-            pval(Some(self.q_p), true, false)
-        ));
+        crate::printed::heterogeneity_test(out, self.q, self.q_df, self.q_p);
         out.blank();
         out.line("Model Results:");
         out.blank();
