@@ -13,7 +13,7 @@ const WASM_CRATE: &str = "exemplar-wasm";
 /// How long `cargo xtask test` runs each fuzz target: long enough to replay every seed and
 /// the corpus kept so far and to explore some, short enough that the suite stays near two
 /// minutes on two cores. The long runs are `cargo xtask fuzz --seconds N`.
-const FUZZ_SECONDS: u64 = 20;
+const FUZZ_SECONDS: u64 = 10;
 
 type Suite<'a> = (&'static str, Box<dyn Fn() -> Result<()> + 'a>);
 
@@ -68,7 +68,7 @@ pub fn run_all(root: &Path) -> Result<()> {
             Box::new(|| crate::packaging::publish_dry_run(root)),
         ),
         (
-            "fuzz (cargo fuzz, 20 s per target)",
+            "fuzz (cargo fuzz, 10 s per target)",
             Box::new(|| crate::fuzz::run_all(root, FUZZ_SECONDS, &[])),
         ),
     ];
