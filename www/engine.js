@@ -506,6 +506,16 @@ export const yourData = {
   download: (request, format) => inWorker('yourDataDownload', { request, format }),
 };
 
+/**
+ * A figure as PNG or PDF, by the figures export (issue 45 item 3), in the worker: `available(glue)`
+ * resolves to whether the build has it (the whole module's own, or the figures module whose glue
+ * is at `glue`, when given); `render(svg, format, dpi, glue)` to its bytes (a Uint8Array).
+ */
+export const figures = {
+  available: (glue) => inWorker('figureFormats', { glue }, 'the figure').catch(() => false),
+  render: (svg, format, dpi, glue) => inWorker('figure', { glue, svg, format, dpi }, 'the figure'),
+};
+
 /** The rules every tool follows, as the engine says them (the full module's `instructions`). */
 export const instructions = () => inWorker('instructions', {});
 

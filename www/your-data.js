@@ -62,6 +62,12 @@ export async function createYourData({ target, engine }) {
   // Says that a long CSV is held rather than shown, with a button to drop it.
   const held = el('p', { class: 'hint', id: 'your-data-held', role: 'status', hidden: '' });
   const rowsBox = el('div', { id: 'your-data-table' });
+  // Where the workspace (workspace.js) goes: between the records' downloads and their rows.
+  const workspaceBox = el('section', { id: 'your-data-workspace', class: 'workspace', 'aria-labelledby': 'workspace-title' });
+  // Told when a new view is shown (the workspace's pickers follow the data).
+  let onChange = () => {};
+  // The records of the view shown, as the tools take them (parsed once a view, when asked).
+  let recordsOf = { request: null, records: null };
 
   fill(
     target,
@@ -87,6 +93,7 @@ export async function createYourData({ target, engine }) {
     mappingBox,
     status,
     downloads,
+    workspaceBox,
     rowsBox,
   );
 
@@ -355,6 +362,7 @@ export async function createYourData({ target, engine }) {
         (view.k ? ' Every tool form below can run on them: choose \u201cyour data\u201d.' : '') +
         (view.notes?.length ? ` Note: ${view.notes.join(' ')}` : '');
     }
+    onChange();
   }
 
   // The measures and correction options, before any data.
@@ -435,7 +443,38 @@ export async function createYourData({ target, engine }) {
     compute();
   });
 
+  /**
+   * The records of the view shown as the workspace reads them (ids, and the values of a
+   * column for a subset): the records download, parsed once a view, when first asked for.
+   */
+  function records() {
+    const request = shownRequest;
+    if (!request || !view || view.k === 0) return Promise.resolve([]);
+    if (recordsOf.request !== request) recordsOf = { request, records: engine.download(request, 'json').then((text) => JSON.parse(text)) };
+    return recordsOf.records;
+  }
+
   return {
+    workspaceBox,
+    /**
+     * What the workspace reads of Your data: `k()` its records; `records()` them (a promise);
+     * `columns()` (a promise) their columns as the tools name them (escalc's names for the
+     * mapped ones), the id first, yi, vi and the measure left out; `onChange(f)`: `f` is
+     * called when a new view is shown.
+     */
+    facts: {
+      k: () => (view && !view.error ? view.k : 0),
+      records,
+      columns: async () => {
+        const seen = new Set();
+        for (const r of await records()) for (const key of Object.keys(r)) seen.add(key);
+        for (const key of ['yi', 'vi', 'measure']) seen.delete(key);
+        return [...seen];
+      },
+      onChange: (f) => {
+        onChange = f;
+      },
+    },
     /**
      * A person's run of tool `name` on Your data: resolves to its arguments as JSON text
      * (`args` as typed, completed in Rust with the study column where the tool names one, and
