@@ -182,6 +182,24 @@ const ops = {
     const head = JSON.stringify(completed).slice(0, -1);
     return `${head}${head === '{' ? '' : ','}${JSON.stringify(key)}:${attached}}`;
   },
+  // What Your data's workspace offers to choose from, read off the records the tools receive:
+  // their columns (yi, vi and the measure left out), at most `most` ids, and at most `most`
+  // distinct values of `column` (when given), with how many there are.
+  yourDataFacts: ({ request, column, most }) => {
+    const records = yourDataOf(request).tool_records ?? [];
+    const columns = new Set();
+    for (const r of records) for (const key of Object.keys(r)) columns.add(key);
+    for (const key of ['yi', 'vi', 'measure']) columns.delete(key);
+    const values = new Map();
+    if (column) for (const r of records) if (r[column] !== undefined && r[column] !== null && r[column] !== '') values.set(JSON.stringify(r[column]), r[column]);
+    return {
+      columns: [...columns],
+      k: records.length,
+      ids: records.slice(0, most).map((r) => r.id),
+      values: [...values.values()].slice(0, most),
+      distinct: values.size,
+    };
+  },
   // Its records as a download: `csv` (Rust's text) or `json`.
   yourDataDownload: ({ request, format }) => {
     const view = yourDataOf(request);

@@ -498,12 +498,14 @@ function inWorker(op, fields, what = 'Your data') {
  * that give no record only, when `errorsOnly`); a person's run of tool `name`
  * on it: the arguments typed (`args`) completed in Rust, with its records or
  * CSV rows (`takes`: `records` or `data`), as JSON text, or a rejection with
- * the sentence why not; a download (`csv` or `json`).
+ * the sentence why not; a download (`csv` or `json`); what the workspace offers to choose
+ * (`facts`: the records' columns, ids, and the distinct values of a column).
  */
 export const yourData = {
   view: (request, { from = 0, count, errorsOnly = false }) => inWorker('yourData', { request, from, count, errorsOnly }),
   toolInput: (request, name, args, takes) => inWorker('yourDataInput', { request, name, args, takes }),
   download: (request, format) => inWorker('yourDataDownload', { request, format }),
+  facts: (request, column, most) => inWorker('yourDataFacts', { request, column, most }),
 };
 
 /**

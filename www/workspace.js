@@ -17,8 +17,6 @@ import { figureDownloads } from './figures.js';
 
 /** The most results kept on the page (older ones are let go, their downloads with them). */
 export const MAX_CARDS = 12;
-/** More studies or values than this are typed rather than ticked. */
-const MAX_TICKS = 200;
 /** The arguments Your data gives (its records or rows), never asked of a person here. */
 const GIVEN = new Set(['records', 'data', 'data_id', 'dataset', 'columns']);
 
@@ -102,8 +100,8 @@ function idsField(name, schema, words, facts) {
   ticks.fieldset.append(typedLabel, typed);
   let many = false;
   const refresh = async () => {
-    const ids = (await facts.records()).map((r) => r.id);
-    many = ids.length > MAX_TICKS;
+    const ids = await facts.ids();
+    many = facts.k() > ids.length;
     typed.hidden = typedLabel.hidden = !many;
     ticks.box.hidden = many;
     ticks.set(many ? [] : ids.map((i) => [i, i]));
@@ -128,17 +126,14 @@ function subsetField(name, words, facts) {
     ticks.fieldset.hidden = chosen === '';
     note.hidden = true;
     if (!chosen) return;
-    const seen = new Map();
-    for (const r of await facts.records()) {
-      const v = r[chosen];
-      if (v !== undefined && v !== null && v !== '') seen.set(JSON.stringify(v), v);
-    }
-    const values = [...seen.values()].sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))));
-    if (values.length > MAX_TICKS) {
+    const { values, distinct } = await facts.values(chosen);
+    if (column.value !== chosen) return;
+    values.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))));
+    if (distinct > values.length) {
       note.hidden = false;
-      note.textContent = `${chosen} has ${values.length} distinct values; the first ${MAX_TICKS} are offered.`;
+      note.textContent = `${chosen} has ${distinct} distinct values; the first ${values.length} are offered.`;
     }
-    ticks.set(values.slice(0, MAX_TICKS).map((v) => [v, String(v)]));
+    ticks.set(values.map((v) => [v, String(v)]));
   };
   column.addEventListener('change', showValues);
   const refresh = async () => {
@@ -279,7 +274,7 @@ function datasetsOf(result, found = [], depth = 0) {
  * argsText, signal, onProgress)` runs and ledgers a call; `engine` is engine.js (its
  * `formArgs`, `resultView`, `figureOf`, `companionPlot`, `responseOf`, `figures`);
  * `yourInput(name, args, takes)` completes the arguments with Your data (JSON text);
- * `facts` gives Your data's `columns()` and `records()` (a promise) and `k()`.
+ * `facts` is Your data's (your-data.js): `k()`, and `columns()`, `ids()`, `values(column)`.
  * Returns `{ refresh() }`, to call when Your data has changed.
  */
 export function createWorkspace({ target, definitions, run, engine, yourInput, facts }) {

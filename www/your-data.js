@@ -24,6 +24,8 @@ export const ROWS_PER_PAGE = 50;
  * text there (a 20,000-row CSV of 1 MB: over half a second, in one task).
  */
 export const SHOWN_CSV_CHARS = 100_000;
+/** The most studies, or values of a column, the workspace offers to tick (more are typed). */
+export const MAX_CHOICES = 200;
 
 /**
  * Builds Your data into `target`. `engine` is engine.js's `yourData`
@@ -66,8 +68,8 @@ export async function createYourData({ target, engine }) {
   const workspaceBox = el('section', { id: 'your-data-workspace', class: 'workspace', 'aria-labelledby': 'workspace-title' });
   // Told when a new view is shown (the workspace's pickers follow the data).
   let onChange = () => {};
-  // The records of the view shown, as the tools take them (parsed once a view, when asked).
-  let recordsOf = { request: null, records: null };
+  // What the workspace offers to choose from, by view and column (see `facts`).
+  let factsOf = { request: null, byColumn: new Map() };
 
   fill(
     target,
@@ -444,33 +446,31 @@ export async function createYourData({ target, engine }) {
   });
 
   /**
-   * The records of the view shown as the workspace reads them (ids, and the values of a
-   * column for a subset): the records download, parsed once a view, when first asked for.
+   * What the workspace offers to choose from in the view shown (engine.js `yourData.facts`,
+   * read in the worker off the records the tools receive): asked once a view and column.
    */
-  function records() {
+  function facts(column = '') {
     const request = shownRequest;
-    if (!request || !view || view.k === 0) return Promise.resolve([]);
-    if (recordsOf.request !== request) recordsOf = { request, records: engine.download(request, 'json').then((text) => JSON.parse(text)) };
-    return recordsOf.records;
+    if (!request || !view || view.error || view.k === 0) return Promise.resolve({ columns: [], ids: [], values: [], distinct: 0, k: 0 });
+    if (factsOf.request !== request) factsOf = { request, byColumn: new Map() };
+    if (!factsOf.byColumn.has(column)) factsOf.byColumn.set(column, engine.facts(request, column, MAX_CHOICES));
+    return factsOf.byColumn.get(column);
   }
 
   return {
     workspaceBox,
     /**
-     * What the workspace reads of Your data: `k()` its records; `records()` them (a promise);
-     * `columns()` (a promise) their columns as the tools name them (escalc's names for the
-     * mapped ones), the id first, yi, vi and the measure left out; `onChange(f)`: `f` is
-     * called when a new view is shown.
+     * What the workspace reads of Your data: `k()` its records; `columns()` their columns as
+     * the tools name them (escalc's names for the mapped ones; yi, vi and the measure left
+     * out), `ids()` (at most MAX_CHOICES) and `values(column)` (the distinct values, at most
+     * MAX_CHOICES, and `distinct`, how many), each a promise; `onChange(f)`: `f` is called
+     * when a new view is shown.
      */
     facts: {
       k: () => (view && !view.error ? view.k : 0),
-      records,
-      columns: async () => {
-        const seen = new Set();
-        for (const r of await records()) for (const key of Object.keys(r)) seen.add(key);
-        for (const key of ['yi', 'vi', 'measure']) seen.delete(key);
-        return [...seen];
-      },
+      columns: async () => (await facts()).columns,
+      ids: async () => (await facts()).ids,
+      values: (column) => facts(column),
       onChange: (f) => {
         onChange = f;
       },
