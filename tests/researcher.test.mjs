@@ -164,9 +164,8 @@ for (const width of [1280, 390]) {
 
     // PNG and PDF: offered exactly when the build can write them.
     const present = await figuresExportPresent(page);
-    await page.waitForFunction(() => document.querySelector('.result-card .figure-downloads') !== null);
-    // The export is looked for once, in the worker; give the answer time to land.
-    await page.waitForTimeout(300);
+    // The export is looked for once, in the worker; the downloads say when the answer is in.
+    await page.waitForSelector(`${forestCard} .figure-downloads[data-print]`, { state: 'attached' });
     assert.equal(await page.isVisible(`${forestCard} button.figure-png`), present);
     assert.equal(await page.isVisible(`${forestCard} button.figure-pdf`), present);
     if (present) {

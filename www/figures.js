@@ -68,10 +68,13 @@ export function figureDownloads(tool, svg, engine) {
     ' ',
     pdf,
   );
-  figuresAvailable(engine).then((yes) => {
-    print.hidden = !yes;
-  });
   const svgLink = downloadLink('Download SVG', `${tool}.svg`, svg, 'image/svg+xml');
   svgLink.classList.add('figure-svg');
-  return el('span', { class: 'figure-downloads' }, svgLink, ' ', print, status);
+  const downloads = el('span', { class: 'figure-downloads' }, svgLink, ' ', print, status);
+  // `data-print` says, once it is known, whether PNG and PDF are offered.
+  figuresAvailable(engine).then((yes) => {
+    print.hidden = !yes;
+    downloads.dataset.print = yes ? 'offered' : 'absent';
+  });
+  return downloads;
 }

@@ -25,7 +25,7 @@ export function defaultText(schema) {
  * an enum's choices say what each means; `label` (the field's name by default) is what
  * the label shows.
  */
-export function field(name, schema, required, { label } = {}) {
+export function field(name, schema, required, { label, marked = true } = {}) {
   const id = `f${++uid}-${name}`;
   const hintId = `${id}-hint`;
   const type = typeOf(schema);
@@ -51,6 +51,8 @@ export function field(name, schema, required, { label } = {}) {
       type: 'text',
       inputmode: 'decimal',
       autocomplete: 'off',
+      // The default shows where nothing is typed (and is what an empty field means).
+      placeholder: typeof schema.default === 'number' ? String(schema.default) : undefined,
       'aria-describedby': hintId,
     });
     const bounds = [];
@@ -88,7 +90,7 @@ export function field(name, schema, required, { label } = {}) {
   const wrapper = el(
     'div',
     { class: 'field' },
-    el('label', { for: id }, label ?? el('code', { text: name }), required ? ' (required)' : ' (optional)'),
+    el('label', { for: id }, label ?? el('code', { text: name }), required ? ' (required)' : marked ? ' (optional)' : ''),
     input,
     el('p', { class: 'hint', id: hintId, text: hints.join(' ') }),
   );
@@ -260,7 +262,7 @@ export async function renderResultView(target, view, current = () => true) {
 }
 
 /** What each stage of a run (engine.js's `run`) is called in the progress line. */
-const STAGES = {
+export const STAGES = {
   queued: 'waiting for the runs before it',
   starting: 'starting the engine',
   loading: 'loading the whole engine',

@@ -67,7 +67,7 @@ export const WORDS = {
   egger_line: { label: 'Draw Egger\u2019s line', hint: 'Draw Egger\u2019s regression line and its legend.' },
   estimator: { label: 'Estimator of the missing studies', hint: 'Duval and Tweedie\u2019s L0 (the default) or R0.' },
   side: { label: 'Side of the missing studies', hint: 'Where studies are presumed missing (default: estimated from the data).' },
-  // metafor forest()'s options, as issue 45 names them (forest_plot takes them as they land).
+  // metafor forest()'s options, as issue 45 names them (the forest plot takes them as they land).
   at: { label: 'Axis ticks', hint: 'The ticks, on the natural scale, e.g. 0.25, 0.5, 1, 2.', when: (s) => s.items?.type === 'number' },
   alim: { label: 'Axis limits', hint: 'The axis runs from the first to the second; intervals beyond it end in an arrow.' },
   xlim: { label: 'Plot extent', hint: 'The horizontal extent of the whole figure, labels included.' },

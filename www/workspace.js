@@ -10,7 +10,7 @@
 // run is ledgered as any other (by the page's runner, app.js).
 
 import { el, fill, downloadNow } from './dom.js';
-import { field, defaultText, typeOf, renderResultView } from './forms.js';
+import { field, defaultText, typeOf, renderResultView, STAGES } from './forms.js';
 import { wordsFor } from './words.js';
 import { svgNode } from './plots.js';
 import { figureDownloads } from './figures.js';
@@ -84,7 +84,7 @@ function columnOrText(name, schema, words, facts) {
   return { name, wrapper, text: () => input.value, refresh };
 }
 
-/** Columns ticked (e.g. forest_plot's ilab): an array of their names, in the CSV's order. */
+/** Columns ticked (e.g. the forest plot's ilab): an array of their names, in the CSV's order. */
 function columnsField(name, words, facts) {
   const ticks = tickList(name, words.label, words.hint);
   const refresh = async () => ticks.set((await facts.columns()).map((c) => [c, c]));
@@ -208,7 +208,7 @@ function workspaceField(name, schema, required, facts) {
   if (typeOf(schema) === 'array' && schema.maxItems >= 2 && schema.maxItems <= 3 && schema.minItems === schema.maxItems) {
     return fixedListField(name, schema, words);
   }
-  const plain = field(name, schema, required, { label: words?.label });
+  const plain = field(name, schema, required, { label: words?.label, marked: false });
   return { name, wrapper: plain.wrapper, text: () => plain.input.value };
 }
 
@@ -245,7 +245,7 @@ function workspaceForm(def, facts, onRun) {
       const texts = Object.fromEntries(fields.filter((f) => f.text).map((f) => [f.name, f.text()]));
       const values = Object.fromEntries(fields.filter((f) => f.value).flatMap((f) => (f.value() === undefined ? [] : [[f.name, f.value()]])));
       await onRun(texts, values, controller.signal, (stage) => {
-        progress.textContent = `Running: ${stage}\u2026`;
+        progress.textContent = `Running: ${STAGES[stage] ?? stage}\u2026`;
       });
       progress.textContent = '';
     } catch (err) {
@@ -305,7 +305,9 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
     const args = { ...read, ...values };
     const argsText = await yourInput(def.name, args, takesOf(def));
     const report = await run(def.name, argsText, signal, ({ stage }) => onStage(stage));
-    await showCard(def, args, report);
+    const card = await showCard(def, args, report);
+    // The result is where a person reads on (the form above may be a screen long on a phone).
+    card.querySelector('h4').focus();
   };
 
   function formOf(def) {
@@ -329,7 +331,10 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
     const card = el('article', { class: `result-card${failed ? ' failed' : ''}`, id, 'data-tool': def.name, 'aria-labelledby': `${id}-title` }, el('div', { class: 'card-head' }, heading, remove));
     remove.addEventListener('click', () => {
       for (const a of card.querySelectorAll('a[download]')) URL.revokeObjectURL(a.href);
+      // The focus goes to the next result, else back to the choice of analysis.
+      const next = card.nextElementSibling ?? card.previousElementSibling;
       card.remove();
+      (next?.querySelector('h4') ?? picker).focus();
     });
     cards.prepend(card);
     while (cards.children.length > MAX_CARDS) {
@@ -340,7 +345,7 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
     if (failed) {
       card.append(el('p', { class: 'status alarm', role: 'alert', text: `Not run: ${report.error.message}` }));
       announce.textContent = `${def.title ?? def.name}: not run.`;
-      return;
+      return card;
     }
     const view = await engine.resultView(def.name, report);
     const [headline, ...rest] = (view?.summary ?? '').split('\n');
@@ -363,6 +368,7 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
       else if (out?.error) figureSlot.append(el('p', { class: 'status alarm', text: `The plot could not be drawn: ${out.error.message}` }));
     }
     if (figure) drawFigure(figureSlot, tool, figure);
+    return card;
   }
 
   function drawFigure(slot, tool, figure) {
