@@ -443,6 +443,8 @@ async function boot() {
         engine: engineModule,
         yourInput,
         facts: yourData.facts,
+        // The engine writes R code and methods text where its rules say so (issue 46's `r_code`).
+        offersRCode: engineModule.instructions().then((text) => /\br_code\b/.test(text)).catch(() => false),
       });
       yourData.facts.onChange(workspace.refresh);
       await renderRules();

@@ -17,6 +17,9 @@ import { figureDownloads } from './figures.js';
 
 /** The most results kept on the page (older ones are let go, their downloads with them). */
 export const MAX_CARDS = 12;
+/** The argument asking for the R code and methods text, and the result's fields holding them (issue 46). */
+const R_CODE = 'r_code';
+const METHODS_TEXT = 'methods_text';
 /** The arguments Your data gives (its records or rows), never asked of a person here. */
 const GIVEN = new Set(['records', 'data', 'data_id', 'dataset', 'columns']);
 
@@ -217,11 +220,19 @@ function workspaceField(name, schema, required, facts) {
  * the arguments chosen, which Your data completes). Returns the form element and its
  * fields' `refresh()` (Your data changed).
  */
-function workspaceForm(def, facts, onRun) {
+function workspaceForm(def, facts, onRun, offersRCode) {
   const schema = def.inputSchema ?? {};
   const required = new Set(schema.required ?? []);
   const props = Object.entries(schema.properties ?? {}).filter(([name, s]) => !GIVEN.has(name) && !(name === 'measure' && !Array.isArray(s.enum)));
   const fields = props.map(([name, s]) => workspaceField(name, s, required.has(name), facts));
+  // The R script that reproduces the result with metafor, and a methods paragraph (issue 46,
+  // `r_code: true`), where the engine writes them.
+  const rCodeId = `w${++uid}-r-code`;
+  const rCodeBox = el('input', { type: 'checkbox', id: rCodeId, name: R_CODE });
+  const rCode = el('div', { class: 'field r-code-choice', hidden: '' }, el('label', { for: rCodeId, class: 'tick' }, rCodeBox, ' Also write the R code (metafor) and a methods paragraph'));
+  offersRCode.then((yes) => {
+    rCode.hidden = !yes;
+  });
   const button = el('button', { type: 'submit', class: 'primary', text: 'Run' });
   const cancel = el('button', { type: 'button', class: 'cancel', text: 'Cancel', disabled: '' });
   const progress = el('p', { class: 'progress', role: 'status' });
@@ -232,6 +243,7 @@ function workspaceForm(def, facts, onRun) {
     { class: 'workspace-form', 'data-tool': def.name, 'aria-label': `${def.title ?? def.name}: options` },
     def.summary ? el('p', { class: 'summary', text: def.summary }) : null,
     fields.length ? el('div', { class: 'fields' }, fields.map((f) => f.wrapper)) : null,
+    rCode,
     el('div', { class: 'actions' }, button, ' ', cancel),
     progress,
   );
@@ -244,6 +256,7 @@ function workspaceForm(def, facts, onRun) {
     try {
       const texts = Object.fromEntries(fields.filter((f) => f.text).map((f) => [f.name, f.text()]));
       const values = Object.fromEntries(fields.filter((f) => f.value).flatMap((f) => (f.value() === undefined ? [] : [[f.name, f.value()]])));
+      if (!rCode.hidden && rCodeBox.checked) values[R_CODE] = true;
       await onRun(texts, values, controller.signal, (stage) => {
         progress.textContent = `Running: ${STAGES[stage] ?? stage}\u2026`;
       });
@@ -275,9 +288,10 @@ function datasetsOf(result, found = [], depth = 0) {
  * `formArgs`, `resultView`, `figureOf`, `companionPlot`, `responseOf`, `figures`);
  * `yourInput(name, args, takes)` completes the arguments with Your data (JSON text);
  * `facts` is Your data's (your-data.js): `k()`, and `columns()`, `ids()`, `values(column)`.
+ * `offersRCode` resolves to whether the engine writes R code and methods text (`r_code`).
  * Returns `{ refresh() }`, to call when Your data has changed.
  */
-export function createWorkspace({ target, definitions, run, engine, yourInput, facts }) {
+export function createWorkspace({ target, definitions, run, engine, yourInput, facts, offersRCode = Promise.resolve(false) }) {
   const tools = definitions.filter((def) => takesOf(def) && def.group?.key !== 'data');
   const picker = el('select', { id: 'workspace-tool', 'aria-describedby': 'workspace-tool-hint' });
   const groups = [];
@@ -311,7 +325,7 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
   };
 
   function formOf(def) {
-    if (!forms.has(def.name)) forms.set(def.name, workspaceForm(def, facts, runTool(def)));
+    if (!forms.has(def.name)) forms.set(def.name, workspaceForm(def, facts, runTool(def), offersRCode));
     return forms.get(def.name);
   }
 
@@ -351,11 +365,13 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
     const [headline, ...rest] = (view?.summary ?? '').split('\n');
     const summary = rest.join('\n').replace(/^\n+/, '');
     const figureSlot = el('div', { class: 'figure-slot' });
+    const result = engine.responseOf(report).structuredContent ?? {};
     const parts = [
       headline ? el('p', { class: 'headline', text: headline }) : null,
       figureSlot,
       summary ? el('pre', { class: 'summary', tabindex: '0', 'aria-label': 'Printed summary', text: summary }) : null,
-      provenance(def, args, report, view),
+      reproduction(def, report, result),
+      provenance(def, args, report, view, result),
     ];
     card.append(...parts.filter(Boolean));
     announce.textContent = `${def.title ?? def.name}: ${headline || 'done'}.`;
@@ -395,9 +411,37 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
     );
   }
 
-  function provenance(def, args, report, view) {
+  /** The result's methods paragraph and R script (issue 46), when it has them: each to copy, the script to download. */
+  function reproduction(def, report, result) {
+    const methods = typeof result[METHODS_TEXT] === 'string' ? result[METHODS_TEXT] : null;
+    const script = typeof result[R_CODE] === 'string' ? result[R_CODE] : null;
+    if (!methods && !script) return null;
+    const copied = el('span', { class: 'note', role: 'status' });
+    const copyButton = (label, text) => {
+      const button = el('button', { type: 'button', text: label });
+      button.addEventListener('click', async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          copied.textContent = ' Copied.';
+        } catch {
+          copied.textContent = ' Copying is blocked here; select the text instead.';
+        }
+      });
+      return button;
+    };
+    const download = el('button', { type: 'button', text: 'Download the R script' });
+    download.addEventListener('click', () => downloadNow(`${def.name}-${report.entry.seq}.R`, script, 'text/plain'));
+    return el(
+      'div',
+      { class: 'reproduction' },
+      methods ? [el('p', { class: 'label', text: 'Methods text' }), el('p', { class: 'methods-text', text: methods })] : null,
+      script ? [el('p', { class: 'label', text: 'R code (metafor)' }), el('pre', { class: 'r-code', tabindex: '0', 'aria-label': 'R code', text: script })] : null,
+      el('p', { class: 'actions' }, methods ? copyButton('Copy the methods text', methods) : null, script ? copyButton('Copy the R code', script) : null, script ? download : null, copied),
+    );
+  }
+
+  function provenance(def, args, report, view, result) {
     const entry = report.entry;
-    const result = engine.responseOf(report).structuredContent;
     const datasets = datasetsOf(result);
     const row = (term, ...value) => [el('dt', { text: term }), el('dd', {}, ...value)];
     const code = (text) => el('code', { class: 'hash', text });
