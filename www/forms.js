@@ -32,7 +32,9 @@ export function field(name, schema, required, { label, marked = true } = {}) {
   const itemType = type === 'array' ? typeOf(schema.items ?? {}) : undefined;
   const words = wordsFor(name, schema);
   const hints = [];
-  if (words?.hint) hints.push(words.hint);
+  // A field that is typed here says how it is typed, not how a picker (workspace.js) takes it.
+  const hint = words?.picks ? words.typed ?? words.hint : words?.hint;
+  if (hint) hints.push(hint);
   else if (schema.description) hints.push(schema.description);
   let input;
 

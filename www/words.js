@@ -39,7 +39,8 @@ const TESTS = {
 };
 
 /**
- * Per argument name: `label` (what the field is called), `hint` (one sentence), `choices`
+ * Per argument name: `label` (what the field is called), `hint` (one sentence; `typed`, where
+ * the agent tools' forms take the argument typed rather than picked), `choices`
  * (an enum value's meaning), `picks` (how a person gives it: `columns` ticks columns,
  * `column` chooses one, `ids` ticks studies, `subset` a column and its values), and `when`
  * (whether the words fit this schema: names are shared by arguments of different types).
@@ -49,8 +50,13 @@ export const WORDS = {
   level: { label: 'Confidence level', hint: 'Of every interval, e.g. 0.95 for 95% intervals.', when: (s) => s.type === 'number' && s.maximum === 1 },
   test: { label: 'Tests and intervals', hint: 'How the estimate is tested and its interval built.', choices: TESTS, when: (s) => Array.isArray(s.enum) },
   transform: { label: 'Scale of the results', hint: 'The scale the estimates are printed and drawn on.', choices: TRANSFORMS },
-  exclude: { label: 'Leave out studies', hint: 'Tick the studies to leave out of this analysis.', picks: 'ids' },
-  subset: { label: 'Only some studies', hint: 'Choose a column and tick the values whose studies are kept (metafor\u2019s subset).', picks: 'subset' },
+  exclude: { label: 'Leave out studies', hint: 'Tick the studies to leave out of this analysis.', typed: 'The studies to leave out of this analysis: their ids.', picks: 'ids' },
+  subset: {
+    label: 'Only some studies',
+    hint: 'Choose a column and tick the values whose studies are kept (metafor\u2019s subset).',
+    typed: 'The studies kept (metafor\u2019s subset): {"column": "tester", "in": ["blind"]}, or {"column": \u2026, "equals": \u2026}.',
+    picks: 'subset',
+  },
   slab: { label: 'Study labels', hint: 'The column naming each study on plots and in tables (default: author and year, else the id).', picks: 'column' },
   weights: { label: 'Weights', hint: 'A column of weights (default: inverse-variance weights).', picks: 'column' },
   by: { label: 'Subgroups', hint: 'A column whose values group the studies; each group gets its own summary.', picks: 'column' },
@@ -60,7 +66,9 @@ export const WORDS = {
   order_by: { label: 'Order by', hint: 'The column the studies are ordered by (default: as in the data).', picks: 'column' },
   descending: { label: 'Largest first', hint: 'Order from the largest value down.' },
   mods: { label: 'Moderators', hint: 'Columns that may explain the differences between studies, as R writes them: ~ dose + factor(design).' },
-  ilab: { label: 'Columns beside the labels', hint: 'Tick the columns printed beside each study, e.g. its counts.', picks: 'columns' },
+  ilab: { label: 'Columns beside the labels', hint: 'Tick the columns printed beside each study, e.g. its counts.', typed: 'The columns printed beside each study, e.g. its counts ai, ci.', picks: 'columns' },
+  measure: { label: 'Measure', hint: 'The effect-size measure, by escalc\u2019s name (default: the records\u2019 own).', when: (s) => !Array.isArray(s.enum) },
+  dataset: { label: 'Dataset', hint: 'The frozen benchmark dataset, named (the default unless data were loaded).' },
   order: { label: 'Row order', hint: 'estimate, precision, or a column (default: as in the data).', picks: 'column-or-text' },
   contours: { label: 'Contours', hint: 'Shade the regions where a study would be significant, at these levels, e.g. 0.9, 0.95, 0.99.' },
   variant: { label: 'Egger\u2019s line', hint: 'classic: regression of the estimate on its standard error; rma: the standard error as a moderator of a random-effects model.' },
