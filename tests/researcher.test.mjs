@@ -213,6 +213,10 @@ for (const width of [1280, 390]) {
     assert.ok(layout.scroll <= 0, `the page scrolls sideways by ${layout.scroll} px`);
     assert.ok(layout.figures.every((overhang) => overhang <= 1), `a figure overhangs the screen: ${layout.figures.join(', ')}`);
     await (await page.$(WS)).screenshot({ path: join(ARTIFACTS, `researcher-${width}.png`) });
+    // Changed data: the results shown say they are of the data as it was.
+    await page.fill('#your-data-csv', CSV.split('\n').slice(0, 6).join('\n'));
+    await page.waitForFunction(() => /^5 records \(RR\)/.test(document.getElementById('your-data-status').textContent));
+    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .result-card.stale .stale-note`).length === 3, WS);
     await context.close();
     assert.deepEqual(errors, []);
   });

@@ -58,7 +58,7 @@ function tickList(name, legend, hintText) {
     );
     ticked = keep;
   };
-  // In the order shown (a column's order is the CSV's), not the order ticked.
+  // In the order shown (the records' columns as the engine lists them), not the order ticked.
   const values = () => [...box.querySelectorAll('input:checked')].map((i) => JSON.parse(i.dataset.value));
   return { fieldset, set, values, box };
 }
@@ -87,7 +87,7 @@ function columnOrText(name, schema, words, facts) {
   return { name, wrapper, text: () => input.value, refresh };
 }
 
-/** Columns ticked (e.g. the forest plot's ilab): an array of their names, in the CSV's order. */
+/** Columns ticked (e.g. the forest plot's ilab): an array of their names, in the order shown. */
 function columnsField(name, words, facts) {
   const ticks = tickList(name, words.label, words.hint);
   const refresh = async () => ticks.set((await facts.columns()).map((c) => [c, c]));
@@ -474,6 +474,11 @@ export function createWorkspace({ target, definitions, run, engine, yourInput, f
     waiting.hidden = ready;
     body.hidden = !ready;
     for (const f of forms.values()) f.refresh();
+    // Your data changed: the results shown are of the data as it was (their provenance says which).
+    for (const card of cards.querySelectorAll('.result-card:not(.stale)')) {
+      card.classList.add('stale');
+      card.querySelector('.card-head').after(el('p', { class: 'note stale-note', text: 'Of Your data as it was before its latest change.' }));
+    }
   };
   refresh();
   return { refresh };
