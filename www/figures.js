@@ -20,6 +20,7 @@ export const PNG_DPI = [300, 150, 600];
 const glueUrl = () => (FIGURES_GLUE ? new URL(FIGURES_GLUE, import.meta.url).href : null);
 
 let availability = null;
+let uid = 0;
 
 /** Resolves to whether PNG and PDF can be written (asked of the worker once). */
 export function figuresAvailable(engine) {
@@ -34,7 +35,7 @@ export function figuresAvailable(engine) {
  */
 export function figureDownloads(tool, svg, engine) {
   const status = el('span', { class: 'note figure-status', role: 'status' });
-  const dpiId = `dpi-${tool}-${Math.random().toString(36).slice(2, 8)}`;
+  const dpiId = `dpi-${tool}-${++uid}`;
   const dpi = el(
     'select',
     { id: dpiId, class: 'dpi' },

@@ -69,7 +69,7 @@ export const WORDS = {
   ilab: { label: 'Columns beside the labels', hint: 'Tick the columns printed beside each study, e.g. its counts.', typed: 'The columns printed beside each study, e.g. its counts ai, ci.', picks: 'columns' },
   measure: { label: 'Measure', hint: 'The effect-size measure, by escalc\u2019s name (default: the records\u2019 own).', when: (s) => !Array.isArray(s.enum) },
   dataset: { label: 'Dataset', hint: 'The frozen benchmark dataset, named (the default unless data were loaded).' },
-  order: { label: 'Row order', hint: 'estimate, precision, or a column (default: as in the data).', picks: 'column-or-text' },
+  order: { label: 'Row order', hint: 'Type estimate or precision, or choose a column (default: as in the data).', picks: 'column-or-text' },
   contours: { label: 'Contours', hint: 'Shade the regions where a study would be significant, at these levels, e.g. 0.9, 0.95, 0.99.' },
   variant: { label: 'Egger\u2019s line', hint: 'classic: regression of the estimate on its standard error; rma: the standard error as a moderator of a random-effects model.' },
   egger_line: { label: 'Draw Egger\u2019s line', hint: 'Draw Egger\u2019s regression line and its legend.' },

@@ -23,6 +23,13 @@ const METHODS_TEXT = 'methods_text';
 /** The arguments Your data gives (its records or rows), never asked of a person here. */
 const GIVEN = new Set(['records', 'data', 'data_id', 'dataset', 'columns']);
 
+/**
+ * The most characters of a study's id, a value or a column name a picker shows (the value
+ * chosen stays whole): a cell of megabytes laid out in a label would hold the page.
+ */
+const SHOWN_CHARS = 80;
+const shown = (text) => (text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\u2026` : text);
+
 let uid = 0;
 
 /** What a tool of the workspace takes from Your data: `records`, raw `data`, or nothing. */
@@ -53,7 +60,7 @@ function tickList(name, legend, hintText) {
           if (input.checked) ticked.add(key);
           else ticked.delete(key);
         });
-        return el('label', { class: 'tick', for: `${id}-${i}` }, input, ` ${text}`);
+        return el('label', { class: 'tick', for: `${id}-${i}` }, input, ` ${shown(text)}`);
       }),
     );
     ticked = keep;
@@ -70,7 +77,7 @@ function columnField(name, schema, required, words, facts) {
   const refresh = async () => {
     const columns = await facts.columns();
     const was = select.value;
-    fill(select, el('option', { value: '', text: required ? '(choose a column)' : defaultText(schema) }), columns.map((c) => el('option', { value: c, text: c })));
+    fill(select, el('option', { value: '', text: required ? '(choose a column)' : defaultText(schema) }), columns.map((c) => el('option', { value: c, text: shown(c) })));
     select.value = columns.includes(was) ? was : '';
   };
   const wrapper = el('div', { class: 'field' }, el('label', { for: id, text: words.label }), select, el('p', { class: 'hint', id: `${id}-hint`, text: words.hint }));
@@ -142,7 +149,7 @@ function subsetField(name, words, facts) {
   const refresh = async () => {
     const columns = await facts.columns();
     const was = column.value;
-    fill(column, el('option', { value: '', text: '(all studies)' }), columns.map((c) => el('option', { value: c, text: c })));
+    fill(column, el('option', { value: '', text: '(all studies)' }), columns.map((c) => el('option', { value: c, text: shown(c) })));
     column.value = columns.includes(was) ? was : '';
     await showValues();
   };
