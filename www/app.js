@@ -25,13 +25,15 @@ const later = () =>
     import('./plots.js'),
     import('./evidence.js'),
     import('./your-data.js'),
-  ]).then(([forms, scoring, ledger, plots, evidence, yourDataForm]) => ({
+    import('./workspace.js'),
+  ]).then(([forms, scoring, ledger, plots, evidence, yourDataForm, workspace]) => ({
     ...forms,
     ...scoring,
     ...ledger,
     ...plots,
     ...evidence,
     ...yourDataForm,
+    ...workspace,
   })));
 
 function setText(id, text) {
@@ -177,17 +179,20 @@ function makeRunner(views) {
   views.then((v) => {
     viewsNow = v;
   });
-  return async (name, args, via, signal, onProgress) => {
+  // `shown`: whether the tool's own area in the tool list shows the run (a run from Your
+  // data's workspace is shown there, in a card of its own, and ledgered as every run).
+  return async (name, args, via, signal, onProgress, { shown = true } = {}) => {
     // The run does not wait for the ledger and plot views: a run that comes
     // in while the page is still starting is shown once they exist.
-    viewsNow?.plotter.clear(name);
+    if (shown) viewsNow?.plotter.clear(name);
     const cleared = viewsNow !== null;
     const report = await engineModule.run(name, args, signal, onProgress);
     // The caller has its report at once; the page shows it as soon as it can.
     views
       .then(async ({ ledgerView, plotter }) => {
-        if (!cleared) plotter.clear(name);
         ledgerView.append(report, via);
+        if (!shown) return;
+        if (!cleared) plotter.clear(name);
         if (report.plot) plotter.schedule(name, report.entry.seq, via);
         // A plot tool's own result: the SVG our engine drew, drawn as a companion plot is.
         const view = await engineModule.resultView(name, report);
@@ -382,6 +387,7 @@ async function boot() {
       companionPlot: engineModule.companionPlot,
       slotFor: (name) => document.getElementById(toolArticleId(name))?.querySelector('.plot-slot') ?? null,
       maxDrawnSvgChars: engine.metadata().max_drawn_svg_chars,
+      figures: engineModule,
     }),
   }));
   const run = makeRunner(views);
@@ -430,6 +436,17 @@ async function boot() {
       // Your data is computed in the engine's worker, on the whole module.
       await engineModule.preloadFull();
       yourData = await modules.createYourData({ target: byId('your-data-body'), engine: engineModule.yourData });
+      const workspace = modules.createWorkspace({
+        target: yourData.workspaceBox,
+        definitions,
+        run: (name, args, signal, onProgress) => run(name, args, 'person (Your data)', signal, onProgress, { shown: false }),
+        engine: engineModule,
+        yourInput,
+        facts: yourData.facts,
+        // The engine writes R code and methods text where its rules say so (issue 46's `r_code`).
+        offersRCode: engineModule.instructions().then((text) => /\br_code\b/.test(text)).catch(() => false),
+      });
+      yourData.facts.onChange(workspace.refresh);
       await renderRules();
     } catch (err) {
       const again = el('button', { type: 'button', text: 'Try again' });

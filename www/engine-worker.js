@@ -99,6 +99,20 @@ function drawable(svg) {
   return { svgBlob: new Blob([svg], { type: 'image/svg+xml' }), chars: svg.length };
 }
 
+// The figures export, once found (null: none).
+let figures;
+
+async function figureRenderer(glue) {
+  if (figures !== undefined) return figures;
+  const own = wasm.render_figure ?? wasm.renderFigure;
+  if (typeof own === 'function') return (figures = own);
+  if (!glue) return (figures = null);
+  const module = await import(glue);
+  await module.default();
+  const render = module.render_figure ?? module.renderFigure;
+  return (figures = typeof render === 'function' ? render : null);
+}
+
 const ops = {
   // The glue and the module (compiled here from `wasmUrl` when the page has
   // none yet: then it is handed back, for the page's instance and later
@@ -168,6 +182,24 @@ const ops = {
     const head = JSON.stringify(completed).slice(0, -1);
     return `${head}${head === '{' ? '' : ','}${JSON.stringify(key)}:${attached}}`;
   },
+  // What Your data's workspace offers to choose from, read off the records the tools receive:
+  // their columns (yi, vi and the measure left out), at most `most` ids, and at most `most`
+  // distinct values of `column` (when given), with how many there are.
+  yourDataFacts: ({ request, column, most }) => {
+    const records = yourDataOf(request).tool_records ?? [];
+    const columns = new Set();
+    for (const r of records) for (const key of Object.keys(r)) columns.add(key);
+    for (const key of ['yi', 'vi', 'measure']) columns.delete(key);
+    const values = new Map();
+    if (column) for (const r of records) if (r[column] !== undefined && r[column] !== null && r[column] !== '') values.set(JSON.stringify(r[column]), r[column]);
+    return {
+      columns: [...columns],
+      k: records.length,
+      ids: records.slice(0, most).map((r) => r.id),
+      values: [...values.values()].slice(0, most),
+      distinct: values.size,
+    };
+  },
   // Its records as a download: `csv` (Rust's text) or `json`.
   yourDataDownload: ({ request, format }) => {
     const view = yourDataOf(request);
@@ -180,6 +212,16 @@ const ops = {
     const out = JSON.parse(session.companionPlot(name, recent.get(seq)));
     if (typeof out?.ok?.svg === 'string') out.ok = drawable(out.ok.svg);
     return out;
+  },
+  // Whether a figure can be written as PNG and PDF here, and the figure so written (issue 45
+  // item 3: the figures export, `render_figure(svg, format, dpi)` -> bytes): the whole
+  // module's export when it has one, else that of the figures module at `glue` (when the page
+  // names one). The page offers PNG and PDF only when this says so.
+  figureFormats: async ({ glue }) => (await figureRenderer(glue)) !== null,
+  figure: async ({ glue, svg, format, dpi }) => {
+    const render = await figureRenderer(glue);
+    if (!render) throw new Error('this build has no figures export');
+    return render(svg, format, dpi);
   },
   // The rules every tool follows (exemplar::tools::instructions), on the full module.
   instructions: () => wasm.instructions(),

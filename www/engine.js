@@ -498,12 +498,24 @@ function inWorker(op, fields, what = 'Your data') {
  * that give no record only, when `errorsOnly`); a person's run of tool `name`
  * on it: the arguments typed (`args`) completed in Rust, with its records or
  * CSV rows (`takes`: `records` or `data`), as JSON text, or a rejection with
- * the sentence why not; a download (`csv` or `json`).
+ * the sentence why not; a download (`csv` or `json`); what the workspace offers to choose
+ * (`facts`: the records' columns, ids, and the distinct values of a column).
  */
 export const yourData = {
   view: (request, { from = 0, count, errorsOnly = false }) => inWorker('yourData', { request, from, count, errorsOnly }),
   toolInput: (request, name, args, takes) => inWorker('yourDataInput', { request, name, args, takes }),
   download: (request, format) => inWorker('yourDataDownload', { request, format }),
+  facts: (request, column, most) => inWorker('yourDataFacts', { request, column, most }),
+};
+
+/**
+ * A figure as PNG or PDF, by the figures export (issue 45 item 3), in the worker: `available(glue)`
+ * resolves to whether the build has it (the whole module's own, or the figures module whose glue
+ * is at `glue`, when given); `render(svg, format, dpi, glue)` to its bytes (a Uint8Array).
+ */
+export const figures = {
+  available: (glue) => inWorker('figureFormats', { glue }, 'the figure').catch(() => false),
+  render: (svg, format, dpi, glue) => inWorker('figure', { glue, svg, format, dpi }, 'the figure'),
 };
 
 /** The rules every tool follows, as the engine says them (the full module's `instructions`). */

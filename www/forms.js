@@ -4,25 +4,38 @@
 // arguments against the same schema when the tool runs.
 
 import { el, fill, table, tableRow, scroller, appendInSlices, yieldToPage, rowsPerSlice } from './dom.js';
+import { wordsFor, choiceText } from './words.js';
 
 let uid = 0;
 
-function typeOf(schema) {
+export function typeOf(schema) {
   const t = schema.type;
   return Array.isArray(t) ? t.find((x) => x !== 'null') : t;
 }
 
+/** What an empty choice means: the default, named when the schema gives it. */
+export function defaultText(schema) {
+  return schema.default === undefined ? '(default)' : `(default: ${typeof schema.default === 'string' ? schema.default : JSON.stringify(schema.default)})`;
+}
+
 /**
  * One input per property, its control chosen by the property's type. Returns
- * `{ wrapper, name, input }`: the engine reads `input.value` (formArgs).
+ * `{ wrapper, name, input }`: the engine reads `input.value` (formArgs). The hint is in a
+ * person's words where words.js has them (the schema's terse description otherwise), and
+ * an enum's choices say what each means; `label` (the field's name by default) is what
+ * the label shows.
  */
-function field(name, schema, required) {
+export function field(name, schema, required, { label, marked = true } = {}) {
   const id = `f${++uid}-${name}`;
   const hintId = `${id}-hint`;
   const type = typeOf(schema);
   const itemType = type === 'array' ? typeOf(schema.items ?? {}) : undefined;
+  const words = wordsFor(name, schema);
   const hints = [];
-  if (schema.description) hints.push(schema.description);
+  // A field that is typed here says how it is typed, not how a picker (workspace.js) takes it.
+  const hint = words?.picks ? words.typed ?? words.hint : words?.hint;
+  if (hint) hints.push(hint);
+  else if (schema.description) hints.push(schema.description);
   let input;
 
   if (Array.isArray(schema.enum)) {
@@ -30,8 +43,8 @@ function field(name, schema, required) {
     input = el(
       'select',
       { id, name, 'aria-describedby': hintId },
-      required ? null : el('option', { value: '', text: '(default)' }),
-      schema.enum.map((v) => el('option', { value: JSON.stringify(v), text: String(v) })),
+      required ? null : el('option', { value: '', text: defaultText(schema) }),
+      schema.enum.map((v) => el('option', { value: JSON.stringify(v), text: choiceText(words, v) })),
     );
   } else if (type === 'number' || type === 'integer') {
     input = el('input', {
@@ -40,6 +53,8 @@ function field(name, schema, required) {
       type: 'text',
       inputmode: 'decimal',
       autocomplete: 'off',
+      // The default shows where nothing is typed (and is what an empty field means).
+      placeholder: typeof schema.default === 'number' ? String(schema.default) : undefined,
       'aria-describedby': hintId,
     });
     const bounds = [];
@@ -50,7 +65,7 @@ function field(name, schema, required) {
     input = el(
       'select',
       { id, name, 'aria-describedby': hintId },
-      required ? null : el('option', { value: '', text: '(default)' }),
+      required ? null : el('option', { value: '', text: defaultText(schema) }),
       el('option', { value: 'true', text: 'true' }),
       el('option', { value: 'false', text: 'false' }),
     );
@@ -77,7 +92,7 @@ function field(name, schema, required) {
   const wrapper = el(
     'div',
     { class: 'field' },
-    el('label', { for: id }, el('code', { text: name }), required ? ' (required)' : ' (optional)'),
+    el('label', { for: id }, label ?? el('code', { text: name }), required ? ' (required)' : marked ? ' (optional)' : ''),
     input,
     el('p', { class: 'hint', id: hintId, text: hints.join(' ') }),
   );
@@ -249,7 +264,7 @@ export async function renderResultView(target, view, current = () => true) {
 }
 
 /** What each stage of a run (engine.js's `run`) is called in the progress line. */
-const STAGES = {
+export const STAGES = {
   queued: 'waiting for the runs before it',
   starting: 'starting the engine',
   loading: 'loading the whole engine',

@@ -14,6 +14,7 @@
 // calls, so an agent's tool round trip does not pay for the SVG.
 
 import { el, fill, downloadLink, yieldToPage } from './dom.js';
+import { figureDownloads } from './figures.js';
 
 const DRAW_DELAY_MS = 30;
 /**
@@ -42,7 +43,7 @@ export function svgNode(svgText) {
  * page's thread too long) is offered as a download, and drawn here when the
  * person asks.
  */
-export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
+export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars, figures }) {
   const pending = new Map();
   const runs = new Map(); // the latest run of each tool: a late plot of an older run is dropped
 
@@ -97,7 +98,7 @@ export function createPlotter({ companionPlot, slotFor, maxDrawnSvgChars }) {
           'Drawn in this browser by ',
           el('code', { text: out.tool }),
           ` from this run's arguments, after a run by ${via}. `,
-          downloadLink('Download the SVG', `${out.tool}.svg`, out.ok.svg, 'image/svg+xml'),
+          figures ? figureDownloads(out.tool, out.ok.svg, figures) : downloadLink('Download the SVG', `${out.tool}.svg`, out.ok.svg, 'image/svg+xml'),
         ),
       ),
     );

@@ -24,6 +24,8 @@ export const ROWS_PER_PAGE = 50;
  * text there (a 20,000-row CSV of 1 MB: over half a second, in one task).
  */
 export const SHOWN_CSV_CHARS = 100_000;
+/** The most studies, or values of a column, the workspace offers to tick (more are typed). */
+export const MAX_CHOICES = 200;
 
 /**
  * Builds Your data into `target`. `engine` is engine.js's `yourData`
@@ -62,6 +64,12 @@ export async function createYourData({ target, engine }) {
   // Says that a long CSV is held rather than shown, with a button to drop it.
   const held = el('p', { class: 'hint', id: 'your-data-held', role: 'status', hidden: '' });
   const rowsBox = el('div', { id: 'your-data-table' });
+  // Where the workspace (workspace.js) goes: between the records' downloads and their rows.
+  const workspaceBox = el('section', { id: 'your-data-workspace', class: 'workspace', 'aria-labelledby': 'workspace-title' });
+  // Told when a new view is shown (the workspace's pickers follow the data).
+  let onChange = () => {};
+  // What the workspace offers to choose from, by view and column (see `facts`).
+  let factsOf = { request: null, byColumn: new Map() };
 
   fill(
     target,
@@ -87,6 +95,7 @@ export async function createYourData({ target, engine }) {
     mappingBox,
     status,
     downloads,
+    workspaceBox,
     rowsBox,
   );
 
@@ -355,6 +364,7 @@ export async function createYourData({ target, engine }) {
         (view.k ? ' Every tool form below can run on them: choose \u201cyour data\u201d.' : '') +
         (view.notes?.length ? ` Note: ${view.notes.join(' ')}` : '');
     }
+    onChange();
   }
 
   // The measures and correction options, before any data.
@@ -435,7 +445,36 @@ export async function createYourData({ target, engine }) {
     compute();
   });
 
+  /**
+   * What the workspace offers to choose from in the view shown (engine.js `yourData.facts`,
+   * read in the worker off the records the tools receive): asked once a view and column.
+   */
+  function facts(column = '') {
+    const request = shownRequest;
+    if (!request || !view || view.error || view.k === 0) return Promise.resolve({ columns: [], ids: [], values: [], distinct: 0, k: 0 });
+    if (factsOf.request !== request) factsOf = { request, byColumn: new Map() };
+    if (!factsOf.byColumn.has(column)) factsOf.byColumn.set(column, engine.facts(request, column, MAX_CHOICES));
+    return factsOf.byColumn.get(column);
+  }
+
   return {
+    workspaceBox,
+    /**
+     * What the workspace reads of Your data: `k()` its records; `columns()` their columns as
+     * the tools name them (escalc's names for the mapped ones; yi, vi and the measure left
+     * out), `ids()` (at most MAX_CHOICES) and `values(column)` (the distinct values, at most
+     * MAX_CHOICES, and `distinct`, how many), each a promise; `onChange(f)`: `f` is called
+     * when a new view is shown.
+     */
+    facts: {
+      k: () => (view && !view.error ? view.k : 0),
+      columns: async () => (await facts()).columns,
+      ids: async () => (await facts()).ids,
+      values: (column) => facts(column),
+      onChange: (f) => {
+        onChange = f;
+      },
+    },
     /**
      * A person's run of tool `name` on Your data: resolves to its arguments as JSON text
      * (`args` as typed, completed in Rust with the study column where the tool names one, and
