@@ -99,8 +99,14 @@ impl EggerResult {
             ("Egger coefficient", self.coefficient),
             ("standard error of the Egger coefficient", self.se),
             ("Egger line at se = 0", self.line_at_se0),
-            ("lower bound of the limit estimate's CI", self.limit_ci_lower),
-            ("upper bound of the limit estimate's CI", self.limit_ci_upper),
+            (
+                "lower bound of the limit estimate's CI",
+                self.limit_ci_lower,
+            ),
+            (
+                "upper bound of the limit estimate's CI",
+                self.limit_ci_upper,
+            ),
             ("Egger line's change per unit of se", self.line_per_se),
             ("τ² of the Egger meta-regression", self.tau2.unwrap_or(0.0)),
         ];

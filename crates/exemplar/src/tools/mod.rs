@@ -141,7 +141,9 @@ pub use call::{call, call_in, call_json, dataset_sha256_for, outcome, outcome_in
 pub use companion::Companion;
 pub use companion::{companion_call, companion_call_in, companion_plot, companion_plot_in};
 #[cfg(feature = "definitions")]
-pub use definitions::{definitions, definitions_json, output_schema, output_schemas_json};
+pub use definitions::{
+    definitions, definitions_json, output_schema, output_schema_of, output_schemas_json,
+};
 #[cfg(feature = "definitions")]
 pub use definitions::{Annotations, ToolDefinition};
 #[cfg(feature = "definitions")]
