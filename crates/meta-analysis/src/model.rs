@@ -48,15 +48,10 @@ pub struct FitOptions {
     pub test: Test,
 }
 
-/// The largest accepted confidence level, 1 − 2⁻⁵² (0.9999999999999998): for any larger
-/// level below 1, (1 + level)/2 rounds to 1 in double precision and the critical value of
-/// the intervals is infinite.
-pub const MAX_LEVEL: f64 = 1.0 - f64::EPSILON;
-
 impl FitOptions {
     /// Checks the level: strictly between 0 and 1, and such that the normal and t quantiles
     /// at (1 + level)/2, the critical values of the intervals, are finite (at most
-    /// [`MAX_LEVEL`]). The t quantile is checked at 1 df, its heaviest tail.
+    /// [`crate::MAX_LEVEL`]). The t quantile is checked at 1 df, its heaviest tail.
     pub fn validate(&self) -> Result<(), MetaError> {
         let level = self.level;
         if !(level > 0.0 && level < 1.0) {
@@ -464,6 +459,7 @@ mod tests {
 
     #[test]
     fn levels_are_checked_for_a_finite_quantile() {
+        use crate::MAX_LEVEL;
         assert_eq!(MAX_LEVEL, 0.9999999999999998);
         for level in [0.95, 0.5, 1e-300, MAX_LEVEL] {
             assert_eq!(at(level).validate(), Ok(()), "{level}");
