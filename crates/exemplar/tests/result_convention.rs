@@ -154,6 +154,9 @@ fn tools_carry_the_engines_result_types() {
     use exemplar::tools::{output_schema, output_schema_of};
     let fit = output_schema_of::<meta_analysis::Fit>();
     let egger = output_schema_of::<meta_analysis::EggerResult>();
+    let coefficient = output_schema_of::<meta_analysis::Coefficient>();
+    let pooled = output_schema_of::<meta_analysis::Pooled>();
+    let table_heterogeneity = output_schema_of::<meta_analysis::TableHeterogeneity>();
     let cases: Vec<(&str, &str, Value)> = vec![
         ("fit_random_effects", "", fit.clone()),
         ("refit_excluding", "", fit.clone()),
@@ -183,6 +186,25 @@ fn tools_carry_the_engines_result_types() {
             "",
             output_schema_of::<meta_analysis::SelectionModel>(),
         ),
+        (
+            "influence_diagnostics",
+            "/properties/results/items",
+            output_schema_of::<meta_analysis::Influence>(),
+        ),
+        (
+            "meta_regression",
+            "/properties/coefficients/items",
+            coefficient.clone(),
+        ),
+        (
+            "bubble_plot",
+            "/properties/fit/properties/coefficients/items",
+            coefficient,
+        ),
+        ("mantel_haenszel", "", pooled.clone()),
+        ("mantel_haenszel", "", table_heterogeneity.clone()),
+        ("peto_odds_ratio", "", pooled),
+        ("peto_odds_ratio", "", table_heterogeneity),
     ];
     for (tool, pointer, engine) in cases {
         let schema = output_schema(tool).unwrap_or_else(|| panic!("no tool {tool}"));

@@ -129,7 +129,7 @@ pub struct Fit {
 #[derive(serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SerializedFit {
-    /// The τ² estimator (REML, ML, DL, HE, SJ, PM, EE or FE), as the call named it.
+    /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM, EE or FE), as the call named it.
     method: Method,
     /// "z" or "knha".
     test: Test,
