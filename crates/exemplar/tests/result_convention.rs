@@ -135,3 +135,95 @@ fn the_natural_scale_is_the_transformed_estimate_for_every_pooled_estimate() {
         assert_eq!(plain["natural"], Value::Null, "{tool}");
     }
 }
+
+/// The object schema at `pointer` in `schema`: a nullable object (`Option<T>`) is its object.
+fn object_at<'a>(schema: &'a Value, pointer: &str) -> &'a Value {
+    schema
+        .pointer(pointer)
+        .unwrap_or_else(|| panic!("no schema at {pointer:?}"))
+}
+
+/// Issue 43 item 2: a tool returns the engine's result type (flattened or embedded) instead
+/// of restating its fields. Each tool below carries an engine type at `pointer`, and its
+/// output schema there holds every property of that type's own derived schema, identical
+/// (type, and the engine's doc comment as description), and requires what the engine's
+/// requires. A tool that restated the fields in a struct of its own would drift from the
+/// engine (a field added, renamed or described anew there) and fail here.
+#[test]
+fn tools_carry_the_engines_result_types() {
+    use exemplar::tools::{output_schema, output_schema_of};
+    let fit = output_schema_of::<meta_analysis::Fit>();
+    let egger = output_schema_of::<meta_analysis::EggerResult>();
+    let coefficient = output_schema_of::<meta_analysis::Coefficient>();
+    let pooled = output_schema_of::<meta_analysis::Pooled>();
+    let table_heterogeneity = output_schema_of::<meta_analysis::TableHeterogeneity>();
+    let cases: Vec<(&str, &str, Value)> = vec![
+        ("fit_random_effects", "", fit.clone()),
+        ("refit_excluding", "", fit.clone()),
+        ("leave_one_out", "/properties/results/items", fit.clone()),
+        ("diagnostic_plot", "/properties/fit", fit.clone()),
+        ("funnel_plot", "/properties/fit", fit.clone()),
+        ("forest_plot", "/properties/fit", fit),
+        ("egger_test", "", egger.clone()),
+        ("funnel_plot", "/properties/egger", egger),
+        (
+            "fail_safe_n",
+            "",
+            output_schema_of::<meta_analysis::FailSafeN>(),
+        ),
+        (
+            "cumulative_meta_analysis",
+            "/properties/results/items",
+            output_schema_of::<meta_analysis::CumulativeStep>(),
+        ),
+        (
+            "rank_correlation_test",
+            "",
+            output_schema_of::<meta_analysis::RankTest>(),
+        ),
+        (
+            "selection_model",
+            "",
+            output_schema_of::<meta_analysis::SelectionModel>(),
+        ),
+        (
+            "influence_diagnostics",
+            "/properties/results/items",
+            output_schema_of::<meta_analysis::Influence>(),
+        ),
+        (
+            "meta_regression",
+            "/properties/coefficients/items",
+            coefficient.clone(),
+        ),
+        (
+            "bubble_plot",
+            "/properties/fit/properties/coefficients/items",
+            coefficient,
+        ),
+        ("mantel_haenszel", "", pooled.clone()),
+        ("mantel_haenszel", "", table_heterogeneity.clone()),
+        ("peto_odds_ratio", "", pooled),
+        ("peto_odds_ratio", "", table_heterogeneity),
+    ];
+    for (tool, pointer, engine) in cases {
+        let schema = output_schema(tool).unwrap_or_else(|| panic!("no tool {tool}"));
+        let carried = object_at(&schema, pointer);
+        let properties = engine["properties"].as_object().unwrap();
+        assert!(!properties.is_empty(), "{tool}: the engine type has fields");
+        for (name, property) in properties {
+            assert_eq!(
+                carried["properties"].get(name),
+                Some(property),
+                "{tool}{pointer}: the engine's {name:?} is not carried as the engine derives it"
+            );
+        }
+        let required = carried["required"].as_array().cloned().unwrap_or_default();
+        for name in engine["required"].as_array().into_iter().flatten() {
+            assert!(
+                required.contains(name),
+                "{tool}{pointer}: the engine requires {name}, the tool does not"
+            );
+        }
+    }
+}

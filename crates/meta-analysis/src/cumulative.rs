@@ -7,17 +7,25 @@ use crate::records::validate;
 use crate::{MetaError, Record};
 
 /// The model fitted to the first `k` records.
+///
+/// Serialized (feature `serde`) as a row of `cumulative_meta_analysis`' answer, without the
+/// step's test (the answer names the test once; a row read back has `Test::Z`).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct CumulativeStep {
     /// The id of the record added at this step.
     pub added: String,
+    /// Records pooled so far.
     pub k: usize,
     pub estimate: f64,
     pub se: f64,
-    /// z, or t with k − 1 df under Knapp–Hartung (from k = 2 on).
+    /// z (t with k − 1 df under test "knha", from k = 2 on; z at k = 1).
     pub statistic: f64,
     /// The test of this step: `Test::Z` at k = 1 whatever was asked.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub test: Test,
+    /// Two-sided p value of estimate = 0.
     pub p: f64,
     pub ci_lower: f64,
     pub ci_upper: f64,

@@ -6,8 +6,11 @@ use crate::records::{validate, Record};
 use crate::weighted::{Degenerate, Design, Wls};
 use crate::MetaError;
 
-/// Which regression the test uses.
+/// Which regression the test uses (serialized by its [`EggerVariant::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum EggerVariant {
     /// Egger et al. (1997): OLS of yᵢ/√vᵢ on 1/√vᵢ, t test of the intercept with k − 2 df
     /// (identical to metafor's `regtest(model = "lm")`).
@@ -35,35 +38,47 @@ impl EggerVariant {
 }
 
 /// The outcome of Egger's test.
+///
+/// Serialized (feature `serde`) under the names of `egger_test`'s answer, in its order:
+/// [`Self::line_per_se`], which always equals [`Self::coefficient`], is left out.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct EggerResult {
+    /// "classic" or "rma".
     pub variant: EggerVariant,
+    /// Records tested.
     pub k: usize,
+    /// Two-sided p value of the test.
+    #[cfg_attr(feature = "serde", serde(rename = "egger_p"))]
+    pub p: f64,
     /// t (classic) or z (rma).
     pub statistic: f64,
-    /// k − 2 for the classic test; `None` for the z test.
+    /// k − 2 for the classic test; null for the z test (rma).
     pub df: Option<f64>,
-    /// Two-sided p value.
-    pub p: f64,
     /// The tested coefficient: classic b₀, the intercept of yᵢ/√vᵢ = b₀ + b₁/√vᵢ; rma β₁,
     /// the coefficient of √vᵢ in yᵢ = β₀ + β₁√vᵢ. In funnel-plot coordinates both are the
     /// fitted line's change per unit of √vᵢ, so this always equals [`Self::line_per_se`].
     pub coefficient: f64,
-    /// Standard error of [`Self::coefficient`].
+    /// Standard error of the coefficient.
     pub se: f64,
     /// The fitted line in funnel-plot coordinates (effect against its standard error √vᵢ)
-    /// at √vᵢ = 0: metafor's "limit estimate", the effect of a study of infinite precision.
-    /// Classic: b₁ (the *slope* of the standardized regression); rma: β₀.
+    /// at √vᵢ = 0: metafor's "limit estimate" (regtest()'s est), the effect of a study of
+    /// infinite precision. Classic: b₁ (the *slope* of the standardized regression); rma: β₀.
+    #[cfg_attr(feature = "serde", serde(rename = "limit_estimate"))]
     pub line_at_se0: f64,
-    /// The 95% confidence interval of [`Self::line_at_se0`], as metafor's `regtest()` prints
-    /// its "Limit Estimate (as sei -> 0)": b ± t₀.₉₇₅,ₖ₋₂·se(b) for the classic test (the
-    /// weighted regression with multiplicative dispersion, se(b)² = σ̂²·[(X'X)⁻¹]₁₁), and
-    /// b ± z₀.₉₇₅·se(b) for rma (se(b)² = [(X'WX)⁻¹]₀₀).
-    pub limit_ci: (f64, f64),
+    /// The 95% confidence interval of the limit estimate, as metafor's `regtest()` prints
+    /// its "Limit Estimate (as sei -> 0)" (ci.lb, ci.ub): b ± t₀.₉₇₅,ₖ₋₂·se(b) for the
+    /// classic test (the weighted regression with multiplicative dispersion,
+    /// se(b)² = σ̂²·[(X'X)⁻¹]₁₁), and b ± z₀.₉₇₅·se(b) for rma (se(b)² = [(X'WX)⁻¹]₀₀).
+    pub limit_ci_lower: f64,
+    pub limit_ci_upper: f64,
     /// The fitted line's change in effect per unit of standard error √vᵢ. Classic: b₀ (the
-    /// *intercept* of the standardized regression, the tested coefficient); rma: β₁.
+    /// *intercept* of the standardized regression, the tested coefficient); rma: β₁. Not
+    /// serialized, being [`Self::coefficient`]: a result read back from its JSON has 0 here.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub line_per_se: f64,
-    /// τ̂² of the meta-regression (rma only).
+    /// τ̂² of the meta-regression (rma only, else null).
     pub tau2: Option<f64>,
 }
 
@@ -84,8 +99,14 @@ impl EggerResult {
             ("Egger coefficient", self.coefficient),
             ("standard error of the Egger coefficient", self.se),
             ("Egger line at se = 0", self.line_at_se0),
-            ("lower bound of the limit estimate's CI", self.limit_ci.0),
-            ("upper bound of the limit estimate's CI", self.limit_ci.1),
+            (
+                "lower bound of the limit estimate's CI",
+                self.limit_ci_lower,
+            ),
+            (
+                "upper bound of the limit estimate's CI",
+                self.limit_ci_upper,
+            ),
             ("Egger line's change per unit of se", self.line_per_se),
             ("τ² of the Egger meta-regression", self.tau2.unwrap_or(0.0)),
         ];
@@ -152,10 +173,8 @@ fn classic(yi: &[f64], sei: &[f64], k: usize) -> Result<EggerResult, MetaError> 
         coefficient: ols.beta[0],
         se,
         line_at_se0: ols.beta[1],
-        limit_ci: (
-            ols.beta[1] - limit_half_width,
-            ols.beta[1] + limit_half_width,
-        ),
+        limit_ci_lower: ols.beta[1] - limit_half_width,
+        limit_ci_upper: ols.beta[1] + limit_half_width,
         line_per_se: ols.beta[0],
         tau2: None,
     })
@@ -185,10 +204,8 @@ fn rma(yi: &[f64], vi: &[f64], sei: Vec<f64>, k: usize) -> Result<EggerResult, M
         coefficient: fit.beta[1],
         se,
         line_at_se0: fit.beta[0],
-        limit_ci: (
-            fit.beta[0] - limit_half_width,
-            fit.beta[0] + limit_half_width,
-        ),
+        limit_ci_lower: fit.beta[0] - limit_half_width,
+        limit_ci_upper: fit.beta[0] + limit_half_width,
         line_per_se: fit.beta[1],
         tau2: Some(tau2.tau2),
     })

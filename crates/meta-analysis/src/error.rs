@@ -164,7 +164,7 @@ impl fmt::Display for MetaError {
                 "the confidence level {level} is too close to 1: (1 + level)/2 rounds to 1 in \
                  double precision, so the interval's critical value is infinite; the largest \
                  accepted level is {}",
-                crate::model::MAX_LEVEL
+                crate::MAX_LEVEL
             ),
             MetaError::Undefined { reason } => write!(f, "{reason}"),
             MetaError::Cancelled => write!(

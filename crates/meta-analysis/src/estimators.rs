@@ -16,8 +16,11 @@ use std::rc::Rc;
 
 use crate::MetaError;
 
-/// A τ² estimator.
+/// A τ² estimator (serialized by its [`Method::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "UPPERCASE"))]
 pub enum Method {
     /// Restricted maximum likelihood (Viechtbauer 2005).
     #[default]

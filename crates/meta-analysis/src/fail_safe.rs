@@ -6,8 +6,10 @@ use crate::math::sq;
 use crate::records::validate;
 use crate::{MetaError, Record};
 
-/// Which fail-safe N.
+/// Which fail-safe N (serialized by its [`FailSafeType::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum FailSafeType {
     /// Rosenthal (1979): null studies that bring Stouffer's combined z below significance.
     #[default]
@@ -40,20 +42,30 @@ impl FailSafeType {
 }
 
 /// A fail-safe N and what it was computed from.
+///
+/// Serialized (feature `serde`) as `fail_safe_n`'s answer, without `k` (a result read back
+/// has 0 there).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FailSafeN {
+    /// "Rosenthal", "Orwin" or "Rosenberg".
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub kind: FailSafeType,
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub k: usize,
     /// The fail-safe number of null studies.
     pub fsn: u64,
+    /// Significance level (used by Rosenthal and Rosenberg).
     pub alpha: f64,
-    /// Orwin: the effect the mean is brought down to; `None` for the other types.
+    /// Orwin: the effect the mean is brought down to (default half the mean effect); null
+    /// for the other types.
     pub target: Option<f64>,
     /// Rosenthal: the one-sided p value of Stouffer's combined z; Rosenberg: the two-sided p
-    /// value of the equal-effects estimate; `None` for Orwin.
+    /// value of the equal-effects estimate; null for Orwin.
     pub observed_p: Option<f64>,
     /// Orwin: the unweighted mean effect; Rosenberg: the equal-effects (inverse-variance)
-    /// estimate; `None` for Rosenthal.
+    /// estimate; null for Rosenthal.
     pub observed_effect: Option<f64>,
 }
 

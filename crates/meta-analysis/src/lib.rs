@@ -31,6 +31,7 @@ mod formula;
 mod gls;
 mod influence;
 mod leave_one_out;
+mod limits;
 mod mantel_haenszel;
 pub mod math;
 mod meta_regression;
@@ -74,6 +75,7 @@ pub use formula::{
 };
 pub use influence::{influence_diagnostics, influence_diagnostics_with_test, Influence};
 pub use leave_one_out::{leave_one_out, LeaveOneOut};
+pub use limits::{MAX_ABS_YI, MAX_LEVEL, MAX_VI, MIN_VI};
 pub use mantel_haenszel::{
     mantel_haenszel, ChiSquareTest, MantelHaenszel, MhMeasure, Pooled, Table2x2, TableHeterogeneity,
 };
@@ -81,7 +83,7 @@ pub use meta_regression::{
     meta_regression, meta_regression_columns, meta_regression_design, Btt, Coefficient,
     MetaRegression, Prediction,
 };
-pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test, MAX_LEVEL};
+pub use model::{fit, fit_columns, refit_excluding, Fit, FitOptions, Test};
 pub use moderators::{
     levels_of, Moderator, ModeratorColumn, ModeratorValue, Term, ALIAS_TOL, MAX_ABS_MODERATOR,
     MAX_COEFFICIENTS, MAX_LEVELS, MAX_MODERATORS,
@@ -98,10 +100,7 @@ pub use q_profile::{
 };
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use record_weights::{record_weights, RecordWeights};
-pub use records::{
-    record_intervals, sort_ids, validate_records, IdSet, Record, MAX_ABS_YI, MAX_RECORDS, MAX_VI,
-    MIN_VI,
-};
+pub use records::{record_intervals, sort_ids, validate_records, IdSet, Record, MAX_RECORDS};
 pub use robust::{
     robust_fit, robust_meta_regression, robust_meta_regression_design, robust_multilevel,
     robust_multilevel_design, RobustCoefficient, RobustTest, RobustVcov, RobustWald,

@@ -9,8 +9,12 @@ use crate::records::{validate, validate_columns, without, Record};
 use crate::weighted::{Degenerate, Design};
 use crate::MetaError;
 
-/// How the pooled estimate is tested and its intervals are built.
+/// How the pooled estimate is tested and its intervals are built (serialized by its
+/// [`Test::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Test {
     /// Standard normal (Wald) inference: metafor's `test = "z"`.
     #[default]
@@ -44,15 +48,10 @@ pub struct FitOptions {
     pub test: Test,
 }
 
-/// The largest accepted confidence level, 1 − 2⁻⁵² (0.9999999999999998): for any larger
-/// level below 1, (1 + level)/2 rounds to 1 in double precision and the critical value of
-/// the intervals is infinite.
-pub const MAX_LEVEL: f64 = 1.0 - f64::EPSILON;
-
 impl FitOptions {
     /// Checks the level: strictly between 0 and 1, and such that the normal and t quantiles
     /// at (1 + level)/2, the critical values of the intervals, are finite (at most
-    /// [`MAX_LEVEL`]). The t quantile is checked at 1 df, its heaviest tail.
+    /// [`crate::MAX_LEVEL`]). The t quantile is checked at 1 df, its heaviest tail.
     pub fn validate(&self) -> Result<(), MetaError> {
         let level = self.level;
         if !(level > 0.0 && level < 1.0) {
@@ -78,34 +77,29 @@ impl Default for FitOptions {
 
 /// A fitted random-effects (or equal-effects) model.
 ///
-/// Serialized (feature `serde`), a fit is its p value, CI, τ̂², heterogeneity and prediction
-/// interval, in the order the tools' answers give them: a tool writes the head (method,
-/// test, level, k), the estimate with its z or t test and the iterations around fields of
-/// its own (the data's scale, the natural scale).
+/// Serialized (feature `serde`) whole, in the order of the tools' answers, with the test
+/// statistic named by the test (`SerializedFit`): an answer adds its own parts (the data's
+/// scale, the natural scale) after it.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "serde",
+    serde(into = "SerializedFit", try_from = "SerializedFit")
+)]
 pub struct Fit {
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub method: Method,
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub test: Test,
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub level: f64,
     /// Number of records in the fit.
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub k: usize,
     /// Pooled estimate μ̂.
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub estimate: f64,
     /// Standard error of μ̂ (Knapp–Hartung adjusted under `Test::Knha`).
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub se: f64,
     /// Test statistic: z under `Test::Z`, t under `Test::Knha`.
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub statistic: f64,
     /// Degrees of freedom of the t statistic (`Test::Knha` only).
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub df: Option<f64>,
     /// Two-sided p value of μ = 0.
     pub p: f64,
@@ -126,8 +120,135 @@ pub struct Fit {
     pub pi_lower: f64,
     pub pi_upper: f64,
     /// Iterations used by an iterative estimator (REML, ML, PM); `None` for closed forms.
-    #[cfg_attr(feature = "serde", serde(skip))]
     pub iterations: Option<usize>,
+}
+
+/// [`Fit`] as it is serialized: its fields in the order of the tools' answers, the test
+/// statistic named by the test (`z`, or `t` with its `df`). Its schema is [`Fit`]'s.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct SerializedFit {
+    /// The tau^2 estimator (REML, ML, DL, HE, SJ, PM, EE or FE), as the call named it.
+    method: Method,
+    /// "z" or "knha".
+    test: Test,
+    /// Confidence level of the intervals.
+    level: f64,
+    /// Records fitted.
+    k: usize,
+    /// Pooled estimate.
+    estimate: f64,
+    /// Its standard error (Knapp-Hartung adjusted with test "knha").
+    se: f64,
+    /// z statistic (test "z" only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(with = "f64"))]
+    z: Option<f64>,
+    /// t statistic (test "knha" only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(with = "f64"))]
+    t: Option<f64>,
+    /// Degrees of freedom of t, k - 1 (test "knha" only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(with = "f64"))]
+    df: Option<f64>,
+    /// Two-sided p value of μ = 0.
+    p: f64,
+    ci_lower: f64,
+    ci_upper: f64,
+    tau2: f64,
+    tau: f64,
+    /// Standard error of τ̂²; null where the estimator defines none (PM, EE).
+    se_tau2: Option<f64>,
+    /// Cochran's Q with inverse-variance (τ² = 0) weights.
+    q: f64,
+    q_df: usize,
+    q_p: f64,
+    /// I² in percent.
+    i2: f64,
+    h2: f64,
+    /// Prediction interval of a new study's true effect.
+    pi_lower: f64,
+    pi_upper: f64,
+    /// Iterations of an iterative estimator; null for closed forms.
+    iterations: Option<usize>,
+}
+
+#[cfg(feature = "serde")]
+impl From<Fit> for SerializedFit {
+    fn from(fit: Fit) -> Self {
+        let (z, t) = match fit.test {
+            Test::Z => (Some(fit.statistic), None),
+            Test::Knha => (None, Some(fit.statistic)),
+        };
+        SerializedFit {
+            method: fit.method,
+            test: fit.test,
+            level: fit.level,
+            k: fit.k,
+            estimate: fit.estimate,
+            se: fit.se,
+            z,
+            t,
+            df: fit.df,
+            p: fit.p,
+            ci_lower: fit.ci_lower,
+            ci_upper: fit.ci_upper,
+            tau2: fit.tau2,
+            tau: fit.tau,
+            se_tau2: fit.se_tau2,
+            q: fit.q,
+            q_df: fit.q_df,
+            q_p: fit.q_p,
+            i2: fit.i2,
+            h2: fit.h2,
+            pi_lower: fit.pi_lower,
+            pi_upper: fit.pi_upper,
+            iterations: fit.iterations,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<SerializedFit> for Fit {
+    type Error = String;
+
+    /// The statistic is the one the test names: `z` for "z", `t` for "knha".
+    fn try_from(s: SerializedFit) -> Result<Self, String> {
+        let statistic = match s.test {
+            Test::Z => s.z,
+            Test::Knha => s.t,
+        }
+        .ok_or_else(|| {
+            let name = if s.test == Test::Z { "z" } else { "t" };
+            format!("a fit with test {:?} has no {name}", s.test.name())
+        })?;
+        Ok(Fit {
+            method: s.method,
+            test: s.test,
+            level: s.level,
+            k: s.k,
+            estimate: s.estimate,
+            se: s.se,
+            statistic,
+            df: s.df,
+            p: s.p,
+            ci_lower: s.ci_lower,
+            ci_upper: s.ci_upper,
+            tau2: s.tau2,
+            tau: s.tau,
+            se_tau2: s.se_tau2,
+            q: s.q,
+            q_df: s.q_df,
+            q_p: s.q_p,
+            i2: s.i2,
+            h2: s.h2,
+            pi_lower: s.pi_lower,
+            pi_upper: s.pi_upper,
+            iterations: s.iterations,
+        })
+    }
 }
 
 /// Fits the model to `records` (at least 2).
@@ -338,6 +459,7 @@ mod tests {
 
     #[test]
     fn levels_are_checked_for_a_finite_quantile() {
+        use crate::MAX_LEVEL;
         assert_eq!(MAX_LEVEL, 0.9999999999999998);
         for level in [0.95, 0.5, 1e-300, MAX_LEVEL] {
             assert_eq!(at(level).validate(), Ok(()), "{level}");

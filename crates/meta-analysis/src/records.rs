@@ -1,22 +1,11 @@
 //! Effect-size records and their validation.
 
 use crate::distributions::{normal_quantile, upper_quantile_point};
+use crate::limits::{MAX_ABS_YI, MAX_VI, MIN_VI};
 use crate::MetaError;
 
 /// The largest number of records one analysis accepts (10⁷: about 240 MB of input).
 pub const MAX_RECORDS: usize = 10_000_000;
-
-/// The largest |yi| accepted. With [`MIN_VI`] and [`MAX_VI`] it keeps the per-record terms
-/// of the sums a fit forms far inside the range of a double, for up to [`MAX_RECORDS`]
-/// records: the largest, wᵢ³rᵢ² in y′PPPy, is at most 10⁷⁵·(2·10²⁵)², and yᵢ⁴ (the squared
-/// τ̂² in the standard errors of τ̂²) at most 10¹⁰⁰. Records inside these bounds whose
-/// variances span many orders of magnitude can still lose a quantity to cancellation; such
-/// a fit is refused naming it ([`MetaError::NonFiniteResult`]). See `docs/METHODS.md`.
-pub const MAX_ABS_YI: f64 = 1e25;
-/// The smallest vi accepted: the weight powers 1/vᵢ, 1/vᵢ², 1/vᵢ³ stay at most 10⁷⁵.
-pub const MIN_VI: f64 = 1e-25;
-/// The largest vi accepted: 1/vᵢ³ stays at least 10⁻⁷⁵, far from underflow to 0.
-pub const MAX_VI: f64 = 1e25;
 
 /// One effect-size record: an id, the observed effect `yi` and its sampling variance `vi`.
 #[derive(Debug, Clone, PartialEq)]

@@ -114,13 +114,13 @@ fn both_egger_variants_agree_with_metafor() {
             );
             agree(
                 &at("limit ci.lb"),
-                ours.limit_ci.0,
+                ours.limit_ci_lower,
                 &expected["limit_ci_lb"],
                 &mut failures,
             );
             agree(
                 &at("limit ci.ub"),
-                ours.limit_ci.1,
+                ours.limit_ci_upper,
                 &expected["limit_ci_ub"],
                 &mut failures,
             );

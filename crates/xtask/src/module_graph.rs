@@ -8,9 +8,10 @@
 //! `super::b::…`, `self::c::…`, in a `use` (groups included) or in an expression. The use
 //! counts between the two modules side by side under their closest common parent: in
 //! `tools/fit.rs`, `super::args::FitArgs` makes `fit` use `args`, both in `tools`. A parent
-//! and its children are not compared (a parent declares and re-exports them), and an item
-//! reached through a re-export (`super::DataSource`, `crate::MetaError`) is not followed to
-//! the module that defines it.
+//! and its children are not compared (a parent declares and re-exports them). An item
+//! reached through its parent's re-export (`crate::MetaError`, `super::DataSource`: the
+//! parent's `pub use error::MetaError;`) is a use of the module it is re-exported from, so
+//! that a cycle through the crate root's re-exports is found too.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -121,19 +122,90 @@ fn use_tree(chars: &[char], at: usize) -> (Vec<ModulePath>, usize) {
     (vec![vec![word]], i)
 }
 
+/// For each module, the items it re-exports from a child (`pub use child::{A, b::C};`, any
+/// visibility of `pub`), each with the child: `A` and `C` from `child`.
+fn reexports(
+    modules: &[(ModulePath, &PathBuf, String)],
+    known: &BTreeSet<&ModulePath>,
+) -> BTreeMap<(ModulePath, String), String> {
+    let mut found = BTreeMap::new();
+    for (module, _, code) in modules {
+        let chars: Vec<char> = code.chars().collect();
+        let mut at = 0;
+        while let Some(offset) = code[at..].find("pub") {
+            let start = at + offset;
+            at = start + 3;
+            // `pub use` or `pub(crate) use`, at a word's start.
+            let before = code[..start].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = code[at..].trim_start();
+            let rest = match rest.strip_prefix('(') {
+                Some(r) => r.split_once(')').map_or("", |(_, r)| r).trim_start(),
+                None => rest,
+            };
+            let Some(tree) = rest.strip_prefix("use ") else {
+                continue;
+            };
+            let tree_at = code.len() - tree.len();
+            let char_at = code[..tree_at].chars().count();
+            let (paths, _) = use_tree(&chars, char_at);
+            for path in paths {
+                let path: Vec<String> = path.into_iter().skip_while(|p| p == "self").collect();
+                let (Some(child), Some(item)) = (path.first(), path.last()) else {
+                    continue;
+                };
+                let mut child_path = module.clone();
+                child_path.push(child.clone());
+                if path.len() > 1 && known.contains(&child_path) {
+                    found.insert((module.clone(), item.clone()), child.clone());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `target` with an item its parent re-exports from a child replaced by that child
+/// (`crate::MetaError` is `crate::error`), where the item is not a module itself.
+fn through_reexports(
+    target: ModulePath,
+    known: &BTreeSet<&ModulePath>,
+    reexports: &BTreeMap<(ModulePath, String), String>,
+) -> ModulePath {
+    for i in 0..target.len() {
+        if known.contains(&target[..=i].to_vec()) {
+            continue;
+        }
+        let key = (target[..i].to_vec(), target[i].clone());
+        if let Some(child) = reexports.get(&key) {
+            let mut resolved = target[..i].to_vec();
+            resolved.push(child.clone());
+            return resolved;
+        }
+        break;
+    }
+    target
+}
+
 /// The uses between modules side by side in one crate, from its program's files (path under
 /// `src`, text); binaries' own roots (`bin/`) are left out.
 pub(crate) fn uses(files: &[(PathBuf, String)]) -> Uses {
     let src = Path::new("");
-    let modules: Vec<(ModulePath, &PathBuf, &String)> = files
+    let modules: Vec<(ModulePath, &PathBuf, String)> = files
         .iter()
-        .filter_map(|(path, text)| Some((rust_source::module_path(src, path)?, path, text)))
+        .filter_map(|(path, text)| {
+            let module = rust_source::module_path(src, path)?;
+            Some((module, path, rust_source::code_without_literals(text)))
+        })
         .collect();
     let known: BTreeSet<&ModulePath> = modules.iter().map(|(m, _, _)| m).collect();
+    let reexports = reexports(&modules, &known);
     let mut uses = Uses::new();
-    for (module, path, text) in &modules {
-        let code = rust_source::code_without_literals(text);
-        for target in paths_written(module, &code) {
+    for (module, path, code) in &modules {
+        for target in paths_written(module, code) {
+            let target = through_reexports(target, &known, &reexports);
             let common = module
                 .iter()
                 .zip(&target)
@@ -339,4 +411,57 @@ fn a_cycle_is_found_and_named_with_the_files_behind_it() {
         "{}",
         found[0]
     );
+}
+
+#[test]
+fn a_cycle_through_the_roots_reexports_is_found() {
+    let files = |list: &[(&str, &str)]| -> Vec<(PathBuf, String)> {
+        list.iter()
+            .map(|(path, text)| (PathBuf::from(path), text.to_string()))
+            .collect()
+    };
+    // `error` names a bound of `records` through the root's re-export, `records` the error
+    // the same way: neither writes the other's module name.
+    let tree = files(&[
+        (
+            "lib.rs",
+            "mod error; mod records; pub(crate) mod limits;\n\
+             pub use error::MetaError;\npub use records::{validate, MAX_VI};",
+        ),
+        (
+            "error.rs",
+            "pub enum MetaError {}\nfn f() { crate::MAX_VI; }",
+        ),
+        (
+            "records.rs",
+            "use crate::MetaError;\npub const MAX_VI: f64 = 1.0;",
+        ),
+        ("limits.rs", "pub const MIN_VI: f64 = 0.0;"),
+    ]);
+    let uses = uses(&tree);
+    assert_eq!(
+        uses[&vec![]]["error"].keys().collect::<Vec<_>>(),
+        ["records"]
+    );
+    assert_eq!(
+        uses[&vec![]]["records"].keys().collect::<Vec<_>>(),
+        ["error"]
+    );
+    let found = all_cycles(&uses);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("under the crate's root: error → records → error"),
+        "{}",
+        found[0]
+    );
+
+    // The bound moved to a module both use, the cycle is gone.
+    let mut fixed = tree.clone();
+    fixed[0].1 = "mod error; mod records; mod limits;\npub use error::MetaError;\n\
+                  pub use limits::MAX_VI;"
+        .into();
+    fixed[2].1 = "use crate::MetaError;\nuse crate::MAX_VI;".into();
+    fixed[3].1 = "pub const MAX_VI: f64 = 1.0;".into();
+    let found = all_cycles(&self::uses(&fixed));
+    assert!(found.is_empty(), "{found:?}");
 }

@@ -10,33 +10,15 @@ use crate::printed::{estimate_headline, f4, frame_table, Out, Printed};
 use meta_analysis::{CumulativeStep, FitOptions, Record, Test};
 use serde::Serialize;
 
-/// One step: the fit of the records up to and including `added`.
+/// One step: the engine's fit of the records up to and including `added`, and its estimate
+/// on the natural scale.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct CumulativeRow {
-    /// The id of the record added at this step.
-    pub added: String,
-    /// Records pooled so far.
-    pub k: usize,
-    pub estimate: f64,
-    pub se: f64,
-    /// z (t with k - 1 df under test "knha", from k = 2 on; z at k = 1).
-    pub statistic: f64,
-    /// Two-sided p value of estimate = 0.
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
+    #[serde(flatten)]
+    pub step: CumulativeStep,
     /// estimate and CI on the natural scale (no prediction interval: null).
     pub natural: Option<NaturalScale>,
-    pub tau2: f64,
-    /// I^2 in percent.
-    pub i2: f64,
-    /// Cochran's Q.
-    pub q: f64,
-    /// The p value of Q (1 at k = 1).
-    pub q_p: f64,
-    /// H^2 (1 at k = 1).
-    pub h2: f64,
 }
 
 /// `cumulative_meta_analysis`' result.
@@ -67,14 +49,15 @@ impl CumulativeResult {
             .as_ref()
             .map(|o| format!("ordered by {o}"))
             .unwrap_or_else(|| "in record order".into());
+        let step = &last.step;
         out.line(estimate_headline(
             (self.scale.measure.as_deref(), &*self.scale.transform),
-            [last.estimate, last.ci_lower, last.ci_upper],
+            [step.estimate, step.ci_lower, step.ci_upper],
             last.natural
                 .as_ref()
                 .map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
             self.level,
-            &format!("cumulative, {order}, after {} records", last.k),
+            &format!("cumulative, {order}, after {} records", step.k),
         ));
     }
 }
@@ -90,7 +73,7 @@ impl Printed for CumulativeResult {
         let rows: Vec<(String, Vec<String>)> = self
             .results
             .iter()
-            .map(|r| {
+            .map(|CumulativeRow { step: r, .. }| {
                 let cells = [
                     r.estimate,
                     r.se,
@@ -171,20 +154,8 @@ pub(super) fn result(
         results: steps
             .iter()
             .map(|s| CumulativeRow {
-                added: s.added.clone(),
-                k: s.k,
-                estimate: s.estimate,
-                se: s.se,
-                statistic: s.statistic,
-                p: s.p,
-                ci_lower: s.ci_lower,
-                ci_upper: s.ci_upper,
                 natural: scale.natural(s.estimate, (s.ci_lower, s.ci_upper), None),
-                tau2: s.tau2,
-                i2: s.i2,
-                q: s.q,
-                q_p: s.q_p,
-                h2: s.h2,
+                step: s.clone(),
             })
             .collect(),
         dataset: data.info().clone(),

@@ -85,6 +85,13 @@ pub fn output_schema(name: &str) -> Option<Value> {
     find(name).map(|tool| (tool.handler.output_schema)())
 }
 
+/// The output schema of any result type `T`, derived as a tool's is: what a part of a
+/// result (an engine type a tool returns) contributes to the tool's output schema.
+#[cfg(feature = "definitions")]
+pub fn output_schema_of<T: schemars::JsonSchema>() -> Value {
+    super::schema_derivation::output_of::<T>()
+}
+
 /// Every tool's output schema, by name, in registry order.
 #[cfg(feature = "definitions")]
 pub fn output_schemas_json() -> Value {

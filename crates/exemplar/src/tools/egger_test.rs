@@ -49,41 +49,25 @@ fn examples() -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// `egger_test`'s result.
+/// `egger_test`'s result: the engine's test, then what the tool adds: metafor's words for
+/// the model, the statistic and the coefficient, the ids left out and the benchmark's rule.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct EggerTestResult {
-    /// "classic" or "rma".
-    pub variant: crate::tools::Word,
+    #[serde(flatten)]
+    pub test: EggerResult,
     /// The variant as metafor's regtest() names its model: "lm" (classic) or "rma"
     /// (regtest()'s default), so that neither is read as the other.
     pub model: RegtestModel,
     /// The model in print.regtest's words: "weighted regression with multiplicative
     /// dispersion" ("lm") or "mixed-effects meta-regression model" ("rma").
     pub model_description: crate::tools::Word,
-    /// Records tested.
-    pub k: usize,
-    /// The ids left out before the test.
-    pub excluded: Vec<String>,
-    /// Two-sided p value of the test.
-    pub egger_p: f64,
     /// "t" (classic) or "z" (rma).
     pub statistic_name: crate::tools::Word,
-    pub statistic: f64,
-    /// k - 2 for classic; null for rma.
-    pub df: Option<f64>,
     /// "intercept" (classic) or "slope on sqrt(vi)" (rma).
     pub coefficient_name: crate::tools::Word,
-    pub coefficient: f64,
-    /// Standard error of the coefficient.
-    pub se: f64,
-    /// metafor's "limit estimate" (regtest()'s est): the funnel line's effect at se = 0.
-    pub limit_estimate: f64,
-    /// Its 95% CI (regtest()'s ci.lb, ci.ub): t with k - 2 df (classic) or z (rma).
-    pub limit_ci_lower: f64,
-    pub limit_ci_upper: f64,
-    /// tau^2 of the meta-regression (rma only, else null).
-    pub tau2: Option<f64>,
+    /// The ids left out before the test.
+    pub excluded: Vec<String>,
     /// The benchmark's registered rule, as text: for the frozen dataset only, else null.
     pub rule: Option<crate::tools::Word>,
     /// The registered rule applied to egger_p: for the frozen dataset only, else null (the
@@ -128,22 +112,12 @@ impl EggerTestResult {
             EggerVariant::Rma => ("z", "slope on sqrt(vi)", RegtestModel::Rma),
         };
         EggerTestResult {
-            variant: result.variant.name().into(),
+            test: result.clone(),
             model,
             model_description: model.description().into(),
-            k: result.k,
-            excluded,
-            egger_p: result.p,
             statistic_name: statistic_name.into(),
-            statistic: result.statistic,
-            df: result.df,
             coefficient_name: coefficient_name.into(),
-            coefficient: result.coefficient,
-            se: result.se,
-            limit_estimate: result.line_at_se0,
-            limit_ci_lower: result.limit_ci.0,
-            limit_ci_upper: result.limit_ci.1,
-            tau2: result.tau2,
+            excluded,
             rule: data.is_frozen().then_some(RULE_TEXT.into()),
             rule_outcome: benchmark_rule(result.p, data),
             dataset: data.info().clone(),
@@ -200,10 +174,11 @@ impl Printed for EggerTestResult {
     /// `print.regtest`, after a headline naming the variant and metafor's model (so that the
     /// classic test, "lm", is not read as regtest()'s default, "rma").
     fn print(&self, out: &mut Out) {
+        let t = &self.test;
         let stat_name = &self.statistic_name;
-        let p = pval(Some(self.egger_p), true, false);
-        let statistic = f4(Some(self.statistic));
-        let test = match self.df {
+        let p = pval(Some(t.p), true, false);
+        let statistic = f4(Some(t.statistic));
+        let test = match t.df {
             Some(d) => format!("{stat_name} = {statistic}, df = {}, p {p}", df(d)),
             None => format!("{stat_name} = {statistic}, p {p}"),
         };
@@ -215,7 +190,8 @@ impl Printed for EggerTestResult {
         let words = &self.model_description;
         out.line(format!(
             "Egger's test, {} (regtest model \"{model}\", {words}): {test} (k = {}{outcome})",
-            self.variant, self.k
+            t.variant.name(),
+            t.k
         ));
         excluded_line(out, &self.excluded);
         out.blank();
@@ -227,17 +203,17 @@ impl Printed for EggerTestResult {
         out.line(format!("Test for Funnel Plot Asymmetry: {test}"));
         out.line(format!(
             "Limit Estimate (as sei -> 0):   b = {} (CI: {}, {})",
-            f4(Some(self.limit_estimate)),
-            f4(Some(self.limit_ci_lower)),
-            f4(Some(self.limit_ci_upper))
+            f4(Some(t.line_at_se0)),
+            f4(Some(t.limit_ci_lower)),
+            f4(Some(t.limit_ci_upper))
         ));
         out.line(format!(
             "Coefficient ({}): {} (SE = {})",
             self.coefficient_name,
-            f4(Some(self.coefficient)),
-            f4(Some(self.se))
+            f4(Some(t.coefficient)),
+            f4(Some(t.se))
         ));
-        if let Some(tau2) = self.tau2 {
+        if let Some(tau2) = t.tau2 {
             out.line(format!("tau^2 of the regression: {}", var(Some(tau2))));
         }
         if let (Some(rule), Some(outcome)) = (&self.rule, self.rule_outcome) {

@@ -3,7 +3,7 @@
 use super::args::{DataArg, ExcludeArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use meta_analysis::FailSafeType;
+use meta_analysis::{FailSafeN, FailSafeType};
 use crate::printed::{f4, pval, r_num, Out, Printed};
 use serde::Serialize;
 
@@ -86,26 +86,12 @@ fn alpha_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// The default significance level.
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
-/// `fail_safe_n`'s result.
+/// `fail_safe_n`'s result: the engine's fail-safe N and the data.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FailSafeResult {
-    /// "Rosenthal", "Orwin" or "Rosenberg".
-    #[serde(rename = "type")]
-    pub kind: crate::tools::Word,
-    /// The fail-safe number of null studies.
-    pub fsn: u64,
-    /// Significance level (used by Rosenthal and Rosenberg).
-    pub alpha: f64,
-    /// Orwin: the effect the mean is brought down to (default half the mean effect); null
-    /// for the other types.
-    pub target: Option<f64>,
-    /// Rosenthal: one-sided p value of Stouffer's combined z; Rosenberg: two-sided p value of
-    /// the equal-effects estimate; null for Orwin.
-    pub observed_p: Option<f64>,
-    /// Orwin: the unweighted mean effect; Rosenberg: the equal-effects estimate; null for
-    /// Rosenthal.
-    pub observed_effect: Option<f64>,
+    #[serde(flatten)]
+    pub n: FailSafeN,
     pub dataset: DatasetInfo,
 }
 
@@ -131,12 +117,7 @@ pub fn fail_safe_n(args: FailSafeArgs, data: &DataSource) -> Result<FailSafeResu
     let excluded = args.exclude.of(data)?;
     let n = meta_analysis::fail_safe_n(&data.kept(&excluded), kind, alpha, args.target)?;
     Ok(FailSafeResult {
-        kind: n.kind.name().into(),
-        fsn: n.fsn,
-        alpha: n.alpha,
-        target: n.target,
-        observed_p: n.observed_p,
-        observed_effect: n.observed_effect,
+        n,
         dataset: data.info().clone(),
     })
 }
@@ -144,35 +125,33 @@ pub fn fail_safe_n(args: FailSafeArgs, data: &DataSource) -> Result<FailSafeResu
 impl Printed for FailSafeResult {
     /// `print.fsn`, after a headline.
     fn print(&self, out: &mut Out) {
-        let kind = &self.kind;
-        out.line(format!("Fail-safe N ({kind}): {}", self.fsn));
+        let n = &self.n;
+        let kind = n.kind.name();
+        out.line(format!("Fail-safe N ({kind}): {}", n.fsn));
         out.blank();
         out.line(format!("Fail-safe N Calculation Using the {kind} Approach"));
         out.blank();
-        let alpha = r_num(self.alpha);
-        let observed_p = pval(self.observed_p, false, false);
-        match FailSafeType::parse(kind) {
-            Some(FailSafeType::Rosenthal) => {
+        let alpha = r_num(n.alpha);
+        let observed_p = pval(n.observed_p, false, false);
+        match n.kind {
+            FailSafeType::Rosenthal => {
                 out.line(format!("Observed Significance Level: {observed_p}"));
                 out.line(format!("Target Significance Level:   {alpha}"));
             }
-            Some(FailSafeType::Orwin) => {
-                out.line(format!(
-                    "Average Effect Size: {}",
-                    f4(self.observed_effect)
-                ));
-                out.line(format!("Target Effect Size:  {}", f4(self.target)));
+            FailSafeType::Orwin => {
+                out.line(format!("Average Effect Size: {}", f4(n.observed_effect)));
+                out.line(format!("Target Effect Size:  {}", f4(n.target)));
             }
-            _ => {
+            FailSafeType::Rosenberg => {
                 out.line(format!(
                     "Average Effect Size:         {}",
-                    f4(self.observed_effect)
+                    f4(n.observed_effect)
                 ));
                 out.line(format!("Observed Significance Level: {observed_p}"));
                 out.line(format!("Target Significance Level:   {alpha}"));
             }
         }
         out.blank();
-        out.line(format!("Fail-safe N: {}", self.fsn));
+        out.line(format!("Fail-safe N: {}", n.fsn));
     }
 }

@@ -2,9 +2,10 @@
 
 use super::args::{FitArgs, WeightsArg};
 use super::data::{DataSource, DatasetInfo};
-use super::fit::{headline, unweighted, weighted_error, FitHead, FitStats};
-use super::scale::{Scale, ScaleInfo};
+use super::fit::{body, headline, natural, unweighted, weighted_error};
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Companion, Tool, ToolError, ToolGroup, FOREST_PLOT, MAX_TOOL_RECORDS};
+use meta_analysis::Fit;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -55,15 +56,16 @@ composed_args! {
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct FitResult {
     #[serde(flatten)]
-    pub head: FitHead,
+    pub fit: Fit,
     /// The column of user weights the estimate was weighted by (only when `weights` is given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(with = "String"))]
     pub weights: Option<String>,
     #[serde(flatten)]
     pub scale: ScaleInfo,
-    #[serde(flatten)]
-    pub stats: FitStats,
+    /// The estimate, CI and prediction interval on the natural scale (null with transform
+    /// "none").
+    pub natural: Option<NaturalScale>,
     /// Records left out because their `weights` value is missing (metafor's na.omit); only
     /// when some are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -105,10 +107,10 @@ pub fn fit_random_effects(
     }
     .map_err(|e| weighted_error(args.weights.weights.as_deref(), e))?;
     Ok(FitResult {
-        head: FitHead::of(&fit),
+        natural: natural(&fit, &scale),
+        fit,
         weights: args.weights.weights,
         scale: scale.info(),
-        stats: FitStats::of(&fit, &scale),
         omitted,
         dataset: data.info().clone(),
     })
@@ -118,14 +120,14 @@ pub fn fit_random_effects(
 /// in the result, not the summary).
 impl crate::printed::Printed for FitResult {
     fn print(&self, out: &mut crate::printed::Out) {
-        headline(out, &self.head, &self.scale, &self.stats, &[]);
+        headline(out, &self.fit, &self.scale, self.natural.as_ref(), &[]);
         // Records left out for a missing weight are said, as every tool says its na.omit.
         crate::printed::notes_and_omitted_lines(
             out,
             &self.dataset.notes,
             self.omitted.iter().map(|o| o.id.as_str()),
         );
-        self.stats.body(&self.head, &self.scale).print(out);
+        body(&self.fit, &self.scale, self.natural.as_ref()).print(out);
     }
 }
 

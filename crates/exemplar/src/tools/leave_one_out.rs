@@ -2,11 +2,11 @@
 
 use super::args::ExcludeFitArgs;
 use super::data::{DataSource, DatasetInfo};
-use super::fit::{FitHead, FitStats};
-use super::scale::{Scale, ScaleInfo};
+use super::fit::natural;
+use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_LEAVE_ONE_OUT_RECORDS};
 use crate::printed::{f4, frame_table, model_context, scale_labels, Out, Printed};
-use meta_analysis::Test;
+use meta_analysis::{Fit, Test};
 use serde::Serialize;
 
 pub static LEAVE_ONE_OUT: Tool = Tool {
@@ -46,9 +46,10 @@ pub struct LeaveOneOutRow {
     /// The id of the record left out.
     pub omitted: String,
     #[serde(flatten)]
-    pub head: FitHead,
-    #[serde(flatten)]
-    pub stats: FitStats,
+    pub fit: Fit,
+    /// The estimate, CI and prediction interval on the natural scale (null with transform
+    /// "none").
+    pub natural: Option<NaturalScale>,
 }
 
 /// `leave_one_out`'s result.
@@ -87,8 +88,8 @@ pub fn leave_one_out(
             .iter()
             .map(|row| LeaveOneOutRow {
                 omitted: row.id.clone(),
-                head: FitHead::of(&row.fit),
-                stats: FitStats::of(&row.fit, &scale),
+                natural: natural(&row.fit, &scale),
+                fit: row.fit.clone(),
             })
             .collect(),
         dataset: data.info().clone(),
@@ -102,7 +103,7 @@ impl Printed for LeaveOneOutResult {
         let (lo, hi) = self
             .results
             .iter()
-            .map(|r| r.stats.estimate)
+            .map(|r| r.fit.estimate)
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
                 (lo.min(x), hi.max(x))
             });
@@ -120,12 +121,11 @@ impl Printed for LeaveOneOutResult {
             .results
             .iter()
             .map(|r| {
-                let (s, fit) = (&r.stats, &r.stats.fit);
-                let stat = if knha { s.t } else { s.z };
+                let fit = &r.fit;
                 let cells = [
-                    Some(s.estimate),
-                    Some(s.se),
-                    stat,
+                    Some(fit.estimate),
+                    Some(fit.se),
+                    Some(fit.statistic),
                     Some(fit.p),
                     Some(fit.ci_lower),
                     Some(fit.ci_upper),

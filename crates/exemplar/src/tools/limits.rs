@@ -1,5 +1,6 @@
-//! The registry's limits on a call: its arguments' size and the records each kind of tool
-//! accepts (a tool's entry names its cap, `Tool::max_records`).
+//! The registry's limits on a call: its arguments' size, the records each kind of tool
+//! accepts (a tool's entry names its cap, `Tool::max_records`) and what a session's store
+//! of loaded data holds.
 
 /// The most records a tool accepts in `records` (the engine's own limit is far larger; this
 /// keeps a page responsive).
@@ -27,3 +28,11 @@ pub const MAX_CUMULATIVE_RECORDS: usize = crate::plots::MAX_CUMULATIVE_ROWS;
 /// The most records `influence_diagnostics` accepts (10⁴ records take well under a second
 /// natively: each omission costs O(k)).
 pub const MAX_INFLUENCE_RECORDS: usize = 10_000;
+
+/// The most handles a store holds; loading one more drops the oldest.
+pub const MAX_HANDLES: usize = 16;
+
+/// The most bytes of records a store holds (each handle counted at the larger of its
+/// canonical JSON and the heap it takes); a load beyond it drops the oldest handles until it
+/// fits. One load is at most the arguments' own limit (16 MiB).
+pub const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;

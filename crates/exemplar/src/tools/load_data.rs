@@ -8,8 +8,8 @@ use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::effect_sizes::EscalcSettings;
 #[cfg(feature = "definitions")]
-use super::store::{DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
-use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
+use super::limits::{MAX_HANDLES, MAX_HELD_BYTES};
+use super::{Tool, ToolError, ToolGroup, DATA_ID, MAX_TOOL_RECORDS};
 #[cfg(feature = "definitions")]
 use super::COMPUTE_EFFECT_SIZES;
 use serde::{Deserialize, Serialize};

@@ -15,7 +15,7 @@ use crate::printed::{
     model_context, model_line, notes_and_omitted_lines, pval, scale_labels, signif_legend,
     tau2_lines, ModeratorTest, Out, Printed,
 };
-use meta_analysis::{MetaRegression, ModeratorValue, Term};
+use meta_analysis::{Coefficient, MetaRegression, ModeratorValue, Term};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -117,23 +117,6 @@ fn bubble_arguments(args: &Value) -> Value {
     Value::Object(out)
 }
 
-/// One coefficient.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct CoefficientRow {
-    /// "intercept", a numeric moderator's name, or "column:level" for a factor's level.
-    pub name: String,
-    pub estimate: f64,
-    /// Standard error (Knapp-Hartung adjusted with test "knha").
-    pub se: f64,
-    /// z, or t with k - p df with test "knha".
-    pub statistic: f64,
-    /// Two-sided p value of the coefficient = 0.
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
-}
-
 /// The model's prediction at one set of moderator values.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
@@ -200,7 +183,7 @@ pub struct MetaRegressionResult {
     pub formula: String,
     /// Intercept first (when the model has one), then the terms' coefficients in R's order,
     /// named as metafor names them (`weeks`, `testerblind`, `factor(g)B`, `x1:x2`, `I(x^2)`).
-    pub coefficients: Vec<CoefficientRow>,
+    pub coefficients: Vec<Coefficient>,
     /// Coefficients dropped as aliased: design columns that are linear combinations of the
     /// intercept and the columns before them (an interaction with an empty cell), dropped as
     /// metafor drops them ("Redundant predictors dropped from the model."); absent when none.
@@ -246,19 +229,7 @@ impl MetaRegressionResult {
             btt: model.btt.clone(),
             formula,
             dropped: model.dropped(),
-            coefficients: model
-                .coefficients
-                .iter()
-                .map(|c| CoefficientRow {
-                    name: c.name.clone(),
-                    estimate: c.estimate,
-                    se: c.se,
-                    statistic: c.statistic,
-                    p: c.p,
-                    ci_lower: c.ci_lower,
-                    ci_upper: c.ci_upper,
-                })
-                .collect(),
+            coefficients: model.coefficients.clone(),
             predictions,
             omitted,
             dataset: data.info().clone(),

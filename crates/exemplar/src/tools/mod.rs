@@ -134,20 +134,23 @@ pub use error::{ErrorCode, ToolError};
 pub use guide::instructions;
 pub use guide::{MAX_DEFINITION_BYTES, MAX_DESCRIPTION_CHARS, MEAN_DEFINITION_BYTES};
 pub use load_data::{LoadDataResult, LOAD_DATA_NAME};
-pub use store::{DataStore, DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
+pub use store::DataStore;
 
 pub use call::Outcome;
 pub use call::{call, call_in, call_json, dataset_sha256_for, outcome, outcome_in, parse_args};
 pub use companion::Companion;
 pub use companion::{companion_call, companion_call_in, companion_plot, companion_plot_in};
 #[cfg(feature = "definitions")]
-pub use definitions::{definitions, definitions_json, output_schema, output_schemas_json};
+pub use definitions::{
+    definitions, definitions_json, output_schema, output_schema_of, output_schemas_json,
+};
 #[cfg(feature = "definitions")]
 pub use definitions::{Annotations, ToolDefinition};
 #[cfg(feature = "definitions")]
 pub use input_schemas::derived_input_schemas;
 pub(crate) use input_schemas::input_schema_of;
-pub use limits::{MAX_ARGS_BYTES, MAX_CUMULATIVE_RECORDS, MAX_INFLUENCE_RECORDS};
+pub use limits::MAX_INFLUENCE_RECORDS;
+pub use limits::{MAX_ARGS_BYTES, MAX_CUMULATIVE_RECORDS, MAX_HANDLES, MAX_HELD_BYTES};
 pub use limits::{MAX_LEAVE_ONE_OUT_RECORDS, MAX_RAW_DATA_ROWS, MAX_TOOL_RECORDS};
 use restrict::{restrict, restricted};
 pub use restrict::{SLAB, SUBSET};
@@ -512,6 +515,9 @@ fn dispatch(
 /// The argument that names the frozen dataset explicitly (`"dataset": "dat.raudenbush1985"`),
 /// which a session that has loaded data must give to analyse it.
 pub const DATASET: &str = "dataset";
+
+/// The argument naming a handle of loaded data, in every tool that takes `records`.
+pub const DATA_ID: &str = "data_id";
 
 /// `dataset` given with `records` or `data_id` names two data at once.
 fn named_once(args: &Value) -> Result<(), ToolError> {

@@ -20,22 +20,12 @@
 //! ([`DataStore::drop_oldest`]), as one store drops its own oldest.
 
 use super::data::{DataSource, Stored};
-use super::{ErrorCode, ToolError};
+use super::limits::{MAX_HANDLES, MAX_HELD_BYTES};
+use super::{ErrorCode, ToolError, DATA_ID};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// The argument naming a handle, in every tool that takes `records`.
-pub const DATA_ID: &str = "data_id";
-
-/// The most handles a store holds; loading one more drops the oldest.
-pub const MAX_HANDLES: usize = 16;
-
-/// The most bytes of records a store holds (each handle counted at the larger of its
-/// canonical JSON and the heap it takes); a load beyond it drops the oldest handles until it
-/// fits. One load is at most the arguments' own limit (16 MiB).
-pub const MAX_HELD_BYTES: usize = 32 * 1024 * 1024;
 
 /// Loads made in this process, over all stores: the next load's place in their order.
 static LOADS: AtomicU64 = AtomicU64::new(0);

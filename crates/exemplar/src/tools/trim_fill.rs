@@ -3,12 +3,10 @@
 
 use super::args::{DataArg, ExcludeArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
+use super::fit::natural_estimate;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
-use crate::printed::{
-    equal_effects, estimate_headline, f4, i2_h2_lines, model_line, natural_block, pval,
-    scale_labels, signif_legend, stars, tau2_lines, vector_table, Out, Printed,
-};
+use crate::printed::{estimate_headline, f4, pval, EstimateTest, InterceptFit, Out, Printed};
 use meta_analysis::{Estimator, Side, TrimAndFill};
 use serde::Serialize;
 
@@ -154,35 +152,25 @@ impl Printed for TrimAndFillResult {
                 pval(Some(p), true, false)
             ));
         }
-        out.blank();
-        let method = &*self.method;
-        model_line(out, method, self.k, true);
-        out.blank();
-        if !equal_effects(method) {
-            tau2_lines(out, Some(self.tau2), self.se_tau2, true);
+        InterceptFit {
+            method: &self.method,
+            k: self.k,
+            tau2: self.tau2,
+            se_tau2: self.se_tau2,
+            i2: self.i2,
+            h2: self.h2,
+            q: self.q,
+            q_df: self.q_df,
+            q_p: self.q_p,
+            estimate: self.estimate,
+            se: self.se,
+            test: EstimateTest::Z(Some(self.statistic)),
+            p: self.p,
+            ci_lower: self.ci_lower,
+            ci_upper: self.ci_upper,
+            natural: natural_estimate(&self.scale, self.natural.as_ref()),
         }
-        i2_h2_lines(out, Some(self.i2), Some(self.h2), None, true);
-        out.blank();
-        crate::printed::heterogeneity_test(out, self.q, self.q_df, self.q_p);
-        out.blank();
-        out.line("Model Results:");
-        out.blank();
-        let p = Some(self.p);
-        out.lines(vector_table(&[
-            ("estimate", f4(Some(self.estimate))),
-            ("se", f4(Some(self.se))),
-            ("zval", f4(Some(self.statistic))),
-            ("pval", pval(p, false, false)),
-            ("ci.lb", f4(Some(self.ci_lower))),
-            ("ci.ub", f4(Some(self.ci_upper))),
-            ("", stars(p)),
-        ]));
-        let label = scale_labels(self.scale.measure.as_deref(), &self.scale.transform).1;
-        if let (Some(n), Some(label)) = (&self.natural, label) {
-            let pi = n.pi_lower.zip(n.pi_upper);
-            natural_block(out, &label, [n.estimate, n.ci_lower, n.ci_upper], pi);
-        }
-        signif_legend(out);
+        .print(out);
     }
 }
 

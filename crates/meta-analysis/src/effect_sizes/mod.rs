@@ -31,7 +31,7 @@ mod tables;
 
 use std::fmt;
 
-use crate::records::{MAX_ABS_YI, MAX_VI, MIN_VI};
+use crate::limits::{MAX_ABS_YI, MAX_VI, MIN_VI};
 
 /// The measures: each its Rust name, escalc's name, a title, and the columns it reads (every
 /// one required, except that a 2×2 table takes either `bi` or `n1i`, `di` or `n2i`).
