@@ -431,3 +431,26 @@ pub fn no_counterpart(tool: &str) -> ToolError {
         ),
     )
 }
+
+/// `rma(yi, vi, data = dat, <subset and slab>, <more>)`: the model every tool of the
+/// records fits, `excluded` the call's `exclude` ids.
+pub fn rma(cx: &RContext, excluded: &[String], more: Vec<String>) -> String {
+    let mut args = vec!["yi".to_string(), "vi".into(), "data = dat".into()];
+    args.extend(record_arguments(cx, excluded));
+    args.extend(more);
+    Script::call("rma", &args)
+}
+
+/// A fit's `rma(...)` from its shared arguments (method, test, level).
+pub fn rma_of_fit(
+    cx: &RContext,
+    excluded: &[String],
+    fit: &super::args::FitArgs,
+) -> Result<String, ToolError> {
+    let options = fit.options()?;
+    Ok(rma(
+        cx,
+        excluded,
+        fit_arguments(options.method, options.level, options.test),
+    ))
+}

@@ -245,3 +245,53 @@ fn side_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "Side of the missing records; default: estimated."}))
         .expect("an object schema")
 }
+
+/// `trimfill(rma(...), side = ..., estimator = ...)`: `trim_and_fill` registers it.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for TrimFillArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_checks, fit_methods, rma};
+        use crate::rcode::string;
+        let method = self.method.get();
+        let fit = rma(
+            cx,
+            &self.exclude.exclude,
+            fit_arguments(method, 0.95, meta_analysis::Test::Z),
+        );
+        let mut args = vec![fit];
+        if let Some(side) = cx.result["side"].as_str() {
+            args.push(format!("side = {}", string(side)));
+        }
+        if let Some(estimator) = cx.result["estimator"].as_str() {
+            args.push(format!("estimator = {}", string(estimator)));
+        }
+        // trimfill() passes `...` to each refit, which else stops at rma's default rule.
+        if args[0].contains("control = ") {
+            args.push("control = list(threshold = 1e-12, tol = 1e-15, maxiter = 1000)".into());
+        }
+        out.script.line(format!(
+            "res <- {}",
+            crate::rcode::Script::call("trimfill", &args)
+        ));
+        out.check_at("res$k0", cx.result, "/k0");
+        fit_checks(out, cx.result);
+        fit_methods(
+            &mut out.methods,
+            cx.result["measure"].as_str(),
+            method,
+            meta_analysis::Test::Z,
+            0.95,
+            false,
+        );
+        out.methods.say(
+            "The trim and fill method {} estimated the number of studies missing from one side \
+             of the funnel plot, and the model was refitted with their mirror images filled in.",
+            &[&crate::rcode::DUVAL_2000],
+        );
+        Ok(())
+    }
+}
