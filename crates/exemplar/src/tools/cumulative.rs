@@ -207,3 +207,62 @@ composed_args! {
         pub descending: bool,
     }
 }
+
+/// `cumul(rma(...), order = <column>, decreasing = ...)`: `cumulative_meta_analysis`
+/// registers it.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for CumulativeArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_methods, rma_of_fit};
+        let options = self.fit.options()?;
+        let mut args = vec![rma_of_fit(cx, &self.exclude.exclude, &self.fit)?];
+        if let Some(column) = &self.order_by {
+            args.push(format!("order = {}", crate::rcode::name(column)));
+            if self.descending {
+                args.push("decreasing = TRUE".into());
+            }
+        }
+        out.script.line(format!(
+            "res <- {}",
+            crate::rcode::Script::call("cumul", &args)
+        ));
+        for (i, row) in cx.result["results"].as_array().into_iter().flatten().enumerate() {
+            let at = i + 1;
+            out.check_at(format!("res$estimate[{at}]"), row, "/estimate")
+                .check_at(format!("res$se[{at}]"), row, "/se")
+                .check_at(format!("res$pval[{at}]"), row, "/p")
+                .check_at(format!("res$ci.ub[{at}]"), row, "/ci_upper")
+                .check_at(format!("res$Q[{at}]"), row, "/q");
+            if !matches!(
+                options.method,
+                meta_analysis::Method::Ee | meta_analysis::Method::Fe
+            ) {
+                out.check_at(format!("res$tau2[{at}]"), row, "/tau2");
+            }
+        }
+        fit_methods(
+            &mut out.methods,
+            cx.result["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        let order = match &self.order_by {
+            Some(column) => format!(" in order of {column:?}"),
+            None => String::new(),
+        };
+        out.methods.say(
+            &format!(
+                "A cumulative meta-analysis {{}} added the studies one at a time{order}, \
+                 refitting the model at each step."
+            ),
+            &[&crate::rcode::LAU_1992],
+        );
+        Ok(())
+    }
+}
