@@ -25,13 +25,15 @@ const later = () =>
     import('./plots.js'),
     import('./evidence.js'),
     import('./your-data.js'),
-  ]).then(([forms, scoring, ledger, plots, evidence, yourDataForm]) => ({
+    import('./rcode.js'),
+  ]).then(([forms, scoring, ledger, plots, evidence, yourDataForm, rcode]) => ({
     ...forms,
     ...scoring,
     ...ledger,
     ...plots,
     ...evidence,
     ...yourDataForm,
+    ...rcode,
   })));
 
 function setText(id, text) {
@@ -193,7 +195,8 @@ function makeRunner(views) {
         const view = await engineModule.resultView(name, report);
         const svg = engineModule.figureOf(report, view);
         if (svg !== undefined) plotter.figure(name, svg, via);
-        showResult(name, report, view, via, (await later()).renderResultView);
+        const { renderResultView, showReproduction } = await later();
+        showResult(name, report, view, via, renderResultView, showReproduction);
       })
       .catch((err) => console.error(err));
     return report;
@@ -210,7 +213,7 @@ const shownRuns = new Map();
  * (Rust cuts it); the download and the copy are whole, written when asked for. A large
  * table's rows are drawn a slice at a time (forms.js `renderResultView`).
  */
-function showResult(name, report, resultView, via, renderResultView) {
+function showResult(name, report, resultView, via, renderResultView, showReproduction) {
   const area = document.getElementById(toolArticleId(name))?.querySelector('.tool-result');
   const output = area?.querySelector('pre.result');
   if (!output) return;
@@ -245,7 +248,9 @@ function showResult(name, report, resultView, via, renderResultView) {
       copied.textContent = ' Copying is blocked here; use Download JSON.';
     }
   });
-  view.after(el('p', { class: 'result-whole actions' }, download, ' ', copy, copied));
+  const actions = el('p', { class: 'result-whole actions' }, download, ' ', copy, copied);
+  view.after(actions);
+  showReproduction(actions, () => engineModule.rCode(name, report.entry.seq), () => shownRuns.get(name) === shown);
 }
 
 function renderRegistration(registration, count) {
