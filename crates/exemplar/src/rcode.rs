@@ -139,8 +139,25 @@ pub fn name(name: &str) -> String {
 }
 
 const RESERVED: [&str; 19] = [
-    "if", "else", "repeat", "while", "function", "for", "next", "break", "TRUE", "FALSE",
-    "NULL", "Inf", "NaN", "NA", "NA_integer_", "NA_real_", "NA_character_", "in", "T",
+    "if",
+    "else",
+    "repeat",
+    "while",
+    "function",
+    "for",
+    "next",
+    "break",
+    "TRUE",
+    "FALSE",
+    "NULL",
+    "Inf",
+    "NaN",
+    "NA",
+    "NA_integer_",
+    "NA_real_",
+    "NA_character_",
+    "in",
+    "T",
 ];
 
 /// Lines of an R script.
@@ -171,14 +188,28 @@ impl Script {
         self
     }
 
-    /// `f(arg, arg, ...)`, one argument a line when the call is long.
+    /// `f(arg, arg, ...)`, wrapped before an argument that would take a line past 90
+    /// characters (continued lines indented under the first argument).
     pub fn call(function: &str, args: &[String]) -> String {
-        let one = format!("{function}({})", args.join(", "));
-        if one.len() <= 90 {
-            return one;
-        }
         let indent = " ".repeat(function.len() + 1);
-        format!("{function}({})", args.join(&format!(",\n{indent}")))
+        let mut text = format!("{function}(");
+        let mut line = text.len();
+        for (i, arg) in args.iter().enumerate() {
+            if i > 0 {
+                if line + 2 + arg.len() > 90 {
+                    text.push_str(",\n");
+                    text.push_str(&indent);
+                    line = indent.len();
+                } else {
+                    text.push_str(", ");
+                    line += 2;
+                }
+            }
+            text.push_str(arg);
+            line += arg.len();
+        }
+        text.push(')');
+        text
     }
 
     pub fn finish(&self) -> String {
@@ -312,7 +343,16 @@ mod tests {
 
     #[test]
     fn numbers_read_back_to_the_same_double() {
-        for x in [0.1, 1.0 / 3.0, -2.5e-300, 1e20, 123456.789, 0.0, -0.0, 5e-324] {
+        for x in [
+            0.1,
+            1.0 / 3.0,
+            -2.5e-300,
+            1e20,
+            123456.789,
+            0.0,
+            -0.0,
+            5e-324,
+        ] {
             let text = number(x);
             let back: f64 = text.parse().unwrap();
             assert_eq!(back.to_bits(), x.to_bits(), "{x} written {text}");
@@ -338,6 +378,28 @@ mod tests {
         assert_eq!(name("if"), "`if`");
         assert_eq!(name("x`y"), "`x\\`y`");
         assert_eq!(name("2x"), "`2x`");
+    }
+
+    #[test]
+    fn a_long_call_wraps_between_arguments() {
+        let args: Vec<String> = [
+            "yi",
+            "vi",
+            "data = dat",
+            "method = \"REML\"",
+            "test = \"knha\"",
+        ]
+        .map(String::from)
+        .into();
+        assert_eq!(Script::call("rma", &args[..2]), "rma(yi, vi)");
+        let long: Vec<String> = args.iter().cycle().take(15).cloned().collect();
+        let text = Script::call("rma", &long);
+        assert!(text.lines().count() > 1, "{text}");
+        assert!(text.lines().all(|l| l.len() <= 90), "{text}");
+        assert_eq!(
+            text.replace(",\n    ", ", "),
+            format!("rma({})", long.join(", "))
+        );
     }
 
     #[test]

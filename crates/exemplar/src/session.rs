@@ -721,15 +721,13 @@ containing itself"
         if let Some(fields) = args.as_object_mut() {
             fields.insert(tools::reproduce::R_CODE.into(), Value::Bool(true));
         }
-        Some(
-            match tools::call_in(tool, &args, &mut self.store.clone()) {
-                Ok(result) => json!({
-                    "r_code": result[tools::reproduce::R_CODE],
-                    "methods_text": result[tools::reproduce::METHODS_TEXT],
-                }),
-                Err(error) => error.to_json(),
-            },
-        )
+        Some(match tools::call_in(tool, &args, &mut self.store.clone()) {
+            Ok(result) => json!({
+                "r_code": result[tools::reproduce::R_CODE],
+                "methods_text": result[tools::reproduce::METHODS_TEXT],
+            }),
+            Err(error) => error.to_json(),
+        })
     }
 
     pub fn ledger(&self) -> &Ledger {

@@ -52,31 +52,97 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
     let fit = tools::FIT_RANDOM_EFFECTS.name;
     vec![
         (fit, json!({"records": bcg, "measure": "RR"})),
-        (fit, json!({"records": bcg, "method": "DL", "test": "knha", "level": 0.9})),
-        (fit, json!({"records": bcg, "method": "PM", "subset": {"column": "alloc", "in": ["random", "alternate"]}, "slab": "author"})),
-        (fit, json!({"records": bcg, "method": "ML", "weights": "year"})),
-        (fit, json!({"records": molloy, "method": "SJ", "measure": "ZCOR"})),
-        (fit, json!({"records": molloy, "method": "HE", "subset": {"column": "quality", "equals": 2}})),
+        (
+            fit,
+            json!({"records": bcg, "method": "DL", "test": "knha", "level": 0.9}),
+        ),
+        (
+            fit,
+            json!({"records": bcg, "method": "PM", "subset": {"column": "alloc", "in": ["random", "alternate"]}, "slab": "author"}),
+        ),
+        (
+            fit,
+            json!({"records": bcg, "method": "ML", "weights": "year"}),
+        ),
+        (
+            fit,
+            json!({"records": molloy, "method": "SJ", "measure": "ZCOR"}),
+        ),
+        (
+            fit,
+            json!({"records": molloy, "method": "HE", "subset": {"column": "quality", "equals": 2}}),
+        ),
         (fit, json!({"records": hack, "method": "EE"})),
-        (fit, json!({"records": hack, "subset": {"column": "design", "equals": "cohort"}})),
-        (fit, json!({"records": hostile(), "slab": "study label", "subset": {"column": "grp", "in": ["é", "a\"b"]}})),
-        (tools::REFIT_EXCLUDING.name, json!({"records": hostile(), "exclude": ["x\\\")); q('no') #"]})),
-        (tools::META_REGRESSION.name, json!({"records": bcg, "mods": "~ ablat", "method": "ML"})),
-        (tools::META_REGRESSION.name, json!({"records": bcg, "mods": "~ factor(alloc)"})),
-        (tools::META_REGRESSION.name, json!({"records": molloy, "mods": ["meanage"], "test": "knha", "btt": [2]})),
-        (tools::META_REGRESSION.name, json!({"records": bcg, "mods": ["year", "ablat"], "weights": "ablat", "exclude": ["trial 3"]})),
-        (tools::SUBGROUP_ANALYSIS.name, json!({"records": bcg, "by": "alloc", "method": "DL"})),
+        (
+            fit,
+            json!({"records": hack, "subset": {"column": "design", "equals": "cohort"}}),
+        ),
+        (
+            fit,
+            json!({"records": hostile(), "slab": "study label", "subset": {"column": "grp", "in": ["é", "a\"b"]}}),
+        ),
+        (
+            tools::REFIT_EXCLUDING.name,
+            json!({"records": hostile(), "exclude": ["x\\\")); q('no') #"]}),
+        ),
+        (
+            tools::META_REGRESSION.name,
+            json!({"records": bcg, "mods": "~ ablat", "method": "ML"}),
+        ),
+        (
+            tools::META_REGRESSION.name,
+            json!({"records": bcg, "mods": "~ factor(alloc)"}),
+        ),
+        (
+            tools::META_REGRESSION.name,
+            json!({"records": molloy, "mods": ["meanage"], "test": "knha", "btt": [2]}),
+        ),
+        (
+            tools::META_REGRESSION.name,
+            json!({"records": bcg, "mods": ["year", "ablat"], "weights": "ablat", "exclude": ["trial 3"]}),
+        ),
+        (
+            tools::SUBGROUP_ANALYSIS.name,
+            json!({"records": bcg, "by": "alloc", "method": "DL"}),
+        ),
         (tools::EGGER_TEST.name, json!({"records": molloy})),
-        (tools::EGGER_TEST.name, json!({"records": hack, "variant": "rma", "subset": {"column": "design", "equals": "case-control"}})),
+        (
+            tools::EGGER_TEST.name,
+            json!({"records": hack, "variant": "rma", "subset": {"column": "design", "equals": "case-control"}}),
+        ),
         (tools::RANK_CORRELATION_TEST.name, json!({"records": hack})),
-        (tools::TRIM_AND_FILL.name, json!({"records": hack, "estimator": "R0"})),
-        (tools::TRIM_AND_FILL.name, json!({"records": bcg, "method": "EE"})),
-        (tools::FAIL_SAFE_N.name, json!({"records": molloy, "type": "Rosenberg"})),
-        (tools::FAIL_SAFE_N.name, json!({"records": molloy, "type": "Orwin", "target": 0.05})),
-        (tools::LEAVE_ONE_OUT.name, json!({"records": bcg, "method": "PM", "slab": "author"})),
-        (tools::HETEROGENEITY.name, json!({"records": bcg, "method": "DL", "level": 0.9})),
-        (tools::CUMULATIVE_META_ANALYSIS.name, json!({"records": bcg, "order_by": "year", "descending": true})),
-        (tools::INFLUENCE_DIAGNOSTICS.name, json!({"records": molloy, "method": "DL", "test": "knha"})),
+        (
+            tools::TRIM_AND_FILL.name,
+            json!({"records": hack, "estimator": "R0"}),
+        ),
+        (
+            tools::TRIM_AND_FILL.name,
+            json!({"records": bcg, "method": "EE"}),
+        ),
+        (
+            tools::FAIL_SAFE_N.name,
+            json!({"records": molloy, "type": "Rosenberg"}),
+        ),
+        (
+            tools::FAIL_SAFE_N.name,
+            json!({"records": molloy, "type": "Orwin", "target": 0.05}),
+        ),
+        (
+            tools::LEAVE_ONE_OUT.name,
+            json!({"records": bcg, "method": "PM", "slab": "author"}),
+        ),
+        (
+            tools::HETEROGENEITY.name,
+            json!({"records": bcg, "method": "DL", "level": 0.9}),
+        ),
+        (
+            tools::CUMULATIVE_META_ANALYSIS.name,
+            json!({"records": bcg, "order_by": "year", "descending": true}),
+        ),
+        (
+            tools::INFLUENCE_DIAGNOSTICS.name,
+            json!({"records": molloy, "method": "DL", "test": "knha"}),
+        ),
     ]
 }
 
@@ -97,14 +163,17 @@ fn cases_of(calls: Vec<(&'static str, Value)>) -> Vec<Case> {
         .into_iter()
         .enumerate()
         .map(|(i, (name, args))| {
-            let (result, written) = tools::reproduced(name, &args)
-                .unwrap_or_else(|e| panic!("{name} {args}: {e}"));
+            let (result, written) =
+                tools::reproduced(name, &args).unwrap_or_else(|e| panic!("{name} {args}: {e}"));
             assert!(
                 written.r_code.ends_with("print(res)\n"),
                 "{name}: {}",
                 written.r_code
             );
-            assert!(!written.checks.is_empty(), "{name} {args}: no numbers checked");
+            assert!(
+                !written.checks.is_empty(),
+                "{name} {args}: no numbers checked"
+            );
             let _ = result;
             Case {
                 label: format!("#{i} {name} {}", short(&args)),
@@ -208,7 +277,10 @@ fn agree_in_r(cases: &[Case]) {
     let mut problems = Vec::new();
     for (case, answer) in cases.iter().zip(&answers) {
         if answer["ok"] != json!(true) {
-            problems.push(format!("{}: the script failed: {}", case.label, answer["error"]));
+            problems.push(format!(
+                "{}: the script failed: {}",
+                case.label, answer["error"]
+            ));
             continue;
         }
         assert_eq!(answer["printed"], json!(true), "{}", case.label);
@@ -249,7 +321,10 @@ fn r_code_comes_only_when_asked_and_only_from_tools_that_write_it() {
     let fields = without.as_object_mut().unwrap();
     fields.remove("r_code");
     fields.remove("methods_text");
-    assert_eq!(without, plain, "the result is unchanged beside the two fields");
+    assert_eq!(
+        without, plain,
+        "the result is unchanged beside the two fields"
+    );
     // The output schema lists them, so a result that carries them is valid.
     let schema = tools::output_schema(fit).unwrap();
     exemplar::schema_check::validate(&schema, &on).unwrap();
@@ -283,14 +358,23 @@ fn r_code_comes_only_when_asked_and_only_from_tools_that_write_it() {
 /// the software and version, and the references; the same call writes the same text.
 #[test]
 fn the_methods_text_of_each_model_family() {
-    let version = format!("metafor-compatible engine, version {}", exemplar::ENGINE_VERSION);
+    let version = format!(
+        "metafor-compatible engine, version {}",
+        exemplar::ENGINE_VERSION
+    );
     let text = |name: &str, args: Value| {
         let (_, written) = tools::reproduced(name, &args).unwrap();
         let again = tools::reproduced(name, &args).unwrap().1;
         assert_eq!(written.methods_text, again.methods_text, "deterministic");
-        assert!(written.methods_text.contains(&version), "{}", written.methods_text);
+        assert!(
+            written.methods_text.contains(&version),
+            "{}",
+            written.methods_text
+        );
         assert!(written.methods_text.contains("\n\nReferences:\n- "));
-        assert!(written.methods_text.contains("Viechtbauer, W. (2010). Conducting meta-analyses"));
+        assert!(written
+            .methods_text
+            .contains("Viechtbauer, W. (2010). Conducting meta-analyses"));
         written.methods_text
     };
     let families: Vec<(&str, Value, Vec<&str>)> = vec![
@@ -330,7 +414,10 @@ fn the_methods_text_of_each_model_family() {
     for (name, args, says) in families {
         let written = text(name, args.clone());
         for said in says {
-            assert!(written.contains(said), "{name} {args}: {said:?} not in\n{written}");
+            assert!(
+                written.contains(said),
+                "{name} {args}: {said:?} not in\n{written}"
+            );
         }
     }
     // Only the estimator used is cited.

@@ -230,7 +230,12 @@ impl super::reproduce::Reproducible for CumulativeArgs {
             "res <- {}",
             crate::rcode::Script::call("cumul", &args)
         ));
-        for (i, row) in cx.result["results"].as_array().into_iter().flatten().enumerate() {
+        for (i, row) in cx.result["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let at = i + 1;
             out.check_at(format!("res$estimate[{at}]"), row, "/estimate")
                 .check_at(format!("res$se[{at}]"), row, "/se")

@@ -155,10 +155,10 @@ pub use guide::{MAX_DEFINITION_BYTES, MAX_DESCRIPTION_CHARS, MEAN_DEFINITION_BYT
 pub use load_data::{LoadDataResult, LOAD_DATA_NAME};
 pub use store::{DataStore, DATA_ID, MAX_HANDLES, MAX_HELD_BYTES};
 
-pub use call::Outcome;
-pub use call::{call, call_in, call_json, dataset_sha256_for, outcome, outcome_in, parse_args};
 #[cfg(feature = "extended")]
 pub use call::reproduced;
+pub use call::Outcome;
+pub use call::{call, call_in, call_json, dataset_sha256_for, outcome, outcome_in, parse_args};
 pub use companion::Companion;
 pub use companion::{companion_call, companion_call_in, companion_plot, companion_plot_in};
 #[cfg(feature = "definitions")]

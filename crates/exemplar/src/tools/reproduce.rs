@@ -263,7 +263,8 @@ pub fn subset_expression(cx: &RContext, excluded: &[String]) -> Option<String> {
             c.iter().all(|cell| {
                 matches!(
                     super::raw_columns::read_value(cell.map(|c| c.to_value()).as_ref()),
-                    super::raw_columns::Reading::Number(_) | super::raw_columns::Reading::Missing(_)
+                    super::raw_columns::Reading::Number(_)
+                        | super::raw_columns::Reading::Missing(_)
                 )
             })
         });
@@ -304,7 +305,11 @@ pub fn excluded_of(result: &Value) -> Vec<String> {
 /// `method`, `test` and `level` as rma's arguments, and control settings tight enough to
 /// meet the engine's exact root: Fisher scoring (REML, ML) to a change below 1e-12, and
 /// uniroot (PM) to 1e-15. `method = "EE"` is metafor 3.8's equal-effects model.
-pub fn fit_arguments(method: meta_analysis::Method, level: f64, test: meta_analysis::Test) -> Vec<String> {
+pub fn fit_arguments(
+    method: meta_analysis::Method,
+    level: f64,
+    test: meta_analysis::Test,
+) -> Vec<String> {
     let mut args = vec![format!("method = {}", rcode::string(method.name()))];
     if test == meta_analysis::Test::Knha {
         args.push("test = \"knha\"".into());
@@ -351,7 +356,10 @@ pub fn fit_methods(
             &[],
         );
     }
-    let equal = matches!(method, meta_analysis::Method::Ee | meta_analysis::Method::Fe);
+    let equal = matches!(
+        method,
+        meta_analysis::Method::Ee | meta_analysis::Method::Fe
+    );
     let model = match (equal, moderators) {
         (true, false) => "An equal-effects model was fitted to the data.",
         (true, true) => "An equal-effects meta-regression model was fitted to the data.",
