@@ -129,6 +129,45 @@ impl crate::printed::Printed for FitResult {
     }
 }
 
+/// `rma(yi, vi, weights = ...)` with the call's method, test and level.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for WeightedFitArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_checks, fit_methods, record_arguments};
+        let options = self.fit.options()?;
+        let mut args = vec!["yi".to_string(), "vi".into(), "data = dat".into()];
+        args.extend(record_arguments(cx, &[]));
+        if let Some(weights) = &self.weights.weights {
+            args.push(format!("weights = {}", crate::rcode::name(weights)));
+        }
+        args.extend(fit_arguments(options.method, options.level, options.test));
+        out.script
+            .line(format!("res <- {}", crate::rcode::Script::call("rma", &args)));
+        fit_checks(out, cx.result);
+        fit_methods(
+            &mut out.methods,
+            cx.result["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        if let Some(weights) = &self.weights.weights {
+            out.methods.say(
+                &format!(
+                    "The estimate was weighted by the user-supplied weights in column {weights:?}."
+                ),
+                &[],
+            );
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
@@ -324,44 +363,5 @@ mod tests {
         recs[2]["n"] = json!(-1);
         let args = json!({"records": recs, "mods": ["x"], "weights": "n", "exclude": ["c"]});
         assert!(call(META_REGRESSION.name, &args).is_ok());
-    }
-}
-
-/// `rma(yi, vi, weights = ...)` with the call's method, test and level.
-#[cfg(feature = "extended")]
-impl super::reproduce::Reproducible for WeightedFitArgs {
-    fn reproduce(
-        &self,
-        cx: &super::reproduce::RContext,
-        out: &mut super::reproduce::Reproduction,
-    ) -> Result<(), ToolError> {
-        use super::reproduce::{fit_arguments, fit_checks, fit_methods, record_arguments};
-        let options = self.fit.options()?;
-        let mut args = vec!["yi".to_string(), "vi".into(), "data = dat".into()];
-        args.extend(record_arguments(cx, &[]));
-        if let Some(weights) = &self.weights.weights {
-            args.push(format!("weights = {}", crate::rcode::name(weights)));
-        }
-        args.extend(fit_arguments(options.method, options.level, options.test));
-        out.script
-            .line(format!("res <- {}", crate::rcode::Script::call("rma", &args)));
-        fit_checks(out, cx.result);
-        fit_methods(
-            &mut out.methods,
-            cx.result["measure"].as_str(),
-            options.method,
-            options.test,
-            options.level,
-            false,
-        );
-        if let Some(weights) = &self.weights.weights {
-            out.methods.say(
-                &format!(
-                    "The estimate was weighted by the user-supplied weights in column {weights:?}."
-                ),
-                &[],
-            );
-        }
-        Ok(())
     }
 }

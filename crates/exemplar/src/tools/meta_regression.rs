@@ -565,40 +565,6 @@ fn at_name(at: &Map<String, Value>) -> String {
         .join(", ")
 }
 
-#[cfg(test)]
-mod tests {
-    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
-    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
-    use super::super::{call, META_REGRESSION};
-    use super::MetaRegressionResult;
-    use serde::Deserialize;
-    use crate::printable::LABEL_CHARS;
-    use crate::printed::{Out, Printed};
-    use serde_json::json;
-
-    #[cfg(feature = "extended")]
-
-    #[test]
-    fn a_predictions_row_name_cuts_each_part() {
-        let args = json!({"mods": ["weeks", "tester"], "at": [{"weeks": 4, "tester": "blind"}]});
-        let result = call(META_REGRESSION.name, &args).unwrap();
-        let mut result = MetaRegressionResult::deserialize(&result).unwrap();
-        let long = "L".repeat(1000);
-        let at = json!({"weeks": 4, "tester": "blind", "arm": long});
-        result.predictions[0].at = at.as_object().unwrap().clone();
-        let mut out = Out::default();
-        result.print(&mut out);
-        let text = out.finish();
-        // Each name and value cut, not the row name: with several moderators it would lose
-        // the last ones.
-        let cut = format!("{}…", "L".repeat(LABEL_CHARS - 1));
-        assert!(
-            text.contains(&format!("weeks=4, tester=blind, arm={cut} ")),
-            "{text}"
-        );
-    }
-}
-
 /// `rma(yi, vi, mods = ~ ..., btt = ..., weights = ...)`.
 #[cfg(feature = "extended")]
 impl super::reproduce::Reproducible for MetaRegressionArgs {
@@ -663,5 +629,39 @@ impl super::reproduce::Reproducible for MetaRegressionArgs {
             &[],
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
+    use super::super::{call, META_REGRESSION};
+    use super::MetaRegressionResult;
+    use serde::Deserialize;
+    use crate::printable::LABEL_CHARS;
+    use crate::printed::{Out, Printed};
+    use serde_json::json;
+
+    #[cfg(feature = "extended")]
+
+    #[test]
+    fn a_predictions_row_name_cuts_each_part() {
+        let args = json!({"mods": ["weeks", "tester"], "at": [{"weeks": 4, "tester": "blind"}]});
+        let result = call(META_REGRESSION.name, &args).unwrap();
+        let mut result = MetaRegressionResult::deserialize(&result).unwrap();
+        let long = "L".repeat(1000);
+        let at = json!({"weeks": 4, "tester": "blind", "arm": long});
+        result.predictions[0].at = at.as_object().unwrap().clone();
+        let mut out = Out::default();
+        result.print(&mut out);
+        let text = out.finish();
+        // Each name and value cut, not the row name: with several moderators it would lose
+        // the last ones.
+        let cut = format!("{}…", "L".repeat(LABEL_CHARS - 1));
+        assert!(
+            text.contains(&format!("weeks=4, tester=blind, arm={cut} ")),
+            "{text}"
+        );
     }
 }
