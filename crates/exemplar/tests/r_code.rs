@@ -49,6 +49,8 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
     let bcg = &data["bcg"]["records"];
     let molloy = &data["molloy2014"]["records"];
     let hack = &data["hackshaw1998"]["records"];
+    let raw_bcg = &data["bcg"]["raw"];
+    let bcg_cells = json!({"ai": "tpos", "bi": "tneg", "ci": "cpos", "di": "cneg"});
     let fit = tools::FIT_RANDOM_EFFECTS.name;
     vec![
         (fit, json!({"records": bcg, "measure": "RR"})),
@@ -142,6 +144,18 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
         (
             tools::INFLUENCE_DIAGNOSTICS.name,
             json!({"records": molloy, "method": "DL", "test": "knha"}),
+        ),
+        (
+            tools::MANTEL_HAENSZEL.name,
+            json!({"data": raw_bcg, "columns": bcg_cells, "measure": "RR", "slab": "author"}),
+        ),
+        (
+            tools::MANTEL_HAENSZEL.name,
+            json!({"data": raw_bcg, "columns": bcg_cells, "subset": {"column": "alloc", "equals": "random"}, "exclude": ["row2"]}),
+        ),
+        (
+            tools::PETO_ODDS_RATIO.name,
+            json!({"data": raw_bcg, "columns": bcg_cells, "level": 0.99}),
         ),
     ]
 }

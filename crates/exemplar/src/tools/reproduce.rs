@@ -112,6 +112,20 @@ where
     };
     let typed = A::from_args(args)
         .map_err(|e| ToolError::new(ErrorCode::InvalidArguments, e.to_string()))?;
+    // Inline raw rows (`data`: the 2x2 tools, escalc) are the script's data as given, their
+    // columns under their own names; the dispatch read no records from them.
+    let raw;
+    let data = match args.get(super::DATA_ARGUMENT).and_then(Value::as_array) {
+        Some(rows) => {
+            let rows: Vec<Map<String, Value>> = rows
+                .iter()
+                .filter_map(|row| row.as_object().cloned())
+                .collect();
+            raw = DataSource::raw_rows(&rows, super::RAW_DATA_NAME, String::new());
+            &raw
+        }
+        None => data,
+    };
     let cx = RContext { args, data, result };
     let mut out = Reproduction::default();
     typed.reproduce(&cx, &mut out)?;
