@@ -157,6 +157,19 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
             tools::PETO_ODDS_RATIO.name,
             json!({"data": raw_bcg, "columns": bcg_cells, "level": 0.99}),
         ),
+        (
+            tools::PET_PEESE.name,
+            json!({"records": molloy, "alternative": "less", "alpha": 0.1}),
+        ),
+        (tools::PET_PEESE.name, json!({"records": hack})),
+        (
+            tools::SELECTION_MODEL.name,
+            json!({"records": hack, "steps": [0.05, 0.5]}),
+        ),
+        (
+            tools::SELECTION_MODEL.name,
+            json!({"records": molloy, "steps": [0.025]}),
+        ),
     ]
 }
 
