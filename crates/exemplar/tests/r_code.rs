@@ -170,6 +170,18 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
             tools::SELECTION_MODEL.name,
             json!({"records": molloy, "steps": [0.025]}),
         ),
+        (
+            tools::COMPUTE_EFFECT_SIZES.name,
+            json!({"measure": "OR", "data": raw_bcg, "columns": bcg_cells}),
+        ),
+        (
+            tools::COMPUTE_EFFECT_SIZES.name,
+            json!({"measure": "SMD", "data": data["normand1999"]["raw"]}),
+        ),
+        (
+            tools::COMPUTE_EFFECT_SIZES.name,
+            json!({"measure": "ROM", "data": data["normand1999"]["raw"], "vtype": "AV"}),
+        ),
     ]
 }
 

@@ -74,6 +74,18 @@ macro_rules! handler {
     ($handler:path; no summary) => {
         handler!(@with $handler, |_: &serde_json::Value| None, None)
     };
+    ($handler:path; no summary, reproducible) => {
+        handler!(@with $handler, |_: &serde_json::Value| None, Some({
+            fn reproduce(
+                args: &serde_json::Value,
+                data: &$crate::tools::DataSource,
+                result: &serde_json::Value,
+            ) -> Result<$crate::tools::reproduce::Written, $crate::tools::ToolError> {
+                $crate::tools::reproduce::reproduce_with($handler, args, data, result)
+            }
+            reproduce
+        }))
+    };
     (@with $handler:path, $summary:expr, $reproduce:expr) => {{
         fn run(
             args: &serde_json::Value,
