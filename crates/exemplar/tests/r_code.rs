@@ -240,6 +240,7 @@ fn short(args: &Value) -> String {
 fn batch(cases: &[Case]) -> String {
     let mut r = String::from(
         "suppressPackageStartupMessages({library(metafor); library(jsonlite)})\n\
+         pdf(NULL)\n\
          run <- function(code, checks) {\n\
          \x20 env <- new.env()\n\
          \x20 tryCatch({\n\
@@ -369,11 +370,11 @@ fn r_code_comes_only_when_asked_and_only_from_tools_that_write_it() {
     exemplar::schema_check::validate(&schema, &on).unwrap();
     let wrong = tools::call(fit, &json!({"r_code": "yes"})).unwrap_err();
     assert_eq!(wrong.code.as_str(), "invalid_arguments", "{wrong}");
-    let plot = tools::FOREST_PLOT.name;
-    let refused = tools::call(plot, &json!({"r_code": true})).unwrap_err();
+    let none = tools::GET_DATASET.name;
+    let refused = tools::call(none, &json!({"r_code": true})).unwrap_err();
     assert_eq!(refused.code.as_str(), "invalid_arguments");
     assert!(
-        refused.message.contains(plot) && refused.message.contains(fit),
+        refused.message.contains(none) && refused.message.contains(fit),
         "{}",
         refused.message
     );
