@@ -209,7 +209,7 @@ composed_args! {
 }
 
 /// `cumul(rma(...), order = <column>, decreasing = ...)`: `cumulative_meta_analysis`
-/// registers it.
+/// registers it, and `cumulative_forest_plot`, whose script then draws `forest(res)`.
 #[cfg(feature = "extended")]
 impl super::reproduce::Reproducible for CumulativeArgs {
     fn reproduce(
@@ -219,6 +219,9 @@ impl super::reproduce::Reproducible for CumulativeArgs {
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_methods, rma_of_fit};
         let options = self.fit.options()?;
+        // cumulative_forest_plot's result holds the analysis under `cumulative`.
+        let drawn = cx.result.get("cumulative");
+        let result = drawn.unwrap_or(cx.result);
         let mut args = vec![rma_of_fit(cx, &self.exclude.exclude, &self.fit)?];
         if let Some(column) = &self.order_by {
             args.push(format!("order = {}", crate::rcode::name(column)));
@@ -230,7 +233,10 @@ impl super::reproduce::Reproducible for CumulativeArgs {
             "res <- {}",
             crate::rcode::Script::call("cumul", &args)
         ));
-        for (i, row) in cx.result["results"]
+        if drawn.is_some() {
+            out.script.line("forest(res)");
+        }
+        for (i, row) in result["results"]
             .as_array()
             .into_iter()
             .flatten()
@@ -251,7 +257,7 @@ impl super::reproduce::Reproducible for CumulativeArgs {
         }
         fit_methods(
             &mut out.methods,
-            cx.result["measure"].as_str(),
+            result["measure"].as_str(),
             options.method,
             options.test,
             options.level,

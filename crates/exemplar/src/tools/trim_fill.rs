@@ -246,7 +246,8 @@ fn side_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         .expect("an object schema")
 }
 
-/// `trimfill(rma(...), side = ..., estimator = ...)`: `trim_and_fill` registers it.
+/// `trimfill(rma(...), side = ..., estimator = ...)`: `trim_and_fill` registers it, and
+/// `trim_and_fill_plot`, whose script then draws `funnel(res)`.
 #[cfg(feature = "extended")]
 impl super::reproduce::Reproducible for TrimFillArgs {
     fn reproduce(
@@ -257,16 +258,19 @@ impl super::reproduce::Reproducible for TrimFillArgs {
         use super::reproduce::{fit_arguments, fit_checks, fit_methods, rma};
         use crate::rcode::string;
         let method = self.method.get();
+        // trim_and_fill_plot's result holds the analysis under `trim_and_fill`.
+        let drawn = cx.result.get("trim_and_fill");
+        let result = drawn.unwrap_or(cx.result);
         let fit = rma(
             cx,
             &self.exclude.exclude,
             fit_arguments(method, 0.95, meta_analysis::Test::Z),
         );
         let mut args = vec![fit];
-        if let Some(side) = cx.result["side"].as_str() {
+        if let Some(side) = result["side"].as_str() {
             args.push(format!("side = {}", string(side)));
         }
-        if let Some(estimator) = cx.result["estimator"].as_str() {
+        if let Some(estimator) = result["estimator"].as_str() {
             args.push(format!("estimator = {}", string(estimator)));
         }
         // trimfill() passes `...` to each refit, which else stops at rma's default rule.
@@ -277,11 +281,14 @@ impl super::reproduce::Reproducible for TrimFillArgs {
             "res <- {}",
             crate::rcode::Script::call("trimfill", &args)
         ));
-        out.check_at("res$k0", cx.result, "/k0");
-        fit_checks(out, cx.result);
+        if drawn.is_some() {
+            out.script.line("funnel(res)");
+        }
+        out.check_at("res$k0", result, "/k0");
+        fit_checks(out, result);
         fit_methods(
             &mut out.methods,
-            cx.result["measure"].as_str(),
+            result["measure"].as_str(),
             method,
             meta_analysis::Test::Z,
             0.95,
