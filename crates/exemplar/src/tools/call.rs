@@ -79,8 +79,7 @@ pub fn outcome_in(name: &str, args: &Value, store: &mut DataStore) -> Outcome {
     }
 }
 
-/// `r_code: true` (the whole engine only: the page's first module refuses it as an unknown
-/// property, and the page asks the whole engine for R code).
+/// `r_code: true` (the whole engine only: the page's first module hands such a call on).
 #[cfg(feature = "extended")]
 use super::reproduce::{Written, METHODS_TEXT, R_CODE};
 
@@ -153,11 +152,16 @@ fn take_r_code<'a>(
     Ok((std::borrow::Cow::Owned(without), wants))
 }
 
+/// The page's first module writes no R code: a call asking for it is the whole engine's
+/// (`Session::run_here` hands it on).
 #[cfg(not(feature = "extended"))]
 fn take_r_code<'a>(
     _name: &str,
     args: &'a Value,
 ) -> Result<(std::borrow::Cow<'a, Value>, bool), ToolError> {
+    if args.get(R_CODE).is_some() {
+        return Err(super::error::whole_engine("`r_code`"));
+    }
     Ok((std::borrow::Cow::Borrowed(args), false))
 }
 
@@ -214,5 +218,42 @@ pub fn dataset_sha256_for(args: &Value) -> String {
     {
         Some(records) => crate::canonical::sha256_hex(records),
         None => crate::dataset::sha256().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// The page's first module hands a call asking for R code to the whole engine.
+    #[cfg(not(feature = "extended"))]
+    #[test]
+    fn r_code_is_the_whole_engines() {
+        let e = super::call("fit_random_effects", &json!({"r_code": true})).unwrap_err();
+        assert_eq!(e.code, super::ErrorCode::WholeEngine, "{e}");
+        assert!(super::call("fit_random_effects", &json!({})).is_ok());
+    }
+
+    /// The whole engine takes `r_code` out before the schema check, whatever else is given.
+    #[cfg(feature = "extended")]
+    #[test]
+    fn r_code_is_taken_before_the_schema_check() {
+        let asked = super::call(
+            "refit_excluding",
+            &json!({"exclude": ["s04"], "r_code": true}),
+        )
+        .unwrap();
+        let script = asked["r_code"].as_str().unwrap();
+        assert!(
+            script.contains("subset = !(id %in% c(\"s04\"))"),
+            "{script}"
+        );
+        // Still an unknown property is refused.
+        let e = super::call(
+            "refit_excluding",
+            &json!({"exclude": ["s04"], "r_codes": true}),
+        )
+        .unwrap_err();
+        assert_eq!(e.code.as_str(), "unknown_property", "{e}");
     }
 }

@@ -219,8 +219,13 @@ impl super::reproduce::Reproducible for CumulativeArgs {
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_methods, rma_of_fit};
         let options = self.fit.options()?;
-        // cumulative_forest_plot's result holds the analysis under `cumulative`.
-        let drawn = cx.result.get("cumulative");
+        // The plot's result holds the analysis (the object with its steps) beside its SVG.
+        let drawn = cx.result.get("svg").and_then(|_| {
+            cx.result
+                .as_object()?
+                .values()
+                .find(|v| v.get("results").is_some())
+        });
         let result = drawn.unwrap_or(cx.result);
         let mut args = vec![rma_of_fit(cx, &self.exclude.exclude, &self.fit)?];
         if let Some(column) = &self.order_by {

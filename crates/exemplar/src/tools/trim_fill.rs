@@ -258,8 +258,13 @@ impl super::reproduce::Reproducible for TrimFillArgs {
         use super::reproduce::{fit_arguments, fit_checks, fit_methods, rma};
         use crate::rcode::string;
         let method = self.method.get();
-        // trim_and_fill_plot's result holds the analysis under `trim_and_fill`.
-        let drawn = cx.result.get("trim_and_fill");
+        // The plot's result holds the analysis (the object with k0) beside its SVG.
+        let drawn = cx.result.get("svg").and_then(|_| {
+            cx.result
+                .as_object()?
+                .values()
+                .find(|v| v.get("k0").is_some())
+        });
         let result = drawn.unwrap_or(cx.result);
         let fit = rma(
             cx,
