@@ -224,6 +224,7 @@ function showResult(name, report, resultView, via, renderResultView, showReprodu
   output.textContent = report.display;
   output.classList.toggle('error', 'error' in report);
   area.querySelector('.result-whole')?.remove();
+  area.querySelectorAll('.reproduce').forEach((node) => node.remove());
   const view = area.querySelector('.result-view');
   const json = area.querySelector('details.result-json');
   if (!resultView) {
