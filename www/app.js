@@ -26,7 +26,8 @@ const later = () =>
     import('./evidence.js'),
     import('./your-data.js'),
     import('./workspace.js'),
-  ]).then(([forms, scoring, ledger, plots, evidence, yourDataForm, workspace]) => ({
+    import('./rcode.js'),
+  ]).then(([forms, scoring, ledger, plots, evidence, yourDataForm, workspace, rcode]) => ({
     ...forms,
     ...scoring,
     ...ledger,
@@ -34,6 +35,7 @@ const later = () =>
     ...evidence,
     ...yourDataForm,
     ...workspace,
+    ...rcode,
   })));
 
 function setText(id, text) {
@@ -198,7 +200,8 @@ function makeRunner(views) {
         const view = await engineModule.resultView(name, report);
         const svg = engineModule.figureOf(report, view);
         if (svg !== undefined) plotter.figure(name, svg, via);
-        showResult(name, report, view, via, (await later()).renderResultView);
+        const { renderResultView, showReproduction } = await later();
+        showResult(name, report, view, via, renderResultView, showReproduction);
       })
       .catch((err) => console.error(err));
     return report;
@@ -215,7 +218,7 @@ const shownRuns = new Map();
  * (Rust cuts it); the download and the copy are whole, written when asked for. A large
  * table's rows are drawn a slice at a time (forms.js `renderResultView`).
  */
-function showResult(name, report, resultView, via, renderResultView) {
+function showResult(name, report, resultView, via, renderResultView, showReproduction) {
   const area = document.getElementById(toolArticleId(name))?.querySelector('.tool-result');
   const output = area?.querySelector('pre.result');
   if (!output) return;
@@ -226,6 +229,7 @@ function showResult(name, report, resultView, via, renderResultView) {
   output.textContent = report.display;
   output.classList.toggle('error', 'error' in report);
   area.querySelector('.result-whole')?.remove();
+  area.querySelectorAll('.reproduce').forEach((node) => node.remove());
   const view = area.querySelector('.result-view');
   const json = area.querySelector('details.result-json');
   if (!resultView) {
@@ -250,7 +254,9 @@ function showResult(name, report, resultView, via, renderResultView) {
       copied.textContent = ' Copying is blocked here; use Download JSON.';
     }
   });
-  view.after(el('p', { class: 'result-whole actions' }, download, ' ', copy, copied));
+  const actions = el('p', { class: 'result-whole actions' }, download, ' ', copy, copied);
+  view.after(actions);
+  showReproduction(actions, () => engineModule.rCode(name, report.entry.seq), () => shownRuns.get(name) === shown);
 }
 
 function renderRegistration(registration, count) {

@@ -223,6 +223,9 @@ const ops = {
     if (!render) throw new Error('this build has no figures export');
     return render(svg, format, dpi);
   },
+  // The R code and methods text of run `seq` of tool `name`, from that run's arguments
+  // (exemplar::session::Session::r_code): `{r_code, methods_text}`, `{error}` or null.
+  rcode: ({ name, seq }) => (recent.has(seq) ? JSON.parse(session.rCode(name, recent.get(seq))) : null),
   // The rules every tool follows (exemplar::tools::instructions), on the full module.
   instructions: () => wasm.instructions(),
   // A form's text read as arguments (exemplar::session::form), on the full module:

@@ -444,6 +444,30 @@ export async function resultView(name, report) {
   return result;
 }
 
+/**
+ * The R code and methods text of run `seq` of tool `name` (exemplar::session::Session::r_code,
+ * from that run's arguments, not ledgered): `{r_code, methods_text}`, `{error}` (a tool that
+ * writes none among them), or null for a run the whole module cannot reach. Never rejects.
+ */
+export async function rCode(name, seq) {
+  try {
+    await workerStarted();
+    await loadFull();
+  } catch {
+    return null;
+  }
+  const result = queue.then(async () => {
+    try {
+      await upgrade();
+      return await call('rcode', { name, seq });
+    } catch {
+      return null;
+    }
+  });
+  queue = result.catch(() => {});
+  return result;
+}
+
 /** Resolves once every call made so far has been answered. */
 export function settled() {
   return queue;

@@ -50,6 +50,10 @@ enum Command {
         /// of JSON; a tool without one (a data tool) prints its JSON, saying so on stderr.
         #[arg(long)]
         text: bool,
+        /// Print the R script that reproduces the result with metafor (the tool's `r_code`)
+        /// instead of JSON; its methods paragraph goes to stderr.
+        #[arg(long = "r", conflicts_with = "text")]
+        r: bool,
         #[command(flatten)]
         escalc: EscalcOptions,
     },
@@ -274,8 +278,15 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
             args,
             records,
             text,
+            r,
             escalc,
-        } => call(&tool, args.as_deref(), records.as_deref(), text, &escalc),
+        } => call(
+            &tool,
+            args.as_deref(),
+            records.as_deref(),
+            Shown::of(text, r),
+            &escalc,
+        ),
         Command::Escalc { escalc, csv, file } => escalc_file(escalc, csv, &file),
         Command::Score { input } => score(input.as_deref()),
         Command::Pdf { out } => pdf(&out),
@@ -303,13 +314,33 @@ fn tool_definitions() -> Result<ExitCode, Usage> {
 
 /// `exemplar call TOOL [ARGS] [--records FILE [--measure ...]] [--text]`: the tool's result
 /// (or, with `--text`, its printed summary), or its error JSON with exit 1.
+/// What `call` prints: the result's JSON, its printed summary (`--text`) or its R script
+/// (`--r`).
+#[derive(Clone, Copy, PartialEq)]
+enum Shown {
+    Json,
+    Text,
+    R,
+}
+
+impl Shown {
+    fn of(text: bool, r: bool) -> Shown {
+        match (text, r) {
+            (_, true) => Shown::R,
+            (true, _) => Shown::Text,
+            _ => Shown::Json,
+        }
+    }
+}
+
 fn call(
     tool: &str,
     args: Option<&str>,
     records: Option<&str>,
-    text: bool,
+    shown: Shown,
     escalc: &EscalcOptions,
 ) -> Result<ExitCode, Usage> {
+    let text = shown == Shown::Text;
     // Malformed JSON is the page's invalid_json error (exit 1), not a usage error.
     let args = read::args_text(args)?;
     let records = match records {
@@ -334,8 +365,20 @@ the 2x2 tools ({})",
             Some(text) => with_records(args, text, escalc),
             None => Ok(args),
         })
-        .and_then(|args| tools::call(tool, &args));
+        .and_then(|mut args| {
+            if shown == Shown::R {
+                if let Value::Object(fields) = &mut args {
+                    fields.insert("r_code".into(), Value::Bool(true));
+                }
+            }
+            tools::call(tool, &args)
+        });
     match answer {
+        Ok(result) if shown == Shown::R => {
+            eprintln!("{}", result["methods_text"].as_str().unwrap_or_default());
+            write_stdout(result["r_code"].as_str().unwrap_or_default().as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Ok(result) => {
             // metafor warns "Tables with NAs omitted"; the printed summary, like its print,
             // does not list them: said on stderr, as the rows escalc leaves out are.

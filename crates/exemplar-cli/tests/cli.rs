@@ -1075,3 +1075,29 @@ fn call_reads_a_csv_of_2x2_tables_for_the_table_tools() {
     assert_eq!(code(&out), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `call --r` prints the R script that reproduces the result (the tool's `r_code`) and its
+/// methods paragraph on stderr; the README's example is exactly what it prints; a tool that
+/// writes no R code is the tool's error (exit 1).
+#[test]
+fn call_r_prints_the_script_the_readme_shows() {
+    let args = r#"{"test":"knha","records":[{"id":"Ames","yi":0.42,"vi":0.04},{"id":"Bose","yi":0.18,"vi":0.02},{"id":"Cruz","yi":0.61,"vi":0.05},{"id":"Diaz","yi":0.05,"vi":0.01}]}"#;
+    let out = run(&["call", "fit_random_effects", args, "--r"], None);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let script = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(script.starts_with("# Reproduces this result with R's metafor 3.8-1"));
+    assert!(script.ends_with("print(res)\n"), "{script}");
+    let methods = String::from_utf8_lossy(&out.stderr);
+    assert!(methods.contains("Knapp and Hartung") && methods.contains("References:"));
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .unwrap();
+    assert!(
+        readme.contains(&format!("```r\n{script}```")),
+        "the README's R example is not what `exemplar call fit_random_effects ... --r` prints:\n{script}"
+    );
+    let none = run(&["call", "get_dataset", "{}", "--r"], None);
+    assert_eq!(code(&none), 1);
+    assert_eq!(stdout_json(&none)["error"]["code"], "invalid_arguments");
+}

@@ -269,6 +269,15 @@ impl Session {
         )
     }
 
+    /// The R code and methods text of `tool`'s result (`{"r_code", "methods_text"}` or
+    /// `{"error"}`), or `null` for an unknown tool. Not ledgered. Only in the whole
+    /// engine (`www/engine.js` `rCode`).
+    #[cfg(feature = "full")]
+    #[wasm_bindgen(js_name = rCode)]
+    pub fn r_code(&self, tool: &str, args_json: &str) -> String {
+        text(&self.inner.r_code(tool, args_json).unwrap_or(Value::Null))
+    }
+
     /// The last ledger entry, whole, as JSON text (empty when there is none).
     #[wasm_bindgen(js_name = lastEntryJson)]
     pub fn last_entry_json(&self) -> String {

@@ -12,6 +12,8 @@
 //! - [`session`]: one visit's tool runs, each answered and ledgered in one call.
 //! - [`page`]: the page's metadata (header facts, conditions, scored fields).
 //! - [`canonical`]: the canonical JSON form hashed by the ledger.
+//! - `rcode`: writing R (strings, numbers, data frames, methods paragraphs) for the
+//!   scripts that reproduce a result (`r_code: true`).
 //! - [`printable`]: the one rule for a caller's text where a person reads it (controls
 //!   escaped, labels cut).
 //!
@@ -29,6 +31,9 @@ pub mod printable;
 pub(crate) mod printed;
 pub mod protocol;
 pub mod quote;
+/// Writing R (the scripts of `r_code: true`).
+#[cfg(feature = "extended")]
+pub mod rcode;
 pub mod result_view;
 pub mod runs;
 pub mod schema_check;

@@ -705,6 +705,31 @@ containing itself"
         Some(out)
     }
 
+    /// The R code and methods text of `tool`'s result with these arguments
+    /// (`{"r_code", "methods_text"}` or `{"error"}`, a tool that writes none among the
+    /// errors); `None` for an unknown tool. Not ledgered: it re-runs a run that is, on a copy
+    /// of the store.
+    #[cfg(feature = "extended")]
+    pub fn r_code(&self, tool: &str, args_text: &str) -> Option<Value> {
+        if !tools::reproducible(tools::find(tool)?) {
+            return Some(tools::reproduce::no_counterpart(tool).to_json());
+        }
+        let mut args = match tools::parse_args(args_text) {
+            Ok(args) => args,
+            Err(error) => return Some(error.to_json()),
+        };
+        if let Some(fields) = args.as_object_mut() {
+            fields.insert(tools::reproduce::R_CODE.into(), Value::Bool(true));
+        }
+        Some(match tools::call_in(tool, &args, &mut self.store.clone()) {
+            Ok(result) => json!({
+                "r_code": result[tools::reproduce::R_CODE],
+                "methods_text": result[tools::reproduce::METHODS_TEXT],
+            }),
+            Err(error) => error.to_json(),
+        })
+    }
+
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
     }

@@ -31,7 +31,7 @@ pub static BUBBLE_PLOT: Tool = Tool {
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(bubble_plot),
+    handler: handler!(bubble_plot; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -125,3 +125,49 @@ impl crate::printed::Printed for BubblePlotResult {
         self.fit.headline(out);
     }
 }
+
+/// `res <- rma(yi, vi, mods = ~ <mod>)` and `regplot(res)`; the fit's numbers are checked.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for BubbleArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_methods, rma};
+        let options = self.fit.options()?;
+        let mut more = vec![format!("mods = ~ {}", crate::rcode::name(&self.moderator))];
+        more.extend(fit_arguments(options.method, options.level, options.test));
+        out.script
+            .line(format!("res <- {}", rma(cx, &self.exclude.exclude, more)))
+            .line("regplot(res)");
+        let fit = &cx.result["fit"];
+        for (j, _) in fit["coefficients"].as_array().into_iter().flatten().enumerate() {
+            let c = format!("/coefficients/{j}");
+            out.check_at(format!("c(coef(res))[{}]", j + 1), fit, &format!("{c}/estimate"))
+                .check_at(format!("res$se[{}]", j + 1), fit, &format!("{c}/se"));
+        }
+        out.check_at("res$tau2", fit, "/tau2")
+            .check_at("res$QM", fit, "/qm")
+            .check_at("res$QMp", fit, "/qm_p")
+            .check_at("res$QE", fit, "/qe");
+        fit_methods(
+            &mut out.methods,
+            fit["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            true,
+        );
+        out.methods.say(
+            &format!(
+                "The observed outcomes are shown against {:?} in a bubble plot with the fitted \
+                 regression line.",
+                self.moderator
+            ),
+            &[],
+        );
+        Ok(())
+    }
+}
+

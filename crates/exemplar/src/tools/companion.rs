@@ -75,6 +75,10 @@ pub fn companion_call_in(
         return None;
     }
     let mut plot_args = (companion.arguments)(args);
+    // `r_code` asks the analysis for its R code, not the plot (which writes none).
+    if let Some(out) = plot_args.as_object_mut() {
+        out.remove("r_code");
+    }
     for key in [DATA_ID, DATASET] {
         if let (Some(value), Some(out)) = (args.get(key), plot_args.as_object_mut()) {
             out.insert(key.into(), value.clone());

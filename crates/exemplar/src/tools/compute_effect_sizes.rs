@@ -24,7 +24,7 @@ pub static COMPUTE_EFFECT_SIZES: Tool = Tool {
     description,
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(compute_effect_sizes; no summary),
+    handler: handler!(compute_effect_sizes; no summary, reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -134,4 +134,83 @@ pub fn compute_effect_sizes(
             notes: Vec::new(),
         },
     })
+}
+
+/// `escalc(measure, <columns>, data = dat, add, to, vtype, drop00)`: `res` holds every
+/// row's yi and vi (NA where the engine lists the row in `omitted`).
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for EffectSizeArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use crate::rcode::{name, number, string, Script, VIECHTBAUER_2010};
+        use meta_analysis::effect_sizes::Column;
+        let mapped = |c: Column| {
+            self.columns
+                .as_ref()
+                .and_then(|m| m.get(c.name()))
+                .and_then(Value::as_str)
+                .unwrap_or(c.name())
+                .to_string()
+        };
+        let has = |c: Column| cx.data.column(&mapped(c)).is_some();
+        let mut args = vec![format!("measure = {}", string(&self.measure))];
+        for (cell, total, arm) in [
+            (Column::Bi, Column::N1i, Column::Ai),
+            (Column::Di, Column::N2i, Column::Ci),
+        ] {
+            if has(cell) && has(total) && has(arm) {
+                let (c, t, a) = (name(&mapped(cell)), name(&mapped(total)), name(&mapped(arm)));
+                out.script.comment(&format!(
+                    "Rows give {} or {}: escalc takes one of them for every row.",
+                    cell.name(),
+                    total.name()
+                ));
+                out.script
+                    .line(format!("dat${c} <- ifelse(is.na(dat${c}), dat${t} - dat${a}, dat${c})"));
+            }
+        }
+        for column in Column::ALL {
+            if has(column) {
+                args.push(format!("{} = {}", column.name(), name(&mapped(column))));
+            }
+        }
+        args.push("data = dat".into());
+        let settings = &self.escalc;
+        if let Some(add) = settings.add {
+            args.push(format!("add = {}", number(add)));
+        }
+        if let Some(to) = &settings.to {
+            args.push(format!("to = {}", string(to)));
+        }
+        if let Some(vtype) = &settings.vtype {
+            args.push(format!("vtype = {}", string(vtype)));
+        }
+        if let Some(drop00) = settings.drop00 {
+            args.push(format!("drop00 = {}", if drop00 { "TRUE" } else { "FALSE" }));
+        }
+        out.script
+            .line(format!("res <- {}", Script::call("escalc", &args)));
+        // Each record's row: its position among the rows (ids as the engine names them).
+        let ids = cx.data.records();
+        for record in cx.result["records"].as_array().into_iter().flatten() {
+            let Some(id) = record["id"].as_str() else { continue };
+            let rows: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].id == id).collect();
+            if let [row] = rows[..] {
+                out.check_at(format!("res$yi[{}]", row + 1), record, "/yi")
+                    .check_at(format!("res$vi[{}]", row + 1), record, "/vi");
+            }
+        }
+        out.methods.say(
+            &format!(
+                "The effect sizes ({}) and their sampling variances were computed from the \
+                 studies' raw data with metafor's escalc() {{}}.",
+                self.measure
+            ),
+            &[&VIECHTBAUER_2010],
+        );
+        Ok(())
+    }
 }

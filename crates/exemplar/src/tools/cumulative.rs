@@ -178,3 +178,78 @@ composed_args! {
         pub descending: bool,
     }
 }
+
+/// `cumul(rma(...), order = <column>, decreasing = ...)`: `cumulative_meta_analysis`
+/// registers it, and `cumulative_forest_plot`, whose script then draws `forest(res)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for CumulativeArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_methods, rma_of_fit};
+        let options = self.fit.options()?;
+        // The plot's result holds the analysis (the object with its steps) beside its SVG.
+        let drawn = cx.result.get("svg").and_then(|_| {
+            cx.result
+                .as_object()?
+                .values()
+                .find(|v| v.get("results").is_some())
+        });
+        let result = drawn.unwrap_or(cx.result);
+        let mut args = vec![rma_of_fit(cx, &self.exclude.exclude, &self.fit)?];
+        if let Some(column) = &self.order_by {
+            args.push(format!("order = {}", crate::rcode::name(column)));
+            if self.descending {
+                args.push("decreasing = TRUE".into());
+            }
+        }
+        out.script.line(format!(
+            "res <- {}",
+            crate::rcode::Script::call("cumul", &args)
+        ));
+        if drawn.is_some() {
+            out.script.line("forest(res)");
+        }
+        for (i, row) in result["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = i + 1;
+            out.check_at(format!("res$estimate[{at}]"), row, "/estimate")
+                .check_at(format!("res$se[{at}]"), row, "/se")
+                .check_at(format!("res$pval[{at}]"), row, "/p")
+                .check_at(format!("res$ci.ub[{at}]"), row, "/ci_upper")
+                .check_at(format!("res$Q[{at}]"), row, "/q");
+            if !matches!(
+                options.method,
+                meta_analysis::Method::Ee | meta_analysis::Method::Fe
+            ) {
+                out.check_at(format!("res$tau2[{at}]"), row, "/tau2");
+            }
+        }
+        fit_methods(
+            &mut out.methods,
+            result["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        let order = match &self.order_by {
+            Some(column) => format!(" in order of {column:?}"),
+            None => String::new(),
+        };
+        out.methods.say(
+            &format!(
+                "A cumulative meta-analysis {{}} added the studies one at a time{order}, \
+                 refitting the model at each step."
+            ),
+            &[&crate::rcode::LAU_1992],
+        );
+        Ok(())
+    }
+}

@@ -30,7 +30,7 @@ pooled estimate and CI so far.",
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(cumulative_forest_plot),
+    handler: handler!(cumulative_forest_plot; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).

@@ -23,7 +23,7 @@ pub static CUMULATIVE_META_ANALYSIS: Tool = Tool {
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(cumulative_meta_analysis),
+    handler: handler!(cumulative_meta_analysis; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).

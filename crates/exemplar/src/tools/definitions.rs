@@ -82,7 +82,26 @@ fn cached_definitions() -> &'static [ToolDefinition] {
 /// fails. Not part of the tool list; offered on its own ([`output_schemas_json`]).
 #[cfg(feature = "definitions")]
 pub fn output_schema(name: &str) -> Option<Value> {
-    find(name).map(|tool| (tool.handler.output_schema)())
+    find(name).map(output_schema_of)
+}
+
+/// A tool's output schema: its result type's, and for a tool that writes R code the two
+/// string fields `r_code: true` adds (`r_code`, `methods_text`), optional.
+fn output_schema_of(tool: &super::Tool) -> Value {
+    let mut schema = (tool.handler.output_schema)();
+    if super::reproducible(tool) {
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            properties.insert(
+                "r_code".into(),
+                serde_json::json!({"type": "string", "description": "With r_code: true, the R script that reproduces the result with metafor."}),
+            );
+            properties.insert(
+                "methods_text".into(),
+                serde_json::json!({"type": "string", "description": "With r_code: true, a methods paragraph with references."}),
+            );
+        }
+    }
+    schema
 }
 
 /// The output schema of any result type `T`, derived as a tool's is: what a part of a
@@ -98,7 +117,7 @@ pub fn output_schemas_json() -> Value {
     Value::Object(
         REGISTRY
             .iter()
-            .map(|tool| (tool.name.to_string(), (tool.handler.output_schema)()))
+            .map(|tool| (tool.name.to_string(), output_schema_of(tool)))
             .collect(),
     )
 }

@@ -31,7 +31,7 @@ IRR/IRD/IRSD)."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(diagnostic_plot),
+    handler: handler!(diagnostic_plot; reproducible),
 };
 
 /// Records of dat.bcg's first six trials with their 2x2 tables (log risk ratios).
@@ -404,6 +404,42 @@ impl crate::printed::Printed for DiagnosticPlotResult {
     }
 }
 
+
+/// `res <- rma(...)`, then `baujat(res)`, `radial(res)` or `qqnorm(res)`; the fit's
+/// numbers are checked.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for DiagnosticPlotArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_checks, fit_methods, rma_of_fit};
+        let options = self.fit.options()?;
+        out.script
+            .line(format!("res <- {}", rma_of_fit(cx, &self.exclude.exclude, &self.fit)?));
+        match self.kind {
+            Kind::Baujat => out.script.line("baujat(res)"),
+            Kind::Radial => out.script.line("radial(res)"),
+            Kind::Qq => out.script.line("qqnorm(res)"),
+            Kind::Labbe => out.script.comment(
+                "The L'Abbe plot: labbe() draws a fit made from the 2x2 tables \
+                 (rma(ai = ai, bi = bi, ci = ci, di = di, measure = ...)); this script fits \
+                 the records' own yi and vi.",
+            ),
+        };
+        fit_checks(out, &cx.result["fit"]);
+        fit_methods(
+            &mut out.methods,
+            cx.result["fit"]["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -29,7 +29,7 @@ rule_outcome, frozen dataset only: {RULE_TEXT}. Needs 3 records, vi not all equa
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(egger_test),
+    handler: handler!(egger_test; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -220,5 +220,56 @@ impl Printed for EggerTestResult {
             out.blank();
             out.line(format!("Registered rule ({rule}): {}", outcome.name()));
         }
+    }
+}
+
+/// `regtest(yi, vi, model = "lm")` (classic) or `regtest(rma(...))` (rma).
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for EggerArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, record_arguments, rma};
+        use crate::rcode::{EGGER_1997, STERNE_2005};
+        let variant = self.variant.unwrap_or(EggerVariant::ALL[0]);
+        let excluded = &self.exclude.exclude;
+        let call = if variant == EggerVariant::ALL[0] {
+            let mut args = vec!["yi".to_string(), "vi".into(), "data = dat".into()];
+            args.extend(record_arguments(cx, excluded));
+            args.push("model = \"lm\"".into());
+            crate::rcode::Script::call("regtest", &args)
+        } else {
+            let fit = rma(
+                cx,
+                excluded,
+                fit_arguments(meta_analysis::Method::Reml, 0.95, meta_analysis::Test::Z),
+            );
+            format!("regtest({fit}, model = \"rma\")")
+        };
+        out.script.line(format!("res <- {call}"));
+        let r = cx.result;
+        out.check_at("res$zval", r, "/statistic")
+            .check_at("res$pval", r, "/egger_p")
+            .check_at("res$est", r, "/limit_estimate")
+            .check_at("res$ci.lb", r, "/limit_ci_lower")
+            .check_at("res$ci.ub", r, "/limit_ci_upper")
+            .check_at("coef(res$fit)[2]", r, "/coefficient")
+            .check_at("sqrt(diag(vcov(res$fit)))[2]", r, "/se");
+        let how = if variant == EggerVariant::ALL[0] {
+            "a weighted regression with multiplicative dispersion of the observed outcomes on \
+             their standard errors {} (Egger's test), with a t test of the coefficient of the \
+             standard error"
+        } else {
+            "a mixed-effects meta-regression of the observed outcomes on their standard \
+             errors, with tau^2 estimated by restricted maximum likelihood {}, and a z test of \
+             the coefficient of the standard error"
+        };
+        out.methods.say(
+            &format!("Funnel plot asymmetry was tested with {how}."),
+            &[&EGGER_1997, &STERNE_2005],
+        );
+        Ok(())
     }
 }

@@ -24,7 +24,7 @@ records."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(fail_safe_n),
+    handler: handler!(fail_safe_n; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -153,5 +153,43 @@ impl Printed for FailSafeResult {
         }
         out.blank();
         out.line(format!("Fail-safe N: {}", n.fsn));
+    }
+}
+
+/// `fsn(yi, vi, type = ..., alpha = ..., target = ...)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for FailSafeArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use crate::rcode::{number, string, Script, ORWIN_1983, ROSENBERG_2005, ROSENTHAL_1979};
+        let kind = self.kind.unwrap_or_default();
+        let mut args = vec!["yi".to_string(), "vi".into(), "data = dat".into()];
+        args.extend(super::reproduce::record_arguments(cx, &self.exclude.exclude));
+        args.push(format!("type = {}", string(kind.name())));
+        if let Some(alpha) = self.alpha {
+            args.push(format!("alpha = {}", number(alpha)));
+        }
+        if let Some(target) = self.target {
+            args.push(format!("target = {}", number(target)));
+        }
+        out.script
+            .line(format!("res <- {}", Script::call("fsn", &args)));
+        out.check_at("res$fsnum", cx.result, "/fsn");
+        let reference = match kind {
+            FailSafeType::Rosenthal => &ROSENTHAL_1979,
+            FailSafeType::Orwin => &ORWIN_1983,
+            FailSafeType::Rosenberg => &ROSENBERG_2005,
+        };
+        out.methods.say(
+            &format!(
+                "The fail-safe N was computed with the {} method {{}}.",
+                kind.name()
+            ),
+            &[reference],
+        );
+        Ok(())
     }
 }

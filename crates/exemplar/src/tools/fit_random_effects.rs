@@ -25,7 +25,7 @@ model."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(fit_random_effects),
+    handler: handler!(fit_random_effects; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -128,6 +128,45 @@ impl crate::printed::Printed for FitResult {
             self.omitted.iter().map(|o| o.id.as_str()),
         );
         body(&self.fit, &self.scale, self.natural.as_ref()).print(out);
+    }
+}
+
+/// `rma(yi, vi, weights = ...)` with the call's method, test and level.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for WeightedFitArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_checks, fit_methods, record_arguments};
+        let options = self.fit.options()?;
+        let mut args = vec!["yi".to_string(), "vi".into(), "data = dat".into()];
+        args.extend(record_arguments(cx, &[]));
+        if let Some(weights) = &self.weights.weights {
+            args.push(format!("weights = {}", crate::rcode::name(weights)));
+        }
+        args.extend(fit_arguments(options.method, options.level, options.test));
+        out.script
+            .line(format!("res <- {}", crate::rcode::Script::call("rma", &args)));
+        fit_checks(out, cx.result);
+        fit_methods(
+            &mut out.methods,
+            cx.result["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        if let Some(weights) = &self.weights.weights {
+            out.methods.say(
+                &format!(
+                    "The estimate was weighted by the user-supplied weights in column {weights:?}."
+                ),
+                &[],
+            );
+        }
+        Ok(())
     }
 }
 

@@ -36,7 +36,7 @@ diamond and PI, excluded records grey; `by`: a diamond per level, {subgroups}' t
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(forest_plot),
+    handler: handler!(forest_plot; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -244,5 +244,60 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
 impl crate::printed::Printed for ForestPlotResult {
     fn print(&self, out: &mut crate::printed::Out) {
         self.fit.headline(out);
+    }
+}
+
+/// `res <- rma(...)` and `forest(res, ilab = ..., order = ...)`; the numbers checked are the
+/// fit's (the drawing is metafor's own).
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for ForestArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_checks, fit_methods, rma_of_fit};
+        use crate::rcode::{name, Script};
+        let options = self.fit.options()?;
+        out.script
+            .line(format!("res <- {}", rma_of_fit(cx, &self.exclude.exclude, &self.fit)?));
+        let mut args = vec!["res".to_string()];
+        if !self.ilab.is_empty() {
+            let columns: Vec<String> = self.ilab.iter().map(|c| name(c)).collect();
+            let n = columns.len();
+            // metafor 3.8 needs the columns' positions: left of the intervals, evenly.
+            out.script
+                .line("at <- range(res$yi - 2 * sqrt(res$vi), res$yi + 2 * sqrt(res$vi))")
+                .line("w <- diff(at)");
+            args.push(format!("ilab = cbind({})", columns.join(", ")));
+            args.push(format!("ilab.xpos = at[1] - w * ({n}:1) / {}", n + 1));
+            args.push("xlim = c(at[1] - w * 2, at[2] + w * 0.8)".into());
+        }
+        match self.order.as_deref() {
+            None => {}
+            Some("estimate") => args.push("order = \"obs\"".into()),
+            Some("precision") => args.push("order = \"prec\"".into()),
+            Some(column) => args.push(format!("order = {}", name(column))),
+        }
+        if let Some(by) = &self.by {
+            out.script.comment(&format!(
+                "The page's plot also draws a fit per level of {by:?}: subgroup_analysis's \
+                 script fits them."
+            ));
+        }
+        out.script.line(Script::call("forest", &args));
+        if let Some(fit) = cx.result.get("fit") {
+            fit_checks(out, fit);
+        }
+        fit_methods(
+            &mut out.methods,
+            cx.result["fit"]["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        out.methods.say("The studies and the pooled estimate are shown in a forest plot.", &[]);
+        Ok(())
     }
 }

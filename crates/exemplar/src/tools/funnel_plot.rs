@@ -35,7 +35,7 @@ line (rule outcome on the frozen dataset only).",
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(funnel_plot),
+    handler: handler!(funnel_plot; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -179,6 +179,48 @@ impl crate::printed::Printed for FunnelPlotResult {
     }
 }
 
+
+/// `res <- rma(...)` and `funnel(res)` (with `level` and `shade` for contours); the numbers
+/// checked are the fit's.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for FunnelArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_checks, fit_methods, rma};
+        use crate::rcode::{number, vector, Script};
+        let fit = rma(
+            cx,
+            &self.exclude.exclude,
+            fit_arguments(meta_analysis::Method::Reml, 0.95, meta_analysis::Test::Z),
+        );
+        out.script.line(format!("res <- {fit}"));
+        let mut args = vec!["res".to_string()];
+        if let Some(contours) = self.contours.as_ref().filter(|c| !c.is_empty()) {
+            args.push(format!(
+                "level = {}",
+                vector(contours.iter().map(|c| number(100.0 * c)))
+            ));
+            args.push("refline = 0".into());
+        }
+        out.script.line(Script::call("funnel", &args));
+        if let Some(fit) = cx.result.get("fit") {
+            fit_checks(out, fit);
+        }
+        fit_methods(
+            &mut out.methods,
+            cx.result["fit"]["measure"].as_str(),
+            meta_analysis::Method::Reml,
+            meta_analysis::Test::Z,
+            0.95,
+            false,
+        );
+        out.methods.say("The observed outcomes are shown against their standard errors in a funnel plot.", &[]);
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -119,7 +119,11 @@ estimator stops with an error after its iteration limit. An error is {{code, mes
 CONVENTIONS. p values are two-sided; with test z the intervals use the normal quantile, with \
 knha the t quantile with k-1 df; I^2 and H^2 as metafor (typical within-study variance). The \
 methods text (MCP resource exemplar://docs/METHODS.md; the page's Methods section) states \
-every formula.",
+every formula.\n\n\
+R CODE. Any call may add `r_code`: true (not in the schemas, which stay lean): the result then \
+also carries r_code, an R script that reproduces it with metafor 3.8-1 (the data, the same \
+model, res, print(res)), and methods_text, a methods paragraph with references. Tools with \
+no metafor counterpart refuse it (invalid_arguments).",
         dataset = crate::dataset::NAME,
         columns = crate::dataset::COLUMNS[1..8].join(", "),
         escalc = super::COMPUTE_EFFECT_SIZES.name,

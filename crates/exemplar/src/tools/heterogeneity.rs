@@ -23,7 +23,7 @@ exactly. Method EE is refused."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(heterogeneity),
+    handler: handler!(heterogeneity; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -230,5 +230,55 @@ impl Printed for HeterogeneityResult {
                 out.line(note.as_str());
             }
         }
+    }
+}
+
+/// `confint(rma(...))`: the Q-profile intervals of tau^2, tau, I^2 and H^2.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for HeterogeneityArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, rma};
+        let method = self.method.get();
+        let level = self.level.get()?;
+        let fit = rma(
+            cx,
+            &self.exclude.exclude,
+            fit_arguments(method, level, meta_analysis::Test::Z),
+        );
+        out.script.line(format!("fit <- {fit}"));
+        out.script
+            .line("res <- confint(fit, control = list(tol = 1e-12, maxiter = 1000))");
+        let r = cx.result;
+        out.check_at("fit$QE", r, "/q")
+            .check_at("fit$QEp", r, "/q_p")
+            .check_at("fit$tau2", r, "/tau2")
+            .check_at("fit$I2", r, "/i2");
+        for (row, field) in [(1, "tau2"), (2, "tau"), (3, "i2"), (4, "h2")] {
+            for (col, bound) in [(2, "ci_lower"), (3, "ci_upper")] {
+                out.check_at(
+                    format!("res$random[{row}, {col}]"),
+                    r,
+                    &format!("/{field}_{bound}"),
+                );
+            }
+        }
+        super::reproduce::fit_methods(
+            &mut out.methods,
+            None,
+            method,
+            meta_analysis::Test::Z,
+            level,
+            false,
+        );
+        out.methods.say(
+            "Confidence intervals for tau^2 and the related measures were obtained with the \
+             Q-profile method {}.",
+            &[&crate::rcode::Q_PROFILE_2007],
+        );
+        Ok(())
     }
 }

@@ -23,7 +23,7 @@ dfbetas, cook_d, cov_r. No intervals, so no level. Needs 3 records."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(influence_diagnostics),
+    handler: handler!(influence_diagnostics; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -139,6 +139,47 @@ impl Printed for InfluenceResult {
     }
 }
 
+
+/// `influence(rma(...))`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for InfluenceArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_methods, rma};
+        let method = self.method.get();
+        let test = self.test.get();
+        let fit = rma(cx, &self.exclude.exclude, fit_arguments(method, 0.95, test));
+        out.script.line(format!("res <- influence({fit})"));
+        for (i, row) in cx.result["results"].as_array().into_iter().flatten().enumerate() {
+            let at = i + 1;
+            for (r, field) in [
+                ("rstudent", "rstudent"),
+                ("dffits", "dffits"),
+                ("cook.d", "cook_d"),
+                ("cov.r", "cov_r"),
+                ("QE.del", "qe_del"),
+                ("hat", "hat"),
+            ] {
+                out.check_at(format!("res$inf${r}[{at}]"), row, &format!("/{field}"));
+            }
+            out.check_at(format!("res$dfbs[[1]][{at}]"), row, "/dfbetas");
+            if !matches!(method, meta_analysis::Method::Ee | meta_analysis::Method::Fe) {
+                out.check_at(format!("res$inf$tau2.del[{at}]"), row, "/tau2_del");
+            }
+        }
+        fit_methods(&mut out.methods, None, method, test, 0.95, false);
+        out.methods.say(
+            "Studentized residuals, DFFITS, Cook's distances, covariance ratios, leave-one-out \
+             estimates of tau^2 and of the Q statistic, hat values and DFBETAS were computed to \
+             examine whether studies may be outliers or influential {}.",
+            &[&crate::rcode::VIECHTBAUER_2010B],
+        );
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -25,7 +25,7 @@ naming it."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(leave_one_out),
+    handler: handler!(leave_one_out; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -146,5 +146,52 @@ impl Printed for LeaveOneOutResult {
             &rows,
             1,
         ));
+    }
+}
+
+/// `leave1out(rma(...))`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for ExcludeFitArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_methods, rma_of_fit};
+        let options = self.fit.options()?;
+        out.script.line(format!(
+            "res <- leave1out({})",
+            rma_of_fit(cx, &self.exclude.exclude, &self.fit)?
+        ));
+        let rows = cx.result["results"].as_array().cloned().unwrap_or_default();
+        for (i, row) in rows.iter().enumerate() {
+            let at = i + 1;
+            out.check_at(format!("res$estimate[{at}]"), row, "/estimate")
+                .check_at(format!("res$se[{at}]"), row, "/se")
+                .check_at(format!("res$pval[{at}]"), row, "/p")
+                .check_at(format!("res$ci.lb[{at}]"), row, "/ci_lower")
+                .check_at(format!("res$Q[{at}]"), row, "/q");
+            // leave1out() reports no tau^2 of an equal-effects model.
+            if !matches!(
+                options.method,
+                meta_analysis::Method::Ee | meta_analysis::Method::Fe
+            ) {
+                out.check_at(format!("res$tau2[{at}]"), row, "/tau2");
+            }
+        }
+        fit_methods(
+            &mut out.methods,
+            cx.result["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        out.methods.say(
+            "A leave-one-out sensitivity analysis refitted the model with each study left out \
+             in turn {}.",
+            &[&crate::rcode::VIECHTBAUER_2010B],
+        );
+        Ok(())
     }
 }

@@ -27,7 +27,7 @@ zeros out) about the pooled one."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(mantel_haenszel),
+    handler: handler!(mantel_haenszel; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -177,5 +177,48 @@ impl MantelHaenszelResult {
             (None, _) => out
                 .line("Tarone's Test for Heterogeneity: test value not computable for these data"),
         }
+    }
+}
+
+/// `rma.mh(ai, bi, ci, di, measure = ..., level = ...)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for MantelHaenszelArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use crate::rcode::{number, string, Script, MANTEL_1959};
+        let mut args = super::tables::r_table_arguments(&self.tables, cx, &mut out.script);
+        let measure = cx.result["measure"].as_str().unwrap_or("OR").to_string();
+        args.push(format!("measure = {}", string(&measure)));
+        let level = self.level.get()?;
+        if level != 0.95 {
+            args.push(format!("level = {}", number(100.0 * level)));
+        }
+        out.script
+            .line(format!("res <- {}", Script::call("rma.mh", &args)));
+        let r = cx.result;
+        out.check_at("c(coef(res))", r, "/estimate")
+            .check_at("res$se", r, "/se")
+            .check_at("res$pval", r, "/p")
+            .check_at("res$ci.lb", r, "/ci_lower")
+            .check_at("res$ci.ub", r, "/ci_upper")
+            .check_at("res$QE", r, "/q")
+            .check_at("res$QEp", r, "/q_p")
+            .check_at("res$MH", r, "/cmh")
+            .check_at("res$MHp", r, "/cmh_p")
+            .check_at("res$TA", r, "/tarone")
+            .check_at("res$TAp", r, "/tarone_p");
+        out.methods.say(
+            &format!(
+                "The {measure} was pooled over the 2x2 tables with the Mantel-Haenszel method {{}} \
+                 (an equal-effects model), at the {}% level; heterogeneity was assessed with the \
+                 Q-test of the studies' own estimates about the pooled one.",
+                number(100.0 * level)
+            ),
+            &[&MANTEL_1959],
+        );
+        Ok(())
     }
 }

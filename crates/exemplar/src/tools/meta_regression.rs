@@ -44,7 +44,7 @@ btt coefficients (F with knha); R^2 is pseudo-R^2, in percent; `at` adds predict
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(meta_regression),
+    handler: handler!(meta_regression; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -534,6 +534,73 @@ fn at_name(at: &Map<String, Value>) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `rma(yi, vi, mods = ~ ..., btt = ..., weights = ...)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for MetaRegressionArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_methods, rma};
+        use crate::rcode::{name, number, vector};
+        let options = self.fit.options()?;
+        let formula = self.mods.mods.formula()?;
+        // The formula as the engine parsed it (its columns checked, its functions among
+        // factor, I, log, exp, sqrt, abs): R reads the same text.
+        let mut more = vec![format!("mods = {}", formula.text())];
+        if let Some(btt) = cx.result["btt"].as_array() {
+            more.push(format!(
+                "btt = {}",
+                vector(btt.iter().map(|b| number(b.as_f64().unwrap_or(f64::NAN))))
+            ));
+        }
+        if let Some(weights) = &self.weights.weights {
+            more.push(format!("weights = {}", name(weights)));
+        }
+        more.extend(fit_arguments(options.method, options.level, options.test));
+        out.script
+            .line(format!("res <- {}", rma(cx, &self.exclude.exclude, more)));
+        if !self.at.is_empty() {
+            out.script.comment(
+                "The predictions at `at` are predict(res, newmods = ...) with the moderators \
+                 coded as the coefficients are.",
+            );
+        }
+        let r = cx.result;
+        for (j, _) in r["coefficients"].as_array().into_iter().flatten().enumerate() {
+            let at = j + 1;
+            let c = format!("/coefficients/{j}");
+            out.check_at(format!("c(coef(res))[{at}]"), r, &format!("{c}/estimate"))
+                .check_at(format!("res$se[{at}]"), r, &format!("{c}/se"))
+                .check_at(format!("res$pval[{at}]"), r, &format!("{c}/p"))
+                .check_at(format!("res$ci.lb[{at}]"), r, &format!("{c}/ci_lower"));
+        }
+        out.check_at("res$tau2", r, "/tau2")
+            .check_at("res$QM", r, "/qm")
+            .check_at("res$QMp", r, "/qm_p")
+            .check_at("res$QE", r, "/qe")
+            .check_at("res$QEp", r, "/qe_p");
+        fit_methods(
+            &mut out.methods,
+            r["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            true,
+        );
+        out.methods.say(
+            &format!(
+                "The moderators ({}) were examined with the omnibus test of the model's \
+                 coefficients (QM).",
+                formula.text()
+            ),
+            &[],
+        );
+        Ok(())
+    }
 }
 
 #[cfg(test)]

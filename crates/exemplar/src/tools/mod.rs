@@ -54,12 +54,39 @@ macro_rules! handler {
     ($handler:path) => {
         handler!(@with $handler, |result: &serde_json::Value| {
             $crate::tools::summary_of($handler, result)
-        })
+        }, None)
+    };
+    // A tool whose argument type implements `reproduce::Reproducible` (`r_code: true`).
+    ($handler:path; reproducible) => {
+        handler!(@with $handler, |result: &serde_json::Value| {
+            $crate::tools::summary_of($handler, result)
+        }, Some({
+            fn reproduce(
+                args: &serde_json::Value,
+                data: &$crate::tools::DataSource,
+                result: &serde_json::Value,
+            ) -> Result<$crate::tools::reproduce::Written, $crate::tools::ToolError> {
+                $crate::tools::reproduce::reproduce_with($handler, args, data, result)
+            }
+            reproduce
+        }))
     };
     ($handler:path; no summary) => {
-        handler!(@with $handler, |_: &serde_json::Value| None)
+        handler!(@with $handler, |_: &serde_json::Value| None, None)
     };
-    (@with $handler:path, $summary:expr) => {{
+    ($handler:path; no summary, reproducible) => {
+        handler!(@with $handler, |_: &serde_json::Value| None, Some({
+            fn reproduce(
+                args: &serde_json::Value,
+                data: &$crate::tools::DataSource,
+                result: &serde_json::Value,
+            ) -> Result<$crate::tools::reproduce::Written, $crate::tools::ToolError> {
+                $crate::tools::reproduce::reproduce_with($handler, args, data, result)
+            }
+            reproduce
+        }))
+    };
+    (@with $handler:path, $summary:expr, $reproduce:expr) => {{
         fn run(
             args: &serde_json::Value,
             data: &$crate::tools::DataSource,
@@ -87,6 +114,8 @@ macro_rules! handler {
             output_schema,
             #[cfg(feature = "extended")]
             summary,
+            #[cfg(feature = "extended")]
+            reproduce: $reproduce,
         }
     }};
 }
@@ -99,6 +128,8 @@ mod companion;
 mod definitions;
 mod input_schemas;
 mod limits;
+#[cfg(feature = "extended")]
+pub mod reproduce;
 mod restrict;
 
 // What several tools share (first: its macros serve the modules below).
@@ -136,6 +167,8 @@ pub use guide::{MAX_DEFINITION_BYTES, MAX_DESCRIPTION_CHARS, MEAN_DEFINITION_BYT
 pub use load_data::{LoadDataResult, LOAD_DATA_NAME};
 pub use store::DataStore;
 
+#[cfg(feature = "extended")]
+pub use call::reproduced;
 pub use call::Outcome;
 pub use call::{call, call_in, call_json, dataset_sha256_for, outcome, outcome_in, parse_args};
 pub use companion::Companion;
@@ -199,6 +232,25 @@ pub struct Handler {
     /// prints one. Only in the whole engine: the page's first module prints none.
     #[cfg(feature = "extended")]
     pub summary: fn(&Value) -> Option<String>,
+    /// The R code and methods text of a result (`r_code: true`), for a tool with a metafor
+    /// counterpart: from the arguments, the data before `subset`, and the result.
+    #[cfg(feature = "extended")]
+    pub reproduce: Option<ReproduceFn>,
+}
+
+/// [`Handler::reproduce`].
+#[cfg(feature = "extended")]
+pub type ReproduceFn = fn(&Value, &DataSource, &Value) -> Result<reproduce::Written, ToolError>;
+
+/// Whether `tool` writes R code and a methods text (`r_code: true`).
+pub fn reproducible(tool: &Tool) -> bool {
+    #[cfg(feature = "extended")]
+    return tool.handler.reproduce.is_some();
+    #[cfg(not(feature = "extended"))]
+    {
+        let _ = tool;
+        false
+    }
 }
 
 impl Tool {
@@ -431,6 +483,7 @@ fn dispatch(
     args: &Value,
     dataset_sha256: &mut Option<String>,
     store: &mut DataStore,
+    source: &mut Option<std::sync::Arc<DataSource>>,
 ) -> Result<Value, ToolError> {
     let tool = find(name).ok_or_else(|| {
         ToolError::new(
@@ -460,6 +513,7 @@ fn dispatch(
     if std::ptr::eq(tool, &LOAD_DATA) {
         let (data, bytes) = store::load_source(args)?;
         *dataset_sha256 = Some(data.info().sha256.clone());
+        *source = None;
         let mut result = tool.run(args, &data)?;
         store::keep(store, data, bytes, &mut result);
         return Ok(result);
@@ -504,6 +558,7 @@ fn dispatch(
     });
     // A call giving raw `data` (the 2x2 tools) restricts those rows itself: `subset` and
     // `slab` name their columns, not the frozen dataset's.
+    *source = Some(std::sync::Arc::clone(&data));
     let data = if args.get(effect_sizes::DATA_ARGUMENT).is_some() {
         data
     } else {

@@ -34,7 +34,7 @@ Needs 3 records, unequal vi."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(pet_peese),
+    handler: handler!(pet_peese; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -321,5 +321,71 @@ impl Regression {
             &[row("intrcpt", &self.intercept), row(predictor, &self.slope)],
             self.df,
         ));
+    }
+}
+
+/// PET and PEESE as `rma(yi, vi, mods = ~ sqrt(vi) | ~ vi, method = "EE")`, and `res` the
+/// model the conditional rule chooses.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for PetPeeseArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, rma};
+        use crate::rcode::{number, STANLEY_2014};
+        let test = if self.test.as_deref() == Some("z") {
+            meta_analysis::Test::Z
+        } else {
+            meta_analysis::Test::Knha
+        };
+        let level = self.level.get()?;
+        let fit = |mods: &str| {
+            let mut more = vec![format!("mods = {mods}")];
+            more.extend(fit_arguments(meta_analysis::Method::Ee, level, test));
+            rma(cx, &self.exclude.exclude, more)
+        };
+        let alpha = self.alpha.unwrap_or(0.05);
+        let (df, quantile) = match test {
+            meta_analysis::Test::Knha => (", df = pet$dfs", "pt"),
+            meta_analysis::Test::Z => ("", "pnorm"),
+        };
+        let p = match self.alternative.as_deref() {
+            Some("greater") => format!("{quantile}(pet$zval[1]{df}, lower.tail = FALSE)"),
+            Some("less") => format!("{quantile}(pet$zval[1]{df})"),
+            _ => "pet$pval[1]".to_string(),
+        };
+        out.script
+            .line(format!("pet <- {}", fit("~ sqrt(vi)")))
+            .line(format!("peese <- {}", fit("~ vi")))
+            .comment("The conditional rule: PEESE where PET's test of the intercept rejects.")
+            .line(format!("pet.p <- {p}"))
+            .line(format!("res <- if (pet.p < {}) peese else pet", number(alpha)));
+        let r = cx.result;
+        for model in ["pet", "peese"] {
+            for (j, term) in ["intercept", "slope"].into_iter().enumerate() {
+                let at = j + 1;
+                let c = format!("/{model}/{term}");
+                out.check_at(format!("c(coef({model}))[{at}]"), r, &format!("{c}/estimate"))
+                    .check_at(format!("{model}$se[{at}]"), r, &format!("{c}/se"))
+                    .check_at(format!("{model}$pval[{at}]"), r, &format!("{c}/p"));
+            }
+            out.check_at(format!("{model}$QE"), r, &format!("/{model}/qe"));
+        }
+        out.check_at("pet.p", r, "/pet_intercept_p")
+            .check_at("c(coef(res))[1]", r, "/estimate")
+            .check_at("res$ci.lb[1]", r, "/ci_lower");
+        out.methods.say(
+            &format!(
+                "Small-study effects were examined with PET-PEESE {{}}: weighted least-squares \
+                 meta-regressions of the observed outcomes on their standard errors (PET) and \
+                 on their sampling variances (PEESE), the PEESE intercept being the corrected \
+                 estimate where PET's test of the intercept rejected at alpha = {}.",
+                number(alpha)
+            ),
+            &[&STANLEY_2014],
+        );
+        Ok(())
     }
 }

@@ -25,7 +25,7 @@ sum(a - E)/sum(V), se = 1/sqrt(sum(V))."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(peto_odds_ratio),
+    handler: handler!(peto_odds_ratio; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -99,5 +99,42 @@ impl Printed for PetoResult {
     fn print(&self, out: &mut Out) {
         self.pooled
             .print(out, &self.scale, self.k, self.level, "Peto");
+    }
+}
+
+/// `rma.peto(ai, bi, ci, di, level = ...)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for PetoArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use crate::rcode::{number, Script, YUSUF_1985};
+        let mut args = super::tables::r_table_arguments(&self.tables, cx, &mut out.script);
+        let level = self.level.get()?;
+        if level != 0.95 {
+            args.push(format!("level = {}", number(100.0 * level)));
+        }
+        out.script
+            .line(format!("res <- {}", Script::call("rma.peto", &args)));
+        let r = cx.result;
+        out.check_at("c(coef(res))", r, "/estimate")
+            .check_at("res$se", r, "/se")
+            .check_at("res$pval", r, "/p")
+            .check_at("res$ci.lb", r, "/ci_lower")
+            .check_at("res$ci.ub", r, "/ci_upper")
+            .check_at("res$QE", r, "/q")
+            .check_at("res$QEp", r, "/q_p");
+        out.methods.say(
+            &format!(
+                "The odds ratio was pooled over the 2x2 tables with Peto's method {{}} (an \
+                 equal-effects model), at the {}% level; heterogeneity was assessed with the \
+                 Q-test.",
+                number(100.0 * level)
+            ),
+            &[&YUSUF_1985],
+        );
+        Ok(())
     }
 }

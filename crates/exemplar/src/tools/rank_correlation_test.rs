@@ -24,7 +24,7 @@ p when k < {} without ties, else normal. Needs 3 records, vi not all equal.",
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(rank_correlation_test),
+    handler: handler!(rank_correlation_test; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -86,5 +86,30 @@ impl Printed for RankTestResult {
         out.line("Rank Correlation Test for Funnel Plot Asymmetry");
         out.blank();
         out.line(line);
+    }
+}
+
+/// `ranktest(yi, vi)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for RankTestArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        let mut args = vec!["yi".to_string(), "vi".into(), "data = dat".into()];
+        args.extend(super::reproduce::record_arguments(cx, &self.exclude.exclude));
+        out.script.line(format!(
+            "res <- {}",
+            crate::rcode::Script::call("ranktest", &args)
+        ));
+        out.check_at("res$tau", cx.result, "/tau")
+            .check_at("res$pval", cx.result, "/p");
+        out.methods.say(
+            "Funnel plot asymmetry was tested with the rank correlation test {}, Kendall's tau \
+             between the standardized outcomes and their sampling variances.",
+            &[&crate::rcode::BEGG_1994],
+        );
+        Ok(())
     }
 }

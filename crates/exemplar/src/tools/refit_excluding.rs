@@ -24,7 +24,7 @@ and k counts them."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(refit_excluding),
+    handler: handler!(refit_excluding; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -64,4 +64,36 @@ pub fn refit_excluding(args: RefitArgs, data: &DataSource) -> Result<RefitResult
     }
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
     Ok(RefitResult::of(&fit, excluded, data, &scale))
+}
+
+/// `rma(..., subset = !(id %in% exclude))`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for RefitArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_checks, fit_methods, rma_of_fit};
+        let options = self.fit.options()?;
+        out.script
+            .line(format!("res <- {}", rma_of_fit(cx, &self.exclude, &self.fit)?));
+        fit_checks(out, cx.result);
+        fit_methods(
+            &mut out.methods,
+            cx.result["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        out.methods.say(
+            &format!(
+                "As a sensitivity analysis, the model was refitted without {} of the studies.",
+                self.exclude.len()
+            ),
+            &[],
+        );
+        Ok(())
+    }
 }

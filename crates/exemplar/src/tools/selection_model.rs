@@ -41,7 +41,7 @@ selection. Each interval needs a record; k >= steps + 2."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(selection_model),
+    handler: handler!(selection_model; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -221,4 +221,64 @@ fn weights_table(weights: &[SelectionWeight]) -> Vec<String> {
         &rows,
         2,
     )
+}
+
+/// `selmodel(rma(yi, vi, method = "ML"), type = "stepfun", steps = ...)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for SelectionArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, rma};
+        use crate::rcode::{number, vector, VEVEA_1995};
+        let level = self.level.get()?;
+        let steps: Vec<f64> = cx.result["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_f64)
+            .collect();
+        let mut more = fit_arguments(meta_analysis::Method::Ml, level, meta_analysis::Test::Z);
+        // At tau^2 = 0, metafor's optimizer (on ln tau^2) stops at a small positive tau^2:
+        // the script fixes tau^2 at the engine's 0, as METHODS.md says.
+        let boundary = cx.result["tau2"].as_f64() == Some(0.0);
+        if boundary {
+            more.push("tau2 = 0".into());
+        }
+        let fit = rma(cx, &self.exclude.exclude, more);
+        out.script.comment(
+            "selmodel() maximizes the likelihood with optim(); with its default stopping rule it \
+             stops about 1e-7 short of the engine's optimum, so its tolerance is tightened \
+             below, and the numbers agree to 1e-6 (docs/METHODS.md).",
+        );
+        if boundary {
+            out.script.comment(
+                "tau^2 is fixed at the engine's estimate, 0 (metafor's optimizer, on ln tau^2, \
+                 stops at a small positive tau^2).",
+            );
+        }
+        out.script.line(format!(
+            "res <- selmodel({fit}, type = \"stepfun\", steps = {},\n    control = list(reltol = 1e-14, maxit = 10000, ndeps = rep(1e-6, {})))",
+            vector(steps.iter().map(|s| number(*s))),
+            steps.len() + 2
+        ));
+        let r = cx.result;
+        out.loose(1e-6);
+        out.check_at("c(coef(res)$beta)[1]", r, "/estimate")
+            .check_at("res$se[1]", r, "/se")
+            .check_at("res$pval[1]", r, "/p")
+            .check_at("res$tau2", r, "/tau2");
+        for (j, w) in r["weights"].as_array().into_iter().flatten().enumerate() {
+            out.check_at(format!("res$delta[{}]", j + 1), w, "/delta");
+        }
+        out.methods.say(
+            "Publication bias was modelled with a step-function selection model {}: a \
+             random-effects model fitted by maximum likelihood with the probability of \
+             publication a step function of the one-sided p values.",
+            &[&VEVEA_1995],
+        );
+        Ok(())
+    }
 }

@@ -33,7 +33,7 @@ qm_common_tau2: QM of the meta-regression on `by` (one tau^2).",
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(subgroup_analysis),
+    handler: handler!(subgroup_analysis; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -382,5 +382,86 @@ impl SubgroupResult {
         .lines(&btt);
         out.line(heading);
         out.line(line);
+    }
+}
+
+/// One `rma(...)` per level of `by` (its `subset`), the test of subgroup differences (an
+/// equal-effects meta-regression of the subgroup estimates) and `res`, the meta-regression on
+/// `factor(by)` with one tau^2.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for SubgroupArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_methods, rma, subset_expression};
+        use crate::rcode::{name, string, strings};
+        let options = self.fit.options()?;
+        let fit_args = fit_arguments(options.method, options.level, options.test);
+        let by = name(&self.by);
+        let groups: Vec<&serde_json::Value> = cx.result["groups"].as_array().into_iter().flatten().collect();
+        let levels: Vec<String> = groups
+            .iter()
+            .map(|g| g["level"].as_str().unwrap_or_default().to_string())
+            .collect();
+        let within = subset_expression(cx, &self.exclude.exclude)
+            .map(|s| format!("{s} & "))
+            .unwrap_or_default();
+        let mut group_args = vec![
+            "yi".to_string(),
+            "vi".into(),
+            "data = dat".into(),
+            format!("subset = {within}as.character({by}) == g"),
+        ];
+        group_args.extend(fit_args.iter().cloned());
+        out.script
+            .line(format!("groups <- {}", strings(&levels)))
+            .line(format!(
+                "fits <- lapply(groups, function(g) {})",
+                crate::rcode::Script::call("rma", &group_args)
+            ))
+            .line(
+                "between <- rma(sapply(fits, coef), sei = sapply(fits, function(f) f$se), \
+                 mods = ~ groups, method = \"EE\")",
+            );
+        let mut more = vec![format!("mods = ~ factor({by})")];
+        more.extend(fit_args);
+        out.script
+            .line(format!("res <- {}", rma(cx, &self.exclude.exclude, more)));
+        for (i, g) in groups.iter().enumerate() {
+            let f = format!("fits[[{}]]", i + 1);
+            out.check_at(format!("c(coef({f}))"), g, "/estimate")
+                .check_at(format!("{f}$se"), g, "/se")
+                .check_at(format!("{f}$pval"), g, "/p")
+                .check_at(format!("{f}$QE"), g, "/q");
+            if !matches!(options.method, meta_analysis::Method::Ee | meta_analysis::Method::Fe) {
+                out.check_at(format!("{f}$tau2"), g, "/tau2");
+            }
+        }
+        let r = cx.result;
+        out.check_at("between$QM", r, "/q_between")
+            .check_at("between$QMp", r, "/q_between_p")
+            .check_at("res$QM", r, "/qm_common_tau2")
+            .check_at("res$QMp", r, "/qm_common_tau2_p");
+        fit_methods(
+            &mut out.methods,
+            r["measure"].as_str(),
+            options.method,
+            options.test,
+            options.level,
+            false,
+        );
+        out.methods.say(
+            &format!(
+                "The model was fitted separately within each level of {}; the subgroup \
+                 estimates were compared with a test of subgroup differences (Q between, an \
+                 equal-effects meta-regression of the subgroup estimates), and with the omnibus \
+                 test of a meta-regression on the subgroups with one tau^2.",
+                string(&self.by)
+            ),
+            &[],
+        );
+        Ok(())
     }
 }

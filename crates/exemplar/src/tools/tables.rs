@@ -604,6 +604,44 @@ pub(super) fn data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
     .expect("an object schema")
 }
 
+/// The arguments of metafor's 2x2 functions (`rma.mh`, `rma.peto`, `escalc`) for the
+/// call's tables: `ai`, `ci`, and `bi` or `n1i`, `di` or `n2i` by their (mapped) column
+/// names, then `subset` and `slab`. Rows that give `n1i` where others give `bi` (or `n2i`
+/// for `di`) are completed first, in a line of the script, as the engine reads them.
+#[cfg(feature = "extended")]
+pub(super) fn r_table_arguments(
+    tables: &TablesArg,
+    cx: &super::reproduce::RContext,
+    script: &mut crate::rcode::Script,
+) -> Vec<String> {
+    use crate::rcode::name;
+    let mapping = tables.columns.as_ref();
+    let column = |c: Column| mapped_name(mapping, c);
+    let has = |c: Column| cx.data.column(&column(c)).is_some();
+    let mut args = Vec::new();
+    for (cell, total, arm) in [
+        (Column::Bi, Column::N1i, Column::Ai),
+        (Column::Di, Column::N2i, Column::Ci),
+    ] {
+        args.push(format!("{} = {}", arm.name(), name(&column(arm))));
+        let (cell_name, total_name) = (name(&column(cell)), name(&column(total)));
+        if has(cell) && has(total) {
+            script.line(format!(
+                "dat${cell_name} <- ifelse(is.na(dat${cell_name}), dat${total_name} - dat${}, dat${cell_name})",
+                name(&column(arm))
+            ));
+        }
+        if has(cell) || !has(total) {
+            args.push(format!("{} = {cell_name}", cell.name()));
+        } else {
+            args.push(format!("{} = {total_name}", total.name()));
+        }
+    }
+    args.push("data = dat".into());
+    args.extend(super::reproduce::record_arguments(cx, &tables.exclude));
+    args
+}
+
 #[cfg(test)]
 mod tests {
     // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).

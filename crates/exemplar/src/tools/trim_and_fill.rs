@@ -23,7 +23,7 @@ equal: give side.",
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(trim_and_fill),
+    handler: handler!(trim_and_fill; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).

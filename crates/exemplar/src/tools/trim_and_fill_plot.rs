@@ -28,7 +28,7 @@ the adjusted estimate.",
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(trim_and_fill_plot),
+    handler: handler!(trim_and_fill_plot; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).

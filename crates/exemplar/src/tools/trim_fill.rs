@@ -233,3 +233,65 @@ fn side_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "Side of the missing records; default: estimated."}))
         .expect("an object schema")
 }
+
+/// `trimfill(rma(...), side = ..., estimator = ...)`: `trim_and_fill` registers it, and
+/// `trim_and_fill_plot`, whose script then draws `funnel(res)`.
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for TrimFillArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::{fit_arguments, fit_checks, fit_methods, rma};
+        use crate::rcode::string;
+        let method = self.method.get();
+        // The plot's result holds the analysis (the object with k0) beside its SVG.
+        let drawn = cx.result.get("svg").and_then(|_| {
+            cx.result
+                .as_object()?
+                .values()
+                .find(|v| v.get("k0").is_some())
+        });
+        let result = drawn.unwrap_or(cx.result);
+        let fit = rma(
+            cx,
+            &self.exclude.exclude,
+            fit_arguments(method, 0.95, meta_analysis::Test::Z),
+        );
+        let mut args = vec![fit];
+        if let Some(side) = result["side"].as_str() {
+            args.push(format!("side = {}", string(side)));
+        }
+        if let Some(estimator) = result["estimator"].as_str() {
+            args.push(format!("estimator = {}", string(estimator)));
+        }
+        // trimfill() passes `...` to each refit, which else stops at rma's default rule.
+        if args[0].contains("control = ") {
+            args.push("control = list(threshold = 1e-12, tol = 1e-15, maxiter = 1000)".into());
+        }
+        out.script.line(format!(
+            "res <- {}",
+            crate::rcode::Script::call("trimfill", &args)
+        ));
+        if drawn.is_some() {
+            out.script.line("funnel(res)");
+        }
+        out.check_at("res$k0", result, "/k0");
+        fit_checks(out, result);
+        fit_methods(
+            &mut out.methods,
+            result["measure"].as_str(),
+            method,
+            meta_analysis::Test::Z,
+            0.95,
+            false,
+        );
+        out.methods.say(
+            "The trim and fill method {} estimated the number of studies missing from one side \
+             of the funnel plot, and the model was refitted with their mirror images filled in.",
+            &[&crate::rcode::DUVAL_2000],
+        );
+        Ok(())
+    }
+}
