@@ -82,12 +82,12 @@ fn cached_definitions() -> &'static [ToolDefinition] {
 /// fails. Not part of the tool list; offered on its own ([`output_schemas_json`]).
 #[cfg(feature = "definitions")]
 pub fn output_schema(name: &str) -> Option<Value> {
-    find(name).map(output_schema_of)
+    find(name).map(tool_output_schema)
 }
 
 /// A tool's output schema: its result type's, and for a tool that writes R code the two
 /// string fields `r_code: true` adds (`r_code`, `methods_text`), optional.
-fn output_schema_of(tool: &super::Tool) -> Value {
+fn tool_output_schema(tool: &super::Tool) -> Value {
     let mut schema = (tool.handler.output_schema)();
     if super::reproducible(tool) {
         if let Some(Value::Object(properties)) = schema.get_mut("properties") {
@@ -117,7 +117,7 @@ pub fn output_schemas_json() -> Value {
     Value::Object(
         REGISTRY
             .iter()
-            .map(|tool| (tool.name.to_string(), output_schema_of(tool)))
+            .map(|tool| (tool.name.to_string(), tool_output_schema(tool)))
             .collect(),
     )
 }
