@@ -56,6 +56,7 @@ mod subgroups;
 pub mod transforms;
 mod trim_fill;
 mod user_weights;
+mod vcalc;
 mod weighted;
 
 pub use convert_summaries::{
@@ -118,6 +119,7 @@ pub use user_weights::{
     fit_weighted, meta_regression_design_weighted, meta_regression_weighted, WeightError,
     WeightedError,
 };
+pub use vcalc::{vcalc, LevelCorrelation, VBlock, VcalcInput};
 
 /// The engine version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
