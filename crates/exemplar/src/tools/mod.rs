@@ -126,6 +126,9 @@ mod schema_derivation;
 mod store;
 mod tables;
 mod trim_fill;
+// Wired into fit_multilevel by its rewrite (issue 44); its tests use it meanwhile.
+#[allow(dead_code)]
+mod vcalc_arg;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
 pub use effect_sizes::{compute as compute_effect_size_rows, unique_ids, EscalcSettings};
