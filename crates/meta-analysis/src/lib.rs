@@ -105,7 +105,7 @@ pub use records::{
 };
 pub use robust::{
     robust_fit, robust_meta_regression, robust_meta_regression_design, robust_multilevel,
-    robust_multilevel_design, RobustCoefficient, RobustTest, RobustVcov, RobustWald,
+    robust_multilevel_design, HtzWald, RobustCoefficient, RobustTest, RobustVcov, RobustWald,
     MAX_CLUSTER_COST, MAX_CLUSTER_RECORDS,
 };
 pub use selection::{

@@ -219,7 +219,9 @@ pub fn vcalc_blocks(
     let w2 = number(&spec.w2, "w2")?;
     if let Some(phi) = spec.phi {
         if !(phi.abs() <= 1.0) {
-            return Err(invalid(format!("vcalc's phi must lie in [-1, 1], got {phi}")));
+            return Err(invalid(format!(
+                "vcalc's phi must lie in [-1, 1], got {phi}"
+            )));
         }
     }
     let (rho_obs, rho_type) = correlations(spec)?;
@@ -316,7 +318,10 @@ mod tests {
         let e = err(json!({"cluster": "study", "time1": "study", "phi": 0.5}));
         assert!(e.contains("must hold a number"), "{e}");
         let e = err(json!({"cluster": "study", "obs": "study", "rho": 0.5}));
-        assert!(e.contains("not positive definite") && e.contains("\"A\""), "{e}");
+        assert!(
+            e.contains("not positive definite") && e.contains("\"A\""),
+            "{e}"
+        );
         let d = data(json!([
             {"id": "a1", "yi": 0.1, "vi": 0.04, "study": "A"},
             {"id": "a2", "yi": 0.2, "vi": 0.09}
