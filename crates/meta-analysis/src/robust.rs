@@ -200,23 +200,33 @@ impl RobustTest {
         self.htz_wald(&rows, &vec![0.0; btt.len()])
     }
 
-    /// The CR1 Wald test of the moderators; `None` under CR2 (clubSandwich's HTZ test is
-    /// not computed here) or without moderators (p = 1), or when V is singular.
+    /// The CR1 Wald test of the moderators; `None` under CR2 (see [`RobustTest::htz_wald`])
+    /// or without moderators (p = 1), or when V is singular.
     pub fn cr1_wald(&self) -> Option<RobustWald> {
         let first = usize::from(self.intercept);
-        if self.vcov != RobustVcov::Cr1 || self.p <= first || self.n_clusters <= self.p {
+        if self.vcov != RobustVcov::Cr1 || self.p <= first {
             return None;
         }
-        let m = self.p - first;
+        self.cr1_wald_of(&(first..self.p).collect::<Vec<_>>())
+    }
+
+    /// The CR1 Wald test that the coefficients at `positions` (0-based, each once) are zero:
+    /// F = b' V⁻¹ b / m on (m, clusters − p) df, as metafor's `robust(adjust = TRUE)` tests
+    /// `btt`; `None` under CR2, for an empty selection or when V is singular.
+    pub fn cr1_wald_of(&self, positions: &[usize]) -> Option<RobustWald> {
+        if self.vcov != RobustVcov::Cr1 || positions.is_empty() || self.n_clusters <= self.p {
+            return None;
+        }
+        let m = positions.len();
         let mut sub = crate::weighted::Matrix::zeros(m);
-        for a in 0..m {
-            for b in 0..m {
-                sub.set(a, b, self.covariance[a + first][b + first]);
+        for (a, &ja) in positions.iter().enumerate() {
+            for (b, &jb) in positions.iter().enumerate() {
+                sub.set(a, b, self.covariance[ja][jb]);
             }
         }
-        let beta: Vec<f64> = self.coefficients[first..]
+        let beta: Vec<f64> = positions
             .iter()
-            .map(|c| c.estimate)
+            .map(|&j| self.coefficients[j].estimate)
             .collect();
         let f = sub.inverse().ok()?.quad(&beta) / m as f64;
         let df2 = self.n_clusters - self.p;
