@@ -18,6 +18,7 @@
 //! ```
 
 pub mod cancel;
+mod compare_models;
 mod convert_summaries;
 mod cumulative;
 mod diagnostics;
@@ -59,6 +60,10 @@ mod user_weights;
 mod vcalc;
 mod weighted;
 
+pub use compare_models::{
+    compare, fit_statistics, uni_loglik, wald_btt, Candidate, Comparison, FitStatistics,
+    LikelihoodRatio, RandomPart, WaldBtt,
+};
 pub use convert_summaries::{
     fivenum, level_alpha, wald, ConversionError, FiveNumbers, FivenumCase, FivenumEstimate,
     FivenumMethod, SkewnessTest, WaldEstimate, WaldSource, WaldSummary, WaldTransform,

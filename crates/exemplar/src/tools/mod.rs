@@ -394,6 +394,7 @@ registry! {
         peto_odds_ratio::PETO_ODDS_RATIO,
         selection_model::SELECTION_MODEL,
         pet_peese::PET_PEESE,
+        compare_models::COMPARE_MODELS,
         forest_plot::FOREST_PLOT,
         funnel_plot::FUNNEL_PLOT,
         trim_and_fill_plot::TRIM_AND_FILL_PLOT,
