@@ -429,3 +429,121 @@ impl Printed for CompareModelsResult {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    /// The oracle's records of a dataset, with its further columns.
+    fn records(ds: &Value) -> Value {
+        let n = ds["ids"].as_array().unwrap().len();
+        let columns: Vec<&String> = ds
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| !["name", "ids", "yi", "vi"].contains(&k.as_str()))
+            .collect();
+        (0..n)
+            .map(|i| {
+                let mut r = json!({"id": ds["ids"][i], "yi": ds["yi"][i], "vi": ds["vi"][i]});
+                for c in &columns {
+                    r[c.as_str()] = ds[c.as_str()][i].clone();
+                }
+                r
+            })
+            .collect()
+    }
+
+    /// Every number of metafor's fitstats() and anova() in the oracle, through the tool,
+    /// within 1e-8 (relative beyond 1).
+    #[test]
+    fn the_tool_agrees_with_metafor() {
+        let fixture: Value = serde_json::from_str(include_str!(
+            "../../../meta-analysis/tests/fixtures/compare_models.json"
+        ))
+        .unwrap();
+        let mut failures = Vec::new();
+        let mut close = |label: String, ours: &Value, theirs: &Value| {
+            let (a, b) = (ours.as_f64().unwrap(), theirs.as_f64().unwrap());
+            if (a - b).abs() > 1e-8 * b.abs().max(1.0) {
+                failures.push(format!("{label}: {a} vs metafor {b}"));
+            }
+        };
+        let cases = fixture["results"].as_array().unwrap();
+        assert_eq!(cases.len(), 10);
+        for case in cases {
+            let name = case["name"].as_str().unwrap();
+            let ds = fixture["datasets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["name"] == case["data"])
+                .unwrap();
+            let models: Vec<Value> = case["models"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| match m.get("arguments") {
+                    Some(a) => json!({"tool": m["tool"], "arguments": a}),
+                    None => json!({"tool": m["tool"]}),
+                })
+                .collect();
+            let mut args = json!({"records": records(ds), "models": models});
+            if !case["btt"].is_null() {
+                args["btt"] = case["btt"].clone();
+            }
+            let r = crate::tools::call(super::COMPARE_MODELS.name, &args)
+                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            for (i, m) in case["models"].as_array().unwrap().iter().enumerate() {
+                let ours = &r["models"][i];
+                assert_eq!(ours["parms"], m["parms"], "{name}");
+                for (key, theirs) in [
+                    ("loglik", "loglik"),
+                    ("deviance", "deviance"),
+                    ("aic", "aic"),
+                    ("bic", "bic"),
+                    ("aicc", "aicc"),
+                    ("qe", "qe"),
+                ] {
+                    close(format!("{name} model {i} {key}"), &ours[key], &m[theirs]);
+                }
+            }
+            if !case["lrt"].is_null() {
+                let lrt = &r["lrt"];
+                assert!(lrt.is_object(), "{name}: no LRT: {}", r["notes"]);
+                close(format!("{name} LRT"), &lrt["chi2"], &case["lrt"]);
+                close(format!("{name} LRT p"), &lrt["p"], &case["lrt_p"]);
+                assert_eq!(lrt["df"], case["lrt_df"], "{name}");
+            }
+            if !case["no_lrt"].is_null() {
+                assert!(r["lrt"].is_null(), "{name}: an LRT");
+                assert!(!r["notes"].as_array().unwrap().is_empty(), "{name}: no note");
+            }
+            if !case["wald"].is_null() {
+                let w = &r["wald"];
+                close(format!("{name} Wald"), &w["statistic"], &case["wald"]);
+                close(format!("{name} Wald p"), &w["p"], &case["wald_p"]);
+                assert_eq!(w["df1"], case["wald_df1"], "{name}");
+                if !case["wald_df2"].is_null() {
+                    close(format!("{name} df2"), &w["df2"], &case["wald_df2"]);
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn different_records_are_refused() {
+        let records = json!([
+            {"id": "a", "yi": 0.1, "vi": 0.01, "x": 1},
+            {"id": "b", "yi": 0.3, "vi": 0.02, "x": 2},
+            {"id": "c", "yi": 0.2, "vi": 0.03},
+            {"id": "d", "yi": 0.5, "vi": 0.01, "x": 4}
+        ]);
+        let args = json!({"records": records, "models": [
+            {"tool": "meta_regression", "arguments": {"mods": ["x"], "method": "ML"}},
+            {"tool": "fit_random_effects", "arguments": {"method": "ML"}}]});
+        let e = crate::tools::call(super::COMPARE_MODELS.name, &args).unwrap_err();
+        assert!(format!("{e:?}").contains("not equal"), "{e:?}");
+    }
+}
