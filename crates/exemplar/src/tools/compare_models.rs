@@ -16,17 +16,17 @@ use serde::{Deserialize, Serialize};
 pub static COMPARE_MODELS: Tool = Tool {
     name: "compare_models",
     title: "Compare models",
-    summary: "Likelihood-ratio test of two fits, AIC/BIC/AICc, or a Wald test of coefficients.",
+    summary: "LRT of two fits, AIC/BIC/AICc, or a Wald test (btt).",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "metafor's anova() and fitstats(): each of `models` is a fit of the data given once \
-(tool fit_random_effects, meta_regression or fit_multilevel with its mods, method, test, \
-study). Two models: logLik, deviance, AIC, BIC, AICc and, when nested, the LRT (no LRT for \
-REML fits with different mods: use ML). One model with btt: its Wald test."
+        "metafor's anova() and fitstats() over `models`, fits of the data given once (tool \
+fit_random_effects, meta_regression or fit_multilevel; arguments mods, method, test, study). \
+Two: logLik, deviance, AIC, BIC, AICc and, if nested, the LRT (none for REML fits with \
+different mods: use ML). One, with btt: its Wald test."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -87,8 +87,8 @@ pub enum ModsValue {
 #[cfg(feature = "definitions")]
 fn models_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "array", "minItems": 1, "maxItems": 2,
-        "items": {"type": "object", "required": ["tool"], "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}}},
-        "description": "[{tool, arguments}]: one fit (with btt) or two."}))
+        "items": {"type": "object", "required": ["tool"]},
+        "description": "[{tool, arguments}], one (with btt) or two."}))
     .expect("an object schema")
 }
 
