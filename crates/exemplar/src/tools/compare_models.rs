@@ -23,11 +23,15 @@ pub static COMPARE_MODELS: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "metafor's anova() and fitstats() over `models`, fits of the data given once (tool \
-fit_random_effects, meta_regression or fit_multilevel; arguments mods, method, test, study). \
-Two: logLik, deviance, AIC, BIC, AICc and, if nested, the LRT (none for REML fits with \
-different mods: use ML). One, with btt: its Wald test."
-            .to_string()
+        format!(
+            "metafor's anova() and fitstats() over `models`, fits of the data given once (tool \
+{}, {} or {}; arguments mods, method, test, study). Two: logLik, deviance, AIC, BIC, AICc \
+and, if nested, the LRT (none for REML fits with different mods: use ML). One, with btt: its \
+Wald test.",
+            super::FIT_RANDOM_EFFECTS.name,
+            super::META_REGRESSION.name,
+            super::FIT_MULTILEVEL.name
+        )
     },
     #[cfg(feature = "definitions")]
     examples,
@@ -39,13 +43,18 @@ different mods: use ML). One, with btt: its Wald test."
 fn examples() -> Vec<serde_json::Value> {
     use super::examples;
     use serde_json::json;
-    let full = json!({"tool": "meta_regression", "arguments": {"mods": ["x"], "method": "ML"}});
-    let reduced = json!({"tool": "fit_random_effects", "arguments": {"method": "ML"}});
+    let (re, mr, ml) = (
+        super::FIT_RANDOM_EFFECTS.name,
+        super::META_REGRESSION.name,
+        super::FIT_MULTILEVEL.name,
+    );
+    let full = json!({"tool": mr, "arguments": {"mods": ["x"], "method": "ML"}});
+    let reduced = json!({"tool": re, "arguments": {"method": "ML"}});
     vec![
         json!({"records": examples::nested(), "models": [full, reduced]}),
         json!({"records": examples::nested(), "models": [
-            {"tool": "fit_multilevel", "arguments": {"study": "study"}},
-            {"tool": "fit_random_effects"}]}),
+            {"tool": ml, "arguments": {"study": "study"}},
+            {"tool": re}]}),
         json!({"records": examples::nested(), "models": [full], "btt": [2]}),
     ]
 }
@@ -86,8 +95,8 @@ pub enum ModsValue {
 
 #[cfg(feature = "definitions")]
 fn models_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "array", "minItems": 1, "maxItems": 2,
-        "items": {"type": "object", "required": ["tool"]},
+    schemars::Schema::try_from(serde_json::json!({"type": "array",
+        "items": {"type": "object"},
         "description": "[{tool, arguments}], one (with btt) or two."}))
     .expect("an object schema")
 }
@@ -189,10 +198,13 @@ fn fit(spec: &ModelSpec, data: &DataSource, excluded: &[String]) -> Result<Fitte
     }
     let regression = kind == super::META_REGRESSION.name;
     if regression != mods.is_some() && !multilevel {
-        return Err(invalid(format!("mods belong to {kind:?} exactly when it is meta_regression")));
+        return Err(invalid(format!(
+            "{kind:?} takes mods exactly when it is {:?}",
+            super::META_REGRESSION.name
+        )));
     }
     if a.study.is_some() && !multilevel {
-        return Err(invalid("study belongs to fit_multilevel".into()));
+        return Err(invalid(format!("study belongs to {:?}", super::FIT_MULTILEVEL.name)));
     }
     let study = a.study.clone().unwrap_or_else(|| super::multilevel::DEFAULT_STUDY.to_string());
     let also: Vec<&str> = if multilevel { vec![study.as_str()] } else { vec![] };
@@ -208,7 +220,7 @@ fn fit(spec: &ModelSpec, data: &DataSource, excluded: &[String]) -> Result<Fitte
         let test = match a.test.as_deref() {
             None => MultilevelTest::ALL[0],
             Some(t) => MultilevelTest::parse(t)
-                .ok_or_else(|| invalid(format!("fit_multilevel's test is z or t, got {t:?}")))?,
+                .ok_or_else(|| invalid(format!("the multilevel model's test is z or t, got {t:?}")))?,
         };
         let options = MultilevelOptions { method, test, ..Default::default() };
         let studies = labels(data, &study, "study", &md.excluded)?;

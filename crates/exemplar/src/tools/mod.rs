@@ -126,7 +126,7 @@ mod schema_derivation;
 mod store;
 mod tables;
 mod trim_fill;
-// Wired into fit_multilevel by its rewrite (issue 44); its tests use it meanwhile.
+// Wired into the multilevel fit by its rewrite (issue 44); its tests use it meanwhile.
 #[allow(dead_code)]
 mod vcalc_arg;
 
