@@ -245,18 +245,9 @@ fn check(input: &VcalcInput) -> Result<(), MetaError> {
     Ok(())
 }
 
-/// One record's group, time and weight at each of its two ends.
-struct Ends<'a> {
-    grp: [&'a str; 2],
-    time: [f64; 2],
-    w: [f64; 2],
-}
-
-/// The sampling covariance V of the records, cluster by cluster (metafor's `vcalc()`; the
-/// module's formulas). The blocks come in the order the clusters first appear.
-pub fn vcalc(input: &VcalcInput) -> Result<Vec<VBlock>, MetaError> {
-    check(input)?;
-    let k = input.vi.len();
+/// The clusters (with `subgroup`, "cluster.subgroup") in the order they first appear, each
+/// with its records in input order.
+fn clusters(input: &VcalcInput) -> Vec<(String, Vec<usize>)> {
     let labels: Vec<String> = match input.subgroup {
         None => input.cluster.to_vec(),
         Some(s) => input
@@ -275,6 +266,22 @@ pub fn vcalc(input: &VcalcInput) -> Result<Vec<VBlock>, MetaError> {
         }
         order[j].1.push(i);
     }
+    order
+}
+
+/// One record's group, time and weight at each of its two ends.
+struct Ends<'a> {
+    grp: [&'a str; 2],
+    time: [f64; 2],
+    w: [f64; 2],
+}
+
+/// The sampling covariance V of the records, cluster by cluster (metafor's `vcalc()`; the
+/// module's formulas). The blocks come in the order the clusters first appear.
+pub fn vcalc(input: &VcalcInput) -> Result<Vec<VBlock>, MetaError> {
+    check(input)?;
+    let k = input.vi.len();
+    let order = clusters(input);
     let phi = input.phi.unwrap_or(1.0);
     let one = "1";
     let ends: Vec<Ends> = (0..k)
