@@ -85,7 +85,7 @@ fn cholesky(a: &[f64], p: usize) -> Option<(f64, Vec<f64>)> {
     let mut log_det = 0.0;
     for j in 0..p {
         let d = a[j * p + j] - (0..j).map(|m| l[j * p + m] * l[j * p + m]).sum::<f64>();
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             return None;
         }
         let root = d.sqrt();
@@ -253,10 +253,11 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Result<Comparison, MetaError> {
                 .to_string(),
         );
     } else if !nested {
-        notes.push(format!(
+        notes.push(
             "The models are not nested (the reduced model's coefficients and random effects \
              are not all in the full model's): no LRT; compare them by AIC, BIC and AICc."
-        ));
+                .to_string(),
+        );
     } else if !(likelihood(f.method) && likelihood(r.method)) {
         notes.push(
             "LRTs should be based on ML/REML estimation (metafor's anova()): no LRT; fit both \

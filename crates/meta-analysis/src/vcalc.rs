@@ -15,7 +15,7 @@
 //!   grp1 at time1 (weight w1) against group grp2 at time2 (weight w2):
 //!
 //!   Tᵢⱼ = [a(g1ᵢ,t1ᵢ; g1ⱼ,t1ⱼ)/√(w1ᵢw1ⱼ) − a(g1ᵢ,t1ᵢ; g2ⱼ,t2ⱼ)/√(w1ᵢw2ⱼ)
-//!          − a(g2ᵢ,t2ᵢ; g1ⱼ,t1ⱼ)/√(w2ᵢw1ⱼ) + a(g2ᵢ,t2ᵢ; g2ⱼ,t2ⱼ)/√(w2ᵢw2ⱼ)] / (sᵢ sⱼ),
+//!   − a(g2ᵢ,t2ᵢ; g1ⱼ,t1ⱼ)/√(w2ᵢw1ⱼ) + a(g2ᵢ,t2ᵢ; g2ⱼ,t2ⱼ)/√(w2ᵢw2ⱼ)] / (sᵢ sⱼ),
 //!
 //!   sᵢ = √(1/w1ᵢ + 1/w2ᵢ − 2 a(g1ᵢ,t1ᵢ; g2ᵢ,t2ᵢ)/√(w1ᵢw2ᵢ)).
 //!
@@ -76,7 +76,7 @@ impl LevelCorrelation {
                 values
             }
         };
-        match values.iter().find(|r| !(r.abs() <= 1.0)) {
+        match values.iter().find(|r| r.is_nan() || r.abs() > 1.0) {
             Some(r) => undefined(format!(
                 "the {what} correlation must lie in [-1, 1], got {r}"
             )),
@@ -217,7 +217,7 @@ fn check(input: &VcalcInput) -> Result<(), MetaError> {
         return undefined("time1 needs phi (the autocorrelation over time)".into());
     }
     if let Some(phi) = input.phi {
-        if !(phi.abs() <= 1.0) {
+        if phi.is_nan() || phi.abs() > 1.0 {
             return undefined(format!("phi must lie in [-1, 1], got {phi}"));
         }
     }
@@ -392,7 +392,7 @@ fn positive_definite(r: &[f64], n: usize) -> bool {
     let floor = n as f64 * f64::EPSILON;
     for j in 0..n {
         let d = r[j * n + j] - (0..j).map(|m| l[j * n + m] * l[j * n + m]).sum::<f64>();
-        if !(d > floor) {
+        if d.is_nan() || d <= floor {
             return false;
         }
         let root = d.sqrt();

@@ -218,7 +218,7 @@ pub fn vcalc_blocks(
     let w1 = number(&spec.w1, "w1")?;
     let w2 = number(&spec.w2, "w2")?;
     if let Some(phi) = spec.phi {
-        if !(phi.abs() <= 1.0) {
+        if phi.is_nan() || phi.abs() > 1.0 {
             return Err(invalid(format!(
                 "vcalc's phi must lie in [-1, 1], got {phi}"
             )));

@@ -68,7 +68,7 @@ fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
     let mut l = vec![0.0; n * n];
     for j in 0..n {
         let d = a[j * n + j] - (0..j).map(|k| l[j * n + k] * l[j * n + k]).sum::<f64>();
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             return None;
         }
         l[j * n + j] = d.sqrt();
@@ -92,7 +92,10 @@ fn inverse_roots(x: &[f64], q: usize) -> Option<(Vec<f64>, Vec<f64>)> {
         .decompose(&mut a, q, &mut carried)?
         .to_vec();
     let largest = values.iter().fold(0.0f64, |m, v| m.max(*v));
-    if !(largest > 0.0) || values.iter().any(|v| !(*v > 1e-12 * largest)) {
+    if largest.is_nan()
+        || largest <= 0.0
+        || values.iter().any(|v| v.is_nan() || *v <= 1e-12 * largest)
+    {
         return None;
     }
     // carried[k·q + i] = E[k][i], eigenvector i's entry k.
