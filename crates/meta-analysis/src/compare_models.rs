@@ -340,6 +340,104 @@ pub fn wald_btt(
     })
 }
 
+/// One linear combination x′β̂ of [`wald_contrasts`]: its estimate, se, z (or t with `df`)
+/// and two-sided p.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct Hypothesis {
+    pub estimate: f64,
+    pub se: f64,
+    pub statistic: f64,
+    pub df: Option<f64>,
+    pub p: f64,
+}
+
+/// metafor's `anova(fit, X = )`: each row x of X tested as x′β = 0, and, when X has full row
+/// rank, the omnibus test QM = (Xβ̂)′(X V X′)⁻¹(Xβ̂) on m df (χ²), or QM/m on (m, `df2`) df under
+/// t tests.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct Contrasts {
+    pub hypotheses: Vec<Hypothesis>,
+    /// Null when the rows are linearly dependent.
+    pub omnibus: Option<WaldBtt>,
+}
+
+/// [`Contrasts`] of the rows `x` (p entries each) from a fit's β̂ and Var(β̂).
+pub fn wald_contrasts(
+    beta: &[f64],
+    vb: &[Vec<f64>],
+    x: &[Vec<f64>],
+    df2: Option<f64>,
+) -> Result<Contrasts, MetaError> {
+    let p = beta.len();
+    if x.is_empty() || x.iter().any(|row| row.len() != p) {
+        return Err(MetaError::Coefficients {
+            reason: format!("X needs rows of {p} numbers, one per coefficient (anova's X)"),
+        });
+    }
+    if x.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(MetaError::Coefficients {
+            reason: "X must hold finite numbers".into(),
+        });
+    }
+    let m = x.len();
+    let xb: Vec<f64> = x
+        .iter()
+        .map(|row| row.iter().zip(beta).map(|(a, b)| a * b).sum())
+        .collect();
+    let vxb: Vec<f64> = (0..m * m)
+        .map(|rc| {
+            let (r, c) = (&x[rc / m], &x[rc % m]);
+            (0..p)
+                .map(|a| r[a] * (0..p).map(|b| vb[a][b] * c[b]).sum::<f64>())
+                .sum()
+        })
+        .collect();
+    let hypotheses = (0..m)
+        .map(|j| {
+            let se = vxb[j * m + j].max(0.0).sqrt();
+            let statistic = xb[j] / se;
+            let p = match df2 {
+                None => crate::distributions::normal_two_sided_p(statistic),
+                Some(d) => crate::distributions::t_two_sided_p(statistic, d),
+            };
+            Hypothesis {
+                estimate: xb[j],
+                se,
+                statistic,
+                df: df2,
+                p,
+            }
+        })
+        .collect();
+    let omnibus = cholesky(&vxb, m).map(|(_, l)| {
+        // QM = ‖L⁻¹ Xβ̂‖².
+        let mut z = vec![0.0; m];
+        for a in 0..m {
+            z[a] = (xb[a] - (0..a).map(|b| l[a * m + b] * z[b]).sum::<f64>()) / l[a * m + a];
+        }
+        let qm: f64 = z.iter().map(|v| v * v).sum();
+        let (statistic, p) = match df2 {
+            None => (qm, chi2_sf(qm, m as f64)),
+            Some(d) => (qm / m as f64, f_sf(qm / m as f64, m as f64, d)),
+        };
+        WaldBtt {
+            btt: Vec::new(),
+            statistic,
+            df1: m,
+            df2,
+            p,
+        }
+    });
+    Ok(Contrasts {
+        hypotheses,
+        omnibus,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

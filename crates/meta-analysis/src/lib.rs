@@ -61,8 +61,8 @@ mod vcalc;
 mod weighted;
 
 pub use compare_models::{
-    compare, fit_statistics, uni_loglik, wald_btt, Candidate, Comparison, FitStatistics,
-    LikelihoodRatio, RandomPart, WaldBtt,
+    compare, fit_statistics, uni_loglik, wald_btt, wald_contrasts, Candidate, Comparison,
+    Contrasts, FitStatistics, Hypothesis, LikelihoodRatio, RandomPart, WaldBtt,
 };
 pub use convert_summaries::{
     fivenum, level_alpha, wald, ConversionError, FiveNumbers, FivenumCase, FivenumEstimate,

@@ -6,9 +6,11 @@ use super::args::{model_data, BttArg, DataArg, ExcludeArg, Mods};
 use super::data::{DataSource, DatasetInfo};
 use super::multilevel::{invalid, labels};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use crate::printed::{fcf, format_btt, frame_table, pval, r_num, Out, Printed};
+use crate::printed::{
+    coefficient_name, df, f4, fcf, format_btt, frame_table, pval, r_num, Out, Printed,
+};
 use meta_analysis::{
-    Candidate, FitOptions, FitStatistics, LikelihoodRatio, Method, MultilevelOptions,
+    Candidate, Contrasts, FitOptions, FitStatistics, LikelihoodRatio, Method, MultilevelOptions,
     MultilevelTest, RandomPart, Record, Test, WaldBtt,
 };
 use serde::{Deserialize, Serialize};
@@ -16,7 +18,7 @@ use serde::{Deserialize, Serialize};
 pub static COMPARE_MODELS: Tool = Tool {
     name: "compare_models",
     title: "Compare models",
-    summary: "LRT of two fits, AIC/BIC/AICc, or a Wald test (btt).",
+    summary: "LRT and AIC/BIC/AICc of two fits, or Wald tests.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
@@ -24,10 +26,9 @@ pub static COMPARE_MODELS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "metafor's anova() and fitstats() over `models`, fits of the data given once (tool \
-{}, {} or {}; arguments mods, method, test, study). Two: logLik, deviance, AIC, BIC, AICc \
-and, if nested, the LRT (none for REML fits with different mods: use ML). One, with btt: its \
-Wald test.",
+            "metafor's anova() and fitstats() over `models`, fits of one data set ({}, {} \
+or {} with mods, method, test, study). Two: logLik, deviance, AIC, BIC, AICc \
+and, if nested, the LRT. One: the Wald test of btt or X.",
             super::FIT_RANDOM_EFFECTS.name,
             super::META_REGRESSION.name,
             super::FIT_MULTILEVEL.name
@@ -55,7 +56,8 @@ fn examples() -> Vec<serde_json::Value> {
         json!({"records": examples::nested(), "models": [
             {"tool": ml, "arguments": {"study": "study"}},
             {"tool": re}]}),
-        json!({"records": examples::nested(), "models": [full], "btt": [2]}),
+        json!({"records": examples::nested(), "models": [full.clone()], "btt": [2]}),
+        json!({"records": examples::nested(), "models": [full], "X": [[1, 1], [1, 3]]}),
     ]
 }
 
@@ -97,7 +99,15 @@ pub enum ModsValue {
 fn models_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "array",
         "items": {"type": "object"},
-        "description": "[{tool, arguments}], one (with btt) or two."}))
+        "description": "[{tool, arguments}]: one or two."}))
+    .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn x_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "array",
+        "items": {"type": "array", "items": {"type": "number"}},
+        "description": "anova's X: rows of coefficient weights."}))
     .expect("an object schema")
 }
 
@@ -110,6 +120,9 @@ composed_args! {
         pub models: Vec<ModelSpec>,
         #[flat]
         pub btt: BttArg,
+        #[serde(default, rename = "X", skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "x_schema"))]
+        pub x: Option<Vec<Vec<f64>>>,
         #[flat]
         pub exclude: ExcludeArg,
         #[flat]
@@ -156,8 +169,22 @@ pub struct CompareModelsResult {
     pub r2: Option<f64>,
     /// One model with btt: the Wald test of those coefficients.
     pub wald: Option<WaldBtt>,
+    /// One model with X: each row's test and the omnibus test (anova(fit, X = )).
+    pub contrasts: Option<ContrastTests>,
     pub notes: Vec<String>,
     pub dataset: DatasetInfo,
+}
+
+/// The tests of the rows of X.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct ContrastTests {
+    /// X's rows (with the intercept's 1 prepended where a row left it out), and the names of
+    /// the coefficients they weigh.
+    pub x: Vec<Vec<f64>>,
+    pub coefficients: Vec<String>,
+    #[serde(flatten)]
+    pub tests: Contrasts,
 }
 
 /// One fit, with what the comparison reads.
@@ -299,6 +326,9 @@ pub fn compare_models(
         .map(|m| fit(m, data, &excluded))
         .collect::<Result<Vec<_>, _>>()?;
     let btt = args.btt.get()?;
+    if btt.is_some() && args.x.is_some() {
+        return Err(invalid("give btt or X, not both".into()));
+    }
     let mut result = CompareModelsResult {
         models: fits.iter().map(|f| f.stats.clone()).collect(),
         full: None,
@@ -307,6 +337,7 @@ pub fn compare_models(
         lrt: None,
         r2: None,
         wald: None,
+        contrasts: None,
         notes: Vec::new(),
         dataset: data.info().clone(),
     };
@@ -316,10 +347,15 @@ pub fn compare_models(
             let positions = btt.positions(&names)?;
             result.wald = Some(meta_analysis::wald_btt(&one.beta, &one.vb, &positions, one.df2)?);
         }
-        ([_], None) => {
-            return Err(invalid("one model needs btt (the coefficients to test); or give two models".into()))
+        ([one], None) => {
+            let Some(x) = &args.x else {
+                return Err(invalid(
+                    "one model needs btt or X (what to test); or give two models".into(),
+                ));
+            };
+            result.contrasts = Some(contrasts(one, x)?);
         }
-        ([a, b], None) => {
+        ([a, b], None) if args.x.is_none() => {
             let ys: Vec<Vec<f64>> = fits.iter().map(|f| f.records.iter().map(|r| r.yi).collect()).collect();
             let vs: Vec<Vec<f64>> = fits.iter().map(|f| f.records.iter().map(|r| r.vi).collect()).collect();
             fn candidate<'a>(f: &'a Fitted, yi: &'a [f64], vi: &'a [f64]) -> Candidate<'a> {
@@ -344,10 +380,37 @@ pub fn compare_models(
             result.lrt = c.lrt;
             result.notes = c.notes;
         }
-        (_, Some(_)) => return Err(invalid("btt tests one model's coefficients: give one model".into())),
-        _ => unreachable!("one or two models"),
+        _ => {
+            return Err(invalid(
+                "btt and X test one model's coefficients: give one model".into(),
+            ))
+        }
     }
     Ok(result)
+}
+
+/// anova(fit, X = ): a row one shorter than the coefficients gets the intercept's 1 first,
+/// as metafor does.
+fn contrasts(fit: &Fitted, x: &[Vec<f64>]) -> Result<ContrastTests, ToolError> {
+    let names = &fit.stats.coefficients;
+    let p = names.len();
+    let intercept = names.first().is_some_and(|n| n == "intercept");
+    let x: Vec<Vec<f64>> = x
+        .iter()
+        .map(|row| {
+            if intercept && row.len() + 1 == p {
+                std::iter::once(1.0).chain(row.iter().copied()).collect()
+            } else {
+                row.clone()
+            }
+        })
+        .collect();
+    let tests = meta_analysis::wald_contrasts(&fit.beta, &fit.vb, &x, fit.df2)?;
+    Ok(ContrastTests {
+        x,
+        coefficients: names.clone(),
+        tests,
+    })
 }
 
 /// metafor's anova() R² of the reduced model against the full (random-effects fits only).
@@ -369,6 +432,10 @@ fn r2(f: &Fitted, r: &Fitted) -> Option<f64> {
 /// tau^2, R^2), or the Wald test of one fit's btt coefficients.
 impl Printed for CompareModelsResult {
     fn print(&self, out: &mut Out) {
+        if let Some(c) = &self.contrasts {
+            print_contrasts(c, out);
+            return;
+        }
         if let Some(w) = &self.wald {
             let btt: Vec<u64> = w.btt.iter().map(|&j| j as u64).collect();
             out.line(format!(
@@ -482,7 +549,7 @@ mod tests {
             }
         };
         let cases = fixture["results"].as_array().unwrap();
-        assert_eq!(cases.len(), 10);
+        assert_eq!(cases.len(), 13);
         for case in cases {
             let name = case["name"].as_str().unwrap();
             let ds = fixture["datasets"]
@@ -503,6 +570,9 @@ mod tests {
             let mut args = json!({"records": records(ds), "models": models});
             if !case["btt"].is_null() {
                 args["btt"] = case["btt"].clone();
+            }
+            if !case["X"].is_null() {
+                args["X"] = case["X"].clone();
             }
             let r = crate::tools::call(super::COMPARE_MODELS.name, &args)
                 .unwrap_or_else(|e| panic!("{name}: {e:?}"));
@@ -531,6 +601,24 @@ mod tests {
                 assert!(r["lrt"].is_null(), "{name}: an LRT");
                 assert!(!r["notes"].as_array().unwrap().is_empty(), "{name}: no note");
             }
+            if !case["X"].is_null() {
+                let c = &r["contrasts"];
+                for (j, h) in c["hypotheses"].as_array().unwrap().iter().enumerate() {
+                    for (key, theirs) in [
+                        ("estimate", "estimate"),
+                        ("se", "se"),
+                        ("statistic", "statistic"),
+                        ("p", "pval"),
+                    ] {
+                        close(format!("{name} row {j} {key}"), &h[key], &case[theirs][j]);
+                    }
+                    if !case["ddf"][j].is_null() {
+                        close(format!("{name} row {j} df"), &h["df"], &case["ddf"][j]);
+                    }
+                }
+                close(format!("{name} QM"), &c["omnibus"]["statistic"], &case["qm"]);
+                close(format!("{name} QM p"), &c["omnibus"]["p"], &case["qm_p"]);
+            }
             if !case["wald"].is_null() {
                 let w = &r["wald"];
                 close(format!("{name} Wald"), &w["statistic"], &case["wald"]);
@@ -557,5 +645,77 @@ mod tests {
             {"tool": "fit_random_effects", "arguments": {"method": "ML"}}]});
         let e = crate::tools::call(super::COMPARE_MODELS.name, &args).unwrap_err();
         assert!(format!("{e:?}").contains("not equal"), "{e:?}");
+    }
+}
+
+/// A row of X as metafor writes the hypothesis: each non-zero weight (rounded to 4 decimals)
+/// times its coefficient's name, joined by " + ", then metafor's two replacements: every
+/// "1*" dropped and "+ -" written "- ".
+fn hypothesis(row: &[f64], names: &[String]) -> String {
+    let terms: Vec<String> = row
+        .iter()
+        .zip(names)
+        .map(|(w, n)| ((w * 1e4).round() / 1e4, n))
+        .filter(|(w, _)| *w != 0.0)
+        .map(|(w, n)| format!("{}*{}", r_num(w), coefficient_name(n)))
+        .collect();
+    format!(
+        "{} = 0",
+        terms.join(" + ").replace("1*", "").replace("+ -", "- ")
+    )
+}
+
+/// print.anova.rma's "Wald.Xb" layout: the hypotheses, their tests, the omnibus test.
+fn print_contrasts(c: &ContrastTests, out: &mut Out) {
+    let m = c.x.len();
+    out.line(if m == 1 { "Hypothesis:" } else { "Hypotheses:" });
+    let labels: Vec<String> = (1..=m).map(|j| format!("{j}:")).collect();
+    let texts: Vec<String> = c.x.iter().map(|row| hypothesis(row, &c.coefficients)).collect();
+    let (lw, tw) = (
+        labels.iter().map(|l| l.len()).max().unwrap_or(0),
+        texts.iter().map(|t| t.chars().count()).max().unwrap_or(0),
+    );
+    for (l, t) in labels.iter().zip(&texts) {
+        out.line(format!("{l:<lw$} {t:>tw$}"));
+    }
+    out.blank();
+    out.line("Results:");
+    let t_test = c.tests.hypotheses.first().is_some_and(|h| h.df.is_some());
+    let header: Vec<&str> = if t_test {
+        vec!["estimate", "se", "tval", "df", "pval"]
+    } else {
+        vec!["estimate", "se", "zval", "pval"]
+    };
+    let rows: Vec<(String, Vec<String>)> = labels
+        .iter()
+        .zip(&c.tests.hypotheses)
+        .map(|(l, h)| {
+            let mut cells = vec![f4(Some(h.estimate)), f4(Some(h.se)), f4(Some(h.statistic))];
+            if let Some(d) = h.df {
+                cells.push(df(d));
+            }
+            cells.push(pval(Some(h.p), false, false));
+            (l.clone(), cells)
+        })
+        .collect();
+    out.lines(frame_table(&header, &rows, 1));
+    if let Some(o) = &c.tests.omnibus {
+        out.blank();
+        out.line(if m == 1 { "Test of Hypothesis:" } else { "Omnibus Test of Hypotheses:" });
+        out.line(match o.df2 {
+            Some(d) => format!(
+                "F(df1 = {}, df2 = {}) = {}, p-val {}",
+                o.df1,
+                df(d),
+                fcf(Some(o.statistic), 4),
+                pval(Some(o.p), true, false)
+            ),
+            None => format!(
+                "QM(df = {}) = {}, p-val {}",
+                o.df1,
+                fcf(Some(o.statistic), 4),
+                pval(Some(o.p), true, false)
+            ),
+        });
     }
 }

@@ -138,6 +138,31 @@ f <- rma.mv(yi, vi, mods = ~ deltype, random = ~ 1 | study/esid, data = a16, tes
 wald_case("assink2016 three levels btt 2:3 t", "assink2016", f,
           spec("fit_multilevel", study = "study", mods = "~ deltype", test = "t"), 2:3, a16_records)
 
+## Linear combinations of one fit's coefficients (anova(fit, X = )).
+x_case <- function(name, data, fit, sf, X, records) {
+  X <- rbind(X)
+  a <- anova(fit, X = X)
+  Xfull <- if (ncol(X) == fit$p - 1) cbind(1, X) else X
+  results[[length(results) + 1]] <<- list(
+    name = name, data = data, models = list(c(sf, stats(fit))),
+    X = lapply(seq_len(nrow(X)), function(r) vec(X[r, ])),
+    estimate = vec(a$Xb), se = vec(a$se), statistic = vec(a$zval), pval = vec(a$pval),
+    ddf = vec(a$ddf), qm = nn(a$QM), qm_df2 = nn(a$QMdf[2]), qm_p = nn(a$QMp))
+  printed[[length(printed) + 1]] <<- list(
+    name = name, tool = "compare_models",
+    args = list(records = records, models = list(sf), X = lapply(seq_len(nrow(X)), function(r) vec(X[r, ]))),
+    printed = I(sub("\\s+$", "", capture.output(print(a)))), skip = list())
+}
+f <- rma(yi, vi, mods = ~ ablat + year, data = bcg, method = "ML", control = CTRL)
+x_case("bcg X z", "bcg", f, spec("meta_regression", mods = "~ ablat + year", method = "ML"),
+       rbind(c(1, 20, 1970), c(1, 40, 1980), c(0, 1, -1)), bcg_records)
+f <- rma(yi, vi, mods = ~ ablat + year, data = bcg, method = "REML", test = "knha", control = CTRL)
+x_case("bcg X knha, intercept implied", "bcg", f,
+       spec("meta_regression", mods = "~ ablat + year", test = "knha"), c(30, 1975), bcg_records)
+f <- rma.mv(yi, vi, mods = ~ deltype, random = ~ 1 | study/esid, data = a16, test = "t", control = CTRL_MV)
+x_case("assink2016 three levels X t", "assink2016", f,
+       spec("fit_multilevel", study = "study", mods = "~ deltype", test = "t"), c(0, 1, -1), a16_records)
+
 write_fixture(list(datasets = unname(datasets), results = results, printed = printed), out_path,
   data = metadat_source(c("dat.bcg", "dat.assink2016")),
   control = list(rma = CTRL, rma_mv = CTRL_MV))
