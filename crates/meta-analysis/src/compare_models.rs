@@ -346,7 +346,8 @@ pub fn wald_btt(
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Hypothesis {
-    pub estimate: f64,
+    /// x′β̂ (metafor's Xb; its "estimate" column).
+    pub xb: f64,
     pub se: f64,
     pub statistic: f64,
     pub df: Option<f64>,
@@ -405,7 +406,7 @@ pub fn wald_contrasts(
                 Some(d) => crate::distributions::t_two_sided_p(statistic, d),
             };
             Hypothesis {
-                estimate: xb[j],
+                xb: xb[j],
                 se,
                 statistic,
                 df: df2,

@@ -509,6 +509,78 @@ impl Printed for CompareModelsResult {
     }
 }
 
+/// A row of X as metafor writes the hypothesis: each non-zero weight (rounded to 4 decimals)
+/// times its coefficient's name, joined by " + ", then metafor's two replacements: every
+/// "1*" dropped and "+ -" written "- ".
+fn hypothesis(row: &[f64], names: &[String]) -> String {
+    let terms: Vec<String> = row
+        .iter()
+        .zip(names)
+        .map(|(w, n)| ((w * 1e4).round() / 1e4, n))
+        .filter(|(w, _)| *w != 0.0)
+        .map(|(w, n)| format!("{}*{}", r_num(w), coefficient_name(n)))
+        .collect();
+    format!(
+        "{} = 0",
+        terms.join(" + ").replace("1*", "").replace("+ -", "- ")
+    )
+}
+
+/// print.anova.rma's "Wald.Xb" layout: the hypotheses, their tests, the omnibus test.
+fn print_contrasts(c: &ContrastTests, out: &mut Out) {
+    let m = c.x.len();
+    out.line(if m == 1 { "Hypothesis:" } else { "Hypotheses:" });
+    let labels: Vec<String> = (1..=m).map(|j| format!("{j}:")).collect();
+    let texts: Vec<String> = c.x.iter().map(|row| hypothesis(row, &c.coefficients)).collect();
+    let (lw, tw) = (
+        labels.iter().map(|l| l.len()).max().unwrap_or(0),
+        texts.iter().map(|t| t.chars().count()).max().unwrap_or(0),
+    );
+    for (l, t) in labels.iter().zip(&texts) {
+        out.line(format!("{l:<lw$} {t:>tw$}"));
+    }
+    out.blank();
+    out.line("Results:");
+    let t_test = c.tests.hypotheses.first().is_some_and(|h| h.df.is_some());
+    let header: Vec<&str> = if t_test {
+        vec!["estimate", "se", "tval", "df", "pval"]
+    } else {
+        vec!["estimate", "se", "zval", "pval"]
+    };
+    let rows: Vec<(String, Vec<String>)> = labels
+        .iter()
+        .zip(&c.tests.hypotheses)
+        .map(|(l, h)| {
+            let mut cells = vec![f4(Some(h.xb)), f4(Some(h.se)), f4(Some(h.statistic))];
+            if let Some(d) = h.df {
+                cells.push(df(d));
+            }
+            cells.push(pval(Some(h.p), false, false));
+            (l.clone(), cells)
+        })
+        .collect();
+    out.lines(frame_table(&header, &rows, 1));
+    if let Some(o) = &c.tests.omnibus {
+        out.blank();
+        out.line(if m == 1 { "Test of Hypothesis:" } else { "Omnibus Test of Hypotheses:" });
+        out.line(match o.df2 {
+            Some(d) => format!(
+                "F(df1 = {}, df2 = {}) = {}, p-val {}",
+                o.df1,
+                df(d),
+                fcf(Some(o.statistic), 4),
+                pval(Some(o.p), true, false)
+            ),
+            None => format!(
+                "QM(df = {}) = {}, p-val {}",
+                o.df1,
+                fcf(Some(o.statistic), 4),
+                pval(Some(o.p), true, false)
+            ),
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Value};
@@ -605,7 +677,7 @@ mod tests {
                 let c = &r["contrasts"];
                 for (j, h) in c["hypotheses"].as_array().unwrap().iter().enumerate() {
                     for (key, theirs) in [
-                        ("estimate", "estimate"),
+                        ("xb", "estimate"),
                         ("se", "se"),
                         ("statistic", "statistic"),
                         ("p", "pval"),
@@ -645,77 +717,5 @@ mod tests {
             {"tool": "fit_random_effects", "arguments": {"method": "ML"}}]});
         let e = crate::tools::call(super::COMPARE_MODELS.name, &args).unwrap_err();
         assert!(format!("{e:?}").contains("not equal"), "{e:?}");
-    }
-}
-
-/// A row of X as metafor writes the hypothesis: each non-zero weight (rounded to 4 decimals)
-/// times its coefficient's name, joined by " + ", then metafor's two replacements: every
-/// "1*" dropped and "+ -" written "- ".
-fn hypothesis(row: &[f64], names: &[String]) -> String {
-    let terms: Vec<String> = row
-        .iter()
-        .zip(names)
-        .map(|(w, n)| ((w * 1e4).round() / 1e4, n))
-        .filter(|(w, _)| *w != 0.0)
-        .map(|(w, n)| format!("{}*{}", r_num(w), coefficient_name(n)))
-        .collect();
-    format!(
-        "{} = 0",
-        terms.join(" + ").replace("1*", "").replace("+ -", "- ")
-    )
-}
-
-/// print.anova.rma's "Wald.Xb" layout: the hypotheses, their tests, the omnibus test.
-fn print_contrasts(c: &ContrastTests, out: &mut Out) {
-    let m = c.x.len();
-    out.line(if m == 1 { "Hypothesis:" } else { "Hypotheses:" });
-    let labels: Vec<String> = (1..=m).map(|j| format!("{j}:")).collect();
-    let texts: Vec<String> = c.x.iter().map(|row| hypothesis(row, &c.coefficients)).collect();
-    let (lw, tw) = (
-        labels.iter().map(|l| l.len()).max().unwrap_or(0),
-        texts.iter().map(|t| t.chars().count()).max().unwrap_or(0),
-    );
-    for (l, t) in labels.iter().zip(&texts) {
-        out.line(format!("{l:<lw$} {t:>tw$}"));
-    }
-    out.blank();
-    out.line("Results:");
-    let t_test = c.tests.hypotheses.first().is_some_and(|h| h.df.is_some());
-    let header: Vec<&str> = if t_test {
-        vec!["estimate", "se", "tval", "df", "pval"]
-    } else {
-        vec!["estimate", "se", "zval", "pval"]
-    };
-    let rows: Vec<(String, Vec<String>)> = labels
-        .iter()
-        .zip(&c.tests.hypotheses)
-        .map(|(l, h)| {
-            let mut cells = vec![f4(Some(h.estimate)), f4(Some(h.se)), f4(Some(h.statistic))];
-            if let Some(d) = h.df {
-                cells.push(df(d));
-            }
-            cells.push(pval(Some(h.p), false, false));
-            (l.clone(), cells)
-        })
-        .collect();
-    out.lines(frame_table(&header, &rows, 1));
-    if let Some(o) = &c.tests.omnibus {
-        out.blank();
-        out.line(if m == 1 { "Test of Hypothesis:" } else { "Omnibus Test of Hypotheses:" });
-        out.line(match o.df2 {
-            Some(d) => format!(
-                "F(df1 = {}, df2 = {}) = {}, p-val {}",
-                o.df1,
-                df(d),
-                fcf(Some(o.statistic), 4),
-                pval(Some(o.p), true, false)
-            ),
-            None => format!(
-                "QM(df = {}) = {}, p-val {}",
-                o.df1,
-                fcf(Some(o.statistic), 4),
-                pval(Some(o.p), true, false)
-            ),
-        });
     }
 }
