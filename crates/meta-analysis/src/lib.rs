@@ -18,6 +18,7 @@
 //! ```
 
 pub mod cancel;
+mod compare_models;
 mod convert_summaries;
 mod cumulative;
 mod diagnostics;
@@ -57,8 +58,13 @@ mod subgroups;
 pub mod transforms;
 mod trim_fill;
 mod user_weights;
+mod vcalc;
 mod weighted;
 
+pub use compare_models::{
+    compare, fit_statistics, uni_loglik, wald_btt, wald_contrasts, Candidate, Comparison,
+    Contrasts, FitStatistics, Hypothesis, LikelihoodRatio, RandomPart, WaldBtt,
+};
 pub use convert_summaries::{
     fivenum, level_alpha, wald, ConversionError, FiveNumbers, FivenumCase, FivenumEstimate,
     FivenumMethod, SkewnessTest, WaldEstimate, WaldSource, WaldSummary, WaldTransform,
@@ -103,7 +109,7 @@ pub use record_weights::{record_weights, RecordWeights};
 pub use records::{record_intervals, sort_ids, validate_records, IdSet, Record, MAX_RECORDS};
 pub use robust::{
     robust_fit, robust_meta_regression, robust_meta_regression_design, robust_multilevel,
-    robust_multilevel_design, RobustCoefficient, RobustTest, RobustVcov, RobustWald,
+    robust_multilevel_design, HtzWald, RobustCoefficient, RobustTest, RobustVcov, RobustWald,
     MAX_CLUSTER_COST, MAX_CLUSTER_RECORDS,
 };
 pub use selection::{
@@ -117,6 +123,7 @@ pub use user_weights::{
     fit_weighted, meta_regression_design_weighted, meta_regression_weighted, WeightError,
     WeightedError,
 };
+pub use vcalc::{vcalc, LevelCorrelation, VBlock, VcalcInput};
 
 /// The engine version, reported with every result.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

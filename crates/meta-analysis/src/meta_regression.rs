@@ -151,38 +151,11 @@ pub enum Btt {
     Names(Vec<String>),
 }
 
-/// [`meta_regression`] on columns `yi`, `vi` (records without ids, for large k); a record is
-/// named by its position.
-pub fn meta_regression_columns(
-    yi: &[f64],
-    vi: &[f64],
-    moderators: &[Moderator],
-    options: &FitOptions,
-) -> Result<MetaRegression, MetaError> {
-    validate_columns(yi, vi, 2, "a meta-regression")?;
-    let coding = Coding::new(moderators, &|i| format!("#{}", i + 1), yi.len())?;
-    fit_coded(yi, vi, coding, options)
-}
-
-impl MetaRegression {
-    /// The same model with QM testing the coefficients `btt` selects (sorted, each once; the
-    /// F test under Knapp–Hartung with (m, k − p) df), as metafor's `rma(..., btt = )`.
-    pub fn with_btt(mut self, btt: &Btt) -> Result<MetaRegression, MetaError> {
-        let positions = self.select(btt)?;
-        let beta: Vec<f64> = self.coefficients.iter().map(|c| c.estimate).collect();
-        let (qm, qm_df2, qm_p) = omnibus(&beta, &self.vb, &positions, self.test, self.k, self.p)?;
-        self.qm = qm;
-        self.qm_df = positions.len();
-        self.qm_df2 = qm_df2;
-        self.qm_p = qm_p;
-        self.btt = positions.iter().map(|j| j + 1).collect();
-        self.check_finite()?;
-        Ok(self)
-    }
-
-    /// The 0-based positions `btt` selects.
-    fn select(&self, btt: &Btt) -> Result<Vec<usize>, MetaError> {
-        let names: Vec<&str> = self.coefficients.iter().map(|c| c.name.as_str()).collect();
+impl Btt {
+    /// The 0-based positions this selection makes of the coefficients `names` (sorted, each
+    /// once), refusing a position or name that is not there and an empty selection.
+    pub fn positions(&self, names: &[&str]) -> Result<Vec<usize>, MetaError> {
+        let p = names.len();
         let list = || {
             names
                 .iter()
@@ -191,15 +164,15 @@ impl MetaRegression {
                 .join(", ")
         };
         let mut out = Vec::new();
-        match btt {
+        match self {
             Btt::Positions(positions) => {
                 for &j in positions {
-                    if j == 0 || j > self.p {
+                    if j == 0 || j > p {
                         return Err(MetaError::Coefficients {
                             reason: format!(
                                 "btt position {j} does not exist: the model has {} \
                                  coefficients, numbered from 1 ({})",
-                                self.p,
+                                p,
                                 list()
                             ),
                         });
@@ -241,6 +214,42 @@ impl MetaRegression {
             });
         }
         Ok(out)
+    }
+}
+
+/// [`meta_regression`] on columns `yi`, `vi` (records without ids, for large k); a record is
+/// named by its position.
+pub fn meta_regression_columns(
+    yi: &[f64],
+    vi: &[f64],
+    moderators: &[Moderator],
+    options: &FitOptions,
+) -> Result<MetaRegression, MetaError> {
+    validate_columns(yi, vi, 2, "a meta-regression")?;
+    let coding = Coding::new(moderators, &|i| format!("#{}", i + 1), yi.len())?;
+    fit_coded(yi, vi, coding, options)
+}
+
+impl MetaRegression {
+    /// The same model with QM testing the coefficients `btt` selects (sorted, each once; the
+    /// F test under Knapp–Hartung with (m, k − p) df), as metafor's `rma(..., btt = )`.
+    pub fn with_btt(mut self, btt: &Btt) -> Result<MetaRegression, MetaError> {
+        let positions = self.select(btt)?;
+        let beta: Vec<f64> = self.coefficients.iter().map(|c| c.estimate).collect();
+        let (qm, qm_df2, qm_p) = omnibus(&beta, &self.vb, &positions, self.test, self.k, self.p)?;
+        self.qm = qm;
+        self.qm_df = positions.len();
+        self.qm_df2 = qm_df2;
+        self.qm_p = qm_p;
+        self.btt = positions.iter().map(|j| j + 1).collect();
+        self.check_finite()?;
+        Ok(self)
+    }
+
+    /// The 0-based positions `btt` selects.
+    fn select(&self, btt: &Btt) -> Result<Vec<usize>, MetaError> {
+        let names: Vec<&str> = self.coefficients.iter().map(|c| c.name.as_str()).collect();
+        btt.positions(&names)
     }
 
     /// metafor's pseudo-R² (percent), or `None` for a model without intercept.

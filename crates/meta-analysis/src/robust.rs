@@ -36,6 +36,9 @@
 //! O(p²) per cluster and coefficient, not pairs of clusters.
 
 mod eigen;
+mod htz;
+
+pub use htz::HtzWald;
 
 use std::collections::HashMap;
 
@@ -116,6 +119,18 @@ pub struct RobustTest {
     pub coefficients: Vec<RobustCoefficient>,
     /// The robust covariance of the coefficients.
     pub covariance: Vec<Vec<f64>>,
+    /// What the HTZ test needs of CR2 (none under CR1).
+    cr2: Option<Cr2Kept>,
+}
+
+/// CR2's per-cluster pieces and the model's M and β̂, kept for [`RobustTest::htz_wald`]
+/// (p × p row-major each; C_c and Ψ_c cluster after cluster).
+#[derive(Debug, Clone, PartialEq)]
+struct Cr2Kept {
+    beta: Vec<f64>,
+    mm: Vec<f64>,
+    c: Vec<f64>,
+    psi: Vec<f64>,
 }
 
 /// The test of every coefficient but the intercept (every one in a model without it) under
@@ -131,23 +146,87 @@ pub struct RobustWald {
 }
 
 impl RobustTest {
-    /// The CR1 Wald test of the moderators; `None` under CR2 (clubSandwich's HTZ test is
-    /// not computed here) or without moderators (p = 1), or when V is singular.
+    /// clubSandwich's `Wald_test(constraints, vcov = "CR2", test = "HTZ")` of
+    /// `constraints` β = `null` (q rows of p entries): the approximate Hotelling T² of
+    /// Pustejovsky & Tipton (2018; `robust/htz.rs`). Refused under CR1, for a constraint of
+    /// the wrong length, and for a constraint matrix without full row rank.
+    pub fn htz_wald(&self, constraints: &[Vec<f64>], null: &[f64]) -> Result<HtzWald, MetaError> {
+        let Some(kept) = &self.cr2 else {
+            return Err(MetaError::Undefined {
+                reason: "the HTZ test is clubSandwich's under CR2; CR1 gives metafor's F test"
+                    .into(),
+            });
+        };
+        let p = self.p;
+        if constraints.is_empty() || constraints.len() != null.len() {
+            return Err(MetaError::Coefficients {
+                reason: format!(
+                    "the Wald test needs at least one constraint and one null value for each \
+                     ({} constraints, {} null values)",
+                    constraints.len(),
+                    null.len()
+                ),
+            });
+        }
+        if let Some(row) = constraints.iter().find(|r| r.len() != p) {
+            return Err(MetaError::Coefficients {
+                reason: format!(
+                    "each constraint needs {p} entries, one per coefficient; one has {}",
+                    row.len()
+                ),
+            });
+        }
+        if constraints
+            .iter()
+            .flatten()
+            .chain(null)
+            .any(|x| !x.is_finite())
+        {
+            return Err(MetaError::Coefficients {
+                reason: "the constraints and null values must be finite numbers".into(),
+            });
+        }
+        let vr: Vec<f64> = self.covariance.iter().flatten().copied().collect();
+        let k_mat: Vec<f64> = constraints.iter().flatten().copied().collect();
+        htz::htz(&kept.beta, &kept.mm, &vr, &kept.c, &kept.psi, &k_mat, null)
+    }
+
+    /// [`RobustTest::htz_wald`] of the coefficients `btt` (0-based) being zero.
+    pub fn htz_wald_btt(&self, btt: &[usize]) -> Result<HtzWald, MetaError> {
+        let rows: Vec<Vec<f64>> = btt
+            .iter()
+            .map(|&j| (0..self.p).map(|a| f64::from(u8::from(a == j))).collect())
+            .collect();
+        self.htz_wald(&rows, &vec![0.0; btt.len()])
+    }
+
+    /// The CR1 Wald test of the moderators; `None` under CR2 (see [`RobustTest::htz_wald`])
+    /// or without moderators (p = 1), or when V is singular.
     pub fn cr1_wald(&self) -> Option<RobustWald> {
         let first = usize::from(self.intercept);
-        if self.vcov != RobustVcov::Cr1 || self.p <= first || self.n_clusters <= self.p {
+        if self.vcov != RobustVcov::Cr1 || self.p <= first {
             return None;
         }
-        let m = self.p - first;
+        self.cr1_wald_of(&(first..self.p).collect::<Vec<_>>())
+    }
+
+    /// The CR1 Wald test that the coefficients at `positions` (0-based, each once) are zero:
+    /// F = b' V⁻¹ b / m on (m, clusters − p) df, as metafor's `robust(adjust = TRUE)` tests
+    /// `btt`; `None` under CR2, for an empty selection or when V is singular.
+    pub fn cr1_wald_of(&self, positions: &[usize]) -> Option<RobustWald> {
+        if self.vcov != RobustVcov::Cr1 || positions.is_empty() || self.n_clusters <= self.p {
+            return None;
+        }
+        let m = positions.len();
         let mut sub = crate::weighted::Matrix::zeros(m);
-        for a in 0..m {
-            for b in 0..m {
-                sub.set(a, b, self.covariance[a + first][b + first]);
+        for (a, &ja) in positions.iter().enumerate() {
+            for (b, &jb) in positions.iter().enumerate() {
+                sub.set(a, b, self.covariance[ja][jb]);
             }
         }
-        let beta: Vec<f64> = self.coefficients[first..]
+        let beta: Vec<f64> = positions
             .iter()
-            .map(|c| c.estimate)
+            .map(|&j| self.coefficients[j].estimate)
             .collect();
         let f = sub.inverse().ok()?.quad(&beta) / m as f64;
         let df2 = self.n_clusters - self.p;
@@ -444,6 +523,12 @@ fn robust(
         n_clusters: m,
         coefficients,
         covariance,
+        cr2: pieces.map(|pieces| Cr2Kept {
+            beta: model.beta.clone(),
+            mm: model.vb.iter().flatten().copied().collect(),
+            c: pieces.c,
+            psi: pieces.psi,
+        }),
     })
 }
 

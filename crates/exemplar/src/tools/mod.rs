@@ -157,6 +157,9 @@ mod schema_derivation;
 mod store;
 mod tables;
 mod trim_fill;
+// Wired into the multilevel fit by its rewrite (issue 44); its tests use it meanwhile.
+#[allow(dead_code)]
+mod vcalc_arg;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};
 pub use effect_sizes::{compute as compute_effect_size_rows, unique_ids, EscalcSettings};
@@ -446,6 +449,7 @@ registry! {
         peto_odds_ratio::PETO_ODDS_RATIO,
         selection_model::SELECTION_MODEL,
         pet_peese::PET_PEESE,
+        compare_models::COMPARE_MODELS,
         forest_plot::FOREST_PLOT,
         funnel_plot::FUNNEL_PLOT,
         trim_and_fill_plot::TRIM_AND_FILL_PLOT,

@@ -1,6 +1,8 @@
 //! `robust_test`: cluster-robust tests of a fit, a meta-regression or a multilevel model.
 
-use super::args::{model_data, DataArg, ModelData, ExcludeArg, LevelArg, MethodArg, ModsArg};
+use super::args::{
+    model_data, BttArg, DataArg, ExcludeArg, LevelArg, MethodArg, ModelData, ModsArg,
+};
 use super::data::Omitted;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
@@ -9,7 +11,7 @@ use super::multilevel::{
 };
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use crate::printed::{
-    coefficient_name, default_btt, df, dropped_line, equal_effects, f4, fcf, format_btt,
+    coefficient_name, df, dropped_line, equal_effects, f4, fcf, format_btt,
     frame_table, i2_h2_lines, interval, level_percent, model_line, notes_and_omitted_lines,
     pval, r_num, signif_legend, stars, tau2_lines, vector_table, Out, Printed,
 };
@@ -26,9 +28,9 @@ pub static ROBUST_TEST: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "Sandwich tests over `cluster`: CR2 as clubSandwich's coef_test, or CR1 as metafor's \
-robust(adjust = TRUE). The three-level model (REML or ML) nests in the clusters. Needs more \
-clusters than coefficients, none from one cluster alone."
+        "Sandwich tests over `cluster`: CR2 as clubSandwich's coef_test (btt: its HTZ Wald_test), \
+or CR1 as metafor's robust(adjust = TRUE). The multilevel model nests in the clusters. Needs \
+more clusters than coefficients."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -44,6 +46,7 @@ fn examples() -> Vec<serde_json::Value> {
     vec![
         json!({"records": examples::nested(), "cluster": "study"}),
         json!({"records": examples::nested(), "cluster": "study", "model": "multilevel", "mods": ["x"], "vcov": "CR1"}),
+        json!({"records": examples::nested(), "cluster": "study", "model": "regression", "mods": ["x"], "btt": [1, 2]}),
     ]
 }
 
@@ -69,12 +72,15 @@ composed_args! {
         pub scale: ScaleArgs,
         #[flat]
         pub exclude: ExcludeArg,
+        // The coefficients the moderators' test covers.
+        #[flat]
+        pub btt: BttArg,
         #[flat]
         pub _data: DataArg,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "model_schema"))]
         pub model: Option<String>,
-        /// Column of each record's cluster (often study).
+        /// Cluster column.
         pub cluster: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
@@ -85,7 +91,7 @@ composed_args! {
 #[cfg(feature = "definitions")]
 fn model_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = RobustModel::ALL.iter().map(|m| m.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "The model: on mods for regression, on study for multilevel."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "regression uses mods, multilevel study."}))
         .expect("an object schema")
 }
 
@@ -166,9 +172,10 @@ pub struct RobustResult {
     /// metafor drops them ("Redundant predictors dropped from the model."); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
-    /// vcov CR1 with moderators: the test of every coefficient but the intercept (all of
-    /// them without one), F on (m, clusters - p) df, as metafor's robust(adjust = TRUE)
-    /// prints it; null otherwise (clubSandwich's HTZ test under CR2 is not computed).
+    /// With moderators or `btt`: the test that the `btt` coefficients (every one but the
+    /// intercept by default) are zero, as metafor's robust() prints it: under CR1 F on
+    /// (m, clusters - p) df (adjust = TRUE), under CR2 clubSandwich's HTZ test
+    /// (Wald_test(test = "HTZ"), fractional df2); null without moderators or btt.
     pub moderators_test: Option<ModeratorsTest>,
     /// Records per cluster, as metafor's robust() prints them.
     pub estimates_per_cluster: ClusterSizes,
@@ -185,9 +192,11 @@ pub struct RobustResult {
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ModeratorsTest {
+    /// The coefficients tested, by position from 1.
+    pub btt: Vec<usize>,
     pub f: f64,
     pub df1: usize,
-    pub df2: usize,
+    pub df2: f64,
     pub p: f64,
 }
 
@@ -275,12 +284,7 @@ pub fn robust_test(mut args: RobustArgs, data: &DataSource) -> Result<RobustResu
         n_clusters: test.n_clusters,
         method: method.name().into(),
         level: test.level,
-        moderators_test: test.cr1_wald().map(|w| ModeratorsTest {
-            f: w.f,
-            df1: w.df1,
-            df2: w.df2,
-            p: w.p,
-        }),
+        moderators_test: moderators_test(&test, &args.btt)?,
         natural: match test.coefficients.as_slice() {
             [only] if model_data.formula_text().is_none() => {
                 scale.natural(only.estimate, (only.ci_lower, only.ci_upper), None)
@@ -299,6 +303,39 @@ pub fn robust_test(mut args: RobustArgs, data: &DataSource) -> Result<RobustResu
             ..data.info().clone()
         },
     })
+}
+
+/// The test that the coefficients `btt` selects are zero (by default every one but the
+/// intercept, none without moderators): CR1's F or CR2's HTZ test; null when its df leave
+/// no p value (HTZ's df2 at most 0) or CR1's covariance is singular.
+fn moderators_test(test: &RobustTest, btt: &BttArg) -> Result<Option<ModeratorsTest>, ToolError> {
+    let positions = match btt.get()? {
+        Some(btt) => {
+            let names: Vec<&str> = test.coefficients.iter().map(|c| c.name.as_str()).collect();
+            btt.positions(&names)?
+        }
+        None => (usize::from(test.intercept)..test.p).collect(),
+    };
+    if positions.is_empty() {
+        return Ok(None);
+    }
+    let (f, df1, df2, p) = match test.vcov {
+        RobustVcov::Cr1 => match test.cr1_wald_of(&positions) {
+            Some(w) => (w.f, w.df1, w.df2 as f64, w.p),
+            None => return Ok(None),
+        },
+        RobustVcov::Cr2 => {
+            let w = test.htz_wald_btt(&positions)?;
+            (w.f, w.df_num, w.df_denom, w.p)
+        }
+    };
+    Ok(p.is_finite().then(|| ModeratorsTest {
+        btt: positions.iter().map(|j| j + 1).collect(),
+        f,
+        df1,
+        df2,
+        p,
+    }))
 }
 
 /// Reads `model` and `vcov` (each defaulting to the first of its kind), refusing a name
@@ -495,17 +532,17 @@ impl Printed for RobustResult {
             ));
         }
         if let Some(t) = &self.moderators_test {
-            let names: Vec<&str> = coefficients.iter().map(|c| c.name.as_str()).collect();
+            let btt: Vec<u64> = t.btt.iter().map(|&j| j as u64).collect();
             out.blank();
             out.line(format!(
                 "Test of Moderators (coefficient{} {}):\u{b9}",
                 if t.df1 == 1 { "" } else { "s" },
-                format_btt(&default_btt(&names))
+                format_btt(&btt)
             ));
             out.line(format!(
                 "F(df1 = {}, df2 = {}) = {}, p-val {}",
                 t.df1,
-                t.df2,
+                df(t.df2),
                 f4(Some(t.f)),
                 pval(Some(t.p), true, false)
             ));
