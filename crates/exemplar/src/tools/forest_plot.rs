@@ -1,19 +1,24 @@
 //! `forest_plot`: each record's effect and CI, and the pooled diamond, as SVG.
 
-use super::args::{ExcludeArg, FitArgs};
+use super::args::{model_data, ExcludeArg, FitArgs, ModsArg};
 use super::columns::{column_values, ColumnValue};
 use super::data::Cell;
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::fit::RefitResult;
-use super::plot::{measure_heading, measure_title, model_name, record_labels, subtitle};
+use super::plot::{
+    measure_heading, measure_title, model_name as model_name_of, record_labels, subtitle,
+};
 use super::scale::Scale;
 use super::subgroup_analysis::{group_labels, run_subgroups, SubgroupResult};
 use super::ErrorCode;
 use super::{Tool, ToolError, ToolGroup};
 #[cfg(feature = "definitions")]
 use super::{REFIT_EXCLUDING, SUBGROUP_ANALYSIS};
-use crate::plots::{self, ForestGroups, ForestInput, IlabColumn};
+use crate::plots::{
+    self, Fitted, ForestGroups, ForestInput, ForestOptions, IlabColumn, Reference, Shade,
+};
+use meta_analysis::{MetaRegression, Transform};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -28,8 +33,10 @@ pub static FOREST_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "{refit}'s fit: a row per record (`label`, else author and year, else id), pooled \
-diamond and PI, excluded records grey; `by`: a diamond per level, {subgroups}' tests.",
+            "{refit}'s fit: a row per record (slab, else `label`, else author and year), pooled \
+diamond and PI, excluded records grey; `by`: a diamond per level, {subgroups}' tests; \
+`mods`: each fitted value. Options as metafor's forest(), at, alim, xlim and refline on the \
+natural scale.",
             refit = REFIT_EXCLUDING.name,
             subgroups = SUBGROUP_ANALYSIS.name,
         )
@@ -55,6 +62,8 @@ fn examples() -> Vec<serde_json::Value> {
         .collect();
     calls.push(json!({"records": examples::records(), "exclude": ["a"]}));
     calls.push(json!({"ilab": ["weeks", "tester"], "order": "precision"}));
+    calls.push(json!({"at": [-0.5, 0, 0.5, 1], "alim": [-0.5, 1], "header": ["Study", "SMD [95% CI]"], "mlab": "Pooled", "shade": "zebra", "showweights": true, "addpred": false, "refline": false, "width": 480}));
+    calls.push(json!({"mods": ["weeks"], "xlim": [-1, 2]}));
     calls
 }
 
@@ -67,16 +76,72 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub fit: FitArgs,
-        /// Text column grouping the rows, e.g. "tester"; default: none.
+        #[flat]
+        pub mods: ModsArg,
+        /// Text column grouping the rows.
         #[serde(default)]
         pub by: Option<String>,
-        /// Columns beside the labels, e.g. ["ai","ci"].
+        /// Columns beside the labels.
         #[serde(default)]
         pub ilab: Vec<String>,
-        /// "estimate", "precision" or a column; default: record order.
+        /// "estimate", "precision", "fit" or a column.
         #[serde(default)]
         pub order: Option<String>,
+        /// Ticks.
+        #[serde(default)]
+        pub at: Vec<f64>,
+        /// Axis [lo, hi].
+        #[serde(default)]
+        pub alim: Vec<f64>,
+        /// Plot area [lo, hi].
+        #[serde(default)]
+        pub xlim: Vec<f64>,
+        #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "refline_schema"))]
+        pub refline: Option<Value>,
+        /// [left, right] titles.
+        #[serde(default)]
+        pub header: Vec<String>,
+        /// Pooled row's label.
+        #[serde(default)]
+        pub mlab: Option<String>,
+        /// Weights column; default: unless ilab needs it.
+        #[serde(default)]
+        pub showweights: Option<bool>,
+        /// Prediction interval.
+        #[serde(default = "yes")]
+        pub addpred: bool,
+        /// Rows shaded; default: none.
+        #[serde(default)]
+        pub shade: Option<ShadeArg>,
+        /// SVG width; default: 390 or as needed.
+        #[serde(default)]
+        pub width: Option<f64>,
     }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// metafor's `shade`: every other row from the first or the second, or all.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ShadeArg {
+    Zebra,
+    Zebra2,
+    All,
+}
+
+/// `refline`: a number, or false for none.
+#[cfg(feature = "definitions")]
+fn refline_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({
+        "type": ["number", "boolean"],
+        "description": "Default: no effect; false: none."
+    }))
+    .expect("an object schema")
 }
 
 /// The most ilab columns a forest plot shows.
@@ -123,12 +188,24 @@ fn ilab_columns(names: &[String], data: &DataSource) -> Result<Vec<IlabColumn>, 
 /// The rows top to bottom as record indices: by yi ("estimate"), by vi, most precise first
 /// ("precision"), or by a column's values (numbers by value, text by its bytes), ties in
 /// record order, as metafor's forest(order =).
-fn row_order(order: &str, data: &DataSource) -> Result<Vec<usize>, ToolError> {
+fn row_order(
+    order: &str,
+    data: &DataSource,
+    fitted: Option<&[f64]>,
+) -> Result<Vec<usize>, ToolError> {
     let records = data.records();
     let mut rows: Vec<usize> = (0..records.len()).collect();
     match order {
-        "estimate" => rows.sort_by(|&a, &b| records[a].yi.total_cmp(&records[b].yi)),
-        "precision" => rows.sort_by(|&a, &b| records[a].vi.total_cmp(&records[b].vi)),
+        "estimate" | "obs" | "yi" => {
+            rows.sort_by(|&a, &b| records[a].yi.total_cmp(&records[b].yi))
+        }
+        "precision" | "prec" | "vi" => {
+            rows.sort_by(|&a, &b| records[a].vi.total_cmp(&records[b].vi))
+        }
+        "fit" => {
+            let fitted = fitted.ok_or_else(|| invalid("order \"fit\" needs mods".into()))?;
+            rows.sort_by(|&a, &b| fitted[a].total_cmp(&fitted[b]));
+        }
         column => {
             let values = column_values(data, column)?;
             rows.sort_by(|&a, &b| values[a].cmp(&values[b]));
@@ -162,30 +239,29 @@ pub struct ForestPlotResult {
 pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
+    let layout = Layout::of(&args, scale.transform)?;
     let excluded = args.exclude.of(data)?;
-    // A record with no group (absent, null, blank or NA in `by`) is left out and listed, as
-    // the subgroup analysis leaves it out (metafor's na.omit): it has no place among the groups.
-    let (without_group, omitted) = match &args.by {
-        Some(by) => data.na_omit(std::slice::from_ref(by), Vec::new())?.1.into_iter().fold(
-            (Vec::new(), Vec::new()),
-            |(mut ids, mut omitted), o: Omitted| {
-                ids.push(o.id.clone());
-                omitted.push(o);
-                (ids, omitted)
-            },
-        ),
-        None => (Vec::new(), Vec::new()),
-    };
+    if args.by.is_some() && args.mods.mods.is_some() {
+        return Err(invalid("by and mods: give one (subgroups, or a meta-regression)".into()));
+    }
+    let formula = args.mods.mods.as_ref().map(|m| m.formula()).transpose()?;
+    // A record with no group (absent, null, blank or NA in `by`) or no moderator value is
+    // left out and listed, as the subgroup analysis and the meta-regression leave it out
+    // (metafor's na.omit): it has no place among the groups or in the model.
+    let mut columns: Vec<String> = args.by.iter().cloned().collect();
+    columns.extend(formula.iter().flat_map(|f| f.columns()));
+    let omitted = data.na_omit(&columns, Vec::new())?.1;
+    let without_value: Vec<String> = omitted.iter().map(|o| o.id.clone()).collect();
     let kept;
-    let (data, excluded) = if without_group.is_empty() {
+    let (data, excluded) = if without_value.is_empty() {
         (data, excluded)
     } else {
-        let left_out = super::data::id_set(&without_group);
+        let left_out = super::data::id_set(&without_value);
         let excluded = excluded
             .into_iter()
             .filter(|id| !left_out.contains(id.as_str()))
             .collect();
-        kept = data.without(&without_group);
+        kept = data.without(&without_value);
         (&kept, excluded)
     };
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
@@ -198,19 +274,33 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         }
         None => None,
     };
+    let regression = match &args.mods.mods {
+        Some(mods) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
+        None => None,
+    };
     let labels = record_labels(data);
     let ilab = ilab_columns(&args.ilab, data)?;
+    let fitted_values: Option<Vec<f64>> = regression
+        .as_ref()
+        .map(|(_, values, _)| values.iter().map(|v| v.map_or(f64::NAN, |v| v.0)).collect());
     let order = args
         .order
         .as_deref()
-        .map(|o| row_order(o, data))
+        .map(|o| row_order(o, data, fitted_values.as_deref()))
         .transpose()?;
+    let model_name = regression.as_ref().map(|(model, _, formula)| {
+        format!("Mixed-effects model ({}) on {formula}", model.method.name())
+    });
     let plot = plots::forest(&ForestInput {
         records: data.records(),
         excluded: &excluded,
-        fit: Some(&fit),
+        fit: if regression.is_some() { None } else { Some(&fit) },
         title: &measure_title("Forest", &scale, true),
-        subtitle: Some(&subtitle(&model_name(fit.method), fit.k, data)),
+        subtitle: Some(&subtitle(
+            model_name.as_deref().unwrap_or(&model_name_of(fit.method)),
+            fit.k,
+            data,
+        )),
         measure: measure_heading(&scale),
         ilab: &ilab,
         order: order.as_deref(),
@@ -222,6 +312,13 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
             record_levels: levels,
             analysis,
         }),
+        fitted: regression.as_ref().map(|(model, values, _)| Fitted {
+            values,
+            tau2: model.tau2,
+            model: model_name.as_deref().unwrap_or_default(),
+            prediction: args.addpred,
+        }),
+        options: layout.options(),
     })?;
     let by_notes = data.text_notes(args.by.as_slice(), &excluded);
     Ok(ForestPlotResult {
@@ -238,6 +335,170 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         }),
         omitted,
     })
+}
+
+fn invalid(message: String) -> ToolError {
+    ToolError::new(ErrorCode::InvalidArguments, message)
+}
+
+/// The meta-regression on `mods` of the records not excluded, and each record's fitted value
+/// with its confidence interval (its prediction interval with `addpred`), as metafor's
+/// predict() gives them; `None` for an excluded record. The formula's text too.
+fn regression(
+    mods: &super::args::Mods,
+    excluded: &[String],
+    options: &meta_analysis::FitOptions,
+    data: &DataSource,
+    addpred: bool,
+) -> Result<(MetaRegression, Vec<Option<(f64, f64, f64)>>, String), ToolError> {
+    let model_data = model_data(Some(mods), &[], excluded.to_vec(), data)?;
+    let design = model_data.matrix().expect("mods were given");
+    let kept = data.kept(&model_data.excluded);
+    let model = meta_analysis::meta_regression_design(&kept, design, options)?;
+    let b = &model.coefficients;
+    // The critical value of the model's intervals (z, or t with knha).
+    let crit = b
+        .iter()
+        .find(|c| c.se > 0.0)
+        .map_or(0.0, |c| (c.ci_upper - c.estimate) / c.se);
+    let v = model.covariance();
+    let mut at_kept = 0;
+    let left_out = super::data::id_set(&model_data.excluded);
+    let values = data
+        .records()
+        .iter()
+        .map(|r| {
+            if left_out.contains(r.id.as_str()) {
+                return None;
+            }
+            let i = at_kept;
+            at_kept += 1;
+            let x: Vec<f64> = (0..b.len()).map(|a| design.value(i, a)).collect();
+            let fit: f64 = x.iter().zip(b).map(|(x, c)| x * c.estimate).sum();
+            let var: f64 = (0..b.len())
+                .map(|a| (0..b.len()).map(|c| x[a] * v[a][c] * x[c]).sum::<f64>())
+                .sum::<f64>()
+                .max(0.0);
+            let half = crit * if addpred { var + model.tau2 } else { var }.sqrt();
+            Some((fit, fit - half, fit + half))
+        })
+        .collect();
+    let formula = model_data.formula_text().unwrap_or_default();
+    Ok((model, values, formula))
+}
+
+/// forest()'s layout options of a call, on yi's scale: `at`, `alim`, `xlim` and `refline`
+/// are given on the natural scale and mapped back by the transform's inverse.
+struct Layout {
+    at: Vec<f64>,
+    alim: Option<(f64, f64)>,
+    xlim: Option<(f64, f64)>,
+    refline: Reference,
+    header: Option<(String, String)>,
+    mlab: Option<String>,
+    showweights: Option<bool>,
+    addpred: bool,
+    shade: Option<Shade>,
+    width: Option<f64>,
+}
+
+impl Layout {
+    fn of(args: &ForestArgs, t: Transform) -> Result<Layout, ToolError> {
+        let yi = |name: &str, v: f64| -> Result<f64, ToolError> {
+            let y = t.inverse(v);
+            if v.is_finite() && y.is_finite() {
+                Ok(y)
+            } else {
+                Err(invalid(format!(
+                    "{name}: {v} lies outside the natural scale of {} (no yi maps to it)",
+                    t.name()
+                )))
+            }
+        };
+        let pair = |name: &str, values: &[f64]| -> Result<Option<(f64, f64)>, ToolError> {
+            match values {
+                [] => Ok(None),
+                [a, b] if a != b => {
+                    let (a, b) = (yi(name, *a)?, yi(name, *b)?);
+                    Ok(Some((a.min(b), a.max(b))))
+                }
+                _ => Err(invalid(format!(
+                    "{name} takes two different numbers [lo, hi], got {values:?}"
+                ))),
+            }
+        };
+        let at = args
+            .at
+            .iter()
+            .map(|v| yi("at", *v))
+            .collect::<Result<Vec<f64>, _>>()?;
+        if at.len() > crate::plots::scale::MAX_TICKS {
+            return Err(invalid(format!(
+                "at takes at most {} ticks",
+                crate::plots::scale::MAX_TICKS
+            )));
+        }
+        let alim = pair("alim", &args.alim)?;
+        if at.len() == 1 && alim.is_none() {
+            return Err(invalid("at: one tick needs alim for the axis' ends".into()));
+        }
+        let refline = match &args.refline {
+            None => Reference::Null,
+            Some(Value::Bool(false)) => Reference::Hidden,
+            Some(Value::Bool(true)) => Reference::Null,
+            Some(Value::Number(n)) => Reference::At(yi("refline", n.as_f64().unwrap_or(f64::NAN))?),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "refline takes a number or false, got {other}"
+                )))
+            }
+        };
+        let header = match args.header.as_slice() {
+            [] => None,
+            [left] => Some((left.clone(), String::new())),
+            [left, right] => Some((left.clone(), right.clone())),
+            _ => return Err(invalid("header takes two titles: [left, right]".into())),
+        };
+        if let Some(w) = args.width {
+            if !(100.0..=4000.0).contains(&w) {
+                return Err(invalid(format!("width takes 100 to 4000, got {w}")));
+            }
+        }
+        Ok(Layout {
+            at,
+            alim,
+            xlim: pair("xlim", &args.xlim)?,
+            refline,
+            header,
+            mlab: args.mlab.clone(),
+            showweights: args.showweights,
+            addpred: args.addpred,
+            shade: args.shade.map(|s| match s {
+                ShadeArg::Zebra => Shade::Zebra,
+                ShadeArg::Zebra2 => Shade::Zebra2,
+                ShadeArg::All => Shade::All,
+            }),
+            width: args.width,
+        })
+    }
+
+    fn options(&self) -> ForestOptions<'_> {
+        ForestOptions {
+            at: (!self.at.is_empty()).then_some(self.at.as_slice()),
+            alim: self.alim,
+            xlim: self.xlim,
+            refline: self.refline,
+            header: self
+                .header
+                .as_ref()
+                .map(|(l, r)| (l.as_str(), r.as_str())),
+            mlab: self.mlab.as_deref(),
+            showweights: self.showweights,
+            addpred: Some(self.addpred),
+            shade: self.shade,
+            width: self.width,
+        }
+    }
 }
 
 /// The headline of the fit drawn.
