@@ -109,10 +109,14 @@ enum Line<'a> {
 const WIDTH: f64 = 390.0;
 /// The room between two columns and at the right edge.
 const GAP: f64 = 8.0;
-/// How far the estimate column's heading may reach over the plot column, which has no
-/// heading of its own (plus a gap).
+/// Without ilab columns, at a phone's width: the width of the plot column the labels leave
+/// room for, and the least it may shrink to (for a long word of a label) before the plot
+/// grows wider than [`WIDTH`]; also how far the estimate column's heading may reach over
+/// the plot column, which has no heading of its own.
+const MIN_PLOT: f64 = 100.0;
 const LEAST_PLOT: f64 = 80.0;
-/// The least share of the width the plot column keeps: the columns share the rest.
+/// With ilab columns or a width given, the least share of the width the plot column keeps:
+/// the columns share the rest.
 const PLOT_SHARE: f64 = 1.0 / 3.0;
 /// The most and the least characters of a line of a row label: a longer label wraps at its
 /// spaces onto further lines, and only a word longer than a line is cut ("…").
@@ -214,10 +218,11 @@ fn x_axis(
 }
 
 /// Where the columns sit, left to right (the label, the ilab columns, the plot, the
-/// estimate, the weight), measured from what they hold at the rows' 11 px: the plot keeps
-/// at least [`PLOT_SHARE`] of the width and the columns share the rest. The label column
-/// keeps as many characters as leave the plot its share (at least [`MIN_LABEL_CHARS`]) on
-/// a line, a longer label wrapping onto further lines; columns that still do not fit widen
+/// estimate, the weight), measured from what they hold at the rows' 11 px: with ilab
+/// columns or a width given, the plot keeps at least [`PLOT_SHARE`] of the width and the
+/// columns share the rest; else [`MIN_PLOT`] of a phone's [`WIDTH`]. The label column keeps
+/// as many characters as leave the plot that room (at least [`MIN_LABEL_CHARS`]) on a
+/// line, a longer label wrapping onto further lines; columns that still do not fit widen
 /// the plot beyond [`WIDTH`] (never beyond a `width` given: that is an error).
 struct Frame {
     width: f64,
@@ -296,20 +301,23 @@ impl Frame {
             .max()
             .unwrap_or(0);
         let base = o.width.unwrap_or(WIDTH);
+        // With ilab columns or a width given, the plot keeps [`PLOT_SHARE`] of the width;
+        // else, at a phone's width, [`MIN_PLOT`] (a long word may take it to
+        // [`LEAST_PLOT`]).
+        let shared = !input.ilab.is_empty() || o.width.is_some();
         // The label column, with the weight column's room (`weight`) or without, and the
-        // width that leaves the plot its share.
+        // width that leaves the plot its room.
         let label = |weight: f64| {
             let fixed = document::LEFT + GAP + ilab_total + GAP + estimate + weight + GAP;
-            let room = ((base * (1.0 - PLOT_SHARE) - fixed) / char_width)
-                .floor()
-                .max(0.0) as usize;
-            let chars = longest.min(room.clamp(MIN_LABEL_CHARS, MAX_LABEL_CHARS));
+            let room = |plot: f64| ((base - fixed - plot) / char_width).floor().max(0.0) as usize;
+            let least = if shared { base * PLOT_SHARE } else { MIN_PLOT };
+            let chars = longest.min(room(least).clamp(MIN_LABEL_CHARS, MAX_LABEL_CHARS));
             // A word longer than that widens the plot rather than be cut, unless the width
             // is given.
-            let chars = if o.width.is_some() {
-                chars
-            } else {
-                chars.max(longest_word.min(MAX_LABEL_CHARS))
+            let chars = match (o.width, shared) {
+                (Some(_), _) => chars,
+                (None, true) => chars.max(longest_word.min(MAX_LABEL_CHARS)),
+                (None, false) => chars.max(longest_word.min(room(LEAST_PLOT)).min(MAX_LABEL_CHARS)),
             };
             // The pooled and subgroup labels sit in the label column, over the ilab
             // columns; the heading too.
@@ -322,7 +330,12 @@ impl Frame {
             let width = (drawn as f64 * char_width)
                 .max(below_labels - ilab_total)
                 .max(text_width(&label_heading, font, true));
-            (chars, width, (fixed + width) / (1.0 - PLOT_SHARE))
+            let needed = if shared {
+                (fixed + width) / (1.0 - PLOT_SHARE)
+            } else {
+                fixed + width + LEAST_PLOT
+            };
+            (chars, width, needed)
         };
         // ilab columns that leave no room for the weights push them out (the squares' areas
         // still show them) unless `showweights` asks for them; the plot grows wider only
