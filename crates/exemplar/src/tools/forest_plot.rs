@@ -1,6 +1,6 @@
 //! `forest_plot`: each record's effect and CI, and the pooled diamond, as SVG.
 
-use super::args::{model_data, ExcludeArg, FitArgs, ModsArg};
+use super::args::{model_data, ExcludeArg, FitArgs, Mods};
 use super::columns::{column_values, ColumnValue};
 use super::data::Cell;
 use super::data::{DataSource, DatasetInfo};
@@ -33,10 +33,8 @@ pub static FOREST_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "{refit}'s fit: a row per record (slab, else `label`, else author and year), pooled \
-diamond and PI, excluded records grey; `by`: a diamond per level, {subgroups}' tests; \
-`mods`: each fitted value. Options as metafor's forest(), at, alim, xlim and refline on the \
-natural scale.",
+            "{refit}'s fit, a row per record, pooled diamond and PI; `by`: {subgroups} \
+per level; `mods`: fitted values.",
             refit = REFIT_EXCLUDING.name,
             subgroups = SUBGROUP_ANALYSIS.name,
         )
@@ -76,45 +74,46 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub fit: FitArgs,
-        #[flat]
-        pub mods: ModsArg,
-        /// Text column grouping the rows.
+        #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "mods_schema"))]
+        pub mods: Option<Mods>,
+        /// Text column.
         #[serde(default)]
         pub by: Option<String>,
-        /// Columns beside the labels.
+        /// Columns.
         #[serde(default)]
         pub ilab: Vec<String>,
         /// "estimate", "precision", "fit" or a column.
         #[serde(default)]
         pub order: Option<String>,
-        /// Ticks.
         #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "at_schema"))]
         pub at: Vec<f64>,
-        /// Axis [lo, hi].
         #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "alim_schema"))]
         pub alim: Vec<f64>,
-        /// Plot area [lo, hi].
         #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "xlim_schema"))]
         pub xlim: Vec<f64>,
         #[serde(default)]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "refline_schema"))]
         pub refline: Option<Value>,
-        /// [left, right] titles.
+        /// [left, right].
         #[serde(default)]
         pub header: Vec<String>,
-        /// Pooled row's label.
+        /// Pooled row.
         #[serde(default)]
         pub mlab: Option<String>,
-        /// Weights column; default: unless ilab needs it.
+        /// Default: unless ilab needs room.
         #[serde(default)]
         pub showweights: Option<bool>,
-        /// Prediction interval.
+        /// PI.
         #[serde(default = "yes")]
         pub addpred: bool,
-        /// Rows shaded; default: none.
         #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "shade_schema"))]
         pub shade: Option<ShadeArg>,
-        /// SVG width; default: 390 or as needed.
+        /// Default: 390 or as needed.
         #[serde(default)]
         pub width: Option<f64>,
     }
@@ -126,7 +125,6 @@ fn yes() -> bool {
 
 /// metafor's `shade`: every other row from the first or the second, or all.
 #[derive(Debug, Clone, Copy, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ShadeArg {
     Zebra,
@@ -134,14 +132,54 @@ pub enum ShadeArg {
     All,
 }
 
-/// `refline`: a number, or false for none.
+/// The schemas of forest()'s options, lean: what each means is said once, in the server's
+/// instructions (`tools::instructions`).
+#[cfg(feature = "definitions")]
+fn schema(value: Value) -> schemars::Schema {
+    schemars::Schema::try_from(value).expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn numbers(description: &str) -> schemars::Schema {
+    schema(serde_json::json!({
+        "type": "array", "items": {"type": "number"}, "description": description
+    }))
+}
+
+#[cfg(feature = "definitions")]
+fn at_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    numbers("Ticks.")
+}
+
+#[cfg(feature = "definitions")]
+fn alim_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    numbers("Axis [lo, hi].")
+}
+
+#[cfg(feature = "definitions")]
+fn xlim_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    numbers("Plot [lo, hi].")
+}
+
 #[cfg(feature = "definitions")]
 fn refline_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({
-        "type": ["number", "boolean"],
-        "description": "Default: no effect; false: none."
+    schema(serde_json::json!({
+        "type": ["number", "boolean"], "description": "Default: no effect."
     }))
-    .expect("an object schema")
+}
+
+#[cfg(feature = "definitions")]
+fn shade_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schema(serde_json::json!({
+        "type": "string", "enum": ["zebra", "zebra2", "all"], "description": "Default: none."
+    }))
+}
+
+#[cfg(feature = "definitions")]
+fn mods_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schema(serde_json::json!({
+        "type": ["string", "array"], "items": {"type": "string"}, "description": "Moderators."
+    }))
 }
 
 /// The most ilab columns a forest plot shows.
@@ -241,10 +279,10 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let scale = Scale::of(&args.fit.scale, data)?;
     let layout = Layout::of(&args, scale.transform)?;
     let excluded = args.exclude.of(data)?;
-    if args.by.is_some() && args.mods.mods.is_some() {
+    if args.by.is_some() && args.mods.is_some() {
         return Err(invalid("by and mods: give one (subgroups, or a meta-regression)".into()));
     }
-    let formula = args.mods.mods.as_ref().map(|m| m.formula()).transpose()?;
+    let formula = args.mods.as_ref().map(|m| m.formula()).transpose()?;
     // A record with no group (absent, null, blank or NA in `by`) or no moderator value is
     // left out and listed, as the subgroup analysis and the meta-regression leave it out
     // (metafor's na.omit): it has no place among the groups or in the model.
@@ -274,7 +312,7 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         }
         None => None,
     };
-    let regression = match &args.mods.mods {
+    let regression = match &args.mods {
         Some(mods) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
         None => None,
     };
@@ -345,7 +383,7 @@ fn invalid(message: String) -> ToolError {
 /// with its confidence interval (its prediction interval with `addpred`), as metafor's
 /// predict() gives them; `None` for an excluded record. The formula's text too.
 fn regression(
-    mods: &super::args::Mods,
+    mods: &Mods,
     excluded: &[String],
     options: &meta_analysis::FitOptions,
     data: &DataSource,
