@@ -458,3 +458,26 @@ fn subgroups_draw_a_polygon_each_and_the_test_of_differences() {
         .iter()
         .any(|t| t.starts_with("Test for subgroup differences")));
 }
+
+#[test]
+fn the_figure_in_docs_is_the_golden_forest_beside_metafor_s() {
+    let docs = include_str!("../../../docs/figures/forest_bcg_exemplar.svg");
+    let golden = include_str!("golden/forest_bcg_metafor.svg");
+    assert_eq!(docs, golden, "copy the golden file to docs/figures/");
+    let doc = Document::parse(docs).unwrap();
+    let texts = texts(&doc);
+    for want in [
+        "Author(s) and Year",
+        "Risk Ratio [95% CI]",
+        "RE Model for All Studies",
+        "ai",
+        "di",
+        "0.05",
+        "0.25",
+        "4",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "{want}");
+    }
+    // Comstock & Webster (1.56 [0.37, 6.53]) runs past the axis' 4: an arrow, as metafor's.
+    assert_eq!(with_class(&doc, "arrow").len(), 1);
+}

@@ -307,7 +307,7 @@ impl Frame {
         let shared = !input.ilab.is_empty() || o.width.is_some();
         // The label column, with the weight column's room (`weight`) or without, and the
         // width that leaves the plot its room.
-        let label = |weight: f64| {
+        let label = |weight: f64, base: f64| {
             let fixed = document::LEFT + GAP + ilab_total + GAP + estimate + weight + GAP;
             let room = |plot: f64| ((base - fixed - plot) / char_width).floor().max(0.0) as usize;
             let least = if shared { base * PLOT_SHARE } else { MIN_PLOT };
@@ -341,10 +341,24 @@ impl Frame {
         // still show them) unless `showweights` asks for them; the plot grows wider only
         // when that is not enough.
         let (mut weight, (mut label_chars, mut label_width, mut needed)) =
-            (weight_width, label(weight_width));
+            (weight_width, label(weight_width, base));
         if needed > base && weight > 0.0 && !input.ilab.is_empty() && o.showweights.is_none() {
             weight = 0.0;
-            (label_chars, label_width, needed) = label(0.0);
+            (label_chars, label_width, needed) = label(0.0, base);
+        }
+        // A plot grown wider gives its labels the room of its new width (their lines
+        // longer), as long as that needs no more width still.
+        let mut wider = needed;
+        for _ in 0..4 {
+            if o.width.is_some() || !shared || wider <= base {
+                break;
+            }
+            let (chars, width, need) = label(weight, wider);
+            if need <= wider + 1e-9 {
+                (label_chars, label_width, needed) = (chars, width, wider);
+                break;
+            }
+            wider = need;
         }
         let width = match o.width {
             Some(given) if needed > given + 1e-9 => {
