@@ -6,6 +6,7 @@ use super::data::Cell;
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::fit::RefitResult;
+use super::meta_regression::MetaRegressionResult;
 use super::plot::{
     measure_heading, measure_title, model_name as model_name_of, record_labels, subtitle,
 };
@@ -269,7 +270,11 @@ pub struct ForestPlotResult {
     /// With `by`: the subgroup analysis drawn (as the subgroup analysis tool returns it); else
     /// null.
     pub subgroups: Option<SubgroupResult>,
-    /// Records left out of the plot because they have no value in `by` (metafor's na.omit).
+    /// With `mods`: the meta-regression drawn (as the meta-regression tool returns it,
+    /// without predictions); else null.
+    pub model: Option<MetaRegressionResult>,
+    /// Records left out of the plot because they have no value in `by` or `mods` (metafor's
+    /// na.omit).
     pub omitted: Vec<Omitted>,
 }
 
@@ -370,6 +375,9 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
                 ..data.info().clone()
             },
             ..SubgroupResult::of(by, &analysis, data, &scale)
+        }),
+        model: regression.map(|(model, _, formula)| {
+            MetaRegressionResult::of(&model, formula, Vec::new(), omitted.clone(), data, &scale)
         }),
         omitted,
     })
@@ -542,6 +550,9 @@ impl Layout {
 /// The headline of the fit drawn.
 impl crate::printed::Printed for ForestPlotResult {
     fn print(&self, out: &mut crate::printed::Out) {
-        self.fit.headline(out);
+        match &self.model {
+            Some(model) => model.print(out),
+            None => self.fit.headline(out),
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 /// The most bytes one tool's definition may take (compact JSON, as MCP's tools/list and the
 /// page's registrations carry it): a budget per tool, not a wall for the list, so a lean
-/// analysis can always be added. 2,560 until forest_plot took metafor forest()'s options
+/// analysis can always be added. 2,560 until the forest plot took metafor forest()'s options
 /// (issue 45: at, alim, xlim, refline, header, mlab, showweights, addpred, shade, width and
 /// mods, names that are contracts): about 56 bytes of schema each once their meaning moved
 /// to [`instructions`], 2,728 in all (2,760).
@@ -23,8 +23,8 @@ pub const MAX_DEFINITION_BYTES: usize = 2_760;
 /// each shared rule once in [`instructions`] (`subset` and `slab` among them) and in each
 /// description only what its tool alone does, not the result's fields, the records cap
 /// (in `records`' description) nor what the title or an argument's description says.
-/// forest()'s eleven options and `mods` on forest_plot (issue 45), their meaning said once
-/// in [`instructions`] and forest_plot's description cut, added about 680 bytes, 24 a tool
+/// forest()'s eleven options and `mods` on the forest plot (issue 45), their meaning said once
+/// in [`instructions`] and its description cut, added about 680 bytes, 24 a tool
 /// (1,725).
 pub const MEAN_DEFINITION_BYTES: usize = 1_725;
 
