@@ -305,6 +305,23 @@ fn tick_labels_never_overlap_on_correlation_proportion_or_ratio_scales() {
                 })
                 .collect();
             assert!(extents.len() >= 2, "{name} {extra}: {extents:?}");
+            // The axis spans the rows' intervals, not far beyond (a correlation's 1 is
+            // tanh of no number: no tick there).
+            let rows = result["numbers"]["rows"].as_array().unwrap();
+            let lo = rows
+                .iter()
+                .map(|r| r["ci_lower"].as_f64().unwrap())
+                .fold(f64::INFINITY, f64::min);
+            let hi = rows
+                .iter()
+                .map(|r| r["ci_upper"].as_f64().unwrap())
+                .fold(f64::NEG_INFINITY, f64::max);
+            let domain = &result["numbers"]["x_axis"]["domain"];
+            let span = domain[1].as_f64().unwrap() - domain[0].as_f64().unwrap();
+            assert!(
+                span <= 3.0 * (hi - lo),
+                "{name} {extra}: {domain} over {lo}..{hi}"
+            );
             extents.sort_by(|a, b| a.0.total_cmp(&b.0));
             for w in extents.windows(2) {
                 assert!(w[1].0 >= w[0].1, "{name} {extra}: {w:?} overlap");

@@ -360,6 +360,7 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
             tau2: model.tau2,
             model: model_name.as_deref().unwrap_or_default(),
             prediction: args.addpred,
+            level: model.level,
         }),
         options: layout.options(),
     })?;

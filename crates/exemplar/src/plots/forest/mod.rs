@@ -492,7 +492,11 @@ impl<'a> Checked<'a> {
             Some(fit) => Some(Pooled::of(fit, included)?),
             None => None,
         };
-        let level = input.fit.map_or(0.95, |f| f.level);
+        let level = match (input.fit, &input.fitted) {
+            (Some(f), _) => f.level,
+            (None, Some(f)) => f.level,
+            (None, None) => 0.95,
+        };
         let intervals = record_intervals(input.records, level).map_err(PlotError::Intervals)?;
         let weights = match (&pooled, &input.fitted) {
             (Some(p), _) => included_weights(input.records, &is_excluded, p.fit.tau2)?,

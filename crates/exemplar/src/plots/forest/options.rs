@@ -74,6 +74,8 @@ pub struct Fitted<'a> {
     pub model: &'a str,
     /// Whether the intervals are prediction intervals (else confidence intervals).
     pub prediction: bool,
+    /// The model's confidence level (the rows' intervals take it too).
+    pub level: f64,
 }
 
 /// The polygon `points` (x, y) clipped to `a ≤ x ≤ b` (Sutherland–Hodgman, one edge at a

@@ -180,6 +180,13 @@ fn ratio_more(lo: f64, hi: f64) -> Vec<Labelled> {
 /// correlation's −1 and 1, a proportion's 0 and 1 stay out: their yi is infinite).
 fn widened(candidates: Vec<Labelled>, lo: f64, hi: f64, t: Transform) -> Vec<Labelled> {
     let (a, b) = (t.apply(lo), t.apply(hi));
+    // A step's yi, where the transform reaches it from near the data: a correlation's 1 is
+    // tanh of no number, though atanh(1 − ε) is one far away.
+    let reach = |v: f64| -> Option<f64> {
+        let y = t.inverse(v);
+        let near = (y - lo).abs().max((y - hi).abs()) <= 2.0 * (hi - lo);
+        (y.is_finite() && (t.apply(y) - v).abs() < 1e-9 && near).then_some(y)
+    };
     candidates
         .into_iter()
         .map(|c| {
@@ -196,8 +203,7 @@ fn widened(candidates: Vec<Labelled>, lo: f64, hi: f64, t: Transform) -> Vec<Lab
             let first = t.apply(values[0]);
             let below = first - step;
             if first > a + 1e-12 && below <= a {
-                let y = t.inverse(below);
-                if y.is_finite() && (t.apply(y) - below).abs() < 1e-9 {
+                if let Some(y) = reach(below) {
                     values.insert(0, y);
                     labels.insert(0, crate::plots::svg::fixed(below, decimals));
                     domain.0 = y;
@@ -208,8 +214,7 @@ fn widened(candidates: Vec<Labelled>, lo: f64, hi: f64, t: Transform) -> Vec<Lab
             let last = t.apply(values[values.len() - 1]);
             let above = last + step;
             if last < b - 1e-12 && above >= b {
-                let y = t.inverse(above);
-                if y.is_finite() && (t.apply(y) - above).abs() < 1e-9 {
+                if let Some(y) = reach(above) {
                     values.push(y);
                     labels.push(crate::plots::svg::fixed(above, decimals));
                     domain.1 = y;
@@ -268,6 +273,21 @@ mod tests {
         let alim = Some((ln(0.1), ln(2.0)));
         let clamped = axis((0.0, 1.0), alim, Some(&at), Transform::Exp, 100.0, 11.0).unwrap();
         assert_eq!(clamped.labels, ["0.1", "0.25", "1", "2"]);
+    }
+
+    #[test]
+    fn a_correlation_axis_never_reaches_one() {
+        let got = axis(
+            (-0.48f64.atanh(), 0.76f64.atanh()),
+            None,
+            None,
+            Transform::Ztor,
+            100.0,
+            11.0,
+        )
+        .unwrap();
+        assert!(got.domain.1 < 1.1, "{got:?}");
+        assert!(!got.labels.iter().any(|l| l == "1.0"), "{got:?}");
     }
 
     #[test]
