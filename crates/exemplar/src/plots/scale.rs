@@ -175,7 +175,7 @@ impl Labelled {
     pub fn thinned(&self, length: f64, font: f64) -> Labelled {
         let mut n = 1;
         loop {
-            let keep = |i: &usize| i % n == 0;
+            let keep = |i: &usize| i.is_multiple_of(n);
             let thinned = Labelled {
                 domain: self.domain,
                 values: (0..self.values.len())

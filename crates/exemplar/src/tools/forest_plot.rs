@@ -388,6 +388,9 @@ fn invalid(message: String) -> ToolError {
     ToolError::new(ErrorCode::InvalidArguments, message)
 }
 
+/// Per record: its fitted value and the interval around it; `None` when left out.
+type FittedValues = Vec<Option<(f64, f64, f64)>>;
+
 /// The meta-regression on `mods` of the records not excluded, and each record's fitted value
 /// with its confidence interval (its prediction interval with `addpred`), as metafor's
 /// predict() gives them; `None` for an excluded record. The formula's text too.
@@ -397,7 +400,7 @@ fn regression(
     options: &meta_analysis::FitOptions,
     data: &DataSource,
     addpred: bool,
-) -> Result<(MetaRegression, Vec<Option<(f64, f64, f64)>>, String), ToolError> {
+) -> Result<(MetaRegression, FittedValues, String), ToolError> {
     let model_data = model_data(Some(mods), &[], excluded.to_vec(), data)?;
     let design = model_data.matrix().expect("mods were given");
     let kept = data.kept(&model_data.excluded);

@@ -54,8 +54,8 @@ impl Shade {
     /// Whether the `n`th row from the top (from 0) is shaded.
     pub(super) fn shades(self, n: usize) -> bool {
         match self {
-            Shade::Zebra => n % 2 == 0,
-            Shade::Zebra2 => n % 2 == 1,
+            Shade::Zebra => n.is_multiple_of(2),
+            Shade::Zebra2 => !n.is_multiple_of(2),
             Shade::All => true,
         }
     }

@@ -41,7 +41,7 @@ fn given(at: &[f64], alim: Option<(f64, f64)>, t: Transform) -> Result<Labelled,
     values.dedup();
     let (first, last) = (values[0], values[values.len() - 1]);
     let domain = alim.unwrap_or((first, last));
-    if !(span(domain.0, domain.1)? > 0.0) {
+    if span(domain.0, domain.1)? <= 0.0 {
         return Err(ScaleError::Span {
             lo: domain.0,
             hi: domain.1,
@@ -154,7 +154,7 @@ fn ratio_more(lo: f64, hi: f64) -> Vec<Labelled> {
         (lo / std::f64::consts::LN_10).floor() - 1.0,
         (hi / std::f64::consts::LN_10).ceil() + 1.0,
     );
-    if !(d1 - d0 < 600.0) {
+    if d1 - d0 >= 600.0 {
         return Vec::new();
     }
     let (d0, d1) = (d0 as i32, d1 as i32);
@@ -261,7 +261,10 @@ mod tests {
         assert!(got.fits(190.0, 11.0), "{got:?}");
         assert!(got.labels.len() >= 4, "{got:?}");
         let (a, b) = (got.domain.0.exp(), got.domain.1.exp());
-        assert!(a <= 0.07 && a >= 0.01 && b >= 6.53 && b <= 20.0, "{got:?}");
+        assert!(
+            (0.01..=0.07).contains(&a) && (6.53..=20.0).contains(&b),
+            "{got:?}"
+        );
     }
 
     #[test]
