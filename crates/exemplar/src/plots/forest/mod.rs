@@ -238,7 +238,7 @@ struct Frame {
 
 impl Frame {
     fn of(input: &ForestInput, rows: &[Row], checked: &Checked) -> Result<Frame, PlotError> {
-        let (t, font, o) = (input.transform, ROW_FONT, &input.options);
+        let (font, o) = (ROW_FONT, &input.options);
         let estimate_heading = o.header.map_or_else(
             || estimate_heading(input.measure, checked.level),
             |(_, right)| right.to_string(),
@@ -247,59 +247,15 @@ impl Frame {
             || label_heading(input).to_string(),
             |(left, _)| left.to_string(),
         );
-        // The heading may reach over the plot column, which has no heading of its own, by
-        // up to the least the plot keeps less a gap: a natural scale's long name ("Incidence
-        // rate ratio [95% CI]") then takes no room from the labels.
-        let mut estimate =
-            (text_width(&estimate_heading, font, true) - (LEAST_PLOT - GAP)).max(0.0);
-        for row in rows {
-            let text = interval_text(t, row.record.yi, row.ci);
-            estimate = estimate.max(text_width(&text, font, false));
-        }
-        let mut below_labels = 0.0f64;
-        if let Some(p) = &checked.pooled {
-            let f = p.fit;
-            let text = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
-            estimate = estimate.max(text_width(&text, font, true));
-            below_labels = below_labels.max(text_width(&p.label(o.mlab), font, true));
-        }
-        if let Some(g) = &checked.groups {
-            for s in &g.analysis.groups {
-                let f = &s.fit;
-                let text = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
-                estimate = estimate.max(text_width(&text, font, false));
-                below_labels = below_labels.max(text_width(&subgroups::label(s), font, false));
-            }
-        }
-        let weighted = checked.weights.iter().any(Option::is_some);
-        let weight_width = if weighted && o.showweights != Some(false) {
-            text_width("Weight", font, true) + 2.0 * GAP
-        } else {
-            0.0
-        };
-        let ilab: Vec<f64> = input
-            .ilab
-            .iter()
-            .map(|c| {
-                c.values
-                    .iter()
-                    .map(|v| text_width(&ilab_text(v), font, false))
-                    .fold(text_width(&ilab_text(&c.name), font, true), f64::max)
-            })
-            .collect();
+        let Widths {
+            estimate,
+            below_labels,
+            weight_width,
+            ilab,
+        } = Widths::of(input, rows, checked, &estimate_heading);
         let ilab_total: f64 = ilab.iter().map(|w| w + GAP).sum();
         let char_width = text_width("x", font, false);
-        let longest = rows
-            .iter()
-            .map(|r| label_lines(r, usize::MAX)[0].chars().count())
-            .max()
-            .unwrap_or(0);
-        let longest_word = rows
-            .iter()
-            .flat_map(|r| r.label.split(' '))
-            .map(|word| word.chars().count())
-            .max()
-            .unwrap_or(0);
+        let (longest, longest_word) = longest(rows);
         let base = o.width.unwrap_or(WIDTH);
         // With ilab columns or a width given, the plot keeps [`PLOT_SHARE`] of the width;
         // else, at a phone's width, [`MIN_PLOT`] (a long word may take it to
@@ -394,6 +350,85 @@ impl Frame {
             estimate_heading,
             weights: weight > 0.0,
         })
+    }
+}
+
+/// The characters of the longest label on one line, and of its longest word.
+fn longest(rows: &[Row]) -> (usize, usize) {
+    let longest = rows
+        .iter()
+        .map(|r| label_lines(r, usize::MAX)[0].chars().count())
+        .max()
+        .unwrap_or(0);
+    let longest_word = rows
+        .iter()
+        .flat_map(|r| r.label.split(' '))
+        .map(|word| word.chars().count())
+        .max()
+        .unwrap_or(0);
+    (longest, longest_word)
+}
+
+/// The widths of the columns but the label's and the plot's, at the rows' 11 px.
+struct Widths {
+    /// The estimate column's.
+    estimate: f64,
+    /// The widest label under the rows (the pooled row's, the subgroups').
+    below_labels: f64,
+    /// The weights column's, 0 without one.
+    weight_width: f64,
+    /// Each ilab column's.
+    ilab: Vec<f64>,
+}
+
+impl Widths {
+    fn of(input: &ForestInput, rows: &[Row], checked: &Checked, estimate_heading: &str) -> Self {
+        let (t, font, o) = (input.transform, ROW_FONT, &input.options);
+        // The heading may reach over the plot column, which has no heading of its own, by
+        // up to the least the plot keeps less a gap: a natural scale's long name ("Incidence
+        // rate ratio [95% CI]") then takes no room from the labels.
+        let mut estimate = (text_width(estimate_heading, font, true) - (LEAST_PLOT - GAP)).max(0.0);
+        for row in rows {
+            let text = interval_text(t, row.record.yi, row.ci);
+            estimate = estimate.max(text_width(&text, font, false));
+        }
+        let mut below_labels = 0.0f64;
+        if let Some(p) = &checked.pooled {
+            let f = p.fit;
+            let text = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
+            estimate = estimate.max(text_width(&text, font, true));
+            below_labels = below_labels.max(text_width(&p.label(o.mlab), font, true));
+        }
+        if let Some(g) = &checked.groups {
+            for s in &g.analysis.groups {
+                let f = &s.fit;
+                let text = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
+                estimate = estimate.max(text_width(&text, font, false));
+                below_labels = below_labels.max(text_width(&subgroups::label(s), font, false));
+            }
+        }
+        let weighted = checked.weights.iter().any(Option::is_some);
+        let weight_width = if weighted && o.showweights != Some(false) {
+            text_width("Weight", font, true) + 2.0 * GAP
+        } else {
+            0.0
+        };
+        let ilab: Vec<f64> = input
+            .ilab
+            .iter()
+            .map(|c| {
+                c.values
+                    .iter()
+                    .map(|v| text_width(&ilab_text(v), font, false))
+                    .fold(text_width(&ilab_text(&c.name), font, true), f64::max)
+            })
+            .collect();
+        Widths {
+            estimate,
+            below_labels,
+            weight_width,
+            ilab,
+        }
     }
 }
 
