@@ -491,3 +491,20 @@ fn the_figure_in_docs_is_the_golden_forest_beside_metafor_s() {
     // Comstock & Webster (1.56 [0.37, 6.53]) runs past the axis' 4: an arrow, as metafor's.
     assert_eq!(with_class(&doc, "arrow").len(), 1);
 }
+
+#[test]
+fn options_off_the_natural_scale_or_malformed_are_refused_by_name() {
+    for (args, named) in [
+        (json!({"at": [0, 1, 4]}), "at"),
+        (json!({"alim": [0.5]}), "alim"),
+        (json!({"xlim": [-1, 2]}), "xlim"),
+        (json!({"refline": "one"}), "refline"),
+        (json!({"header": ["a", "b", "c"]}), "header"),
+        (json!({"by": "author", "mods": ["ablat"]}), "mods"),
+    ] {
+        let mut args = args;
+        args["records"] = bcg_or();
+        let e = call("forest_plot", &args).unwrap_err();
+        assert!(e.message.contains(named), "{args}: {e}");
+    }
+}

@@ -67,7 +67,9 @@ fn examples() -> Vec<serde_json::Value> {
 }
 
 composed_args! {
-    /// `forest_plot`'s arguments: a refit's and, optionally, the text column to group rows by.
+    /// `forest_plot`'s arguments: a refit's; optionally the text column to group rows by, or
+    /// the moderators of a meta-regression whose fitted values are drawn; and metafor
+    /// forest()'s layout options, by their names (issue 45).
     #[derive(Debug)]
     #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
     pub struct ForestArgs {
