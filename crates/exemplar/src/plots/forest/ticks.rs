@@ -21,7 +21,7 @@ pub(super) fn axis(
     length: f64,
     font: f64,
 ) -> Result<Labelled, ScaleError> {
-    if let Some(at) = at {
+    if let Some(at) = at.filter(|at| !at.is_empty()) {
         return given(at, alim, t);
     }
     if let Some((a, b)) = alim {
@@ -33,6 +33,9 @@ pub(super) fn axis(
 /// metafor's `at`: the ticks where given, clamped to `alim` (then without repeats); the axis
 /// runs over `alim`, else from the first tick to the last.
 fn given(at: &[f64], alim: Option<(f64, f64)>, t: Transform) -> Result<Labelled, ScaleError> {
+    if let Some(v) = at.iter().find(|v| !v.is_finite()) {
+        return Err(ScaleError::Position { value: *v });
+    }
     let mut values: Vec<f64> = at.to_vec();
     if let Some((a, b)) = alim {
         values.iter_mut().for_each(|v| *v = v.clamp(a, b));
