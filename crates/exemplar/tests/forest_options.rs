@@ -508,3 +508,47 @@ fn options_off_the_natural_scale_or_malformed_are_refused_by_name() {
         assert!(e.message.contains(named), "{args}: {e}");
     }
 }
+
+#[test]
+fn the_three_level_model_draws_a_row_per_estimate_grouped_by_cluster() {
+    // metafor 3.8-1's rma.mv of dat.konstantopoulos2011 (fixtures/forest_three_level.R).
+    let want: Value =
+        serde_json::from_str(include_str!("fixtures/forest_three_level.json")).unwrap();
+    let result = forest(json!({"records": want["records"], "study": "district"}));
+    let pooled = &result["numbers"]["pooled"];
+    for key in ["estimate", "ci_lower", "ci_upper", "pi_lower", "pi_upper"] {
+        let (a, b) = (pooled[key].as_f64().unwrap(), want[key].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-6, "{key}: {a} vs metafor {b}");
+    }
+    // The result carries the model as the multilevel tool returns it.
+    for (ours, theirs) in result["three_level"]["sigma2"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(want["sigma2"].as_array().unwrap())
+    {
+        let (a, b) = (ours.as_f64().unwrap(), theirs.as_f64().unwrap());
+        assert!((a - b).abs() < 1e-6, "sigma2: {a} vs metafor {b}");
+    }
+    // Each row's weight is metafor's weights() of the rma.mv fit.
+    let rows = result["numbers"]["rows"].as_array().unwrap();
+    for (row, w) in rows.iter().zip(want["weights"].as_array().unwrap()) {
+        let (a, b) = (row["weight_percent"].as_f64().unwrap(), w.as_f64().unwrap());
+        assert!((a - b).abs() < 1e-6, "{}: {a} vs metafor {b}", row["id"]);
+    }
+    // A heading per district, each over its rows.
+    let doc = Document::parse(svg(&result)).unwrap();
+    let headings = with_class(&doc, "cluster-heading");
+    assert_eq!(headings.len(), 11);
+    let first_y = num(&headings[0], "y");
+    let second_y = num(&headings[1], "y");
+    let district_11: Vec<f64> = rows
+        .iter()
+        .filter(|r| r["id"].as_str().unwrap() <= "e04")
+        .map(|r| r["y"].as_f64().unwrap())
+        .collect();
+    assert!(district_11.iter().all(|y| *y > first_y && *y < second_y));
+    assert!(texts(&doc)
+        .iter()
+        .any(|t| t.starts_with("Three-level model (REML), 11 studies")));
+}

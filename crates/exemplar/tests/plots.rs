@@ -38,6 +38,7 @@ fn forest_of(records: &[Record], excluded: &[String], fit: Option<&Fit>) -> Plot
         transform: meta_analysis::Transform::None,
         groups: None,
         fitted: None,
+        clustered: None,
         options: Default::default(),
     })
     .unwrap()
@@ -373,6 +374,7 @@ fn bad_input_is_refused_with_a_clear_error() {
         transform: meta_analysis::Transform::None,
         groups: None,
         fitted: None,
+        clustered: None,
         options: Default::default(),
     };
     let err = forest(&input).unwrap_err();
@@ -398,6 +400,7 @@ fn bad_input_is_refused_with_a_clear_error() {
         transform: meta_analysis::Transform::None,
         groups: None,
         fitted: None,
+        clustered: None,
         options: Default::default(),
     };
     assert_eq!(
@@ -651,6 +654,7 @@ proptest! {
             transform: meta_analysis::Transform::None,
             groups: None,
             fitted: None,
+            clustered: None,
             options: Default::default(),
         }))?;
         let egger = egger.map(|(b0, b1, p)| EggerLine {
@@ -697,6 +701,7 @@ fn records_outside_the_engines_range_are_refused_naming_the_record() {
             transform: meta_analysis::Transform::None,
             groups: None,
             fitted: None,
+            clustered: None,
             options: Default::default(),
         })
         .unwrap_err();
@@ -741,6 +746,7 @@ fn a_fit_whose_interval_spans_every_double_is_a_clear_error() {
         transform: meta_analysis::Transform::None,
         groups: None,
         fitted: None,
+        clustered: None,
         options: Default::default(),
     })
     .unwrap_err();
@@ -770,6 +776,7 @@ fn weights_spanning_the_engines_range_are_finite() {
         transform: meta_analysis::Transform::None,
         groups: None,
         fitted: None,
+        clustered: None,
         options: Default::default(),
     })
     .unwrap();
@@ -1092,6 +1099,7 @@ fn a_forest_of_risk_ratios_is_labelled_by_study_on_the_natural_scale() {
         transform: meta_analysis::Transform::Exp,
         groups: None,
         fitted: None,
+        clustered: None,
         options: Default::default(),
     })
     .unwrap();

@@ -42,8 +42,8 @@ pub use bubble::{bubble, BubbleInput, MAX_BUBBLE_RECORDS};
 pub use cumulative::{cumulative, CumulativeInput, MAX_CUMULATIVE_ROWS};
 pub use diagnostic::{diagnostic, Band, DiagnosticInput, RefLine, MAX_DIAGNOSTIC_POINTS};
 pub use forest::{
-    forest, Fitted, ForestGroups, ForestInput, ForestOptions, IlabColumn, Reference, Shade,
-    MAX_FOREST_RECORDS,
+    forest, Clustered, Fitted, ForestGroups, ForestInput, ForestOptions, IlabColumn, Reference,
+    Shade, MAX_FOREST_RECORDS,
 };
 pub use funnel::{
     funnel, funnel_with_contours, EggerLine, Filled, FunnelInput, MAX_CONTOURS, MAX_FUNNEL_RECORDS,

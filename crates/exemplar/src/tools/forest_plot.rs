@@ -6,6 +6,7 @@ use super::data::Cell;
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::fit::RefitResult;
+use super::fit_multilevel::MultilevelResult;
 use super::meta_regression::MetaRegressionResult;
 use super::plot::{
     measure_heading, measure_title, model_name as model_name_of, record_labels, subtitle,
@@ -17,7 +18,7 @@ use super::{Tool, ToolError, ToolGroup};
 #[cfg(feature = "definitions")]
 use super::{REFIT_EXCLUDING, SUBGROUP_ANALYSIS};
 use crate::plots::{
-    self, Fitted, ForestGroups, ForestInput, ForestOptions, IlabColumn, Reference, Shade,
+    self, Clustered, Fitted, ForestGroups, ForestInput, ForestOptions, IlabColumn, Reference, Shade,
 };
 use meta_analysis::{MetaRegression, Transform};
 use serde::Serialize;
@@ -34,8 +35,7 @@ pub static FOREST_PLOT: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "{refit}'s fit, a row per record, pooled diamond and PI; `by`: {subgroups} \
-per level; `mods`: fitted values.",
+            "{refit}'s fit: a row per record, pooled diamond and PI; {subgroups} with `by`.",
             refit = REFIT_EXCLUDING.name,
             subgroups = SUBGROUP_ANALYSIS.name,
         )
@@ -63,6 +63,7 @@ fn examples() -> Vec<serde_json::Value> {
     calls.push(json!({"ilab": ["weeks", "tester"], "order": "precision"}));
     calls.push(json!({"at": [-0.5, 0, 0.5, 1], "alim": [-0.5, 1], "header": ["Study", "SMD [95% CI]"], "mlab": "Pooled", "shade": "zebra", "showweights": true, "addpred": false, "refline": false, "width": 480}));
     calls.push(json!({"mods": ["weeks"], "xlim": [-1, 2]}));
+    calls.push(json!({"study": "tester", "order": "precision"}));
     calls
 }
 
@@ -83,6 +84,9 @@ composed_args! {
         /// Text column.
         #[serde(default)]
         pub by: Option<String>,
+        /// Cluster column.
+        #[serde(default)]
+        pub study: Option<String>,
         /// Columns.
         #[serde(default)]
         pub ilab: Vec<String>,
@@ -275,6 +279,9 @@ pub struct ForestPlotResult {
     /// With `mods`: the meta-regression drawn (as the meta-regression tool returns it,
     /// without predictions); else null.
     pub model: Option<MetaRegressionResult>,
+    /// With `study`: the three-level model drawn (as the multilevel tool returns it); else
+    /// null.
+    pub three_level: Option<MultilevelResult>,
     /// Records left out of the plot because they have no value in `by` or `mods` (metafor's
     /// na.omit).
     pub omitted: Vec<Omitted>,
@@ -286,14 +293,17 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let scale = Scale::of(&args.fit.scale, data)?;
     let layout = Layout::of(&args, scale.transform)?;
     let excluded = args.exclude.of(data)?;
-    if args.by.is_some() && args.mods.is_some() {
-        return Err(invalid("by and mods: give one (subgroups, or a meta-regression)".into()));
+    let given = [("by", args.by.is_some()), ("mods", args.mods.is_some()), ("study", args.study.is_some())];
+    if let [(a, _), (b, _), ..] = given.iter().filter(|(_, g)| *g).collect::<Vec<_>>()[..] {
+        return Err(invalid(format!(
+            "{a} and {b}: give one (subgroups, a meta-regression or the three-level model)"
+        )));
     }
     let formula = args.mods.as_ref().map(|m| m.formula()).transpose()?;
     // A record with no group (absent, null, blank or NA in `by`) or no moderator value is
     // left out and listed, as the subgroup analysis and the meta-regression leave it out
     // (metafor's na.omit): it has no place among the groups or in the model.
-    let mut columns: Vec<String> = args.by.iter().cloned().collect();
+    let mut columns: Vec<String> = args.by.iter().chain(&args.study).cloned().collect();
     columns.extend(formula.iter().flat_map(|f| f.columns()));
     let omitted = data.na_omit(&columns, Vec::new())?.1;
     let without_value: Vec<String> = omitted.iter().map(|o| o.id.clone()).collect();
@@ -323,6 +333,10 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         Some(mods) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
         None => None,
     };
+    let three_level = match &args.study {
+        Some(study) => Some(three_level(study, &excluded, &options, data)?),
+        None => None,
+    };
     let labels = record_labels(data);
     let ilab = ilab_columns(&args.ilab, data)?;
     let fitted_values: Option<Vec<f64>> = regression
@@ -339,10 +353,17 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let plot = plots::forest(&ForestInput {
         records: data.records(),
         excluded: &excluded,
-        fit: if regression.is_some() { None } else { Some(&fit) },
+        fit: match (&regression, &three_level) {
+            (Some(_), _) => None,
+            (None, Some(t)) => Some(&t.fit),
+            (None, None) => Some(&fit),
+        },
         title: &measure_title("Forest", &scale, true),
         subtitle: Some(&subtitle(
-            model_name.as_deref().unwrap_or(&model_name_of(fit.method)),
+            model_name
+                .as_deref()
+                .or(three_level.as_ref().map(|t| t.name.as_str()))
+                .unwrap_or(&model_name_of(fit.method)),
             fit.k,
             data,
         )),
@@ -364,9 +385,18 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
             prediction: args.addpred,
             level: model.level,
         }),
+        clustered: three_level.as_ref().map(|t| Clustered {
+            clusters: &t.clusters,
+            weights: &t.weights,
+            notes: [t.notes[0].as_str(), t.notes[1].as_str()],
+        }),
         options: layout.options(),
     })?;
     let by_notes = data.text_notes(args.by.as_slice(), &excluded);
+    let multilevel_result = match &args.study {
+        Some(study) => Some(three_level_result(study, &excluded, &options, data)?),
+        None => None,
+    };
     Ok(ForestPlotResult {
         svg: plot.svg,
         numbers: plot.numbers,
@@ -379,11 +409,154 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
             },
             ..SubgroupResult::of(by, &analysis, data, &scale)
         }),
+        three_level: multilevel_result,
         model: regression.map(|(model, _, formula)| {
             MetaRegressionResult::of(&model, formula, Vec::new(), omitted.clone(), data, &scale)
         }),
         omitted,
     })
+}
+
+/// The three-level model (fit_multilevel's, without moderators) drawn as a forest: its
+/// pooled result, each record's cluster and weight, and its lines in the notes.
+struct ThreeLevel {
+    fit: meta_analysis::Fit,
+    name: String,
+    clusters: Vec<String>,
+    weights: Vec<Option<f64>>,
+    notes: [String; 2],
+}
+
+/// The three-level model with `study` as the cluster of the records not excluded. Each
+/// record's weight is metafor's weights() of the rma.mv fit: the diagonal of W = M⁻¹ as a
+/// percentage of its sum, M being the marginal covariance (vi + σ²₂ on the diagonal, σ²₁
+/// between two records of one study), inverted block by block (Sherman–Morrison).
+fn three_level(
+    study: &str,
+    excluded: &[String],
+    options: &meta_analysis::FitOptions,
+    data: &DataSource,
+) -> Result<ThreeLevel, ToolError> {
+    use meta_analysis::{Method, MultilevelOptions, MultilevelTest, Test};
+    let method = match options.method {
+        Method::Reml | Method::Ml => options.method,
+        m => {
+            return Err(invalid(format!(
+                "study: the three-level model is fitted by REML or ML, got method {}",
+                m.name()
+            )))
+        }
+    };
+    let ml = MultilevelOptions {
+        method,
+        level: options.level,
+        test: match options.test {
+            Test::Z => MultilevelTest::Z,
+            Test::Knha => MultilevelTest::T,
+        },
+    };
+    let clusters = super::multilevel::labels(data, study, "study", &[])?;
+    let left_out = super::data::id_set(excluded);
+    let kept = data.kept(excluded);
+    let studies: Vec<String> = data
+        .records()
+        .iter()
+        .zip(&clusters)
+        .filter(|(r, _)| !left_out.contains(r.id.as_str()))
+        .map(|(_, c)| c.clone())
+        .collect();
+    let model = meta_analysis::multilevel(&kept, &studies, &[], &ml)?;
+    let (s1, s2) = (model.sigma2[0], model.sigma2[1]);
+    // Per study: Σ 1/(vi + σ²₂) over its records in the model.
+    let mut sums: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    for (r, c) in kept.iter().zip(&studies) {
+        *sums.entry(c.as_str()).or_default() += 1.0 / (r.vi + s2);
+    }
+    let diagonal: Vec<Option<f64>> = data
+        .records()
+        .iter()
+        .zip(&clusters)
+        .map(|(r, c)| {
+            (!left_out.contains(r.id.as_str())).then(|| {
+                let d = r.vi + s2;
+                1.0 / d - s1 / (d * d) / (1.0 + s1 * sums[c.as_str()])
+            })
+        })
+        .collect();
+    let total: f64 = diagonal.iter().flatten().sum();
+    let weights = diagonal
+        .iter()
+        .map(|w| w.map(|w| 100.0 * w / total))
+        .collect();
+    let c0 = &model.coefficients[0];
+    let fit = meta_analysis::Fit {
+        method,
+        test: options.test,
+        level: model.level,
+        k: model.k,
+        estimate: c0.estimate,
+        se: c0.se,
+        statistic: c0.statistic,
+        df: model.df,
+        p: c0.p,
+        ci_lower: c0.ci_lower,
+        ci_upper: c0.ci_upper,
+        tau2: s1 + s2,
+        tau: (s1 + s2).sqrt(),
+        se_tau2: None,
+        q: model.qe,
+        q_df: model.qe_df,
+        q_p: model.qe_p,
+        i2: f64::NAN,
+        h2: f64::NAN,
+        pi_lower: model.pi_lower.unwrap_or(c0.ci_lower),
+        pi_upper: model.pi_upper.unwrap_or(c0.ci_upper),
+        iterations: Some(model.iterations),
+    };
+    let name = format!("Three-level model ({}), {} studies", method.name(), model.n_studies);
+    let notes = [
+        format!(
+            "{name}: k = {}, σ²₁ (between studies) = {:.4}, σ²₂ (within studies) = {:.4}",
+            model.k, s1, s2
+        ),
+        format!(
+            "Rows grouped by {study}; weights: the diagonal of the inverse marginal covariance, \
+             as % of its sum (metafor's weights())."
+        ),
+    ];
+    Ok(ThreeLevel {
+        fit,
+        name,
+        clusters,
+        weights,
+        notes,
+    })
+}
+
+/// The three-level model as the multilevel tool returns it, for the result and its printed
+/// summary: that tool called with `study`, the exclusions and the fit's options.
+fn three_level_result(
+    study: &str,
+    excluded: &[String],
+    options: &meta_analysis::FitOptions,
+    data: &DataSource,
+) -> Result<MultilevelResult, ToolError> {
+    use super::args::FromArgs;
+    let test = match options.test {
+        meta_analysis::Test::Knha => "t",
+        meta_analysis::Test::Z => "z",
+    };
+    let args = serde_json::json!({
+        "study": study,
+        "exclude": excluded,
+        "method": options.method.name(),
+        "level": options.level,
+        "test": test,
+    });
+    let args = args.as_object().expect("an object");
+    let args = super::multilevel::MultilevelArgs::from_args(args)
+        .map_err(|e| invalid(e.to_string()))?;
+    super::fit_multilevel::fit_multilevel(args, data)
 }
 
 fn invalid(message: String) -> ToolError {
@@ -556,9 +729,10 @@ impl Layout {
 /// The headline of the fit drawn.
 impl crate::printed::Printed for ForestPlotResult {
     fn print(&self, out: &mut crate::printed::Out) {
-        match &self.model {
-            Some(model) => model.print(out),
-            None => self.fit.headline(out),
+        match (&self.model, &self.three_level) {
+            (Some(model), _) => model.print(out),
+            (None, Some(three_level)) => three_level.print(out),
+            (None, None) => self.fit.headline(out),
         }
     }
 }

@@ -15,7 +15,7 @@ mod subgroups;
 mod text;
 mod ticks;
 
-pub use options::{Fitted, ForestOptions, Reference, Shade};
+pub use options::{Clustered, Fitted, ForestOptions, Reference, Shade};
 
 use super::document::{self, text_width, NOTE_LINE};
 use super::rows::{
@@ -72,6 +72,8 @@ pub struct ForestInput<'a> {
     pub groups: Option<ForestGroups<'a>>,
     /// A meta-regression's fitted values, drawn instead of a pooled row (with `fit` `None`).
     pub fitted: Option<Fitted<'a>>,
+    /// A multilevel model's clusters and weights (`fit` is then its pooled result).
+    pub clustered: Option<Clustered<'a>>,
     /// forest()'s layout options.
     pub options: ForestOptions<'a>,
 }
@@ -534,6 +536,9 @@ impl<'a> Checked<'a> {
         };
         let intervals = record_intervals(input.records, level).map_err(PlotError::Intervals)?;
         let weights = match (&pooled, &input.fitted) {
+            (Some(_), _) if input.clustered.is_some() => {
+                clustered_weights(input.clustered.as_ref().expect("clustered"), &is_excluded)?
+            }
             (Some(p), _) => included_weights(input.records, &is_excluded, p.fit.tau2)?,
             (None, Some(f)) => {
                 fitted_check(f, input.records.len())?;
@@ -560,6 +565,38 @@ impl<'a> Checked<'a> {
     }
 }
 
+/// A multilevel model's weights as (percent, relative to the largest), checked: one per
+/// record, none for an excluded record.
+fn clustered_weights(
+    c: &Clustered,
+    is_excluded: &[bool],
+) -> Result<Vec<Option<(f64, f64)>>, PlotError> {
+    for (what, got) in [
+        ("the clusters", c.clusters.len()),
+        ("the weights", c.weights.len()),
+    ] {
+        if got != is_excluded.len() {
+            return Err(PlotError::ColumnLength {
+                what,
+                records: is_excluded.len(),
+                got,
+            });
+        }
+    }
+    let largest = c.weights.iter().flatten().fold(0.0f64, |a, b| a.max(*b));
+    c.weights
+        .iter()
+        .zip(is_excluded)
+        .map(|(w, &excluded)| match (w, excluded) {
+            (Some(w), false) => {
+                finite(*w, "a weight")?;
+                Ok(Some((*w, w / largest)))
+            }
+            _ => Ok(None),
+        })
+        .collect()
+}
+
 /// The fitted values, checked for drawing: one per record, every number finite.
 fn fitted_check(f: &Fitted, records: usize) -> Result<(), PlotError> {
     if f.values.len() != records {
@@ -584,6 +621,26 @@ fn fitted_check(f: &Fitted, records: usize) -> Result<(), PlotError> {
 fn layout<'a>(input: &ForestInput<'a>, groups: Option<&ForestGroups<'a>>) -> Vec<Line<'a>> {
     let natural: Vec<usize> = (0..input.records.len()).collect();
     let order = input.order.unwrap_or(&natural);
+    if let Some(c) = &input.clustered {
+        // Each cluster in the order its first row comes, its rows under its heading.
+        let mut lines = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for &i in order {
+            let cluster: &'a str = &c.clusters[i];
+            if seen.contains(&cluster) {
+                continue;
+            }
+            seen.push(cluster);
+            lines.push(Line::Heading(cluster));
+            lines.extend(
+                order
+                    .iter()
+                    .filter(|&&j| c.clusters[j] == cluster)
+                    .map(|&j| Line::Record(j)),
+            );
+        }
+        return lines;
+    }
     let Some(g) = groups else {
         return order.iter().copied().map(Line::Record).collect();
     };
@@ -857,6 +914,22 @@ impl Plot<'_> {
         }
         if let Some(g) = &self.checked.groups {
             subgroups::draw_headings(&mut w, g, &self.places.headings);
+        }
+        if input.clustered.is_some() {
+            for (cluster, y) in &self.places.headings {
+                w.text(
+                    "text",
+                    &[
+                        ("class", "cluster-heading"),
+                        ("x", &px(document::LEFT)),
+                        ("y", &px(y + 4.0)),
+                        ("font-weight", "bold"),
+                    ],
+                    &id_label(cluster, 40),
+                );
+            }
+        }
+        if let Some(g) = &self.checked.groups {
             for &(index, y) in &self.places.subgroups {
                 let s = &g.analysis.groups[index];
                 subgroups::draw(&mut w, t, g, s, (x, self.alim), y, columns)?;

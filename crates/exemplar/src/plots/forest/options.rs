@@ -78,6 +78,19 @@ pub struct Fitted<'a> {
     pub level: f64,
 }
 
+/// A multilevel model's rows, grouped by their cluster (the three-level model's study),
+/// with the model's own weights: metafor's weights() of an rma.mv fit.
+#[derive(Debug, Clone, Copy)]
+pub struct Clustered<'a> {
+    /// Each record's cluster, in record order (excluded records included).
+    pub clusters: &'a [String],
+    /// Each record's weight in percent, in record order; `None` for an excluded record.
+    pub weights: &'a [Option<f64>],
+    /// The model's line in the notes (its variance components), and how the weights are
+    /// computed.
+    pub notes: [&'a str; 2],
+}
+
 /// The polygon `points` (x, y) clipped to `a ≤ x ≤ b` (Sutherland–Hodgman, one edge at a
 /// time): what metafor draws of a diamond or fitted polygon inside `alim`.
 pub(super) fn clip(points: &[(f64, f64)], (a, b): (f64, f64)) -> Vec<(f64, f64)> {
