@@ -292,19 +292,12 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
     let layout = Layout::of(&args, scale.transform)?;
+    one_model(&args)?;
+    let columns = read_columns(&args)?;
     let excluded = args.exclude.of(data)?;
-    let given = [("by", args.by.is_some()), ("mods", args.mods.is_some()), ("study", args.study.is_some())];
-    if let [(a, _), (b, _), ..] = given.iter().filter(|(_, g)| *g).collect::<Vec<_>>()[..] {
-        return Err(invalid(format!(
-            "{a} and {b}: give one (subgroups, a meta-regression or the three-level model)"
-        )));
-    }
-    let formula = args.mods.as_ref().map(|m| m.formula()).transpose()?;
-    // A record with no group (absent, null, blank or NA in `by`) or no moderator value is
-    // left out and listed, as the subgroup analysis and the meta-regression leave it out
+    // A record with no group (absent, null, blank or NA in `by` or `study`) or no moderator
+    // value is left out and listed, as the subgroup analysis and the models leave it out
     // (metafor's na.omit): it has no place among the groups or in the model.
-    let mut columns: Vec<String> = args.by.iter().chain(&args.study).cloned().collect();
-    columns.extend(formula.iter().flat_map(|f| f.columns()));
     let omitted = data.na_omit(&columns, Vec::new())?.1;
     let without_value: Vec<String> = omitted.iter().map(|o| o.id.clone()).collect();
     let kept;
@@ -322,9 +315,7 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
     let grouped = match &args.by {
         Some(by) => {
-            let analysis = run_subgroups(by, &excluded, &options, data)?;
-            // Every record's level, the excluded ones' too: rows are drawn under their level.
-            let levels = group_labels(data.moderator(by, &[])?.column);
+            let (analysis, levels) = subgroups(by, &excluded, &options, data)?;
             Some((by.as_str(), analysis, levels))
         }
         None => None,
@@ -415,6 +406,38 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         }),
         omitted,
     })
+}
+
+/// The subgroup analysis by `by` of the records not excluded, and every record's level (the
+/// excluded ones' too: rows are drawn under their level).
+fn subgroups(
+    by: &str,
+    excluded: &[String],
+    options: &meta_analysis::FitOptions,
+    data: &DataSource,
+) -> Result<(meta_analysis::SubgroupAnalysis, Vec<String>), ToolError> {
+    let analysis = run_subgroups(by, excluded, options, data)?;
+    let levels = group_labels(data.moderator(by, &[])?.column);
+    Ok((analysis, levels))
+}
+
+/// `by`, `mods` or `study`: at most one.
+fn one_model(args: &ForestArgs) -> Result<(), ToolError> {
+    let given = [("by", args.by.is_some()), ("mods", args.mods.is_some()), ("study", args.study.is_some())];
+    if let [(a, _), (b, _), ..] = given.iter().filter(|(_, g)| *g).collect::<Vec<_>>()[..] {
+        return Err(invalid(format!(
+            "{a} and {b}: give one (subgroups, a meta-regression or the three-level model)"
+        )));
+    }
+    Ok(())
+}
+
+/// The columns a record needs a value in: `by`'s, `study`'s, the moderators'.
+fn read_columns(args: &ForestArgs) -> Result<Vec<String>, ToolError> {
+    let formula = args.mods.as_ref().map(|m| m.formula()).transpose()?;
+    let mut columns: Vec<String> = args.by.iter().chain(&args.study).cloned().collect();
+    columns.extend(formula.iter().flat_map(|f| f.columns()));
+    Ok(columns)
 }
 
 /// The three-level model (fit_multilevel's, without moderators) drawn as a forest: its
