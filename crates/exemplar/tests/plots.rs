@@ -37,6 +37,9 @@ fn forest_of(records: &[Record], excluded: &[String], fit: Option<&Fit>) -> Plot
         labels: None,
         transform: meta_analysis::Transform::None,
         groups: None,
+        fitted: None,
+        clustered: None,
+        options: Default::default(),
     })
     .unwrap()
 }
@@ -370,6 +373,9 @@ fn bad_input_is_refused_with_a_clear_error() {
         labels: None,
         transform: meta_analysis::Transform::None,
         groups: None,
+        fitted: None,
+        clustered: None,
+        options: Default::default(),
     };
     let err = forest(&input).unwrap_err();
     assert!(matches!(err, PlotError::TooManyRecords { got: 2001, .. }));
@@ -393,6 +399,9 @@ fn bad_input_is_refused_with_a_clear_error() {
         labels: None,
         transform: meta_analysis::Transform::None,
         groups: None,
+        fitted: None,
+        clustered: None,
+        options: Default::default(),
     };
     assert_eq!(
         forest(&input).unwrap_err(),
@@ -644,6 +653,9 @@ proptest! {
             labels: None,
             transform: meta_analysis::Transform::None,
             groups: None,
+            fitted: None,
+            clustered: None,
+            options: Default::default(),
         }))?;
         let egger = egger.map(|(b0, b1, p)| EggerLine {
             variant: "classic",
@@ -688,6 +700,9 @@ fn records_outside_the_engines_range_are_refused_naming_the_record() {
             labels: None,
             transform: meta_analysis::Transform::None,
             groups: None,
+            fitted: None,
+            clustered: None,
+            options: Default::default(),
         })
         .unwrap_err();
         assert!(
@@ -730,6 +745,9 @@ fn a_fit_whose_interval_spans_every_double_is_a_clear_error() {
         labels: None,
         transform: meta_analysis::Transform::None,
         groups: None,
+        fitted: None,
+        clustered: None,
+        options: Default::default(),
     })
     .unwrap_err();
     assert!(matches!(err, PlotError::SpanTooWide { .. }), "{err}");
@@ -757,6 +775,9 @@ fn weights_spanning_the_engines_range_are_finite() {
         labels: None,
         transform: meta_analysis::Transform::None,
         groups: None,
+        fitted: None,
+        clustered: None,
+        options: Default::default(),
     })
     .unwrap();
     assert!(!out.svg.contains("NaN") && !out.svg.contains("inf"));
@@ -1077,6 +1098,9 @@ fn a_forest_of_risk_ratios_is_labelled_by_study_on_the_natural_scale() {
         labels: Some(&labels),
         transform: meta_analysis::Transform::Exp,
         groups: None,
+        fitted: None,
+        clustered: None,
+        options: Default::default(),
     })
     .unwrap();
     check_document(&out.svg);

@@ -16,7 +16,18 @@ pub(super) fn bottom(
     y: f64,
     title: &str,
 ) -> Result<(), ScaleError> {
-    let (r0, r1) = scale.range;
+    bottom_over(w, scale, ticks, (y, scale.range), title)
+}
+
+/// [`bottom`] with its line from `r0` to `r1` (pixels) rather than over the scale's range:
+/// a forest's axis runs over `alim`, inside a plot area that may span more (`xlim`).
+pub(super) fn bottom_over(
+    w: &mut Writer,
+    scale: &Linear,
+    ticks: &Labelled,
+    (y, (r0, r1)): (f64, (f64, f64)),
+    title: &str,
+) -> Result<(), ScaleError> {
     w.open("g", &[("class", "axis x-axis")]);
     line(w, (r0, y), (r1, y));
     for (&v, label) in ticks.values.iter().zip(&ticks.labels) {

@@ -110,7 +110,7 @@ pub fn cumulative(input: &CumulativeInput) -> Result<PlotOutput, PlotError> {
     }
     w.open("g", &[("font-size", &fixed(ROW_FONT, 0))]);
     columns.header(&mut w, "Record added", &heading, "k", &[]);
-    columns.open_plot_area(&mut w, &x, axis_y)?;
+    columns.open_plot_area(&mut w, &x, axis_y, Some(0.0))?;
     for (i, step) in input.steps.iter().enumerate() {
         draw_row(&mut w, input, step, row_y(i), &x, &columns)?;
     }
@@ -208,6 +208,7 @@ fn draw_row(
         paint: Paint::Inherit,
         estimate_text: &interval,
         last_text: &k,
+        clip: None,
     }
     .draw(w, columns, x)?;
     w.close("g");

@@ -41,7 +41,10 @@ pub mod svg;
 pub use bubble::{bubble, BubbleInput, MAX_BUBBLE_RECORDS};
 pub use cumulative::{cumulative, CumulativeInput, MAX_CUMULATIVE_ROWS};
 pub use diagnostic::{diagnostic, Band, DiagnosticInput, RefLine, MAX_DIAGNOSTIC_POINTS};
-pub use forest::{forest, ForestGroups, ForestInput, IlabColumn, MAX_FOREST_RECORDS};
+pub use forest::{
+    forest, Clustered, Fitted, ForestGroups, ForestInput, ForestOptions, IlabColumn, Reference,
+    Shade, MAX_FOREST_RECORDS,
+};
 pub use funnel::{
     funnel, funnel_with_contours, EggerLine, Filled, FunnelInput, MAX_CONTOURS, MAX_FUNNEL_RECORDS,
 };
@@ -121,6 +124,8 @@ pub enum PlotError {
     Unplaceable { value: f64 },
     /// A quantity needed for drawing exceeds the largest floating-point number.
     Overflow { what: &'static str },
+    /// A forest plot's `width` leaves its plot less than a third of it beside the columns.
+    TooNarrow { width: f64, needed: f64 },
 }
 
 impl From<ScaleError> for PlotError {
@@ -219,6 +224,13 @@ impl fmt::Display for PlotError {
                 f,
                 "cannot draw the value {}: its position on the plot is not a finite number",
                 number(*value)
+            ),
+            PlotError::TooNarrow { width, needed } => write!(
+                f,
+                "a width of {} leaves the plot less than a third of it beside the columns; \
+                 these columns need a width of at least {} (or fewer ilab columns)",
+                number(*width),
+                number(*needed)
             ),
             PlotError::Overflow { what } => write!(
                 f,

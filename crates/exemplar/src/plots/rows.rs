@@ -93,13 +93,15 @@ impl Columns {
     }
 
     /// Opens the plot area (its domain and range as data attributes, for a reader of the SVG)
-    /// and draws the line of no effect from the header down to the axis at `axis_y`, when 0
-    /// lies inside the domain. The rows follow until the caller closes the group.
+    /// and draws the reference line (`refline`, yi's scale: 0, no effect, unless a forest
+    /// plot says otherwise) from the header down to the axis at `axis_y`, when it lies
+    /// inside the domain. The rows follow until the caller closes the group.
     pub fn open_plot_area(
         &self,
         w: &mut Writer,
         x: &Linear,
         axis_y: f64,
+        refline: Option<f64>,
     ) -> Result<(), ScaleError> {
         let (d0, d1) = x.domain;
         w.open(
@@ -113,8 +115,8 @@ impl Columns {
                 ),
             ],
         );
-        if d0 < 0.0 && d1 > 0.0 {
-            let zero = px(x.map(0.0)?);
+        if let Some(at) = refline.filter(|at| d0 < *at && *at < d1) {
+            let zero = px(x.map(at)?);
             w.empty(
                 "line",
                 &[
@@ -161,6 +163,9 @@ pub(super) struct RowMarks<'a> {
     pub estimate_text: &'a str,
     /// The last column's text.
     pub last_text: &'a str,
+    /// The axis' ends (metafor's `alim`): the interval is cut there, ending in an arrow,
+    /// and an estimate beyond is not drawn. `None`: drawn whole.
+    pub clip: Option<(f64, f64)>,
 }
 
 impl RowMarks<'_> {
@@ -176,7 +181,33 @@ impl RowMarks<'_> {
         } else {
             INK
         };
-        let (x1, x2, cy) = (px(x.map(self.ci.0)?), px(x.map(self.ci.1)?), px(self.y));
+        let (a, b) = self.clip.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+        let (lo, hi) = (self.ci.0.max(a), self.ci.1.min(b));
+        if lo > self.ci.0 {
+            arrow(w, x.map(a)?, self.y, true, ink);
+        }
+        if hi < self.ci.1 {
+            arrow(w, x.map(b)?, self.y, false, ink);
+        }
+        if lo < hi {
+            self.interval(w, x, (lo, hi), ink)?;
+        }
+        if (a..=b).contains(&self.estimate) {
+            self.square(w, x, ink)?;
+        }
+        right_text(w, columns.estimate_x, &text_y, self.estimate_text);
+        right_text(w, columns.last_x, &text_y, self.last_text);
+        Ok(())
+    }
+
+    fn interval(
+        &self,
+        w: &mut Writer,
+        x: &Linear,
+        (lo, hi): (f64, f64),
+        ink: &str,
+    ) -> Result<(), ScaleError> {
+        let (x1, x2, cy) = (px(x.map(lo)?), px(x.map(hi)?), px(self.y));
         let mut line = vec![
             ("class", "ci"),
             ("x1", x1.as_str()),
@@ -189,6 +220,10 @@ impl RowMarks<'_> {
             line.push(("stroke-dasharray", "4 2"));
         }
         w.empty("line", &line);
+        Ok(())
+    }
+
+    fn square(&self, w: &mut Writer, x: &Linear, ink: &str) -> Result<(), ScaleError> {
         let half = self.side / 2.0;
         let (sx, sy, side) = (
             px(x.map(self.estimate)? - half),
@@ -208,10 +243,34 @@ impl RowMarks<'_> {
             Paint::Hollow => square.extend([("fill", "#ffffff"), ("stroke", ink)]),
         }
         w.empty("rect", &square);
-        right_text(w, columns.estimate_x, &text_y, self.estimate_text);
-        right_text(w, columns.last_x, &text_y, self.last_text);
         Ok(())
     }
+}
+
+/// The arrow metafor draws where an interval runs past the axis: a triangle whose tip is at
+/// `tip` (pixels), pointing left or right.
+pub(super) fn arrow(w: &mut Writer, tip: f64, y: f64, left: bool, ink: &str) {
+    const LENGTH: f64 = 6.0;
+    const HALF: f64 = 3.5;
+    let base = if left { tip + LENGTH } else { tip - LENGTH };
+    let points = format!(
+        "{},{} {},{} {},{}",
+        px(tip),
+        px(y),
+        px(base),
+        px(y - HALF),
+        px(base),
+        px(y + HALF)
+    );
+    w.empty(
+        "polygon",
+        &[
+            ("class", "arrow"),
+            ("points", &points),
+            ("fill", ink),
+            ("stroke", "none"),
+        ],
+    );
 }
 
 /// Text ending at `x` (the numeric columns), on the baseline `y` as written.
@@ -283,6 +342,7 @@ mod tests {
                 paint,
                 estimate_text: "0.00 [-0.50, 0.50]",
                 last_text: "3",
+                clip: None,
             };
             marks.draw(&mut w, &columns, &x).unwrap();
             w.finish()

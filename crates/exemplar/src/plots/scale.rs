@@ -169,6 +169,32 @@ impl Labelled {
     }
 }
 
+impl Labelled {
+    /// Every n-th tick, the least n whose labels fit `length` pixels at `font` (a single
+    /// tick always fits): labels never overlap, however narrow the axis.
+    pub fn thinned(&self, length: f64, font: f64) -> Labelled {
+        let mut n = 1;
+        loop {
+            let keep = |i: &usize| i.is_multiple_of(n);
+            let thinned = Labelled {
+                domain: self.domain,
+                values: (0..self.values.len())
+                    .filter(keep)
+                    .map(|i| self.values[i])
+                    .collect(),
+                labels: (0..self.labels.len())
+                    .filter(keep)
+                    .map(|i| self.labels[i].clone())
+                    .collect(),
+            };
+            if thinned.values.len() <= 1 || thinned.fits(length, font) {
+                return thinned;
+            }
+            n += 1;
+        }
+    }
+}
+
 /// A tick label's width per character, in em: digits, the point and the minus sign are at
 /// most about 0.56 em in the sans-serif faces the plots name; 0.6 leaves a margin.
 pub const CHAR_EM: f64 = 0.6;
@@ -191,7 +217,9 @@ pub fn fitting(lo: f64, hi: f64, length: f64, font: f64) -> Result<Labelled, Sca
         }
         last = Some(ticks);
     }
-    Ok(last.expect("at least one count was tried"))
+    Ok(last
+        .expect("at least one count was tried")
+        .thinned(length, font))
 }
 
 /// Ticks over `[lo, hi]` (on yi's scale) at round values of `t`'s natural scale, labelled
@@ -227,8 +255,9 @@ pub fn natural_ticks(
     let usable = || candidates.iter().filter(|c| c.values.len() >= 2);
     usable()
         .find(|c| c.fits(length, font))
-        .or_else(|| usable().next_back())
         .cloned()
+        // None fits: the sparsest, thinned until its labels leave room between them.
+        .or_else(|| usable().next_back().map(|c| c.thinned(length, font)))
         // Nothing round lies in reach (a span of a few ulps far from 0): yi's own ticks,
         // labelled on the natural scale.
         .map_or_else(
@@ -243,7 +272,7 @@ pub fn natural_ticks(
 
 /// A natural-scale value as a label: as few decimals as it needs (0.25, 0.5, 1, 10), in
 /// scientific notation beyond 10⁵ or below 10⁻⁴ (2e-6, 1e8).
-fn natural(x: f64) -> String {
+pub(super) fn natural(x: f64) -> String {
     if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
         let s = format!("{x:e}");
         return s;
@@ -258,7 +287,7 @@ fn natural(x: f64) -> String {
 }
 
 /// The candidate tick sets of a ratio axis over log ratios `[lo, hi]`, densest first.
-fn ratio_candidates(lo: f64, hi: f64) -> Vec<Labelled> {
+pub(super) fn ratio_candidates(lo: f64, hi: f64) -> Vec<Labelled> {
     let mut out = Vec::new();
     // Narrow spans: round steps of the ratio itself.
     if hi - lo < ln(4.0) {
@@ -319,13 +348,13 @@ fn ratio_candidates(lo: f64, hi: f64) -> Vec<Labelled> {
 }
 
 /// m·10^d as the double nearest its decimal value (0.1, not 0.1000000000000000055…).
-fn decade_value(m: f64, d: i32) -> f64 {
+pub(super) fn decade_value(m: f64, d: i32) -> f64 {
     format!("{m}e{d}").parse().unwrap_or(f64::NAN)
 }
 
 /// Ratio ticks at `values` (increasing, positive): positions ln(v), the domain their ends;
 /// values that underflow or overflow the log are left out.
-fn series(values: impl Iterator<Item = f64>) -> Labelled {
+pub(super) fn series(values: impl Iterator<Item = f64>) -> Labelled {
     let kept: Vec<f64> = values
         .filter(|v| v.is_finite() && *v > 0.0 && ln(*v).is_finite())
         .collect();
@@ -346,7 +375,7 @@ fn series(values: impl Iterator<Item = f64>) -> Labelled {
 /// the yi the transform takes to it (found by bisection, so any increasing transform
 /// serves). The domain stays `[lo, hi]`: the next round step may lie outside the natural
 /// scale's range (a proportion's 0 or 1).
-fn monotone_candidates(lo: f64, hi: f64, t: Transform) -> Vec<Labelled> {
+pub(super) fn monotone_candidates(lo: f64, hi: f64, t: Transform) -> Vec<Labelled> {
     let (a, b) = (t.apply(lo), t.apply(hi));
     if !(a.is_finite() && b.is_finite() && a < b) {
         return Vec::new();

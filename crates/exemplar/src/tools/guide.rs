@@ -4,8 +4,11 @@
 
 /// The most bytes one tool's definition may take (compact JSON, as MCP's tools/list and the
 /// page's registrations carry it): a budget per tool, not a wall for the list, so a lean
-/// analysis can always be added.
-pub const MAX_DEFINITION_BYTES: usize = 2_560;
+/// analysis can always be added. 2,560 until the forest plot took metafor forest()'s options
+/// (issue 45: at, alim, xlim, refline, header, mlab, showweights, addpred, shade, width,
+/// mods and study, names that are contracts): about 56 bytes of schema each once their
+/// meaning moved to [`instructions`], 2,757 in all (2,760).
+pub const MAX_DEFINITION_BYTES: usize = 2_760;
 
 /// The most bytes a definition may take on average over the registry: the list grows by
 /// about this much a tool (breadth grows as options and enum values of existing tools).
@@ -20,7 +23,10 @@ pub const MAX_DEFINITION_BYTES: usize = 2_560;
 /// each shared rule once in [`instructions`] (`subset` and `slab` among them) and in each
 /// description only what its tool alone does, not the result's fields, the records cap
 /// (in `records`' description) nor what the title or an argument's description says.
-pub const MEAN_DEFINITION_BYTES: usize = 1_700;
+/// forest()'s options, `mods` and `study` on the forest plot (issue 45), their meaning said once
+/// in [`instructions`] and its description cut, added about 680 bytes, 24 a tool
+/// (1,725).
+pub const MEAN_DEFINITION_BYTES: usize = 1_725;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;
@@ -116,6 +122,14 @@ natural-scale values.\n\n\
 LIMITS, checked before any work: arguments at most {bytes} bytes of JSON, nested at most \
 {depth} deep, no repeated key; the record cap is in `records`' description; an iterative \
 estimator stops with an error after its iteration limit. An error is {{code, message}}.\n\n\
+FOREST. {forest} takes metafor forest()'s options: at (ticks), alim (the axis' ends; an \
+interval beyond ends in an arrow), xlim (the plot's ends), refline (a number; false: none), \
+header ([left, right] titles), mlab (the pooled row's label), showweights, addpred (the \
+prediction interval; with mods, fitted values' polygons span it), shade (zebra, zebra2, all), \
+width (of the SVG; the plot keeps a third of it), order (estimate, precision, fit or a \
+column), ilab (columns beside the labels); at, alim, xlim and refline on the natural scale. \
+by: the rows grouped by a text column. mods: each row's fitted value as a grey polygon, no \
+pooled row. study: the three-level model (as {multilevel}'s), rows grouped by study.\n\n\
 CONVENTIONS. p values are two-sided; with test z the intervals use the normal quantile, with \
 knha the t quantile with k-1 df; I^2 and H^2 as metafor (typical within-study variance). The \
 methods text (MCP resource exemplar://docs/METHODS.md; the page's Methods section) states \
@@ -127,6 +141,8 @@ no metafor counterpart refuse it (invalid_arguments).",
         dataset = crate::dataset::NAME,
         columns = crate::dataset::COLUMNS[1..8].join(", "),
         escalc = super::COMPUTE_EFFECT_SIZES.name,
+        forest = super::FOREST_PLOT.name,
+        multilevel = super::FIT_MULTILEVEL.name,
         load = super::LOAD_DATA.name,
         data_id = super::DATA_ID,
         custom = super::CUSTOM_RECORDS,

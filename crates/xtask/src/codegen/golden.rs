@@ -43,6 +43,17 @@ fn calls() -> Vec<(&'static str, &'static str, Value)> {
             FOREST_PLOT.name,
             json!({"records": bcg_rr.clone(), "slab": "author", "ilab": ["ai", "bi", "ci", "di"], "order": "precision"}),
         ),
+        // Issue 45's acceptance: beside metafor's forest() of the same call
+        // (docs/figures/forest_bcg_metafor.R and .png; docs/figures/forest_bcg_exemplar.svg
+        // is this file, held equal by crates/exemplar/tests/forest_options.rs).
+        (
+            "forest_bcg_metafor.svg",
+            FOREST_PLOT.name,
+            json!({"records": bcg_rr.clone(), "ilab": ["ai", "bi", "ci", "di"],
+                   "at": [0.05, 0.25, 1, 4],
+                   "header": ["Author(s) and Year", "Risk Ratio [95% CI]"],
+                   "mlab": "RE Model for All Studies"}),
+        ),
         (
             "funnel_bcg_rr.svg",
             FUNNEL_PLOT.name,

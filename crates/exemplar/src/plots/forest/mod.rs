@@ -9,9 +9,13 @@
 //! one (columns, rows, the axis and its line of no effect) is in `plots::rows`.
 
 mod numbers;
+mod options;
 mod pooled;
 mod subgroups;
 mod text;
+mod ticks;
+
+pub use options::{Clustered, Fitted, ForestOptions, Reference, Shade};
 
 use super::document::{self, text_width, NOTE_LINE};
 use super::rows::{
@@ -20,7 +24,9 @@ use super::rows::{
 };
 use super::scale::{Labelled, Linear, ScaleError};
 use super::svg::{fixed, px, Writer};
-use super::{id_label, id_text, included_weights, validate, PlotError, PlotOutput, GREY, INK};
+use super::{
+    finite, id_label, id_text, included_weights, validate, PlotError, PlotOutput, FILL, GREY, INK,
+};
 use crate::printable::LABEL_CHARS;
 use meta_analysis::{record_intervals, Fit, Record, SubgroupAnalysis, Transform};
 use pooled::Pooled;
@@ -64,6 +70,12 @@ pub struct ForestInput<'a> {
     /// Rows grouped by a text column, with the subgroup analysis of the records not
     /// excluded (needs `fit`).
     pub groups: Option<ForestGroups<'a>>,
+    /// A meta-regression's fitted values, drawn instead of a pooled row (with `fit` `None`).
+    pub fitted: Option<Fitted<'a>>,
+    /// A multilevel model's clusters and weights (`fit` is then its pooled result).
+    pub clustered: Option<Clustered<'a>>,
+    /// forest()'s layout options.
+    pub options: ForestOptions<'a>,
 }
 
 /// A column of text beside the rows: its heading and each record's value, in record order.
@@ -99,10 +111,15 @@ enum Line<'a> {
 const WIDTH: f64 = 390.0;
 /// The room between two columns and at the right edge.
 const GAP: f64 = 8.0;
-/// The width of the plot column the labels leave room for, and the least it may shrink to
-/// (for an excluded row's label) before the plot grows wider than [`WIDTH`].
+/// Without ilab columns, at a phone's width: the width of the plot column the labels leave
+/// room for, and the least it may shrink to (for a long word of a label) before the plot
+/// grows wider than [`WIDTH`]; also how far the estimate column's heading may reach over
+/// the plot column, which has no heading of its own.
 const MIN_PLOT: f64 = 100.0;
 const LEAST_PLOT: f64 = 80.0;
+/// With ilab columns or a width given, the least share of the width the plot column keeps:
+/// the columns share the rest.
+const PLOT_SHARE: f64 = 1.0 / 3.0;
 /// The most and the least characters of a line of a row label: a longer label wraps at its
 /// spaces onto further lines, and only a word longer than a line is cut ("…").
 const MAX_LABEL_CHARS: usize = 18;
@@ -116,6 +133,9 @@ const MIN_SIDE: f64 = 4.0;
 /// Side of every square when there is no fit (and so no weights).
 const PLAIN_SIDE: f64 = 7.0;
 const DIAMOND_HALF_HEIGHT: f64 = 7.0;
+/// Half the height of a fitted value's polygon, and its grey (metafor's "gray").
+const FITTED_HALF_HEIGHT: f64 = 5.0;
+const FITTED: &str = "#bebebe";
 
 struct Row<'r> {
     /// The record's index among the records.
@@ -140,7 +160,7 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     let checked = Checked::of(input)?;
     let lines = layout(input, checked.groups.as_ref());
     let mut rows = rows(input, &checked);
-    let frame = Frame::of(input, &rows, &checked);
+    let frame = Frame::of(input, &rows, &checked)?;
     for row in &mut rows {
         row.label_lines = label_lines(row, frame.label_chars);
     }
@@ -148,18 +168,20 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     for row in &mut rows {
         row.y = places.record_y[row.index];
     }
-    let (ticks, x) = frame
-        .columns
-        .x_axis(extent(&rows, &checked), input.transform)?;
-    let below = Below::rows(places.last_y, checked.pooled.as_ref());
+    let (ticks, x) = x_axis(input, &frame, extent(&rows, &checked))?;
+    let below = Below::rows(places.last_y, checked.pooled.as_ref(), checked.shows_pi);
     let mut notes = text::notes(input, &checked);
-    if checked.pooled.is_some() && !frame.weights {
+    if checked.weights.iter().any(Option::is_some)
+        && !frame.weights
+        && input.options.showweights.is_none()
+    {
         notes.push(
             "Weights: the squares' areas (their column gives way to the ilab columns).".into(),
         );
     }
     let notes = document::wrap_notes(&notes, frame.width);
     let plot = Plot {
+        alim: ticks.domain,
         checked,
         rows,
         places,
@@ -173,31 +195,201 @@ pub fn forest(input: &ForestInput) -> Result<PlotOutput, PlotError> {
     plot.draw(input, numbers)
 }
 
+/// The axis ([`ticks::axis`]: `alim`, `at`, else chosen from `extent`) and the plot
+/// column's scale, over `xlim` where given (at least the axis).
+fn x_axis(
+    input: &ForestInput,
+    frame: &Frame,
+    extent: (f64, f64),
+) -> Result<(Labelled, Linear), PlotError> {
+    let o = &input.options;
+    let plot = frame.columns.plot;
+    let mut length = plot.1 - plot.0;
+    if let Some((a, b)) = o.xlim {
+        // The axis takes its share of the plot column.
+        let (lo, hi) = o.alim.unwrap_or(extent);
+        let share = (hi - lo) / (b.max(hi) - a.min(lo));
+        if share.is_finite() && share > 0.0 {
+            length *= share.min(1.0);
+        }
+    }
+    let ticks = ticks::axis(extent, o.alim, o.at, input.transform, length, ROW_FONT)?;
+    let alim = ticks.domain;
+    let domain = o.xlim.map_or(alim, |(a, b)| (a.min(alim.0), b.max(alim.1)));
+    Ok((ticks, Linear::new(domain, plot)?))
+}
+
 /// Where the columns sit, left to right (the label, the ilab columns, the plot, the
-/// estimate, the weight), measured from what they hold at the rows' 11 px: the label
-/// column keeps as many characters as leave the plot [`MIN_PLOT`] wide (at least
-/// [`MIN_LABEL_CHARS`]) on a line, a longer label wrapping onto further lines; columns
-/// that still do not fit widen the plot beyond [`WIDTH`].
+/// estimate, the weight), measured from what they hold at the rows' 11 px: with ilab
+/// columns or a width given, the plot keeps at least [`PLOT_SHARE`] of the width and the
+/// columns share the rest; else [`MIN_PLOT`] of a phone's [`WIDTH`]. The label column keeps
+/// as many characters as leave the plot that room (at least [`MIN_LABEL_CHARS`]) on a
+/// line, a longer label wrapping onto further lines; columns that still do not fit widen
+/// the plot beyond [`WIDTH`] (never beyond a `width` given: that is an error).
 struct Frame {
     width: f64,
     columns: Columns,
     label_chars: usize,
     /// Each ilab column's right edge.
     ilab_x: Vec<f64>,
+    label_heading: String,
     estimate_heading: String,
     /// Whether the weights have a column (not when ilab columns need its room).
     weights: bool,
 }
 
 impl Frame {
-    fn of(input: &ForestInput, rows: &[Row], checked: &Checked) -> Frame {
-        let (t, font) = (input.transform, ROW_FONT);
-        let estimate_heading = estimate_heading(input.measure, checked.level);
+    fn of(input: &ForestInput, rows: &[Row], checked: &Checked) -> Result<Frame, PlotError> {
+        let (font, o) = (ROW_FONT, &input.options);
+        let estimate_heading = o.header.map_or_else(
+            || estimate_heading(input.measure, checked.level),
+            |(_, right)| right.to_string(),
+        );
+        let label_heading = o.header.map_or_else(
+            || label_heading(input).to_string(),
+            |(left, _)| left.to_string(),
+        );
+        let Widths {
+            estimate,
+            below_labels,
+            weight_width,
+            ilab,
+        } = Widths::of(input, rows, checked, &estimate_heading);
+        let ilab_total: f64 = ilab.iter().map(|w| w + GAP).sum();
+        let char_width = text_width("x", font, false);
+        let (longest, longest_word) = longest(rows);
+        let base = o.width.unwrap_or(WIDTH);
+        // With ilab columns or a width given, the plot keeps [`PLOT_SHARE`] of the width;
+        // else, at a phone's width, [`MIN_PLOT`] (a long word may take it to
+        // [`LEAST_PLOT`]).
+        let shared = !input.ilab.is_empty() || o.width.is_some();
+        // The label column, with the weight column's room (`weight`) or without, and the
+        // width that leaves the plot its room.
+        let label = |weight: f64, base: f64| {
+            let fixed = document::LEFT + GAP + ilab_total + GAP + estimate + weight + GAP;
+            let room = |plot: f64| ((base - fixed - plot) / char_width).floor().max(0.0) as usize;
+            let least = if shared { base * PLOT_SHARE } else { MIN_PLOT };
+            let chars = longest.min(room(least).clamp(MIN_LABEL_CHARS, MAX_LABEL_CHARS));
+            // A word longer than that widens the plot rather than be cut, unless the width
+            // is given.
+            let chars = match (o.width, shared) {
+                (Some(_), _) => chars,
+                (None, true) => chars.max(longest_word.min(MAX_LABEL_CHARS)),
+                (None, false) => chars.max(longest_word.min(room(LEAST_PLOT)).min(MAX_LABEL_CHARS)),
+            };
+            // The pooled and subgroup labels sit in the label column, over the ilab
+            // columns; the heading too.
+            let drawn = rows
+                .iter()
+                .flat_map(|r| label_lines(r, chars))
+                .map(|line| line.chars().count())
+                .max()
+                .unwrap_or(0);
+            let width = (drawn as f64 * char_width)
+                .max(below_labels - ilab_total)
+                .max(text_width(&label_heading, font, true));
+            let needed = if shared {
+                (fixed + width) / (1.0 - PLOT_SHARE)
+            } else {
+                fixed + width + LEAST_PLOT
+            };
+            (chars, width, needed)
+        };
+        // ilab columns that leave no room for the weights push them out (the squares' areas
+        // still show them) unless `showweights` asks for them; the plot grows wider only
+        // when that is not enough.
+        let (mut weight, (mut label_chars, mut label_width, mut needed)) =
+            (weight_width, label(weight_width, base));
+        if needed > base && weight > 0.0 && !input.ilab.is_empty() && o.showweights.is_none() {
+            weight = 0.0;
+            (label_chars, label_width, needed) = label(0.0, base);
+        }
+        // A plot grown wider gives its labels the room of its new width (their lines
+        // longer), as long as that needs no more width still.
+        let mut wider = needed;
+        for _ in 0..4 {
+            if o.width.is_some() || !shared || wider <= base {
+                break;
+            }
+            let (chars, width, need) = label(weight, wider);
+            if need <= wider + 1e-9 {
+                (label_chars, label_width, needed) = (chars, width, wider);
+                break;
+            }
+            wider = need;
+        }
+        let width = match o.width {
+            Some(given) if needed > given + 1e-9 => {
+                return Err(PlotError::TooNarrow {
+                    width: given,
+                    needed: needed.ceil(),
+                })
+            }
+            Some(given) => given,
+            None => WIDTH.max(needed),
+        };
+        let mut x = document::LEFT + label_width;
+        let ilab_x = ilab
+            .iter()
+            .map(|w| {
+                x += GAP + w;
+                x
+            })
+            .collect();
+        let last_x = width - GAP;
+        let estimate_x = last_x - weight;
+        let plot = (x + GAP, estimate_x - estimate - GAP);
+        Ok(Frame {
+            width,
+            columns: Columns {
+                plot,
+                estimate_x,
+                last_x,
+            },
+            label_chars,
+            ilab_x,
+            label_heading,
+            estimate_heading,
+            weights: weight > 0.0,
+        })
+    }
+}
+
+/// The characters of the longest label on one line, and of its longest word.
+fn longest(rows: &[Row]) -> (usize, usize) {
+    let longest = rows
+        .iter()
+        .map(|r| label_lines(r, usize::MAX)[0].chars().count())
+        .max()
+        .unwrap_or(0);
+    let longest_word = rows
+        .iter()
+        .flat_map(|r| r.label.split(' '))
+        .map(|word| word.chars().count())
+        .max()
+        .unwrap_or(0);
+    (longest, longest_word)
+}
+
+/// The widths of the columns but the label's and the plot's, at the rows' 11 px.
+struct Widths {
+    /// The estimate column's.
+    estimate: f64,
+    /// The widest label under the rows (the pooled row's, the subgroups').
+    below_labels: f64,
+    /// The weights column's, 0 without one.
+    weight_width: f64,
+    /// Each ilab column's.
+    ilab: Vec<f64>,
+}
+
+impl Widths {
+    fn of(input: &ForestInput, rows: &[Row], checked: &Checked, estimate_heading: &str) -> Self {
+        let (t, font, o) = (input.transform, ROW_FONT, &input.options);
         // The heading may reach over the plot column, which has no heading of its own, by
         // up to the least the plot keeps less a gap: a natural scale's long name ("Incidence
         // rate ratio [95% CI]") then takes no room from the labels.
-        let mut estimate =
-            (text_width(&estimate_heading, font, true) - (LEAST_PLOT - GAP)).max(0.0);
+        let mut estimate = (text_width(estimate_heading, font, true) - (LEAST_PLOT - GAP)).max(0.0);
         for row in rows {
             let text = interval_text(t, row.record.yi, row.ci);
             estimate = estimate.max(text_width(&text, font, false));
@@ -207,7 +399,7 @@ impl Frame {
             let f = p.fit;
             let text = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
             estimate = estimate.max(text_width(&text, font, true));
-            below_labels = below_labels.max(text_width(&p.short_name(), font, true));
+            below_labels = below_labels.max(text_width(&p.label(o.mlab), font, true));
         }
         if let Some(g) = &checked.groups {
             for s in &g.analysis.groups {
@@ -217,7 +409,8 @@ impl Frame {
                 below_labels = below_labels.max(text_width(&subgroups::label(s), font, false));
             }
         }
-        let weight_width = if checked.pooled.is_some() {
+        let weighted = checked.weights.iter().any(Option::is_some);
+        let weight_width = if weighted && o.showweights != Some(false) {
             text_width("Weight", font, true) + 2.0 * GAP
         } else {
             0.0
@@ -232,71 +425,11 @@ impl Frame {
                     .fold(text_width(&ilab_text(&c.name), font, true), f64::max)
             })
             .collect();
-        let ilab_total: f64 = ilab.iter().map(|w| w + GAP).sum();
-        let char_width = text_width("x", font, false);
-        let longest = rows
-            .iter()
-            .map(|r| label_lines(r, usize::MAX)[0].chars().count())
-            .max()
-            .unwrap_or(0);
-        let longest_word = rows
-            .iter()
-            .flat_map(|r| r.label.split(' '))
-            .map(|word| word.chars().count())
-            .max()
-            .unwrap_or(0);
-        // The label column, with the weight column's room (`weight`) or without.
-        let label = |weight: f64| {
-            let fixed = document::LEFT + GAP + ilab_total + GAP + estimate + weight + GAP;
-            let room = |plot: f64| ((WIDTH - fixed - plot) / char_width).floor().max(0.0) as usize;
-            let chars = longest.min(room(MIN_PLOT).clamp(MIN_LABEL_CHARS, MAX_LABEL_CHARS));
-            // A word longer than that may take the plot down to [`LEAST_PLOT`] rather than
-            // be cut.
-            let chars = chars.max(longest_word.min(room(LEAST_PLOT)).min(MAX_LABEL_CHARS));
-            // The pooled and subgroup labels sit in the label column, over the ilab
-            // columns; the heading too.
-            let drawn = rows
-                .iter()
-                .flat_map(|r| label_lines(r, chars))
-                .map(|line| line.chars().count())
-                .max()
-                .unwrap_or(0);
-            let width = (drawn as f64 * char_width)
-                .max(below_labels - ilab_total)
-                .max(text_width(label_heading(input), font, true));
-            (chars, width, fixed + width + LEAST_PLOT)
-        };
-        // ilab columns that leave no room for the weights push them out (the squares' areas
-        // still show them); the plot grows wider only when that is not enough.
-        let (mut weight, (mut label_chars, mut label_width, mut needed)) =
-            (weight_width, label(weight_width));
-        if needed > WIDTH && weight > 0.0 && !input.ilab.is_empty() {
-            weight = 0.0;
-            (label_chars, label_width, needed) = label(0.0);
-        }
-        let width = WIDTH.max(needed);
-        let mut x = document::LEFT + label_width;
-        let ilab_x = ilab
-            .iter()
-            .map(|w| {
-                x += GAP + w;
-                x
-            })
-            .collect();
-        let last_x = width - GAP;
-        let estimate_x = last_x - weight;
-        let plot = (x + GAP, estimate_x - estimate - GAP);
-        Frame {
-            width,
-            columns: Columns {
-                plot,
-                estimate_x,
-                last_x,
-            },
-            label_chars,
-            ilab_x,
-            estimate_heading,
-            weights: weight > 0.0,
+        Widths {
+            estimate,
+            below_labels,
+            weight_width,
+            ilab,
         }
     }
 }
@@ -383,6 +516,9 @@ struct Checked<'a> {
     /// excluded or without a fit.
     weights: Vec<Option<(f64, f64)>>,
     groups: Option<ForestGroups<'a>>,
+    /// Whether the pooled prediction interval is drawn (a random-effects model, `addpred`
+    /// not false).
+    shows_pi: bool,
 }
 
 impl<'a> Checked<'a> {
@@ -393,17 +529,30 @@ impl<'a> Checked<'a> {
             Some(fit) => Some(Pooled::of(fit, included)?),
             None => None,
         };
-        let level = input.fit.map_or(0.95, |f| f.level);
+        let level = match (input.fit, &input.fitted) {
+            (Some(f), _) => f.level,
+            (None, Some(f)) => f.level,
+            (None, None) => 0.95,
+        };
         let intervals = record_intervals(input.records, level).map_err(PlotError::Intervals)?;
-        let weights = match &pooled {
-            Some(p) => included_weights(input.records, &is_excluded, p.fit.tau2)?,
-            None => vec![None; input.records.len()],
+        let weights = match (&pooled, &input.fitted) {
+            (Some(_), _) if input.clustered.is_some() => {
+                clustered_weights(input.clustered.as_ref().expect("clustered"), &is_excluded)?
+            }
+            (Some(p), _) => included_weights(input.records, &is_excluded, p.fit.tau2)?,
+            (None, Some(f)) => {
+                fitted_check(f, input.records.len())?;
+                included_weights(input.records, &is_excluded, f.tau2)?
+            }
+            (None, None) => vec![None; input.records.len()],
         };
         let groups = match &input.groups {
             Some(g) if pooled.is_some() => Some(subgroups::check(g, input.records.len())?),
             Some(_) => return Err(PlotError::GroupsWithoutFit),
             None => None,
         };
+        let shows_pi =
+            pooled.as_ref().is_some_and(Pooled::shows_pi) && input.options.addpred != Some(false);
         Ok(Checked {
             is_excluded,
             pooled,
@@ -411,8 +560,59 @@ impl<'a> Checked<'a> {
             intervals,
             weights,
             groups,
+            shows_pi,
         })
     }
+}
+
+/// A multilevel model's weights as (percent, relative to the largest), checked: one per
+/// record, none for an excluded record.
+fn clustered_weights(
+    c: &Clustered,
+    is_excluded: &[bool],
+) -> Result<Vec<Option<(f64, f64)>>, PlotError> {
+    for (what, got) in [
+        ("the clusters", c.clusters.len()),
+        ("the weights", c.weights.len()),
+    ] {
+        if got != is_excluded.len() {
+            return Err(PlotError::ColumnLength {
+                what,
+                records: is_excluded.len(),
+                got,
+            });
+        }
+    }
+    let largest = c.weights.iter().flatten().fold(0.0f64, |a, b| a.max(*b));
+    c.weights
+        .iter()
+        .zip(is_excluded)
+        .map(|(w, &excluded)| match (w, excluded) {
+            (Some(w), false) => {
+                finite(*w, "a weight")?;
+                Ok(Some((*w, w / largest)))
+            }
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// The fitted values, checked for drawing: one per record, every number finite.
+fn fitted_check(f: &Fitted, records: usize) -> Result<(), PlotError> {
+    if f.values.len() != records {
+        return Err(PlotError::ColumnLength {
+            what: "the fitted values",
+            records,
+            got: f.values.len(),
+        });
+    }
+    finite(f.tau2, "the residual τ²")?;
+    for (v, lo, hi) in f.values.iter().flatten() {
+        finite(*v, "a fitted value")?;
+        finite(*lo, "a fitted value's lower limit")?;
+        finite(*hi, "a fitted value's upper limit")?;
+    }
+    Ok(())
 }
 
 /// The lines top to bottom: without groups, one per record; with groups, per level (sorted)
@@ -421,6 +621,26 @@ impl<'a> Checked<'a> {
 fn layout<'a>(input: &ForestInput<'a>, groups: Option<&ForestGroups<'a>>) -> Vec<Line<'a>> {
     let natural: Vec<usize> = (0..input.records.len()).collect();
     let order = input.order.unwrap_or(&natural);
+    if let Some(c) = &input.clustered {
+        // Each cluster in the order its first row comes, its rows under its heading.
+        let mut lines = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for &i in order {
+            let cluster: &'a str = &c.clusters[i];
+            if seen.contains(&cluster) {
+                continue;
+            }
+            seen.push(cluster);
+            lines.push(Line::Heading(cluster));
+            lines.extend(
+                order
+                    .iter()
+                    .filter(|&&j| c.clusters[j] == cluster)
+                    .map(|&j| Line::Record(j)),
+            );
+        }
+        return lines;
+    }
     let Some(g) = groups else {
         return order.iter().copied().map(Line::Record).collect();
     };
@@ -519,13 +739,13 @@ fn rows<'a>(input: &ForestInput<'a>, checked: &Checked) -> Vec<Row<'a>> {
         .collect()
 }
 
-/// Every interval the x axis covers: the rows', the pooled confidence and prediction
-/// intervals, the subgroups'.
-fn extent(rows: &[Row], checked: &Checked) -> Vec<(f64, f64)> {
+/// What the x axis covers unless `alim` says otherwise, as metafor's forest() sets it: the
+/// rows' intervals (and the pooled and subgroup confidence intervals; a prediction interval
+/// beyond ends in an arrow).
+fn extent(rows: &[Row], checked: &Checked) -> (f64, f64) {
     let mut intervals: Vec<(f64, f64)> = rows.iter().map(|row| row.ci).collect();
     if let Some(p) = &checked.pooled {
         intervals.push((p.fit.ci_lower, p.fit.ci_upper));
-        intervals.push((p.fit.pi_lower, p.fit.pi_upper));
     }
     if let Some(g) = &checked.groups {
         intervals.extend(
@@ -536,6 +756,10 @@ fn extent(rows: &[Row], checked: &Checked) -> Vec<(f64, f64)> {
         );
     }
     intervals
+        .into_iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
+            (lo.min(a), hi.max(b))
+        })
 }
 
 /// What sits below the rows, top to bottom: the rule over the pooled result, its diamond,
@@ -549,12 +773,12 @@ struct Below {
 
 impl Below {
     /// Below the last line at `last_y`; without a fit, the axis follows the rows.
-    fn rows(last_y: f64, pooled: Option<&Pooled>) -> Self {
+    fn rows(last_y: f64, pooled: Option<&Pooled>, shows_pi: bool) -> Self {
         let separator_y = last_y + 12.0;
         let diamond_y = separator_y + 16.0;
         let pi_y = diamond_y + rows::ROW_HEIGHT;
         let axis_y = match pooled {
-            Some(p) if p.shows_pi() => pi_y + 14.0,
+            Some(_) if shows_pi => pi_y + 14.0,
             Some(_) => diamond_y + 14.0,
             None => separator_y,
         };
@@ -569,6 +793,8 @@ impl Below {
 
 /// Everything laid out, ready for its numbers and its drawing.
 struct Plot<'a> {
+    /// The axis' ends (yi's scale): intervals beyond end in an arrow.
+    alim: (f64, f64),
     checked: Checked<'a>,
     rows: Vec<Row<'a>>,
     places: Places<'a>,
@@ -595,11 +821,29 @@ impl Plot<'_> {
         let mut numbers = numbers::numbers(
             &self.rows,
             &c.pooled,
-            &self.x,
+            (&self.x, self.alim),
             &self.ticks,
-            c.level,
+            (c.level, c.shows_pi),
             input.excluded,
         )?;
+        if let Some(f) = &input.fitted {
+            numbers["fitted"] = json!({
+                "model": f.model,
+                "tau2": f.tau2,
+                "interval": if f.prediction { "prediction" } else { "confidence" },
+            });
+            for (row, n) in self
+                .rows
+                .iter()
+                .zip(numbers["rows"].as_array_mut().into_iter().flatten())
+            {
+                n["fitted"] = json!(f.values[row.index].map(|(v, lo, hi)| json!({
+                    "value": v,
+                    "lower": lo,
+                    "upper": hi,
+                })));
+            }
+        }
         numbers["transform"] = json!(input.transform.name());
         if !input.ilab.is_empty() {
             numbers["ilab"] = json!(input.ilab.iter().map(|c| &c.name).collect::<Vec<_>>());
@@ -648,41 +892,101 @@ impl Plot<'_> {
         let weight = if frame.weights { "Weight" } else { "" };
         columns.header(
             &mut w,
-            label_heading(input),
+            &frame.label_heading,
             &frame.estimate_heading,
             weight,
             &ilab_headings,
         );
-        columns.open_plot_area(&mut w, x, self.below.axis_y)?;
         // Top to bottom, so the document reads in the order drawn.
         let mut drawn: Vec<&Row> = self.rows.iter().collect();
         drawn.sort_by(|a, b| a.y.total_cmp(&b.y));
+        if let Some(shade) = input.options.shade {
+            draw_shade(&mut w, shade, &drawn, columns);
+        }
+        let refline = match input.options.refline {
+            Reference::Null => Some(0.0),
+            Reference::At(v) => Some(v),
+            Reference::Hidden => None,
+        };
+        columns.open_plot_area(&mut w, x, self.below.axis_y, refline)?;
         for row in drawn {
-            draw_row(&mut w, input, frame, row, x, level)?;
+            draw_row(&mut w, input, (frame, self.alim), row, x, level)?;
         }
         if let Some(g) = &self.checked.groups {
             subgroups::draw_headings(&mut w, g, &self.places.headings);
+        }
+        if input.clustered.is_some() {
+            for (cluster, y) in &self.places.headings {
+                w.text(
+                    "text",
+                    &[
+                        ("class", "cluster-heading"),
+                        ("x", &px(document::LEFT)),
+                        ("y", &px(y + 4.0)),
+                        ("font-weight", "bold"),
+                    ],
+                    &id_label(cluster, 40),
+                );
+            }
+        }
+        if let Some(g) = &self.checked.groups {
             for &(index, y) in &self.places.subgroups {
-                subgroups::draw(&mut w, t, g, &g.analysis.groups[index], x, y, columns)?;
+                let s = &g.analysis.groups[index];
+                subgroups::draw(&mut w, t, g, s, (x, self.alim), y, columns)?;
             }
         }
         if let Some(p) = &self.checked.pooled {
             columns.rule(&mut w, self.below.separator_y);
-            p.draw(&mut w, t, x, &self.below, level, columns)?;
+            let how = pooled::How {
+                label: p.label(input.options.mlab),
+                pi: self.checked.shows_pi,
+                level,
+                alim: self.alim,
+            };
+            p.draw(&mut w, t, x, &self.below, &how, columns)?;
         }
         w.close("g");
-        super::axis::bottom(&mut w, x, &self.ticks, self.below.axis_y, input.x_label)?;
+        let (a, b) = (x.map(self.alim.0)?, x.map(self.alim.1)?);
+        super::axis::bottom_over(
+            &mut w,
+            x,
+            &self.ticks,
+            (self.below.axis_y, (a, b)),
+            input.x_label,
+        )?;
         document::notes(&mut w, &self.notes, self.notes_y(), NOTE_LINE);
         w.close("g");
         Ok(document::finish(w, numbers))
     }
 }
 
-/// A record's row: its tooltip, then its marks (grey, dashed and hollow when excluded).
+/// A light band behind the rows `shade` picks (metafor's `shade`), across the columns.
+fn draw_shade(w: &mut Writer, shade: Shade, drawn: &[&Row], columns: &Columns) {
+    w.open("g", &[("class", "shade"), ("fill", FILL)]);
+    for (n, row) in drawn.iter().enumerate() {
+        if !shade.shades(n) {
+            continue;
+        }
+        let top = row.y - rows::ROW_HEIGHT / 2.0;
+        w.empty(
+            "rect",
+            &[
+                ("x", &px(document::LEFT - 4.0)),
+                ("y", &px(top)),
+                ("width", &px(columns.last_x - document::LEFT + 8.0)),
+                ("height", &px(row_height(row.label_lines.len()))),
+            ],
+        );
+    }
+    w.close("g");
+}
+
+/// A record's row: its tooltip, its fitted value's polygon (a meta-regression's), then its
+/// marks (grey, dashed and hollow when excluded), cut at the axis' ends `alim`.
 fn draw_row(
     w: &mut Writer,
     input: &ForestInput,
-    frame: &Frame,
+    (frame, alim): (&Frame, (f64, f64)),
     row: &Row,
     x: &Linear,
     level: f64,
@@ -726,6 +1030,17 @@ fn draw_row(
     for (column, right) in input.ilab.iter().zip(&frame.ilab_x) {
         right_text(w, *right, &text_y, &ilab_text(&column.values[row.index]));
     }
+    if let Some((v, lo, hi)) = input.fitted.and_then(|f| f.values[row.index]) {
+        let h = FITTED_HALF_HEIGHT;
+        let points = [(lo, row.y), (v, row.y - h), (hi, row.y), (v, row.y + h)];
+        options::polygon(
+            w,
+            &points,
+            x,
+            alim,
+            &[("class", "fitted"), ("fill", FITTED), ("stroke", "none")],
+        )?;
+    }
     RowMarks {
         y: row.y,
         label: &row.label_lines,
@@ -743,29 +1058,25 @@ fn draw_row(
             (true, true) => "–",
             (false, true) => &weight_text,
         },
+        clip: Some(alim),
     }
     .draw(w, &frame.columns, x)?;
     w.close("g");
     Ok(())
 }
 
-/// A diamond from `lo` to `hi` across, `half` up and down from its centre (`mid`, `y`).
-fn diamond(w: &mut Writer, (lo, mid, hi): (f64, f64, f64), y: f64, half: f64, fill: &str) {
-    let points = format!(
-        "{},{} {},{} {},{} {},{}",
-        px(lo),
-        px(y),
-        px(mid),
-        px(y - half),
-        px(hi),
-        px(y),
-        px(mid),
-        px(y + half)
-    );
-    w.empty(
-        "polygon",
-        &[("class", "diamond"), ("points", &points), ("fill", fill)],
-    );
+/// A diamond from `lo` to `hi` across (yi's scale), `half` up and down from its centre
+/// (`mid`, `y`), cut at the axis' ends `alim` as metafor cuts it.
+fn diamond(
+    w: &mut Writer,
+    (lo, mid, hi): (f64, f64, f64),
+    (x, alim): (&Linear, (f64, f64)),
+    y: f64,
+    half: f64,
+    fill: &str,
+) -> Result<(), ScaleError> {
+    let points = [(lo, y), (mid, y - half), (hi, y), (mid, y + half)];
+    options::polygon(w, &points, x, alim, &[("class", "diamond"), ("fill", fill)])
 }
 
 #[cfg(test)]

@@ -8,15 +8,24 @@ use crate::plots::scale::{Labelled, Linear, ScaleError};
 use crate::plots::svg::px_value;
 use serde_json::{json, Value};
 
+/// The rows, the pooled result and the axis; each position as drawn: an interval cut at the
+/// axis' ends (`alim`) where it ends in an arrow, and null for an estimate beyond them.
 pub(super) fn numbers(
     rows: &[Row],
     pooled: &Option<Pooled>,
-    x: &Linear,
+    (x, alim): (&Linear, (f64, f64)),
     ticks: &Labelled,
-    level: f64,
+    (level, shows_pi): (f64, bool),
     excluded: &[String],
 ) -> Result<Value, ScaleError> {
-    let at = |v: f64| x.map(v).map(px_value);
+    let at = |v: f64| x.map(v.clamp(alim.0, alim.1)).map(px_value);
+    let inside = |v: f64| -> Result<Option<f64>, ScaleError> {
+        if (alim.0..=alim.1).contains(&v) {
+            at(v).map(Some)
+        } else {
+            Ok(None)
+        }
+    };
     let rows = rows
         .iter()
         .map(|row| {
@@ -30,8 +39,9 @@ pub(super) fn numbers(
                 "excluded": row.excluded,
                 "weight_percent": row.weight_percent,
                 "y": px_value(row.y),
+                "clipped": [row.ci.0 < alim.0, row.ci.1 > alim.1],
                 "x": {
-                    "yi": at(row.record.yi)?,
+                    "yi": inside(row.record.yi)?,
                     "ci_lower": at(row.ci.0)?,
                     "ci_upper": at(row.ci.1)?,
                 },
@@ -54,7 +64,7 @@ pub(super) fn numbers(
                 "ci_upper": at(f.ci_upper)?,
             },
         });
-        if p.shows_pi() {
+        if shows_pi {
             v["pi_lower"] = json!(f.pi_lower);
             v["pi_upper"] = json!(f.pi_upper);
             v["x"]["pi_lower"] = json!(at(f.pi_lower)?);
@@ -63,10 +73,12 @@ pub(super) fn numbers(
         Ok(v)
     });
     let pooled = pooled.transpose()?;
+    let mut x_axis = axis::numbers(x, ticks);
+    x_axis["alim"] = json!([alim.0, alim.1]);
     Ok(json!({
         "plot": "forest",
         "level": level,
-        "x_axis": axis::numbers(x, ticks),
+        "x_axis": x_axis,
         "rows": rows,
         "excluded": excluded,
         "pooled": pooled,

@@ -3,11 +3,20 @@
 
 use super::{diamond, Below, DIAMOND_HALF_HEIGHT};
 use crate::plots::document::LEFT;
-use crate::plots::rows::{interval_text, percent, right_text, shown, Columns};
+use crate::plots::rows::{arrow, interval_text, percent, right_text, shown, Columns};
 use crate::plots::scale::{Linear, ScaleError};
 use crate::plots::svg::{px, Writer};
 use crate::plots::{finite, PlotError, INK};
 use meta_analysis::{Fit, Method, Transform};
+
+/// How the pooled row is drawn: its label (`mlab`), whether its prediction interval is
+/// (`addpred`), at which level, cut at which axis ends (`alim`).
+pub(super) struct How {
+    pub(super) label: String,
+    pub(super) pi: bool,
+    pub(super) level: f64,
+    pub(super) alim: (f64, f64),
+}
 
 /// The fit, checked for drawing.
 pub(super) struct Pooled<'a> {
@@ -43,6 +52,11 @@ impl<'a> Pooled<'a> {
         !self.fit.method.is_equal_effects()
     }
 
+    /// The pooled row's label: `mlab` where given, else [`Self::short_name`].
+    pub(super) fn label(&self, mlab: Option<&str>) -> String {
+        mlab.map_or_else(|| self.short_name(), str::to_string)
+    }
+
     /// The pooled row's label, as metafor's forest writes it ("RE Model"); the estimator is
     /// in the subtitle and the notes.
     pub(super) fn short_name(&self) -> String {
@@ -61,22 +75,22 @@ impl<'a> Pooled<'a> {
         }
     }
 
-    /// The pooled result under the rule: its diamond with the estimate and "100%", then,
-    /// for a random-effects model, the prediction interval as a bar.
+    /// The pooled result under the rule: for a random-effects model with `addpred`, the
+    /// prediction interval as metafor's forest() draws it, a dotted line through the diamond
+    /// (its limits on the line below); the diamond with the estimate and "100%".
     pub(super) fn draw(
         &self,
         w: &mut Writer,
         t: Transform,
         x: &Linear,
         below: &Below,
-        level: f64,
+        how: &How,
         columns: &Columns,
     ) -> Result<(), ScaleError> {
-        self.draw_diamond(w, t, x, below.diamond_y, columns)?;
-        if self.shows_pi() {
-            self.draw_prediction_interval(w, t, x, below.pi_y, level, columns)?;
+        if how.pi {
+            self.draw_prediction_interval(w, t, x, (below.diamond_y, below.pi_y), how, columns)?;
         }
-        Ok(())
+        self.draw_diamond(w, t, x, below.diamond_y, how, columns)
     }
 
     fn draw_diamond(
@@ -85,10 +99,10 @@ impl<'a> Pooled<'a> {
         t: Transform,
         x: &Linear,
         y: f64,
+        how: &How,
         columns: &Columns,
     ) -> Result<(), ScaleError> {
         let f = self.fit;
-        let (lo, mid, hi) = (x.map(f.ci_lower)?, x.map(f.estimate)?, x.map(f.ci_upper)?);
         let interval = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
         let text_y = px(y + 4.0);
         w.open("g", &[("class", "pooled"), ("font-weight", "bold")]);
@@ -101,12 +115,15 @@ impl<'a> Pooled<'a> {
                 f.k,
             ),
         );
-        w.text(
-            "text",
-            &[("x", &px(LEFT)), ("y", &text_y)],
-            &self.short_name(),
-        );
-        diamond(w, (lo, mid, hi), y, DIAMOND_HALF_HEIGHT, INK);
+        w.text("text", &[("x", &px(LEFT)), ("y", &text_y)], &how.label);
+        diamond(
+            w,
+            (f.ci_lower, f.estimate, f.ci_upper),
+            (x, how.alim),
+            y,
+            DIAMOND_HALF_HEIGHT,
+            INK,
+        )?;
         right_text(w, columns.estimate_x, &text_y, &interval);
         if columns.last_x > columns.estimate_x {
             right_text(w, columns.last_x, &text_y, "100%");
@@ -120,12 +137,12 @@ impl<'a> Pooled<'a> {
         w: &mut Writer,
         t: Transform,
         x: &Linear,
-        y: f64,
-        level: f64,
+        (line_y, y): (f64, f64),
+        how: &How,
         columns: &Columns,
     ) -> Result<(), ScaleError> {
-        let f = self.fit;
-        let (a, b) = (x.map(f.pi_lower)?, x.map(f.pi_upper)?);
+        let (f, level, alim) = (self.fit, how.level, how.alim);
+        let (lo, hi) = (f.pi_lower.max(alim.0), f.pi_upper.min(alim.1));
         let limits = format!("[{}, {}]", shown(t, f.pi_lower), shown(t, f.pi_upper));
         let text_y = px(y + 4.0);
         w.open("g", &[("class", "prediction-interval")]);
@@ -139,27 +156,41 @@ impl<'a> Pooled<'a> {
             &[("x", &px(LEFT)), ("y", &text_y)],
             &format!("{}% PI", percent(level)),
         );
-        w.empty(
-            "rect",
-            &[
-                ("x", &px(a)),
-                ("y", &px(y - 1.5)),
-                ("width", &px(b - a)),
-                ("height", "3.00"),
-                ("fill", INK),
-            ],
-        );
-        for end in [a, b] {
+        if lo < hi {
+            let (a, b) = (x.map(lo)?, x.map(hi)?);
             w.empty(
                 "line",
                 &[
-                    ("x1", &px(end)),
-                    ("y1", &px(y - 5.0)),
-                    ("x2", &px(end)),
-                    ("y2", &px(y + 5.0)),
+                    ("class", "pi"),
+                    ("x1", &px(a)),
+                    ("y1", &px(line_y)),
+                    ("x2", &px(b)),
+                    ("y2", &px(line_y)),
                     ("stroke", INK),
+                    ("stroke-dasharray", "1 2"),
                 ],
             );
+        }
+        // Each end: a short bar, or an arrow where the interval runs past the axis.
+        for (value, clipped, left) in [
+            (lo, f.pi_lower < alim.0, true),
+            (hi, f.pi_upper > alim.1, false),
+        ] {
+            let end = x.map(value)?;
+            if clipped {
+                arrow(w, end, line_y, left, INK);
+            } else {
+                w.empty(
+                    "line",
+                    &[
+                        ("x1", &px(end)),
+                        ("y1", &px(line_y - 4.0)),
+                        ("x2", &px(end)),
+                        ("y2", &px(line_y + 4.0)),
+                        ("stroke", INK),
+                    ],
+                );
+            }
         }
         right_text(w, columns.estimate_x, &text_y, &limits);
         w.close("g");

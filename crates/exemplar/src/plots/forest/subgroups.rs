@@ -66,12 +66,11 @@ pub(super) fn draw(
     t: Transform,
     g: &ForestGroups,
     s: &Subgroup,
-    x: &Linear,
+    (x, alim): (&Linear, (f64, f64)),
     y: f64,
     columns: &Columns,
 ) -> Result<(), ScaleError> {
     let f = &s.fit;
-    let (lo, mid, hi) = (x.map(f.ci_lower)?, x.map(f.estimate)?, x.map(f.ci_upper)?);
     let interval = interval_text(t, f.estimate, (f.ci_lower, f.ci_upper));
     let text_y = px(y + 4.0);
     let label = label(s);
@@ -95,7 +94,14 @@ pub(super) fn draw(
         ),
     );
     w.text("text", &[("x", &px(LEFT)), ("y", &text_y)], &label);
-    diamond(w, (lo, mid, hi), y, DIAMOND_HALF_HEIGHT * 0.8, GREY);
+    diamond(
+        w,
+        (f.ci_lower, f.estimate, f.ci_upper),
+        (x, alim),
+        y,
+        DIAMOND_HALF_HEIGHT * 0.8,
+        GREY,
+    )?;
     right_text(w, columns.estimate_x, &text_y, &interval);
     w.close("g");
     Ok(())

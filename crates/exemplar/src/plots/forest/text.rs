@@ -17,6 +17,10 @@ pub(super) fn notes(input: &ForestInput, checked: &Checked) -> Vec<String> {
     let (pooled, level) = (&checked.pooled, checked.level);
     let mut notes = Vec::new();
     match pooled {
+        Some(_) if input.clustered.is_some() => {
+            let c = input.clustered.as_ref().expect("clustered");
+            notes.extend(c.notes.iter().map(|n| n.to_string()));
+        }
         Some(p) => {
             let f = p.fit;
             notes.push(format!(
@@ -37,10 +41,26 @@ pub(super) fn notes(input: &ForestInput, checked: &Checked) -> Vec<String> {
                 percent(level)
             ));
         }
-        None => {
-            notes.push("No model fitted: no pooled estimate or weights are drawn.".into());
-            notes.push("Rows: yi ± 1.96·√vi (95% CI).".into());
-        }
+        None => match &input.fitted {
+            Some(f) => {
+                notes.push(format!(
+                    "{}: residual τ² = {}; no pooled row.",
+                    f.model,
+                    fixed(f.tau2, 4)
+                ));
+                notes.push(format!(
+                    "Grey polygons: each record's fitted value and its {}% {}; rows: yi ± {}·√vi; \
+                     weights 1/(vi + τ²) as % of the total.",
+                    percent(level),
+                    if f.prediction { "PI" } else { "CI" },
+                    fixed(normal_quantile(1.0 - (1.0 - level) / 2.0), 2),
+                ));
+            }
+            None => {
+                notes.push("No model fitted: no pooled estimate or weights are drawn.".into());
+                notes.push("Rows: yi ± 1.96·√vi (95% CI).".into());
+            }
+        },
     }
     if !input.excluded.is_empty() {
         let lead = if pooled.is_some() {
@@ -129,7 +149,19 @@ pub(super) fn description(input: &ForestInput, rows: &[Row], checked: &Checked) 
             }
             d.push_str(&format!("; τ² = {}.", fixed(f.tau2, 4)));
         }
-        None => d.push_str(" No pooled estimate is drawn."),
+        None => match &input.fitted {
+            Some(f) => d.push_str(&format!(
+                " {}: each record's fitted value drawn as a grey polygon over its {}; no pooled \
+                 estimate.",
+                f.model,
+                if f.prediction {
+                    "prediction interval"
+                } else {
+                    "confidence interval"
+                }
+            )),
+            None => d.push_str(" No pooled estimate is drawn."),
+        },
     }
     if let Some(g) = &checked.groups {
         d.push_str(&subgroups::description(input.transform, g));
