@@ -199,11 +199,20 @@ fn png(tree: &Tree, dpi: u32) -> Result<Vec<u8>, FigureError> {
     encode_png(&pixmap, dpi).map_err(|e| FigureError::Png(e.to_string()))
 }
 
-/// An opaque pixmap as 8-bit RGB PNG with its resolution, a row at a time.
+/// An opaque pixmap as an 8-bit PNG with its resolution, a row at a time: greyscale when
+/// every pixel is a grey (most plots: a third of the pixels to compress), else RGB.
 fn encode_png(pixmap: &Pixmap, dpi: u32) -> Result<Vec<u8>, png::EncodingError> {
+    let grey = pixmap
+        .pixels()
+        .iter()
+        .all(|p| p.red() == p.green() && p.green() == p.blue());
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
-    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_color(if grey {
+        png::ColorType::Grayscale
+    } else {
+        png::ColorType::Rgb
+    });
     encoder.set_depth(png::BitDepth::Eight);
     // pHYs counts pixels a metre.
     let per_metre = (f64::from(dpi) / 0.0254).round() as u32;
@@ -212,6 +221,10 @@ fn encode_png(pixmap: &Pixmap, dpi: u32) -> Result<Vec<u8>, png::EncodingError> 
         yppu: per_metre,
         unit: png::Unit::Meter,
     }));
+    // The smallest of the png crate's settings tried on the plots (a forest at 300 dpi: 143 KB,
+    // against 203 KB by default).
+    encoder.set_compression(png::Compression::Best);
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
     let mut writer = encoder.write_header()?;
     {
         let mut stream = writer.stream_writer()?;
@@ -219,7 +232,11 @@ fn encode_png(pixmap: &Pixmap, dpi: u32) -> Result<Vec<u8>, png::EncodingError> 
         for line in pixmap.data().chunks_exact(pixmap.width() as usize * 4) {
             row.clear();
             // Every pixel is opaque (the pixmap was white first), so premultiplied RGB is RGB.
-            row.extend(line.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]));
+            if grey {
+                row.extend(line.chunks_exact(4).map(|p| p[0]));
+            } else {
+                row.extend(line.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]));
+            }
             stream.write_all(&row)?;
         }
         stream.finish()?;

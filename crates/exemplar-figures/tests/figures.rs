@@ -15,11 +15,12 @@ use sha2::{Digest, Sha256};
 const FOREST: &str = include_str!("fixtures/forest.svg");
 const HASHES: &str = "tests/fixtures/forest.sha256";
 
-/// A decoded PNG: its size, its pixels per metre, its RGB bytes.
+/// A decoded PNG: its size, its pixels per metre, whether it is greyscale, its RGB bytes.
 struct Decoded {
     width: u32,
     height: u32,
     per_metre: Option<(u32, u32)>,
+    grey: bool,
     rgb: Vec<u8>,
 }
 
@@ -27,7 +28,11 @@ fn decode(bytes: &[u8]) -> Decoded {
     let decoder = png::Decoder::new(bytes);
     let mut reader = decoder.read_info().expect("a PNG");
     let info = reader.info();
-    assert_eq!(info.color_type, png::ColorType::Rgb);
+    let grey = match info.color_type {
+        png::ColorType::Grayscale => true,
+        png::ColorType::Rgb => false,
+        other => panic!("{other:?}: neither greyscale nor RGB (a figure has no alpha)"),
+    };
     assert_eq!(info.bit_depth, png::BitDepth::Eight);
     let per_metre = info.pixel_dims.map(|d| {
         assert_eq!(d.unit, png::Unit::Meter);
@@ -36,10 +41,14 @@ fn decode(bytes: &[u8]) -> Decoded {
     let mut rgb = vec![0; reader.output_buffer_size()];
     let frame = reader.next_frame(&mut rgb).expect("its pixels");
     rgb.truncate(frame.buffer_size());
+    if grey {
+        rgb = rgb.iter().flat_map(|&g| [g, g, g]).collect();
+    }
     Decoded {
         width: frame.width,
         height: frame.height,
         per_metre,
+        grey,
         rgb,
     }
 }
@@ -85,6 +94,19 @@ fn a_png_is_the_plot_in_inches_times_the_dpi() {
         assert_eq!(png.per_metre, Some((per_metre, per_metre)), "{dpi} dpi");
     }
     assert_eq!(Format::PNG, Format::Png { dpi: 300 });
+}
+
+/// A plot in greys (the forest) is a greyscale PNG, a third of the bytes to compress; a
+/// colour keeps its RGB.
+#[test]
+fn a_png_is_grey_when_the_plot_is() {
+    assert!(decode(&render(FOREST, Format::Png { dpi: 96 }).unwrap()).grey);
+    let red = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect x="2" y="2" width="4" height="4" fill="#d00000"/></svg>"##;
+    let png = decode(&render(red, Format::Png { dpi: 96 }).unwrap());
+    assert!(!png.grey);
+    let at = |x: usize, y: usize| &png.rgb[(y * 10 + x) * 3..(y * 10 + x) * 3 + 3];
+    assert_eq!(at(3, 3), [0xd0, 0, 0]);
+    assert_eq!(at(8, 8), [255, 255, 255]);
 }
 
 #[test]
