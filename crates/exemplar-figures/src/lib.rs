@@ -60,6 +60,23 @@ impl Format {
     /// A PNG at [`DEFAULT_DPI`].
     pub const PNG: Format = Format::Png { dpi: DEFAULT_DPI };
 
+    /// The format named `name` (`png` or `pdf`), a PNG at `dpi` (default [`DEFAULT_DPI`]):
+    /// how a caller that passes text (the page's wasm) names one. A resolution is a PNG's.
+    pub fn named(name: &str, dpi: Option<u32>) -> Result<Format, FigureError> {
+        match (name, dpi) {
+            ("png", dpi) => Ok(Format::Png {
+                dpi: dpi.unwrap_or(DEFAULT_DPI),
+            }),
+            ("pdf", None) => Ok(Format::Pdf),
+            ("pdf", Some(_)) => Err(FigureError::Format(
+                "a resolution (dpi) is a PNG's, not a PDF's".into(),
+            )),
+            (other, _) => Err(FigureError::Format(format!(
+                "a figure is png or pdf, not {other:?}"
+            ))),
+        }
+    }
+
     /// The media type of the bytes [`render`] returns.
     pub fn mime_type(self) -> &'static str {
         match self {
@@ -72,6 +89,8 @@ impl Format {
 /// Why a figure was not rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FigureError {
+    /// A format named as none is ([`Format::named`]).
+    Format(String),
     /// The SVG text is longer than [`MAX_SVG_BYTES`].
     SvgTooLong { bytes: usize },
     /// The SVG declares a document type; the plots write none, and its entities are not
@@ -92,6 +111,7 @@ pub enum FigureError {
 impl fmt::Display for FigureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            FigureError::Format(message) => f.write_str(message),
             FigureError::SvgTooLong { bytes } => write!(
                 f,
                 "the SVG is {bytes} bytes, over the {MAX_SVG_BYTES} a figure is made from"
@@ -276,6 +296,22 @@ mod tests {
         assert!(styles.contains(&(400, fontdb::Style::Normal)), "{styles:?}");
         assert!(styles.contains(&(700, fontdb::Style::Normal)), "{styles:?}");
         assert!(styles.contains(&(400, fontdb::Style::Italic)), "{styles:?}");
+    }
+
+    #[test]
+    fn formats_are_named_as_files_are() {
+        assert_eq!(Format::named("png", None), Ok(Format::PNG));
+        assert_eq!(
+            Format::named("png", Some(600)),
+            Ok(Format::Png { dpi: 600 })
+        );
+        assert_eq!(Format::named("pdf", None), Ok(Format::Pdf));
+        for (name, dpi) in [("pdf", Some(300)), ("svg", None), ("PNG", None)] {
+            let error = Format::named(name, dpi).unwrap_err();
+            assert!(matches!(error, FigureError::Format(_)), "{name}: {error}");
+        }
+        assert_eq!(Format::PNG.mime_type(), "image/png");
+        assert_eq!(Format::Pdf.mime_type(), "application/pdf");
     }
 
     #[test]

@@ -8,6 +8,12 @@
 //! them, each object's references taken in the order they are written. The streams (page
 //! content, fonts, maps) are kept byte for byte: they name resources, never object numbers.
 //!
+//! One more thing differs between platforms: svg2pdf names each font subset with a tag
+//! (`ABCDEF+LiberationSans`) hashed from data whose hash depends on the width of `usize`,
+//! so a 64-bit machine and wasm32 tag the same subset differently. The tag is replaced by
+//! one hashed (64-bit FNV-1a) from the subset's own bytes, the same everywhere, and still
+//! different for different subsets, as the PDF format asks.
+//!
 //! The reader knows exactly the layout pdf-writer writes (`N 0 obj`, a dictionary a line an
 //! entry, `stream` with its `/Length` first, the cross-reference table, the trailer); on
 //! anything else it answers `None` and the caller keeps svg2pdf's bytes.
@@ -40,7 +46,8 @@ struct Object<'a> {
 /// `None` when it is not laid out as pdf-writer lays out svg2pdf's output.
 pub(crate) fn canonical(pdf: &[u8]) -> Option<Vec<u8>> {
     let header_len = find(pdf, HEADER_END, 0)? + HEADER_END.len();
-    let (objects, trailer) = objects(pdf, header_len)?;
+    let (mut objects, trailer) = objects(pdf, header_len)?;
+    retag_subsets(&mut objects)?;
     let root = reference_after(trailer, "/Root ")?;
     let info = reference_after(trailer, "/Info ")?;
 
@@ -143,6 +150,53 @@ fn objects(pdf: &[u8], mut at: usize) -> Option<(HashMap<u32, Object<'_>>, &str)
     }
     let trailer = std::str::from_utf8(&pdf[find(pdf, b"trailer\n", at)?..]).ok()?;
     Some((objects, trailer))
+}
+
+/// Each font subset's tag replaced by one hashed from its font file's bytes, wherever the
+/// dictionaries name it (`/BaseFont`, `/FontName`).
+fn retag_subsets(objects: &mut HashMap<u32, Object<'_>>) -> Option<()> {
+    let mut tags = Vec::new();
+    for object in objects.values() {
+        let Some(at) = object.head.find("/FontName /") else {
+            continue;
+        };
+        let name = &object.head[at + "/FontName /".len()..];
+        // A font that is not a subset has no tag.
+        let Some(old) = name.get(..7).filter(|t| t.ends_with('+')) else {
+            continue;
+        };
+        let file = object
+            .head
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("/FontFile2 "))
+            .and_then(|r| r.strip_suffix(" 0 R")?.parse::<u32>().ok())?;
+        let bytes = objects.get(&file)?.stream?;
+        tags.push((format!("/{old}"), format!("/{}+", tag(bytes))));
+    }
+    for object in objects.values_mut() {
+        for (old, new) in &tags {
+            if object.head.contains(old.as_str()) {
+                object.head = object.head.replace(old.as_str(), new);
+            }
+        }
+    }
+    Some(())
+}
+
+/// Six capital letters from the 64-bit FNV-1a hash of `bytes`.
+fn tag(bytes: &[u8]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (0..6)
+        .map(|_| {
+            let letter = b'A' + (hash % 26) as u8;
+            hash /= 26;
+            char::from(letter)
+        })
+        .collect()
 }
 
 /// A dictionary's text with each resource dictionary's entries (a line each) sorted.
@@ -307,6 +361,37 @@ mod tests {
         // The stream's bytes, which look like a reference, are kept.
         let text = text(&canonical_a);
         assert!(text.contains("stream\n0 0 R\n\nendstream"), "{text}");
+    }
+
+    #[test]
+    fn a_subset_s_tag_is_hashed_from_its_font_file() {
+        let pdf = |tag: &str| {
+            let mut pdf = b"%PDF-1.7\n%\x80\x80\x80\x80\n\n".to_vec();
+            let mut offsets = Vec::new();
+            for text in [
+                "1 0 obj\n<<\n  /Type /Catalog\n  /Font 2 0 R\n>>\nendobj\n\n".to_string(),
+                format!(
+                    "2 0 obj\n<<\n  /BaseFont /{tag}+Sans\n  /FontDescriptor 3 0 R\n>>\nendobj\n\n"
+                ),
+                format!("3 0 obj\n<<\n  /FontName /{tag}+Sans\n  /FontFile2 4 0 R\n>>\nendobj\n\n"),
+                "4 0 obj\n<<\n  /Length 4\n>>\nstream\nglyf\nendstream\nendobj\n\n".to_string(),
+                "5 0 obj\n<<\n  /Producer (svg2pdf)\n>>\nendobj\n\n".to_string(),
+            ] {
+                offsets.push(pdf.len());
+                pdf.extend(text.as_bytes());
+            }
+            pdf.extend(b"xref\n0 6\n");
+            pdf.extend(
+                b"trailer\n<<\n  /Size 6\n  /Root 1 0 R\n  /Info 5 0 R\n>>\nstartxref\n0\n%%EOF",
+            );
+            String::from_utf8_lossy(&canonical(&pdf).unwrap()).into_owned()
+        };
+        let (a, b) = (pdf("ABCDEF"), pdf("QWERTY"));
+        assert_eq!(a, b);
+        let tag = tag(b"glyf");
+        assert_eq!(a.matches(&format!("/{tag}+Sans")).count(), 2, "{a}");
+        assert!(tag.len() == 6 && tag.chars().all(|c| c.is_ascii_uppercase()));
+        assert_ne!(tag, super::tag(b"glyf2"));
     }
 
     #[test]
