@@ -29,8 +29,8 @@ pub const DEFAULT_DPI: u32 = 300;
 /// The highest resolution a PNG may be asked for (journals ask at most 1,200 dpi of line
 /// art).
 pub const MAX_DPI: u32 = 2400;
-/// The most pixels a PNG may have (width × height): 24 megapixels, e.g. a 4-inch-wide
-/// forest plot 10 inches long at 600 dpi. Its pixmap is 96 MB, which a browser tab holds.
+/// The most pixels a PNG may have (width × height): 24 megapixels (a 4-inch-wide forest
+/// plot 10 inches long is 14.4 at 600 dpi). Its pixmap is 96 MB, which a browser tab holds.
 pub const MAX_PIXELS: u64 = 24_000_000;
 /// The longest SVG text read (16 MiB): a forest of thousands of records is far less.
 pub const MAX_SVG_BYTES: usize = 16 << 20;
