@@ -11,7 +11,7 @@ use exemplar::runs::{self, Condition, Order, RunInput};
 use exemplar::{csv_table, protocol, scorer, tools, your_data};
 use meta_analysis::effect_sizes::{AddTo, Column, Measure, Vtype};
 use serde_json::Value;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -83,15 +83,27 @@ enum Command {
     },
     /// Score an agent's raw answer and write it as a run record (runs/<pair>-<condition>.json).
     Record(RecordArgs),
-    /// Print a plot as SVG: `exemplar plot KIND [ARGS_JSON | -] > plot.svg`, KIND a plot
-    /// tool's name without `_plot` (forest, funnel, trim_and_fill, cumulative_forest,
-    /// bubble). The arguments are that tool's; a tool error is JSON on stdout with exit 1, as
-    /// with `call`.
+    /// Print a plot as SVG, or as PNG or PDF for a paper: `exemplar plot KIND [ARGS_JSON | -]
+    /// > plot.svg`, or `exemplar plot forest --format png --dpi 300 --out forest.png`; KIND a
+    /// plot tool's name without `_plot` (forest, funnel, trim_and_fill, cumulative_forest,
+    /// bubble, …). The arguments are that tool's; a tool error is JSON on stdout with exit 1,
+    /// as with `call`.
     Plot {
         #[arg(value_parser = PossibleValuesParser::new(plot_kinds()))]
         kind: String,
         /// Arguments as JSON text, or - to read them from stdin (default {}).
         args: Option<String>,
+        /// svg (the plot tool's own), png (at --dpi) or pdf (its font embedded); an SVG
+        /// pixel is 1/96 inch.
+        #[arg(long, value_enum, default_value_t = FigureFormat::Svg)]
+        format: FigureFormat,
+        /// Pixels an inch of a PNG (default 300).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(exemplar_figures::MAX_DPI)))]
+        dpi: Option<u32>,
+        /// Write the figure to FILE instead of stdout (where a PNG or PDF goes only when it
+        /// is not a terminal).
+        #[arg(long, value_name = "FILE")]
+        out: Option<String>,
     },
     /// Serve the tools, the dataset's CSV, the methods text and the common prompt over the
     /// Model Context Protocol: on stdio, or with --http as Streamable HTTP at /mcp. A way to
@@ -120,6 +132,14 @@ fn plot_kinds() -> Vec<&'static str> {
         .filter(|tool| tool.group == tools::ToolGroup::Plot)
         .filter_map(|tool| tool.name.strip_suffix("_plot"))
         .collect()
+}
+
+/// What `exemplar plot` writes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FigureFormat {
+    Svg,
+    Png,
+    Pdf,
 }
 
 /// The measure and continuity correction of `escalc` (and of `call --records` raw data).
@@ -291,7 +311,13 @@ fn run(cli: Cli) -> Result<ExitCode, Usage> {
         Command::Score { input } => score(input.as_deref()),
         Command::Pdf { out } => pdf(&out),
         Command::Record(args) => record(args),
-        Command::Plot { kind, args } => plot(&kind, args.as_deref()),
+        Command::Plot {
+            kind,
+            args,
+            format,
+            dpi,
+            out,
+        } => plot(&kind, args.as_deref(), format, dpi, out.as_deref()),
         Command::Mcp { http, allow_origin } => serve_mcp(http, &allow_origin),
         Command::Runs { command } => match command {
             RunsCommand::Check { dir } => runs_check(&dir),
@@ -614,17 +640,53 @@ fn record(args: RecordArgs) -> Result<ExitCode, Usage> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `exemplar plot KIND [ARGS]`: the plot tool's SVG alone, or its error JSON with exit 1.
-fn plot(kind: &str, args: Option<&str>) -> Result<ExitCode, Usage> {
-    let args = read::args_text(args)?;
-    match tools::parse_args(&args).and_then(|a| tools::call(&format!("{kind}_plot"), &a)) {
-        Ok(result) => {
-            let svg = result["svg"].as_str().unwrap_or_default();
-            write_stdout(format!("{svg}\n").as_bytes())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(error) => tool_error(&error),
+/// `exemplar plot KIND [ARGS] [--format svg|png|pdf] [--dpi N] [--out FILE]`: the plot
+/// tool's SVG alone, or that SVG rendered as a PNG or PDF; or the tool's error JSON with exit
+/// 1. A figure that cannot be rendered (too many pixels) is said on stderr, exit 1.
+fn plot(
+    kind: &str,
+    args: Option<&str>,
+    format: FigureFormat,
+    dpi: Option<u32>,
+    out: Option<&str>,
+) -> Result<ExitCode, Usage> {
+    let figure = match (format, dpi) {
+        (FigureFormat::Svg, None) => None,
+        (FigureFormat::Png, dpi) => Some(exemplar_figures::Format::Png {
+            dpi: dpi.unwrap_or(exemplar_figures::DEFAULT_DPI),
+        }),
+        (FigureFormat::Pdf, None) => Some(exemplar_figures::Format::Pdf),
+        (_, Some(_)) => return Err(Usage("--dpi goes with --format png".into())),
+    };
+    if figure.is_some() && out.is_none() && std::io::stdout().is_terminal() {
+        return Err(Usage(
+            "a PNG or PDF is not written to a terminal: give --out FILE or redirect stdout".into(),
+        ));
     }
+    let args = read::args_text(args)?;
+    let result =
+        match tools::parse_args(&args).and_then(|a| tools::call(&format!("{kind}_plot"), &a)) {
+            Ok(result) => result,
+            Err(error) => return tool_error(&error),
+        };
+    let svg = result["svg"].as_str().unwrap_or_default();
+    let bytes = match figure {
+        None => format!("{svg}\n").into_bytes(),
+        Some(format) => match exemplar_figures::render(svg, format) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("exemplar: cannot render the figure: {e}");
+                return Ok(ExitCode::from(1));
+            }
+        },
+    };
+    match out {
+        Some(path) => {
+            std::fs::write(path, &bytes).map_err(|e| Usage(format!("cannot write {path}: {e}")))?
+        }
+        None => write_stdout(&bytes)?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `exemplar mcp [--http [ADDR]]`: serves until the client leaves; a server that cannot

@@ -366,6 +366,123 @@ fn plot_prints_svg_and_reports_tool_errors() {
     assert_eq!(code(&run(&["plot", "pie"], None)), 2);
 }
 
+/// The (width, height) of a plot's SVG, from its viewBox, in CSS pixels (1/96 inch).
+fn svg_size(svg: &str) -> (f64, f64) {
+    let view_box = svg
+        .split("viewBox=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let numbers: Vec<f64> = view_box.split(' ').map(|n| n.parse().unwrap()).collect();
+    (numbers[2], numbers[3])
+}
+
+/// Issue 45 item 3: a plot as a paper takes it, PNG at a resolution (300 dpi by default) and
+/// PDF with its font embedded, the library's bytes exactly.
+#[test]
+fn plot_writes_a_png_or_a_pdf_for_a_paper() {
+    let svg = String::from_utf8(run(&["plot", "forest", "{}"], None).stdout).unwrap();
+    let svg = svg.trim_end();
+    let (width, height) = svg_size(svg);
+
+    let dir = temp_dir("figures");
+    let file = dir.join("forest.png");
+    let file = file.to_str().unwrap();
+    let out = run(
+        &["plot", "forest", "{}", "--format", "png", "--out", file],
+        None,
+    );
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let png = std::fs::read(file).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    // IHDR: the width and height, ⌈inches × 300⌉.
+    let be = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    assert_eq!(
+        (f64::from(be(16)), f64::from(be(20))),
+        (
+            (width * 300.0 / 96.0).ceil(),
+            (height * 300.0 / 96.0).ceil()
+        )
+    );
+    // pHYs says 300 dpi: 11,811 pixels a metre.
+    let phys = png.windows(4).position(|w| w == b"pHYs").unwrap();
+    assert_eq!(
+        (be(phys + 4), be(phys + 8), png[phys + 12]),
+        (11811, 11811, 1)
+    );
+    assert_eq!(
+        png,
+        exemplar_figures::render(svg, exemplar_figures::Format::PNG).unwrap()
+    );
+
+    let out = run(&["plot", "forest", "-", "--format", "pdf"], Some(b"{}"));
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let pdf = out.stdout;
+    assert!(pdf.starts_with(b"%PDF-"));
+    let text = String::from_utf8_lossy(&pdf);
+    assert!(text.contains("/FontFile2") && text.contains("+LiberationSans"));
+    let points = |px: f64| px * 0.75;
+    assert!(
+        text.contains(&format!(
+            "/MediaBox [0 0 {} {}]",
+            points(width),
+            points(height)
+        )),
+        "{}",
+        &text[..800]
+    );
+    assert_eq!(
+        pdf,
+        exemplar_figures::render(svg, exemplar_figures::Format::Pdf).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plot_refuses_a_resolution_it_cannot_use() {
+    // --dpi is a PNG's; 0 and over the limit are usage errors, before the tool runs.
+    for args in [
+        &["--dpi", "150"][..],
+        &["--format", "pdf", "--dpi", "150"],
+        &["--format", "png", "--dpi", "0"],
+        &["--format", "png", "--dpi", "2401"],
+    ] {
+        let mut all = vec!["plot", "forest"];
+        all.extend_from_slice(args);
+        let out = run(&all, None);
+        assert_eq!(code(&out), 2, "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // 2,400 dpi of a forest is over the pixel limit: said, exit 1, nothing written.
+    let out = run(
+        &["plot", "forest", "--format", "png", "--dpi", "2400"],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot render the figure") && stderr.contains("pixels"),
+        "{stderr}"
+    );
+    // A tool error stays the tool's error JSON, whatever the format.
+    let out = run(
+        &[
+            "plot",
+            "funnel",
+            r#"{"exclude":["nope"]}"#,
+            "--format",
+            "pdf",
+        ],
+        None,
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout_json(&out)["error"]["code"], "unknown_record");
+}
+
 /// Runs the command with no stdin and kills it after `seconds`: a hang fails the test
 /// instead of hanging it.
 fn run_bounded(args: &[&str], seconds: u64) -> Output {

@@ -72,6 +72,19 @@ pub fn result_view(tool: &str, result_json: &str) -> String {
     }
 }
 
+/// A plot's SVG (a plot tool's `svg`) as a figure for a paper: `format` `"png"` (at `dpi`
+/// pixels an inch, 300 when `undefined`; 1 to 2400) or `"pdf"` (the font embedded, no
+/// `dpi`). The file's bytes; throws an `Error` saying why a figure cannot be made (an
+/// unknown format, too many pixels, not an SVG). Only in the figures module
+/// (`www/pkg/figures`, feature `figures`).
+#[cfg(feature = "figures")]
+#[wasm_bindgen(js_name = renderFigure)]
+pub fn render_figure(svg: &str, format: &str, dpi: Option<u32>) -> Result<Vec<u8>, JsError> {
+    exemplar_figures::Format::named(format, dpi)
+        .and_then(|format| exemplar_figures::render(svg, format))
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
 /// Runs a tool without ledgering it: `{"ok": result}` or `{"error": {"code", "message"}}`.
 /// Never throws.
 #[wasm_bindgen(js_name = callTool)]

@@ -1,8 +1,9 @@
 //! `cargo xtask build`: the page's generated inputs.
 //!
-//! - `www/pkg/core` and `www/pkg/full`: `crates/exemplar-wasm` for wasm32 (profile `wasm`:
-//!   release, optimized for size), without and with its `full` feature, each through
-//!   `wasm-bindgen --target web` and shrunk by `wasm-opt -Oz`.
+//! - `www/pkg/core`, `www/pkg/full` and `www/pkg/figures`: `crates/exemplar-wasm` for wasm32
+//!   (profile `wasm`: release, optimized for size), without and with its `full` feature,
+//!   and with its `figures` feature alone, each through `wasm-bindgen --target web` and
+//!   shrunk by `wasm-opt -Oz`.
 //! - `www/generated/methods.html`: `docs/BENCHMARK_METHODS.md` (the benchmark's
 //!   methods, as the frozen PDF carries them) and, folded, `docs/METHODS.md` (the
 //!   engine's), as an HTML fragment, so the page carries both from their one source.
@@ -71,15 +72,24 @@ pub fn summarize_runs(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The page's two wasm modules, each in its own folder of `www/pkg`.
+/// The page's wasm modules, each in its own folder of `www/pkg`.
 ///
 /// - `core`: the benchmark's tools (`ToolGroup::Benchmark`), the scorer and the ledger,
 ///   built without `exemplar-wasm`'s `full` feature; the page fetches it first, and it
 ///   answers the first calls.
 /// - `full`: every tool, the plots and "Your data"; the page loads it once a call needs
 ///   what `core` lacks, and moves the visit's ledger into it.
-pub const WASM_MODULES: [(&str, &[&str]); 2] =
-    [("core", &["--no-default-features"]), ("full", &[])];
+/// - `figures`: `renderFigure`, a plot's SVG as PNG or PDF (resvg, svg2pdf and the embedded
+///   font: about a megabyte), beside what `core` has; the page loads it only to save a
+///   figure, so neither of the others carries it.
+pub const WASM_MODULES: [(&str, &[&str]); 3] = [
+    ("core", &["--no-default-features"]),
+    ("full", &[]),
+    (
+        "figures",
+        &["--no-default-features", "--features", "figures"],
+    ),
+];
 
 /// The cargo profile of the page's wasm: release, optimized for size (the root Cargo.toml).
 const WASM_PROFILE: &str = "wasm";

@@ -683,8 +683,32 @@ fn the_layers_depend_as_the_architecture_page_says() {
             "meta-analysis depends on {crate_}"
         );
     }
+    assert!(
+        text.contains("`exemplar-figures` depends on no crate of ours"),
+        "the page no longer states the figures crate's rule this test holds"
+    );
+    let figures = names("exemplar-figures");
+    for crate_ in [
+        "meta-analysis",
+        "living-evidence-exemplar",
+        "exemplar-pdf",
+        "exemplar-cli",
+        "exemplar-wasm",
+    ] {
+        assert!(
+            !figures.contains(&crate_.to_string()),
+            "exemplar-figures depends on {crate_}"
+        );
+    }
     let exemplar = names("living-evidence-exemplar");
-    for crate_ in ["wasm-bindgen", "js-sys", "pdf-writer", "exemplar-pdf"] {
+    for crate_ in [
+        "wasm-bindgen",
+        "js-sys",
+        "pdf-writer",
+        "exemplar-pdf",
+        "exemplar-figures",
+        "resvg",
+    ] {
         assert!(
             !exemplar.contains(&crate_.to_string()),
             "exemplar depends on {crate_}"

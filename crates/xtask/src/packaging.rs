@@ -23,10 +23,11 @@ use crate::Result;
 pub const PYPI_NAME: &str = "living-evidence-exemplar";
 pub const NPM_NAME: &str = "living-evidence-exemplar";
 /// The crates `cargo install exemplar-cli` needs, in the order they publish.
-pub const PUBLISHED_CRATES: [&str; 4] = [
+pub const PUBLISHED_CRATES: [&str; 5] = [
     "meta-analysis",
     "living-evidence-exemplar",
     "exemplar-pdf",
+    "exemplar-figures",
     "exemplar-cli",
 ];
 

@@ -9,6 +9,9 @@ use crate::toolchain::{self, cargo, run, CHROMEDRIVER, WASM_TARGET};
 use crate::{build, serve, Result};
 
 const WASM_CRATE: &str = "exemplar-wasm";
+/// The wasm crate's test of `renderFigure` (`tests/figures.rs`), which only the figures
+/// module (feature `figures`) compiles.
+const FIGURES_TEST: &str = "figures";
 
 /// How long `cargo xtask test` runs each fuzz target: long enough to replay every seed and
 /// the corpus kept so far and to explore some, short enough that the suite stays near two
@@ -41,10 +44,17 @@ pub fn run_all(root: &Path) -> Result<()> {
             Box::new(|| crate::new_tool::check_in_scratch(root)),
         ),
         (
-            "wasm in Node (wasm-bindgen-test; both modules)",
+            "wasm in Node (wasm-bindgen-test; the three modules)",
             Box::new(move || {
                 wasm_tests(root, &wasm_node, &[])?;
-                wasm_tests(root, &wasm_node, &["--no-default-features"])
+                wasm_tests(root, &wasm_node, &["--no-default-features"])?;
+                // The figures module: its own test file only (the others are core's, run
+                // just above).
+                wasm_tests(
+                    root,
+                    &[FIGURES_TEST.to_string()],
+                    &["--no-default-features", "--features", "figures"],
+                )
             }),
         ),
         (

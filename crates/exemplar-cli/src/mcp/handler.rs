@@ -178,9 +178,32 @@ impl ExemplarServer {
             if let Some(summary) = exemplar::tools::summary(name, value) {
                 result.content.push(ContentBlock::text(summary));
             }
+            if let Some(image) = plot_image(name, value) {
+                result.content.push(image);
+            }
         }
         Ok(result)
     }
+}
+
+/// Pixels an inch of a plot's PNG beside its SVG: one image pixel per SVG pixel, as a page
+/// shows it at 1×; lean for a client's context (a forest plot is about 36 KB), where
+/// `exemplar plot --format png` makes 300 dpi for a paper.
+pub const IMAGE_DPI: u32 = 96;
+
+/// A plot tool's figure as image content (PNG, base64) after its text: for a client that
+/// shows images rather than reading SVG. `None` for any other tool, or a plot too large to
+/// render (the SVG text is still there).
+fn plot_image(name: &str, result: &Value) -> Option<ContentBlock> {
+    use base64::Engine;
+    let plot = tools::find(name).is_some_and(|tool| tool.group == tools::ToolGroup::Plot);
+    let svg = result.get("svg").and_then(Value::as_str).filter(|_| plot)?;
+    let format = exemplar_figures::Format::Png { dpi: IMAGE_DPI };
+    let png = exemplar_figures::render(svg, format).ok()?;
+    Some(ContentBlock::image(
+        base64::engine::general_purpose::STANDARD.encode(png),
+        format.mime_type(),
+    ))
 }
 
 /// A refused call as a tool error, exactly as the registry words it.
@@ -535,6 +558,54 @@ mod tests {
                 ContentBlock::text(summary.unwrap())
             ]
         );
+    }
+
+    /// Issue 45 item 3: a plot tool's result carries its figure as a PNG image beside the
+    /// SVG text, one pixel per SVG pixel; other tools carry none.
+    #[test]
+    fn a_plot_comes_with_its_png() {
+        use base64::Engine;
+        let plot = call(tools::FOREST_PLOT.name, args(json!({"exclude": ["s04"]}))).unwrap();
+        let expected = tools::call(tools::FOREST_PLOT.name, &json!({"exclude": ["s04"]})).unwrap();
+        assert_eq!(plot.structured_content, Some(expected.clone()));
+        let content = serde_json::to_value(&plot.content).unwrap();
+        let content = content.as_array().unwrap();
+        assert_eq!(content[0]["text"], expected.to_string());
+        let image = content.last().unwrap();
+        assert_eq!(image["type"], "image");
+        assert_eq!(image["mimeType"], "image/png");
+        assert_eq!(content.iter().filter(|c| c["type"] == "image").count(), 1);
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(image["data"].as_str().unwrap())
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+        // IHDR: as wide and high as the SVG's viewBox, in pixels.
+        let svg = expected["svg"].as_str().unwrap();
+        let view_box: Vec<f64> = svg
+            .split("viewBox=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .split(' ')
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let be = |at: usize| f64::from(u32::from_be_bytes(png[at..at + 4].try_into().unwrap()));
+        assert_eq!((be(16), be(20)), (view_box[2].ceil(), view_box[3].ceil()));
+        assert_eq!(
+            png,
+            exemplar_figures::render(svg, exemplar_figures::Format::Png { dpi: IMAGE_DPI })
+                .unwrap()
+        );
+
+        let fit = call(tools::FIT_RANDOM_EFFECTS.name, None).unwrap();
+        let content = serde_json::to_value(&fit.content).unwrap();
+        assert!(content
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["type"] == "text"));
     }
 
     /// Issue 41 item 4: the summary in the text content writes an id's controls as visible
