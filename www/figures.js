@@ -8,11 +8,10 @@ import { el, downloadLink, downloadNow } from './dom.js';
 
 /**
  * The glue of a separately built figures module (wasm-bindgen `--target web`, exporting
- * `render_figure` or `renderFigure`), relative to this file; null while the build makes
- * none (the whole module's own export is looked for first either way). Set when the
- * figures module is built.
+ * `render_figure` or `renderFigure`), relative to this file: `cargo xtask build` makes it
+ * (www/pkg/figures). The whole module's own export is looked for first either way.
  */
-export const FIGURES_GLUE = null;
+export const FIGURES_GLUE = './pkg/figures/exemplar_wasm.js';
 
 /** The resolutions a PNG is offered at, in dots per inch; the first is the default. */
 export const PNG_DPI = [300, 150, 600];
