@@ -268,12 +268,11 @@ fn every_script_reproduces_its_result_in_one_r_process() {
     agree_in_r(&cases());
 }
 
-/// A defect the R test found in the engine (not in the scripts): on dat.bcg, the ML and
-/// REML meta-regression on `ablat + alloc` gives tau^2 = 0 where metafor's optimum is
-/// 0.0294 (ML; log-likelihood -7.013 against -7.209 at 0) and 0.1446 (REML); `~ ablat`
-/// and `~ factor(alloc)` alone agree. Run with `--ignored` once the engine is fixed.
+/// A defect the R test found in the engine: on dat.bcg the ML and REML likelihoods of the
+/// meta-regression on `ablat + alloc` peak twice, and the engine took τ² = 0 where metafor's
+/// optimum (and the global one) is 0.0294 (ML) and 0.1446 (REML). The engine now also seeks
+/// the peak nearest the Hedges estimate (estimators.rs, `bracket_near_hedges`).
 #[test]
-#[ignore = "engine defect: meta_regression ~ ablat + alloc on dat.bcg gives tau^2 = 0 (metafor 0.0294 ML)"]
 fn the_bcg_meta_regression_on_latitude_and_allocation_agrees() {
     let bcg = unseen()["bcg"]["records"].clone();
     agree_in_r(&cases_of(

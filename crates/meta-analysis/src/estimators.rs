@@ -9,7 +9,7 @@
 
 use crate::math::ln;
 use crate::passes;
-use crate::solver::{newton_bracketed, SolveError};
+use crate::solver::{newton_bracketed, Root, SolveError};
 use crate::weighted::{centre, plain_mean_spread, Degenerate, Design, Matrix, Wls};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -397,10 +397,11 @@ fn ml_se(m: &Moments) -> f64 {
     (2.0 / m.sw2).sqrt()
 }
 
-/// Maximizes a (restricted) likelihood over τ² ≥ 0: τ̂² = 0 when U(0) ≤ 0;
-/// otherwise the root of U in a bracket from 0 to an upper bound where U < 0 (see
-/// [`upper_bracket`]), unless the likelihood at τ² = 0 is higher still (a bimodal
-/// likelihood; metafor makes the same check).
+/// Maximizes a (restricted) likelihood over τ² ≥ 0. Its candidates: τ² = 0; when U(0) > 0,
+/// the root of U in a bracket from 0 to an upper bound where U < 0 (see [`upper_bracket`]);
+/// and the peak nearest the Hedges estimate, where metafor's Fisher scoring starts (see
+/// [`bracket_near_hedges`]). The one of highest likelihood is τ̂² (a likelihood can have
+/// several peaks; metafor compares with τ² = 0 too).
 fn likelihood_root(
     method: Method,
     memo: &Memo,
@@ -410,35 +411,89 @@ fn likelihood_root(
     let (y, v, x) = (memo.y, memo.v, memo.x);
     let at = |tau2: f64| memo.at(tau2);
     let zero = at(0.0)?;
-    if score(&zero).0 <= 0.0 {
-        return Ok(Tau2 {
+    let solve = |lo: f64, hi: f64| {
+        newton_bracketed(
+            |t| at(t).map(|m| score(&m)).unwrap_or((f64::NAN, f64::NAN)),
+            lo,
+            hi,
+            REL_TOL,
+            MAX_ITER,
+        )
+        .map_err(|e| solve_error(method, e))
+    };
+    let mut peaks = Vec::new();
+    // A score that is not finite at 0 goes to the bracket's search, which names it.
+    if !(score(&zero).0 <= 0.0) {
+        let hi = upper_bracket(method, y, x, &zero, |t| at(t).map(|m| score(&m).0))?;
+        peaks.push(solve(0.0, hi)?);
+    }
+    if let Some((lo, hi)) = bracket_near_hedges(memo, score) {
+        peaks.push(solve(lo, hi)?);
+    }
+    let loglik = |t: f64| at(t).map(|m| log_likelihood(method, v, &m, t));
+    // The first peak found stands unless another, distinct one is higher (the two brackets
+    // usually meet the same root, to within the solver's tolerance).
+    let mut best: Option<(&Root, f64)> = None;
+    for peak in &peaks {
+        let l = loglik(peak.x)?;
+        let higher = best.is_none_or(|(b, bl)| {
+            l > bl && (peak.x - b.x).abs() > 1e-8 * b.x.abs().max(f64::MIN_POSITIVE)
+        });
+        if higher {
+            best = Some((peak, l));
+        }
+    }
+    match best {
+        Some((peak, l)) if l >= log_likelihood(method, v, &zero, 0.0) => Ok(Tau2 {
+            tau2: peak.x,
+            se: Some(se(&at(peak.x)?)),
+            iterations: Some(peak.iterations),
+        }),
+        _ => Ok(Tau2 {
             tau2: 0.0,
             se: Some(se(&zero)),
-            iterations: Some(0),
-        });
+            iterations: Some(peaks.first().map_or(0, |p| p.iterations)),
+        }),
     }
-    let hi = upper_bracket(method, y, x, &zero, |t| at(t).map(|m| score(&m).0))?;
-    let root = newton_bracketed(
-        |t| at(t).map(|m| score(&m)).unwrap_or((f64::NAN, f64::NAN)),
-        0.0,
-        hi,
-        REL_TOL,
-        MAX_ITER,
-    )
-    .map_err(|e| solve_error(method, e))?;
-    let there = at(root.x)?;
-    if log_likelihood(method, v, &zero, 0.0) > log_likelihood(method, v, &there, root.x) {
-        return Ok(Tau2 {
-            tau2: 0.0,
-            se: Some(se(&zero)),
-            iterations: Some(root.iterations),
-        });
+}
+
+/// The bracket [a, b], U(a) > 0 > U(b), of the likelihood's peak nearest the Hedges
+/// estimate τ_H², where metafor starts its Fisher scoring: from τ_H², doubling while U > 0,
+/// else halving while U ≤ 0 (at most 64 times each way). A likelihood can peak more than
+/// once: dat.bcg's meta-regression on `ablat + factor(alloc)` has, under ML, a local maximum
+/// at τ² = 0 (ℓ = −7.2088) and the global one at 0.0294 (ℓ = −7.0135); under REML the
+/// score is positive at 0, falls below 0 and rises again before the global peak at 0.1446.
+/// None when τ_H² = 0 or no sign change is met.
+fn bracket_near_hedges(memo: &Memo, score: fn(&Moments) -> (f64, f64)) -> Option<(f64, f64)> {
+    let he = hedges(memo.y, memo.v, memo.x).ok()?.tau2;
+    let u = |t: f64| {
+        memo.at(t)
+            .ok()
+            .map(|m| score(&m).0)
+            .filter(|u| u.is_finite())
+    };
+    if !(he.is_finite() && he > 0.0) {
+        return None;
     }
-    Ok(Tau2 {
-        tau2: root.x,
-        se: Some(se(&there)),
-        iterations: Some(root.iterations),
-    })
+    let mut t = he;
+    if u(t)? > 0.0 {
+        for _ in 0..64 {
+            let next = 2.0 * t;
+            if u(next)? < 0.0 {
+                return Some((t, next));
+            }
+            t = next;
+        }
+    } else {
+        for _ in 0..64 {
+            let next = 0.5 * t;
+            if u(next)? > 0.0 {
+                return Some((next, t));
+            }
+            t = next;
+        }
+    }
+    None
 }
 
 /// Paule–Mandel: the τ² ≥ 0 at which the generalized Q, y'Py = Σ wᵢ rᵢ², equals k − p;
@@ -622,6 +677,75 @@ mod tests {
                 (blocked - plain).abs() <= 1e-13 * plain.abs().max(1.0),
                 "{tau2}"
             );
+        }
+    }
+
+    /// dat.bcg's log risk ratios on `ablat + factor(alloc)`: a likelihood with two peaks
+    /// (see [`bracket_near_hedges`]) under ML and REML, the global one inside, where metafor 3.8-1 (Fisher
+    /// scoring from the Hedges estimate, threshold 1e-12) finds it: its τ² below (its
+    /// log-likelihoods there: −7.0135 ML, −7.3983 REML; at 0 under ML −7.2088). Until the inner peak was looked for, both gave τ̂² = 0.
+    #[test]
+    fn a_likelihood_peaking_inside_beyond_a_local_maximum_at_zero_is_maximized_inside() {
+        let y = [
+            -0.88931133392020545,
+            -1.5853886572014306,
+            -1.3480731482996933,
+            -1.4415511900213054,
+            -0.21754732221129558,
+            -0.78611558581886398,
+            -1.6208982235983918,
+            0.011952333523840508,
+            -0.4694176487381494,
+            -1.3713448034727844,
+            -0.33935882833839059,
+            0.44591340057137874,
+            -0.017313948216879815,
+        ];
+        let v = [
+            0.32558476500396133,
+            0.19458112139814385,
+            0.41536796536796539,
+            0.020010031902247573,
+            0.051210172169630863,
+            0.0069056184559087574,
+            0.22301724757231517,
+            0.0039615792978177295,
+            0.056434210463248966,
+            0.07302479361302891,
+            0.01241221397155972,
+            0.53250584520015276,
+            0.071404659683986293,
+        ];
+        let ablat = [
+            44., 55., 42., 52., 13., 44., 19., 13., 27., 42., 18., 33., 33.,
+        ];
+        let alloc = "rrrraarrrssss";
+        let dummy = |c: char| alloc.chars().map(|a| f64::from(u8::from(a == c))).collect();
+        let x = Design::intercept_and_columns(vec![ablat.to_vec(), dummy('r'), dummy('s')]);
+        let memo = Memo::new(&y, &v, &x);
+        for (method, tau2) in [
+            (Method::Ml, 0.0293898694391092),
+            (Method::Reml, 0.144594297359287),
+        ] {
+            let score = if method == Method::Ml {
+                ml_score
+            } else {
+                reml_score
+            };
+            let est = estimate_tau2(method, &y, &v, &x).unwrap();
+            assert!(
+                (est.tau2 - tau2).abs() < 1e-7,
+                "{method:?}: {} vs {tau2}",
+                est.tau2
+            );
+            // Relative log-likelihoods (no constants): the inner peak is above τ² = 0's.
+            let ours = log_likelihood(method, &v, &memo.at(est.tau2).unwrap(), est.tau2);
+            let at_zero = log_likelihood(method, &v, &memo.at(0.0).unwrap(), 0.0);
+            assert!(
+                ours > at_zero,
+                "{method:?}: {ours} not above {at_zero} at 0"
+            );
+            assert!(score(&memo.at(est.tau2).unwrap()).0.abs() < 1e-9);
         }
     }
 

@@ -8,13 +8,14 @@
 ##   Rscript crates/meta-analysis/tests/oracle/r_code_unseen.R \
 ##       crates/exemplar/tests/fixtures/r_code_unseen.json
 ##
-## Requires metafor (developed against 3.8-1), metadat and jsonlite.
+## Requires metafor (developed against 3.8-1) and metadat.
 
 suppressPackageStartupMessages({
   library(metafor)
   library(metadat)
-  library(jsonlite)
 })
+source(file.path(dirname(sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) < 1) stop("usage: r_code_unseen.R <out.json>")
 
@@ -37,7 +38,6 @@ hack <- dat.hackshaw1998
 hack$id <- sprintf("h%02d", hack$study)
 
 fixture <- list(
-  source = "crates/meta-analysis/tests/oracle/r_code_unseen.R",
   bcg = list(measure = "RR",
              records = records(bcg, "id", keep = c("author", "year", "ablat", "alloc")),
              raw = rows(dat.bcg, c("trial", "author", "year", "tpos", "tneg", "cpos", "cneg", "ablat", "alloc"))),
@@ -47,4 +47,6 @@ fixture <- list(
                       records = records(hack, "id", keep = c("author", "year", "country", "design"))),
   normand1999 = list(raw = rows(dat.normand1999, c("study", "source", "n1i", "m1i", "sd1i", "n2i", "m2i", "sd2i")))
 )
-writeLines(toJSON(fixture, auto_unbox = TRUE, digits = NA, pretty = TRUE), args[1])
+write_fixture(fixture, args[1],
+  data = metadat_source(c("dat.bcg", "dat.molloy2014", "dat.hackshaw1998", "dat.normand1999")),
+  control = list())
