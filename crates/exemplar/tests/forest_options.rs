@@ -511,7 +511,7 @@ fn options_off_the_natural_scale_or_malformed_are_refused_by_name() {
 
 #[test]
 fn the_three_level_model_draws_a_row_per_estimate_grouped_by_cluster() {
-    // metafor 3.8-1's rma.mv of dat.konstantopoulos2011 (fixtures/forest_three_level.R).
+    // metafor 3.8-1's rma.mv of dat.konstantopoulos2011 (crates/meta-analysis/tests/oracle/forest_three_level.R).
     let want: Value =
         serde_json::from_str(include_str!("fixtures/forest_three_level.json")).unwrap();
     let result = forest(json!({"records": want["records"], "study": "district"}));
