@@ -48,6 +48,7 @@ mod quadrature;
 mod rank_test;
 mod record_weights;
 mod records;
+pub mod rma_mv;
 mod robust;
 mod selection;
 pub mod solver;
