@@ -5,6 +5,7 @@ use super::args::model_data;
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
+use super::multilevel_general::{fit_general, GeneralResult, RandomArgs};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
@@ -108,11 +109,54 @@ pub struct MultilevelResult {
     pub dataset: DatasetInfo,
 }
 
+composed_args! {
+    /// `fit_multilevel`'s arguments: the three-level model's, and the general model's.
+    #[derive(Debug, Default)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct FitMultilevelArgs {
+        #[flat]
+        pub model: MultilevelArgs,
+        #[flat]
+        pub general: RandomArgs,
+    }
+}
+
+/// `fit_multilevel`'s result: a general model (`random`, `struct`, `V` or a fixed
+/// component given) or the three-level model.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum FitMultilevelResult {
+    General(GeneralResult),
+    ThreeLevel(MultilevelResult),
+}
+
+impl Printed for FitMultilevelResult {
+    fn print(&self, out: &mut Out) {
+        match self {
+            FitMultilevelResult::General(g) => g.print(out),
+            FitMultilevelResult::ThreeLevel(t) => t.print(out),
+        }
+    }
+}
+
 /// `fit_multilevel`
 pub fn fit_multilevel(
-    args: MultilevelArgs,
+    args: FitMultilevelArgs,
     data: &DataSource,
-) -> Result<MultilevelResult, ToolError> {
+) -> Result<FitMultilevelResult, ToolError> {
+    if args.general.given() {
+        return Ok(FitMultilevelResult::General(fit_general(
+            args.model,
+            &args.general,
+            data,
+        )?));
+    }
+    three_level(args.model, data).map(FitMultilevelResult::ThreeLevel)
+}
+
+/// The three-level model `~ 1 | study/id` with diagonal V.
+fn three_level(args: MultilevelArgs, data: &DataSource) -> Result<MultilevelResult, ToolError> {
     let options = args.options()?;
     let scale = Scale::of(&args.scale, data)?;
     let study = args.study.get().to_string();

@@ -20,6 +20,8 @@ pub(super) struct Evaluation {
     pub loglik: f64,
     /// y′Py, the weighted residual sum of squares.
     pub rss: f64,
+    /// log det M.
+    pub logdet: f64,
     pub beta: Vec<f64>,
     /// (X′WX)⁻¹, p × p.
     pub vcov: Vec<f64>,
@@ -92,6 +94,7 @@ pub(super) fn evaluate(
     Some(Evaluation {
         loglik,
         rss,
+        logdet,
         beta,
         vcov,
         gradient,

@@ -116,6 +116,8 @@ pub struct MvFit {
     pub boundary: Vec<String>,
     /// Residual heterogeneity QE = e′(V⁻¹ − V⁻¹X(X′V⁻¹X)⁻¹X′V⁻¹)e, on k − p df.
     pub qe: f64,
+    /// log det V (metafor's ML deviance is −2(ℓ − ℓ_QE), ℓ_QE = −½(k log 2π + log det V)).
+    pub log_det_v: f64,
     /// Whether each component (in the order sigma2, tau2, rho, gamma2, phi) was given.
     pub fixed: Vec<bool>,
 }
@@ -498,10 +500,11 @@ pub fn rma_mv(model: &MvModel, method: Method, fixed: &MvFixed) -> Result<MvFit,
         .max(1e-300);
     let run = optimizer::maximize(&prepared, values, free, reml, scale)?;
     let zero: Vec<f64> = vec![0.0; layout.components.len()];
-    let qe = eval::evaluate(&prepared, &zero, &[], true, false)
-        .map(|e| e.rss)
-        .unwrap_or(f64::NAN);
-    Ok(assemble(&prepared, run, qe, &given))
+    let (qe, log_det_v) = eval::evaluate(&prepared, &zero, &[], true, false)
+        .map_or((f64::NAN, f64::NAN), |e| (e.rss, e.logdet));
+    let mut fit = assemble(&prepared, run, qe, &given);
+    fit.log_det_v = log_det_v;
+    Ok(fit)
 }
 
 fn assemble(prepared: &Prepared, run: optimizer::Run, qe: f64, given: &[Option<f64>]) -> MvFit {
@@ -546,6 +549,7 @@ fn assemble(prepared: &Prepared, run: optimizer::Run, qe: f64, given: &[Option<f
             .map(|&(c, value)| format!("{} = {value}", layout.name(c)))
             .collect(),
         qe,
+        log_det_v: f64::NAN,
         fixed: given.iter().map(Option::is_some).collect(),
     }
 }

@@ -1,0 +1,738 @@
+//! `fit_multilevel`'s general models (metafor's `rma.mv` beyond `~ 1 | study/id`): the
+//! arguments `random`, `struct`, `V`, `sigma2`, `tau2`, `rho`, the engine's
+//! [`meta_analysis::rma_mv`] fit, and the result with its print.rma.mv summary.
+
+use super::args::model_data;
+use super::data::{id_set, DataSource, DatasetInfo, Omitted};
+use super::multilevel::{invalid, labels, MultilevelArgs};
+use super::ToolError;
+use crate::printed::{
+    coefficient_table, f4, frame_table, pval, signif_legend, CoefficientRow, Out, Printed,
+};
+use meta_analysis::distributions::{
+    chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
+};
+use meta_analysis::rma_mv::{
+    rma_mv, InnerOuter, MvFit, MvFixed, MvModel, RandomIntercept, Sampling, Struct, VBlock,
+};
+use meta_analysis::{Method, MultilevelTest};
+use serde::{Deserialize, Serialize};
+
+/// One value or a list of them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T: Clone> OneOrMany<T> {
+    fn list(&self) -> Vec<T> {
+        match self {
+            OneOrMany::One(t) => vec![t.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// `V`: the known sampling covariance, one block per level of `cluster`, its row a read
+/// from `columns` at the cluster's a-th record (dat.berkey1998's v1i, v2i).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VArg {
+    pub cluster: String,
+    pub columns: Vec<String>,
+}
+
+/// The general model's arguments.
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct RandomArgs {
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "random_schema"))]
+    pub random: Option<OneOrMany<String>>,
+    #[serde(default, rename = "struct")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "struct_schema"))]
+    pub structure: Option<OneOrMany<String>>,
+    #[serde(default, rename = "V")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "v_schema"))]
+    pub v: Option<VArg>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "fixed_schema"))]
+    pub sigma2: Option<Vec<Option<f64>>>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "fixed_schema"))]
+    pub tau2: Option<Vec<Option<f64>>>,
+    #[serde(default)]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "fixed_schema"))]
+    pub rho: Option<Vec<Option<f64>>>,
+}
+
+leaf_args!(RandomArgs);
+
+impl RandomArgs {
+    /// Whether any argument asks for the general model.
+    pub fn given(&self) -> bool {
+        self.random.is_some()
+            || self.structure.is_some()
+            || self.v.is_some()
+            || self.sigma2.is_some()
+            || self.tau2.is_some()
+            || self.rho.is_some()
+    }
+}
+
+#[cfg(feature = "definitions")]
+fn schema(value: serde_json::Value) -> schemars::Schema {
+    schemars::Schema::try_from(value).expect("an object schema")
+}
+#[cfg(feature = "definitions")]
+fn random_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let s = serde_json::json!({"type": "string"});
+    schema(
+        serde_json::json!({"anyOf": [s, {"type": "array", "items": s, "maxItems": 8}],
+        "description": "rma.mv's random: \"~ 1 | a/b\", \"~ inner | outer\", or a list (crossed)."}),
+    )
+}
+#[cfg(feature = "definitions")]
+fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Struct::ALL.iter().map(|s| s.name()).collect();
+    let s = serde_json::json!({"enum": names});
+    schema(
+        serde_json::json!({"anyOf": [s, {"type": "array", "items": s, "maxItems": 2}], "default": "CS"}),
+    )
+}
+#[cfg(feature = "definitions")]
+fn v_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let s = serde_json::json!({"type": "string"});
+    schema(
+        serde_json::json!({"type": "object", "properties": {"cluster": s, "columns": {"type": "array", "items": s, "maxItems": 64}},
+        "required": ["cluster", "columns"], "additionalProperties": false,
+        "description": "Sampling covariance blocks: row a of a cluster's block from columns at its a-th record."}),
+    )
+}
+#[cfg(feature = "definitions")]
+fn fixed_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schema(
+        serde_json::json!({"type": "array", "items": {"type": ["number", "null"]}, "maxItems": 64}),
+    )
+}
+
+/// A variance component of the result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct Component {
+    /// sigma^2 factor, or the inner level (tau2) or pair of levels (rho).
+    pub level: String,
+    pub estimate: f64,
+    /// Held at the given value.
+    pub fixed: bool,
+}
+
+/// A coefficient of the general model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MvCoefficient {
+    pub name: String,
+    pub estimate: f64,
+    pub se: f64,
+    /// z, or t.
+    pub statistic: f64,
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+}
+
+/// `fit_multilevel`'s result for a general model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct GeneralResult {
+    pub k: usize,
+    pub method: String,
+    pub test: String,
+    pub level: f64,
+    /// The random structure as understood, e.g. "~ outcome | trial, UN: 2 x 2".
+    pub structure: Vec<String>,
+    pub coefficients: Vec<MvCoefficient>,
+    /// k - p with test "t", else null.
+    pub df: Option<f64>,
+    pub sigma2: Vec<Component>,
+    pub tau2: Vec<Component>,
+    pub rho: Vec<Component>,
+    pub gamma2: Vec<Component>,
+    pub phi: Vec<Component>,
+    pub loglik: f64,
+    pub deviance: f64,
+    pub aic: f64,
+    pub bic: f64,
+    pub aicc: f64,
+    pub qe: f64,
+    pub qe_df: usize,
+    pub qe_p: f64,
+    /// Wald test of the coefficients but the intercept (all without one); null with one.
+    pub qm: Option<f64>,
+    pub qm_df: usize,
+    pub qm_p: Option<f64>,
+    /// Components the optimum put at a bound ("rho = 1", "sigma2.2 = 0").
+    pub boundary: Vec<String>,
+    /// Largest |d loglik / d theta| (log variances, atanh correlations) at the optimum.
+    pub gradient: f64,
+    pub notes: Vec<String>,
+    pub formula: Option<String>,
+    pub omitted: Vec<Omitted>,
+    pub dataset: DatasetInfo,
+}
+
+/// A parsed `~ lhs | rhs` term.
+fn parse_term(text: &str) -> Result<(String, String), ToolError> {
+    let body = text.trim().strip_prefix('~').map(str::trim);
+    match body.and_then(|b| b.split_once('|')) {
+        Some((lhs, rhs)) if !lhs.trim().is_empty() && !rhs.trim().is_empty() => {
+            Ok((lhs.trim().to_string(), rhs.trim().to_string()))
+        }
+        _ => Err(invalid(format!(
+            "random term {text:?} is not of the form \"~ 1 | id\" or \"~ inner | outer\""
+        ))),
+    }
+}
+
+/// The columns a random specification reads.
+fn random_terms(
+    args: &MultilevelArgs,
+    random: &RandomArgs,
+) -> Result<Vec<(String, String)>, ToolError> {
+    let texts = match &random.random {
+        Some(r) => r.list(),
+        None => vec![format!("~ 1 | {}/id", args.study.get())],
+    };
+    if texts.is_empty() || texts.len() > 8 {
+        return Err(invalid("random takes 1 to 8 terms".into()));
+    }
+    texts.iter().map(|t| parse_term(t)).collect()
+}
+
+/// A column's labels for the records kept; "id" is the records' ids unless a column has
+/// that name.
+fn column_labels(
+    data: &DataSource,
+    name: &str,
+    excluded: &[String],
+) -> Result<Vec<String>, ToolError> {
+    if name == "id" && !data.column_names().contains(&"id") {
+        let ex = id_set(excluded);
+        return Ok(data
+            .records()
+            .iter()
+            .filter(|r| !ex.contains(r.id.as_str()))
+            .map(|r| r.id.clone())
+            .collect());
+    }
+    labels(data, name, "random term", excluded)
+}
+
+struct Parsed {
+    intercepts: Vec<RandomIntercept>,
+    terms: Vec<InnerOuter>,
+    structure: Vec<String>,
+}
+
+fn build_terms(
+    data: &DataSource,
+    parsed: &[(String, String)],
+    structs: &[Struct],
+    excluded: &[String],
+) -> Result<Parsed, ToolError> {
+    let mut out = Parsed {
+        intercepts: Vec::new(),
+        terms: Vec::new(),
+        structure: Vec::new(),
+    };
+    for (lhs, rhs) in parsed {
+        if lhs == "1" {
+            let parts: Vec<&str> = rhs.split('/').map(str::trim).collect();
+            let columns = parts
+                .iter()
+                .map(|p| column_labels(data, p, excluded))
+                .collect::<Result<Vec<_>, _>>()?;
+            for depth in 0..parts.len() {
+                let name = parts[..=depth].join("/");
+                let levels = (0..columns[0].len())
+                    .map(|i| {
+                        columns[..=depth]
+                            .iter()
+                            .map(|c| c[i].as_str())
+                            .collect::<Vec<_>>()
+                            .join("/")
+                    })
+                    .collect();
+                out.structure.push(format!("~ 1 | {name}"));
+                out.intercepts.push(RandomIntercept { name, levels });
+            }
+        } else {
+            let t = out.terms.len();
+            if t == 2 {
+                return Err(invalid(
+                    "at most two \"~ inner | outer\" terms (as rma.mv)".into(),
+                ));
+            }
+            let s = structs
+                .get(t)
+                .or(structs.first())
+                .copied()
+                .unwrap_or(Struct::Cs);
+            let inner = column_labels(data, lhs, excluded)?;
+            let outer = column_labels(data, rhs, excluded)?;
+            let mut distinct = inner.clone();
+            distinct.sort();
+            distinct.dedup();
+            let j = distinct.len();
+            out.structure
+                .push(format!("~ {lhs} | {rhs}, {}: {j} x {j}", s.name()));
+            out.terms.push(InnerOuter {
+                inner_name: lhs.clone(),
+                outer_name: rhs.clone(),
+                inner,
+                outer,
+                structure: s,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// V's blocks from the cluster column and the block columns.
+fn sampling(
+    data: &DataSource,
+    v: Option<&VArg>,
+    excluded: &[String],
+    vi: &[f64],
+) -> Result<Sampling, ToolError> {
+    let Some(v) = v else {
+        return Ok(Sampling::Diagonal(vi.to_vec()));
+    };
+    let cluster = labels(data, &v.cluster, "V cluster", excluded)?;
+    let ex = id_set(excluded);
+    let kept: Vec<usize> = data
+        .records()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !ex.contains(r.id.as_str()))
+        .map(|(i, _)| i)
+        .collect();
+    let columns: Vec<Vec<Option<f64>>> = v.columns.iter().map(|c| data.numbers(c)).collect();
+    let mut order: Vec<String> = Vec::new();
+    let mut rows: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, c) in cluster.iter().enumerate() {
+        rows.entry(c.as_str())
+            .or_insert_with(|| {
+                order.push(c.clone());
+                Vec::new()
+            })
+            .push(i);
+    }
+    let mut blocks = Vec::new();
+    for name in &order {
+        let r = &rows[name.as_str()];
+        let n = r.len();
+        if n > columns.len() {
+            return Err(invalid(format!(
+                "cluster {name:?} of V has {n} records but V names {} columns",
+                columns.len()
+            )));
+        }
+        let mut matrix = Vec::with_capacity(n * n);
+        for &a in r {
+            for col in columns.iter().take(n) {
+                let x = col[kept[a]].ok_or_else(|| {
+                    invalid(format!(
+                        "V's columns need a number at record {:?}",
+                        data.records()[kept[a]].id
+                    ))
+                })?;
+                matrix.push(x);
+            }
+        }
+        blocks.push(VBlock {
+            rows: r.clone(),
+            matrix,
+        });
+    }
+    Ok(Sampling::Blocks(blocks))
+}
+
+/// Fits the general model.
+pub fn fit_general(
+    args: MultilevelArgs,
+    random: &RandomArgs,
+    data: &DataSource,
+) -> Result<GeneralResult, ToolError> {
+    let options = args.options()?;
+    let parsed = random_terms(&args, random)?;
+    let structs = random.structure.as_ref().map_or(Ok(Vec::new()), |s| {
+        s.list()
+            .iter()
+            .map(|n| {
+                Struct::parse(n).ok_or_else(|| {
+                    invalid(format!(
+                        "struct {n:?} is not one of ID, CS, HCS, UN, AR, HAR, DIAG"
+                    ))
+                })
+            })
+            .collect()
+    })?;
+    let mut columns: Vec<String> = parsed
+        .iter()
+        .flat_map(|(l, r)| {
+            l.split('/')
+                .chain(r.split('/'))
+                .map(|s| s.trim().to_string())
+        })
+        .filter(|c| c != "1" && !(c == "id" && !data.column_names().contains(&"id")))
+        .collect();
+    if let Some(v) = &random.v {
+        columns.push(v.cluster.clone());
+        columns.extend(v.columns.iter().cloned());
+    }
+    let also: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let excluded = args.exclude.of(data)?;
+    let md = model_data(args.mods.mods.as_ref(), &also, excluded, data)?;
+    let kept = data.kept(&md.excluded);
+    let k = kept.len();
+    let (x, p, names) = match md.matrix() {
+        Some(m) => {
+            let p = m.names().len();
+            (
+                (0..k)
+                    .flat_map(|i| (0..p).map(move |a| (i, a)))
+                    .map(|(i, a)| m.value(i, a))
+                    .collect(),
+                p,
+                m.names().to_vec(),
+            )
+        }
+        None => (vec![1.0; k], 1, vec!["intrcpt".to_string()]),
+    };
+    let terms = build_terms(data, &parsed, &structs, &md.excluded)?;
+    let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
+    let model = MvModel {
+        yi: kept.iter().map(|r| r.yi).collect(),
+        x,
+        p,
+        sampling: sampling(data, random.v.as_ref(), &md.excluded, &vi)?,
+        intercepts: terms.intercepts,
+        terms: terms.terms,
+    };
+    let fixed = MvFixed {
+        sigma2: random.sigma2.clone().unwrap_or_default(),
+        tau2: random.tau2.clone().unwrap_or_default(),
+        rho: random.rho.clone().unwrap_or_default(),
+        ..MvFixed::default()
+    };
+    let fit = rma_mv(&model, options.method, &fixed)?;
+    let has_intercept = md.matrix().is_none_or(|m| m.has_intercept());
+    Ok(result(
+        &fit,
+        &names,
+        has_intercept,
+        &options,
+        &model,
+        terms.structure,
+        md,
+        data,
+    ))
+}
+
+/// The components of the fit with their levels.
+fn components(fit: &MvFit, model: &MvModel) -> [Vec<Component>; 5] {
+    let mut at = 0;
+    let mut take = |values: &[f64], levels: Vec<String>| -> Vec<Component> {
+        values
+            .iter()
+            .zip(levels)
+            .map(|(&estimate, level)| {
+                let fixed = fit.fixed.get(at).copied().unwrap_or(false);
+                at += 1;
+                Component {
+                    level,
+                    estimate,
+                    fixed,
+                }
+            })
+            .collect()
+    };
+    let sigma2 = take(
+        &fit.sigma2,
+        model.intercepts.iter().map(|t| t.name.clone()).collect(),
+    );
+    let mut per_term = Vec::new();
+    for (t, (var, cor)) in [(&fit.tau2, &fit.rho), (&fit.gamma2, &fit.phi)]
+        .into_iter()
+        .enumerate()
+    {
+        let lv = fit.inner_levels.get(t).cloned().unwrap_or_default();
+        let var_levels = if var.len() == 1 {
+            vec![String::new()]
+        } else {
+            lv.clone()
+        };
+        let cor_levels: Vec<String> = if cor.len() == 1 {
+            vec![String::new()]
+        } else {
+            (0..lv.len())
+                .flat_map(|c| (c + 1..lv.len()).map(move |r| (r, c)))
+                .map(|(r, c)| format!("{}:{}", lv[r], lv[c]))
+                .collect()
+        };
+        per_term.push((take(var, var_levels), take(cor, cor_levels)));
+    }
+    let [(tau2, rho), (gamma2, phi)] = <[_; 2]>::try_from(per_term).ok().expect("two terms");
+    [sigma2, tau2, rho, gamma2, phi]
+}
+
+#[allow(clippy::too_many_arguments)]
+fn result(
+    fit: &MvFit,
+    names: &[String],
+    has_intercept: bool,
+    options: &meta_analysis::MultilevelOptions,
+    model: &MvModel,
+    structure: Vec<String>,
+    md: super::args::ModelData,
+    data: &DataSource,
+) -> GeneralResult {
+    let (k, p) = (fit.k, fit.p);
+    let df = (options.test == MultilevelTest::T).then_some((k - p) as f64);
+    let crit = match df {
+        Some(d) => t_quantile(1.0 - (1.0 - options.level) / 2.0, d),
+        None => normal_quantile(1.0 - (1.0 - options.level) / 2.0),
+    };
+    let coefficients: Vec<MvCoefficient> = (0..p)
+        .map(|a| {
+            let se = fit.vcov[a * p + a].sqrt();
+            let statistic = fit.beta[a] / se;
+            MvCoefficient {
+                name: names[a].clone(),
+                estimate: fit.beta[a],
+                se,
+                statistic,
+                p: df.map_or_else(
+                    || normal_two_sided_p(statistic),
+                    |d| t_two_sided_p(statistic, d),
+                ),
+                ci_lower: fit.beta[a] - crit * se,
+                ci_upper: fit.beta[a] + crit * se,
+            }
+        })
+        .collect();
+    let btt: Vec<usize> = (usize::from(has_intercept)..p).collect();
+    let qm = (!btt.is_empty() && p > 1).then(|| wald(fit, &btt));
+    let m = btt.len();
+    let qm_p = qm.map(|q| match df {
+        Some(d) => f_sf(q / m as f64, m as f64, d),
+        None => chi2_sf(q, m as f64),
+    });
+    let reml = options.method == Method::Reml;
+    let [sigma2, tau2, rho, gamma2, phi] = components(fit, model);
+    let parms = (p + fit.fixed.iter().filter(|f| !**f).count()) as f64;
+    let n = if reml { (k - p) as f64 } else { k as f64 };
+    let ll = fit.loglik;
+    let ll_qe = -0.5 * (k as f64 * (2.0 * std::f64::consts::PI).ln() + fit.log_det_v);
+    let mut notes = Vec::new();
+    if fit.gradient_norm >= 1e-9 {
+        notes.push(format!(
+            "The optimizer stopped with gradient {:.1e}.",
+            fit.gradient_norm
+        ));
+    }
+    for b in &fit.boundary {
+        notes.push(format!("{b}: the optimum lies on this bound."));
+    }
+    GeneralResult {
+        k,
+        method: options.method.name().into(),
+        test: options.test.name().into(),
+        level: options.level,
+        structure,
+        coefficients,
+        df,
+        sigma2,
+        tau2,
+        rho,
+        gamma2,
+        phi,
+        loglik: ll,
+        deviance: if reml { -2.0 * ll } else { -2.0 * (ll - ll_qe) },
+        aic: -2.0 * ll + 2.0 * parms,
+        bic: -2.0 * ll + parms * n.ln(),
+        aicc: -2.0 * ll + 2.0 * parms * n.max(parms + 2.0) / (n.max(parms + 2.0) - parms - 1.0),
+        qe: fit.qe,
+        qe_df: k - p,
+        qe_p: chi2_sf(fit.qe, (k - p) as f64),
+        qm: qm.map(|q| if df.is_some() { q / m as f64 } else { q }),
+        qm_df: m,
+        qm_p,
+        boundary: fit.boundary.clone(),
+        gradient: fit.gradient_norm,
+        notes,
+        formula: md.formula_text(),
+        omitted: md.omitted,
+        dataset: DatasetInfo {
+            notes: md.notes,
+            ..data.info().clone()
+        },
+    }
+}
+
+/// β_S′ (Var β_S)⁻¹ β_S.
+fn wald(fit: &MvFit, btt: &[usize]) -> f64 {
+    let m = btt.len();
+    let mut a: Vec<Vec<f64>> = btt
+        .iter()
+        .map(|&i| btt.iter().map(|&j| fit.vcov[i * fit.p + j]).collect())
+        .collect();
+    let mut b: Vec<f64> = btt.iter().map(|&i| fit.beta[i]).collect();
+    let beta = b.clone();
+    // Gaussian elimination (Var β_S is positive definite).
+    for c in 0..m {
+        for r in c + 1..m {
+            let f = a[r][c] / a[c][c];
+            for q in c..m {
+                a[r][q] -= f * a[c][q];
+            }
+            b[r] -= f * b[c];
+        }
+    }
+    for c in (0..m).rev() {
+        let s: f64 = (c + 1..m).map(|q| a[c][q] * b[q]).sum();
+        b[c] = (b[c] - s) / a[c][c];
+    }
+    beta.iter().zip(&b).map(|(x, y)| x * y).sum()
+}
+
+/// print.rma.mv.
+impl Printed for GeneralResult {
+    fn print(&self, out: &mut Out) {
+        out.line(format!(
+            "Multivariate Meta-Analysis Model (k = {}; method: {})",
+            self.k, self.method
+        ));
+        out.blank();
+        let fmt = |x: f64| f4(Some(x));
+        out.lines(frame_table(
+            &["logLik", "Deviance", "AIC", "BIC", "AICc"],
+            &[(
+                String::new(),
+                vec![
+                    fmt(self.loglik),
+                    fmt(self.deviance),
+                    fmt(self.aic),
+                    fmt(self.bic),
+                    fmt(self.aicc),
+                ],
+            )],
+            2,
+        ));
+        out.blank();
+        out.line("Variance Components:");
+        out.blank();
+        for s in &self.structure {
+            out.line(format!("  {s}"));
+        }
+        let row = |name: String, c: &Component, sqrt: bool| {
+            let mut v = vec![fmt(c.estimate)];
+            if sqrt {
+                v.push(fmt(c.estimate.sqrt()));
+            }
+            v.push(if c.fixed { "yes" } else { "no" }.into());
+            v.push(c.level.clone());
+            (name, v)
+        };
+        let var_rows: Vec<(String, Vec<String>)> = [
+            ("sigma^2", &self.sigma2),
+            ("tau^2", &self.tau2),
+            ("gamma^2", &self.gamma2),
+        ]
+        .iter()
+        .flat_map(|(n, cs)| {
+            cs.iter().enumerate().map(move |(i, c)| {
+                row(
+                    if cs.len() > 1 {
+                        format!("{n}.{}", i + 1)
+                    } else {
+                        n.to_string()
+                    },
+                    c,
+                    true,
+                )
+            })
+        })
+        .collect();
+        if !var_rows.is_empty() {
+            out.lines(frame_table(
+                &["estim", "sqrt", "fixed", "level"],
+                &var_rows,
+                2,
+            ));
+        }
+        let cor_rows: Vec<(String, Vec<String>)> = [("rho", &self.rho), ("phi", &self.phi)]
+            .iter()
+            .flat_map(|(n, cs)| {
+                cs.iter().enumerate().map(move |(i, c)| {
+                    row(
+                        if cs.len() > 1 {
+                            format!("{n}.{}", i + 1)
+                        } else {
+                            n.to_string()
+                        },
+                        c,
+                        false,
+                    )
+                })
+            })
+            .collect();
+        if !cor_rows.is_empty() {
+            out.blank();
+            out.lines(frame_table(&["estim", "fixed", "level"], &cor_rows, 2));
+        }
+        out.blank();
+        out.line("Test for Residual Heterogeneity:");
+        out.line(format!(
+            "QE(df = {}) = {}, p-val {}",
+            self.qe_df,
+            fmt(self.qe),
+            pval(Some(self.qe_p), true, false)
+        ));
+        if let (Some(qm), Some(p)) = (self.qm, self.qm_p) {
+            out.blank();
+            out.line(format!("Test of Moderators (coefficients {}):", self.qm_df));
+            let stat = match self.df {
+                Some(d) => format!("F(df1 = {}, df2 = {d}) = {}", self.qm_df, fmt(qm)),
+                None => format!("QM(df = {}) = {}", self.qm_df, fmt(qm)),
+            };
+            out.line(format!("{stat}, p-val {}", pval(Some(p), true, false)));
+        }
+        out.blank();
+        out.line("Model Results:");
+        out.blank();
+        let rows: Vec<CoefficientRow> = self
+            .coefficients
+            .iter()
+            .map(|c| CoefficientRow {
+                name: &c.name,
+                estimate: c.estimate,
+                se: c.se,
+                statistic: c.statistic,
+                df: None,
+                p: Some(c.p),
+                ci_lower: c.ci_lower,
+                ci_upper: c.ci_upper,
+            })
+            .collect();
+        out.lines(coefficient_table(&rows, self.df));
+        for note in &self.notes {
+            out.blank();
+            out.line(note.as_str());
+        }
+        signif_legend(out);
+    }
+}
