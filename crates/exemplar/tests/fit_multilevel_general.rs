@@ -125,7 +125,7 @@ fn the_study_short_form_is_the_three_level_model() {
     for i in 0..2 {
         let (a, b) = (
             old["sigma2"][i].as_f64().unwrap(),
-            new["sigma2"][i]["estimate"].as_f64().unwrap(),
+            new["sigma2"][i].as_f64().unwrap(),
         );
         assert!(
             (a - b).abs() < 1e-9 * a,

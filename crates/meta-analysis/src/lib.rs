@@ -89,7 +89,7 @@ pub use moderators::{
 };
 pub use multilevel::{
     multilevel, multilevel_design, ComponentInterval, Multilevel, MultilevelOptions,
-    MultilevelTest, MAX_MULTILEVEL_COST,
+    MultilevelTest, Reported, MAX_MULTILEVEL_COST,
 };
 pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions};
 pub use peto::{peto_odds_ratio, PetoOddsRatio};

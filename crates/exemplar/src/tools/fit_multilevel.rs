@@ -5,7 +5,7 @@ use super::args::model_data;
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
-use super::multilevel_general::{fit_general, GeneralResult, RandomArgs};
+use super::multilevel_general::{fit_general, GeneralFields, Printing, RandomArgs};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
@@ -30,9 +30,9 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "As metafor's rma.mv(yi, vi, mods, random = ~ 1 | study/id): sigma2 = [between, \
-within studies], REML or ML, exact optimum, CIs as confint(). mods as in {}. Needs 2 \
-studies, one with several records.",
+            "rma.mv: random (\"~ 1 | a/b\", \"~ inner | outer\" or a list), struct (ID CS HCS UN \
+AR HAR DIAG), V {{cluster, columns}}, sigma2/tau2/rho (null: estimate); default ~ 1 | \
+study/id. mods as in {}.",
             META_REGRESSION.name
         )
     },
@@ -107,6 +107,9 @@ pub struct MultilevelResult {
     /// value there (metafor's na.omit); `k` counts the records fitted.
     pub omitted: Vec<Omitted>,
     pub dataset: DatasetInfo,
+    /// General models only (`random`, `struct`, `V` or a fixed component given).
+    #[serde(flatten)]
+    pub general: GeneralFields,
 }
 
 composed_args! {
@@ -121,38 +124,50 @@ composed_args! {
     }
 }
 
-/// `fit_multilevel`'s result: a general model (`random`, `struct`, `V` or a fixed
-/// component given) or the three-level model.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-#[serde(untagged)]
-pub enum FitMultilevelResult {
-    General(GeneralResult),
-    ThreeLevel(MultilevelResult),
-}
-
-impl Printed for FitMultilevelResult {
-    fn print(&self, out: &mut Out) {
-        match self {
-            FitMultilevelResult::General(g) => g.print(out),
-            FitMultilevelResult::ThreeLevel(t) => t.print(out),
-        }
-    }
-}
-
 /// `fit_multilevel`
 pub fn fit_multilevel(
     args: FitMultilevelArgs,
     data: &DataSource,
-) -> Result<FitMultilevelResult, ToolError> {
+) -> Result<MultilevelResult, ToolError> {
     if args.general.given() {
-        return Ok(FitMultilevelResult::General(fit_general(
-            args.model,
-            &args.general,
-            data,
-        )?));
+        let scale = Scale::of(&args.model.scale, data)?.info();
+        let g = fit_general(args.model, &args.general, data)?;
+        let single = g.model.p == 1;
+        let c0 = g.model.coefficients[0].clone();
+        return Ok(MultilevelResult {
+            k: g.k,
+            n_studies: g.n_studies,
+            study: g.study,
+            method: g.model.method.name().into(),
+            test: g.model.test.name().into(),
+            level: g.model.level,
+            scale,
+            sigma2: g.sigma2,
+            sigma2_ci_lower: Vec::new(),
+            sigma2_ci_upper: Vec::new(),
+            estimate: single.then_some(c0.estimate),
+            se: single.then_some(c0.se),
+            statistic: single.then_some(c0.statistic),
+            df: g.df,
+            p: single.then_some(c0.p),
+            ci_lower: single.then_some(c0.ci_lower),
+            ci_upper: single.then_some(c0.ci_upper),
+            pi_lower: None,
+            pi_upper: None,
+            natural: None,
+            model: g.model,
+            notes: g.notes,
+            formula: g.data.formula_text(),
+            dropped: g.data.dropped(),
+            omitted: g.data.omitted,
+            dataset: DatasetInfo {
+                notes: g.data.notes,
+                ..data.info().clone()
+            },
+            general: g.general,
+        });
     }
-    three_level(args.model, data).map(FitMultilevelResult::ThreeLevel)
+    three_level(args.model, data)
 }
 
 /// The three-level model `~ 1 | study/id` with diagonal V.
@@ -232,6 +247,7 @@ fn three_level(args: MultilevelArgs, data: &DataSource) -> Result<MultilevelResu
             notes: model_data.notes,
             ..data.info().clone()
         },
+        general: GeneralFields::default(),
     })
 }
 
@@ -240,6 +256,18 @@ fn three_level(args: MultilevelArgs, data: &DataSource) -> Result<MultilevelResu
 /// [`Multilevel`]: they are read from the result's own fields.
 impl Printed for MultilevelResult {
     fn print(&self, out: &mut Out) {
+        if !self.general.structure.is_empty() {
+            let printing = Printing {
+                k: self.k,
+                method: &self.method,
+                test: &self.test,
+                df: self.df,
+                sigma2: &self.sigma2,
+                model: &self.model,
+                notes: &self.notes,
+            };
+            return self.general.print(&printing, out);
+        }
         let k = self.k;
         let coefficients = &self.model.coefficients;
         let names: Vec<&str> = coefficients.iter().map(|c| c.name.as_str()).collect();

@@ -3,11 +3,11 @@
 //! [`meta_analysis::rma_mv`] fit, and the result with its print.rma.mv summary.
 
 use super::args::model_data;
-use super::data::{id_set, DataSource, DatasetInfo, Omitted};
+use super::data::{id_set, DataSource};
 use super::multilevel::{invalid, labels, MultilevelArgs};
 use super::ToolError;
 use crate::printed::{
-    coefficient_table, f4, frame_table, pval, signif_legend, CoefficientRow, Out, Printed,
+    coefficient_table, f4, frame_table, pval, signif_legend, CoefficientRow, Out,
 };
 use meta_analysis::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
@@ -15,7 +15,7 @@ use meta_analysis::distributions::{
 use meta_analysis::rma_mv::{
     rma_mv, InnerOuter, MvFit, MvFixed, MvModel, RandomIntercept, Sampling, Struct, VBlock,
 };
-use meta_analysis::{Method, MultilevelTest};
+use meta_analysis::{Coefficient, Method, Multilevel, MultilevelTest, Reported};
 use serde::{Deserialize, Serialize};
 
 /// One value or a list of them.
@@ -88,99 +88,66 @@ fn schema(value: serde_json::Value) -> schemars::Schema {
 }
 #[cfg(feature = "definitions")]
 fn random_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let s = serde_json::json!({"type": "string"});
-    schema(
-        serde_json::json!({"anyOf": [s, {"type": "array", "items": s, "maxItems": 8}],
-        "description": "rma.mv's random: \"~ 1 | a/b\", \"~ inner | outer\", or a list (crossed)."}),
-    )
+    schema(serde_json::json!({"type": ["string", "array"], "items": {"type": "string"}}))
 }
 #[cfg(feature = "definitions")]
 fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let names: Vec<&str> = Struct::ALL.iter().map(|s| s.name()).collect();
-    let s = serde_json::json!({"enum": names});
-    schema(
-        serde_json::json!({"anyOf": [s, {"type": "array", "items": s, "maxItems": 2}], "default": "CS"}),
-    )
+    schema(serde_json::json!({"type": ["string", "array"], "items": {"type": "string"}}))
 }
 #[cfg(feature = "definitions")]
 fn v_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let s = serde_json::json!({"type": "string"});
-    schema(
-        serde_json::json!({"type": "object", "properties": {"cluster": s, "columns": {"type": "array", "items": s, "maxItems": 64}},
-        "required": ["cluster", "columns"], "additionalProperties": false,
-        "description": "Sampling covariance blocks: row a of a cluster's block from columns at its a-th record."}),
-    )
+    schema(serde_json::json!({"type": "object"}))
 }
 #[cfg(feature = "definitions")]
 fn fixed_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(
-        serde_json::json!({"type": "array", "items": {"type": ["number", "null"]}, "maxItems": 64}),
-    )
+    schema(serde_json::json!({"type": "array"}))
 }
 
-/// A variance component of the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The general model's fields of `fit_multilevel`'s result (absent for the three-level
+/// model): `sigma2` (the result's), `tau2`, `rho`, `gamma2` and `phi` hold the values, these
+/// their level names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct Component {
-    /// sigma^2 factor, or the inner level (tau2) or pair of levels (rho).
-    pub level: String,
-    pub estimate: f64,
-    /// Held at the given value.
-    pub fixed: bool,
-}
-
-/// A coefficient of the general model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct MvCoefficient {
-    pub name: String,
-    pub estimate: f64,
-    pub se: f64,
-    /// z, or t.
-    pub statistic: f64,
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
-}
-
-/// `fit_multilevel`'s result for a general model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct GeneralResult {
-    pub k: usize,
-    pub method: String,
-    pub test: String,
-    pub level: f64,
+pub struct GeneralFields {
     /// The random structure as understood, e.g. "~ outcome | trial, UN: 2 x 2".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub structure: Vec<String>,
-    pub coefficients: Vec<MvCoefficient>,
-    /// k - p with test "t", else null.
-    pub df: Option<f64>,
-    pub sigma2: Vec<Component>,
-    pub tau2: Vec<Component>,
-    pub rho: Vec<Component>,
-    pub gamma2: Vec<Component>,
-    pub phi: Vec<Component>,
-    pub loglik: f64,
-    pub deviance: f64,
-    pub aic: f64,
-    pub bic: f64,
-    pub aicc: f64,
-    pub qe: f64,
-    pub qe_df: usize,
-    pub qe_p: f64,
-    /// Wald test of the coefficients but the intercept (all without one); null with one.
-    pub qm: Option<f64>,
-    pub qm_df: usize,
-    pub qm_p: Option<f64>,
-    /// Components the optimum put at a bound ("rho = 1", "sigma2.2 = 0").
+    /// The factor of each sigma2.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sigma2_levels: Vec<String>,
+    /// tau2 of the first `~ inner | outer` term (one, or one per inner level).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tau2: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tau2_levels: Vec<String>,
+    /// Its correlations (UN: the lower triangle by column, named "level:level").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rho: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rho_levels: Vec<String>,
+    /// gamma2 and phi of the second term.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gamma2: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phi: Vec<f64>,
+    /// Components held at given values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<String>,
+    /// Components the optimum put on a bound ("rho = 1", "sigma2.2 = 0").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub boundary: Vec<String>,
+    /// metafor's fit statistics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deviance: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aic: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bic: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aicc: Option<f64>,
     /// Largest |d loglik / d theta| (log variances, atanh correlations) at the optimum.
-    pub gradient: f64,
-    pub notes: Vec<String>,
-    pub formula: Option<String>,
-    pub omitted: Vec<Omitted>,
-    pub dataset: DatasetInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gradient: Option<f64>,
 }
 
 /// A parsed `~ lhs | rhs` term.
@@ -365,7 +332,7 @@ pub fn fit_general(
     args: MultilevelArgs,
     random: &RandomArgs,
     data: &DataSource,
-) -> Result<GeneralResult, ToolError> {
+) -> Result<GeneralFit, ToolError> {
     let options = args.options()?;
     let parsed = random_terms(&args, random)?;
     let structs = random.structure.as_ref().map_or(Ok(Vec::new()), |s| {
@@ -430,88 +397,99 @@ pub fn fit_general(
     };
     let fit = rma_mv(&model, options.method, &fixed)?;
     let has_intercept = md.matrix().is_none_or(|m| m.has_intercept());
-    Ok(result(
-        &fit,
-        &names,
+    let cx = Context {
+        names: &names,
         has_intercept,
-        &options,
-        &model,
-        terms.structure,
-        md,
-        data,
-    ))
-}
-
-/// The components of the fit with their levels.
-fn components(fit: &MvFit, model: &MvModel) -> [Vec<Component>; 5] {
-    let mut at = 0;
-    let mut take = |values: &[f64], levels: Vec<String>| -> Vec<Component> {
-        values
-            .iter()
-            .zip(levels)
-            .map(|(&estimate, level)| {
-                let fixed = fit.fixed.get(at).copied().unwrap_or(false);
-                at += 1;
-                Component {
-                    level,
-                    estimate,
-                    fixed,
-                }
-            })
-            .collect()
+        options: &options,
+        model: &model,
+        structure: terms.structure,
     };
-    let sigma2 = take(
-        &fit.sigma2,
-        model.intercepts.iter().map(|t| t.name.clone()).collect(),
-    );
-    let mut per_term = Vec::new();
-    for (t, (var, cor)) in [(&fit.tau2, &fit.rho), (&fit.gamma2, &fit.phi)]
-        .into_iter()
-        .enumerate()
-    {
-        let lv = fit.inner_levels.get(t).cloned().unwrap_or_default();
-        let var_levels = if var.len() == 1 {
-            vec![String::new()]
-        } else {
-            lv.clone()
-        };
-        let cor_levels: Vec<String> = if cor.len() == 1 {
-            vec![String::new()]
-        } else {
-            (0..lv.len())
-                .flat_map(|c| (c + 1..lv.len()).map(move |r| (r, c)))
-                .map(|(r, c)| format!("{}:{}", lv[r], lv[c]))
-                .collect()
-        };
-        per_term.push((take(var, var_levels), take(cor, cor_levels)));
-    }
-    let [(tau2, rho), (gamma2, phi)] = <[_; 2]>::try_from(per_term).ok().expect("two terms");
-    [sigma2, tau2, rho, gamma2, phi]
+    Ok(result(&fit, cx, md))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn result(
-    fit: &MvFit,
-    names: &[String],
+/// The names of the components' levels: sigma2's factors, tau2's and rho's levels.
+fn level_names(fit: &MvFit, model: &MvModel) -> [Vec<String>; 3] {
+    let lv = fit.inner_levels.first().cloned().unwrap_or_default();
+    let tau2 = if fit.tau2.len() > 1 {
+        lv.clone()
+    } else {
+        Vec::new()
+    };
+    let rho = if fit.rho.len() > 1 {
+        (0..lv.len())
+            .flat_map(|c| (c + 1..lv.len()).map(move |r| (r, c)))
+            .map(|(r, c)| format!("{}:{}", lv[r], lv[c]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    [
+        model.intercepts.iter().map(|t| t.name.clone()).collect(),
+        tau2,
+        rho,
+    ]
+}
+
+/// The names of the components (as metafor prints them) held fixed.
+fn fixed_names(fit: &MvFit) -> Vec<String> {
+    let mut names = Vec::new();
+    for (base, n) in [
+        ("sigma2", fit.sigma2.len()),
+        ("tau2", fit.tau2.len()),
+        ("rho", fit.rho.len()),
+        ("gamma2", fit.gamma2.len()),
+        ("phi", fit.phi.len()),
+    ] {
+        for i in 0..n {
+            names.push(if n == 1 {
+                base.to_string()
+            } else {
+                format!("{base}.{}", i + 1)
+            });
+        }
+    }
+    names
+        .into_iter()
+        .zip(&fit.fixed)
+        .filter(|(_, f)| **f)
+        .map(|(n, _)| n)
+        .collect()
+}
+
+struct Context<'a> {
+    names: &'a [String],
     has_intercept: bool,
-    options: &meta_analysis::MultilevelOptions,
-    model: &MvModel,
+    options: &'a meta_analysis::MultilevelOptions,
+    model: &'a MvModel,
     structure: Vec<String>,
-    md: super::args::ModelData,
-    data: &DataSource,
-) -> GeneralResult {
-    let (k, p) = (fit.k, fit.p);
+}
+
+/// A general fit, for `fit_multilevel`'s result.
+pub struct GeneralFit {
+    pub k: usize,
+    pub n_studies: usize,
+    pub study: String,
+    pub sigma2: Vec<f64>,
+    pub df: Option<f64>,
+    pub model: Multilevel,
+    pub notes: Vec<String>,
+    pub data: super::args::ModelData,
+    pub general: GeneralFields,
+}
+
+fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFit {
+    let (k, p, options) = (fit.k, fit.p, cx.options);
     let df = (options.test == MultilevelTest::T).then_some((k - p) as f64);
     let crit = match df {
         Some(d) => t_quantile(1.0 - (1.0 - options.level) / 2.0, d),
         None => normal_quantile(1.0 - (1.0 - options.level) / 2.0),
     };
-    let coefficients: Vec<MvCoefficient> = (0..p)
+    let coefficients: Vec<Coefficient> = (0..p)
         .map(|a| {
             let se = fit.vcov[a * p + a].sqrt();
             let statistic = fit.beta[a] / se;
-            MvCoefficient {
-                name: names[a].clone(),
+            Coefficient {
+                name: cx.names[a].clone(),
                 estimate: fit.beta[a],
                 se,
                 statistic,
@@ -524,15 +502,10 @@ fn result(
             }
         })
         .collect();
-    let btt: Vec<usize> = (usize::from(has_intercept)..p).collect();
-    let qm = (!btt.is_empty() && p > 1).then(|| wald(fit, &btt));
+    let btt: Vec<usize> = (usize::from(cx.has_intercept)..p).collect();
     let m = btt.len();
-    let qm_p = qm.map(|q| match df {
-        Some(d) => f_sf(q / m as f64, m as f64, d),
-        None => chi2_sf(q, m as f64),
-    });
+    let qm = (m > 0 && p > 1).then(|| wald(fit, &btt));
     let reml = options.method == Method::Reml;
-    let [sigma2, tau2, rho, gamma2, phi] = components(fit, model);
     let parms = (p + fit.fixed.iter().filter(|f| !**f).count()) as f64;
     let n = if reml { (k - p) as f64 } else { k as f64 };
     let ll = fit.loglik;
@@ -547,38 +520,56 @@ fn result(
     for b in &fit.boundary {
         notes.push(format!("{b}: the optimum lies on this bound."));
     }
-    GeneralResult {
-        k,
-        method: options.method.name().into(),
-        test: options.test.name().into(),
-        level: options.level,
-        structure,
-        coefficients,
-        df,
-        sigma2,
-        tau2,
-        rho,
-        gamma2,
-        phi,
-        loglik: ll,
-        deviance: if reml { -2.0 * ll } else { -2.0 * (ll - ll_qe) },
-        aic: -2.0 * ll + 2.0 * parms,
-        bic: -2.0 * ll + parms * n.ln(),
-        aicc: -2.0 * ll + 2.0 * parms * n.max(parms + 2.0) / (n.max(parms + 2.0) - parms - 1.0),
+    notes.push("Profile-likelihood intervals are not computed for this model.".into());
+    let [sigma2_levels, tau2_levels, rho_levels] = level_names(fit, cx.model);
+    let reported = Reported {
+        qm: qm.map(|q| if df.is_some() { q / m as f64 } else { q }),
+        qm_df: m,
+        qm_df2: df.map(|_| k - p),
+        qm_p: qm.map(|q| match df {
+            Some(d) => f_sf(q / m as f64, m as f64, d),
+            None => chi2_sf(q, m as f64),
+        }),
         qe: fit.qe,
         qe_df: k - p,
         qe_p: chi2_sf(fit.qe, (k - p) as f64),
-        qm: qm.map(|q| if df.is_some() { q / m as f64 } else { q }),
-        qm_df: m,
-        qm_p,
-        boundary: fit.boundary.clone(),
-        gradient: fit.gradient_norm,
+        loglik: ll,
+        iterations: fit.iterations,
+        coefficients,
+    };
+    let first = cx.structure.first().cloned().unwrap_or_default();
+    GeneralFit {
+        k,
+        n_studies: fit
+            .outer_levels
+            .first()
+            .copied()
+            .or(fit.sigma2_levels.first().copied())
+            .unwrap_or(0),
+        study: first,
+        sigma2: fit.sigma2.clone(),
+        df,
+        model: Multilevel::reported(reported, options.method, options.test, options.level),
         notes,
-        formula: md.formula_text(),
-        omitted: md.omitted,
-        dataset: DatasetInfo {
-            notes: md.notes,
-            ..data.info().clone()
+        data: md,
+        general: GeneralFields {
+            structure: cx.structure,
+            sigma2_levels,
+            tau2: fit.tau2.clone(),
+            tau2_levels,
+            rho: fit.rho.clone(),
+            rho_levels,
+            gamma2: fit.gamma2.clone(),
+            phi: fit.phi.clone(),
+            fixed: fixed_names(fit),
+            boundary: fit.boundary.clone(),
+            deviance: Some(if reml { -2.0 * ll } else { -2.0 * (ll - ll_qe) }),
+            aic: Some(-2.0 * ll + 2.0 * parms),
+            bic: Some(-2.0 * ll + parms * n.ln()),
+            aicc: Some(
+                -2.0 * ll + 2.0 * parms * n.max(parms + 2.0) / (n.max(parms + 2.0) - parms - 1.0),
+            ),
+            gradient: Some(fit.gradient_norm),
         },
     }
 }
@@ -609,21 +600,32 @@ fn wald(fit: &MvFit, btt: &[usize]) -> f64 {
     beta.iter().zip(&b).map(|(x, y)| x * y).sum()
 }
 
-/// print.rma.mv.
-impl Printed for GeneralResult {
-    fn print(&self, out: &mut Out) {
+/// What the general printer reads of the result beside its own fields.
+pub struct Printing<'a> {
+    pub k: usize,
+    pub method: &'a str,
+    pub test: &'a str,
+    pub df: Option<f64>,
+    pub sigma2: &'a [f64],
+    pub model: &'a Multilevel,
+    pub notes: &'a [String],
+}
+
+impl GeneralFields {
+    /// print.rma.mv of a general model.
+    pub fn print(&self, r: &Printing<'_>, out: &mut Out) {
         out.line(format!(
             "Multivariate Meta-Analysis Model (k = {}; method: {})",
-            self.k, self.method
+            r.k, r.method
         ));
         out.blank();
-        let fmt = |x: f64| f4(Some(x));
+        let fmt = |x: Option<f64>| f4(x);
         out.lines(frame_table(
             &["logLik", "Deviance", "AIC", "BIC", "AICc"],
             &[(
                 String::new(),
                 vec![
-                    fmt(self.loglik),
+                    fmt(Some(r.model.loglik)),
                     fmt(self.deviance),
                     fmt(self.aic),
                     fmt(self.bic),
@@ -638,83 +640,69 @@ impl Printed for GeneralResult {
         for s in &self.structure {
             out.line(format!("  {s}"));
         }
-        let row = |name: String, c: &Component, sqrt: bool| {
-            let mut v = vec![fmt(c.estimate)];
-            if sqrt {
-                v.push(fmt(c.estimate.sqrt()));
-            }
-            v.push(if c.fixed { "yes" } else { "no" }.into());
-            v.push(c.level.clone());
-            (name, v)
-        };
-        let var_rows: Vec<(String, Vec<String>)> = [
-            ("sigma^2", &self.sigma2),
-            ("tau^2", &self.tau2),
-            ("gamma^2", &self.gamma2),
-        ]
-        .iter()
-        .flat_map(|(n, cs)| {
-            cs.iter().enumerate().map(move |(i, c)| {
-                row(
-                    if cs.len() > 1 {
-                        format!("{n}.{}", i + 1)
+        let named = |base: &str,
+                     values: &[f64],
+                     levels: &[String],
+                     sqrt: bool|
+         -> Vec<(String, Vec<String>)> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    let name = if values.len() > 1 {
+                        format!("{base}.{}", i + 1)
                     } else {
-                        n.to_string()
-                    },
-                    c,
-                    true,
-                )
-            })
-        })
-        .collect();
-        if !var_rows.is_empty() {
+                        base.to_string()
+                    };
+                    let fixed = self.fixed.iter().any(|f| *f == name.replace('^', ""));
+                    let mut row = vec![fmt(Some(v))];
+                    if sqrt {
+                        row.push(fmt(Some(v.sqrt())));
+                    }
+                    row.push(if fixed { "yes" } else { "no" }.into());
+                    row.push(levels.get(i).cloned().unwrap_or_default());
+                    (name, row)
+                })
+                .collect()
+        };
+        let mut variances = named("sigma^2", &r.sigma2, &self.sigma2_levels, true);
+        variances.extend(named("tau^2", &self.tau2, &self.tau2_levels, true));
+        variances.extend(named("gamma^2", &self.gamma2, &[], true));
+        if !variances.is_empty() {
             out.lines(frame_table(
                 &["estim", "sqrt", "fixed", "level"],
-                &var_rows,
+                &variances,
                 2,
             ));
         }
-        let cor_rows: Vec<(String, Vec<String>)> = [("rho", &self.rho), ("phi", &self.phi)]
-            .iter()
-            .flat_map(|(n, cs)| {
-                cs.iter().enumerate().map(move |(i, c)| {
-                    row(
-                        if cs.len() > 1 {
-                            format!("{n}.{}", i + 1)
-                        } else {
-                            n.to_string()
-                        },
-                        c,
-                        false,
-                    )
-                })
-            })
-            .collect();
-        if !cor_rows.is_empty() {
+        let mut correlations = named("rho", &self.rho, &self.rho_levels, false);
+        correlations.extend(named("phi", &self.phi, &[], false));
+        if !correlations.is_empty() {
             out.blank();
-            out.lines(frame_table(&["estim", "fixed", "level"], &cor_rows, 2));
+            out.lines(frame_table(&["estim", "fixed", "level"], &correlations, 2));
         }
         out.blank();
+        let m = &r.model;
         out.line("Test for Residual Heterogeneity:");
         out.line(format!(
             "QE(df = {}) = {}, p-val {}",
-            self.qe_df,
-            fmt(self.qe),
-            pval(Some(self.qe_p), true, false)
+            m.qe_df,
+            fmt(Some(m.qe)),
+            pval(Some(m.qe_p), true, false)
         ));
-        if let (Some(qm), Some(p)) = (self.qm, self.qm_p) {
+        if let (Some(qm), Some(p)) = (m.qm, m.qm_p) {
             out.blank();
-            out.line(format!("Test of Moderators (coefficients {}):", self.qm_df));
-            let stat = match self.df {
-                Some(d) => format!("F(df1 = {}, df2 = {d}) = {}", self.qm_df, fmt(qm)),
-                None => format!("QM(df = {}) = {}", self.qm_df, fmt(qm)),
+            out.line(format!("Test of Moderators (coefficients {}):", m.qm_df));
+            let stat = match m.qm_df2 {
+                Some(d) => format!("F(df1 = {}, df2 = {d}) = {}", m.qm_df, fmt(Some(qm))),
+                None => format!("QM(df = {}) = {}", m.qm_df, fmt(Some(qm))),
             };
             out.line(format!("{stat}, p-val {}", pval(Some(p), true, false)));
         }
         out.blank();
         out.line("Model Results:");
         out.blank();
-        let rows: Vec<CoefficientRow> = self
+        let rows: Vec<CoefficientRow> = m
             .coefficients
             .iter()
             .map(|c| CoefficientRow {
@@ -728,8 +716,8 @@ impl Printed for GeneralResult {
                 ci_upper: c.ci_upper,
             })
             .collect();
-        out.lines(coefficient_table(&rows, self.df));
-        for note in &self.notes {
+        out.lines(coefficient_table(&rows, r.df.filter(|_| r.test != "z")));
+        for note in r.notes {
             out.blank();
             out.line(note.as_str());
         }
