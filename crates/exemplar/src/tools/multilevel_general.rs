@@ -354,7 +354,7 @@ pub fn fit_general(
                 .chain(r.split('/'))
                 .map(|s| s.trim().to_string())
         })
-        .filter(|c| c != "1" && !(c == "id" && !data.column_names().contains(&"id")))
+        .filter(|c| c != "1" && (c != "id" || data.column_names().contains(&"id")))
         .collect();
     if let Some(v) = &random.v {
         columns.push(v.cluster.clone());
@@ -587,8 +587,9 @@ fn wald(fit: &MvFit, btt: &[usize]) -> f64 {
     for c in 0..m {
         for r in c + 1..m {
             let f = a[r][c] / a[c][c];
-            for q in c..m {
-                a[r][q] -= f * a[c][q];
+            let pivot_row = a[c].clone();
+            for (x, y) in a[r].iter_mut().zip(&pivot_row).skip(c) {
+                *x -= f * y;
             }
             b[r] -= f * b[c];
         }
@@ -665,7 +666,7 @@ impl GeneralFields {
                 })
                 .collect()
         };
-        let mut variances = named("sigma^2", &r.sigma2, &self.sigma2_levels, true);
+        let mut variances = named("sigma^2", r.sigma2, &self.sigma2_levels, true);
         variances.extend(named("tau^2", &self.tau2, &self.tau2_levels, true));
         variances.extend(named("gamma^2", &self.gamma2, &[], true));
         if !variances.is_empty() {

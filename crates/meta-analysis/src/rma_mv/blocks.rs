@@ -61,7 +61,7 @@ pub(super) fn clusters(layout: &Layout, sampling: &Sampling) -> Vec<Block> {
     let mut index: std::collections::HashMap<usize, usize> = Default::default();
     let mut out: Vec<Block> = Vec::new();
     let mut position = vec![0usize; k];
-    for i in 0..k {
+    for (i, slot) in position.iter_mut().enumerate() {
         let r = find(&mut parent, i);
         let b = *index.entry(r).or_insert_with(|| {
             out.push(Block {
@@ -70,7 +70,7 @@ pub(super) fn clusters(layout: &Layout, sampling: &Sampling) -> Vec<Block> {
             });
             out.len() - 1
         });
-        position[i] = out[b].rows.len();
+        *slot = out[b].rows.len();
         out[b].rows.push(i);
     }
     let block_of: Vec<usize> = (0..k).map(|i| index[&find(&mut parent, i)]).collect();
@@ -182,7 +182,7 @@ pub(super) fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
                 s -= l[i * n + q] * l[j * n + q];
             }
             if i == j {
-                if !(s > 0.0) || !s.is_finite() {
+                if s.is_nan() || s <= 0.0 || !s.is_finite() {
                     return None;
                 }
                 l[i * n + i] = s.sqrt();

@@ -389,7 +389,7 @@ fn fixed_values(layout: &Layout, fixed: &MvFixed) -> Result<Vec<Option<f64>>, Me
     let mut out = Vec::new();
     let take = |given: &[Option<f64>], n: usize, name: &str, out: &mut Vec<Option<f64>>| {
         if given.is_empty() {
-            out.extend(std::iter::repeat(None).take(n));
+            out.extend(std::iter::repeat_n(None, n));
             return Ok(());
         }
         if given.len() != n {
