@@ -30,9 +30,7 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "rma.mv: random (\"~ 1 | a/b\", \"~ inner | outer\" or a list), struct (ID CS HCS UN \
-AR HAR DIAG), V {{cluster, columns}}, sigma2/tau2/rho (null: estimate); default ~ 1 | \
-study/id. mods as in {}.",
+            "metafor's rma.mv; default random: ~ 1 | study/id. mods as in {}.",
             META_REGRESSION.name
         )
     },

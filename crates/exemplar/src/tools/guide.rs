@@ -21,9 +21,9 @@ pub const MAX_DEFINITION_BYTES: usize = 2_560;
 /// description only what its tool alone does, not the result's fields, the records cap
 /// (in `records`' description) nor what the title or an argument's description says.
 /// Issue 44's general rma.mv in `fit_multilevel` (`random`, `struct`, `V`, `sigma2`, `tau2`,
-/// `rho`: metafor's argument names, which other programs call), about 220 bytes after its
-/// description was cut, 10 more a tool (1,710).
-pub const MEAN_DEFINITION_BYTES: usize = 1_710;
+/// `rho`: metafor's argument names, which other programs call), about 330 bytes with each
+/// argument described and the tool's description cut to one line, 12 more a tool (1,720).
+pub const MEAN_DEFINITION_BYTES: usize = 1_720;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;

@@ -88,19 +88,25 @@ fn schema(value: serde_json::Value) -> schemars::Schema {
 }
 #[cfg(feature = "definitions")]
 fn random_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(serde_json::json!({"type": ["string", "array"], "items": {"type": "string"}}))
+    schema(
+        serde_json::json!({"type": ["string", "array"], "items": {"type": "string"},
+        "description": "\"~ 1 | a/b\", \"~ in | out\", a list."}),
+    )
 }
 #[cfg(feature = "definitions")]
 fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(serde_json::json!({"type": ["string", "array"], "items": {"type": "string"}}))
+    schema(
+        serde_json::json!({"type": ["string", "array"], "items": {"type": "string"},
+        "description": "ID CS HCS UN AR HAR DIAG; default CS."}),
+    )
 }
 #[cfg(feature = "definitions")]
 fn v_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(serde_json::json!({"type": "object"}))
+    schema(serde_json::json!({"type": "object", "description": "V's blocks: {cluster, columns}."}))
 }
 #[cfg(feature = "definitions")]
 fn fixed_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(serde_json::json!({"type": "array"}))
+    schema(serde_json::json!({"type": "array", "description": "null: free."}))
 }
 
 /// The general model's fields of `fit_multilevel`'s result (absent for the three-level
