@@ -104,6 +104,18 @@ fn every_rma_mv_fit_meets_the_acceptance_check() {
                 f.gradient_norm, f.boundary
             ));
         }
+        // A correlation at ±1 or a variance at 0 is named as a bound.
+        let at_bound = f.rho.iter().any(|r| r.abs() == 1.0)
+            || f.sigma2.iter().chain(&f.tau2).any(|v| *v == 0.0);
+        if at_bound != !f.boundary.is_empty() {
+            fail(format!(
+                "rho {:?}, tau2 {:?}, sigma2 {:?} but boundary {:?}",
+                f.rho, f.tau2, f.sigma2, f.boundary
+            ));
+        }
+        if name.contains("rho at -1") && f.boundary != ["rho = -1"] {
+            fail(format!("boundary {:?}, expected rho = -1", f.boundary));
+        }
         let at = &case["at_ours"];
         if !at.is_object() {
             fail("no metafor refit at our estimates in the fixture".into());

@@ -38,6 +38,9 @@ ish <- ish[order(ish$study, ish$time), ]
 ish <- ish[!is.na(ish$yi), ]
 rownames(ish) <- NULL
 k11 <- dat.konstantopoulos2011
+kal <- dat.kalaian1996
+## As metadat's help for dat.kalaian1996: verbal and math within a study correlate 0.66.
+V_kal <- vcalc(vi, cluster = study, type = outcome, rho = 0.66, data = kal)
 
 ## ---------------------------------------------------------------- cases
 ## Each: data, the rma.mv arguments, and how the engine reads the terms: `intercepts`
@@ -68,6 +71,15 @@ cases <- list(
        vi = ish$vi),
   list(name = "konstantopoulos2011 district/school REML", data = k11, yi = k11$yi, V = diag(k11$vi),
        X = model.matrix(~ 1, k11), random = ~ 1 | district/school, struct = "CS", method = "REML",
+       intercepts = list(list(name = "district", levels = as.character(k11$district)),
+                         list(name = "district/school", levels = paste(k11$district, k11$school, sep = "/"))),
+       terms = list(), vi = k11$vi),
+  list(name = "kalaian1996 UN REML (rho at -1)", data = kal, yi = kal$yi, V = V_kal,
+       X = model.matrix(~ outcome - 1, kal), random = ~ outcome | study, struct = "UN", method = "REML",
+       intercepts = list(), terms = list(list(inner = as.character(kal$outcome), outer = as.character(kal$study), struct = "UN")),
+       blocks = blocks_of(V_kal, kal$study)),
+  list(name = "konstantopoulos2011 district/school ML", data = k11, yi = k11$yi, V = diag(k11$vi),
+       X = model.matrix(~ year, k11), random = ~ 1 | district/school, struct = "CS", method = "ML",
        intercepts = list(list(name = "district", levels = as.character(k11$district)),
                          list(name = "district/school", levels = paste(k11$district, k11$school, sep = "/"))),
        terms = list(), vi = k11$vi),
@@ -112,5 +124,5 @@ run_case <- function(cs) {
 
 res <- list(cases = lapply(cases, run_case))
 write_fixture(res, out_path,
-              data = metadat_source(I(c("dat.berkey1998", "dat.ishak2007", "dat.konstantopoulos2011"))),
+              data = metadat_source(I(c("dat.berkey1998", "dat.ishak2007", "dat.konstantopoulos2011", "dat.kalaian1996"))),
               control = list(tight = CTRL_TIGHT, fixed = "every component fixed at the engine's estimates"))
