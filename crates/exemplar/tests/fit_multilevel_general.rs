@@ -133,3 +133,28 @@ fn the_study_short_form_is_the_three_level_model() {
         );
     }
 }
+
+/// `btt` picks the coefficients QM tests: one coefficient's QM is its z squared, and both
+/// together are the default for a model without an intercept.
+#[test]
+fn btt_selects_the_coefficients_of_qm() {
+    let all = fixture();
+    let c = case(&all, "berkey1998 UN REML");
+    let args = |btt: Value| {
+        let mut a = json!({"records": berkey_records(c), "random": "~ outcome | trial", "struct": "UN",
+                           "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "mods": "~ outcome - 1"});
+        if !btt.is_null() {
+            a["btt"] = btt;
+        }
+        a
+    };
+    let one = call("fit_multilevel", &args(json!([2]))).unwrap();
+    let z = one["coefficients"][1]["statistic"].as_f64().unwrap();
+    assert_eq!(one["qm_df"], 1);
+    assert!((one["qm"].as_f64().unwrap() - z * z).abs() < 1e-10 * z * z);
+    let named = call("fit_multilevel", &args(json!("outcomePD"))).unwrap();
+    assert_eq!(named["qm"], one["qm"]);
+    let both = call("fit_multilevel", &args(Value::Null)).unwrap();
+    assert_eq!(both["qm_df"], 2);
+    assert!(call("fit_multilevel", &args(json!([3]))).is_err());
+}

@@ -1,7 +1,7 @@
 //! `fit_multilevel`: the three-level random-effects model for several effect sizes per
 //! study (metafor's `rma.mv(yi, vi, random = ~ 1 | study/id)`).
 
-use super::args::model_data;
+use super::args::{model_data, BttArg};
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
@@ -122,6 +122,8 @@ composed_args! {
         pub model: MultilevelArgs,
         #[flat]
         pub general: RandomArgs,
+        #[flat]
+        pub btt: BttArg,
     }
 }
 
@@ -132,7 +134,8 @@ pub fn fit_multilevel(
 ) -> Result<MultilevelResult, ToolError> {
     if args.general.given() {
         let scale = Scale::of(&args.model.scale, data)?.info();
-        let g = fit_general(args.model, &args.general, data)?;
+        let btt = args.btt.get()?;
+        let g = fit_general(args.model, &args.general, btt.as_ref(), data)?;
         let single = g.model.p == 1;
         let c0 = g.model.coefficients[0].clone();
         return Ok(MultilevelResult {
@@ -167,6 +170,13 @@ pub fn fit_multilevel(
             },
             general: g.general,
         });
+    }
+    if args.btt.btt.is_some() {
+        return Err(super::multilevel::invalid(
+            "btt applies to general models (give random); the three-level model tests all but \
+             the intercept"
+                .into(),
+        ));
     }
     three_level(args.model, data)
 }

@@ -15,7 +15,7 @@ use meta_analysis::distributions::{
 use meta_analysis::rma_mv::{
     rma_mv, InnerOuter, MvFit, MvFixed, MvModel, RandomIntercept, Sampling, Struct, VBlock,
 };
-use meta_analysis::{Coefficient, Method, Multilevel, MultilevelTest, Reported};
+use meta_analysis::{Btt, Coefficient, Method, Multilevel, MultilevelTest, Reported};
 use serde::{Deserialize, Serialize};
 
 /// One value or a list of them.
@@ -337,6 +337,7 @@ fn sampling(
 pub fn fit_general(
     args: MultilevelArgs,
     random: &RandomArgs,
+    btt: Option<&Btt>,
     data: &DataSource,
 ) -> Result<GeneralFit, ToolError> {
     let options = args.options()?;
@@ -403,14 +404,61 @@ pub fn fit_general(
     };
     let fit = rma_mv(&model, options.method, &fixed)?;
     let has_intercept = md.matrix().is_none_or(|m| m.has_intercept());
+    let btt = match btt {
+        Some(b) => select(b, &names)?,
+        None => (usize::from(has_intercept)..p).collect(),
+    };
     let cx = Context {
         names: &names,
-        has_intercept,
+        btt,
         options: &options,
         model: &model,
         structure: terms.structure,
     };
     Ok(result(&fit, cx, md))
+}
+
+/// The 0-based coefficients `btt` selects (metafor's rules: 1-based positions; a name
+/// selects that coefficient, or every one whose name contains it).
+fn select(btt: &Btt, names: &[String]) -> Result<Vec<usize>, ToolError> {
+    let mut out = Vec::new();
+    match btt {
+        Btt::Positions(positions) => {
+            for &j in positions {
+                if j == 0 || j > names.len() {
+                    return Err(invalid(format!(
+                        "btt position {j} does not exist: the model has {} coefficients ({})",
+                        names.len(),
+                        names.join(", ")
+                    )));
+                }
+                out.push(j - 1);
+            }
+        }
+        Btt::Names(wanted) => {
+            for w in wanted {
+                let exact: Vec<usize> = (0..names.len()).filter(|&j| names[j] == *w).collect();
+                let chosen: Vec<usize> = if exact.is_empty() {
+                    (0..names.len())
+                        .filter(|&j| names[j].contains(w.as_str()))
+                        .collect()
+                } else {
+                    exact
+                };
+                if chosen.is_empty() {
+                    return Err(invalid(format!(
+                        "btt {w:?} is not the name of a coefficient, nor part of one: the \
+                         coefficients are {}",
+                        names.join(", ")
+                    )));
+                }
+                out.extend(chosen);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// The names of the components' levels: sigma2's factors, tau2's and rho's levels.
@@ -464,7 +512,8 @@ fn fixed_names(fit: &MvFit) -> Vec<String> {
 
 struct Context<'a> {
     names: &'a [String],
-    has_intercept: bool,
+    /// The 0-based coefficients QM tests.
+    btt: Vec<usize>,
     options: &'a meta_analysis::MultilevelOptions,
     model: &'a MvModel,
     structure: Vec<String>,
@@ -508,9 +557,8 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
             }
         })
         .collect();
-    let btt: Vec<usize> = (usize::from(cx.has_intercept)..p).collect();
-    let m = btt.len();
-    let qm = (m > 0 && p > 1).then(|| wald(fit, &btt));
+    let m = cx.btt.len();
+    let qm = (m > 0).then(|| wald(fit, &cx.btt));
     let reml = options.method == Method::Reml;
     let parms = (p + fit.fixed.iter().filter(|f| !**f).count()) as f64;
     let n = if reml { (k - p) as f64 } else { k as f64 };
