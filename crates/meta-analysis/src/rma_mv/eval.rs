@@ -114,7 +114,11 @@ fn derivatives(
 ) -> (Vec<f64>, Vec<f64>) {
     let p = model.layout.p;
     let mut score = vec![0.0; q];
-    let mut info = vec![0.0; q * q];
+    let mut info = if information {
+        vec![0.0; q * q]
+    } else {
+        Vec::new()
+    };
     // B_c = Σ F′ D_c F and C_cd = Σ F′ D_c W D_d F (REML's corrections).
     let mut bc = vec![vec![0.0; p * p]; q];
     let mut ccd = vec![vec![0.0; p * p]; q * q];
@@ -131,6 +135,11 @@ fn derivatives(
         let df: Vec<Vec<f64>> = part.d.iter().map(|d| mul(d, &part.f, n, n, p)).collect();
         let wd: Vec<Vec<f64>> = if information {
             part.d.iter().map(|d| mul(&part.w, d, n, n, n)).collect()
+        } else {
+            Vec::new()
+        };
+        let wdf: Vec<Vec<f64>> = if information && reml {
+            wd.iter().map(|w| mul(w, &part.f, n, n, p)).collect()
         } else {
             Vec::new()
         };
@@ -162,8 +171,7 @@ fn derivatives(
                         .sum();
                     info[c * q + dd] += 0.5 * tr2;
                     if reml {
-                        let wdf = mul(&wd[dd], &part.f, n, n, p);
-                        for (e, v) in tmul(&df[c], &wdf, n, p, p).into_iter().enumerate() {
+                        for (e, v) in tmul(&df[c], &wdf[dd], n, p, p).into_iter().enumerate() {
                             ccd[c * q + dd][e] += v;
                         }
                     }

@@ -111,7 +111,14 @@ fn direction(
         .flatten()
         .and_then(|h| solve(&h, &e.gradient));
     let mut d = newton.unwrap_or_else(|| {
-        let mut info = e.information.clone();
+        // The line search's evaluations skip the information: compute it here.
+        let information = if e.information.is_empty() {
+            evaluate(prepared, values, free, reml, true)
+                .map_or_else(|| vec![0.0; q * q], |x| x.information)
+        } else {
+            e.information.clone()
+        };
+        let mut info = information.clone();
         let mut ridge = 0.0;
         loop {
             if let Some(d) = solve(&info, &e.gradient) {
@@ -194,7 +201,7 @@ pub(super) fn maximize(
             let t: Vec<f64> = t0.iter().zip(&d).map(|(t, d)| t + step * d).collect();
             let mut v = values.clone();
             set(prepared, &mut v, &free, &t);
-            if let Some(n) = evaluate(prepared, &v, &free, reml, true) {
+            if let Some(n) = evaluate(prepared, &v, &free, reml, false) {
                 let slack = if small {
                     1e-12 * (1.0 + e.loglik.abs())
                 } else {
