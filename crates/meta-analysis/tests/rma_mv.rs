@@ -161,3 +161,51 @@ fn every_rma_mv_fit_meets_the_acceptance_check() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The profile-likelihood intervals against metafor's confint(control = list(tol = 1e-10))
+/// (its inner refits by nlminb stop short of each profile's optimum, so agreement is asked
+/// to 1e-7 of the bound, at least 1e-9).
+#[test]
+fn profile_intervals_agree_with_metafor_confint() {
+    let all = oracle_kit::fixture("rma_mv");
+    let mut failures = Vec::new();
+    for case in all["cases"].as_array().unwrap() {
+        let Some(ci) = case["metafor_confint"].as_array() else {
+            continue;
+        };
+        let method = Method::parse(case["method"].as_str().unwrap()).unwrap();
+        let f = meta_analysis::rma_mv::rma_mv_profiled(
+            &model(case),
+            method,
+            &MvFixed::default(),
+            Some(0.95),
+        )
+        .unwrap();
+        let ours: Vec<f64> = f
+            .intervals
+            .iter()
+            .flat_map(|c| [c.lower.unwrap_or(f64::NAN), c.upper.unwrap_or(f64::NAN)])
+            .collect();
+        let theirs: Vec<f64> = ci
+            .iter()
+            .flat_map(|b| {
+                [
+                    b[0].as_f64().unwrap_or(f64::NAN),
+                    b[1].as_f64().unwrap_or(f64::NAN),
+                ]
+            })
+            .collect();
+        if ours.len() != theirs.len()
+            || ours
+                .iter()
+                .zip(&theirs)
+                .any(|(a, b)| !((a - b).abs() <= 1e-7 * b.abs().max(1e-2)))
+        {
+            failures.push(format!(
+                "{}: ours {ours:?}, metafor {theirs:?}",
+                case["name"]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

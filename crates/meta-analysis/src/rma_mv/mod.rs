@@ -18,9 +18,11 @@
 mod blocks;
 mod eval;
 mod optimizer;
+mod profile;
 pub mod structure;
 
 pub use blocks::MAX_BLOCK;
+pub use profile::ComponentCi;
 pub use structure::Struct;
 
 use crate::{MetaError, Method};
@@ -118,6 +120,8 @@ pub struct MvFit {
     pub qe: f64,
     /// log det V (metafor's ML deviance is −2(ℓ − ℓ_QE), ℓ_QE = −½(k log 2π + log det V)).
     pub log_det_v: f64,
+    /// Profile-likelihood intervals of the estimated components (asked with a level).
+    pub intervals: Vec<ComponentCi>,
     /// Whether each component (in the order sigma2, tau2, rho, gamma2, phi) was given.
     pub fixed: Vec<bool>,
 }
@@ -473,6 +477,17 @@ fn start(model: &MvModel, prepared: &Prepared) -> Vec<f64> {
 
 /// Fits the model by REML or ML.
 pub fn rma_mv(model: &MvModel, method: Method, fixed: &MvFixed) -> Result<MvFit, MetaError> {
+    rma_mv_profiled(model, method, fixed, None)
+}
+
+/// Fits the model, and with `level` the profile-likelihood interval of every estimated
+/// component ([`profile`]).
+pub fn rma_mv_profiled(
+    model: &MvModel,
+    method: Method,
+    fixed: &MvFixed,
+    level: Option<f64>,
+) -> Result<MvFit, MetaError> {
     let reml = match method {
         Method::Reml => true,
         Method::Ml => false,
@@ -498,12 +513,24 @@ pub fn rma_mv(model: &MvModel, method: Method, fixed: &MvFixed) -> Result<MvFit,
         .cloned()
         .fold(0.0, f64::max)
         .max(1e-300);
-    let run = optimizer::maximize(&prepared, values, free, reml, scale)?;
+    let run = optimizer::maximize(&prepared, values, free.clone(), reml, scale)?;
+    let intervals = level.map_or_else(Vec::new, |level| {
+        profile::intervals(
+            &prepared,
+            &run.values,
+            &free,
+            run.evaluation.loglik,
+            reml,
+            scale,
+            level,
+        )
+    });
     let zero: Vec<f64> = vec![0.0; layout.components.len()];
     let (qe, log_det_v) = eval::evaluate(&prepared, &zero, &[], true, false)
         .map_or((f64::NAN, f64::NAN), |e| (e.rss, e.logdet));
     let mut fit = assemble(&prepared, run, qe, &given);
     fit.log_det_v = log_det_v;
+    fit.intervals = intervals;
     Ok(fit)
 }
 
@@ -550,6 +577,7 @@ fn assemble(prepared: &Prepared, run: optimizer::Run, qe: f64, given: &[Option<f
             .collect(),
         qe,
         log_det_v: f64::NAN,
+        intervals: Vec::new(),
         fixed: given.iter().map(Option::is_some).collect(),
     }
 }

@@ -126,9 +126,9 @@ fn direction(
             }
             ridge = if ridge == 0.0 { 1e-8 } else { ridge * 10.0 };
             let scale = (0..q)
-                .map(|i| e.information[i * q + i].abs())
+                .map(|i| information[i * q + i].abs())
                 .fold(1e-12, f64::max);
-            info = e.information.clone();
+            info = information.clone();
             for i in 0..q {
                 info[i * q + i] += ridge * scale;
             }

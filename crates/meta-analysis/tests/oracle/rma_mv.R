@@ -59,7 +59,7 @@ b98_case <- function(struct, method = "REML", random = ~ outcome | trial, name =
        blocks = blocks_of(V_b98, b98$trial))
 }
 cases <- list(
-  b98_case("UN"), b98_case("CS"), b98_case("HCS"), b98_case("DIAG"), b98_case("ID"),
+  modifyList(b98_case("UN"), list(confint = TRUE)), b98_case("CS"), b98_case("HCS"), b98_case("DIAG"), b98_case("ID"),
   b98_case("UN", "ML"),
   list(name = "ishak2007 AR REML", data = ish, yi = ish$yi, V = diag(ish$vi),
        X = model.matrix(~ factor(time), ish), random = ~ time | study, struct = "AR", method = "REML",
@@ -69,7 +69,7 @@ cases <- list(
        X = model.matrix(~ factor(time), ish), random = ~ time | study, struct = "HAR", method = "REML",
        intercepts = list(), terms = list(list(inner = as.character(ish$time), outer = as.character(ish$study), struct = "HAR")),
        vi = ish$vi),
-  list(name = "konstantopoulos2011 district/school REML", data = k11, yi = k11$yi, V = diag(k11$vi),
+  list(name = "konstantopoulos2011 district/school REML", confint = TRUE, data = k11, yi = k11$yi, V = diag(k11$vi),
        X = model.matrix(~ 1, k11), random = ~ 1 | district/school, struct = "CS", method = "REML",
        intercepts = list(list(name = "district", levels = as.character(k11$district)),
                          list(name = "district/school", levels = paste(k11$district, k11$school, sep = "/"))),
@@ -118,6 +118,13 @@ run_case <- function(cs) {
     out$at_ours <- list(sigma2 = vec(fx$sigma2), tau2 = vec(fx$tau2), rho = vec(fx$rho),
                         beta = vec(f$beta), se = vec(f$se), QE = f$QE, QEdf = f$k - f$p,
                         loglik = as.numeric(logLik(f)))
+  }
+  if (isTRUE(cs$confint)) {
+    ## confint(control = list(tol = 1e-10)) on the fit at default control: one (lower, upper) per component,
+    ## in the order sigma2, tau2, rho.
+    ci <- suppressWarnings(confint(fits[[1]], control = list(tol = 1e-10)))
+    rows <- if (inherits(ci, "list.confint.rma")) ci[sapply(ci, inherits, "confint.rma")] else list(ci)
+    out$metafor_confint <- unname(lapply(rows, function(r) I(as.numeric(r$random[1, 2:3]))))
   }
   out
 }
