@@ -158,3 +158,38 @@ fn btt_selects_the_coefficients_of_qm() {
     assert_eq!(both["qm_df"], 2);
     assert!(call("fit_multilevel", &args(json!([3]))).is_err());
 }
+
+/// The tool reports each component's profile-likelihood interval: on dat.berkey1998 UN,
+/// metafor's confint(control = list(tol = 1e-10)) bounds (from the engine's fixture).
+#[test]
+fn the_tool_reports_profile_intervals() {
+    let all = fixture();
+    let c = case(&all, "berkey1998 UN REML");
+    let r = call(
+        "fit_multilevel",
+        &json!({"records": berkey_records(c), "random": "~ outcome | trial", "struct": "UN",
+                "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "mods": "~ outcome - 1"}),
+    )
+    .unwrap();
+    let ci = c["metafor_confint"].as_array().unwrap();
+    let names: Vec<&str> = r["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tau2.1", "tau2.2", "rho"]);
+    for (i, bounds) in ci.iter().enumerate() {
+        for (j, key) in ["ci_lower", "ci_upper"].iter().enumerate() {
+            let (a, b) = (
+                r["intervals"][i][key].as_f64().unwrap(),
+                bounds[j].as_f64().unwrap(),
+            );
+            assert!(
+                (a - b).abs() <= 1e-7 * b.abs().max(1e-2),
+                "{} {key}: {a} vs metafor {b}",
+                names[i]
+            );
+        }
+    }
+}

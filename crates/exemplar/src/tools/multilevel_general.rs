@@ -13,7 +13,7 @@ use meta_analysis::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
 };
 use meta_analysis::rma_mv::{
-    rma_mv, InnerOuter, MvFit, MvFixed, MvModel, RandomIntercept, Sampling, Struct, VBlock,
+    rma_mv_profiled, InnerOuter, MvFit, MvFixed, MvModel, RandomIntercept, Sampling, Struct, VBlock,
 };
 use meta_analysis::{Btt, Coefficient, Method, Multilevel, MultilevelTest, Reported};
 use serde::{Deserialize, Serialize};
@@ -154,6 +154,20 @@ pub struct GeneralFields {
     /// Largest |d loglik / d theta| (log variances, atanh correlations) at the optimum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gradient: Option<f64>,
+    /// Profile-likelihood intervals of the estimated components (confint()).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<Interval>,
+}
+
+/// A component's profile-likelihood interval (a bound null when beyond the search range).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct Interval {
+    /// sigma2.1, tau2, rho.2, ... as metafor names them.
+    pub name: String,
+    pub estimate: f64,
+    pub ci_lower: Option<f64>,
+    pub ci_upper: Option<f64>,
 }
 
 /// A parsed `~ lhs | rhs` term.
@@ -402,7 +416,7 @@ pub fn fit_general(
         rho: random.rho.clone().unwrap_or_default(),
         ..MvFixed::default()
     };
-    let fit = rma_mv(&model, options.method, &fixed)?;
+    let fit = rma_mv_profiled(&model, options.method, &fixed, Some(options.level))?;
     let has_intercept = md.matrix().is_none_or(|m| m.has_intercept());
     let btt = match btt {
         Some(b) => select(b, &names)?,
@@ -574,7 +588,6 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
     for b in &fit.boundary {
         notes.push(format!("{b}: the optimum lies on this bound."));
     }
-    notes.push("Profile-likelihood intervals are not computed for this model.".into());
     let [sigma2_levels, tau2_levels, rho_levels] = level_names(fit, cx.model);
     let reported = Reported {
         qm: qm.map(|q| if df.is_some() { q / m as f64 } else { q }),
@@ -624,6 +637,16 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
                 -2.0 * ll + 2.0 * parms * n.max(parms + 2.0) / (n.max(parms + 2.0) - parms - 1.0),
             ),
             gradient: Some(fit.gradient_norm),
+            intervals: fit
+                .intervals
+                .iter()
+                .map(|c| Interval {
+                    name: c.name.clone(),
+                    estimate: c.estimate,
+                    ci_lower: c.lower,
+                    ci_upper: c.upper,
+                })
+                .collect(),
         },
     }
 }
@@ -735,6 +758,21 @@ impl GeneralFields {
         if !correlations.is_empty() {
             out.blank();
             out.lines(frame_table(&["estim", "fixed", "level"], &correlations, 2));
+        }
+        if !self.intervals.is_empty() {
+            out.blank();
+            out.line("Profile-likelihood intervals:");
+            let rows: Vec<(String, Vec<String>)> = self
+                .intervals
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.clone(),
+                        vec![fmt(Some(c.estimate)), fmt(c.ci_lower), fmt(c.ci_upper)],
+                    )
+                })
+                .collect();
+            out.lines(frame_table(&["estimate", "ci.lb", "ci.ub"], &rows, 2));
         }
         out.blank();
         let m = &r.model;
