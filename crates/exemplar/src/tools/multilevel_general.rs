@@ -690,29 +690,9 @@ pub struct Printing<'a> {
 }
 
 impl GeneralFields {
-    /// print.rma.mv of a general model.
-    pub fn print(&self, r: &Printing<'_>, out: &mut Out) {
-        out.line(format!(
-            "Multivariate Meta-Analysis Model (k = {}; method: {})",
-            r.k, r.method
-        ));
-        out.blank();
+    /// print.rma.mv's variance components, then their profile-likelihood intervals.
+    fn components(&self, r: &Printing<'_>, out: &mut Out) {
         let fmt = |x: Option<f64>| f4(x);
-        out.lines(frame_table(
-            &["logLik", "Deviance", "AIC", "BIC", "AICc"],
-            &[(
-                String::new(),
-                vec![
-                    fmt(Some(r.model.loglik)),
-                    fmt(self.deviance),
-                    fmt(self.aic),
-                    fmt(self.bic),
-                    fmt(self.aicc),
-                ],
-            )],
-            2,
-        ));
-        out.blank();
         out.line("Variance Components:");
         out.blank();
         for s in &self.structure {
@@ -775,6 +755,32 @@ impl GeneralFields {
             out.lines(frame_table(&["estimate", "ci.lb", "ci.ub"], &rows, 2));
         }
         out.blank();
+    }
+
+    /// print.rma.mv of a general model.
+    pub fn print(&self, r: &Printing<'_>, out: &mut Out) {
+        out.line(format!(
+            "Multivariate Meta-Analysis Model (k = {}; method: {})",
+            r.k, r.method
+        ));
+        out.blank();
+        let fmt = |x: Option<f64>| f4(x);
+        out.lines(frame_table(
+            &["logLik", "Deviance", "AIC", "BIC", "AICc"],
+            &[(
+                String::new(),
+                vec![
+                    fmt(Some(r.model.loglik)),
+                    fmt(self.deviance),
+                    fmt(self.aic),
+                    fmt(self.bic),
+                    fmt(self.aicc),
+                ],
+            )],
+            2,
+        ));
+        out.blank();
+        self.components(r, out);
         let m = &r.model;
         out.line("Test for Residual Heterogeneity:");
         out.line(format!(
