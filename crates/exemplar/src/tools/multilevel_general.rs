@@ -7,7 +7,8 @@ use super::data::{id_set, DataSource};
 use super::multilevel::{invalid, labels, MultilevelArgs};
 use super::ToolError;
 use crate::printed::{
-    coefficient_table, f4, frame_table, pval, signif_legend, CoefficientRow, Out,
+    coefficient_table, f4, frame_lines, frame_table, pval, signif_legend, CoefficientRow,
+    ModeratorTest, Out,
 };
 use meta_analysis::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
@@ -154,9 +155,67 @@ pub struct GeneralFields {
     /// Largest |d loglik / d theta| (log variances, atanh correlations) at the optimum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gradient: Option<f64>,
+    /// Levels of each sigma2's factor.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sigma2_nlvls: Vec<usize>,
+    /// Each `~ inner | outer` term's factors, as print.rma.mv shows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inner_outer: Vec<TermInfo>,
+    /// The coefficients QM tests, from 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub btt: Vec<u64>,
     /// Profile-likelihood intervals of the estimated components (confint()).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<Interval>,
+}
+
+/// An `~ inner | outer` term's factors: names, level counts, records at each inner level
+/// and, per pair of inner levels (lower triangle by column), the outer levels holding both.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct TermInfo {
+    /// The term's struct (UN, CS, ...).
+    pub structure: String,
+    pub inner: String,
+    pub outer: String,
+    pub levels: Vec<String>,
+    pub n_outer: usize,
+    pub k_levels: Vec<usize>,
+    pub pairs: Vec<usize>,
+}
+
+/// A term's [`TermInfo`] from its per-row labels and its inner levels in G's order.
+fn term_info(t: &InnerOuter, levels: &[String], n_outer: usize) -> TermInfo {
+    let at = |l: &str| {
+        levels
+            .iter()
+            .position(|x| x == l)
+            .expect("a level of the term")
+    };
+    let k_levels = levels
+        .iter()
+        .map(|l| t.inner.iter().filter(|x| *x == l).count())
+        .collect();
+    let mut by_outer: std::collections::HashMap<&str, Vec<bool>> = Default::default();
+    for (i, o) in t.inner.iter().zip(&t.outer) {
+        by_outer
+            .entry(o.as_str())
+            .or_insert_with(|| vec![false; levels.len()])[at(i)] = true;
+    }
+    let j = levels.len();
+    let pairs = (0..j)
+        .flat_map(|c| (c + 1..j).map(move |r| (r, c)))
+        .map(|(r, c)| by_outer.values().filter(|has| has[r] && has[c]).count())
+        .collect();
+    TermInfo {
+        structure: t.structure.name().to_string(),
+        inner: t.inner_name.clone(),
+        outer: t.outer_name.clone(),
+        levels: levels.to_vec(),
+        n_outer,
+        k_levels,
+        pairs,
+    }
 }
 
 /// A component's profile-likelihood interval (a bound null when beyond the search range).
@@ -637,6 +696,15 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
                 -2.0 * ll + 2.0 * parms * n.max(parms + 2.0) / (n.max(parms + 2.0) - parms - 1.0),
             ),
             gradient: Some(fit.gradient_norm),
+            sigma2_nlvls: fit.sigma2_levels.clone(),
+            inner_outer: cx
+                .model
+                .terms
+                .iter()
+                .enumerate()
+                .map(|(t, term)| term_info(term, &fit.inner_levels[t], fit.outer_levels[t]))
+                .collect(),
+            btt: cx.btt.iter().map(|&j| j as u64 + 1).collect(),
             intervals: fit
                 .intervals
                 .iter()
@@ -678,6 +746,41 @@ fn wald(fit: &MvFit, btt: &[usize]) -> f64 {
     beta.iter().zip(&b).map(|(x, y)| x * y).sum()
 }
 
+/// print.rma.mv's matrix of UN's correlations: the correlations below the diagonal, then
+/// whether each is fixed (below) and the outer levels holding both levels (above).
+fn correlation_matrix(
+    info: &TermInfo,
+    cor: &[f64],
+    base: &str,
+    fixed: &dyn Fn(usize) -> String,
+) -> Vec<String> {
+    let j = info.levels.len();
+    let index = |r: usize, c: usize| (0..c).map(|q| j - 1 - q).sum::<usize>() + (r - c - 1);
+    let mut header: Vec<String> = info.levels.iter().map(|l| format!("{base}.{l}")).collect();
+    header.push(String::new());
+    header.extend(info.levels.iter().cloned());
+    let rows: Vec<(String, Vec<String>)> = (0..j)
+        .map(|a| {
+            let mut row: Vec<String> = (0..j)
+                .map(|b| match a.cmp(&b) {
+                    std::cmp::Ordering::Greater => f4(Some(cor[index(a, b)])),
+                    std::cmp::Ordering::Equal => "1".into(),
+                    std::cmp::Ordering::Less => String::new(),
+                })
+                .collect();
+            row.push(String::new());
+            row.extend((0..j).map(|b| match a.cmp(&b) {
+                std::cmp::Ordering::Greater => fixed(index(a, b)),
+                std::cmp::Ordering::Equal => "-".into(),
+                std::cmp::Ordering::Less => info.pairs[index(b, a)].to_string(),
+            }));
+            (info.levels[a].clone(), row)
+        })
+        .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    frame_table(&header, &rows, 2)
+}
+
 /// What the general printer reads of the result beside its own fields.
 pub struct Printing<'a> {
     pub k: usize,
@@ -693,54 +796,117 @@ impl GeneralFields {
     /// print.rma.mv's variance components, then their profile-likelihood intervals.
     fn components(&self, r: &Printing<'_>, out: &mut Out) {
         let fmt = |x: Option<f64>| f4(x);
+        let yes = |name: String| {
+            if self.fixed.contains(&name) {
+                "yes"
+            } else {
+                "no"
+            }
+            .to_string()
+        };
+        let numbered = |base: &str, i: usize, n: usize| {
+            if n > 1 {
+                format!("{base}.{}", i + 1)
+            } else {
+                base.to_string()
+            }
+        };
         out.line("Variance Components:");
         out.blank();
-        for s in &self.structure {
-            out.line(format!("  {s}"));
-        }
-        let named = |base: &str,
-                     values: &[f64],
-                     levels: &[String],
-                     sqrt: bool|
-         -> Vec<(String, Vec<String>)> {
-            values
+        if !r.sigma2.is_empty() {
+            let rows: Vec<(String, Vec<String>)> = r
+                .sigma2
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| {
-                    let name = if values.len() > 1 {
-                        format!("{base}.{}", i + 1)
-                    } else {
-                        base.to_string()
-                    };
-                    let fixed = self.fixed.iter().any(|f| *f == name.replace('^', ""));
-                    let mut row = vec![fmt(Some(v))];
-                    if sqrt {
-                        row.push(fmt(Some(v.sqrt())));
-                    }
-                    row.push(if fixed { "yes" } else { "no" }.into());
-                    row.push(levels.get(i).cloned().unwrap_or_default());
-                    (name, row)
+                    let n = r.sigma2.len();
+                    let row = vec![
+                        fmt(Some(v)),
+                        fmt(Some(v.sqrt())),
+                        self.sigma2_nlvls
+                            .get(i)
+                            .map_or("NA".into(), usize::to_string),
+                        yes(numbered("sigma2", i, n)),
+                        self.sigma2_levels.get(i).cloned().unwrap_or_default(),
+                    ];
+                    (numbered("sigma^2", i, n), row)
                 })
-                .collect()
-        };
-        let mut variances = named("sigma^2", r.sigma2, &self.sigma2_levels, true);
-        variances.extend(named("tau^2", &self.tau2, &self.tau2_levels, true));
-        variances.extend(named("gamma^2", &self.gamma2, &[], true));
-        if !variances.is_empty() {
+                .collect();
             out.lines(frame_table(
-                &["estim", "sqrt", "fixed", "level"],
-                &variances,
+                &["estim", "sqrt", "nlvls", "fixed", "factor"],
+                &rows,
                 2,
             ));
-        }
-        let mut correlations = named("rho", &self.rho, &self.rho_levels, false);
-        correlations.extend(named("phi", &self.phi, &[], false));
-        if !correlations.is_empty() {
             out.blank();
-            out.lines(frame_table(&["estim", "fixed", "level"], &correlations, 2));
         }
+        let terms = [
+            (&self.tau2, &self.rho, "tau"),
+            (&self.gamma2, &self.phi, "gamma"),
+        ];
+        for (t, info) in self.inner_outer.iter().enumerate() {
+            let (var, cor, base) = terms[t.min(1)];
+            let cor_base = if t == 0 { "rho" } else { "phi" };
+            let w = info.outer.chars().count().max(info.inner.chars().count());
+            out.line(format!(
+                "outer factor: {:<w$} (nlvls = {})",
+                info.outer, info.n_outer
+            ));
+            out.line(format!(
+                "inner factor: {:<w$} (nlvls = {})",
+                info.inner,
+                info.levels.len()
+            ));
+            out.blank();
+            let v2 = format!("{base}2");
+            let shown = format!("{base}^2");
+            let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+            let many = var.len() > 1;
+            for (i, &v) in var.iter().enumerate() {
+                let mut row = vec![fmt(Some(v)), fmt(Some(v.sqrt()))];
+                if many {
+                    row.push(info.k_levels.get(i).map_or(String::new(), usize::to_string));
+                }
+                row.push(yes(numbered(&v2, i, var.len())));
+                if many {
+                    row.push(info.levels.get(i).cloned().unwrap_or_default());
+                }
+                rows.push((numbered(&shown, i, var.len()), row));
+            }
+            let un = info.structure == "UN";
+            if !un && cor.len() == 1 {
+                let mut row = vec![fmt(Some(cor[0])), String::new()];
+                if many {
+                    row.push(String::new());
+                }
+                row.push(yes(cor_base.to_string()));
+                if many {
+                    row.push(String::new());
+                }
+                rows.push((cor_base.to_string(), row));
+            }
+            let header: &[&str] = if many {
+                &["estim", "sqrt", "k.lvl", "fixed", "level"]
+            } else {
+                &["estim", "sqrt", "fixed"]
+            };
+            // print.rma.mv pads these row names to sigma^2.1's width.
+            let names: Vec<String> = rows.iter().map(|(n, _)| format!("{n:<9}")).collect();
+            out.lines(frame_lines(header, &names, &rows, 2));
+            if un && !cor.is_empty() {
+                out.blank();
+                out.lines(correlation_matrix(info, cor, cor_base, &|i| {
+                    yes(numbered(cor_base, i, cor.len()))
+                }));
+            }
+            out.blank();
+        }
+        self.intervals_table(out);
+    }
+
+    /// The profile-likelihood intervals (confint()), after the variance components.
+    fn intervals_table(&self, out: &mut Out) {
+        let fmt = |x: Option<f64>| f4(x);
         if !self.intervals.is_empty() {
-            out.blank();
             out.line("Profile-likelihood intervals:");
             let rows: Vec<(String, Vec<String>)> = self
                 .intervals
@@ -753,8 +919,8 @@ impl GeneralFields {
                 })
                 .collect();
             out.lines(frame_table(&["estimate", "ci.lb", "ci.ub"], &rows, 2));
+            out.blank();
         }
-        out.blank();
     }
 
     /// print.rma.mv of a general model.
@@ -782,21 +948,30 @@ impl GeneralFields {
         out.blank();
         self.components(r, out);
         let m = &r.model;
-        out.line("Test for Residual Heterogeneity:");
+        let int_only = m.coefficients.len() == 1 && self.btt.is_empty();
+        let (heading, q) = if int_only {
+            ("Test for Heterogeneity:", "Q")
+        } else {
+            ("Test for Residual Heterogeneity:", "QE")
+        };
+        out.line(heading);
         out.line(format!(
-            "QE(df = {}) = {}, p-val {}",
+            "{q}(df = {}) = {}, p-val {}",
             m.qe_df,
             fmt(Some(m.qe)),
             pval(Some(m.qe_p), true, false)
         ));
-        if let (Some(qm), Some(p)) = (m.qm, m.qm_p) {
+        if m.qm.is_some() {
             out.blank();
-            out.line(format!("Test of Moderators (coefficients {}):", m.qm_df));
-            let stat = match m.qm_df2 {
-                Some(d) => format!("F(df1 = {}, df2 = {d}) = {}", m.qm_df, fmt(Some(qm))),
-                None => format!("QM(df = {}) = {}", m.qm_df, fmt(Some(qm))),
+            let test = ModeratorTest {
+                qm: m.qm,
+                qm_df: m.qm_df,
+                qm_df2: m.qm_df2.map(|d| d as f64),
+                qm_p: m.qm_p,
             };
-            out.line(format!("{stat}, p-val {}", pval(Some(p), true, false)));
+            let (heading, line) = test.lines(&self.btt);
+            out.line(heading);
+            out.line(line);
         }
         out.blank();
         out.line("Model Results:");
@@ -815,7 +990,29 @@ impl GeneralFields {
                 ci_upper: c.ci_upper,
             })
             .collect();
-        out.lines(coefficient_table(&rows, r.df.filter(|_| r.test != "z")));
+        let df_all = r.df.filter(|_| r.test != "z");
+        match (int_only, m.coefficients.first()) {
+            // print.rma.mv's intercept-only model: one row without its name.
+            (true, Some(c)) => {
+                let p = Some(c.p);
+                let mut cols = vec![("estimate", f4(Some(c.estimate))), ("se", f4(Some(c.se)))];
+                match df_all {
+                    Some(d) => {
+                        cols.push(("tval", f4(Some(c.statistic))));
+                        cols.push(("df", crate::printed::df(d)));
+                    }
+                    None => cols.push(("zval", f4(Some(c.statistic)))),
+                }
+                cols.extend([
+                    ("pval", pval(p, false, false)),
+                    ("ci.lb", f4(Some(c.ci_lower))),
+                    ("ci.ub", f4(Some(c.ci_upper))),
+                    ("", crate::printed::stars(p)),
+                ]);
+                out.lines(crate::printed::vector_table(&cols));
+            }
+            _ => out.lines(coefficient_table(&rows, df_all)),
+        }
         for note in r.notes {
             out.blank();
             out.line(note.as_str());
