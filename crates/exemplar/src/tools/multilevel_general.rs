@@ -13,6 +13,7 @@ use crate::printed::{
 use meta_analysis::distributions::{
     chi2_sf, f_sf, normal_quantile, normal_two_sided_p, t_quantile, t_two_sided_p,
 };
+use meta_analysis::math::ln;
 use meta_analysis::rma_mv::{
     rma_mv_profiled, InnerOuter, MvFit, MvFixed, MvModel, RandomIntercept, Sampling, Struct, VBlock,
 };
@@ -636,7 +637,7 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
     let parms = (p + fit.fixed.iter().filter(|f| !**f).count()) as f64;
     let n = if reml { (k - p) as f64 } else { k as f64 };
     let ll = fit.loglik;
-    let ll_qe = -0.5 * (k as f64 * (2.0 * std::f64::consts::PI).ln() + fit.log_det_v);
+    let ll_qe = -0.5 * (k as f64 * ln(2.0 * std::f64::consts::PI) + fit.log_det_v);
     let mut notes = Vec::new();
     if fit.gradient_norm >= 1e-9 {
         notes.push(format!(
@@ -691,7 +692,7 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
             boundary: fit.boundary.clone(),
             deviance: Some(if reml { -2.0 * ll } else { -2.0 * (ll - ll_qe) }),
             aic: Some(-2.0 * ll + 2.0 * parms),
-            bic: Some(-2.0 * ll + parms * n.ln()),
+            bic: Some(-2.0 * ll + parms * ln(n)),
             aicc: Some(
                 -2.0 * ll + 2.0 * parms * n.max(parms + 2.0) / (n.max(parms + 2.0) - parms - 1.0),
             ),
