@@ -50,6 +50,7 @@ mod quadrature;
 mod rank_test;
 mod record_weights;
 mod records;
+pub mod rma_mv;
 mod robust;
 mod selection;
 pub mod solver;
@@ -96,7 +97,7 @@ pub use moderators::{
 };
 pub use multilevel::{
     multilevel, multilevel_design, ComponentInterval, Multilevel, MultilevelOptions,
-    MultilevelTest, MAX_MULTILEVEL_COST,
+    MultilevelTest, Reported, MAX_MULTILEVEL_COST,
 };
 pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions};
 pub use peto::{peto_odds_ratio, PetoOddsRatio};

@@ -469,6 +469,52 @@ fn check_options(options: &MultilevelOptions) -> Result<(), MetaError> {
     Ok(())
 }
 
+/// The tests and coefficients of a model fitted elsewhere (the general rma.mv engine,
+/// [`crate::rma_mv`]), in the shape a tool reports them beside the three-level model's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reported {
+    pub qm: Option<f64>,
+    pub qm_df: usize,
+    pub qm_df2: Option<usize>,
+    pub qm_p: Option<f64>,
+    pub qe: f64,
+    pub qe_df: usize,
+    pub qe_p: f64,
+    pub loglik: f64,
+    pub iterations: usize,
+    pub coefficients: Vec<Coefficient>,
+}
+
+impl Multilevel {
+    /// A model that carries only what is reported (no data for profiles or robust tests).
+    pub fn reported(r: Reported, method: Method, test: MultilevelTest, level: f64) -> Multilevel {
+        Multilevel {
+            method,
+            test,
+            level,
+            k: r.qe_df + r.coefficients.len(),
+            p: r.coefficients.len(),
+            n_studies: 0,
+            sigma2: [f64::NAN; 2],
+            df: None,
+            pi_lower: None,
+            pi_upper: None,
+            qm: r.qm,
+            qm_df: r.qm_df,
+            qm_df2: r.qm_df2,
+            qm_p: r.qm_p,
+            qe: r.qe,
+            qe_df: r.qe_df,
+            qe_p: r.qe_p,
+            loglik: r.loglik,
+            iterations: r.iterations,
+            coefficients: r.coefficients,
+            vb: Vec::new(),
+            data: Grouped::default(),
+        }
+    }
+}
+
 impl Multilevel {
     /// Var(β̂), p × p, in the order of the coefficients.
     pub fn covariance(&self) -> &[Vec<f64>] {

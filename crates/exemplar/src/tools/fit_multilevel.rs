@@ -1,10 +1,11 @@
 //! `fit_multilevel`: the three-level random-effects model for several effect sizes per
 //! study (metafor's `rma.mv(yi, vi, random = ~ 1 | study/id)`).
 
-use super::args::model_data;
+use super::args::{model_data, BttArg};
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
+use super::multilevel_general::{fit_general, GeneralFields, Printing, RandomArgs};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
@@ -29,9 +30,7 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "As metafor's rma.mv(yi, vi, mods, random = ~ 1 | study/id): sigma2 = [between, \
-within studies], REML or ML, exact optimum, CIs as confint(). mods as in {}. Needs 2 \
-studies, one with several records.",
+            "metafor's rma.mv; default random = ~ 1 | study/id; exact REML/ML optimum. mods as in {}.",
             META_REGRESSION.name
         )
     },
@@ -48,6 +47,9 @@ fn examples() -> Vec<serde_json::Value> {
     vec![
         json!({"records": examples::nested()}),
         json!({"records": examples::nested(), "mods": ["x"], "method": "ML", "test": "t", "exclude": ["e1"]}),
+        json!({"records": examples::multivariate(), "random": "~ outcome | trial", "struct": "UN",
+               "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "mods": "~ outcome - 1"}),
+        json!({"records": examples::nested(), "random": ["~ 1 | study", "~ 1 | x"], "sigma2": [null, 0.01], "test": "t"}),
     ]
 }
 
@@ -106,13 +108,81 @@ pub struct MultilevelResult {
     /// value there (metafor's na.omit); `k` counts the records fitted.
     pub omitted: Vec<Omitted>,
     pub dataset: DatasetInfo,
+    /// General models only (`random`, `struct`, `V` or a fixed component given).
+    #[serde(flatten)]
+    pub general: GeneralFields,
+}
+
+composed_args! {
+    /// `fit_multilevel`'s arguments: the three-level model's, and the general model's.
+    #[derive(Debug, Default)]
+    #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+    pub struct FitMultilevelArgs {
+        #[flat]
+        pub model: MultilevelArgs,
+        #[flat]
+        pub general: RandomArgs,
+        #[flat]
+        pub btt: BttArg,
+    }
 }
 
 /// `fit_multilevel`
 pub fn fit_multilevel(
-    args: MultilevelArgs,
+    args: FitMultilevelArgs,
     data: &DataSource,
 ) -> Result<MultilevelResult, ToolError> {
+    if args.general.given() {
+        let scale = Scale::of(&args.model.scale, data)?.info();
+        let btt = args.btt.get()?;
+        let g = fit_general(args.model, &args.general, btt.as_ref(), data)?;
+        let single = g.model.p == 1;
+        let c0 = g.model.coefficients[0].clone();
+        return Ok(MultilevelResult {
+            k: g.k,
+            n_studies: g.n_studies,
+            study: g.study,
+            method: g.model.method.name().into(),
+            test: g.model.test.name().into(),
+            level: g.model.level,
+            scale,
+            sigma2: g.sigma2,
+            sigma2_ci_lower: Vec::new(),
+            sigma2_ci_upper: Vec::new(),
+            estimate: single.then_some(c0.estimate),
+            se: single.then_some(c0.se),
+            statistic: single.then_some(c0.statistic),
+            df: g.df,
+            p: single.then_some(c0.p),
+            ci_lower: single.then_some(c0.ci_lower),
+            ci_upper: single.then_some(c0.ci_upper),
+            pi_lower: None,
+            pi_upper: None,
+            natural: None,
+            model: g.model,
+            notes: g.notes,
+            formula: g.data.formula_text(),
+            dropped: g.data.dropped(),
+            omitted: g.data.omitted,
+            dataset: DatasetInfo {
+                notes: g.data.notes,
+                ..data.info().clone()
+            },
+            general: g.general,
+        });
+    }
+    if args.btt.btt.is_some() {
+        return Err(super::multilevel::invalid(
+            "btt applies to general models (give random); the three-level model tests all but \
+             the intercept"
+                .into(),
+        ));
+    }
+    three_level(args.model, data)
+}
+
+/// The three-level model `~ 1 | study/id` with diagonal V.
+fn three_level(args: MultilevelArgs, data: &DataSource) -> Result<MultilevelResult, ToolError> {
     let options = args.options()?;
     let scale = Scale::of(&args.scale, data)?;
     let study = args.study.get().to_string();
@@ -188,6 +258,7 @@ pub fn fit_multilevel(
             notes: model_data.notes,
             ..data.info().clone()
         },
+        general: GeneralFields::default(),
     })
 }
 
@@ -196,6 +267,18 @@ pub fn fit_multilevel(
 /// [`Multilevel`]: they are read from the result's own fields.
 impl Printed for MultilevelResult {
     fn print(&self, out: &mut Out) {
+        if !self.general.structure.is_empty() {
+            let printing = Printing {
+                k: self.k,
+                method: &self.method,
+                test: &self.test,
+                df: self.df,
+                sigma2: &self.sigma2,
+                model: &self.model,
+                notes: &self.notes,
+            };
+            return self.general.print(&printing, out);
+        }
         let k = self.k;
         let coefficients = &self.model.coefficients;
         let names: Vec<&str> = coefficients.iter().map(|c| c.name.as_str()).collect();

@@ -577,7 +577,7 @@ fn three_level_result(
         "test": test,
     });
     let args = args.as_object().expect("an object");
-    let args = super::multilevel::MultilevelArgs::from_args(args)
+    let args = super::fit_multilevel::FitMultilevelArgs::from_args(args)
         .map_err(|e| invalid(e.to_string()))?;
     super::fit_multilevel::fit_multilevel(args, data)
 }

@@ -24,9 +24,11 @@ pub const MAX_DEFINITION_BYTES: usize = 2_760;
 /// description only what its tool alone does, not the result's fields, the records cap
 /// (in `records`' description) nor what the title or an argument's description says.
 /// forest()'s options, `mods` and `study` on the forest plot (issue 45), their meaning said once
-/// in [`instructions`] and its description cut, added about 680 bytes, 24 a tool
-/// (1,725).
-pub const MEAN_DEFINITION_BYTES: usize = 1_725;
+/// in [`instructions`] and its description cut, added about 680 bytes; issue 44's general
+/// rma.mv in `fit_multilevel` (`random`, `struct`, `V`, `sigma2`, `tau2`, `rho`: metafor's
+/// argument names, which other programs call) about 330 bytes with each argument described
+/// and the tool's description cut to one line.
+pub const MEAN_DEFINITION_BYTES: usize = 1_745;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;

@@ -148,6 +148,7 @@ mod examples;
 mod fit;
 mod guide;
 mod multilevel;
+mod multilevel_general;
 mod plot;
 mod publication_bias;
 mod raw_columns;

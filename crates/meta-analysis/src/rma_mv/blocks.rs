@@ -1,0 +1,258 @@
+//! Per-cluster block algebra of the marginal covariance M = V + Σ_j σ_j² Z_j Z_j′ + the
+//! `~ inner | outer` terms. Rows are grouped into clusters (the connected components of
+//! "shares a V block, a level of a `~ 1 | id` term or an outer level"), so M is block
+//! diagonal and every quantity of the likelihood is a sum over blocks. Crossed terms join
+//! clusters; their block is then dense (bounded by [`MAX_BLOCK`]).
+
+use super::structure::{g_derivatives, g_matrix};
+use super::{Component, Layout, Sampling};
+use crate::math::ln;
+
+/// The largest cluster (rows) this engine factorizes densely: crossed terms that join the
+/// data into one block beyond it are refused.
+pub const MAX_BLOCK: usize = 1500;
+
+/// One cluster: its rows and, per row, the level codes of each term.
+pub(crate) struct Block {
+    pub rows: Vec<usize>,
+    /// The sampling covariance of these rows (n × n, row-major).
+    pub v: Vec<f64>,
+}
+
+/// Clusters of the rows (union–find over every grouping), each with its V block.
+pub(super) fn clusters(layout: &Layout, sampling: &Sampling) -> Vec<Block> {
+    let k = layout.k;
+    let mut parent: Vec<usize> = (0..k).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let join_by = |codes: &[usize], parent: &mut Vec<usize>| {
+        let mut first: std::collections::HashMap<usize, usize> = Default::default();
+        for (i, &c) in codes.iter().enumerate() {
+            match first.get(&c) {
+                Some(&f) => {
+                    let (a, b) = (find(parent, i), find(parent, f));
+                    parent[a] = b;
+                }
+                None => {
+                    first.insert(c, i);
+                }
+            }
+        }
+    };
+    for codes in &layout.sigma_groups {
+        join_by(codes, &mut parent);
+    }
+    for t in &layout.terms {
+        join_by(&t.outer, &mut parent);
+    }
+    if let Sampling::Blocks(blocks) = sampling {
+        for b in blocks {
+            for w in b.rows.windows(2) {
+                let (x, y) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+                parent[x] = y;
+            }
+        }
+    }
+    let mut index: std::collections::HashMap<usize, usize> = Default::default();
+    let mut out: Vec<Block> = Vec::new();
+    let mut position = vec![0usize; k];
+    for (i, slot) in position.iter_mut().enumerate() {
+        let r = find(&mut parent, i);
+        let b = *index.entry(r).or_insert_with(|| {
+            out.push(Block {
+                rows: Vec::new(),
+                v: Vec::new(),
+            });
+            out.len() - 1
+        });
+        *slot = out[b].rows.len();
+        out[b].rows.push(i);
+    }
+    let block_of: Vec<usize> = (0..k).map(|i| index[&find(&mut parent, i)]).collect();
+    for b in &mut out {
+        let n = b.rows.len();
+        b.v = vec![0.0; n * n];
+    }
+    match sampling {
+        Sampling::Diagonal(vi) => {
+            for (i, &v) in vi.iter().enumerate() {
+                let b = &mut out[block_of[i]];
+                let n = b.rows.len();
+                let p = position[i];
+                b.v[p * n + p] = v;
+            }
+        }
+        Sampling::Blocks(blocks) => {
+            for vb in blocks {
+                let m = vb.rows.len();
+                for (a, &ra) in vb.rows.iter().enumerate() {
+                    for (c, &rc) in vb.rows.iter().enumerate() {
+                        let b = &mut out[block_of[ra]];
+                        let n = b.rows.len();
+                        b.v[position[ra] * n + position[rc]] = vb.matrix[a * m + c];
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Each component's ∂M/∂θ pattern on one block is assembled from these per-term values.
+pub(super) struct TermValues {
+    /// G of each `~ inner | outer` term (J × J) and its ∂G/∂θ in the term's order.
+    pub g: Vec<Vec<f64>>,
+    pub dg: Vec<Vec<Vec<f64>>>,
+}
+
+pub(super) fn term_values(layout: &Layout, values: &[f64]) -> TermValues {
+    let mut g = Vec::new();
+    let mut dg = Vec::new();
+    for t in &layout.terms {
+        let tau2 = &values[t.first..t.first + t.n_var];
+        let rho = &values[t.first + t.n_var..t.first + t.n_var + t.n_cor];
+        g.push(g_matrix(t.structure, t.levels, tau2, rho));
+        dg.push(g_derivatives(t.structure, t.levels, tau2, rho));
+    }
+    TermValues { g, dg }
+}
+
+/// M on a block, and ∂M/∂θ_c for each component `c` in `free`.
+pub(super) fn block_matrices(
+    layout: &Layout,
+    block: &Block,
+    values: &[f64],
+    tv: &TermValues,
+    free: &[usize],
+) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let n = block.rows.len();
+    let mut m = block.v.clone();
+    let mut d = vec![vec![0.0; n * n]; free.len()];
+    for (a, &ra) in block.rows.iter().enumerate() {
+        for (b, &rb) in block.rows.iter().enumerate() {
+            let e = a * n + b;
+            for (j, codes) in layout.sigma_groups.iter().enumerate() {
+                if codes[ra] == codes[rb] {
+                    m[e] += values[j];
+                }
+            }
+            for (t, term) in layout.terms.iter().enumerate() {
+                if term.outer[ra] == term.outer[rb] {
+                    let gi = term.inner[ra] * term.levels + term.inner[rb];
+                    m[e] += tv.g[t][gi];
+                }
+            }
+            for (f, &c) in free.iter().enumerate() {
+                d[f][e] = match layout.components[c] {
+                    Component::Sigma2(j) => {
+                        if layout.sigma_groups[j][ra] == layout.sigma_groups[j][rb] {
+                            values[c]
+                        } else {
+                            0.0
+                        }
+                    }
+                    Component::Term { term, offset } => {
+                        let tt = &layout.terms[term];
+                        if tt.outer[ra] == tt.outer[rb] {
+                            tv.dg[term][offset][tt.inner[ra] * tt.levels + tt.inner[rb]]
+                        } else {
+                            0.0
+                        }
+                    }
+                };
+            }
+        }
+    }
+    (m, d)
+}
+
+/// The lower Cholesky factor of a symmetric n × n matrix (row-major), or None when it is
+/// not positive definite.
+pub(super) fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
+    let mut l = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut s = a[i * n + j];
+            for q in 0..j {
+                s -= l[i * n + q] * l[j * n + q];
+            }
+            if i == j {
+                if s.is_nan() || s <= 0.0 || !s.is_finite() {
+                    return None;
+                }
+                l[i * n + i] = s.sqrt();
+            } else {
+                l[i * n + j] = s / l[j * n + j];
+            }
+        }
+    }
+    Some(l)
+}
+
+/// log det of the matrix whose Cholesky factor is `l`.
+pub(super) fn log_det(l: &[f64], n: usize) -> f64 {
+    (0..n).map(|i| 2.0 * ln(l[i * n + i])).sum()
+}
+
+/// The inverse of the matrix whose Cholesky factor is `l`.
+pub(super) fn inverse(l: &[f64], n: usize) -> Vec<f64> {
+    let mut inv = vec![0.0; n * n];
+    for c in 0..n {
+        let mut x = vec![0.0; n];
+        x[c] = 1.0;
+        solve_in_place(l, n, &mut x);
+        for r in 0..n {
+            inv[r * n + c] = x[r];
+        }
+    }
+    inv
+}
+
+/// x ← A⁻¹ x for A = L L′.
+pub(super) fn solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
+    for i in 0..n {
+        let s: f64 = (0..i).map(|q| l[i * n + q] * x[q]).sum();
+        x[i] = (x[i] - s) / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|q| l[q * n + i] * x[q]).sum();
+        x[i] = (x[i] - s) / l[i * n + i];
+    }
+}
+
+/// A B for A (r × m) and B (m × c), row-major.
+pub(super) fn mul(a: &[f64], b: &[f64], r: usize, m: usize, c: usize) -> Vec<f64> {
+    let mut out = vec![0.0; r * c];
+    for i in 0..r {
+        for q in 0..m {
+            let x = a[i * m + q];
+            if x != 0.0 {
+                for j in 0..c {
+                    out[i * c + j] += x * b[q * c + j];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A′ B for A (m × r) and B (m × c).
+pub(super) fn tmul(a: &[f64], b: &[f64], m: usize, r: usize, c: usize) -> Vec<f64> {
+    let mut out = vec![0.0; r * c];
+    for q in 0..m {
+        for i in 0..r {
+            let x = a[q * r + i];
+            if x != 0.0 {
+                for j in 0..c {
+                    out[i * c + j] += x * b[q * c + j];
+                }
+            }
+        }
+    }
+    out
+}

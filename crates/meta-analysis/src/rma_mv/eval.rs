@@ -1,0 +1,200 @@
+//! The (restricted) log-likelihood of the model, its gradient and its expected information
+//! in the unconstrained parameters, summed over the clusters of M.
+//!
+//! With W = M⁻¹, A = X′WX, F = WX and P = W − F A⁻¹ F′ (Harville 1977):
+//! ML:   ℓ = −½[k log 2π + log det M + y′Py],
+//! REML: ℓ = −½[(k − p) log 2π − log det X′X + log det M + log det A + y′Py]
+//! (metafor's, constants included). With D_c = ∂M/∂θ_c,
+//! ∂ℓ/∂θ_c = −½ tr(Q D_c) + ½ (Py)′ D_c (Py), Q = P (REML) or W (ML), and the expected
+//! information is ½ tr(Q D_c Q D_d). P couples the clusters only through the p × p matrix
+//! A⁻¹, so tr(P D_c) = Σ_b tr(W_b D_cb) − tr(A⁻¹ Σ_b F_b′ D_cb F_b) and
+//! tr(P D_c P D_d) = Σ tr(W D_c W D_d) − 2 tr(A⁻¹ Σ F′ D_c W D_d F) + tr(A⁻¹ B_c A⁻¹ B_d),
+//! B_c = Σ_b F_b′ D_cb F_b.
+
+use super::blocks::{block_matrices, cholesky, inverse, log_det, mul, term_values, tmul};
+use super::Prepared;
+use crate::math::ln;
+
+/// One evaluation at the natural values of the components.
+pub(super) struct Evaluation {
+    pub loglik: f64,
+    /// y′Py, the weighted residual sum of squares.
+    pub rss: f64,
+    /// log det M.
+    pub logdet: f64,
+    pub beta: Vec<f64>,
+    /// (X′WX)⁻¹, p × p.
+    pub vcov: Vec<f64>,
+    /// ∂ℓ/∂θ over the free components.
+    pub gradient: Vec<f64>,
+    /// The expected information over the free components (q × q), when asked.
+    pub information: Vec<f64>,
+}
+
+struct BlockParts {
+    w: Vec<f64>,
+    f: Vec<f64>,
+    d: Vec<Vec<f64>>,
+}
+
+/// ℓ and its derivatives, or None where M (or a G) is not positive definite.
+pub(super) fn evaluate(
+    model: &Prepared,
+    values: &[f64],
+    free: &[usize],
+    reml: bool,
+    information: bool,
+) -> Option<Evaluation> {
+    let layout = &model.layout;
+    let p = layout.p;
+    let tv = term_values(layout, values);
+    for (t, g) in tv.g.iter().enumerate() {
+        let j = layout.terms[t].levels;
+        let scale = (0..j).map(|a| g[a * j + a]).fold(0.0f64, f64::max);
+        let mut ridged = g.clone();
+        for a in 0..j {
+            ridged[a * j + a] += 1e-10 * scale + f64::MIN_POSITIVE;
+        }
+        cholesky(&ridged, j)?;
+    }
+    let mut a = vec![0.0; p * p];
+    let mut c = vec![0.0; p];
+    let (mut ywy, mut logdet) = (0.0, 0.0);
+    let mut parts = Vec::with_capacity(model.blocks.len());
+    for (b, block) in model.blocks.iter().enumerate() {
+        let n = block.rows.len();
+        let (m, d) = block_matrices(layout, block, values, &tv, free);
+        let l = cholesky(&m, n)?;
+        logdet += log_det(&l, n);
+        let w = inverse(&l, n);
+        let (xb, yb) = (&model.xb[b], &model.yb[b]);
+        let f = mul(&w, xb, n, n, p);
+        let wy = mul(&w, yb, n, n, 1);
+        for (e, v) in tmul(xb, &f, n, p, p).into_iter().enumerate() {
+            a[e] += v;
+        }
+        for (e, v) in tmul(&f, yb, n, p, 1).into_iter().enumerate() {
+            c[e] += v;
+        }
+        ywy += yb.iter().zip(&wy).map(|(y, v)| y * v).sum::<f64>();
+        parts.push(BlockParts { w, f, d });
+    }
+    let la = cholesky(&a, p)?;
+    let vcov = inverse(&la, p);
+    let beta = mul(&vcov, &c, p, p, 1);
+    let rss = ywy - beta.iter().zip(&c).map(|(b, c)| b * c).sum::<f64>();
+    let k = layout.k as f64;
+    let two_pi = ln(2.0 * std::f64::consts::PI);
+    let loglik = if reml {
+        -0.5 * ((k - p as f64) * two_pi - model.log_det_xx + logdet + log_det(&la, p) + rss)
+    } else {
+        -0.5 * (k * two_pi + logdet + rss)
+    };
+    let (gradient, info) = derivatives(model, &parts, &beta, &vcov, free.len(), reml, information);
+    Some(Evaluation {
+        loglik,
+        rss,
+        logdet,
+        beta,
+        vcov,
+        gradient,
+        information: info,
+    })
+}
+
+/// The score and (when asked) the expected information, from the blocks' parts.
+fn derivatives(
+    model: &Prepared,
+    parts: &[BlockParts],
+    beta: &[f64],
+    vcov: &[f64],
+    q: usize,
+    reml: bool,
+    information: bool,
+) -> (Vec<f64>, Vec<f64>) {
+    let p = model.layout.p;
+    let mut score = vec![0.0; q];
+    let mut info = if information {
+        vec![0.0; q * q]
+    } else {
+        Vec::new()
+    };
+    // B_c = Σ F′ D_c F and C_cd = Σ F′ D_c W D_d F (REML's corrections).
+    let mut bc = vec![vec![0.0; p * p]; q];
+    let mut ccd = vec![vec![0.0; p * p]; q * q];
+    for (b, part) in parts.iter().enumerate() {
+        let n = model.blocks[b].rows.len();
+        // Py on the block: W(y − Xβ).
+        let fitted = mul(&model.xb[b], beta, n, p, 1);
+        let resid: Vec<f64> = model.yb[b]
+            .iter()
+            .zip(&fitted)
+            .map(|(y, f)| y - f)
+            .collect();
+        let py = mul(&part.w, &resid, n, n, 1);
+        let df: Vec<Vec<f64>> = part.d.iter().map(|d| mul(d, &part.f, n, n, p)).collect();
+        let wd: Vec<Vec<f64>> = if information {
+            part.d.iter().map(|d| mul(&part.w, d, n, n, n)).collect()
+        } else {
+            Vec::new()
+        };
+        let wdf: Vec<Vec<f64>> = if information && reml {
+            wd.iter().map(|w| mul(w, &part.f, n, n, p)).collect()
+        } else {
+            Vec::new()
+        };
+        for c in 0..q {
+            let d = &part.d[c];
+            let dpy = mul(d, &py, n, n, 1);
+            let quad: f64 = py.iter().zip(&dpy).map(|(a, b)| a * b).sum();
+            let tr: f64 = (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| part.w[i * n + j] * d[j * n + i])
+                        .sum::<f64>()
+                })
+                .sum();
+            score[c] += -0.5 * tr + 0.5 * quad;
+            if reml {
+                for (e, v) in tmul(&part.f, &df[c], n, p, p).into_iter().enumerate() {
+                    bc[c][e] += v;
+                }
+            }
+            if information {
+                for dd in 0..q {
+                    let tr2: f64 = (0..n)
+                        .map(|i| {
+                            (0..n)
+                                .map(|j| wd[c][i * n + j] * wd[dd][j * n + i])
+                                .sum::<f64>()
+                        })
+                        .sum();
+                    info[c * q + dd] += 0.5 * tr2;
+                    if reml {
+                        for (e, v) in tmul(&df[c], &wdf[dd], n, p, p).into_iter().enumerate() {
+                            ccd[c * q + dd][e] += v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if reml {
+        let tr_ab = |a: &[f64], b: &[f64]| -> f64 {
+            (0..p)
+                .map(|i| (0..p).map(|j| a[i * p + j] * b[j * p + i]).sum::<f64>())
+                .sum()
+        };
+        for c in 0..q {
+            score[c] += 0.5 * tr_ab(vcov, &bc[c]);
+            if information {
+                let ab_c = mul(vcov, &bc[c], p, p, p);
+                for dd in 0..q {
+                    let ab_d = mul(vcov, &bc[dd], p, p, p);
+                    info[c * q + dd] += -tr_ab(vcov, &ccd[c * q + dd]) + 0.5 * tr_ab(&ab_c, &ab_d);
+                }
+            }
+        }
+    }
+    (score, info)
+}

@@ -1,0 +1,236 @@
+//! The maximizer of ℓ over the free components in θ = (log σ², atanh ρ): Fisher scoring
+//! far from the optimum, Newton on a central-difference Hessian of the analytic gradient
+//! near it, step halving whenever ℓ would fall, and components fixed at a bound (a variance
+//! at 0, a correlation at ±1) when the iterates run into it with the score pushing outward.
+
+use super::eval::{evaluate, Evaluation};
+use super::{Prepared, GRADIENT_TOL};
+use crate::math::{atanh, exp, ln, tanh};
+use crate::MetaError;
+
+/// Where the optimizer stopped.
+pub(super) struct Run {
+    pub values: Vec<f64>,
+    pub free: Vec<usize>,
+    pub evaluation: Evaluation,
+    pub gradient_norm: f64,
+    pub iterations: usize,
+    /// Components fixed at a bound by the fit, with the bound.
+    pub boundary: Vec<(usize, f64)>,
+}
+
+const MAX_ITERATIONS: usize = 500;
+/// Switch from Fisher scoring to Newton below this gradient.
+const NEWTON_BELOW: f64 = 1e-3;
+/// A variance below this fraction of the data's scale, pushed down, is at 0.
+const VARIANCE_FLOOR: f64 = 1e-10;
+/// A correlation within this of ±1, pushed outward, is at the bound.
+const CORRELATION_EDGE: f64 = 1e-9;
+
+fn theta(prepared: &Prepared, values: &[f64], free: &[usize]) -> Vec<f64> {
+    free.iter()
+        .map(|&c| {
+            if prepared.layout.is_variance(c) {
+                ln(values[c])
+            } else {
+                atanh(values[c])
+            }
+        })
+        .collect()
+}
+
+fn set(prepared: &Prepared, values: &mut [f64], free: &[usize], theta: &[f64]) {
+    for (&c, &t) in free.iter().zip(theta) {
+        values[c] = if prepared.layout.is_variance(c) {
+            exp(t)
+        } else {
+            tanh(t)
+        };
+    }
+}
+
+fn norm(g: &[f64]) -> f64 {
+    g.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+/// Solves S d = g for symmetric positive definite S (q × q), or None.
+fn solve(s: &[f64], g: &[f64]) -> Option<Vec<f64>> {
+    let q = g.len();
+    let l = super::blocks::cholesky(s, q)?;
+    let mut d = g.to_vec();
+    super::blocks::solve_in_place(&l, q, &mut d);
+    Some(d)
+}
+
+/// −Hessian of ℓ in θ by central differences of the analytic gradient.
+fn negative_hessian(
+    prepared: &Prepared,
+    values: &[f64],
+    free: &[usize],
+    reml: bool,
+) -> Option<Vec<f64>> {
+    let q = free.len();
+    let t0 = theta(prepared, values, free);
+    let h = 1e-5;
+    let mut hess = vec![0.0; q * q];
+    for j in 0..q {
+        let mut grads = Vec::new();
+        for sign in [1.0, -1.0] {
+            let mut t = t0.clone();
+            t[j] += sign * h;
+            let mut v = values.to_vec();
+            set(prepared, &mut v, free, &t);
+            grads.push(evaluate(prepared, &v, free, reml, false)?.gradient);
+        }
+        for i in 0..q {
+            hess[i * q + j] = -(grads[0][i] - grads[1][i]) / (2.0 * h);
+        }
+    }
+    for i in 0..q {
+        for j in 0..i {
+            let m = 0.5 * (hess[i * q + j] + hess[j * q + i]);
+            hess[i * q + j] = m;
+            hess[j * q + i] = m;
+        }
+    }
+    Some(hess)
+}
+
+/// The ascent direction: Newton's near the optimum when −H is positive definite, else
+/// Fisher scoring's (ridged until it solves), at most 2 in any coordinate.
+fn direction(
+    prepared: &Prepared,
+    e: &Evaluation,
+    values: &[f64],
+    free: &[usize],
+    reml: bool,
+) -> Vec<f64> {
+    let q = free.len();
+    let newton = (norm(&e.gradient) < NEWTON_BELOW)
+        .then(|| negative_hessian(prepared, values, free, reml))
+        .flatten()
+        .and_then(|h| solve(&h, &e.gradient));
+    let mut d = newton.unwrap_or_else(|| {
+        // The line search's evaluations skip the information: compute it here.
+        let information = if e.information.is_empty() {
+            evaluate(prepared, values, free, reml, true)
+                .map_or_else(|| vec![0.0; q * q], |x| x.information)
+        } else {
+            e.information.clone()
+        };
+        let mut info = information.clone();
+        let mut ridge = 0.0;
+        loop {
+            if let Some(d) = solve(&info, &e.gradient) {
+                return d;
+            }
+            ridge = if ridge == 0.0 { 1e-8 } else { ridge * 10.0 };
+            let scale = (0..q)
+                .map(|i| information[i * q + i].abs())
+                .fold(1e-12, f64::max);
+            info = information.clone();
+            for i in 0..q {
+                info[i * q + i] += ridge * scale;
+            }
+            if ridge > 1e6 {
+                return e.gradient.clone();
+            }
+        }
+    });
+    let big = norm(&d);
+    if big > 2.0 {
+        d.iter_mut().for_each(|x| *x *= 2.0 / big);
+    }
+    d
+}
+
+/// A free component at a bound with the score pushing it outward, with that bound.
+fn at_bound(
+    prepared: &Prepared,
+    values: &[f64],
+    free: &[usize],
+    gradient: &[f64],
+    scale: f64,
+) -> Option<(usize, f64)> {
+    free.iter().zip(gradient).find_map(|(&c, &g)| {
+        let v = values[c];
+        if prepared.layout.is_variance(c) {
+            (v < VARIANCE_FLOOR * scale && g <= 0.0).then_some((c, 0.0))
+        } else {
+            (v.abs() > 1.0 - CORRELATION_EDGE && g * v.signum() >= 0.0).then_some((c, v.signum()))
+        }
+    })
+}
+
+fn not_positive_definite() -> MetaError {
+    MetaError::Undefined {
+        reason: "the marginal covariance is not positive definite at the start values (check V)"
+            .into(),
+    }
+}
+
+/// Maximizes ℓ from `values` over `free`.
+pub(super) fn maximize(
+    prepared: &Prepared,
+    mut values: Vec<f64>,
+    mut free: Vec<usize>,
+    reml: bool,
+    scale: f64,
+) -> Result<Run, MetaError> {
+    let mut boundary = Vec::new();
+    let mut e = evaluate(prepared, &values, &free, reml, true).ok_or_else(not_positive_definite)?;
+    let mut iterations = 0;
+    while iterations < MAX_ITERATIONS {
+        if let Some((c, bound)) = at_bound(prepared, &values, &free, &e.gradient, scale) {
+            values[c] = bound;
+            free.retain(|&f| f != c);
+            boundary.push((c, bound));
+            e = evaluate(prepared, &values, &free, reml, true).ok_or_else(not_positive_definite)?;
+            continue;
+        }
+        if free.is_empty() || norm(&e.gradient) < GRADIENT_TOL {
+            break;
+        }
+        iterations += 1;
+        let d = direction(prepared, &e, &values, &free, reml);
+        let t0 = theta(prepared, &values, &free);
+        let small = norm(&e.gradient) < 1e-5;
+        let mut accepted = None;
+        let mut step = 1.0;
+        for _ in 0..50 {
+            let t: Vec<f64> = t0.iter().zip(&d).map(|(t, d)| t + step * d).collect();
+            let mut v = values.clone();
+            set(prepared, &mut v, &free, &t);
+            if let Some(n) = evaluate(prepared, &v, &free, reml, false) {
+                let slack = if small {
+                    1e-12 * (1.0 + e.loglik.abs())
+                } else {
+                    0.0
+                };
+                if n.loglik > e.loglik - slack
+                    && (n.loglik > e.loglik || norm(&n.gradient) < norm(&e.gradient))
+                {
+                    accepted = Some((v, n));
+                    break;
+                }
+            }
+            step /= 2.0;
+        }
+        match accepted {
+            Some((v, n)) => {
+                values = v;
+                e = n;
+            }
+            None => break,
+        }
+    }
+    let gradient_norm = norm(&e.gradient);
+    Ok(Run {
+        values,
+        free,
+        evaluation: e,
+        gradient_norm,
+        iterations,
+        boundary,
+    })
+}
