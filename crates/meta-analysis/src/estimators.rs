@@ -423,7 +423,8 @@ fn likelihood_root(
     };
     let mut peaks = Vec::new();
     // A score that is not finite at 0 goes to the bracket's search, which names it.
-    if !(score(&zero).0 <= 0.0) {
+    let u0 = score(&zero).0;
+    if u0 > 0.0 || u0.is_nan() {
         let hi = upper_bracket(method, y, x, &zero, |t| at(t).map(|m| score(&m).0))?;
         peaks.push(solve(0.0, hi)?);
     }
