@@ -1033,6 +1033,42 @@ fn result_fields_keep_their_order() {
         keys(&ok("funnel_plot", json!({}))),
         ["svg", "numbers", "fit", "egger"]
     );
+    // The table tools: the engine's result (meta_analysis::MantelHaenszel, PetoOddsRatio)
+    // first, then what the tool adds (scale, natural scale, data).
+    let tables = json!([
+        {"ai": 4, "bi": 119, "ci": 11, "di": 128},
+        {"ai": 6, "bi": 300, "ci": 29, "di": 303}
+    ]);
+    let pooled = [
+        "k",
+        "level",
+        "estimate",
+        "se",
+        "z",
+        "p",
+        "ci_lower",
+        "ci_upper",
+        "q",
+        "q_df",
+        "q_p",
+        "i2",
+        "h2",
+        "k_heterogeneity",
+    ];
+    let added = ["measure", "transform", "natural", "dataset"];
+    assert_eq!(
+        keys(&ok("mantel_haenszel", json!({"data": tables}))),
+        [
+            &pooled[..],
+            &["cmh", "cmh_p", "tarone", "tarone_df", "tarone_p"],
+            &added
+        ]
+        .concat()
+    );
+    assert_eq!(
+        keys(&ok("peto_odds_ratio", json!({"data": tables}))),
+        [&pooled[..], &added].concat()
+    );
 }
 
 /// Every module of `src/tools` (found on disk, not listed by hand) and the session, each

@@ -203,8 +203,18 @@ fn tools_carry_the_engines_result_types() {
         ),
         ("mantel_haenszel", "", pooled.clone()),
         ("mantel_haenszel", "", table_heterogeneity.clone()),
+        (
+            "mantel_haenszel",
+            "",
+            output_schema_of::<meta_analysis::MantelHaenszel>(),
+        ),
         ("peto_odds_ratio", "", pooled),
         ("peto_odds_ratio", "", table_heterogeneity),
+        (
+            "peto_odds_ratio",
+            "",
+            output_schema_of::<meta_analysis::PetoOddsRatio>(),
+        ),
     ];
     for (tool, pointer, engine) in cases {
         let schema = output_schema(tool).unwrap_or_else(|| panic!("no tool {tool}"));
