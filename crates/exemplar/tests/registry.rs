@@ -1033,6 +1033,35 @@ fn result_fields_keep_their_order() {
         keys(&ok("funnel_plot", json!({}))),
         ["svg", "numbers", "fit", "egger"]
     );
+    // heterogeneity: the engine's HeterogeneityEstimates first (ci_empty is its `empty`),
+    // then what the tool adds.
+    assert_eq!(
+        keys(&ok("heterogeneity", json!({}))),
+        [
+            "k",
+            "method",
+            "level",
+            "q",
+            "q_df",
+            "q_p",
+            "tau2",
+            "tau2_ci_lower",
+            "tau2_ci_upper",
+            "tau",
+            "tau_ci_lower",
+            "tau_ci_upper",
+            "i2",
+            "i2_ci_lower",
+            "i2_ci_upper",
+            "h2",
+            "h2_ci_lower",
+            "h2_ci_upper",
+            "ci_empty",
+            "ci_method",
+            "notes",
+            "dataset"
+        ]
+    );
     // The table tools: the engine's result (meta_analysis::MantelHaenszel, PetoOddsRatio)
     // first, then what the tool adds (scale, natural scale, data).
     let tables = json!([

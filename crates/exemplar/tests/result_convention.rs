@@ -208,6 +208,11 @@ fn tools_carry_the_engines_result_types() {
             "",
             output_schema_of::<meta_analysis::MantelHaenszel>(),
         ),
+        (
+            "heterogeneity",
+            "",
+            output_schema_of::<meta_analysis::HeterogeneityEstimates>(),
+        ),
         ("peto_odds_ratio", "", pooled),
         ("peto_odds_ratio", "", table_heterogeneity),
         (

@@ -96,7 +96,8 @@ pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOp
 pub use peto::{peto_odds_ratio, PetoOddsRatio};
 pub use proportion::wilson_interval;
 pub use q_profile::{
-    heterogeneity_intervals, Bound, BoundKind, HeterogeneityIntervals, Interval, TAU2_SEARCH_MAX,
+    heterogeneity_intervals, Bound, BoundKind, HeterogeneityEstimates, HeterogeneityIntervals,
+    Interval, TAU2_SEARCH_MAX,
 };
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use record_weights::{record_weights, RecordWeights};
