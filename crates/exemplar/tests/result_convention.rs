@@ -213,6 +213,16 @@ fn tools_carry_the_engines_result_types() {
             "",
             output_schema_of::<meta_analysis::HeterogeneityEstimates>(),
         ),
+        (
+            "trim_and_fill",
+            "",
+            output_schema_of::<meta_analysis::TrimAndFillSummary>(),
+        ),
+        (
+            "trim_and_fill_plot",
+            "/properties/trim_and_fill",
+            output_schema_of::<meta_analysis::TrimAndFillSummary>(),
+        ),
         ("peto_odds_ratio", "", pooled),
         ("peto_odds_ratio", "", table_heterogeneity),
         (

@@ -113,7 +113,9 @@ pub use selection::{
 };
 pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
 pub use transforms::{measure_scale, MeasureScale, Natural, Transform, TransformKind, MEASURES};
-pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
+pub use trim_fill::{
+    trim_and_fill, Estimator, FilledRecord, Side, TrimAndFill, TrimAndFillSummary, MAX_ITERATIONS,
+};
 pub use user_weights::{
     fit_weighted, meta_regression_design_weighted, meta_regression_weighted, WeightError,
     WeightedError,
