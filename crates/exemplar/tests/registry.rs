@@ -1063,6 +1063,30 @@ fn result_fields_keep_their_order() {
             "dataset"
         ]
     );
+    // subgroup_analysis's rows: the engine's SubgroupFit first, then the tool's natural
+    // scale and note.
+    let subgroups = ok("subgroup_analysis", json!({"by": "tester"}));
+    assert_eq!(
+        keys(&subgroups["groups"][0]),
+        [
+            "level",
+            "k",
+            "estimate",
+            "se",
+            "statistic",
+            "p",
+            "ci_lower",
+            "ci_upper",
+            "tau2",
+            "se_tau2",
+            "q",
+            "q_p",
+            "i2",
+            "h2",
+            "natural",
+            "note"
+        ]
+    );
     // The table tools: the engine's result (meta_analysis::MantelHaenszel, PetoOddsRatio)
     // first, then what the tool adds (scale, natural scale, data).
     let tables = json!([

@@ -223,6 +223,11 @@ fn tools_carry_the_engines_result_types() {
             "/properties/trim_and_fill",
             output_schema_of::<meta_analysis::TrimAndFillSummary>(),
         ),
+        (
+            "subgroup_analysis",
+            "/properties/groups/items",
+            output_schema_of::<meta_analysis::SubgroupFit>(),
+        ),
         ("peto_odds_ratio", "", pooled),
         ("peto_odds_ratio", "", table_heterogeneity),
         (

@@ -111,7 +111,7 @@ pub use selection::{
     selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,
     MAX_SELECTION_ITERATIONS,
 };
-pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
+pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis, SubgroupFit};
 pub use transforms::{measure_scale, MeasureScale, Natural, Transform, TransformKind, MEASURES};
 pub use trim_fill::{
     trim_and_fill, Estimator, FilledRecord, Side, TrimAndFill, TrimAndFillSummary, MAX_ITERATIONS,
