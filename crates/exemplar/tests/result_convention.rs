@@ -228,6 +228,16 @@ fn tools_carry_the_engines_result_types() {
             "/properties/groups/items",
             output_schema_of::<meta_analysis::SubgroupFit>(),
         ),
+        (
+            "pet_peese",
+            "/properties/pet",
+            output_schema_of::<meta_analysis::PetPeeseRegression>(),
+        ),
+        (
+            "pet_peese",
+            "/properties/peese",
+            output_schema_of::<meta_analysis::PetPeeseRegression>(),
+        ),
         ("peto_odds_ratio", "", pooled),
         ("peto_odds_ratio", "", table_heterogeneity),
         (

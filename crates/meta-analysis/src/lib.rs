@@ -92,7 +92,10 @@ pub use multilevel::{
     multilevel, multilevel_design, ComponentInterval, Multilevel, MultilevelOptions,
     MultilevelTest, MAX_MULTILEVEL_COST,
 };
-pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions};
+pub use pet_peese::{
+    pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions, PetPeeseRegression,
+    RegressionCoefficient,
+};
 pub use peto::{peto_odds_ratio, PetoOddsRatio};
 pub use proportion::wilson_interval;
 pub use q_profile::{
