@@ -176,6 +176,22 @@ fn arguments(tool: &Tool, k: usize) -> Result<String, String> {
                 moderated = true;
                 format!("\"{GROUP_COLUMN}\"")
             }
+            // compare_models: the random-effects model within the meta-regression on the
+            // moderators, both by ML (a likelihood-ratio test).
+            "models" => {
+                moderated = true;
+                let names: Vec<String> = generate::MODERATORS
+                    .iter()
+                    .map(|m| format!("\"{m}\""))
+                    .collect();
+                format!(
+                    "[{{\"tool\":\"{}\",\"arguments\":{{\"method\":\"ML\"}}}},\
+{{\"tool\":\"{}\",\"arguments\":{{\"mods\":[{}],\"method\":\"ML\"}}}}]",
+                    tools::FIT_RANDOM_EFFECTS.name,
+                    tools::META_REGRESSION.name,
+                    names.join(",")
+                )
+            }
             "measure" => "\"SMD\"".to_string(),
             // convert_summaries: five-number summaries (`rows`, below).
             "kind" if data_argument(tool) == Some(SUMMARY_ROWS) => "\"fivenum\"".to_string(),

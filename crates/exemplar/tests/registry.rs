@@ -656,6 +656,7 @@ fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() 
         (Some("L0"), Some("left"), Some(3), Some(22))
     );
     assert_eq!(tf["filled"].as_array().unwrap().len(), 3);
+    // The engine's TrimAndFillSummary first, then what the tool adds.
     let keys: Vec<&str> = tf.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         keys,
@@ -667,8 +668,6 @@ fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() 
             "k0_p",
             "method",
             "k",
-            "measure",
-            "transform",
             "estimate",
             "se",
             "statistic",
@@ -677,7 +676,6 @@ fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() 
             "ci_upper",
             "pi_lower",
             "pi_upper",
-            "natural",
             "tau2",
             "tau",
             "se_tau2",
@@ -687,6 +685,9 @@ fn trim_and_fill_fills_three_on_the_left_of_the_frozen_dataset_and_draws_them() 
             "q_df",
             "q_p",
             "filled",
+            "measure",
+            "transform",
+            "natural",
             "dataset"
         ]
     );
@@ -1032,6 +1033,95 @@ fn result_fields_keep_their_order() {
     assert_eq!(
         keys(&ok("funnel_plot", json!({}))),
         ["svg", "numbers", "fit", "egger"]
+    );
+    // heterogeneity: the engine's HeterogeneityEstimates first (ci_empty is its `empty`),
+    // then what the tool adds.
+    assert_eq!(
+        keys(&ok("heterogeneity", json!({}))),
+        [
+            "k",
+            "method",
+            "level",
+            "q",
+            "q_df",
+            "q_p",
+            "tau2",
+            "tau2_ci_lower",
+            "tau2_ci_upper",
+            "tau",
+            "tau_ci_lower",
+            "tau_ci_upper",
+            "i2",
+            "i2_ci_lower",
+            "i2_ci_upper",
+            "h2",
+            "h2_ci_lower",
+            "h2_ci_upper",
+            "ci_empty",
+            "ci_method",
+            "notes",
+            "dataset"
+        ]
+    );
+    // subgroup_analysis's rows: the engine's SubgroupFit first, then the tool's natural
+    // scale and note.
+    let subgroups = ok("subgroup_analysis", json!({"by": "tester"}));
+    assert_eq!(
+        keys(&subgroups["groups"][0]),
+        [
+            "level",
+            "k",
+            "estimate",
+            "se",
+            "statistic",
+            "p",
+            "ci_lower",
+            "ci_upper",
+            "tau2",
+            "se_tau2",
+            "q",
+            "q_p",
+            "i2",
+            "h2",
+            "natural",
+            "note"
+        ]
+    );
+    // The table tools: the engine's result (meta_analysis::MantelHaenszel, PetoOddsRatio)
+    // first, then what the tool adds (scale, natural scale, data).
+    let tables = json!([
+        {"ai": 4, "bi": 119, "ci": 11, "di": 128},
+        {"ai": 6, "bi": 300, "ci": 29, "di": 303}
+    ]);
+    let pooled = [
+        "k",
+        "level",
+        "estimate",
+        "se",
+        "z",
+        "p",
+        "ci_lower",
+        "ci_upper",
+        "q",
+        "q_df",
+        "q_p",
+        "i2",
+        "h2",
+        "k_heterogeneity",
+    ];
+    let added = ["measure", "transform", "natural", "dataset"];
+    assert_eq!(
+        keys(&ok("mantel_haenszel", json!({"data": tables}))),
+        [
+            &pooled[..],
+            &["cmh", "cmh_p", "tarone", "tarone_df", "tarone_p"],
+            &added
+        ]
+        .concat()
+    );
+    assert_eq!(
+        keys(&ok("peto_odds_ratio", json!({"data": tables}))),
+        [&pooled[..], &added].concat()
     );
 }
 

@@ -203,8 +203,48 @@ fn tools_carry_the_engines_result_types() {
         ),
         ("mantel_haenszel", "", pooled.clone()),
         ("mantel_haenszel", "", table_heterogeneity.clone()),
+        (
+            "mantel_haenszel",
+            "",
+            output_schema_of::<meta_analysis::MantelHaenszel>(),
+        ),
+        (
+            "heterogeneity",
+            "",
+            output_schema_of::<meta_analysis::HeterogeneityEstimates>(),
+        ),
+        (
+            "trim_and_fill",
+            "",
+            output_schema_of::<meta_analysis::TrimAndFillSummary>(),
+        ),
+        (
+            "trim_and_fill_plot",
+            "/properties/trim_and_fill",
+            output_schema_of::<meta_analysis::TrimAndFillSummary>(),
+        ),
+        (
+            "subgroup_analysis",
+            "/properties/groups/items",
+            output_schema_of::<meta_analysis::SubgroupFit>(),
+        ),
+        (
+            "pet_peese",
+            "/properties/pet",
+            output_schema_of::<meta_analysis::PetPeeseRegression>(),
+        ),
+        (
+            "pet_peese",
+            "/properties/peese",
+            output_schema_of::<meta_analysis::PetPeeseRegression>(),
+        ),
         ("peto_odds_ratio", "", pooled),
         ("peto_odds_ratio", "", table_heterogeneity),
+        (
+            "peto_odds_ratio",
+            "",
+            output_schema_of::<meta_analysis::PetoOddsRatio>(),
+        ),
     ];
     for (tool, pointer, engine) in cases {
         let schema = output_schema(tool).unwrap_or_else(|| panic!("no tool {tool}"));

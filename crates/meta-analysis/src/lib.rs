@@ -99,11 +99,15 @@ pub use multilevel::{
     multilevel, multilevel_design, ComponentInterval, Multilevel, MultilevelOptions,
     MultilevelTest, Reported, MAX_MULTILEVEL_COST,
 };
-pub use pet_peese::{pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions};
+pub use pet_peese::{
+    pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions, PetPeeseRegression,
+    RegressionCoefficient,
+};
 pub use peto::{peto_odds_ratio, PetoOddsRatio};
 pub use proportion::wilson_interval;
 pub use q_profile::{
-    heterogeneity_intervals, Bound, BoundKind, HeterogeneityIntervals, Interval, TAU2_SEARCH_MAX,
+    heterogeneity_intervals, Bound, BoundKind, HeterogeneityEstimates, HeterogeneityIntervals,
+    Interval, TAU2_SEARCH_MAX,
 };
 pub use rank_test::{rank_correlation_test, RankTest, EXACT_BELOW};
 pub use record_weights::{record_weights, RecordWeights};
@@ -117,9 +121,11 @@ pub use selection::{
     selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,
     MAX_SELECTION_ITERATIONS,
 };
-pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis};
+pub use subgroups::{subgroup_analysis, Subgroup, SubgroupAnalysis, SubgroupFit};
 pub use transforms::{measure_scale, MeasureScale, Natural, Transform, TransformKind, MEASURES};
-pub use trim_fill::{trim_and_fill, Estimator, Side, TrimAndFill, MAX_ITERATIONS};
+pub use trim_fill::{
+    trim_and_fill, Estimator, FilledRecord, Side, TrimAndFill, TrimAndFillSummary, MAX_ITERATIONS,
+};
 pub use user_weights::{
     fit_weighted, meta_regression_design_weighted, meta_regression_weighted, WeightError,
     WeightedError,

@@ -225,7 +225,18 @@ impl Pooled {
 }
 
 /// The Mantel–Haenszel analysis of a set of 2×2 tables.
+///
+/// Serialized (feature `serde`) as the tools answer it (`SerializedMantelHaenszel`): the
+/// tables, level, pooled estimate and heterogeneity flat, each test as its statistic and p
+/// value. `measure` and `tarone_k` are not serialized (an answer names the measure in its
+/// scale); read back, they are OR and `None`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "serde",
+    serde(into = "SerializedMantelHaenszel", from = "SerializedMantelHaenszel")
+)]
 pub struct MantelHaenszel {
     pub measure: MhMeasure,
     pub level: f64,
@@ -242,6 +253,73 @@ pub struct MantelHaenszel {
     pub tarone: Option<ChiSquareTest>,
     /// OR only: the tables that enter Tarone's test (metafor's `k.pos`).
     pub tarone_k: Option<usize>,
+}
+
+/// [`MantelHaenszel`] as it is serialized, in the order of the tools' answers.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct SerializedMantelHaenszel {
+    /// Tables analysed.
+    k: usize,
+    /// Confidence level of the interval.
+    level: f64,
+    #[serde(flatten)]
+    pooled: Pooled,
+    #[serde(flatten)]
+    heterogeneity: TableHeterogeneity,
+    /// OR only: the Cochran-Mantel-Haenszel test of OR = 1 (continuity corrected, 1 df).
+    cmh: Option<f64>,
+    cmh_p: Option<f64>,
+    /// OR only: Tarone's test of homogeneous odds ratios, on tarone_df df (null with fewer
+    /// than 2 informative tables).
+    tarone: Option<f64>,
+    tarone_df: Option<usize>,
+    tarone_p: Option<f64>,
+}
+
+#[cfg(feature = "serde")]
+impl From<MantelHaenszel> for SerializedMantelHaenszel {
+    fn from(r: MantelHaenszel) -> Self {
+        SerializedMantelHaenszel {
+            k: r.k,
+            level: r.level,
+            pooled: r.pooled,
+            heterogeneity: r.heterogeneity,
+            cmh: r.cmh.map(|t| t.statistic),
+            cmh_p: r.cmh.map(|t| t.p),
+            tarone: r.tarone.map(|t| t.statistic),
+            tarone_df: r.tarone.map(|t| t.df),
+            tarone_p: r.tarone.map(|t| t.p),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<SerializedMantelHaenszel> for MantelHaenszel {
+    /// The measure is not serialized: read back as OR (the one with the tests), and
+    /// `tarone_k` as `None`.
+    fn from(s: SerializedMantelHaenszel) -> Self {
+        let cmh = s.cmh.zip(s.cmh_p).map(|(statistic, p)| ChiSquareTest {
+            statistic,
+            df: 1,
+            p,
+        });
+        let tarone = match (s.tarone, s.tarone_df, s.tarone_p) {
+            (Some(statistic), Some(df), Some(p)) => Some(ChiSquareTest { statistic, df, p }),
+            _ => None,
+        };
+        MantelHaenszel {
+            measure: MhMeasure::Or,
+            level: s.level,
+            k: s.k,
+            pooled: s.pooled,
+            heterogeneity: s.heterogeneity,
+            cmh,
+            tarone,
+            tarone_k: None,
+        }
+    }
 }
 
 /// The Mantel–Haenszel analysis of `tables` (at least 1) for `measure` at confidence

@@ -110,6 +110,73 @@ pub struct PetPeese {
     pub choice: PetPeeseChoice,
 }
 
+/// One coefficient of PET or PEESE as an answer reports it (a [`crate::Coefficient`]
+/// without its name: the intercept or the slope).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct RegressionCoefficient {
+    pub estimate: f64,
+    pub se: f64,
+    /// t (test knha, k - 2 df) or z.
+    pub statistic: f64,
+    /// Two-sided p value of the coefficient = 0.
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+}
+
+impl From<&crate::Coefficient> for RegressionCoefficient {
+    fn from(c: &crate::Coefficient) -> Self {
+        RegressionCoefficient {
+            estimate: c.estimate,
+            se: c.se,
+            statistic: c.statistic,
+            p: c.p,
+            ci_lower: c.ci_lower,
+            ci_upper: c.ci_upper,
+        }
+    }
+}
+
+/// PET (yi on sqrt(vi)) or PEESE (yi on vi) as an answer reports it: the parts of its
+/// [`MetaRegression`] that a one-predictor equal-effects model has.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct PetPeeseRegression {
+    pub intercept: RegressionCoefficient,
+    pub slope: RegressionCoefficient,
+    /// k - 2 with test knha, null with z.
+    pub df: Option<f64>,
+    /// The test for residual heterogeneity: QE on k - 2 df and its p value.
+    pub qe: f64,
+    pub qe_df: usize,
+    pub qe_p: f64,
+    /// Residual I^2 (percent) and H^2 of the equal-effects model, from QE as metafor
+    /// computes them.
+    pub i2: f64,
+    pub h2: f64,
+    /// The heterogeneity accounted for by the predictor, in percent (metafor's R^2).
+    pub r2: f64,
+}
+
+impl From<&MetaRegression> for PetPeeseRegression {
+    fn from(m: &MetaRegression) -> Self {
+        PetPeeseRegression {
+            intercept: (&m.coefficients[0]).into(),
+            slope: (&m.coefficients[1]).into(),
+            df: m.df,
+            qe: m.qe,
+            qe_df: m.qe_df,
+            qe_p: m.qe_p,
+            i2: m.i2,
+            h2: m.h2,
+            r2: m.r2,
+        }
+    }
+}
+
 impl PetPeese {
     /// The chosen model's intercept.
     pub fn chosen(&self) -> &crate::Coefficient {

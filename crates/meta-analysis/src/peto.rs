@@ -20,15 +20,24 @@ use crate::math::sq;
 use crate::{FitOptions, MetaError};
 
 /// Peto's odds ratio of a set of 2×2 tables.
+///
+/// Serialized (feature `serde`) as the tools answer it: `k`, `level`, then the pooled
+/// estimate and the heterogeneity flat. `k_informative` is not serialized (read back as 0).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct PetoOddsRatio {
-    pub level: f64,
     /// Tables analysed.
     pub k: usize,
+    /// Confidence level of the interval.
+    pub level: f64,
     /// ln OR on the log scale, with its Wald inference.
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub pooled: Pooled,
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub heterogeneity: TableHeterogeneity,
     /// Tables with Vᵢ > 0 (events and non-events both present): metafor's `k.pos`.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub k_informative: usize,
 }
 

@@ -17,7 +17,7 @@ use crate::model::{fit_data, Heterogeneity};
 use crate::records::{validate, Record};
 use crate::solver::newton_bracketed;
 use crate::weighted::{Degenerate, Design};
-use crate::{Fit, FitOptions, MetaError};
+use crate::{Fit, FitOptions, MetaError, Method};
 
 /// Where a bound of the τ² interval came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +63,142 @@ pub struct HeterogeneityIntervals {
     /// The χ² quantiles the two bounds solve for (lower bound: the upper quantile).
     pub chi2_upper: f64,
     pub chi2_lower: f64,
+}
+
+impl HeterogeneityIntervals {
+    /// What an answer reports of these intervals: the fit's Q, the four estimates with
+    /// their bounds, and whether the interval is the null set.
+    pub fn estimates(&self) -> HeterogeneityEstimates {
+        HeterogeneityEstimates {
+            k: self.fit.k,
+            method: self.fit.method,
+            level: self.fit.level,
+            q: self.fit.q,
+            q_df: self.fit.q_df,
+            q_p: self.fit.q_p,
+            tau2: self.tau2,
+            tau: self.tau,
+            i2: self.i2,
+            h2: self.h2,
+            empty: self.empty,
+        }
+    }
+}
+
+/// The Q-profile heterogeneity estimates as an answer reports them.
+///
+/// Serialized (feature `serde`) flat (`SerializedHeterogeneityEstimates`): each interval as
+/// its estimate under the quantity's name and its bounds as `<name>_ci_lower` and
+/// `<name>_ci_upper`.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "serde",
+    serde(
+        into = "SerializedHeterogeneityEstimates",
+        from = "SerializedHeterogeneityEstimates"
+    )
+)]
+pub struct HeterogeneityEstimates {
+    pub k: usize,
+    pub method: Method,
+    pub level: f64,
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
+    pub tau2: Interval,
+    pub tau: Interval,
+    pub i2: Interval,
+    pub h2: Interval,
+    /// The intervals are the null (empty) set (see [`HeterogeneityIntervals::empty`]).
+    pub empty: bool,
+}
+
+/// [`HeterogeneityEstimates`] as it is serialized, in the order of the tool's answer.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct SerializedHeterogeneityEstimates {
+    /// Records analysed.
+    k: usize,
+    /// The tau^2 estimator of the point estimates.
+    method: Method,
+    /// Confidence level of the intervals.
+    level: f64,
+    /// Cochran's Q, its df (k - 1) and p value.
+    q: f64,
+    q_df: usize,
+    q_p: f64,
+    tau2: f64,
+    tau2_ci_lower: f64,
+    tau2_ci_upper: f64,
+    tau: f64,
+    tau_ci_lower: f64,
+    tau_ci_upper: f64,
+    /// I^2 in percent.
+    i2: f64,
+    i2_ci_lower: f64,
+    i2_ci_upper: f64,
+    h2: f64,
+    h2_ci_lower: f64,
+    h2_ci_upper: f64,
+    /// True when Q at tau^2 = 0 is below even the lower chi-square quantile, so no tau^2 >= 0
+    /// is consistent with the data: the intervals are the null (empty) set, their bounds
+    /// reported at the edge (0, and 1 for H^2) as metafor's confint() holds them and printed
+    /// as "<0.0000" as its print does.
+    ci_empty: bool,
+}
+
+#[cfg(feature = "serde")]
+impl From<HeterogeneityEstimates> for SerializedHeterogeneityEstimates {
+    fn from(h: HeterogeneityEstimates) -> Self {
+        SerializedHeterogeneityEstimates {
+            k: h.k,
+            method: h.method,
+            level: h.level,
+            q: h.q,
+            q_df: h.q_df,
+            q_p: h.q_p,
+            tau2: h.tau2.estimate,
+            tau2_ci_lower: h.tau2.lower,
+            tau2_ci_upper: h.tau2.upper,
+            tau: h.tau.estimate,
+            tau_ci_lower: h.tau.lower,
+            tau_ci_upper: h.tau.upper,
+            i2: h.i2.estimate,
+            i2_ci_lower: h.i2.lower,
+            i2_ci_upper: h.i2.upper,
+            h2: h.h2.estimate,
+            h2_ci_lower: h.h2.lower,
+            h2_ci_upper: h.h2.upper,
+            ci_empty: h.empty,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<SerializedHeterogeneityEstimates> for HeterogeneityEstimates {
+    fn from(s: SerializedHeterogeneityEstimates) -> Self {
+        let interval = |estimate, lower, upper| Interval {
+            estimate,
+            lower,
+            upper,
+        };
+        HeterogeneityEstimates {
+            k: s.k,
+            method: s.method,
+            level: s.level,
+            q: s.q,
+            q_df: s.q_df,
+            q_p: s.q_p,
+            tau2: interval(s.tau2, s.tau2_ci_lower, s.tau2_ci_upper),
+            tau: interval(s.tau, s.tau_ci_lower, s.tau_ci_upper),
+            i2: interval(s.i2, s.i2_ci_lower, s.i2_ci_upper),
+            h2: interval(s.h2, s.h2_ci_lower, s.h2_ci_upper),
+            empty: s.ci_empty,
+        }
+    }
 }
 
 /// The end of the search range for a bound. Inside the engine's input range

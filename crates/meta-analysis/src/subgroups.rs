@@ -20,6 +20,59 @@ pub struct Subgroup {
     pub single_record: bool,
 }
 
+impl Subgroup {
+    /// What an answer reports of this level's fit ([`SubgroupFit`]).
+    pub fn summary(&self) -> SubgroupFit {
+        let fit = &self.fit;
+        SubgroupFit {
+            level: self.level.clone(),
+            k: fit.k,
+            estimate: fit.estimate,
+            se: fit.se,
+            statistic: fit.statistic,
+            p: fit.p,
+            ci_lower: fit.ci_lower,
+            ci_upper: fit.ci_upper,
+            tau2: fit.tau2,
+            se_tau2: fit.se_tau2,
+            q: fit.q,
+            q_p: fit.q_p,
+            i2: fit.i2,
+            h2: fit.h2,
+        }
+    }
+}
+
+/// A level's fit as an answer reports it: the level, the estimate with its test (the
+/// statistic named `statistic`: z, or t with k - 1 df with test "knha") and the level's
+/// heterogeneity.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct SubgroupFit {
+    pub level: String,
+    /// Records of this level.
+    pub k: usize,
+    pub estimate: f64,
+    /// Standard error (Knapp-Hartung adjusted with test "knha", except for one record).
+    pub se: f64,
+    /// z, or t with k - 1 df with test "knha" (z for a level with one record).
+    pub statistic: f64,
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    /// tau^2 within the level (0 for a level with one record).
+    pub tau2: f64,
+    /// Its standard error (null where the estimator gives none).
+    pub se_tau2: Option<f64>,
+    /// Cochran's Q within the level on k - 1 df (0 on 0 df for one record), and its p value.
+    pub q: f64,
+    pub q_p: f64,
+    /// I^2 within the level, in percent, and H^2.
+    pub i2: f64,
+    pub h2: f64,
+}
+
 /// A subgroup analysis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubgroupAnalysis {

@@ -9,6 +9,8 @@ use crate::{MetaError, Record};
 
 /// The estimator of the number of missing records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum Estimator {
     /// L₀ = (4Sᵣ − k(k + 1)) / (2k − 1), Sᵣ the sum of the positive signed ranks.
     #[default]
@@ -35,6 +37,9 @@ impl Estimator {
 
 /// The side of the funnel on which records are taken to be missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Side {
     Left,
     Right,
@@ -53,6 +58,65 @@ impl Side {
     pub fn parse(name: &str) -> Option<Side> {
         Side::ALL.into_iter().find(|s| s.name() == name)
     }
+}
+
+/// A filled record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct FilledRecord {
+    pub yi: f64,
+    pub vi: f64,
+}
+
+/// A trim-and-fill result as an answer reports it ([`TrimAndFill::summary`]): the
+/// estimator's outcome, then the adjusted fit's numbers (its z test, no test, level or
+/// iterations: `trimfill()` refits with a z test at 95 %), then the filled records.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct TrimAndFillSummary {
+    /// "L0" or "R0".
+    pub estimator: Estimator,
+    /// "left" or "right": where records are estimated to be missing.
+    pub side: Side,
+    /// Estimated number of missing records.
+    pub k0: usize,
+    /// Standard error of k0; null where metafor's L0 variance formula is negative.
+    pub se_k0: Option<f64>,
+    /// R0 only (else null): the p value of the test of no missing records, 0.5^(k0 + 1)
+    /// (metafor's p.k0).
+    pub k0_p: Option<f64>,
+    /// The estimator of tau^2 of every fit.
+    pub method: Method,
+    /// Records in the adjusted fit: the records plus the k0 filled ones.
+    pub k: usize,
+    /// Adjusted pooled estimate (the fit of the records and the filled ones).
+    pub estimate: f64,
+    pub se: f64,
+    /// z statistic of the adjusted estimate.
+    pub statistic: f64,
+    /// Two-sided p value of the adjusted estimate.
+    pub p: f64,
+    /// 95% confidence interval of the adjusted estimate.
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+    /// 95% prediction interval of the adjusted fit.
+    pub pi_lower: f64,
+    pub pi_upper: f64,
+    /// tau^2 of the adjusted fit, tau (its square root), the standard error of tau^2 (null
+    /// where the estimator gives none), I^2 (percent) and H^2.
+    pub tau2: f64,
+    pub tau: f64,
+    pub se_tau2: Option<f64>,
+    pub i2: f64,
+    pub h2: f64,
+    /// Cochran's Q of the adjusted fit on k - 1 df, and its p value.
+    pub q: f64,
+    pub q_df: usize,
+    pub q_p: f64,
+    /// The filled records, mirror images of the k0 most extreme records on the other side.
+    pub filled: Vec<FilledRecord>,
 }
 
 /// The iteration limit (metafor's `maxiter`).
@@ -78,6 +142,41 @@ pub struct TrimAndFill {
 }
 
 impl TrimAndFill {
+    /// What an answer reports of this result.
+    pub fn summary(&self) -> TrimAndFillSummary {
+        let fit = &self.fit;
+        TrimAndFillSummary {
+            estimator: self.estimator,
+            side: self.side,
+            k0: self.k0,
+            se_k0: self.se_k0,
+            k0_p: self.k0_p(),
+            method: fit.method,
+            k: fit.k,
+            estimate: fit.estimate,
+            se: fit.se,
+            statistic: fit.statistic,
+            p: fit.p,
+            ci_lower: fit.ci_lower,
+            ci_upper: fit.ci_upper,
+            pi_lower: fit.pi_lower,
+            pi_upper: fit.pi_upper,
+            tau2: fit.tau2,
+            tau: fit.tau,
+            se_tau2: fit.se_tau2,
+            i2: fit.i2,
+            h2: fit.h2,
+            q: fit.q,
+            q_df: fit.q_df,
+            q_p: fit.q_p,
+            filled: self
+                .filled
+                .iter()
+                .map(|&(yi, vi)| FilledRecord { yi, vi })
+                .collect(),
+        }
+    }
+
     /// The p value of R₀'s test that no records are missing, as metafor's `trimfill()`
     /// prints it: 0.5^(k₀ + 1) (Duval & Tweedie 2000, the probability of a run of k₀ + 1
     /// records beyond the estimate under no asymmetry); `None` for L₀, which has no test.

@@ -4,7 +4,7 @@ use super::args::{DataArg, ExcludeArg, LevelArg, MethodArg};
 use super::data::{DataSource, DatasetInfo};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use crate::printed::{f4, fcf, frame_table, level_percent, Out, Printed};
-use meta_analysis::{BoundKind, HeterogeneityIntervals};
+use meta_analysis::{BoundKind, HeterogeneityEstimates, HeterogeneityIntervals};
 use serde::Serialize;
 
 pub static HETEROGENEITY: Tool = Tool {
@@ -56,40 +56,15 @@ composed_args! {
     }
 }
 
-/// `heterogeneity`'s result.
+/// `heterogeneity`'s result: the engine's estimates, then how the intervals are computed,
+/// notes and the data.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct HeterogeneityResult {
-    /// Records analysed.
-    pub k: usize,
-    /// The tau^2 estimator of the point estimates.
-    pub method: crate::tools::Word,
-    /// Confidence level of the intervals.
-    pub level: f64,
-    /// Cochran's Q, its df (k - 1) and p value.
-    pub q: f64,
-    pub q_df: usize,
-    pub q_p: f64,
-    pub tau2: f64,
-    pub tau2_ci_lower: f64,
-    pub tau2_ci_upper: f64,
-    pub tau: f64,
-    pub tau_ci_lower: f64,
-    pub tau_ci_upper: f64,
-    /// I^2 in percent.
-    pub i2: f64,
-    pub i2_ci_lower: f64,
-    pub i2_ci_upper: f64,
-    pub h2: f64,
-    pub h2_ci_lower: f64,
-    pub h2_ci_upper: f64,
+    #[serde(flatten)]
+    pub estimates: HeterogeneityEstimates,
     /// How the intervals are computed.
     pub ci_method: CiMethod,
-    /// True when Q at tau^2 = 0 is below even the lower chi-square quantile, so no tau^2 >= 0
-    /// is consistent with the data: the intervals are the null (empty) set, their bounds
-    /// reported at the edge (0, and 1 for H^2) as metafor's confint() holds them and printed
-    /// as "<0.0000" as its print does.
-    pub ci_empty: bool,
     /// Bounds that are not a root of the Q-profile equation, said in words (empty otherwise).
     pub notes: Vec<String>,
     pub dataset: DatasetInfo,
@@ -150,26 +125,8 @@ pub fn heterogeneity(
     let excluded = args.exclude.of(data)?;
     let h = meta_analysis::heterogeneity_intervals(&data.kept(&excluded), &options)?;
     Ok(HeterogeneityResult {
-        k: h.fit.k,
-        method: h.fit.method.name().into(),
-        level: h.fit.level,
-        q: h.fit.q,
-        q_df: h.fit.q_df,
-        q_p: h.fit.q_p,
-        tau2: h.tau2.estimate,
-        tau2_ci_lower: h.tau2.lower,
-        tau2_ci_upper: h.tau2.upper,
-        tau: h.tau.estimate,
-        tau_ci_lower: h.tau.lower,
-        tau_ci_upper: h.tau.upper,
-        i2: h.i2.estimate,
-        i2_ci_lower: h.i2.lower,
-        i2_ci_upper: h.i2.upper,
-        h2: h.h2.estimate,
-        h2_ci_lower: h.h2.lower,
-        h2_ci_upper: h.h2.upper,
+        estimates: h.estimates(),
         ci_method: CiMethod::QProfile,
-        ci_empty: h.empty,
         notes: notes(&h),
         dataset: data.info().clone(),
     })
@@ -178,9 +135,10 @@ pub fn heterogeneity(
 /// The estimates with their intervals, then `print.confint.rma`'s table and the notes.
 impl Printed for HeterogeneityResult {
     fn print(&self, out: &mut Out) {
+        let e = &self.estimates;
         // A null-set interval has no bounds: metafor prints each as "<" its edge.
         let bound = |b: String| {
-            if self.ci_empty {
+            if e.empty {
                 format!("<{b}")
             } else {
                 b
@@ -191,22 +149,23 @@ impl Printed for HeterogeneityResult {
         };
         out.line(format!(
             "tau^2 {} [{}, {}], I^2 {}% [{}, {}] ({}, {ci_method}; k = {})",
-            f4(Some(self.tau2)),
-            bound(f4(Some(self.tau2_ci_lower))),
-            bound(f4(Some(self.tau2_ci_upper))),
-            fcf(Some(self.i2), 2),
-            bound(fcf(Some(self.i2_ci_lower), 2)),
-            bound(fcf(Some(self.i2_ci_upper), 2)),
-            level_percent(self.level),
-            self.k
+            f4(Some(e.tau2.estimate)),
+            bound(f4(Some(e.tau2.lower))),
+            bound(f4(Some(e.tau2.upper))),
+            fcf(Some(e.i2.estimate), 2),
+            bound(fcf(Some(e.i2.lower), 2)),
+            bound(fcf(Some(e.i2.upper), 2)),
+            level_percent(e.level),
+            e.k
         ));
         out.blank();
         out.line(format!(
             "Heterogeneity (k = {}; tau^2 estimator: {})",
-            self.k, self.method
+            e.k,
+            e.method.name()
         ));
         out.blank();
-        crate::printed::heterogeneity_test(out, self.q, self.q_df, self.q_p);
+        crate::printed::heterogeneity_test(out, e.q, e.q_df, e.q_p);
         out.blank();
         let row = |name: &str, [e, lo, hi]: [f64; 3]| {
             (
@@ -217,10 +176,10 @@ impl Printed for HeterogeneityResult {
         out.lines(frame_table(
             &["estimate", "ci.lb", "ci.ub"],
             &[
-                row("tau^2", [self.tau2, self.tau2_ci_lower, self.tau2_ci_upper]),
-                row("tau", [self.tau, self.tau_ci_lower, self.tau_ci_upper]),
-                row("I^2(%)", [self.i2, self.i2_ci_lower, self.i2_ci_upper]),
-                row("H^2", [self.h2, self.h2_ci_lower, self.h2_ci_upper]),
+                row("tau^2", [e.tau2.estimate, e.tau2.lower, e.tau2.upper]),
+                row("tau", [e.tau.estimate, e.tau.lower, e.tau.upper]),
+                row("I^2(%)", [e.i2.estimate, e.i2.lower, e.i2.upper]),
+                row("H^2", [e.h2.estimate, e.h2.lower, e.h2.upper]),
             ],
             1,
         ));

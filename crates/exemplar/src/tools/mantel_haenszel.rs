@@ -3,7 +3,8 @@
 use super::args::LevelArg;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{Scale, ScaleInfo};
-use super::tables::{options, TablesArg, TablesPooled};
+use super::scale::NaturalScale;
+use super::tables::{natural, options, print_pooled, TablesArg};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use meta_analysis::{measure_scale, MhMeasure};
 use crate::printed::{f4, pad_left, pval, width, Out, Printed};
@@ -72,26 +73,19 @@ fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         .expect("an object schema")
 }
 
-/// `mantel_haenszel`'s result.
+/// `mantel_haenszel`'s result: the engine's, then the scale, the natural-scale estimate and
+/// the data.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MantelHaenszelResult {
+    #[serde(flatten)]
+    pub result: meta_analysis::MantelHaenszel,
     /// The measure pooled ("OR", "RR" or "RD") and the transform of `natural`.
     #[serde(flatten)]
     pub scale: ScaleInfo,
-    /// Tables analysed.
-    pub k: usize,
-    pub level: f64,
-    #[serde(flatten)]
-    pub pooled: TablesPooled,
-    /// OR only: the Cochran-Mantel-Haenszel test of OR = 1 (continuity corrected, 1 df).
-    pub cmh: Option<f64>,
-    pub cmh_p: Option<f64>,
-    /// OR only: Tarone's test of homogeneous odds ratios, on tarone_df df (null with fewer
-    /// than 2 informative tables).
-    pub tarone: Option<f64>,
-    pub tarone_df: Option<usize>,
-    pub tarone_p: Option<f64>,
+    /// The estimate and CI back-transformed (`transform`: the ratio itself for OR and RR);
+    /// null when nothing is transformed (RD by default). No prediction interval.
+    pub natural: Option<NaturalScale>,
     /// Tables left out for a missing count (metafor's na.omit); only when some are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<super::data::Omitted>,
@@ -116,17 +110,11 @@ pub fn mantel_haenszel(
     )?;
     let options = options(&args.level)?;
     let read = args.tables.of(source)?;
-    let r = meta_analysis::mantel_haenszel(&read.tables, measure, &options)?;
+    let result = meta_analysis::mantel_haenszel(&read.tables, measure, &options)?;
     Ok(MantelHaenszelResult {
         scale: scale.info(),
-        k: r.k,
-        level: r.level,
-        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, &scale),
-        cmh: r.cmh.map(|t| t.statistic),
-        cmh_p: r.cmh.map(|t| t.p),
-        tarone: r.tarone.map(|t| t.statistic),
-        tarone_df: r.tarone.map(|t| t.df),
-        tarone_p: r.tarone.map(|t| t.p),
+        natural: natural(&result.pooled, &scale),
+        result,
         omitted: read.omitted,
         dataset: read.dataset,
     })
@@ -136,8 +124,14 @@ impl Printed for MantelHaenszelResult {
     /// `print.rma.mh`: the pooled estimate, then for an odds ratio the Cochran-Mantel-Haenszel
     /// test and Tarone's test.
     fn print(&self, out: &mut Out) {
-        self.pooled
-            .print(out, &self.scale, self.k, self.level, "Mantel-Haenszel");
+        let r = &self.result;
+        print_pooled(
+            out,
+            (&r.pooled, self.natural.as_ref(), &r.heterogeneity),
+            &self.scale,
+            (r.k, r.level),
+            "Mantel-Haenszel",
+        );
         if self.scale.measure.as_deref() == Some("OR") {
             self.odds_ratio_tests(out);
         }
@@ -146,8 +140,9 @@ impl Printed for MantelHaenszelResult {
 
 impl MantelHaenszelResult {
     fn odds_ratio_tests(&self, out: &mut Out) {
-        let cmh = self.cmh.map(|x| f4(Some(x)));
-        let tarone = self.tarone.map(|x| f4(Some(x)));
+        let (cmh_test, tarone_test) = (self.result.cmh, self.result.tarone);
+        let cmh = cmh_test.map(|t| f4(Some(t.statistic)));
+        let tarone = tarone_test.map(|t| f4(Some(t.statistic)));
         let w = cmh
             .iter()
             .chain(&tarone)
@@ -155,26 +150,26 @@ impl MantelHaenszelResult {
             .max()
             .unwrap_or(1);
         // metafor pads "df = 1," to the width of Tarone's df.
-        let k_pos = self.tarone_df.map_or(1, |d| d + 1);
+        let k_pos = tarone_test.map_or(1, |t| t.df + 1);
         out.blank();
         match cmh {
             Some(cmh) => out.line(format!(
                 "Cochran-Mantel-Haenszel Test:    CMH = {}, df = 1,{} p-val {}",
                 pad_left(&cmh, w),
                 " ".repeat(k_pos.to_string().len().saturating_sub(1)),
-                pval(self.cmh_p, true, true)
+                pval(cmh_test.map(|t| t.p), true, true)
             )),
             None => out
                 .line("Cochran-Mantel-Haenszel Test:    test value not computable for these data"),
         }
-        match (tarone, self.tarone_df) {
-            (Some(ta), Some(df)) => out.line(format!(
-                "Tarone's Test for Heterogeneity: X^2 = {}, df = {df}, p-val {}",
+        match (tarone, tarone_test) {
+            (Some(ta), Some(t)) => out.line(format!(
+                "Tarone's Test for Heterogeneity: X^2 = {}, df = {}, p-val {}",
                 pad_left(&ta, w),
-                pval(self.tarone_p, true, true)
+                t.df,
+                pval(Some(t.p), true, true)
             )),
-            (Some(_), None) => {}
-            (None, _) => out
+            _ => out
                 .line("Tarone's Test for Heterogeneity: test value not computable for these data"),
         }
     }

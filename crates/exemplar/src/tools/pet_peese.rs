@@ -4,7 +4,7 @@ use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use meta_analysis::{Alternative, Coefficient, MetaRegression, PetPeeseOptions, Test};
+use meta_analysis::{Alternative, PetPeeseOptions, PetPeeseRegression, RegressionCoefficient, Test};
 use crate::printed::{
     coefficient_table, excluded_line, f4, i2_h2_lines, interval, level_percent, model_line, pval,
     r_num, signif_legend, CoefficientRow, ModeratorTest, Out, Printed,
@@ -95,69 +95,6 @@ fn alternative_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     .expect("an object schema")
 }
 
-/// One coefficient of PET or PEESE.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct RegressionCoefficient {
-    pub estimate: f64,
-    pub se: f64,
-    /// t (test knha, k - 2 df) or z.
-    pub statistic: f64,
-    /// Two-sided p value of the coefficient = 0.
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
-}
-
-impl RegressionCoefficient {
-    fn of(c: &Coefficient) -> Self {
-        RegressionCoefficient {
-            estimate: c.estimate,
-            se: c.se,
-            statistic: c.statistic,
-            p: c.p,
-            ci_lower: c.ci_lower,
-            ci_upper: c.ci_upper,
-        }
-    }
-}
-
-/// PET (yi on sqrt(vi)) or PEESE (yi on vi).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct Regression {
-    pub intercept: RegressionCoefficient,
-    pub slope: RegressionCoefficient,
-    /// k - 2 with test knha, null with z.
-    pub df: Option<f64>,
-    /// The test for residual heterogeneity: QE on k - 2 df and its p value.
-    pub qe: f64,
-    pub qe_df: usize,
-    pub qe_p: f64,
-    /// Residual I^2 (percent) and H^2 of the equal-effects model, from QE as metafor
-    /// computes them.
-    pub i2: f64,
-    pub h2: f64,
-    /// The heterogeneity accounted for by the predictor, in percent (metafor's R^2).
-    pub r2: f64,
-}
-
-impl Regression {
-    fn of(m: &MetaRegression) -> Self {
-        Regression {
-            intercept: RegressionCoefficient::of(&m.coefficients[0]),
-            slope: RegressionCoefficient::of(&m.coefficients[1]),
-            df: m.df,
-            qe: m.qe,
-            qe_df: m.qe_df,
-            qe_p: m.qe_p,
-            i2: m.i2,
-            h2: m.h2,
-            r2: m.r2,
-        }
-    }
-}
-
 /// `pet_peese`'s result.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
@@ -167,8 +104,8 @@ pub struct PetPeeseResult {
     /// "knha" or "z".
     pub test: crate::tools::Word,
     pub level: f64,
-    pub pet: Regression,
-    pub peese: Regression,
+    pub pet: PetPeeseRegression,
+    pub peese: PetPeeseRegression,
     /// The rule: PEESE's intercept if PET's intercept test (alternative, alpha) rejects, else PET's.
     pub alpha: f64,
     pub alternative: crate::tools::Word,
@@ -225,8 +162,8 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
         k: r.pet.k,
         test: test.name().into(),
         level: options.level,
-        pet: Regression::of(&r.pet),
-        peese: Regression::of(&r.peese),
+        pet: (&r.pet).into(),
+        peese: (&r.peese).into(),
         alpha,
         alternative: alternative.name().into(),
         pet_intercept_p: r.pet_intercept_p,
@@ -262,7 +199,7 @@ impl Printed for PetPeeseResult {
                 "{name}: rma(yi, vi, mods = ~ {predictor}, method = \"EE\", test = \"{test}\")"
             ));
             out.blank();
-            model.print(out, k, predictor);
+            print_regression(model, out, k, predictor);
         }
         out.blank();
         let alternative = match &*self.alternative {
@@ -278,50 +215,48 @@ impl Printed for PetPeeseResult {
     }
 }
 
-impl Regression {
-    /// `print.rma.uni` of the equal-effects regression of `k` records on `predictor`.
-    fn print(&self, out: &mut Out, k: usize, predictor: &str) {
-        model_line(out, "EE", k, false);
-        out.blank();
-        i2_h2_lines(out, Some(self.i2), Some(self.h2), Some(self.r2), false);
-        out.blank();
-        out.line("Test for Residual Heterogeneity:");
-        out.line(format!(
-            "QE(df = {}) = {}, p-val {}",
-            self.qe_df,
-            f4(Some(self.qe)),
-            pval(Some(self.qe_p), true, false)
-        ));
-        out.blank();
-        // One predictor: the test of moderators is the slope's test (F = t^2, QM = z^2).
-        let stat = self.slope.statistic;
-        let (heading, line) = ModeratorTest {
-            qm: Some(stat * stat),
-            qm_df: 1,
-            qm_df2: self.df,
-            qm_p: Some(self.slope.p),
-        }
-        .lines(&[2]);
-        out.line(heading);
-        out.line(line);
-        out.blank();
-        out.line("Model Results:");
-        out.blank();
-        let row = |name, c: &RegressionCoefficient| CoefficientRow {
-            name,
-            estimate: c.estimate,
-            se: c.se,
-            statistic: c.statistic,
-            df: None,
-            p: Some(c.p),
-            ci_lower: c.ci_lower,
-            ci_upper: c.ci_upper,
-        };
-        out.lines(coefficient_table(
-            &[row("intrcpt", &self.intercept), row(predictor, &self.slope)],
-            self.df,
-        ));
+/// `print.rma.uni` of the equal-effects regression of `k` records on `predictor`.
+fn print_regression(model: &PetPeeseRegression, out: &mut Out, k: usize, predictor: &str) {
+    model_line(out, "EE", k, false);
+    out.blank();
+    i2_h2_lines(out, Some(model.i2), Some(model.h2), Some(model.r2), false);
+    out.blank();
+    out.line("Test for Residual Heterogeneity:");
+    out.line(format!(
+        "QE(df = {}) = {}, p-val {}",
+        model.qe_df,
+        f4(Some(model.qe)),
+        pval(Some(model.qe_p), true, false)
+    ));
+    out.blank();
+    // One predictor: the test of moderators is the slope's test (F = t^2, QM = z^2).
+    let stat = model.slope.statistic;
+    let (heading, line) = ModeratorTest {
+        qm: Some(stat * stat),
+        qm_df: 1,
+        qm_df2: model.df,
+        qm_p: Some(model.slope.p),
     }
+    .lines(&[2]);
+    out.line(heading);
+    out.line(line);
+    out.blank();
+    out.line("Model Results:");
+    out.blank();
+    let row = |name, c: &RegressionCoefficient| CoefficientRow {
+        name,
+        estimate: c.estimate,
+        se: c.se,
+        statistic: c.statistic,
+        df: None,
+        p: Some(c.p),
+        ci_lower: c.ci_lower,
+        ci_upper: c.ci_upper,
+    };
+    out.lines(coefficient_table(
+        &[row("intrcpt", &model.intercept), row(predictor, &model.slope)],
+        model.df,
+    ));
 }
 
 /// PET and PEESE as `rma(yi, vi, mods = ~ sqrt(vi) | ~ vi, method = "EE")`, and `res` the

@@ -3,7 +3,8 @@
 use super::args::LevelArg;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{Scale, ScaleInfo};
-use super::tables::{options, TablesArg, TablesPooled};
+use super::scale::NaturalScale;
+use super::tables::{natural, options, print_pooled, TablesArg};
 use super::{Tool, ToolError, ToolGroup, MAX_RAW_DATA_ROWS};
 use crate::printed::{Out, Printed};
 use serde::Serialize;
@@ -57,18 +58,19 @@ composed_args! {
     }
 }
 
-/// `peto_odds_ratio`'s result.
+/// `peto_odds_ratio`'s result: the engine's, then the scale, the natural-scale estimate and
+/// the data.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PetoResult {
+    #[serde(flatten)]
+    pub result: meta_analysis::PetoOddsRatio,
     /// The measure ("OR": Peto's log odds ratio) and the transform of `natural`.
     #[serde(flatten)]
     pub scale: ScaleInfo,
-    /// Tables analysed.
-    pub k: usize,
-    pub level: f64,
-    #[serde(flatten)]
-    pub pooled: TablesPooled,
+    /// The estimate and CI back-transformed (`transform`: the odds ratio itself); null when
+    /// nothing is transformed. No prediction interval.
+    pub natural: Option<NaturalScale>,
     /// Tables left out for a missing count (metafor's na.omit); only when some are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<super::data::Omitted>,
@@ -83,12 +85,11 @@ pub fn peto_odds_ratio(args: PetoArgs, source: &DataSource) -> Result<PetoResult
     )?;
     let options = options(&args.level)?;
     let read = args.tables.of(source)?;
-    let r = meta_analysis::peto_odds_ratio(&read.tables, &options)?;
+    let result = meta_analysis::peto_odds_ratio(&read.tables, &options)?;
     Ok(PetoResult {
         scale: scale.info(),
-        k: r.k,
-        level: r.level,
-        pooled: TablesPooled::of(&r.pooled, &r.heterogeneity, &scale),
+        natural: natural(&result.pooled, &scale),
+        result,
         omitted: read.omitted,
         dataset: read.dataset,
     })
@@ -97,8 +98,14 @@ pub fn peto_odds_ratio(args: PetoArgs, source: &DataSource) -> Result<PetoResult
 impl Printed for PetoResult {
     /// `print.rma.peto`.
     fn print(&self, out: &mut Out) {
-        self.pooled
-            .print(out, &self.scale, self.k, self.level, "Peto");
+        let r = &self.result;
+        print_pooled(
+            out,
+            (&r.pooled, self.natural.as_ref(), &r.heterogeneity),
+            &self.scale,
+            (r.k, r.level),
+            "Peto",
+        );
     }
 }
 

@@ -66,33 +66,14 @@ composed_args! {
     }
 }
 
-/// One level's fit.
+/// One level's fit: the engine's, then its natural scale and a note.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct GroupRow {
-    pub level: String,
-    /// Records of this level.
-    pub k: usize,
-    pub estimate: f64,
-    /// Standard error (Knapp-Hartung adjusted with test "knha", except for one record).
-    pub se: f64,
-    /// z, or t with k - 1 df with test "knha" (z for a level with one record).
-    pub statistic: f64,
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
+    #[serde(flatten)]
+    pub fit: meta_analysis::SubgroupFit,
     /// estimate and CI on the natural scale (no prediction interval: null).
     pub natural: Option<NaturalScale>,
-    /// tau^2 within the level (0 for a level with one record).
-    pub tau2: f64,
-    /// Its standard error (null where the estimator gives none).
-    pub se_tau2: Option<f64>,
-    /// Cochran's Q within the level on k - 1 df (0 on 0 df for one record), and its p value.
-    pub q: f64,
-    pub q_p: f64,
-    /// I^2 within the level, in percent, and H^2.
-    pub i2: f64,
-    pub h2: f64,
     /// Why a number is what it is: set for a level with a single record, else null.
     pub note: Option<String>,
 }
@@ -149,21 +130,8 @@ impl SubgroupResult {
                 .groups
                 .iter()
                 .map(|g| GroupRow {
-                    level: g.level.clone(),
-                    k: g.fit.k,
-                    estimate: g.fit.estimate,
-                    se: g.fit.se,
-                    statistic: g.fit.statistic,
-                    p: g.fit.p,
-                    ci_lower: g.fit.ci_lower,
-                    ci_upper: g.fit.ci_upper,
+                    fit: g.summary(),
                     natural: scale.natural(g.fit.estimate, (g.fit.ci_lower, g.fit.ci_upper), None),
-                    tau2: g.fit.tau2,
-                    se_tau2: g.fit.se_tau2,
-                    q: g.fit.q,
-                    q_p: g.fit.q_p,
-                    i2: g.fit.i2,
-                    h2: g.fit.h2,
                     note: g.single_record.then(|| SINGLE_RECORD_NOTE.to_string()),
                 })
                 .collect(),
@@ -256,19 +224,19 @@ impl SubgroupResult {
             .groups
             .iter()
             .map(|g| {
-                let p = Some(g.p);
+                let p = Some(g.fit.p);
                 (
-                    g.level.clone(),
+                    g.fit.level.clone(),
                     vec![
-                        g.k.to_string(),
-                        f4(Some(g.estimate)),
-                        f4(Some(g.se)),
-                        f4(Some(g.statistic)),
+                        g.fit.k.to_string(),
+                        f4(Some(g.fit.estimate)),
+                        f4(Some(g.fit.se)),
+                        f4(Some(g.fit.statistic)),
                         pval(p, false, false),
-                        f4(Some(g.ci_lower)),
-                        f4(Some(g.ci_upper)),
-                        var(Some(g.tau2)),
-                        fcf(Some(g.i2), 2),
+                        f4(Some(g.fit.ci_lower)),
+                        f4(Some(g.fit.ci_upper)),
+                        var(Some(g.fit.tau2)),
+                        fcf(Some(g.fit.i2), 2),
                         stars(p),
                     ],
                 )
@@ -289,7 +257,7 @@ impl SubgroupResult {
                 .filter_map(|g| {
                     let n = g.natural.as_ref()?;
                     Some((
-                        g.level.clone(),
+                        g.fit.level.clone(),
                         vec![
                             f4(Some(n.estimate)),
                             f4(Some(n.ci_lower)),
@@ -313,37 +281,37 @@ impl SubgroupResult {
         let knha = self.test == "knha";
         for g in &self.groups {
             out.blank();
-            out.line(format!("Subgroup {by} = {}:", g.level));
+            out.line(format!("Subgroup {by} = {}:", g.fit.level));
             if let Some(note) = &g.note {
                 out.line(format!("({note})"));
             }
             // Knapp-Hartung needs two records; a level of one is its record with a z test.
-            let test = if knha && g.k > 1 {
+            let test = if knha && g.fit.k > 1 {
                 EstimateTest::T {
-                    t: g.statistic,
-                    df: (g.k - 1) as f64,
+                    t: g.fit.statistic,
+                    df: (g.fit.k - 1) as f64,
                 }
             } else {
-                EstimateTest::Z(Some(g.statistic))
+                EstimateTest::Z(Some(g.fit.statistic))
             };
             // Each level's fit is printed on the model's scale: the natural scale is the
             // table's above.
             InterceptFit {
                 method: &self.method,
-                k: g.k,
-                tau2: g.tau2,
-                se_tau2: g.se_tau2,
-                i2: g.i2,
-                h2: g.h2,
-                q: g.q,
-                q_df: g.k.saturating_sub(1),
-                q_p: g.q_p,
-                estimate: g.estimate,
-                se: g.se,
+                k: g.fit.k,
+                tau2: g.fit.tau2,
+                se_tau2: g.fit.se_tau2,
+                i2: g.fit.i2,
+                h2: g.fit.h2,
+                q: g.fit.q,
+                q_df: g.fit.k.saturating_sub(1),
+                q_p: g.fit.q_p,
+                estimate: g.fit.estimate,
+                se: g.fit.se,
                 test,
-                p: g.p,
-                ci_lower: g.ci_lower,
-                ci_upper: g.ci_upper,
+                p: g.fit.p,
+                ci_lower: g.fit.ci_lower,
+                ci_upper: g.fit.ci_upper,
                 natural: None,
             }
             .print(out);

@@ -16,7 +16,7 @@ use crate::printed::{estimate_headline, f4, fcf, pval, scale_labels, vector_tabl
 use meta_analysis::effect_sizes::{Column, Measure, RawRow};
 use meta_analysis::{FitOptions, Pooled, Table2x2, TableHeterogeneity};
 use serde::de::{Deserializer, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -31,106 +31,81 @@ const TABLE_COLUMNS: [Column; 6] = [
     Column::N2i,
 ];
 
-/// The pooled estimate of a table analysis, on the measure's scale (log for OR and RR): the
-/// engine's estimate and heterogeneity, with the natural scale between them.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct TablesPooled {
-    #[serde(flatten)]
-    pub pooled: Pooled,
-    /// The estimate and CI back-transformed (`transform`: the ratio itself for OR and RR);
-    /// null when nothing is transformed (RD by default). No prediction interval.
-    pub natural: Option<NaturalScale>,
-    #[serde(flatten)]
-    pub heterogeneity: TableHeterogeneity,
+/// The natural scale of a table analysis's pooled estimate (null when nothing is
+/// transformed; no prediction interval).
+pub(super) fn natural(pooled: &Pooled, scale: &Scale) -> Option<NaturalScale> {
+    scale.natural(pooled.estimate, (pooled.ci_lower, pooled.ci_upper), None)
 }
 
-impl TablesPooled {
-    pub(super) fn of(pooled: &Pooled, heterogeneity: &TableHeterogeneity, scale: &Scale) -> Self {
-        TablesPooled {
-            pooled: *pooled,
-            natural: scale.natural(pooled.estimate, (pooled.ci_lower, pooled.ci_upper), None),
-            heterogeneity: *heterogeneity,
-        }
-    }
-}
-
-impl TablesPooled {
-    /// `print.rma.mh` and `print.rma.peto` of the estimate of `k` tables pooled by `method`
-    /// (named in the headline): the equal-effects model's heterogeneity, then the estimate on
-    /// the measure's scale (log for OR, RR and IRR) and on the natural scale.
-    pub(super) fn print(
-        &self,
-        out: &mut Out,
-        scale: &ScaleInfo,
-        k: usize,
-        level: f64,
-        method: &str,
-    ) {
-        let pooled = &self.pooled;
-        let measure = scale.measure.as_deref();
-        out.line(estimate_headline(
-            (measure, &*scale.transform),
-            [pooled.estimate, pooled.ci_lower, pooled.ci_upper],
-            self.natural
-                .as_ref()
-                .map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
-            level,
-            &format!("{method}, k = {k}"),
-        ));
+/// `print.rma.mh` and `print.rma.peto` of the estimate of `k` tables pooled by `method`
+/// (named in the headline): the equal-effects model's heterogeneity, then the estimate on
+/// the measure's scale (log for OR, RR and IRR) and on the natural scale.
+pub(super) fn print_pooled(
+    out: &mut Out,
+    (pooled, natural, h): (&Pooled, Option<&NaturalScale>, &TableHeterogeneity),
+    scale: &ScaleInfo,
+    (k, level): (usize, f64),
+    method: &str,
+) {
+    let measure = scale.measure.as_deref();
+    out.line(estimate_headline(
+        (measure, &*scale.transform),
+        [pooled.estimate, pooled.ci_lower, pooled.ci_upper],
+        natural.map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
+        level,
+        &format!("{method}, k = {k}"),
+    ));
+    out.blank();
+    out.line(format!("Equal-Effects Model (k = {k})"));
+    out.blank();
+    out.line(format!(
+        "I^2 (total heterogeneity / total variability):  {}%",
+        fcf(Some(h.i2), 2)
+    ));
+    out.line(format!(
+        "H^2 (total variability / sampling variability): {}",
+        fcf(Some(h.h2), 2)
+    ));
+    out.blank();
+    out.line("Test for Heterogeneity:");
+    out.line(format!(
+        "Q(df = {}) = {}, p-val {}",
+        h.q_df,
+        f4(Some(h.q)),
+        pval(Some(h.q_p), true, false)
+    ));
+    out.blank();
+    let log_scale = matches!(measure, Some("OR" | "RR" | "IRR"));
+    out.line(if log_scale {
+        "Model Results (log scale):"
+    } else {
+        "Model Results:"
+    });
+    out.blank();
+    out.lines(vector_table(&[
+        ("estimate", f4(Some(pooled.estimate))),
+        ("se", f4(Some(pooled.se))),
+        ("zval", f4(Some(pooled.statistic))),
+        ("pval", pval(Some(pooled.p), false, false)),
+        ("ci.lb", f4(Some(pooled.ci_lower))),
+        ("ci.ub", f4(Some(pooled.ci_upper))),
+    ]));
+    if let Some(n) = natural {
+        // A ratio back-transformed by exp is called by the measure's name ("OR scale").
+        let label = match measure {
+            Some(m) if log_scale && scale.transform == "exp" => m.to_string(),
+            _ => scale_labels(measure, &scale.transform)
+                .1
+                .unwrap_or_default(),
+        };
         out.blank();
-        out.line(format!("Equal-Effects Model (k = {k})"));
-        out.blank();
-        let h = &self.heterogeneity;
-        out.line(format!(
-            "I^2 (total heterogeneity / total variability):  {}%",
-            fcf(Some(h.i2), 2)
-        ));
-        out.line(format!(
-            "H^2 (total variability / sampling variability): {}",
-            fcf(Some(h.h2), 2)
-        ));
-        out.blank();
-        out.line("Test for Heterogeneity:");
-        out.line(format!(
-            "Q(df = {}) = {}, p-val {}",
-            h.q_df,
-            f4(Some(h.q)),
-            pval(Some(h.q_p), true, false)
-        ));
-        out.blank();
-        let log_scale = matches!(measure, Some("OR" | "RR" | "IRR"));
-        out.line(if log_scale {
-            "Model Results (log scale):"
-        } else {
-            "Model Results:"
-        });
+        out.line(format!("Model Results ({label} scale):"));
         out.blank();
         out.lines(vector_table(&[
-            ("estimate", f4(Some(pooled.estimate))),
-            ("se", f4(Some(pooled.se))),
-            ("zval", f4(Some(pooled.statistic))),
-            ("pval", pval(Some(pooled.p), false, false)),
-            ("ci.lb", f4(Some(pooled.ci_lower))),
-            ("ci.ub", f4(Some(pooled.ci_upper))),
+            ("estimate", f4(Some(n.estimate))),
+            ("ci.lb", f4(Some(n.ci_lower))),
+            ("ci.ub", f4(Some(n.ci_upper))),
         ]));
-        if let Some(n) = &self.natural {
-            // A ratio back-transformed by exp is called by the measure's name ("OR scale").
-            let label = match measure {
-                Some(m) if log_scale && scale.transform == "exp" => m.to_string(),
-                _ => scale_labels(measure, &scale.transform)
-                    .1
-                    .unwrap_or_default(),
-            };
-            out.blank();
-            out.line(format!("Model Results ({label} scale):"));
-            out.blank();
-            out.lines(vector_table(&[
-                ("estimate", f4(Some(n.estimate))),
-                ("ci.lb", f4(Some(n.ci_lower))),
-                ("ci.ub", f4(Some(n.ci_upper))),
-            ]));
-        }
     }
 }
 

@@ -7,105 +7,32 @@ use super::fit::natural_estimate;
 use super::scale::{NaturalScale, Scale, ScaleInfo};
 use super::ToolError;
 use crate::printed::{estimate_headline, f4, pval, EstimateTest, InterceptFit, Out, Printed};
-use meta_analysis::{Estimator, Side, TrimAndFill};
+use meta_analysis::{Estimator, Side, TrimAndFill, TrimAndFillSummary};
 use serde::Serialize;
 
-/// A filled record.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct FilledRecord {
-    pub yi: f64,
-    pub vi: f64,
-}
-
-/// `trim_and_fill`'s result.
+/// `trim_and_fill`'s result: the engine's summary, then the scale, the natural-scale
+/// estimate and the data.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct TrimAndFillResult {
-    /// "L0" or "R0".
-    pub estimator: crate::tools::Word,
-    /// "left" or "right": where records are estimated to be missing.
-    pub side: crate::tools::Word,
-    /// Estimated number of missing records.
-    pub k0: usize,
-    /// Standard error of k0; null where metafor's L0 variance formula is negative.
-    pub se_k0: Option<f64>,
-    /// R0 only (else null): the p value of the test of no missing records, 0.5^(k0 + 1)
-    /// (metafor's p.k0).
-    pub k0_p: Option<f64>,
-    /// The estimator of tau^2 of every fit.
-    pub method: crate::tools::Word,
-    /// Records in the adjusted fit: the records plus the k0 filled ones.
-    pub k: usize,
+    #[serde(flatten)]
+    pub summary: TrimAndFillSummary,
     #[serde(flatten)]
     pub scale: ScaleInfo,
-    /// Adjusted pooled estimate (the fit of the records and the filled ones).
-    pub estimate: f64,
-    pub se: f64,
-    /// z statistic of the adjusted estimate.
-    pub statistic: f64,
-    /// Two-sided p value of the adjusted estimate.
-    pub p: f64,
-    /// 95% confidence interval of the adjusted estimate.
-    pub ci_lower: f64,
-    pub ci_upper: f64,
-    /// 95% prediction interval of the adjusted fit.
-    pub pi_lower: f64,
-    pub pi_upper: f64,
     pub natural: Option<NaturalScale>,
-    /// tau^2 of the adjusted fit, tau (its square root), the standard error of tau^2 (null
-    /// where the estimator gives none), I^2 (percent) and H^2.
-    pub tau2: f64,
-    pub tau: f64,
-    pub se_tau2: Option<f64>,
-    pub i2: f64,
-    pub h2: f64,
-    /// Cochran's Q of the adjusted fit on k - 1 df, and its p value.
-    pub q: f64,
-    pub q_df: usize,
-    pub q_p: f64,
-    /// The filled records, mirror images of the k0 most extreme records on the other side.
-    pub filled: Vec<FilledRecord>,
     pub dataset: DatasetInfo,
 }
 
 impl TrimAndFillResult {
     pub(super) fn of(t: &TrimAndFill, data: &DataSource, scale: &Scale) -> Self {
         TrimAndFillResult {
-            estimator: t.estimator.name().into(),
-            side: t.side.name().into(),
-            k0: t.k0,
-            se_k0: t.se_k0,
-            k0_p: t.k0_p(),
-            method: t.fit.method.name().into(),
-            k: t.fit.k,
+            summary: t.summary(),
             scale: scale.info(),
-            estimate: t.fit.estimate,
-            se: t.fit.se,
-            statistic: t.fit.statistic,
-            p: t.fit.p,
-            ci_lower: t.fit.ci_lower,
-            ci_upper: t.fit.ci_upper,
-            pi_lower: t.fit.pi_lower,
-            pi_upper: t.fit.pi_upper,
             natural: scale.natural(
                 t.fit.estimate,
                 (t.fit.ci_lower, t.fit.ci_upper),
                 Some((t.fit.pi_lower, t.fit.pi_upper)),
             ),
-            tau2: t.fit.tau2,
-            tau: t.fit.tau,
-            se_tau2: t.fit.se_tau2,
-            i2: t.fit.i2,
-            h2: t.fit.h2,
-            q: t.fit.q,
-            q_df: t.fit.q_df,
-            q_p: t.fit.q_p,
-            filled: t
-                .filled
-                .iter()
-                .map(|&(yi, vi)| FilledRecord { yi, vi })
-                .collect(),
             dataset: data.info().clone(),
         }
     }
@@ -117,13 +44,17 @@ const LEVEL: f64 = 0.95;
 impl TrimAndFillResult {
     /// The adjusted estimate with its interval, how many were filled on which side.
     pub(super) fn headline(&self, out: &mut Out) {
+        let t = &self.summary;
         let context = format!(
             "trim and fill {}, {} filled on the {} side, k = {}",
-            self.estimator, self.k0, self.side, self.k
+            t.estimator.name(),
+            t.k0,
+            t.side.name(),
+            t.k
         );
         out.line(estimate_headline(
             (self.scale.measure.as_deref(), &*self.scale.transform),
-            [self.estimate, self.ci_lower, self.ci_upper],
+            [t.estimate, t.ci_lower, t.ci_upper],
             self.natural
                 .as_ref()
                 .map(|n| [n.estimate, n.ci_lower, n.ci_upper]),
@@ -137,37 +68,38 @@ impl Printed for TrimAndFillResult {
     /// `print.rma.uni` of a `trimfill()` result: the estimated number of missing records (and
     /// for R0 its test), then the fit of the records and the filled ones.
     fn print(&self, out: &mut Out) {
+        let t = &self.summary;
         self.headline(out);
         out.blank();
-        let side = &self.side;
+        let side = t.side.name();
         out.line(format!(
             "Estimated number of missing studies on the {side} side: {} (SE = {})",
-            self.k0,
-            f4(self.se_k0)
+            t.k0,
+            f4(t.se_k0)
         ));
-        if let Some(p) = self.k0_p {
+        if let Some(p) = t.k0_p {
             out.line(format!(
                 "Test of H0: no missing studies on the {side} side:     {}p-val {}",
-                " ".repeat(self.k0.to_string().len()),
+                " ".repeat(t.k0.to_string().len()),
                 pval(Some(p), true, false)
             ));
         }
         InterceptFit {
-            method: &self.method,
-            k: self.k,
-            tau2: self.tau2,
-            se_tau2: self.se_tau2,
-            i2: self.i2,
-            h2: self.h2,
-            q: self.q,
-            q_df: self.q_df,
-            q_p: self.q_p,
-            estimate: self.estimate,
-            se: self.se,
-            test: EstimateTest::Z(Some(self.statistic)),
-            p: self.p,
-            ci_lower: self.ci_lower,
-            ci_upper: self.ci_upper,
+            method: t.method.name(),
+            k: t.k,
+            tau2: t.tau2,
+            se_tau2: t.se_tau2,
+            i2: t.i2,
+            h2: t.h2,
+            q: t.q,
+            q_df: t.q_df,
+            q_p: t.q_p,
+            estimate: t.estimate,
+            se: t.se,
+            test: EstimateTest::Z(Some(t.statistic)),
+            p: t.p,
+            ci_lower: t.ci_lower,
+            ci_upper: t.ci_upper,
             natural: natural_estimate(&self.scale, self.natural.as_ref()),
         }
         .print(out);
