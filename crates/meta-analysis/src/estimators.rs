@@ -686,6 +686,8 @@ mod tests {
     /// scoring from the Hedges estimate, threshold 1e-12) finds it: its τ² below (its
     /// log-likelihoods there: −7.0135 ML, −7.3983 REML; at 0 under ML −7.2088). Until the inner peak was looked for, both gave τ̂² = 0.
     #[test]
+    // R's sprintf("%.17g"): every digit of each double, as metafor had it.
+    #[allow(clippy::excessive_precision)]
     fn a_likelihood_peaking_inside_beyond_a_local_maximum_at_zero_is_maximized_inside() {
         let y = [
             -0.88931133392020545,
