@@ -30,7 +30,7 @@ pub static ROBUST_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         "Sandwich tests over `cluster`: CR2 as clubSandwich's coef_test (btt: its HTZ Wald_test), \
-or CR1 as metafor's robust(adjust = TRUE). Models nest in the clusters; more clusters than \
+or CR1 as metafor's robust(adjust = TRUE). Models nest in clusters; clusters > \
 coefficients."
             .to_string()
     },
@@ -117,7 +117,7 @@ fn general_args(
 
 #[cfg(feature = "definitions")]
 fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "object", "description": "{random, struct, V, sigma2, tau2, rho} as fit_multilevel's."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "object", "description": "fit_multilevel's random, struct, V, sigma2, tau2, rho."}))
         .expect("an object schema")
 }
 
@@ -850,6 +850,34 @@ mod tests {
         assert!(e.contains("must nest"), "{e}");
         let e = call("trial", &json!({"randm": "~ 1 | trial"}));
         assert!(e.contains("not \"randm\""), "{e}");
+    }
+
+    /// `~ 1 | study/id` is the three-level model: its dense CR2 is the structured one's (up to
+    /// the two optimizers' tolerance).
+    #[test]
+    fn the_general_three_level_model_is_the_multilevel_models() {
+        let records = crate::tools::examples::nested();
+        let base = json!({"records": records, "cluster": "study", "mods": ["x"]});
+        let with = |extra: Value| {
+            let mut args = base.clone();
+            args.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            super::super::call(ROBUST_TEST.name, &args).unwrap()
+        };
+        let general = with(json!({"general": {"random": "~ 1 | study/id"}}));
+        let multilevel = with(json!({"model": "multilevel"}));
+        for (g, m) in general["coefficients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(multilevel["coefficients"].as_array().unwrap())
+        {
+            for key in ["estimate", "se", "df", "p"] {
+                let (g, m) = (g[key].as_f64().unwrap(), m[key].as_f64().unwrap());
+                assert!((g - m).abs() <= 1e-6 * m.abs().max(1.0), "{key}: {g} {m}");
+            }
+        }
     }
 
     #[test]
