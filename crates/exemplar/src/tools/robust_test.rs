@@ -450,13 +450,16 @@ fn fit_multilevel(
     Ok((test, options.method))
 }
 
+/// Parsed `~ lhs | rhs` terms.
+type Terms = Vec<(String, String)>;
+
 /// The terms `general.random` names (by default `~ 1 | study/id`) and every column the
 /// general model reads (its terms' and V's), whose records without a value are left out.
 fn general_columns(
     study: &StudyArg,
     general: &RandomArgs,
     data: &DataSource,
-) -> Result<(Vec<(String, String)>, Vec<String>), ToolError> {
+) -> Result<(Terms, Vec<String>), ToolError> {
     let study = MultilevelArgs {
         study: StudyArg {
             study: study.study.clone(),
