@@ -14,6 +14,13 @@ pub(crate) enum Covariance {
         study: Vec<usize>,
         sigma2: [f64; 2],
     },
+    /// A general model's M (rma.mv): dense blocks, record i at `position[i]` of the block
+    /// `block[i]`, each block n × n row-major; zero between blocks.
+    Blocks {
+        block: Vec<usize>,
+        position: Vec<usize>,
+        matrices: Vec<(usize, Vec<f64>)>,
+    },
 }
 
 impl Covariance {
@@ -22,6 +29,26 @@ impl Covariance {
         match self {
             Covariance::Diagonal(d) => d[i],
             Covariance::Multilevel { v, sigma2, .. } => v[i] + sigma2[0] + sigma2[1],
+            Covariance::Blocks { .. } => self.entry(i, i),
+        }
+    }
+
+    /// Φᵢⱼ of a general model's blocks (0 for the other kinds off the diagonal).
+    pub(crate) fn entry(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Covariance::Blocks {
+                block,
+                position,
+                matrices,
+            } => {
+                if block[i] != block[j] {
+                    return 0.0;
+                }
+                let (n, m) = &matrices[block[i]];
+                m[position[i] * n + position[j]]
+            }
+            _ if i == j => self.variance(i),
+            _ => 0.0,
         }
     }
 }

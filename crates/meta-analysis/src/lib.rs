@@ -114,8 +114,8 @@ pub use record_weights::{record_weights, RecordWeights};
 pub use records::{record_intervals, sort_ids, validate_records, IdSet, Record, MAX_RECORDS};
 pub use robust::{
     robust_fit, robust_meta_regression, robust_meta_regression_design, robust_multilevel,
-    robust_multilevel_design, HtzWald, RobustCoefficient, RobustTest, RobustVcov, RobustWald,
-    MAX_CLUSTER_COST, MAX_CLUSTER_RECORDS,
+    robust_multilevel_design, robust_rma_mv, HtzWald, RobustCoefficient, RobustTest, RobustVcov,
+    RobustWald, MAX_CLUSTER_COST, MAX_CLUSTER_RECORDS,
 };
 pub use selection::{
     selection_model, selection_steps, SelectionModel, SelectionWeight, DEFAULT_STEPS, MAX_DELTA,

@@ -37,8 +37,10 @@
 
 mod eigen;
 mod htz;
+mod mv;
 
 pub use htz::HtzWald;
+pub use mv::robust_rma_mv;
 
 use std::collections::HashMap;
 
@@ -917,6 +919,74 @@ struct Factor {
     shared: f64,
     /// Study index → block of the current cluster (`usize::MAX` when absent).
     local: Vec<usize>,
+    /// A general model's cluster (dense blocks of M): F, F′⁻¹ and FΦF′ = Φ² as dense
+    /// n × n matrices, with F = EΛ^(½)E′ from Φ_c = EΛE′ (clubSandwich factors Φ_c by
+    /// Cholesky; any factor gives the same A_c); `None` for the structured kinds.
+    dense: Option<Dense>,
+}
+
+/// The dense factor of one cluster of a general model.
+#[derive(Debug, Default)]
+struct Dense {
+    n: usize,
+    f: Vec<f64>,
+    ft_inv: Vec<f64>,
+    phi2: Vec<f64>,
+    eigen: Eigen,
+}
+
+impl Dense {
+    /// F, F′⁻¹ and Φ² of Φ_c, the cluster `rows` of `covariance`.
+    fn build(&mut self, covariance: &Covariance, rows: &[usize]) -> Result<(), MetaError> {
+        let n = rows.len();
+        self.n = n;
+        let mut phi = vec![0.0; n * n];
+        for (a, &ra) in rows.iter().enumerate() {
+            for (b, &rb) in rows.iter().enumerate().take(a + 1) {
+                phi[a * n + b] = covariance.entry(ra, rb);
+            }
+        }
+        // The identity carried: row i of the carried block ends as E′eᵢ, i.e. E's row i.
+        let mut e = vec![0.0; n * n];
+        (0..n).for_each(|i| e[i * n + i] = 1.0);
+        let values = self
+            .eigen
+            .decompose(&mut phi, n, &mut e)
+            .ok_or(MetaError::NonFiniteResult {
+                quantity: "a cluster's covariance",
+            })?
+            .to_vec();
+        let largest = values.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        if !(largest.is_finite() && values.iter().all(|&x| x > 1e-14 * largest)) {
+            return Err(MetaError::NonFiniteResult {
+                quantity: "a cluster's covariance (not positive definite)",
+            });
+        }
+        let form = |power: f64, out: &mut Vec<f64>| {
+            let scaled: Vec<f64> = values.iter().map(|&x| x.powf(power)).collect();
+            out.clear();
+            out.extend((0..n * n).map(|ij| {
+                let (ei, ej) = (
+                    &e[ij / n * n..(ij / n + 1) * n],
+                    &e[ij % n * n..(ij % n + 1) * n],
+                );
+                (0..n).map(|l| ei[l] * scaled[l] * ej[l]).sum::<f64>()
+            }));
+        };
+        form(0.5, &mut self.f);
+        form(-0.5, &mut self.ft_inv);
+        form(2.0, &mut self.phi2);
+        Ok(())
+    }
+
+    /// out = A y for the n × n matrix A.
+    fn apply(a: &[f64], y: impl Fn(usize) -> f64, out: &mut [f64]) {
+        let n = out.len();
+        let y: Vec<f64> = (0..n).map(y).collect();
+        for (o, row) in out.iter_mut().zip(a.chunks_exact(n)) {
+            *o = dot(row, &y);
+        }
+    }
 }
 
 impl Factor {
@@ -925,7 +995,15 @@ impl Factor {
     fn build(&mut self, covariance: &Covariance, rows: &[usize]) -> Result<(), MetaError> {
         self.delta.clear();
         self.block.clear();
+        if let Covariance::Blocks { .. } = covariance {
+            return self
+                .dense
+                .get_or_insert_with(Dense::default)
+                .build(covariance, rows);
+        }
+        self.dense = None;
         let blocks = match covariance {
+            Covariance::Blocks { .. } => unreachable!("handled above"),
             Covariance::Diagonal(d) => {
                 self.shared = 0.0;
                 self.delta.extend(rows.iter().map(|&r| d[r]));
@@ -1008,6 +1086,9 @@ impl Factor {
 
     /// out = S Δ^(½) y, or S⁻¹ Δ^(−½) y when `inverse`, block by block.
     fn apply(&mut self, y: impl Fn(usize) -> f64, inverse: bool, out: &mut [f64]) {
+        if let Some(d) = &self.dense {
+            return Dense::apply(if inverse { &d.ft_inv } else { &d.f }, y, out);
+        }
         for (i, o) in out.iter_mut().enumerate() {
             *o = if inverse {
                 y(i) / self.sd[i]
@@ -1036,6 +1117,9 @@ impl Factor {
 
     /// (FΦF′)ᵢⱼ.
     fn phi_squared(&self, i: usize, j: usize) -> f64 {
+        if let Some(d) = &self.dense {
+            return d.phi2[i * d.n + j];
+        }
         let b = self.block[i];
         if b != self.block[j] {
             return 0.0;
@@ -1081,6 +1165,7 @@ mod tests {
                         let shared = if study[i] == study[j] { sigma2[0] } else { 0.0 };
                         shared + if i == j { v[i] + sigma2[1] } else { 0.0 }
                     }
+                    Covariance::Blocks { .. } => covariance.entry(i, j),
                 };
             }
         }

@@ -29,7 +29,7 @@ pub enum OneOrMany<T> {
 }
 
 impl<T: Clone> OneOrMany<T> {
-    fn list(&self) -> Vec<T> {
+    pub(crate) fn list(&self) -> Vec<T> {
         match self {
             OneOrMany::One(t) => vec![t.clone()],
             OneOrMany::Many(v) => v.clone(),
@@ -244,7 +244,7 @@ fn parse_term(text: &str) -> Result<(String, String), ToolError> {
 }
 
 /// The columns a random specification reads.
-fn random_terms(
+pub(crate) fn random_terms(
     args: &MultilevelArgs,
     random: &RandomArgs,
 ) -> Result<Vec<(String, String)>, ToolError> {
@@ -277,13 +277,13 @@ fn column_labels(
     labels(data, name, "random term", excluded)
 }
 
-struct Parsed {
-    intercepts: Vec<RandomIntercept>,
-    terms: Vec<InnerOuter>,
-    structure: Vec<String>,
+pub(crate) struct Parsed {
+    pub(crate) intercepts: Vec<RandomIntercept>,
+    pub(crate) terms: Vec<InnerOuter>,
+    pub(crate) structure: Vec<String>,
 }
 
-fn build_terms(
+pub(crate) fn build_terms(
     data: &DataSource,
     parsed: &[(String, String)],
     structs: &[Struct],
@@ -348,7 +348,7 @@ fn build_terms(
 }
 
 /// V's blocks from the cluster column and the block columns.
-fn sampling(
+pub(crate) fn sampling(
     data: &DataSource,
     v: Option<&VArg>,
     excluded: &[String],

@@ -7,8 +7,9 @@ use super::data::Omitted;
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::multilevel::{
-    invalid, labels, multilevel_options, MultilevelTestArg, StudyArg,
+    invalid, labels, multilevel_options, MultilevelArgs, MultilevelTestArg, StudyArg,
 };
+use super::multilevel_general::{build_terms, random_terms, sampling, RandomArgs};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use crate::printed::{
     coefficient_name, df, dropped_line, equal_effects, f4, fcf, format_btt,
@@ -29,8 +30,8 @@ pub static ROBUST_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         "Sandwich tests over `cluster`: CR2 as clubSandwich's coef_test (btt: its HTZ Wald_test), \
-or CR1 as metafor's robust(adjust = TRUE). The multilevel model nests in the clusters. Needs \
-more clusters than coefficients."
+or CR1 as metafor's robust(adjust = TRUE). Models nest in clusters; clusters > \
+coefficients."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -47,6 +48,7 @@ fn examples() -> Vec<serde_json::Value> {
         json!({"records": examples::nested(), "cluster": "study"}),
         json!({"records": examples::nested(), "cluster": "study", "model": "multilevel", "mods": ["x"], "vcov": "CR1"}),
         json!({"records": examples::nested(), "cluster": "study", "model": "regression", "mods": ["x"], "btt": [1, 2]}),
+        json!({"records": examples::nested(), "cluster": "study", "general": {"random": "~ 1 | study/id"}, "mods": ["x"]}),
     ]
 }
 
@@ -85,7 +87,38 @@ composed_args! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "vcov_schema"))]
         pub vcov: Option<String>,
+        // A general rma.mv model, in fit_multilevel's words.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "general_schema"))]
+        pub general: Option<serde_json::Map<String, serde_json::Value>>,
     }
+}
+
+/// The keys `general` takes: [`RandomArgs`]'s (a test holds the two to one list).
+const GENERAL_KEYS: [&str; 6] = ["random", "struct", "V", "sigma2", "tau2", "rho"];
+
+/// `general` read as fit_multilevel's general-model arguments, refusing a key they lack.
+fn general_args(
+    general: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<Option<RandomArgs>, ToolError> {
+    let Some(general) = general else {
+        return Ok(None);
+    };
+    if let Some(key) = general.keys().find(|k| !GENERAL_KEYS.contains(&k.as_str())) {
+        return Err(invalid(format!(
+            "general takes {}; not {key:?}",
+            GENERAL_KEYS.join(", ")
+        )));
+    }
+    serde_json::from_value(serde_json::Value::Object(general))
+        .map(Some)
+        .map_err(|e| invalid(format!("general: {e}")))
+}
+
+#[cfg(feature = "definitions")]
+fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "object", "description": "fit_multilevel's random, struct, V, sigma2, tau2, rho."}))
+        .expect("an object schema")
 }
 
 #[cfg(feature = "definitions")]
@@ -257,20 +290,48 @@ pub fn robust_test(mut args: RobustArgs, data: &DataSource) -> Result<RobustResu
     let (model, vcov) = parse_model_and_vcov(&args)?;
     let excluded = std::mem::take(&mut args.exclude).of(data)?;
     let scale = Scale::of(&args.scale, data)?;
-    let study_column = (model == RobustModel::Multilevel).then(|| args.study.get().to_string());
+    let general_args = general_args(args.general.take())?;
+    let general = match &general_args {
+        Some(g) if model == RobustModel::Multilevel || args.model.is_none() => Some(g),
+        Some(_) => {
+            return Err(invalid(format!(
+                "general is a multilevel model: leave model out or give {:?}",
+                RobustModel::Multilevel.name()
+            )))
+        }
+        None => None,
+    };
+    let model = if general.is_some() {
+        RobustModel::Multilevel
+    } else {
+        model
+    };
+    let terms = general
+        .map(|g| general_columns(&args.study, g, data))
+        .transpose()?;
+    let study_column = (model == RobustModel::Multilevel && general.is_none())
+        .then(|| args.study.get().to_string());
     let mut also = vec![args.cluster.as_str()];
     also.extend(study_column.as_deref());
+    if let Some((_, columns)) = &terms {
+        also.extend(columns.iter().map(String::as_str));
+    }
     let model_data = model_data(args.mods.mods.as_ref(), &also, excluded, data)?;
     let excluded = &model_data.excluded;
     let clusters = labels(data, &args.cluster, "cluster", excluded)?;
     let records = data.kept(excluded);
-    let (test, method, heterogeneity) = match model {
-        RobustModel::Multilevel => {
+    let (test, method, heterogeneity) = match (model, general, &terms) {
+        (_, Some(general), Some((parsed, _))) => {
+            let (test, method) =
+                fit_general(&args, general, parsed, data, &model_data, &clusters, vcov)?;
+            (test, method, None)
+        }
+        (RobustModel::Multilevel, _, _) => {
             let (test, method) =
                 fit_multilevel(&args, data, &model_data, &records, &clusters, vcov)?;
             (test, method, None)
         }
-        RobustModel::RandomEffects | RobustModel::Regression => {
+        _ => {
             let (test, method, heterogeneity) =
                 fit_single_level(&args, model, &model_data, &records, &clusters, vcov)?;
             (test, method, Some(heterogeneity))
@@ -386,6 +447,97 @@ fn fit_multilevel(
             meta_analysis::robust_multilevel(records, &studies, &[], &options, clusters, vcov)?
         }
     };
+    Ok((test, options.method))
+}
+
+/// Parsed `~ lhs | rhs` terms.
+type Terms = Vec<(String, String)>;
+
+/// The terms `general.random` names (by default `~ 1 | study/id`) and every column the
+/// general model reads (its terms' and V's), whose records without a value are left out.
+fn general_columns(
+    study: &StudyArg,
+    general: &RandomArgs,
+    data: &DataSource,
+) -> Result<(Terms, Vec<String>), ToolError> {
+    let study = MultilevelArgs {
+        study: StudyArg {
+            study: study.study.clone(),
+        },
+        ..MultilevelArgs::default()
+    };
+    let parsed = random_terms(&study, general)?;
+    let mut columns: Vec<String> = parsed
+        .iter()
+        .flat_map(|(l, r)| l.split('/').chain(r.split('/')).map(|s| s.trim().to_string()))
+        .filter(|c| c != "1" && (c != "id" || data.column_names().contains(&"id")))
+        .collect();
+    if let Some(v) = &general.v {
+        columns.push(v.cluster.clone());
+        columns.extend(v.columns.iter().cloned());
+    }
+    Ok((parsed, columns))
+}
+
+/// Fits the general model (fit_multilevel's `random`, `struct`, `V` and fixed components,
+/// by REML or ML) and tests it over the clusters, which must nest its random effects and V
+/// ([`meta_analysis::robust_rma_mv`]: CR2's working model is the fitted M).
+fn fit_general(
+    args: &RobustArgs,
+    general: &RandomArgs,
+    parsed: &[(String, String)],
+    data: &DataSource,
+    model_data: &ModelData,
+    clusters: &[String],
+    vcov: RobustVcov,
+) -> Result<(RobustTest, Method), ToolError> {
+    use meta_analysis::rma_mv::{rma_mv, MvFixed, MvModel, Struct};
+    let options = multilevel_options(
+        args.method.method.map(Method::name),
+        &args.level,
+        &args.test,
+    )?;
+    let structs = general.structure.as_ref().map_or(Ok(Vec::new()), |s| {
+        s.list()
+            .iter()
+            .map(|n| {
+                Struct::parse(n).ok_or_else(|| {
+                    invalid(format!(
+                        "struct {n:?} is not one of ID, CS, HCS, UN, AR, HAR, DIAG"
+                    ))
+                })
+            })
+            .collect()
+    })?;
+    let kept = data.kept(&model_data.excluded);
+    let k = kept.len();
+    let (x, names) = match model_data.matrix() {
+        Some(m) => {
+            let p = m.names().len();
+            let x = (0..k * p).map(|ia| m.value(ia / p, ia % p)).collect();
+            (x, m.names().to_vec())
+        }
+        None => (vec![1.0; k], vec!["intercept".to_string()]),
+    };
+    let terms = build_terms(data, parsed, &structs, &model_data.excluded)?;
+    let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
+    let model = MvModel {
+        yi: kept.iter().map(|r| r.yi).collect(),
+        x,
+        p: names.len(),
+        sampling: sampling(data, general.v.as_ref(), &model_data.excluded, &vi)?,
+        intercepts: terms.intercepts,
+        terms: terms.terms,
+    };
+    let fixed = MvFixed {
+        sigma2: general.sigma2.clone().unwrap_or_default(),
+        tau2: general.tau2.clone().unwrap_or_default(),
+        rho: general.rho.clone().unwrap_or_default(),
+        ..MvFixed::default()
+    };
+    let fit = rma_mv(&model, options.method, &fixed)?;
+    let test =
+        meta_analysis::robust_rma_mv(&model, &fit, &names, clusters, vcov, options.level)?;
     Ok((test, options.method))
 }
 
@@ -617,5 +769,134 @@ fn robust_table(coefficients: &[RobustCoefficient], int_only: bool) -> Vec<Strin
     } else {
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         frame_table(&header, &rows, 2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// The engine's oracle (clubSandwich 0.5.8 on rma.mv fits, `robust_rma_mv.R`).
+    fn oracle() -> Value {
+        serde_json::from_str(include_str!(
+            "../../../meta-analysis/tests/fixtures/robust_rma_mv.json"
+        ))
+        .unwrap()
+    }
+
+    fn nums(v: &Value) -> Vec<f64> {
+        v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
+    }
+
+    /// dat.berkey1998 (year less 1983) as records, v1i and v2i read back from V's blocks.
+    fn berkey(case: &Value) -> Value {
+        let (yi, x) = (nums(&case["yi"]), nums(&case["X"]));
+        let term = &case["terms"][0];
+        let mut records = Vec::new();
+        for block in case["blocks"].as_array().unwrap() {
+            let (rows, matrix) = (nums(&block["rows"]), nums(&block["matrix"]));
+            let n = rows.len();
+            for (a, &r) in rows.iter().enumerate() {
+                let r = r as usize;
+                records.push(json!({
+                    "id": format!("r{r}"), "yi": yi[r], "vi": matrix[a * n + a],
+                    "outcome": term["inner"][r], "trial": term["outer"][r], "year": x[r * 3 + 2],
+                    "v1i": matrix[a * n], "v2i": matrix[a * n + 1],
+                }));
+            }
+        }
+        Value::Array(records)
+    }
+
+    #[test]
+    fn a_general_model_gives_club_sandwichs_cr2_and_htz() {
+        let all = oracle();
+        let case = &all["cases"][0];
+        let args = json!({
+            "records": berkey(case), "cluster": "trial", "mods": "~ outcome + year",
+            "btt": [2, 3],
+            "general": {"random": "~ outcome | trial", "struct": "UN",
+                        "V": {"cluster": "trial", "columns": ["v1i", "v2i"]},
+                        "tau2": case["tau2"], "rho": case["rho"]},
+        });
+        let r = super::super::call(ROBUST_TEST.name, &args).unwrap();
+        let close = |what: String, ours: &Value, theirs: f64| {
+            let ours = ours.as_f64().unwrap();
+            let rel = (ours - theirs).abs() / theirs.abs().max(1.0);
+            assert!(rel <= 1e-8, "{what}: ours {ours}, clubSandwich {theirs}");
+        };
+        for (j, c) in r["coefficients"].as_array().unwrap().iter().enumerate() {
+            for (ours, theirs) in [("se", "se"), ("statistic", "t"), ("df", "df"), ("p", "p")] {
+                close(format!("{ours} {j}"), &c[ours], nums(&case[theirs])[j]);
+            }
+        }
+        let (m, htz) = (&r["moderators_test"], &case["htz"]);
+        close("F".into(), &m["f"], htz["f"].as_f64().unwrap());
+        close("df2".into(), &m["df2"], htz["df_denom"].as_f64().unwrap());
+        close("p".into(), &m["p"], htz["p"].as_f64().unwrap());
+        assert_eq!(r["n_clusters"], 5);
+    }
+
+    #[test]
+    fn a_general_model_refuses_clusters_that_split_it_and_unknown_keys() {
+        let all = oracle();
+        let records = berkey(&all["cases"][0]);
+        let general = json!({"random": "~ outcome | trial", "struct": "UN",
+                             "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}});
+        let call = |cluster: &str, general: &Value| {
+            let args = json!({"records": records, "cluster": cluster, "general": general});
+            super::super::call(ROBUST_TEST.name, &args).unwrap_err().to_string()
+        };
+        // Each trial's two outcomes in two clusters.
+        let e = call("outcome", &general);
+        assert!(e.contains("must nest"), "{e}");
+        let e = call("trial", &json!({"randm": "~ 1 | trial"}));
+        assert!(e.contains("not \"randm\""), "{e}");
+    }
+
+    /// `~ 1 | study/id` is the three-level model: its dense CR2 is the structured one's (up to
+    /// the two optimizers' tolerance).
+    #[test]
+    fn the_general_three_level_model_is_the_multilevel_models() {
+        let records = crate::tools::examples::nested();
+        let base = json!({"records": records, "cluster": "study", "mods": ["x"]});
+        let with = |extra: Value| {
+            let mut args = base.clone();
+            args.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            super::super::call(ROBUST_TEST.name, &args).unwrap()
+        };
+        let general = with(json!({"general": {"random": "~ 1 | study/id"}}));
+        let multilevel = with(json!({"model": "multilevel"}));
+        for (g, m) in general["coefficients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(multilevel["coefficients"].as_array().unwrap())
+        {
+            for key in ["estimate", "se", "df", "p"] {
+                let (g, m) = (g[key].as_f64().unwrap(), m[key].as_f64().unwrap());
+                assert!((g - m).abs() <= 1e-6 * m.abs().max(1.0), "{key}: {g} {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn general_keys_are_fit_multilevels_general_arguments() {
+        let schema = schemars::SchemaGenerator::default()
+            .into_root_schema_for::<RandomArgs>()
+            .to_value();
+        let mut keys: Vec<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        let mut ours = GENERAL_KEYS.to_vec();
+        ours.sort_unstable();
+        assert_eq!(keys, ours);
     }
 }

@@ -534,6 +534,34 @@ pub fn rma_mv_profiled(
     Ok(fit)
 }
 
+/// The fitted marginal covariance M = V + the random terms at `fit`'s components, in the
+/// blocks the model decomposes into (its clusters: rows sharing a V block or a level of a
+/// random term), each n × n row-major over its rows.
+pub fn marginal_blocks(model: &MvModel, fit: &MvFit) -> Result<Vec<VBlock>, MetaError> {
+    let prepared = prepare(model)?;
+    let values: Vec<f64> = [&fit.sigma2, &fit.tau2, &fit.rho, &fit.gamma2, &fit.phi]
+        .into_iter()
+        .flatten()
+        .copied()
+        .collect();
+    if values.len() != prepared.layout.components.len() {
+        return Err(undefined(format!(
+            "the fit has {} components, the model {}",
+            values.len(),
+            prepared.layout.components.len()
+        )));
+    }
+    let tv = blocks::term_values(&prepared.layout, &values);
+    Ok(prepared
+        .blocks
+        .iter()
+        .map(|b| VBlock {
+            rows: b.rows.clone(),
+            matrix: blocks::block_matrices(&prepared.layout, b, &values, &tv, &[]).0,
+        })
+        .collect())
+}
+
 fn assemble(prepared: &Prepared, run: optimizer::Run, qe: f64, given: &[Option<f64>]) -> MvFit {
     let layout = &prepared.layout;
     let v = &run.values;
