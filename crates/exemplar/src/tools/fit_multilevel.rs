@@ -7,6 +7,7 @@ use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
 use super::multilevel_general::{fit_general, GeneralFields, Printing, RandomArgs};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
+use super::vcalc_arg::VcalcArgs;
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
@@ -124,6 +125,8 @@ composed_args! {
         pub general: RandomArgs,
         #[flat]
         pub btt: BttArg,
+        #[flat]
+        pub vcalc: VcalcArgs,
     }
 }
 
@@ -132,10 +135,10 @@ pub fn fit_multilevel(
     args: FitMultilevelArgs,
     data: &DataSource,
 ) -> Result<MultilevelResult, ToolError> {
-    if args.general.given() {
+    if args.general.given() || args.vcalc.vcalc.is_some() {
         let scale = Scale::of(&args.model.scale, data)?.info();
         let btt = args.btt.get()?;
-        let g = fit_general(args.model, &args.general, btt.as_ref(), data)?;
+        let g = fit_general(args.model, &args.general, &args.vcalc, btt.as_ref(), data)?;
         let single = g.model.p == 1;
         let c0 = g.model.coefficients[0].clone();
         return Ok(MultilevelResult {
@@ -170,6 +173,11 @@ pub fn fit_multilevel(
             },
             general: g.general,
         });
+    }
+    if args.vcalc.return_v == Some(true) {
+        return Err(super::multilevel::invalid(
+            "return_v returns a V given by V or vcalc; without them V is diagonal (vi)".into(),
+        ));
     }
     if args.btt.btt.is_some() {
         return Err(super::multilevel::invalid(
