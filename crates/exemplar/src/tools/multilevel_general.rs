@@ -105,7 +105,7 @@ fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 #[cfg(feature = "definitions")]
 fn v_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(serde_json::json!({"type": "object", "description": "V's blocks: {cluster, columns}."}))
+    schema(serde_json::json!({"type": "object", "description": "{cluster, columns}."}))
 }
 #[cfg(feature = "definitions")]
 fn fixed_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -82,7 +82,7 @@ pub struct VcalcArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "vcalc_schema"))]
     pub vcalc: Option<VcalcSpec>,
-    /// Return V per cluster.
+    /// Return V.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub return_v: Option<bool>,
 }
@@ -92,7 +92,7 @@ pub struct VcalcArgs {
 #[cfg(feature = "definitions")]
 fn vcalc_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "object",
-        "description": "vcalc(): {cluster, obs, type, time1, rho, phi}."}))
+        "description": "As vcalc()."}))
     .expect("an object schema")
 }
 
