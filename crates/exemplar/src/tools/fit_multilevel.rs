@@ -31,7 +31,7 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "metafor's rma.mv; default random = ~ 1 | study/id. mods as in {}.",
+            "metafor's rma.mv; by default random = ~ 1 | study/id. mods as in {}.",
             META_REGRESSION.name
         )
     },

@@ -82,7 +82,7 @@ pub struct VcalcArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "vcalc_schema"))]
     pub vcalc: Option<VcalcSpec>,
-    /// Return V.
+    /// V used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub return_v: Option<bool>,
 }
