@@ -27,8 +27,10 @@ pub const MAX_DEFINITION_BYTES: usize = 2_760;
 /// in [`instructions`] and its description cut, added about 680 bytes; issue 44's general
 /// rma.mv in `fit_multilevel` (`random`, `struct`, `V`, `sigma2`, `tau2`, `rho`: metafor's
 /// argument names, which other programs call) about 330 bytes with each argument described
-/// and the tool's description cut to one line.
-pub const MEAN_DEFINITION_BYTES: usize = 1_745;
+/// and the tool's description cut to one line. Its `vcalc` and `return_v` (issue 44), with
+/// V and vcalc explained once in [`instructions`] and the tool's other words cut, still add
+/// 18 bytes (`return_v`'s stated default, which every optional boolean states): 1,746.
+pub const MEAN_DEFINITION_BYTES: usize = 1_746;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;

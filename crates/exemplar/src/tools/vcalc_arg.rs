@@ -84,7 +84,13 @@ pub struct VcalcArgs {
     pub vcalc: Option<VcalcSpec>,
     /// V used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(default = "no"))]
     pub return_v: Option<bool>,
+}
+
+#[cfg(feature = "definitions")]
+fn no() -> Option<bool> {
+    Some(false)
 }
 
 /// `vcalc`'s fields are metafor's (the server instructions say so once): the schema names
