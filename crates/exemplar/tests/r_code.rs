@@ -50,6 +50,11 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
     let molloy = &data["molloy2014"]["records"];
     let hack = &data["hackshaw1998"]["records"];
     let raw_bcg = &data["bcg"]["raw"];
+    // dat.assink2016 (effect sizes within studies; `year` missing at r020), from the vcalc
+    // oracle's fixture.
+    let assink: Value =
+        serde_json::from_str(include_str!("fixtures/vcalc_multilevel.json")).unwrap();
+    let assink = &assink["records"];
     let bcg_cells = json!({"ai": "tpos", "bi": "tneg", "ci": "cpos", "di": "cneg"});
     let fit = tools::FIT_RANDOM_EFFECTS.name;
     vec![
@@ -181,6 +186,17 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
         (
             tools::COMPUTE_EFFECT_SIZES.name,
             json!({"measure": "ROM", "data": data["normand1999"]["raw"], "vtype": "AV"}),
+        ),
+        (
+            tools::FIT_MULTILEVEL.name,
+            json!({"records": assink, "random": "~ 1 | study/esid",
+                   "vcalc": {"cluster": "study", "obs": "esid", "rho": 0.6}}),
+        ),
+        (
+            tools::FIT_MULTILEVEL.name,
+            json!({"records": assink, "random": "~ 1 | study/esid", "mods": ["year"],
+                   "exclude": ["r001", "r010"], "method": "ML", "test": "t",
+                   "vcalc": {"cluster": "study", "obs": "esid", "rho": 0.6}}),
         ),
     ]
 }

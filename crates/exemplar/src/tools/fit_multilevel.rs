@@ -19,6 +19,7 @@ use crate::printed::{
 };
 use meta_analysis::{BoundKind, Multilevel};
 use serde::Serialize;
+use serde_json::Value;
 
 pub static FIT_MULTILEVEL: Tool = Tool {
     name: "fit_multilevel",
@@ -37,7 +38,7 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(fit_multilevel),
+    handler: handler!(fit_multilevel; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -475,4 +476,262 @@ impl MultilevelResult {
             out.lines(coefficient_table(&rows, df_all));
         }
     }
+}
+
+/// `rma.mv(yi, V, mods, random, struct, sigma2/tau2/rho, subset, method, test, level, btt)`,
+/// V the diagonal vi, or built in R from `V`'s columns or by `vcalc()`.
+impl super::reproduce::Reproducible for FitMultilevelArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::record_arguments;
+        use crate::rcode::{number, vector, Script};
+        let options = self.model.options()?;
+        let r = cx.result;
+        let v = known_v(self, out)?;
+        let terms = r_random(self)?;
+        let mut args = vec!["yi".to_string(), v, "data = dat".into()];
+        if let Some(mods) = &self.model.mods.mods {
+            args.push(format!("mods = {}", mods.formula()?.text()));
+        }
+        args.push(format!("random = {terms}"));
+        if let Some(s) = &self.general.structure {
+            let list = match s {
+                super::multilevel_general::OneOrMany::One(s) => vec![s.clone()],
+                super::multilevel_general::OneOrMany::Many(v) => v.clone(),
+            };
+            args.push(format!("struct = {}", crate::rcode::strings(&list)));
+        }
+        let numbers = |key: &str| -> Vec<f64> {
+            r[key]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                .unwrap_or_default()
+        };
+        let structs: Vec<String> = r["inner_outer"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["structure"].as_str().map(str::to_string))
+            .collect();
+        let short = structs
+            .iter()
+            .any(|s| matches!(s.as_str(), "UN" | "HCS" | "DIAG" | "AR" | "HAR"))
+            || r["boundary"].as_array().is_some_and(|b| !b.is_empty())
+            || ["sigma2", "tau2"]
+                .iter()
+                .any(|k| numbers(k).iter().any(|&x| x == 0.0))
+            || numbers("rho").iter().any(|&x| x.abs() == 1.0);
+        let given = |v: &Option<Vec<Option<f64>>>| {
+            v.as_ref().map(|v| vector(v.iter().map(|x| crate::rcode::maybe_number(*x))))
+        };
+        let fixed: [(&str, Option<String>); 3] = if short {
+            out.script.comment(
+                "metafor's optimizer stops short of the optimum for this structure or at a \
+                 bound (METHODS.md, rma.mv): the components are fixed at the engine's estimates.",
+            );
+            ["sigma2", "tau2", "rho"].map(|k| {
+                let v = numbers(k);
+                (k, (!v.is_empty()).then(|| crate::rcode::numbers(&v)))
+            })
+        } else {
+            [
+                ("sigma2", given(&self.general.sigma2)),
+                ("tau2", given(&self.general.tau2)),
+                ("rho", given(&self.general.rho)),
+            ]
+        };
+        for (key, value) in fixed {
+            if let Some(value) = value {
+                args.push(format!("{key} = {value}"));
+            }
+        }
+        args.extend(record_arguments(cx, &self.model.exclude.exclude));
+        args.push(format!("method = {}", crate::rcode::string(options.method.name())));
+        if options.test == meta_analysis::MultilevelTest::T {
+            args.push("test = \"t\"".into());
+        }
+        if options.level != 0.95 {
+            args.push(format!("level = {}", number(100.0 * options.level)));
+        }
+        if let Some(btt) = r["btt"].as_array().filter(|b| !b.is_empty()) {
+            args.push(format!(
+                "btt = {}",
+                vector(btt.iter().map(|b| number(b.as_f64().unwrap_or(f64::NAN))))
+            ));
+        }
+        args.push("control = list(rel.tol = 1e-10, iter.max = 10000, eval.max = 10000)".into());
+        out.script
+            .line(format!("res <- {}", Script::call("rma.mv", &args)));
+        for (j, _) in r["coefficients"].as_array().into_iter().flatten().enumerate() {
+            let at = j + 1;
+            let c = format!("/coefficients/{j}");
+            out.check_at(format!("c(coef(res))[{at}]"), r, &format!("{c}/estimate"))
+                .check_at(format!("res$se[{at}]"), r, &format!("{c}/se"))
+                .check_at(format!("res$pval[{at}]"), r, &format!("{c}/p"))
+                .check_at(format!("res$ci.lb[{at}]"), r, &format!("{c}/ci_lower"));
+        }
+        for key in ["sigma2", "tau2", "rho"] {
+            for (i, x) in numbers(key).into_iter().enumerate() {
+                out.check(format!("res${key}[{}]", i + 1), Some(x));
+            }
+        }
+        out.check_at("res$QE", r, "/qe")
+            .check_at("res$QEp", r, "/qe_p")
+            .check_at("c(logLik(res))", r, "/loglik");
+        if !short {
+            // nlminb stops within about 1e-9 of the optimum (its finite differences), which
+            // QM, a quadratic form in the coefficients, can amplify past 1e-8 (METHODS.md).
+            out.loose(1e-6);
+        }
+        out.check_at("res$QM", r, "/qm")
+            .check_at("res$QMp", r, "/qm_p");
+        multilevel_methods(out, options, r["measure"].as_str(), &terms);
+        Ok(())
+    }
+}
+
+/// The R expression of V, with the lines that build it: `vi` (diagonal), the blocks of
+/// `V`'s columns, or `vcalc()`.
+fn known_v(
+    args: &FitMultilevelArgs,
+    out: &mut super::reproduce::Reproduction,
+) -> Result<String, ToolError> {
+    use crate::rcode::{name, number, strings};
+    if let Some(spec) = &args.vcalc.vcalc {
+        use super::vcalc_arg::{Rho, RhoValue};
+        let value = |r: &RhoValue| match r {
+            RhoValue::Constant(x) => Ok(number(*x)),
+            RhoValue::Matrix { .. } => Err(super::multilevel::invalid(
+                "r_code: vcalc's rho as a matrix over levels is not written in R yet".into(),
+            )),
+        };
+        let mut a = vec!["vi".to_string(), format!("cluster = {}", name(&spec.cluster))];
+        for (key, column) in [
+            ("subgroup", &spec.subgroup),
+            ("obs", &spec.obs),
+            ("type", &spec.kind),
+            ("time1", &spec.time1),
+            ("time2", &spec.time2),
+            ("grp1", &spec.grp1),
+            ("grp2", &spec.grp2),
+            ("w1", &spec.w1),
+            ("w2", &spec.w2),
+        ] {
+            if let Some(c) = column {
+                a.push(format!("{key} = {}", name(c)));
+            }
+        }
+        match &spec.rho {
+            Some(Rho::One(r)) => a.push(format!("rho = {}", value(r)?)),
+            Some(Rho::Two([w, b])) => a.push(format!("rho = c({}, {})", value(w)?, value(b)?)),
+            None => {}
+        }
+        if let Some(phi) = spec.phi {
+            a.push(format!("phi = {}", number(phi)));
+        }
+        a.push("data = dat".into());
+        out.script.line(format!(
+            "V <- {}",
+            crate::rcode::Script::call("vcalc", &a)
+        ));
+        return Ok("V".into());
+    }
+    let Some(v) = &args.general.v else {
+        return Ok("vi".into());
+    };
+    out.script
+        .comment("V: each cluster's block, its a-th row read from the columns at its a-th record.");
+    out.script.line("V <- matrix(0, nrow(dat), nrow(dat))");
+    out.script.line(format!(
+        "for (r in split(seq_len(nrow(dat)), dat[[{}]])) V[r, r] <- as.matrix(dat[r, {}])[, seq_along(r)]",
+        crate::rcode::string(&v.cluster),
+        strings(&v.columns)
+    ));
+    Ok("V".into())
+}
+
+/// The random terms as R formulas (one, or a list).
+fn r_random(args: &FitMultilevelArgs) -> Result<String, ToolError> {
+    use crate::rcode::name;
+    let texts = match &args.general.random {
+        Some(super::multilevel_general::OneOrMany::One(t)) => vec![t.clone()],
+        Some(super::multilevel_general::OneOrMany::Many(v)) => v.clone(),
+        None => vec![format!("~ 1 | {}/id", args.model.study.get())],
+    };
+    let formulas = texts
+        .iter()
+        .map(|t| {
+            let (lhs, rhs) = t
+                .trim()
+                .strip_prefix('~')
+                .and_then(|b| b.split_once('|'))
+                .ok_or_else(|| super::multilevel::invalid(format!("random term {t:?}")))?;
+            let lhs = match lhs.trim() {
+                "1" => "1".to_string(),
+                l => name(l),
+            };
+            let rhs: Vec<String> = rhs.split('/').map(|p| name(p.trim())).collect();
+            Ok(format!("~ {lhs} | {}", rhs.join("/")))
+        })
+        .collect::<Result<Vec<_>, ToolError>>()?;
+    Ok(if formulas.len() == 1 {
+        formulas[0].clone()
+    } else {
+        format!("list({})", formulas.join(", "))
+    })
+}
+
+/// The methods sentences of a multilevel or multivariate model.
+fn multilevel_methods(
+    out: &mut super::reproduce::Reproduction,
+    options: meta_analysis::MultilevelOptions,
+    measure: Option<&str>,
+    random: &str,
+) {
+    use crate::rcode::VIECHTBAUER_2005;
+    if let Some(measure) = measure {
+        out.methods.say(
+            &format!("The analysis was carried out using the {measure} as the outcome measure."),
+            &[],
+        );
+    }
+    out.methods.say(
+        &format!(
+            "A multilevel (multivariate) meta-analytic model was fitted to the data, with \
+             random effects {random}."
+        ),
+        &[],
+    );
+    let name = match options.method {
+        meta_analysis::Method::Ml => "maximum-likelihood",
+        _ => "restricted maximum-likelihood",
+    };
+    out.methods.say(
+        &format!(
+            "The variance components were estimated by {name} {{}}, at the exact optimum of \
+             the likelihood."
+        ),
+        &[&VIECHTBAUER_2005],
+    );
+    out.methods.say(
+        "The Q-test for (residual) heterogeneity {} is reported.",
+        &[&crate::rcode::COCHRAN_1954],
+    );
+    let percent = crate::rcode::number(100.0 * options.level);
+    out.methods.say(
+        &match options.test {
+            meta_analysis::MultilevelTest::T => format!(
+                "Tests and {percent}% confidence intervals are based on the t distribution with \
+                 k - p degrees of freedom."
+            ),
+            meta_analysis::MultilevelTest::Z => format!(
+                "Tests and {percent}% confidence intervals are based on the standard normal \
+                 distribution."
+            ),
+        },
+        &[],
+    );
 }
