@@ -462,6 +462,13 @@ fn the_methods_text_of_each_model_family() {
         (tools::LEAVE_ONE_OUT.name, json!({}), vec!["A leave-one-out sensitivity analysis"]),
         (tools::REFIT_EXCLUDING.name, json!({"exclude": ["s04"]}), vec!["refitted without 1 of the studies."]),
         (tools::INFLUENCE_DIAGNOSTICS.name, json!({}), vec!["Cook's distances", "(Viechtbauer & Cheung, 2010)"]),
+        (tools::FIT_MULTILEVEL.name, json!({"records": exemplar_nested(), "method": "ML", "test": "t",
+                "vcalc": {"cluster": "study", "obs": "es", "rho": 0.5}}), vec![
+            "A multilevel (multivariate) meta-analytic model was fitted to the data, with random effects ~ 1 | study/id.",
+            "estimated by maximum-likelihood (Viechtbauer, 2005)",
+            "based on the t distribution with k - p degrees of freedom.",
+            "computed as metafor's vcalc() does",
+        ]),
         (tools::CUMULATIVE_META_ANALYSIS.name, json!({"order_by": "year"}), vec!["A cumulative meta-analysis (Lau et al., 1992) added the studies one at a time in order of \"year\""]),
         (tools::SUBGROUP_ANALYSIS.name, json!({"by": "tester"}), vec!["within each level of \"tester\"", "test of subgroup differences"]),
         (tools::HETEROGENEITY.name, json!({}), vec!["Q-profile method (Viechtbauer, 2007)."]),
@@ -478,4 +485,15 @@ fn the_methods_text_of_each_model_family() {
     // Only the estimator used is cited.
     let reml = text(tools::FIT_RANDOM_EFFECTS.name, json!({}));
     assert!(!reml.contains("DerSimonian"), "{reml}");
+}
+
+/// Effect sizes within studies, for the multilevel methods text.
+fn exemplar_nested() -> Value {
+    json!([
+        {"id": "a1", "yi": 0.1, "vi": 0.04, "study": "A", "es": 1},
+        {"id": "a2", "yi": 0.5, "vi": 0.09, "study": "A", "es": 2},
+        {"id": "b1", "yi": 0.3, "vi": 0.01, "study": "B", "es": 1},
+        {"id": "c1", "yi": 0.9, "vi": 0.02, "study": "C", "es": 1},
+        {"id": "c2", "yi": 0.7, "vi": 0.03, "study": "C", "es": 2}
+    ])
 }

@@ -589,6 +589,25 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
         out.check_at("res$QM", r, "/qm")
             .check_at("res$QMp", r, "/qm_p");
         multilevel_methods(out, options, r["measure"].as_str(), &terms);
+        if self.vcalc.vcalc.is_some() {
+            out.methods.say(
+                "The sampling covariances of effect sizes within a cluster were computed as \
+                 metafor's vcalc() does, from the assumed correlations given in the R code.",
+                &[],
+            );
+        } else if self.general.v.is_some() {
+            out.methods.say(
+                "The known sampling covariances of the effect sizes within a cluster were used.",
+                &[],
+            );
+        }
+        if short {
+            out.methods.say(
+                "Variance components at a bound of the parameter space (or of a structure for \
+                 which metafor's optimizer stops short) are reported at the engine's optimum.",
+                &[],
+            );
+        }
         Ok(())
     }
 }
