@@ -504,50 +504,9 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
             };
             args.push(format!("struct = {}", crate::rcode::strings(&list)));
         }
-        let numbers = |key: &str| -> Vec<f64> {
-            r[key]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_f64).collect())
-                .unwrap_or_default()
-        };
-        let structs: Vec<String> = r["inner_outer"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|t| t["structure"].as_str().map(str::to_string))
-            .collect();
-        let short = structs
-            .iter()
-            .any(|s| matches!(s.as_str(), "UN" | "HCS" | "DIAG" | "AR" | "HAR"))
-            || r["boundary"].as_array().is_some_and(|b| !b.is_empty())
-            || ["sigma2", "tau2"]
-                .iter()
-                .any(|k| numbers(k).iter().any(|&x| x == 0.0))
-            || numbers("rho").iter().any(|&x| x.abs() == 1.0);
-        let given = |v: &Option<Vec<Option<f64>>>| {
-            v.as_ref().map(|v| vector(v.iter().map(|x| crate::rcode::maybe_number(*x))))
-        };
-        let fixed: [(&str, Option<String>); 3] = if short {
-            out.script.comment(
-                "metafor's optimizer stops short of the optimum for this structure or at a \
-                 bound (METHODS.md, rma.mv): the components are fixed at the engine's estimates.",
-            );
-            ["sigma2", "tau2", "rho"].map(|k| {
-                let v = numbers(k);
-                (k, (!v.is_empty()).then(|| crate::rcode::numbers(&v)))
-            })
-        } else {
-            [
-                ("sigma2", given(&self.general.sigma2)),
-                ("tau2", given(&self.general.tau2)),
-                ("rho", given(&self.general.rho)),
-            ]
-        };
-        for (key, value) in fixed {
-            if let Some(value) = value {
-                args.push(format!("{key} = {value}"));
-            }
-        }
+        let numbers = |key: &str| result_numbers(r, key);
+        let short = stops_short(r);
+        args.extend(fixed_components(self, r, short, out));
         args.extend(record_arguments(cx, &self.model.exclude.exclude));
         args.push(format!("method = {}", crate::rcode::string(options.method.name())));
         if options.test == meta_analysis::MultilevelTest::T {
@@ -610,6 +569,66 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
         }
         Ok(())
     }
+}
+
+/// The result's numbers at `key` (an array; empty when absent).
+fn result_numbers(r: &Value, key: &str) -> Vec<f64> {
+    r[key]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+/// Whether metafor's optimizer stops short of the engine's optimum here: a structure it
+/// does not converge on with tight control (METHODS.md, rma.mv), or a component on a bound.
+fn stops_short(r: &Value) -> bool {
+    let numbers = |key: &str| result_numbers(r, key);
+    r["inner_outer"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["structure"].as_str())
+        .any(|s| matches!(s, "UN" | "HCS" | "DIAG" | "AR" | "HAR"))
+        || r["boundary"].as_array().is_some_and(|b| !b.is_empty())
+        || ["sigma2", "tau2"]
+            .iter()
+            .any(|k| numbers(k).iter().any(|&x| x == 0.0))
+        || numbers("rho").iter().any(|&x| x.abs() == 1.0)
+}
+
+/// `sigma2 = `, `tau2 = `, `rho = `: as given (NA free), or, where metafor stops short, every
+/// component fixed at the engine's estimates (said in a comment).
+fn fixed_components(
+    args: &FitMultilevelArgs,
+    r: &Value,
+    short: bool,
+    out: &mut super::reproduce::Reproduction,
+) -> Vec<String> {
+    use crate::rcode::{maybe_number, numbers, vector};
+    let given = |v: &Option<Vec<Option<f64>>>| {
+        v.as_ref()
+            .map(|v| vector(v.iter().map(|x| maybe_number(*x))))
+    };
+    let fixed: [(&str, Option<String>); 3] = if short {
+        out.script.comment(
+            "metafor's optimizer stops short of the optimum for this structure or at a \
+             bound (METHODS.md, rma.mv): the components are fixed at the engine's estimates.",
+        );
+        ["sigma2", "tau2", "rho"].map(|k| {
+            let v = result_numbers(r, k);
+            (k, (!v.is_empty()).then(|| numbers(&v)))
+        })
+    } else {
+        [
+            ("sigma2", given(&args.general.sigma2)),
+            ("tau2", given(&args.general.tau2)),
+            ("rho", given(&args.general.rho)),
+        ]
+    };
+    fixed
+        .into_iter()
+        .filter_map(|(key, value)| value.map(|v| format!("{key} = {v}")))
+        .collect()
 }
 
 /// The R expression of V, with the lines that build it: `vi` (diagonal), the blocks of
