@@ -592,7 +592,7 @@ fn stops_short(r: &Value) -> bool {
         || r["boundary"].as_array().is_some_and(|b| !b.is_empty())
         || ["sigma2", "tau2"]
             .iter()
-            .any(|k| numbers(k).iter().any(|&x| x == 0.0))
+            .any(|k| numbers(k).contains(&0.0))
         || numbers("rho").iter().any(|&x| x.abs() == 1.0)
 }
 
