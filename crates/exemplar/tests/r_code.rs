@@ -189,6 +189,12 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
         ),
         (
             tools::FIT_MULTILEVEL.name,
+            json!({"records": berkey_like(), "random": "~ outcome | trial", "struct": "CS",
+                   "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "exclude": ["t1PD"],
+                   "mods": "~ outcome - 1"}),
+        ),
+        (
+            tools::FIT_MULTILEVEL.name,
             json!({"records": assink, "random": "~ 1 | study/esid",
                    "vcalc": {"cluster": "study", "obs": "esid", "rho": 0.6}}),
         ),
@@ -495,5 +501,21 @@ fn exemplar_nested() -> Value {
         {"id": "b1", "yi": 0.3, "vi": 0.01, "study": "B", "es": 1},
         {"id": "c1", "yi": 0.9, "vi": 0.02, "study": "C", "es": 1},
         {"id": "c2", "yi": 0.7, "vi": 0.03, "study": "C", "es": 2}
+    ])
+}
+
+/// dat.berkey1998's layout (two outcomes a trial, V's rows in v1i and v2i).
+fn berkey_like() -> Value {
+    json!([
+        {"id": "t1PD", "yi": 0.47, "vi": 0.0075, "trial": 1, "outcome": "PD", "v1i": 0.0075, "v2i": 0.003},
+        {"id": "t1AL", "yi": -0.32, "vi": 0.0077, "trial": 1, "outcome": "AL", "v1i": 0.003, "v2i": 0.0077},
+        {"id": "t2PD", "yi": 0.2, "vi": 0.0057, "trial": 2, "outcome": "PD", "v1i": 0.0057, "v2i": 9e-04},
+        {"id": "t2AL", "yi": -0.6, "vi": 8e-04, "trial": 2, "outcome": "AL", "v1i": 9e-04, "v2i": 8e-04},
+        {"id": "t3PD", "yi": 0.4, "vi": 0.0021, "trial": 3, "outcome": "PD", "v1i": 0.0021, "v2i": 7e-04},
+        {"id": "t3AL", "yi": -0.12, "vi": 0.0014, "trial": 3, "outcome": "AL", "v1i": 7e-04, "v2i": 0.0014},
+        {"id": "t4PD", "yi": 0.26, "vi": 0.0029, "trial": 4, "outcome": "PD", "v1i": 0.0029, "v2i": 9e-04},
+        {"id": "t4AL", "yi": -0.31, "vi": 0.0015, "trial": 4, "outcome": "AL", "v1i": 9e-04, "v2i": 0.0015},
+        {"id": "t5PD", "yi": 0.56, "vi": 0.0148, "trial": 5, "outcome": "PD", "v1i": 0.0148, "v2i": 0.0072},
+        {"id": "t5AL", "yi": -0.39, "vi": 0.0304, "trial": 5, "outcome": "AL", "v1i": 0.0072, "v2i": 0.0304}
     ])
 }

@@ -490,7 +490,7 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
         use crate::rcode::{number, vector, Script};
         let options = self.model.options()?;
         let r = cx.result;
-        let v = known_v(self, out)?;
+        let v = known_v(self, cx, out)?;
         let terms = r_random(self)?;
         let mut args = vec!["yi".to_string(), v, "data = dat".into()];
         if let Some(mods) = &self.model.mods.mods {
@@ -635,6 +635,7 @@ fn fixed_components(
 /// `V`'s columns, or `vcalc()`.
 fn known_v(
     args: &FitMultilevelArgs,
+    cx: &super::reproduce::RContext,
     out: &mut super::reproduce::Reproduction,
 ) -> Result<String, ToolError> {
     use crate::rcode::{name, number, strings};
@@ -680,11 +681,25 @@ fn known_v(
     let Some(v) = &args.general.v else {
         return Ok("vi".into());
     };
+    // The records fitted: those of `subset` and not excluded nor left out for a missing value.
+    let mut gone = args.model.exclude.exclude.clone();
+    gone.extend(
+        cx.result["omitted"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o["id"].as_str().map(str::to_string)),
+    );
+    let keep = super::reproduce::subset_expression(cx, &gone).unwrap_or_else(|| "TRUE".into());
+    out.script.comment(
+        "V: each cluster's block over the records fitted, its a-th row read from the columns at \
+         its a-th record (rma.mv's subset then drops the other rows).",
+    );
     out.script
-        .comment("V: each cluster's block, its a-th row read from the columns at its a-th record.");
-    out.script.line("V <- matrix(0, nrow(dat), nrow(dat))");
+        .line(format!("keep <- rep_len(with(dat, {keep}), nrow(dat))"));
+    out.script.line("V <- diag(nrow(dat))");
     out.script.line(format!(
-        "for (r in split(seq_len(nrow(dat)), dat[[{}]])) V[r, r] <- as.matrix(dat[r, {}])[, seq_along(r)]",
+        "for (r in split(which(keep), dat[[{}]][keep])) V[r, r] <- as.matrix(dat[r, {}])[, seq_along(r)]",
         crate::rcode::string(&v.cluster),
         strings(&v.columns)
     ));
