@@ -193,3 +193,109 @@ fn the_tool_reports_profile_intervals() {
         }
     }
 }
+
+/// `vcalc` builds V as metafor's vcalc() does, its rows following the records fitted (after
+/// `exclude` and records without the moderator); metafor 3.8-1's fits of dat.assink2016
+/// (`tests/fixtures/vcalc_multilevel.json`, from `oracle/vcalc_multilevel.R`).
+#[test]
+fn vcalc_through_the_tool_agrees_with_metafor() {
+    let path = format!(
+        "{}/tests/fixtures/vcalc_multilevel.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let vcalc = json!({"cluster": "study", "obs": "esid", "rho": 0.6});
+    let base = json!({"records": all["records"], "random": "~ 1 | study/esid",
+                      "vcalc": vcalc, "return_v": true});
+    let mut subset = base.clone();
+    subset["mods"] = json!(["year"]);
+    subset["exclude"] = json!(["r001", "r010"]);
+    for (name, args) in [("full", base), ("subset", subset)] {
+        let r = call("fit_multilevel", &args).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let m = &all[name];
+        if name == "subset" {
+            assert_eq!(m["k"], 97, "two left out and one without year");
+        }
+        let near = |what: &str, ours: f64, theirs: f64, tol: f64| {
+            assert!(
+                (ours - theirs).abs() <= tol * theirs.abs().max(1.0),
+                "{name} {what}: {ours} vs metafor {theirs}"
+            )
+        };
+        for (i, c) in r["coefficients"].as_array().unwrap().iter().enumerate() {
+            near(
+                "beta",
+                c["estimate"].as_f64().unwrap(),
+                m["beta"][i].as_f64().unwrap(),
+                1e-8,
+            );
+            near(
+                "se",
+                c["se"].as_f64().unwrap(),
+                m["se"][i].as_f64().unwrap(),
+                1e-8,
+            );
+        }
+        for (i, s) in r["sigma2"].as_array().unwrap().iter().enumerate() {
+            near(
+                "sigma2",
+                s.as_f64().unwrap(),
+                m["sigma2"][i].as_f64().unwrap(),
+                1e-8,
+            );
+        }
+        let ll = r["loglik"].as_f64().unwrap();
+        near("loglik", ll, m["loglik"].as_f64().unwrap(), 1e-8);
+        assert!(
+            ll >= m["loglik"].as_f64().unwrap() - 1e-10,
+            "{name}: below metafor's optimum"
+        );
+        near(
+            "QE",
+            r["qe"].as_f64().unwrap(),
+            m["qe"].as_f64().unwrap(),
+            1e-8,
+        );
+        // The V used: study 1's block (records r001..r006; from r002 in the subset case).
+        let v = &r["v"][0];
+        assert_eq!(v["cluster"], "1", "{name}");
+        let skip = usize::from(name == "subset");
+        assert_eq!(v["ids"].as_array().unwrap().len(), 6 - skip, "{name}");
+        assert_eq!(v["ids"][0], format!("r00{}", 1 + skip), "{name}");
+        for a in 0..6 - skip {
+            for b in 0..6 - skip {
+                near(
+                    "V",
+                    v["v"][a][b].as_f64().unwrap(),
+                    m["v_first_block"][(a + skip) * 6 + b + skip]
+                        .as_f64()
+                        .unwrap(),
+                    1e-14,
+                );
+            }
+        }
+        assert_eq!(r["k"], m["k"].as_u64().unwrap_or(100), "{name}");
+    }
+}
+
+#[test]
+fn v_and_vcalc_together_are_refused_and_return_v_needs_one() {
+    let records = json!([
+        {"id": "a1", "yi": 0.1, "vi": 0.04, "study": "A", "es": 1},
+        {"id": "a2", "yi": 0.2, "vi": 0.09, "study": "A", "es": 2},
+        {"id": "b1", "yi": 0.3, "vi": 0.01, "study": "B", "es": 1}
+    ]);
+    let e = call(
+        "fit_multilevel",
+        &json!({"records": records, "V": {"cluster": "study", "columns": ["vi"]},
+        "vcalc": {"cluster": "study", "obs": "es", "rho": 0.5}}),
+    )
+    .unwrap_err();
+    assert!(format!("{e:?}").contains("not both"), "{e:?}");
+    let e = call(
+        "fit_multilevel",
+        &json!({"records": records, "return_v": true}),
+    )
+    .unwrap_err();
+    assert!(format!("{e:?}").contains("return_v"), "{e:?}");
+}

@@ -50,6 +50,11 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
     let molloy = &data["molloy2014"]["records"];
     let hack = &data["hackshaw1998"]["records"];
     let raw_bcg = &data["bcg"]["raw"];
+    // dat.assink2016 (effect sizes within studies; `year` missing at r020), from the vcalc
+    // oracle's fixture.
+    let assink: Value =
+        serde_json::from_str(include_str!("fixtures/vcalc_multilevel.json")).unwrap();
+    let assink = &assink["records"];
     let bcg_cells = json!({"ai": "tpos", "bi": "tneg", "ci": "cpos", "di": "cneg"});
     let fit = tools::FIT_RANDOM_EFFECTS.name;
     vec![
@@ -181,6 +186,23 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
         (
             tools::COMPUTE_EFFECT_SIZES.name,
             json!({"measure": "ROM", "data": data["normand1999"]["raw"], "vtype": "AV"}),
+        ),
+        (
+            tools::FIT_MULTILEVEL.name,
+            json!({"records": berkey_like(), "random": "~ outcome | trial", "struct": "CS",
+                   "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "exclude": ["t1PD"],
+                   "mods": "~ outcome - 1"}),
+        ),
+        (
+            tools::FIT_MULTILEVEL.name,
+            json!({"records": assink, "random": "~ 1 | study/esid",
+                   "vcalc": {"cluster": "study", "obs": "esid", "rho": 0.6}}),
+        ),
+        (
+            tools::FIT_MULTILEVEL.name,
+            json!({"records": assink, "random": "~ 1 | study/esid", "mods": ["year"],
+                   "exclude": ["r001", "r010"], "method": "ML", "test": "t",
+                   "vcalc": {"cluster": "study", "obs": "esid", "rho": 0.6}}),
         ),
     ]
 }
@@ -446,6 +468,13 @@ fn the_methods_text_of_each_model_family() {
         (tools::LEAVE_ONE_OUT.name, json!({}), vec!["A leave-one-out sensitivity analysis"]),
         (tools::REFIT_EXCLUDING.name, json!({"exclude": ["s04"]}), vec!["refitted without 1 of the studies."]),
         (tools::INFLUENCE_DIAGNOSTICS.name, json!({}), vec!["Cook's distances", "(Viechtbauer & Cheung, 2010)"]),
+        (tools::FIT_MULTILEVEL.name, json!({"records": exemplar_nested(), "method": "ML", "test": "t",
+                "vcalc": {"cluster": "study", "obs": "es", "rho": 0.5}}), vec![
+            "A multilevel (multivariate) meta-analytic model was fitted to the data, with random effects ~ 1 | study/id.",
+            "estimated by maximum-likelihood (Viechtbauer, 2005)",
+            "based on the t distribution with k - p degrees of freedom.",
+            "computed as metafor's vcalc() does",
+        ]),
         (tools::CUMULATIVE_META_ANALYSIS.name, json!({"order_by": "year"}), vec!["A cumulative meta-analysis (Lau et al., 1992) added the studies one at a time in order of \"year\""]),
         (tools::SUBGROUP_ANALYSIS.name, json!({"by": "tester"}), vec!["within each level of \"tester\"", "test of subgroup differences"]),
         (tools::HETEROGENEITY.name, json!({}), vec!["Q-profile method (Viechtbauer, 2007)."]),
@@ -462,4 +491,31 @@ fn the_methods_text_of_each_model_family() {
     // Only the estimator used is cited.
     let reml = text(tools::FIT_RANDOM_EFFECTS.name, json!({}));
     assert!(!reml.contains("DerSimonian"), "{reml}");
+}
+
+/// Effect sizes within studies, for the multilevel methods text.
+fn exemplar_nested() -> Value {
+    json!([
+        {"id": "a1", "yi": 0.1, "vi": 0.04, "study": "A", "es": 1},
+        {"id": "a2", "yi": 0.5, "vi": 0.09, "study": "A", "es": 2},
+        {"id": "b1", "yi": 0.3, "vi": 0.01, "study": "B", "es": 1},
+        {"id": "c1", "yi": 0.9, "vi": 0.02, "study": "C", "es": 1},
+        {"id": "c2", "yi": 0.7, "vi": 0.03, "study": "C", "es": 2}
+    ])
+}
+
+/// dat.berkey1998's layout (two outcomes a trial, V's rows in v1i and v2i).
+fn berkey_like() -> Value {
+    json!([
+        {"id": "t1PD", "yi": 0.47, "vi": 0.0075, "trial": 1, "outcome": "PD", "v1i": 0.0075, "v2i": 0.003},
+        {"id": "t1AL", "yi": -0.32, "vi": 0.0077, "trial": 1, "outcome": "AL", "v1i": 0.003, "v2i": 0.0077},
+        {"id": "t2PD", "yi": 0.2, "vi": 0.0057, "trial": 2, "outcome": "PD", "v1i": 0.0057, "v2i": 9e-04},
+        {"id": "t2AL", "yi": -0.6, "vi": 8e-04, "trial": 2, "outcome": "AL", "v1i": 9e-04, "v2i": 8e-04},
+        {"id": "t3PD", "yi": 0.4, "vi": 0.0021, "trial": 3, "outcome": "PD", "v1i": 0.0021, "v2i": 7e-04},
+        {"id": "t3AL", "yi": -0.12, "vi": 0.0014, "trial": 3, "outcome": "AL", "v1i": 7e-04, "v2i": 0.0014},
+        {"id": "t4PD", "yi": 0.26, "vi": 0.0029, "trial": 4, "outcome": "PD", "v1i": 0.0029, "v2i": 9e-04},
+        {"id": "t4AL", "yi": -0.31, "vi": 0.0015, "trial": 4, "outcome": "AL", "v1i": 9e-04, "v2i": 0.0015},
+        {"id": "t5PD", "yi": 0.56, "vi": 0.0148, "trial": 5, "outcome": "PD", "v1i": 0.0148, "v2i": 0.0072},
+        {"id": "t5AL", "yi": -0.39, "vi": 0.0304, "trial": 5, "outcome": "AL", "v1i": 0.0072, "v2i": 0.0304}
+    ])
 }

@@ -7,6 +7,7 @@ use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
 use super::multilevel_general::{fit_general, GeneralFields, Printing, RandomArgs};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
+use super::vcalc_arg::VcalcArgs;
 #[cfg(feature = "definitions")]
 use super::META_REGRESSION;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
@@ -18,6 +19,7 @@ use crate::printed::{
 };
 use meta_analysis::{BoundKind, Multilevel};
 use serde::Serialize;
+use serde_json::Value;
 
 pub static FIT_MULTILEVEL: Tool = Tool {
     name: "fit_multilevel",
@@ -30,13 +32,13 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "metafor's rma.mv; default random = ~ 1 | study/id; exact REML/ML optimum. mods as in {}.",
+            "metafor's rma.mv; by default random = ~ 1 | study/id. mods as in {}.",
             META_REGRESSION.name
         )
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(fit_multilevel),
+    handler: handler!(fit_multilevel; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -124,6 +126,8 @@ composed_args! {
         pub general: RandomArgs,
         #[flat]
         pub btt: BttArg,
+        #[flat]
+        pub vcalc: VcalcArgs,
     }
 }
 
@@ -132,10 +136,10 @@ pub fn fit_multilevel(
     args: FitMultilevelArgs,
     data: &DataSource,
 ) -> Result<MultilevelResult, ToolError> {
-    if args.general.given() {
+    if args.general.given() || args.vcalc.vcalc.is_some() {
         let scale = Scale::of(&args.model.scale, data)?.info();
         let btt = args.btt.get()?;
-        let g = fit_general(args.model, &args.general, btt.as_ref(), data)?;
+        let g = fit_general(args.model, &args.general, &args.vcalc, btt.as_ref(), data)?;
         let single = g.model.p == 1;
         let c0 = g.model.coefficients[0].clone();
         return Ok(MultilevelResult {
@@ -170,6 +174,11 @@ pub fn fit_multilevel(
             },
             general: g.general,
         });
+    }
+    if args.vcalc.return_v == Some(true) {
+        return Err(super::multilevel::invalid(
+            "return_v returns a V given by V or vcalc; without them V is diagonal (vi)".into(),
+        ));
     }
     if args.btt.btt.is_some() {
         return Err(super::multilevel::invalid(
@@ -467,4 +476,315 @@ impl MultilevelResult {
             out.lines(coefficient_table(&rows, df_all));
         }
     }
+}
+
+/// `rma.mv(yi, V, mods, random, struct, sigma2/tau2/rho, subset, method, test, level, btt)`,
+/// V the diagonal vi, or built in R from `V`'s columns or by `vcalc()`.
+impl super::reproduce::Reproducible for FitMultilevelArgs {
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use super::reproduce::record_arguments;
+        use crate::rcode::{number, vector, Script};
+        let options = self.model.options()?;
+        let r = cx.result;
+        let v = known_v(self, cx, out)?;
+        let terms = r_random(self)?;
+        let mut args = vec!["yi".to_string(), v, "data = dat".into()];
+        if let Some(mods) = &self.model.mods.mods {
+            args.push(format!("mods = {}", mods.formula()?.text()));
+        }
+        args.push(format!("random = {terms}"));
+        if let Some(s) = &self.general.structure {
+            let list = match s {
+                super::multilevel_general::OneOrMany::One(s) => vec![s.clone()],
+                super::multilevel_general::OneOrMany::Many(v) => v.clone(),
+            };
+            args.push(format!("struct = {}", crate::rcode::strings(&list)));
+        }
+        let numbers = |key: &str| result_numbers(r, key);
+        let short = stops_short(r);
+        args.extend(fixed_components(self, r, short, out));
+        args.extend(record_arguments(cx, &self.model.exclude.exclude));
+        args.push(format!("method = {}", crate::rcode::string(options.method.name())));
+        if options.test == meta_analysis::MultilevelTest::T {
+            args.push("test = \"t\"".into());
+        }
+        if options.level != 0.95 {
+            args.push(format!("level = {}", number(100.0 * options.level)));
+        }
+        if let Some(btt) = r["btt"].as_array().filter(|b| !b.is_empty()) {
+            args.push(format!(
+                "btt = {}",
+                vector(btt.iter().map(|b| number(b.as_f64().unwrap_or(f64::NAN))))
+            ));
+        }
+        args.push("control = list(rel.tol = 1e-10, iter.max = 10000, eval.max = 10000)".into());
+        out.script
+            .line(format!("res <- {}", Script::call("rma.mv", &args)));
+        for (j, _) in r["coefficients"].as_array().into_iter().flatten().enumerate() {
+            let at = j + 1;
+            let c = format!("/coefficients/{j}");
+            out.check_at(format!("c(coef(res))[{at}]"), r, &format!("{c}/estimate"))
+                .check_at(format!("res$se[{at}]"), r, &format!("{c}/se"))
+                .check_at(format!("res$pval[{at}]"), r, &format!("{c}/p"))
+                .check_at(format!("res$ci.lb[{at}]"), r, &format!("{c}/ci_lower"));
+        }
+        for key in ["sigma2", "tau2", "rho"] {
+            for (i, x) in numbers(key).into_iter().enumerate() {
+                out.check(format!("res${key}[{}]", i + 1), Some(x));
+            }
+        }
+        out.check_at("res$QE", r, "/qe")
+            .check_at("res$QEp", r, "/qe_p")
+            .check_at("c(logLik(res))", r, "/loglik");
+        if !short {
+            // nlminb stops within about 1e-9 of the optimum (its finite differences), which
+            // QM, a quadratic form in the coefficients, can amplify past 1e-8 (METHODS.md).
+            out.loose(1e-6);
+        }
+        out.check_at("res$QM", r, "/qm")
+            .check_at("res$QMp", r, "/qm_p");
+        multilevel_methods(out, options, r["measure"].as_str(), &terms);
+        if self.vcalc.vcalc.is_some() {
+            out.methods.say(
+                "The sampling covariances of effect sizes within a cluster were computed as \
+                 metafor's vcalc() does, from the assumed correlations given in the R code.",
+                &[],
+            );
+        } else if self.general.v.is_some() {
+            out.methods.say(
+                "The known sampling covariances of the effect sizes within a cluster were used.",
+                &[],
+            );
+        }
+        if short {
+            out.methods.say(
+                "Variance components at a bound of the parameter space (or of a structure for \
+                 which metafor's optimizer stops short) are reported at the engine's optimum.",
+                &[],
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The result's numbers at `key` (an array; empty when absent).
+fn result_numbers(r: &Value, key: &str) -> Vec<f64> {
+    r[key]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+/// Whether metafor's optimizer stops short of the engine's optimum here: a structure it
+/// does not converge on with tight control (METHODS.md, rma.mv), or a component on a bound.
+fn stops_short(r: &Value) -> bool {
+    let numbers = |key: &str| result_numbers(r, key);
+    r["inner_outer"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["structure"].as_str())
+        .any(|s| matches!(s, "UN" | "HCS" | "DIAG" | "AR" | "HAR"))
+        || r["boundary"].as_array().is_some_and(|b| !b.is_empty())
+        || ["sigma2", "tau2"]
+            .iter()
+            .any(|k| numbers(k).contains(&0.0))
+        || numbers("rho").iter().any(|&x| x.abs() == 1.0)
+}
+
+/// `sigma2 = `, `tau2 = `, `rho = `: as given (NA free), or, where metafor stops short, every
+/// component fixed at the engine's estimates (said in a comment).
+fn fixed_components(
+    args: &FitMultilevelArgs,
+    r: &Value,
+    short: bool,
+    out: &mut super::reproduce::Reproduction,
+) -> Vec<String> {
+    use crate::rcode::{maybe_number, numbers, vector};
+    let given = |v: &Option<Vec<Option<f64>>>| {
+        v.as_ref()
+            .map(|v| vector(v.iter().map(|x| maybe_number(*x))))
+    };
+    let fixed: [(&str, Option<String>); 3] = if short {
+        out.script.comment(
+            "metafor's optimizer stops short of the optimum for this structure or at a \
+             bound (METHODS.md, rma.mv): the components are fixed at the engine's estimates.",
+        );
+        ["sigma2", "tau2", "rho"].map(|k| {
+            let v = result_numbers(r, k);
+            (k, (!v.is_empty()).then(|| numbers(&v)))
+        })
+    } else {
+        [
+            ("sigma2", given(&args.general.sigma2)),
+            ("tau2", given(&args.general.tau2)),
+            ("rho", given(&args.general.rho)),
+        ]
+    };
+    fixed
+        .into_iter()
+        .filter_map(|(key, value)| value.map(|v| format!("{key} = {v}")))
+        .collect()
+}
+
+/// The R expression of V, with the lines that build it: `vi` (diagonal), the blocks of
+/// `V`'s columns, or `vcalc()`.
+fn known_v(
+    args: &FitMultilevelArgs,
+    cx: &super::reproduce::RContext,
+    out: &mut super::reproduce::Reproduction,
+) -> Result<String, ToolError> {
+    use crate::rcode::{name, number, strings};
+    if let Some(spec) = &args.vcalc.vcalc {
+        use super::vcalc_arg::{Rho, RhoValue};
+        let value = |r: &RhoValue| match r {
+            RhoValue::Constant(x) => Ok(number(*x)),
+            RhoValue::Matrix { .. } => Err(super::multilevel::invalid(
+                "r_code: vcalc's rho as a matrix over levels is not written in R yet".into(),
+            )),
+        };
+        let mut a = vec!["vi".to_string(), format!("cluster = {}", name(&spec.cluster))];
+        for (key, column) in [
+            ("subgroup", &spec.subgroup),
+            ("obs", &spec.obs),
+            ("type", &spec.kind),
+            ("time1", &spec.time1),
+            ("time2", &spec.time2),
+            ("grp1", &spec.grp1),
+            ("grp2", &spec.grp2),
+            ("w1", &spec.w1),
+            ("w2", &spec.w2),
+        ] {
+            if let Some(c) = column {
+                a.push(format!("{key} = {}", name(c)));
+            }
+        }
+        match &spec.rho {
+            Some(Rho::One(r)) => a.push(format!("rho = {}", value(r)?)),
+            Some(Rho::Two([w, b])) => a.push(format!("rho = c({}, {})", value(w)?, value(b)?)),
+            None => {}
+        }
+        if let Some(phi) = spec.phi {
+            a.push(format!("phi = {}", number(phi)));
+        }
+        a.push("data = dat".into());
+        out.script.line(format!(
+            "V <- {}",
+            crate::rcode::Script::call("vcalc", &a)
+        ));
+        return Ok("V".into());
+    }
+    let Some(v) = &args.general.v else {
+        return Ok("vi".into());
+    };
+    // The records fitted: those of `subset` and not excluded nor left out for a missing value.
+    let mut gone = args.model.exclude.exclude.clone();
+    gone.extend(
+        cx.result["omitted"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o["id"].as_str().map(str::to_string)),
+    );
+    let keep = super::reproduce::subset_expression(cx, &gone).unwrap_or_else(|| "TRUE".into());
+    out.script.comment(
+        "V: each cluster's block over the records fitted, its a-th row read from the columns at \
+         its a-th record (rma.mv's subset then drops the other rows).",
+    );
+    out.script
+        .line(format!("keep <- rep_len(with(dat, {keep}), nrow(dat))"));
+    out.script.line("V <- diag(nrow(dat))");
+    out.script.line(format!(
+        "for (r in split(which(keep), dat[[{}]][keep])) V[r, r] <- as.matrix(dat[r, {}])[, seq_along(r)]",
+        crate::rcode::string(&v.cluster),
+        strings(&v.columns)
+    ));
+    Ok("V".into())
+}
+
+/// The random terms as R formulas (one, or a list).
+fn r_random(args: &FitMultilevelArgs) -> Result<String, ToolError> {
+    use crate::rcode::name;
+    let texts = match &args.general.random {
+        Some(super::multilevel_general::OneOrMany::One(t)) => vec![t.clone()],
+        Some(super::multilevel_general::OneOrMany::Many(v)) => v.clone(),
+        None => vec![format!("~ 1 | {}/id", args.model.study.get())],
+    };
+    let formulas = texts
+        .iter()
+        .map(|t| {
+            let (lhs, rhs) = t
+                .trim()
+                .strip_prefix('~')
+                .and_then(|b| b.split_once('|'))
+                .ok_or_else(|| super::multilevel::invalid(format!("random term {t:?}")))?;
+            let lhs = match lhs.trim() {
+                "1" => "1".to_string(),
+                l => name(l),
+            };
+            let rhs: Vec<String> = rhs.split('/').map(|p| name(p.trim())).collect();
+            Ok(format!("~ {lhs} | {}", rhs.join("/")))
+        })
+        .collect::<Result<Vec<_>, ToolError>>()?;
+    Ok(if formulas.len() == 1 {
+        formulas[0].clone()
+    } else {
+        format!("list({})", formulas.join(", "))
+    })
+}
+
+/// The methods sentences of a multilevel or multivariate model.
+fn multilevel_methods(
+    out: &mut super::reproduce::Reproduction,
+    options: meta_analysis::MultilevelOptions,
+    measure: Option<&str>,
+    random: &str,
+) {
+    use crate::rcode::VIECHTBAUER_2005;
+    if let Some(measure) = measure {
+        out.methods.say(
+            &format!("The analysis was carried out using the {measure} as the outcome measure."),
+            &[],
+        );
+    }
+    out.methods.say(
+        &format!(
+            "A multilevel (multivariate) meta-analytic model was fitted to the data, with \
+             random effects {random}."
+        ),
+        &[],
+    );
+    let name = match options.method {
+        meta_analysis::Method::Ml => "maximum-likelihood",
+        _ => "restricted maximum-likelihood",
+    };
+    out.methods.say(
+        &format!(
+            "The variance components were estimated by {name} {{}}, at the exact optimum of \
+             the likelihood."
+        ),
+        &[&VIECHTBAUER_2005],
+    );
+    out.methods.say(
+        "The Q-test for (residual) heterogeneity {} is reported.",
+        &[&crate::rcode::COCHRAN_1954],
+    );
+    let percent = crate::rcode::number(100.0 * options.level);
+    out.methods.say(
+        &match options.test {
+            meta_analysis::MultilevelTest::T => format!(
+                "Tests and {percent}% confidence intervals are based on the t distribution with \
+                 k - p degrees of freedom."
+            ),
+            meta_analysis::MultilevelTest::Z => format!(
+                "Tests and {percent}% confidence intervals are based on the standard normal \
+                 distribution."
+            ),
+        },
+        &[],
+    );
 }

@@ -158,8 +158,6 @@ mod schema_derivation;
 mod store;
 mod tables;
 mod trim_fill;
-// Wired into the multilevel fit by its rewrite (issue 44); its tests use it meanwhile.
-#[allow(dead_code)]
 mod vcalc_arg;
 
 pub use data::{DataSource, DatasetInfo, CUSTOM_RECORDS};

@@ -5,6 +5,7 @@
 use super::args::model_data;
 use super::data::{id_set, DataSource};
 use super::multilevel::{invalid, labels, MultilevelArgs};
+use super::vcalc_arg::{v_rows, vcalc_blocks, VBlockRows, VcalcArgs, VcalcSpec};
 use super::ToolError;
 use crate::printed::{
     coefficient_table, f4, frame_lines, frame_table, pval, signif_legend, CoefficientRow,
@@ -104,7 +105,7 @@ fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 #[cfg(feature = "definitions")]
 fn v_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(serde_json::json!({"type": "object", "description": "V's blocks: {cluster, columns}."}))
+    schema(serde_json::json!({"type": "object", "description": "{cluster, columns}."}))
 }
 #[cfg(feature = "definitions")]
 fn fixed_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -168,6 +169,9 @@ pub struct GeneralFields {
     /// Profile-likelihood intervals of the estimated components (confint()).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<Interval>,
+    /// With `return_v`: the known V used, per cluster (its records' ids and matrix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub v: Option<Vec<VBlockRows>>,
 }
 
 /// An `~ inner | outer` term's factors: names, level counts, records at each inner level
@@ -347,15 +351,29 @@ pub(crate) fn build_terms(
     Ok(out)
 }
 
-/// V's blocks from the cluster column and the block columns.
+/// The known V of the records kept (rows index `data.kept(excluded)`): diagonal `vi`, or
+/// blocks read from `V`'s columns or built by `vcalc`, each block with its cluster's name.
 pub(crate) fn sampling(
     data: &DataSource,
     v: Option<&VArg>,
+    vcalc: Option<&VcalcSpec>,
     excluded: &[String],
     vi: &[f64],
-) -> Result<Sampling, ToolError> {
+) -> Result<(Sampling, Vec<String>), ToolError> {
+    if let Some(spec) = vcalc {
+        let blocks = vcalc_blocks(spec, data, excluded)?;
+        let names = blocks.iter().map(|b| b.cluster.clone()).collect();
+        let blocks = blocks
+            .into_iter()
+            .map(|b| VBlock {
+                rows: b.rows,
+                matrix: b.cov,
+            })
+            .collect();
+        return Ok((Sampling::Blocks(blocks), names));
+    }
     let Some(v) = v else {
-        return Ok(Sampling::Diagonal(vi.to_vec()));
+        return Ok((Sampling::Diagonal(vi.to_vec()), Vec::new()));
     };
     let cluster = labels(data, &v.cluster, "V cluster", excluded)?;
     let ex = id_set(excluded);
@@ -404,17 +422,61 @@ pub(crate) fn sampling(
             matrix,
         });
     }
-    Ok(Sampling::Blocks(blocks))
+    Ok((Sampling::Blocks(blocks), order))
+}
+
+/// V as `return_v` gives it: each block's cluster, its records' ids and its matrix.
+fn returned_v(sampling: &Sampling, names: &[String], ids: &[&str]) -> Vec<VBlockRows> {
+    let Sampling::Blocks(blocks) = sampling else {
+        return Vec::new();
+    };
+    let blocks: Vec<meta_analysis::VBlock> = blocks
+        .iter()
+        .zip(names)
+        .map(|(b, name)| meta_analysis::VBlock {
+            cluster: name.clone(),
+            rows: b.rows.clone(),
+            cov: b.matrix.clone(),
+        })
+        .collect();
+    v_rows(&blocks, ids)
+}
+
+/// The columns `vcalc` reads (so that records without them are omitted, as for `V`).
+fn vcalc_columns(spec: &VcalcSpec) -> impl Iterator<Item = String> + '_ {
+    std::iter::once(&spec.cluster)
+        .chain(
+            [
+                &spec.subgroup,
+                &spec.obs,
+                &spec.kind,
+                &spec.time1,
+                &spec.time2,
+                &spec.grp1,
+                &spec.grp2,
+                &spec.w1,
+                &spec.w2,
+            ]
+            .into_iter()
+            .flatten(),
+        )
+        .cloned()
 }
 
 /// Fits the general model.
 pub fn fit_general(
     args: MultilevelArgs,
     random: &RandomArgs,
+    vcalc: &VcalcArgs,
     btt: Option<&Btt>,
     data: &DataSource,
 ) -> Result<GeneralFit, ToolError> {
     let options = args.options()?;
+    if random.v.is_some() && vcalc.vcalc.is_some() {
+        return Err(invalid(
+            "give V (its columns) or vcalc (built from the records), not both".into(),
+        ));
+    }
     let parsed = random_terms(&args, random)?;
     let structs = random.structure.as_ref().map_or(Ok(Vec::new()), |s| {
         s.list()
@@ -441,6 +503,9 @@ pub fn fit_general(
         columns.push(v.cluster.clone());
         columns.extend(v.columns.iter().cloned());
     }
+    if let Some(spec) = &vcalc.vcalc {
+        columns.extend(vcalc_columns(spec));
+    }
     let also: Vec<&str> = columns.iter().map(String::as_str).collect();
     let excluded = args.exclude.of(data)?;
     let md = model_data(args.mods.mods.as_ref(), &also, excluded, data)?;
@@ -462,11 +527,22 @@ pub fn fit_general(
     };
     let terms = build_terms(data, &parsed, &structs, &md.excluded)?;
     let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
+    let (sampling, clusters) = sampling(
+        data,
+        random.v.as_ref(),
+        vcalc.vcalc.as_ref(),
+        &md.excluded,
+        &vi,
+    )?;
+    let v = (vcalc.return_v == Some(true)).then(|| {
+        let ids: Vec<&str> = kept.iter().map(|r| r.id.as_str()).collect();
+        returned_v(&sampling, &clusters, &ids)
+    });
     let model = MvModel {
         yi: kept.iter().map(|r| r.yi).collect(),
         x,
         p,
-        sampling: sampling(data, random.v.as_ref(), &md.excluded, &vi)?,
+        sampling,
         intercepts: terms.intercepts,
         terms: terms.terms,
     };
@@ -489,7 +565,9 @@ pub fn fit_general(
         model: &model,
         structure: terms.structure,
     };
-    Ok(result(&fit, cx, md))
+    let mut fit = result(&fit, cx, md);
+    fit.general.v = v;
+    Ok(fit)
 }
 
 /// The 0-based coefficients `btt` selects (metafor's rules: 1-based positions; a name
@@ -716,6 +794,7 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
                     ci_upper: c.upper,
                 })
                 .collect(),
+            v: None,
         },
     }
 }

@@ -525,7 +525,7 @@ fn fit_general(
         yi: kept.iter().map(|r| r.yi).collect(),
         x,
         p: names.len(),
-        sampling: sampling(data, general.v.as_ref(), &model_data.excluded, &vi)?,
+        sampling: sampling(data, general.v.as_ref(), None, &model_data.excluded, &vi)?.0,
         intercepts: terms.intercepts,
         terms: terms.terms,
     };

@@ -79,12 +79,27 @@ pub enum RhoValue {
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct VcalcArgs {
-    /// The known sampling covariance, built as metafor's vcalc() (instead of diagonal vi).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(schema_with = "vcalc_schema"))]
     pub vcalc: Option<VcalcSpec>,
-    /// Return the V built, block by block (default false).
+    /// V used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "definitions", schemars(default = "no"))]
     pub return_v: Option<bool>,
+}
+
+#[cfg(feature = "definitions")]
+fn no() -> Option<bool> {
+    Some(false)
+}
+
+/// `vcalc`'s fields are metafor's (the server instructions say so once): the schema names
+/// the common ones, and serde refuses any other.
+#[cfg(feature = "definitions")]
+fn vcalc_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(serde_json::json!({"type": "object",
+        "description": "As vcalc()."}))
+    .expect("an object schema")
 }
 
 leaf_args!(VcalcArgs);
