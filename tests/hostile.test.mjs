@@ -56,6 +56,12 @@ test('hostile ids through every tool, plot, the ledger and the scorer: nothing r
       if (name === 'subgroup_analysis') args.by = 'arm';
       if (name === 'bubble_plot') args.mod = 'dose';
       if (name === 'robust_test') args.cluster = 'study';
+      if (name === 'compare_models') {
+        args.models = [
+          { tool: 'fit_random_effects', arguments: { method: 'ML' } },
+          { tool: 'meta_regression', arguments: { mods: ['arm'], method: 'ML' } },
+        ];
+      }
       // One step at 0.5: the hostile records' p values fall on both sides of it (none is
       // below the default first step, 0.025).
       if (name === 'selection_model') args.steps = [0.5];

@@ -45,7 +45,9 @@ export function figureDownloads(tool, svg, engine) {
     status.textContent = ` Writing the ${format.toUpperCase()}\u2026`;
     try {
       const text = typeof svg === 'string' ? svg : await svg.text();
-      const bytes = await engine.figures.render(text, format, Number(dpi.value), glueUrl());
+      // A resolution is a PNG's; a PDF takes none.
+      const resolution = format === 'png' ? Number(dpi.value) : undefined;
+      const bytes = await engine.figures.render(text, format, resolution, glueUrl());
       downloadNow(filename, new Blob([bytes], { type }), type);
       status.textContent = '';
     } catch (err) {

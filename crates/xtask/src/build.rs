@@ -94,6 +94,20 @@ pub const WASM_MODULES: [(&str, &[&str]); 3] = [
 /// The cargo profile of the page's wasm: release, optimized for size (the root Cargo.toml).
 const WASM_PROFILE: &str = "wasm";
 
+/// The figures module's profile: optimized for speed, as it rasterizes and compresses a
+/// 300 dpi figure in the visitor's browser (optimized for size it took tens of seconds),
+/// with thin LTO (its build is the largest of the three).
+const FIGURES_PROFILE: &str = "wasm-figures";
+
+/// The cargo profile `module` is built with.
+fn profile_of(module: &str) -> &'static str {
+    if module == "figures" {
+        FIGURES_PROFILE
+    } else {
+        WASM_PROFILE
+    }
+}
+
 fn build_wasm(root: &Path) -> Result<()> {
     let pkg = root.join("www").join("pkg");
     if pkg.exists() {
@@ -104,7 +118,7 @@ fn build_wasm(root: &Path) -> Result<()> {
             .args([
                 "build",
                 "--profile",
-                WASM_PROFILE,
+                profile_of(module),
                 "-p",
                 WASM_CRATE,
                 "--target",
@@ -114,7 +128,7 @@ fn build_wasm(root: &Path) -> Result<()> {
             .current_dir(root))?;
         let wasm = crate::target_dir(root)
             .join(WASM_TARGET)
-            .join(WASM_PROFILE)
+            .join(profile_of(module))
             .join(WASM_FILE);
         let out_dir = pkg.join(module);
         run(Command::new("wasm-bindgen")
@@ -123,9 +137,15 @@ fn build_wasm(root: &Path) -> Result<()> {
             .arg(&wasm))?;
         let bg = out_dir.join("exemplar_wasm_bg.wasm");
         let before = std::fs::metadata(&bg)?.len();
-        // `--converge` repeats -Oz while the module shrinks (about 1 KB gzip off the core).
+        // `--converge` repeats -Oz while the module shrinks (about 1 KB gzip off the core); the
+        // figures module is optimized for speed, once.
+        let passes: &[&str] = if module == "figures" {
+            &["-O3"]
+        } else {
+            &["-Oz", "--converge"]
+        };
         run(Command::new(npm_bin(root, "wasm-opt"))
-            .args(["-Oz", "--converge"])
+            .args(passes)
             .args(WASM_FEATURES)
             .arg(&bg)
             .arg("-o")
@@ -133,10 +153,11 @@ fn build_wasm(root: &Path) -> Result<()> {
         let after = std::fs::metadata(&bg)?.len();
         let gzip = gzip_len(&bg)?;
         eprintln!(
-            "www/pkg/{module}/exemplar_wasm_bg.wasm: {:.1} KB gzip, {:.1} KB raw after wasm-opt -Oz \
+            "www/pkg/{module}/exemplar_wasm_bg.wasm: {:.1} KB gzip, {:.1} KB raw after wasm-opt {} \
              ({:.1} KB before)",
             gzip as f64 / 1000.0,
             after as f64 / 1000.0,
+            passes.join(" "),
             before as f64 / 1000.0
         );
         if module == "core" && gzip > CORE_GZIP_BUDGET {
