@@ -143,6 +143,12 @@ test('without WebMCP: the fallback registers the same tools, and they run', asyn
       meta_regression: { mods: ['weeks'] },
       subgroup_analysis: { by: 'tester' },
       bubble_plot: { mod: 'weeks' },
+      compare_models: {
+        models: [
+          { tool: 'fit_random_effects', arguments: { method: 'ML' } },
+          { tool: 'meta_regression', arguments: { mods: ['weeks'], method: 'ML' } },
+        ],
+      },
       convert_summaries: { kind: 'wald', transf: 'log', rows: [{ out: 1.5, 'ci.lb': 1.1, 'ci.ub': 2.0 }] },
     };
     for (const name of expected) {
