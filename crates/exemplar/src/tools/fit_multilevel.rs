@@ -19,6 +19,7 @@ use crate::printed::{
 };
 use meta_analysis::{BoundKind, Multilevel};
 use serde::Serialize;
+#[cfg(feature = "extended")]
 use serde_json::Value;
 
 pub static FIT_MULTILEVEL: Tool = Tool {
@@ -480,6 +481,7 @@ impl MultilevelResult {
 
 /// `rma.mv(yi, V, mods, random, struct, sigma2/tau2/rho, subset, method, test, level, btt)`,
 /// V the diagonal vi, or built in R from `V`'s columns or by `vcalc()`.
+#[cfg(feature = "extended")]
 impl super::reproduce::Reproducible for FitMultilevelArgs {
     fn reproduce(
         &self,
@@ -572,6 +574,7 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
 }
 
 /// The result's numbers at `key` (an array; empty when absent).
+#[cfg(feature = "extended")]
 fn result_numbers(r: &Value, key: &str) -> Vec<f64> {
     r[key]
         .as_array()
@@ -581,6 +584,7 @@ fn result_numbers(r: &Value, key: &str) -> Vec<f64> {
 
 /// Whether metafor's optimizer stops short of the engine's optimum here: a structure it
 /// does not converge on with tight control (METHODS.md, rma.mv), or a component on a bound.
+#[cfg(feature = "extended")]
 fn stops_short(r: &Value) -> bool {
     let numbers = |key: &str| result_numbers(r, key);
     r["inner_outer"]
@@ -598,6 +602,7 @@ fn stops_short(r: &Value) -> bool {
 
 /// `sigma2 = `, `tau2 = `, `rho = `: as given (NA free), or, where metafor stops short, every
 /// component fixed at the engine's estimates (said in a comment).
+#[cfg(feature = "extended")]
 fn fixed_components(
     args: &FitMultilevelArgs,
     r: &Value,
@@ -633,6 +638,7 @@ fn fixed_components(
 
 /// The R expression of V, with the lines that build it: `vi` (diagonal), the blocks of
 /// `V`'s columns, or `vcalc()`.
+#[cfg(feature = "extended")]
 fn known_v(
     args: &FitMultilevelArgs,
     cx: &super::reproduce::RContext,
@@ -707,6 +713,7 @@ fn known_v(
 }
 
 /// The random terms as R formulas (one, or a list).
+#[cfg(feature = "extended")]
 fn r_random(args: &FitMultilevelArgs) -> Result<String, ToolError> {
     use crate::rcode::name;
     let texts = match &args.general.random {
@@ -738,6 +745,7 @@ fn r_random(args: &FitMultilevelArgs) -> Result<String, ToolError> {
 }
 
 /// The methods sentences of a multilevel or multivariate model.
+#[cfg(feature = "extended")]
 fn multilevel_methods(
     out: &mut super::reproduce::Reproduction,
     options: meta_analysis::MultilevelOptions,

@@ -9,7 +9,7 @@ use super::data::Omitted;
 use super::effect_sizes::EscalcSettings;
 #[cfg(feature = "definitions")]
 use super::limits::{MAX_HANDLES, MAX_HELD_BYTES};
-use super::{Tool, ToolError, ToolGroup, DATA_ID, MAX_TOOL_RECORDS};
+use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 #[cfg(feature = "definitions")]
 use super::COMPUTE_EFFECT_SIZES;
 use serde::{Deserialize, Serialize};
@@ -49,6 +49,7 @@ fn examples() -> Vec<serde_json::Value> {
 
 #[cfg(feature = "definitions")]
 fn description() -> String {
+    use super::DATA_ID;
     format!(
         "Keeps records in this session's memory under a handle (\"d1\", ...), the `{DATA_ID}` \
 of any tool taking `records`. At most {MAX_HANDLES} handles and {} MiB, oldest dropped first \

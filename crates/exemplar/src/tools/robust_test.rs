@@ -858,6 +858,7 @@ mod tests {
     /// `~ 1 | study/id` is the three-level model: its dense CR2 is the structured one's (up to
     /// the two optimizers' tolerance).
     #[test]
+    #[cfg(feature = "extended")]
     fn the_general_three_level_model_is_the_multilevel_models() {
         let records = crate::tools::examples::nested();
         let base = json!({"records": records, "cluster": "study", "mods": ["x"]});
@@ -884,6 +885,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "definitions")]
     fn general_keys_are_fit_multilevels_general_arguments() {
         let schema = schemars::SchemaGenerator::default()
             .into_root_schema_for::<RandomArgs>()
