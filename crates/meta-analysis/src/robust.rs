@@ -963,7 +963,7 @@ impl Dense {
             });
         }
         let form = |power: f64, out: &mut Vec<f64>| {
-            let scaled: Vec<f64> = values.iter().map(|&x| x.powf(power)).collect();
+            let scaled: Vec<f64> = values.iter().map(|&x| crate::math::pow(x, power)).collect();
             out.clear();
             out.extend((0..n * n).map(|ij| {
                 let (ei, ej) = (
