@@ -581,7 +581,8 @@ fn print_contrasts(c: &ContrastTests, out: &mut Out) {
     }
 }
 
-#[cfg(test)]
+// Tests of a tool beyond the benchmark's run with `extended` (the page's first module has none).
+#[cfg(all(test, feature = "extended"))]
 mod tests {
     use serde_json::{json, Value};
 

@@ -774,6 +774,8 @@ fn robust_table(coefficients: &[RobustCoefficient], int_only: bool) -> Vec<Strin
 
 #[cfg(test)]
 mod tests {
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use super::*;
     use serde_json::{json, Value};
 
@@ -810,6 +812,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "extended")]
     fn a_general_model_gives_club_sandwichs_cr2_and_htz() {
         let all = oracle();
         let case = &all["cases"][0];
@@ -839,6 +842,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "extended")]
     fn a_general_model_refuses_clusters_that_split_it_and_unknown_keys() {
         let all = oracle();
         let records = berkey(&all["cases"][0]);
