@@ -581,9 +581,10 @@ fn print_contrasts(c: &ContrastTests, out: &mut Out) {
     }
 }
 
-// Tests of a tool beyond the benchmark's run with `extended` (the page's first module has none).
-#[cfg(all(test, feature = "extended"))]
+#[cfg(test)]
 mod tests {
+    // Tests of a tool beyond the benchmark's run with `extended` (the page's first module has none).
+    #![cfg(feature = "extended")]
     use serde_json::{json, Value};
 
     /// The oracle's records of a dataset, with its further columns.
