@@ -583,8 +583,8 @@ fn print_contrasts(c: &ContrastTests, out: &mut Out) {
 
 #[cfg(test)]
 mod tests {
-    // Tests of a tool beyond the benchmark's run with `extended` (the page's first module has none).
-    #![cfg(feature = "extended")]
+    // Tests of tools beyond the benchmark's are gated on `extended` (the page's first module).
+    #![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
     use serde_json::{json, Value};
 
     /// The oracle's records of a dataset, with its further columns.
@@ -610,6 +610,7 @@ mod tests {
     /// Every number of metafor's fitstats() and anova() in the oracle, through the tool,
     /// within 1e-8 (relative beyond 1).
     #[test]
+    #[cfg(feature = "extended")]
     fn the_tool_agrees_with_metafor() {
         let fixture: Value = serde_json::from_str(include_str!(
             "../../../meta-analysis/tests/fixtures/compare_models.json"
@@ -707,6 +708,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "extended")]
     fn different_records_are_refused() {
         let records = json!([
             {"id": "a", "yi": 0.1, "vi": 0.01, "x": 1},
