@@ -13,7 +13,7 @@ fn t<F: FnMut() -> usize>(name: &str, n: usize, mut f: F) {
 fn main() {
     let n = 100_000;
     t("call_json", n, || {
-        exemplar::tools::call_json("fit_random_effects", "{}")
+        exemplar::tools::call_json(exemplar::tools::FIT_RANDOM_EFFECTS.name, "{}")
             .to_string()
             .len()
     });
@@ -30,10 +30,10 @@ fn main() {
     });
     let v = serde_json::json!({});
     t("tools::call", n, || {
-        exemplar::tools::call("fit_random_effects", &v)
+        exemplar::tools::call(exemplar::tools::FIT_RANDOM_EFFECTS.name, &v)
             .map(|r| r.as_object().map(|o| o.len()).unwrap_or(0))
             .unwrap_or(0)
     });
-    let r = exemplar::tools::call("fit_random_effects", &v).unwrap();
+    let r = exemplar::tools::call(exemplar::tools::FIT_RANDOM_EFFECTS.name, &v).unwrap();
     t("to_string", n, || serde_json::to_string(&r).unwrap().len());
 }
