@@ -351,6 +351,46 @@ pub(crate) fn build_terms(
     Ok(out)
 }
 
+/// `struct`'s names read as structures (one for each `~ inner | outer` term).
+pub(crate) fn structs(random: &RandomArgs) -> Result<Vec<Struct>, ToolError> {
+    random.structure.as_ref().map_or(Ok(Vec::new()), |s| {
+        s.list()
+            .iter()
+            .map(|n| {
+                Struct::parse(n).ok_or_else(|| {
+                    invalid(format!(
+                        "struct {n:?} is not one of ID, CS, HCS, UN, AR, HAR, DIAG"
+                    ))
+                })
+            })
+            .collect()
+    })
+}
+
+/// Every column the random terms `parsed` and `V` read (records without a value there are
+/// left out, as metafor's na.omit): the terms' variables (not `1`, nor `id` when the data
+/// have no such column: it is then the record's id) and V's cluster and columns.
+pub(crate) fn random_columns(
+    parsed: &[(String, String)],
+    random: &RandomArgs,
+    data: &DataSource,
+) -> Vec<String> {
+    let mut columns: Vec<String> = parsed
+        .iter()
+        .flat_map(|(l, r)| {
+            l.split('/')
+                .chain(r.split('/'))
+                .map(|s| s.trim().to_string())
+        })
+        .filter(|c| c != "1" && (c != "id" || data.column_names().contains(&"id")))
+        .collect();
+    if let Some(v) = &random.v {
+        columns.push(v.cluster.clone());
+        columns.extend(v.columns.iter().cloned());
+    }
+    columns
+}
+
 /// The known V of the records kept (rows index `data.kept(excluded)`): diagonal `vi`, or
 /// blocks read from `V`'s columns or built by `vcalc`, each block with its cluster's name.
 pub(crate) fn sampling(
@@ -478,31 +518,8 @@ pub fn fit_general(
         ));
     }
     let parsed = random_terms(&args, random)?;
-    let structs = random.structure.as_ref().map_or(Ok(Vec::new()), |s| {
-        s.list()
-            .iter()
-            .map(|n| {
-                Struct::parse(n).ok_or_else(|| {
-                    invalid(format!(
-                        "struct {n:?} is not one of ID, CS, HCS, UN, AR, HAR, DIAG"
-                    ))
-                })
-            })
-            .collect()
-    })?;
-    let mut columns: Vec<String> = parsed
-        .iter()
-        .flat_map(|(l, r)| {
-            l.split('/')
-                .chain(r.split('/'))
-                .map(|s| s.trim().to_string())
-        })
-        .filter(|c| c != "1" && (c != "id" || data.column_names().contains(&"id")))
-        .collect();
-    if let Some(v) = &random.v {
-        columns.push(v.cluster.clone());
-        columns.extend(v.columns.iter().cloned());
-    }
+    let structs = structs(random)?;
+    let mut columns = random_columns(&parsed, random, data);
     if let Some(spec) = &vcalc.vcalc {
         columns.extend(vcalc_columns(spec));
     }

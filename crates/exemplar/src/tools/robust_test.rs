@@ -9,7 +9,9 @@ use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::multilevel::{
     invalid, labels, multilevel_options, MultilevelArgs, MultilevelTestArg, StudyArg,
 };
-use super::multilevel_general::{build_terms, random_terms, sampling, RandomArgs};
+use super::multilevel_general::{
+    build_terms, random_columns, random_terms, sampling, structs, RandomArgs,
+};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use crate::printed::{
     coefficient_name, df, dropped_line, equal_effects, f4, fcf, format_btt,
@@ -467,15 +469,7 @@ fn general_columns(
         ..MultilevelArgs::default()
     };
     let parsed = random_terms(&study, general)?;
-    let mut columns: Vec<String> = parsed
-        .iter()
-        .flat_map(|(l, r)| l.split('/').chain(r.split('/')).map(|s| s.trim().to_string()))
-        .filter(|c| c != "1" && (c != "id" || data.column_names().contains(&"id")))
-        .collect();
-    if let Some(v) = &general.v {
-        columns.push(v.cluster.clone());
-        columns.extend(v.columns.iter().cloned());
-    }
+    let columns = random_columns(&parsed, general, data);
     Ok((parsed, columns))
 }
 
@@ -491,24 +485,13 @@ fn fit_general(
     clusters: &[String],
     vcov: RobustVcov,
 ) -> Result<(RobustTest, Method), ToolError> {
-    use meta_analysis::rma_mv::{rma_mv, MvFixed, MvModel, Struct};
+    use meta_analysis::rma_mv::{rma_mv, MvFixed, MvModel};
     let options = multilevel_options(
         args.method.method.map(Method::name),
         &args.level,
         &args.test,
     )?;
-    let structs = general.structure.as_ref().map_or(Ok(Vec::new()), |s| {
-        s.list()
-            .iter()
-            .map(|n| {
-                Struct::parse(n).ok_or_else(|| {
-                    invalid(format!(
-                        "struct {n:?} is not one of ID, CS, HCS, UN, AR, HAR, DIAG"
-                    ))
-                })
-            })
-            .collect()
-    })?;
+    let structs = structs(general)?;
     let kept = data.kept(&model_data.excluded);
     let k = kept.len();
     let (x, names) = match model_data.matrix() {
