@@ -230,6 +230,11 @@ fn tools_carry_the_engines_result_types() {
         ),
         (
             "pet_peese",
+            "",
+            output_schema_of::<meta_analysis::PetPeeseSummary>(),
+        ),
+        (
+            "pet_peese",
             "/properties/pet",
             output_schema_of::<meta_analysis::PetPeeseRegression>(),
         ),

@@ -101,7 +101,7 @@ pub use multilevel::{
 };
 pub use pet_peese::{
     pet_peese, Alternative, PetPeese, PetPeeseChoice, PetPeeseOptions, PetPeeseRegression,
-    RegressionCoefficient,
+    PetPeeseSummary, RegressionCoefficient,
 };
 pub use peto::{peto_odds_ratio, PetoOddsRatio};
 pub use proportion::wilson_interval;

@@ -23,11 +23,16 @@ use crate::meta_regression::{meta_regression, MetaRegression};
 use crate::records::validate;
 use crate::{FitOptions, MetaError, Method, Moderator, Record, Test};
 
-/// The alternative of PET's intercept test in the conditional rule.
+/// The alternative of PET's intercept test in the conditional rule (serialized by its
+/// [`Alternative::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Alternative {
     /// β₀ ≠ 0 (the default).
     #[default]
+    #[cfg_attr(feature = "serde", serde(rename = "two.sided"))]
     TwoSided,
     /// β₀ > 0.
     Greater,
@@ -78,8 +83,12 @@ impl Default for PetPeeseOptions {
     }
 }
 
-/// Which model's intercept the conditional rule chose.
+/// Which model's intercept the conditional rule chose (serialized by its
+/// [`PetPeeseChoice::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", serde(rename_all = "UPPERCASE"))]
 pub enum PetPeeseChoice {
     Pet,
     Peese,
@@ -177,7 +186,58 @@ impl From<&MetaRegression> for PetPeeseRegression {
     }
 }
 
+/// PET-PEESE as an answer reports it ([`PetPeese::summary`]): the records, the test and
+/// level of both regressions, each regression, the conditional rule and the chosen intercept.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct PetPeeseSummary {
+    /// Records fitted.
+    pub k: usize,
+    /// "knha" or "z".
+    pub test: Test,
+    pub level: f64,
+    pub pet: PetPeeseRegression,
+    pub peese: PetPeeseRegression,
+    /// The rule: PEESE's intercept if PET's intercept test (alternative, alpha) rejects, else PET's.
+    pub alpha: f64,
+    pub alternative: Alternative,
+    /// The p value of PET's intercept under alternative.
+    pub pet_intercept_p: f64,
+    pub pet_rejects: bool,
+    /// "PET" or "PEESE".
+    pub choice: PetPeeseChoice,
+    /// The chosen intercept: the estimate corrected for small-study effects.
+    pub estimate: f64,
+    pub se: f64,
+    pub p: f64,
+    pub ci_lower: f64,
+    pub ci_upper: f64,
+}
+
 impl PetPeese {
+    /// The result as an answer reports it.
+    pub fn summary(&self) -> PetPeeseSummary {
+        let chosen = self.chosen();
+        PetPeeseSummary {
+            k: self.pet.k,
+            test: self.pet.test,
+            level: self.pet.level,
+            pet: (&self.pet).into(),
+            peese: (&self.peese).into(),
+            alpha: self.alpha,
+            alternative: self.alternative,
+            pet_intercept_p: self.pet_intercept_p,
+            pet_rejects: self.pet_rejects,
+            choice: self.choice,
+            estimate: chosen.estimate,
+            se: chosen.se,
+            p: chosen.p,
+            ci_lower: chosen.ci_lower,
+            ci_upper: chosen.ci_upper,
+        }
+    }
+
     /// The chosen model's intercept.
     pub fn chosen(&self) -> &crate::Coefficient {
         match self.choice {

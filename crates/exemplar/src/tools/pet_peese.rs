@@ -4,7 +4,9 @@ use super::args::{DataArg, ExcludeArg, LevelArg};
 use super::data::{DataSource, DatasetInfo};
 use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::{ErrorCode, Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
-use meta_analysis::{Alternative, PetPeeseOptions, PetPeeseRegression, RegressionCoefficient, Test};
+use meta_analysis::{
+    Alternative, PetPeeseOptions, PetPeeseRegression, PetPeeseSummary, RegressionCoefficient, Test,
+};
 use crate::printed::{
     coefficient_table, excluded_line, f4, i2_h2_lines, interval, level_percent, model_line, pval,
     r_num, signif_legend, CoefficientRow, ModeratorTest, Out, Printed,
@@ -95,31 +97,12 @@ fn alternative_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     .expect("an object schema")
 }
 
-/// `pet_peese`'s result.
+/// `pet_peese`'s result: the engine's, with the scale and the data the call analysed.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct PetPeeseResult {
-    /// Records fitted.
-    pub k: usize,
-    /// "knha" or "z".
-    pub test: crate::tools::Word,
-    pub level: f64,
-    pub pet: PetPeeseRegression,
-    pub peese: PetPeeseRegression,
-    /// The rule: PEESE's intercept if PET's intercept test (alternative, alpha) rejects, else PET's.
-    pub alpha: f64,
-    pub alternative: crate::tools::Word,
-    /// The p value of PET's intercept under alternative.
-    pub pet_intercept_p: f64,
-    pub pet_rejects: bool,
-    /// "PET" or "PEESE".
-    pub choice: crate::tools::Word,
-    /// The chosen intercept: the estimate corrected for small-study effects.
-    pub estimate: f64,
-    pub se: f64,
-    pub p: f64,
-    pub ci_lower: f64,
-    pub ci_upper: f64,
+    #[serde(flatten)]
+    pub pet_peese: PetPeeseSummary,
     #[serde(flatten)]
     pub scale: ScaleInfo,
     /// The chosen estimate and its CI on the natural scale (null with transform "none").
@@ -156,26 +139,11 @@ pub fn pet_peese(args: PetPeeseArgs, data: &DataSource) -> Result<PetPeeseResult
         alternative,
     };
     let scale = Scale::of(&args.scale, data)?;
-    let r = meta_analysis::pet_peese(&kept, &options)?;
-    let chosen = r.chosen();
+    let summary = meta_analysis::pet_peese(&kept, &options)?.summary();
     Ok(PetPeeseResult {
-        k: r.pet.k,
-        test: test.name().into(),
-        level: options.level,
-        pet: (&r.pet).into(),
-        peese: (&r.peese).into(),
-        alpha,
-        alternative: alternative.name().into(),
-        pet_intercept_p: r.pet_intercept_p,
-        pet_rejects: r.pet_rejects,
-        choice: r.choice.name().into(),
-        estimate: chosen.estimate,
-        se: chosen.se,
-        p: chosen.p,
-        ci_lower: chosen.ci_lower,
-        ci_upper: chosen.ci_upper,
         scale: scale.info(),
-        natural: scale.natural(chosen.estimate, (chosen.ci_lower, chosen.ci_upper), None),
+        natural: scale.natural(summary.estimate, (summary.ci_lower, summary.ci_upper), None),
+        pet_peese: summary,
         excluded,
         dataset: data.info().clone(),
     })
@@ -186,14 +154,15 @@ impl Printed for PetPeeseResult {
     /// (`rma(yi, vi, mods = ~ sqrt(vi), method = "EE", test = "knha")` and `mods = ~ vi`),
     /// each printed as `print.rma.uni` prints it, then the conditional rule.
     fn print(&self, out: &mut Out) {
-        let (choice, k, test) = (&self.choice, self.k, &self.test);
+        let r = &self.pet_peese;
+        let (choice, k, test) = (r.choice.name(), r.k, r.test.name());
         out.line(format!(
             "{} ({}; {choice} chosen, k = {k})",
-            interval("Estimate", self.estimate, self.ci_lower, self.ci_upper),
-            level_percent(self.level)
+            interval("Estimate", r.estimate, r.ci_lower, r.ci_upper),
+            level_percent(r.level)
         ));
         excluded_line(out, &self.excluded);
-        for (name, model, predictor) in [("PET", &self.pet, "sqrt(vi)"), ("PEESE", &self.peese, "vi")] {
+        for (name, model, predictor) in [("PET", &r.pet, "sqrt(vi)"), ("PEESE", &r.peese, "vi")] {
             out.blank();
             out.line(format!(
                 "{name}: rma(yi, vi, mods = ~ {predictor}, method = \"EE\", test = \"{test}\")"
@@ -202,14 +171,14 @@ impl Printed for PetPeeseResult {
             print_regression(model, out, k, predictor);
         }
         out.blank();
-        let alternative = match &*self.alternative {
-            "two.sided" => "two-sided test".to_string(),
-            a => format!("one-sided test (alternative {a})"),
+        let alternative = match r.alternative {
+            Alternative::TwoSided => "two-sided test".to_string(),
+            a => format!("one-sided test (alternative {})", a.name()),
         };
         out.line(format!(
             "PET's intercept, {alternative}: p {} at alpha = {}: {choice} chosen",
-            pval(Some(self.pet_intercept_p), true, false),
-            r_num(self.alpha)
+            pval(Some(r.pet_intercept_p), true, false),
+            r_num(r.alpha)
         ));
         signif_legend(out);
     }
