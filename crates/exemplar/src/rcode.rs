@@ -277,6 +277,20 @@ impl Methods {
     }
 }
 
+/// The name of metafor's tau^2 estimator `method` (its `method =` value) in a methods
+/// section, and its reference; `None` for the equal-effects model, which estimates none.
+pub fn estimator(method: &str) -> Option<(&'static str, &'static Reference)> {
+    Some(match method {
+        "REML" => ("restricted maximum-likelihood", &VIECHTBAUER_2005),
+        "ML" => ("maximum-likelihood", &VIECHTBAUER_2005),
+        "DL" => ("DerSimonian-Laird", &DERSIMONIAN_1986),
+        "HE" => ("Hedges", &HEDGES_1985),
+        "SJ" => ("Sidik-Jonkman", &SIDIK_2005),
+        "PM" => ("Paule-Mandel", &PAULE_1982),
+        _ => return None,
+    })
+}
+
 macro_rules! references {
     ($($name:ident = $cite:literal, $entry:literal;)*) => {
         $(pub static $name: Reference = Reference { cite: $cite, entry: $entry };)*
@@ -309,6 +323,11 @@ references! {
     STANLEY_2014 = "Stanley & Doucouliagos, 2014", "Stanley, T. D., & Doucouliagos, H. (2014). Meta-regression approximations to reduce publication selection bias. Research Synthesis Methods, 5(1), 60-78.";
     HEDGES_2010 = "Hedges et al., 2010", "Hedges, L. V., Tipton, E., & Johnson, M. C. (2010). Robust variance estimation in meta-regression with dependent effect size estimates. Research Synthesis Methods, 1(1), 39-65.";
     TIPTON_2015 = "Tipton & Pustejovsky, 2015", "Tipton, E., & Pustejovsky, J. E. (2015). Small-sample adjustments for tests of moderators and model fit using robust variance estimation in meta-regression. Journal of Educational and Behavioral Statistics, 40(6), 604-634.";
+    PUSTEJOVSKY_2018 = "Pustejovsky & Tipton, 2018", "Pustejovsky, J. E., & Tipton, E. (2018). Small-sample methods for cluster-robust variance estimation and hypothesis testing in fixed effects models. Journal of Business & Economic Statistics, 36(4), 672-683.";
+    CLUBSANDWICH = "Pustejovsky, 2022", "Pustejovsky, J. E. (2022). clubSandwich: Cluster-robust (sandwich) variance estimators with small-sample corrections. R package version 0.5.8.";
+    AKAIKE_1974 = "Akaike, 1974", "Akaike, H. (1974). A new look at the statistical model identification. IEEE Transactions on Automatic Control, 19(6), 716-723.";
+    SCHWARZ_1978 = "Schwarz, 1978", "Schwarz, G. (1978). Estimating the dimension of a model. The Annals of Statistics, 6(2), 461-464.";
+    HURVICH_1989 = "Hurvich & Tsai, 1989", "Hurvich, C. M., & Tsai, C.-L. (1989). Regression and time series model selection in small samples. Biometrika, 76(2), 297-307.";
     Q_PROFILE_2007 = "Viechtbauer, 2007", "Viechtbauer, W. (2007). Confidence intervals for the amount of heterogeneity in meta-analysis. Statistics in Medicine, 26(1), 37-52.";
 }
 

@@ -205,6 +205,89 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
                    "vcalc": {"cluster": "study", "obs": "esid", "rho": 0.6}}),
         ),
     ]
+    .into_iter()
+    .chain(robust_and_comparison_calls(bcg, molloy, hack, assink))
+    .collect()
+}
+
+/// robust_test's and compare_models' calls on the unseen datasets (and the hostile records).
+fn robust_and_comparison_calls(
+    bcg: &Value,
+    molloy: &Value,
+    hack: &Value,
+    assink: &Value,
+) -> Vec<(&'static str, Value)> {
+    let robust = tools::ROBUST_TEST.name;
+    let compare = tools::COMPARE_MODELS.name;
+    let (re, mr, ml) = (
+        tools::FIT_RANDOM_EFFECTS.name,
+        tools::META_REGRESSION.name,
+        tools::FIT_MULTILEVEL.name,
+    );
+    vec![
+        (
+            robust,
+            json!({"records": assink, "cluster": "study", "model": "multilevel", "mods": ["year"]}),
+        ),
+        (
+            robust,
+            json!({"records": assink, "cluster": "study", "general": {"random": "~ 1 | study/esid"},
+                   "vcov": "CR1", "method": "ML"}),
+        ),
+        (
+            robust,
+            json!({"records": hack, "cluster": "country", "model": "regression",
+                   "mods": "~ factor(design) + year", "btt": [2]}),
+        ),
+        (
+            robust,
+            json!({"records": bcg, "cluster": "alloc", "vcov": "CR1", "method": "DL", "level": 0.9}),
+        ),
+        (
+            robust,
+            json!({"records": hostile(), "cluster": "grp", "exclude": ["line\nbreak"]}),
+        ),
+        (
+            compare,
+            json!({"records": bcg, "models": [
+                {"tool": mr, "arguments": {"mods": ["ablat"], "method": "ML"}},
+                {"tool": re, "arguments": {"method": "ML"}}]}),
+        ),
+        (
+            compare,
+            json!({"records": bcg, "models": [
+                {"tool": mr, "arguments": {"mods": ["ablat", "year"]}},
+                {"tool": mr, "arguments": {"mods": "~ ablat"}}]}),
+        ),
+        (
+            compare,
+            json!({"records": assink, "exclude": ["r020"], "models": [
+                {"tool": ml, "arguments": {"method": "ML"}},
+                {"tool": re, "arguments": {"method": "ML"}}]}),
+        ),
+        (
+            compare,
+            json!({"records": molloy, "models": [
+                {"tool": mr, "arguments": {"mods": ["meanage"], "test": "knha"}}], "btt": [2]}),
+        ),
+        (
+            compare,
+            json!({"records": hack, "models": [
+                {"tool": mr, "arguments": {"mods": "~ factor(design) + year"}}],
+                   "X": [[0, 1, 0], [0, 1, 10]]}),
+        ),
+        (
+            compare,
+            json!({"records": molloy, "models": [
+                {"tool": re, "arguments": {"method": "EE"}},
+                {"tool": mr, "arguments": {"mods": ["meanage"], "method": "EE"}}]}),
+        ),
+        (
+            compare,
+            json!({"records": hostile(), "exclude": ["plain"], "models": [
+                {"tool": re}, {"tool": mr, "arguments": {"mods": ["grp"]}}]}),
+        ),
+    ]
 }
 
 /// Every case: each reproducible tool's examples, then the unseen calls.
@@ -478,6 +561,31 @@ fn the_methods_text_of_each_model_family() {
         (tools::CUMULATIVE_META_ANALYSIS.name, json!({"order_by": "year"}), vec!["A cumulative meta-analysis (Lau et al., 1992) added the studies one at a time in order of \"year\""]),
         (tools::SUBGROUP_ANALYSIS.name, json!({"by": "tester"}), vec!["within each level of \"tester\"", "test of subgroup differences"]),
         (tools::HETEROGENEITY.name, json!({}), vec!["Q-profile method (Viechtbauer, 2007)."]),
+        (tools::ROBUST_TEST.name, json!({"records": exemplar_nested(), "cluster": "study", "mods": ["es"],
+                "model": "regression"}), vec![
+            "A mixed-effects meta-regression model (~ es) was fitted to the data.",
+            "grouped into 3 clusters by \"study\"",
+            "cluster-robust (sandwich) standard errors (Hedges et al., 2010).",
+            "The bias-reduced linearization estimator (CR2) of the variance was used, with t tests and 95% confidence intervals on Satterthwaite degrees of freedom (Tipton & Pustejovsky, 2015; Pustejovsky & Tipton, 2018).",
+            "The coefficient 2 was tested with the approximate Hotelling's T^2 test (HTZ) (Tipton & Pustejovsky, 2015).",
+            "- Pustejovsky, J. E. (2022). clubSandwich",
+        ]),
+        (tools::ROBUST_TEST.name, json!({"records": exemplar_nested(), "cluster": "study", "vcov": "CR1",
+                "model": "multilevel"}), vec![
+            "A multilevel (multivariate) meta-analytic model was fitted to the data, with random effects ~ 1 | study/id.",
+            "The CR1 estimator of the variance",
+        ]),
+        (tools::COMPARE_MODELS.name, json!({"models": [
+                {"tool": tools::META_REGRESSION.name, "arguments": {"mods": ["weeks"], "method": "ML"}},
+                {"tool": tools::FIT_RANDOM_EFFECTS.name, "arguments": {"method": "ML"}}]}), vec![
+            "Model 1 fitted to the 19 estimates was a mixed-effects meta-regression with moderators ~ weeks, tau^2 estimated by maximum-likelihood (Viechtbauer, 2005).",
+            "Akaike's (AIC) (Akaike, 1974), the Bayesian (BIC) (Schwarz, 1978) and the corrected AIC (AICc) (Hurvich & Tsai, 1989).",
+            "a likelihood-ratio test on 1 degree of freedom.",
+        ]),
+        (tools::COMPARE_MODELS.name, json!({"models": [
+                {"tool": tools::META_REGRESSION.name, "arguments": {"mods": ["weeks"]}}], "btt": [2]}), vec![
+            "Its coefficient 2 was tested with a Wald-type test",
+        ]),
     ];
     for (name, args, says) in families {
         let written = text(name, args.clone());

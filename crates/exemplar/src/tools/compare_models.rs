@@ -36,7 +36,7 @@ and, if nested, the LRT. One: the Wald test of btt or X.",
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(compare_models),
+    handler: handler!(compare_models; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).

@@ -488,44 +488,17 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
         cx: &super::reproduce::RContext,
         out: &mut super::reproduce::Reproduction,
     ) -> Result<(), ToolError> {
-        use super::reproduce::record_arguments;
-        use crate::rcode::{number, vector, Script};
+        use crate::rcode::Script;
         let options = self.model.options()?;
         let r = cx.result;
-        let v = known_v(self, cx, out)?;
-        let terms = r_random(self)?;
-        let mut args = vec!["yi".to_string(), v, "data = dat".into()];
-        if let Some(mods) = &self.model.mods.mods {
-            args.push(format!("mods = {}", mods.formula()?.text()));
-        }
-        args.push(format!("random = {terms}"));
-        if let Some(s) = &self.general.structure {
-            let list = match s {
-                super::multilevel_general::OneOrMany::One(s) => vec![s.clone()],
-                super::multilevel_general::OneOrMany::Many(v) => v.clone(),
-            };
-            args.push(format!("struct = {}", crate::rcode::strings(&list)));
-        }
-        let numbers = |key: &str| result_numbers(r, key);
-        let short = stops_short(r);
-        args.extend(fixed_components(self, r, short, out));
-        args.extend(record_arguments(cx, &self.model.exclude.exclude));
-        args.push(format!("method = {}", crate::rcode::string(options.method.name())));
-        if options.test == meta_analysis::MultilevelTest::T {
-            args.push("test = \"t\"".into());
-        }
-        if options.level != 0.95 {
-            args.push(format!("level = {}", number(100.0 * options.level)));
-        }
-        if let Some(btt) = r["btt"].as_array().filter(|b| !b.is_empty()) {
-            args.push(format!(
-                "btt = {}",
-                vector(btt.iter().map(|b| number(b.as_f64().unwrap_or(f64::NAN))))
-            ));
-        }
-        args.push("control = list(rel.tol = 1e-10, iter.max = 10000, eval.max = 10000)".into());
+        let RmaMv {
+            args,
+            random: terms,
+            short,
+        } = rma_mv_arguments(self, cx, out)?;
         out.script
             .line(format!("res <- {}", Script::call("rma.mv", &args)));
+        let numbers = |key: &str| result_numbers(r, key);
         for (j, _) in r["coefficients"].as_array().into_iter().flatten().enumerate() {
             let at = j + 1;
             let c = format!("/coefficients/{j}");
@@ -571,6 +544,69 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
         }
         Ok(())
     }
+}
+
+/// `rma.mv()`'s arguments for the model `args` describes, its random terms as R formulas,
+/// and whether metafor stops short there (the components then fixed at the result's `sigma2`,
+/// `tau2` and `rho`). The lines that build V come first in `out`'s script. Other tools that
+/// fit this model in R (robust_test, compare_models) call it too.
+#[cfg(feature = "extended")]
+pub(super) fn rma_mv_arguments(
+    args: &FitMultilevelArgs,
+    cx: &super::reproduce::RContext,
+    out: &mut super::reproduce::Reproduction,
+) -> Result<RmaMv, ToolError> {
+    use super::reproduce::record_arguments;
+    use crate::rcode::{number, vector};
+    let options = args.model.options()?;
+    let r = cx.result;
+    let v = known_v(args, cx, out)?;
+    let random = r_random(args)?;
+    let mut a = vec!["yi".to_string(), v, "data = dat".into()];
+    if let Some(mods) = &args.model.mods.mods {
+        a.push(format!("mods = {}", mods.formula()?.text()));
+    }
+    a.push(format!("random = {random}"));
+    if let Some(s) = &args.general.structure {
+        let list = match s {
+            super::multilevel_general::OneOrMany::One(s) => vec![s.clone()],
+            super::multilevel_general::OneOrMany::Many(v) => v.clone(),
+        };
+        a.push(format!("struct = {}", crate::rcode::strings(&list)));
+    }
+    let short = stops_short(r);
+    a.extend(fixed_components(args, r, short, out));
+    a.extend(record_arguments(cx, &args.model.exclude.exclude));
+    a.push(format!("method = {}", crate::rcode::string(options.method.name())));
+    if options.test == meta_analysis::MultilevelTest::T {
+        a.push("test = \"t\"".into());
+    }
+    if options.level != 0.95 {
+        a.push(format!("level = {}", number(100.0 * options.level)));
+    }
+    if let Some(btt) = r["btt"].as_array().filter(|b| !b.is_empty()) {
+        a.push(format!(
+            "btt = {}",
+            vector(btt.iter().map(|b| number(b.as_f64().unwrap_or(f64::NAN))))
+        ));
+    }
+    a.push("control = list(rel.tol = 1e-10, iter.max = 10000, eval.max = 10000)".into());
+    Ok(RmaMv {
+        args: a,
+        random,
+        short,
+    })
+}
+
+/// [`rma_mv_arguments`]' answer.
+#[cfg(feature = "extended")]
+pub(super) struct RmaMv {
+    /// The arguments of `rma.mv(...)`, in order.
+    pub args: Vec<String>,
+    /// The random terms as R formulas (one, or a `list(...)`).
+    pub random: String,
+    /// Whether the components are fixed at the engine's estimates ([`stops_short`]).
+    pub short: bool,
 }
 
 /// The result's numbers at `key` (an array; empty when absent).

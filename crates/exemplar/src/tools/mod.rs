@@ -136,6 +136,9 @@ mod restrict;
 #[macro_use]
 mod args;
 mod columns;
+// `robust_test`'s and `compare_models`' R code (beside their files: `r_code: true`).
+#[cfg(feature = "extended")]
+mod compare_models_r;
 mod cumulative;
 // What only `load_data` reaches (keeping data under a handle) is unused without `extended`:
 // the page's first module links none of it (see `dispatch`).
@@ -152,6 +155,8 @@ mod multilevel_general;
 mod plot;
 mod publication_bias;
 mod raw_columns;
+#[cfg(feature = "extended")]
+mod robust_test_r;
 mod scale;
 mod schema_derivation;
 #[cfg_attr(not(feature = "extended"), allow(dead_code))]

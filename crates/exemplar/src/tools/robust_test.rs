@@ -38,7 +38,7 @@ coefficients."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(robust_test),
+    handler: handler!(robust_test; reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
