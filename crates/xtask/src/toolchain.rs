@@ -235,7 +235,8 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
 
 /// Debian's packages the test suites need: Chromium and its driver (browser suites),
 /// poppler-utils (pdftotext, pdftoppm) and qpdf (the PDF's tests), R's metafor and jsonlite
-/// (the new-tool check runs a scaffolded oracle script; r-cran-metafor brings Rscript).
+/// (the new-tool check runs a scaffolded oracle script; r-cran-metafor brings Rscript), and
+/// clubSandwich (robust_test's R code, run by tests/r_code.rs).
 pub fn ensure_browser() -> Result<()> {
     let needed = [
         (CHROMIUM, "chromium"),
@@ -245,6 +246,10 @@ pub fn ensure_browser() -> Result<()> {
         ("/usr/bin/qpdf", "qpdf"),
         ("/usr/lib/R/site-library/metafor", "r-cran-metafor"),
         ("/usr/lib/R/site-library/jsonlite", "r-cran-jsonlite"),
+        (
+            "/usr/lib/R/site-library/clubSandwich",
+            "r-cran-clubsandwich",
+        ),
     ];
     let mut missing: Vec<&str> = needed
         .iter()
