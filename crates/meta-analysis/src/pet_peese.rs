@@ -201,6 +201,7 @@ pub struct PetPeeseSummary {
     pub peese: PetPeeseRegression,
     /// The rule: PEESE's intercept if PET's intercept test (alternative, alpha) rejects, else PET's.
     pub alpha: f64,
+    /// The alternative of PET's intercept test: "two.sided", "greater" or "less".
     pub alternative: Alternative,
     /// The p value of PET's intercept under alternative.
     pub pet_intercept_p: f64,
