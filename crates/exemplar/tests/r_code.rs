@@ -218,6 +218,9 @@ fn robust_and_comparison_calls(
     assink: &Value,
 ) -> Vec<(&'static str, Value)> {
     let robust = tools::ROBUST_TEST.name;
+    // A record without a cluster: the tool leaves it out, the script's subset too.
+    let mut bcg_no_alloc = bcg.clone();
+    bcg_no_alloc[3]["alloc"] = Value::Null;
     let compare = tools::COMPARE_MODELS.name;
     let (re, mr, ml) = (
         tools::FIT_RANDOM_EFFECTS.name,
@@ -246,6 +249,10 @@ fn robust_and_comparison_calls(
         (
             robust,
             json!({"records": hostile(), "cluster": "grp", "exclude": ["line\nbreak"]}),
+        ),
+        (
+            robust,
+            json!({"records": bcg_no_alloc, "cluster": "alloc", "model": "regression", "mods": ["ablat"]}),
         ),
         (
             compare,
@@ -574,6 +581,9 @@ fn the_methods_text_of_each_model_family() {
                 "model": "multilevel"}), vec![
             "A multilevel (multivariate) meta-analytic model was fitted to the data, with random effects ~ 1 | study/id.",
             "The CR1 estimator of the variance",
+        ]),
+        (tools::ROBUST_TEST.name, json!({"records": exemplar_nested(), "cluster": "study", "method": "EE"}), vec![
+            "An equal-effects model was fitted to the data. The 5 estimates were grouped",
         ]),
         (tools::COMPARE_MODELS.name, json!({"models": [
                 {"tool": tools::META_REGRESSION.name, "arguments": {"mods": ["weeks"], "method": "ML"}},

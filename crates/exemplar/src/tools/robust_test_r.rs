@@ -171,6 +171,7 @@ fn methods(out: &mut Reproduction, r: &Value, random: Option<&str>, cr2: bool) {
         );
     }
     let method = r["method"].as_str().unwrap_or("REML");
+    let estimator = rcode::estimator(method);
     let formula = r["formula"].as_str();
     match (random, formula) {
         (Some(random), _) => m.say(
@@ -181,13 +182,20 @@ fn methods(out: &mut Reproduction, r: &Value, random: Option<&str>, cr2: bool) {
             ),
             &[],
         ),
-        (None, Some(f)) => m.say(
+        (None, Some(f)) if estimator.is_some() => m.say(
             &format!("A mixed-effects meta-regression model ({f}) was fitted to the data."),
             &[],
         ),
-        (None, None) => m.say("A random-effects model was fitted to the data.", &[]),
+        (None, Some(f)) => m.say(
+            &format!("An equal-effects meta-regression model ({f}) was fitted to the data."),
+            &[],
+        ),
+        (None, None) if estimator.is_some() => {
+            m.say("A random-effects model was fitted to the data.", &[])
+        }
+        (None, None) => m.say("An equal-effects model was fitted to the data.", &[]),
     };
-    if let Some((name, reference)) = rcode::estimator(method) {
+    if let Some((name, reference)) = estimator {
         let what = if random.is_some() {
             "The variance components were"
         } else {
