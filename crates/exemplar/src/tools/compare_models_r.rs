@@ -1,5 +1,5 @@
 //! `compare_models`' R code (`r_code: true`): each model fitted with metafor (`fit1`,
-//! `fit2`: `rma()`, or fit_multilevel's `rma.mv()`), then `res` the comparison: metafor's
+//! `fit2`: `rma()`, or `fit_multilevel`'s `rma.mv()`), then `res` the comparison: metafor's
 //! `anova(fit1, fit2)` (the likelihood-ratio test), `fitstats(fit1, fit2)` where the
 //! engine gives no LRT (the note says why), or `anova(fit1, btt = )` / `anova(fit1, X = )`
 //! for the Wald tests of one fit. Each fit's `fitstats()` and the tests are checked.
@@ -74,7 +74,7 @@ impl CompareModelsArgs {
         Ok(rma(cx, &self.exclude.exclude, more))
     }
 
-    /// `rma.mv(yi, vi, mods, random = ~ 1 | study/id, ...)` as fit_multilevel writes it; a
+    /// `rma.mv(yi, vi, mods, random = ~ 1 | study/id, ...)` as `fit_multilevel` writes it; a
     /// random-effects fit with `sigma2 = c(0, NA)` (its tau^2 the within-study variance), an
     /// equal-effects one with `sigma2 = c(0, 0)`.
     fn rma_mv(

@@ -549,7 +549,7 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
 /// `rma.mv()`'s arguments for the model `args` describes, its random terms as R formulas,
 /// and whether metafor stops short there (the components then fixed at the result's `sigma2`,
 /// `tau2` and `rho`). The lines that build V come first in `out`'s script. Other tools that
-/// fit this model in R (robust_test, compare_models) call it too.
+/// fit this model in R (`robust_test`, `compare_models`) call it too.
 #[cfg(feature = "extended")]
 pub(super) fn rma_mv_arguments(
     args: &FitMultilevelArgs,

@@ -1,5 +1,5 @@
 //! `robust_test`'s R code (`r_code: true`): the model fitted with metafor (`rma()`, or
-//! fit_multilevel's `rma.mv()` for the multilevel and general models), then metafor's
+//! `fit_multilevel`'s `rma.mv()` for the multilevel and general models), then metafor's
 //! `robust()` over the cluster column: CR2 through clubSandwich (`clubSandwich = TRUE`:
 //! clubSandwich's `vcovCR(type = "CR2")`, `coef_test()` with Satterthwaite df, `conf_int()`
 //! and `Wald_test(test = "HTZ")` of the fit's `btt`), CR1 as `robust(adjust = TRUE)`. `res`
@@ -32,7 +32,7 @@ impl Reproducible for RobustArgs {
             .and(r["moderators_test"]["btt"].as_array())
             .map(|b| rcode::vector(b.iter().map(|j| j.to_string())));
         let random = if multilevel {
-            Some(self.fit_multilevel(cx, out, btt, cluster_missing.then_some(&cluster))?)
+            Some(self.rma_mv(cx, out, btt, cluster_missing.then_some(&cluster))?)
         } else {
             self.fit_single_level(cx, out, btt, cluster_missing.then_some(&cluster))?;
             None
@@ -88,8 +88,8 @@ impl RobustArgs {
     }
 
     /// `fit <- rma.mv(...)`: the three-level model on `study`, or the general model, as
-    /// fit_multilevel writes it; gives its random terms.
-    fn fit_multilevel(
+    /// `fit_multilevel` writes it; gives its random terms.
+    fn rma_mv(
         &self,
         cx: &RContext,
         out: &mut Reproduction,
@@ -97,7 +97,7 @@ impl RobustArgs {
         cluster_missing: Option<&String>,
     ) -> Result<String, ToolError> {
         use super::args::FromArgs;
-        // fit_multilevel's arguments: this call's, with `general`'s keys in place of it.
+        // `fit_multilevel`'s arguments: this call's, with `general`'s keys in place of it.
         let mut args = cx.args.clone();
         let general = args.remove("general");
         if let Some(Value::Object(general)) = general {
