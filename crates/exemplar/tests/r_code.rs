@@ -252,6 +252,12 @@ fn robust_and_comparison_calls(
         ),
         (
             robust,
+            json!({"records": berkey_like(), "cluster": "trial", "mods": "~ outcome - 1",
+                   "general": {"random": "~ outcome | trial", "struct": "CS",
+                               "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}}),
+        ),
+        (
+            robust,
             json!({"records": bcg_no_alloc, "cluster": "alloc", "model": "regression", "mods": ["ablat"]}),
         ),
         (
