@@ -248,7 +248,7 @@ fn robust_and_comparison_calls(
         ),
         (
             robust,
-            json!({"records": hostile(), "cluster": "grp", "exclude": ["line\nbreak"]}),
+            json!({"records": hostile(), "cluster": "grp", "exclude": ["line\nbreak"], "btt": [1]}),
         ),
         (
             robust,

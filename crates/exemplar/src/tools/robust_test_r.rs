@@ -7,20 +7,16 @@
 
 use super::fit_multilevel::{rma_mv_arguments, FitMultilevelArgs};
 use super::reproduce::{fit_arguments, subset_expression, RContext, Reproducible, Reproduction};
-use super::robust_test::RobustArgs;
+use super::robust_test::{RobustArgs, RobustModel};
 use super::ToolError;
 use crate::rcode::{self, Script};
 use serde_json::Value;
 
-/// The tool's word for the multilevel model and for CR2 (the result's `model`, `vcov`).
-const MULTILEVEL: &str = "multilevel";
-const CR2: &str = "CR2";
-
 impl Reproducible for RobustArgs {
     fn reproduce(&self, cx: &RContext, out: &mut Reproduction) -> Result<(), ToolError> {
         let r = cx.result;
-        let multilevel = r["model"].as_str() == Some(MULTILEVEL);
-        let cr2 = r["vcov"].as_str() == Some(CR2);
+        let multilevel = r["model"].as_str() == Some(RobustModel::Multilevel.name());
+        let cr2 = r["vcov"].as_str() == Some(meta_analysis::RobustVcov::Cr2.name());
         let cluster = rcode::name(&self.cluster);
         // Records without a cluster are left out by the tool (`omitted`); robust() refuses
         // a missing cluster, so the fit's subset leaves them out.
