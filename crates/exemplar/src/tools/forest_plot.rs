@@ -15,6 +15,8 @@ use super::scale::Scale;
 use super::subgroup_analysis::{group_labels, run_subgroups, SubgroupResult};
 use super::ErrorCode;
 use super::{Tool, ToolError, ToolGroup};
+
+pub(crate) mod general;
 #[cfg(feature = "definitions")]
 use super::{REFIT_EXCLUDING, SUBGROUP_ANALYSIS};
 use crate::plots::{
@@ -87,6 +89,9 @@ composed_args! {
         /// Cluster column.
         #[serde(default)]
         pub study: Option<String>,
+        #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "general_schema"))]
+        pub general: Option<serde_json::Map<String, Value>>,
         /// Columns.
         #[serde(default)]
         pub ilab: Vec<String>,
@@ -179,6 +184,14 @@ fn refline_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 fn shade_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(serde_json::json!({
         "type": "string", "enum": ["zebra", "zebra2", "all"], "description": "Default: none."
+    }))
+}
+
+/// `general`: fit_multilevel's model arguments, as `robust_test`'s `general` (with `vcalc`).
+#[cfg(feature = "definitions")]
+pub(crate) fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schema(serde_json::json!({
+        "type": "object", "description": "fit_multilevel's random, struct, V, vcalc, sigma2, tau2, rho."
     }))
 }
 
@@ -279,8 +292,8 @@ pub struct ForestPlotResult {
     /// With `mods`: the meta-regression drawn (as the meta-regression tool returns it,
     /// without predictions); else null.
     pub model: Option<MetaRegressionResult>,
-    /// With `study`: the three-level model drawn (as the multilevel tool returns it); else
-    /// null.
+    /// With `study` or `general`: the multilevel model drawn (as the multilevel tool returns
+    /// it); else null.
     pub three_level: Option<MultilevelResult>,
     /// Records left out of the plot because they have no value in `by` or `mods` (metafor's
     /// na.omit).
@@ -288,13 +301,16 @@ pub struct ForestPlotResult {
 }
 
 /// `forest_plot`
-pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
+pub fn forest_plot(mut args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
-    let layout = Layout::of(&args, scale.transform)?;
+    let mut layout = Layout::of(&args, scale.transform)?;
     one_model(&args)?;
-    let columns = read_columns(&args)?;
-    let excluded = args.exclude.of(data)?;
+    let mut columns = read_columns(&args)?;
+    if let Some(g) = &args.general {
+        columns.extend(general_columns(g, &args, data)?);
+    }
+    let excluded = std::mem::take(&mut args.exclude).of(data)?;
     // A record with no group (absent, null, blank or NA in `by` or `study`) or no moderator
     // value is left out and listed, as the subgroup analysis and the models leave it out
     // (metafor's na.omit): it has no place among the groups or in the model.
@@ -320,9 +336,16 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         }
         None => None,
     };
-    let regression = match &args.mods {
-        Some(mods) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
+    let mv = match &args.general {
+        Some(g) => Some(mv_forest(g, &args, &excluded, data)?),
         None => None,
+    };
+    if mv.as_ref().is_some_and(|m| !m.prediction) {
+        layout.addpred = false;
+    }
+    let regression = match (&args.mods, &mv) {
+        (Some(mods), None) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
+        _ => None,
     };
     let three_level = match &args.study {
         Some(study) => Some(three_level(study, &excluded, &options, data)?),
@@ -344,16 +367,18 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let plot = plots::forest(&ForestInput {
         records: data.records(),
         excluded: &excluded,
-        fit: match (&regression, &three_level) {
-            (Some(_), _) => None,
-            (None, Some(t)) => Some(&t.fit),
-            (None, None) => Some(&fit),
+        fit: match (&regression, &three_level, &mv) {
+            (_, _, Some(m)) => m.pooled.as_ref(),
+            (Some(_), _, _) => None,
+            (None, Some(t), _) => Some(&t.fit),
+            (None, None, None) => Some(&fit),
         },
         title: &measure_title("Forest", &scale, true),
         subtitle: Some(&subtitle(
             model_name
                 .as_deref()
                 .or(three_level.as_ref().map(|t| t.name.as_str()))
+                .or(mv.as_ref().map(|m| m.name.as_str()))
                 .unwrap_or(&model_name_of(fit.method)),
             fit.k,
             data,
@@ -369,24 +394,46 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
             record_levels: levels,
             analysis,
         }),
-        fitted: regression.as_ref().map(|(model, values, _)| Fitted {
-            values,
-            tau2: model.tau2,
-            model: model_name.as_deref().unwrap_or_default(),
-            prediction: args.addpred,
-            level: model.level,
-        }),
-        clustered: three_level.as_ref().map(|t| Clustered {
-            clusters: &t.clusters,
-            weights: &t.weights,
-            notes: [t.notes[0].as_str(), t.notes[1].as_str()],
-        }),
+        fitted: regression
+            .as_ref()
+            .map(|(model, values, _)| Fitted {
+                values,
+                tau2: model.tau2,
+                model: model_name.as_deref().unwrap_or_default(),
+                prediction: args.addpred,
+                level: model.level,
+            })
+            .or_else(|| {
+                let m = mv.as_ref()?;
+                Some(Fitted {
+                    values: m.fitted.as_deref()?,
+                    tau2: 0.0,
+                    model: &m.name,
+                    prediction: m.prediction && args.addpred,
+                    level: m.result.level,
+                })
+            }),
+        clustered: three_level
+            .as_ref()
+            .map(|t| Clustered {
+                name: args.study.as_deref().unwrap_or_default(),
+                clusters: &t.clusters,
+                weights: &t.weights,
+                notes: [t.notes[0].as_str(), t.notes[1].as_str()],
+            })
+            .or(mv.as_ref().map(|m| Clustered {
+                name: &m.column,
+                clusters: &m.clusters,
+                weights: &m.weights,
+                notes: [m.notes[0].as_str(), m.notes[1].as_str()],
+            })),
         options: layout.options(),
     })?;
     let by_notes = data.text_notes(args.by.as_slice(), &excluded);
-    let multilevel_result = match &args.study {
-        Some(study) => Some(three_level_result(study, &excluded, &options, data)?),
-        None => None,
+    let multilevel_result = match (&args.study, mv) {
+        (Some(study), _) => Some(three_level_result(study, &excluded, &options, data)?),
+        (None, Some(m)) => Some(m.result),
+        (None, None) => None,
     };
     Ok(ForestPlotResult {
         svg: plot.svg,
@@ -421,12 +468,17 @@ fn subgroups(
     Ok((analysis, levels))
 }
 
-/// `by`, `mods` or `study`: at most one.
+/// `by`, `mods`, `study` or `general`: at most one (`general` with `mods` is one model).
 fn one_model(args: &ForestArgs) -> Result<(), ToolError> {
-    let given = [("by", args.by.is_some()), ("mods", args.mods.is_some()), ("study", args.study.is_some())];
+    let given = [
+        ("by", args.by.is_some()),
+        ("mods", args.mods.is_some() && args.general.is_none()),
+        ("study", args.study.is_some()),
+        ("general", args.general.is_some()),
+    ];
     if let [(a, _), (b, _), ..] = given.iter().filter(|(_, g)| *g).collect::<Vec<_>>()[..] {
         return Err(invalid(format!(
-            "{a} and {b}: give one (subgroups, a meta-regression or the three-level model)"
+            "{a} and {b}: give one (subgroups, a meta-regression, the three-level or a general model)"
         )));
     }
     Ok(())
@@ -438,6 +490,184 @@ fn read_columns(args: &ForestArgs) -> Result<Vec<String>, ToolError> {
     let mut columns: Vec<String> = args.by.iter().chain(&args.study).cloned().collect();
     columns.extend(formula.iter().flat_map(|f| f.columns()));
     Ok(columns)
+}
+
+/// fit_multilevel's arguments for `general` with the forest's exclusions, moderators,
+/// method, level and test (knha: t).
+fn general_args(
+    g: &serde_json::Map<String, Value>,
+    args: &ForestArgs,
+    excluded: &[String],
+) -> Result<serde_json::Map<String, Value>, ToolError> {
+    let options = args.fit.options()?;
+    let mut common = serde_json::json!({
+        "exclude": excluded,
+        "method": options.method.name(),
+        "level": options.level,
+        "test": match options.test {
+            meta_analysis::Test::Knha => "t",
+            meta_analysis::Test::Z => "z",
+        },
+    });
+    if let Some(mods) = &args.mods {
+        common["mods"] = match mods {
+            Mods::Formula(f) => Value::from(f.as_str()),
+            Mods::Terms(t) => Value::from(t.clone()),
+        };
+    }
+    let common = common.as_object().cloned().expect("an object");
+    general::multilevel_args(g, common)
+}
+
+/// The columns a general model reads (its terms', V's, vcalc's): records without a value
+/// there are left out of the plot, as those without `by` or `study`.
+fn general_columns(
+    g: &serde_json::Map<String, Value>,
+    args: &ForestArgs,
+    data: &DataSource,
+) -> Result<Vec<String>, ToolError> {
+    use super::args::FromArgs;
+    use super::fit_multilevel::FitMultilevelArgs;
+    use super::multilevel_general::{random_columns, random_terms, vcalc_columns};
+    let a = FitMultilevelArgs::from_args(&general_args(g, args, &[])?)
+        .map_err(|e| invalid(e.to_string()))?;
+    let mut columns = random_columns(&random_terms(&a.model, &a.general)?, &a.general, data);
+    columns.extend(a.vcalc.vcalc.iter().flat_map(vcalc_columns));
+    Ok(columns)
+}
+
+/// A general rma.mv model (fit_multilevel's, `general`) drawn as a forest: a row per
+/// record grouped by the model's cluster, with weights.rma.mv's weights; intercept-only, its
+/// pooled row; with `mods`, each record's fitted value.
+struct MvForest {
+    result: MultilevelResult,
+    pooled: Option<meta_analysis::Fit>,
+    fitted: Option<FittedValues>,
+    /// Whether intervals of new effects exist: metafor's predict() gives them for models
+    /// of `~ 1 | id` terms alone (variance Σσ²).
+    prediction: bool,
+    name: String,
+    column: String,
+    clusters: Vec<String>,
+    weights: Vec<Option<f64>>,
+    notes: [String; 2],
+}
+
+fn mv_forest(
+    g: &serde_json::Map<String, Value>,
+    args: &ForestArgs,
+    excluded: &[String],
+    data: &DataSource,
+) -> Result<MvForest, ToolError> {
+    let margs = general_args(g, args, excluded)?;
+    let fitted = general::fit(&margs, data)?;
+    let (model, fit, result) = (&fitted.model, &fitted.fit, &fitted.result);
+    let w = general::inverse_blocks(model, fit)?;
+    let weights = general::per_record(&general::weights(&w, fit.k), &fitted.excluded, data);
+    let column = general::cluster_column(&margs, data);
+    let clusters = match &column {
+        Some(c) => super::multilevel::labels(data, c, "cluster", &[])?,
+        None => data.records().iter().map(|r| r.id.clone()).collect(),
+    };
+    let c0 = &result.model.coefficients[0];
+    let crit = if c0.se > 0.0 {
+        (c0.ci_upper - c0.estimate) / c0.se
+    } else {
+        0.0
+    };
+    let prediction = model.terms.is_empty();
+    let sigma2: f64 = fit.sigma2.iter().sum();
+    let extra = if prediction && args.addpred { sigma2 } else { 0.0 };
+    let p = fit.p;
+    let level = result.level;
+    let name = format!(
+        "Multivariate model ({}): {}",
+        fitted.method.name(),
+        result.general.structure.join("; ")
+    );
+    let (pooled, values) = if args.mods.is_none() && p == 1 {
+        let half = crit * (c0.se * c0.se + sigma2).sqrt();
+        let (pi_lower, pi_upper) = if prediction {
+            (c0.estimate - half, c0.estimate + half)
+        } else {
+            (c0.ci_lower, c0.ci_upper)
+        };
+        let pooled = meta_analysis::Fit {
+            method: fitted.method,
+            test: args.fit.options()?.test,
+            level,
+            k: fit.k,
+            estimate: c0.estimate,
+            se: c0.se,
+            statistic: c0.statistic,
+            df: result.df,
+            p: c0.p,
+            ci_lower: c0.ci_lower,
+            ci_upper: c0.ci_upper,
+            tau2: sigma2,
+            tau: sigma2.sqrt(),
+            se_tau2: None,
+            q: result.model.qe,
+            q_df: result.model.qe_df,
+            q_p: result.model.qe_p,
+            i2: f64::NAN,
+            h2: f64::NAN,
+            pi_lower,
+            pi_upper,
+            iterations: Some(result.model.iterations),
+        };
+        (Some(pooled), None)
+    } else {
+        let rows: Vec<(f64, f64, f64)> = (0..fit.k)
+            .map(|i| {
+                let x = &model.x[i * p..(i + 1) * p];
+                let v: f64 = (0..p)
+                    .map(|a| (0..p).map(|b| x[a] * fit.vcov[a * p + b] * x[b]).sum::<f64>())
+                    .sum::<f64>()
+                    .max(0.0);
+                let y: f64 = x.iter().zip(&fit.beta).map(|(x, b)| x * b).sum();
+                let half = crit * (v + extra).sqrt();
+                (y, y - half, y + half)
+            })
+            .collect();
+        (None, Some(general::per_record(&rows, &fitted.excluded, data)))
+    };
+    let components = [("σ²", &fit.sigma2), ("τ²", &fit.tau2), ("ρ", &fit.rho)]
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(n, v)| {
+            let v: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
+            format!("{n} = {}", v.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let grouped = column.as_deref().unwrap_or("record");
+    let intervals = if values.is_some() {
+        format!(
+            " Grey polygons: fitted values and their {}.",
+            if prediction && args.addpred { "PIs" } else { "CIs" }
+        )
+    } else {
+        String::new()
+    };
+    let notes = [
+        format!("{name}: k = {}, {components}", fit.k),
+        format!(
+            "Rows grouped by {grouped}; weights: diag(M⁻¹) as % of its sum (metafor's \
+             weights.rma.mv).{intervals}"
+        ),
+    ];
+    Ok(MvForest {
+        result: fitted.result,
+        pooled,
+        fitted: values,
+        prediction,
+        name,
+        column: column.unwrap_or_else(|| "record".into()),
+        clusters,
+        weights,
+        notes,
+    })
 }
 
 /// The three-level model (fit_multilevel's, without moderators) drawn as a forest: its
