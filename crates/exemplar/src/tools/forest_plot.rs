@@ -196,7 +196,7 @@ pub(crate) fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Sch
 }
 
 #[cfg(feature = "definitions")]
-fn mods_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(crate) fn mods_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(serde_json::json!({
         "type": ["string", "array"], "items": {"type": "string"}, "description": "Moderators."
     }))

@@ -1,11 +1,17 @@
 //! `influence_diagnostics`: metafor's case-deletion diagnostics for every record.
 
-use super::args::{DataArg, ExcludeArg, MethodArg, TestArg};
+use super::args::{DataArg, ExcludeArg, MethodArg, Mods, TestArg};
 use super::data::{DataSource, DatasetInfo};
+use super::forest_plot::general as mv;
+use super::multilevel::invalid;
 use super::ToolError;
 use super::{Tool, ToolGroup, MAX_INFLUENCE_RECORDS};
 use crate::printed::{f4, frame_table, model_context, Out, Printed};
+use general::{MvClusterInfluence, MvRecordInfluence};
 use serde::Serialize;
+use serde_json::Value;
+
+mod general;
 
 pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     name: "influence_diagnostics",
@@ -53,7 +59,40 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub _data: DataArg,
+        #[serde(default)]
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::forest_plot::general_schema")
+        )]
+        pub general: Option<serde_json::Map<String, Value>>,
+        #[serde(default)]
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::forest_plot::mods_schema")
+        )]
+        pub mods: Option<Mods>,
+        /// Column: per cluster.
+        #[serde(default)]
+        pub cluster: Option<String>,
     }
+}
+
+/// A general rma.mv model's diagnostics (`general`): metafor's rstudent(), cooks.distance(),
+/// dfbetas(), hatvalues() and weights() of the fit, per record and, with `cluster`, per
+/// cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MvInfluence {
+    /// The model's random structure, as fit_multilevel states it.
+    pub structure: Vec<String>,
+    /// The coefficients' names (each record's or cluster's dfbetas in this order).
+    pub coefficients: Vec<String>,
+    /// The column the clusters are read from; null: each record is its own unit.
+    pub cluster: Option<String>,
+    /// One row per record analysed, in record order.
+    pub records: Vec<MvRecordInfluence>,
+    /// With `cluster`: one row per cluster, in the order of their first record.
+    pub clusters: Vec<MvClusterInfluence>,
 }
 
 /// `influence_diagnostics`' result.
@@ -67,8 +106,11 @@ pub struct InfluenceResult {
     pub test: crate::tools::Word,
     /// Records analysed.
     pub k: usize,
-    /// One row per record, in record order.
+    /// One row per record, in record order (empty for a general model).
     pub results: Vec<meta_analysis::Influence>,
+    /// With `general`: the rma.mv model's diagnostics; else absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub general: Option<MvInfluence>,
     pub dataset: DatasetInfo,
 }
 
@@ -77,6 +119,14 @@ pub fn influence_diagnostics(
     args: InfluenceArgs,
     data: &DataSource,
 ) -> Result<InfluenceResult, ToolError> {
+    if args.general.is_some() {
+        return general_influence(args, data);
+    }
+    if args.mods.is_some() || args.cluster.is_some() {
+        return Err(invalid(
+            "mods and cluster apply to a general model (give general)".into(),
+        ));
+    }
     let excluded = args.exclude.of(data)?;
     let kept = data.kept(&excluded);
     let (method, test) = (
@@ -89,6 +139,106 @@ pub fn influence_diagnostics(
         test: test.name().into(),
         k: kept.len(),
         results: rows,
+        general: None,
+        dataset: data.info().clone(),
+    })
+}
+
+/// The diagnostics of fit_multilevel's general model (`general`, with `mods`, `exclude`,
+/// `method` and `test`), leaving out each record, or each cluster of `cluster`.
+fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<InfluenceResult, ToolError> {
+    let (method, test) = (args.method.get(), args.test.get());
+    let mut common = serde_json::json!({
+        "exclude": args.exclude.exclude,
+        "method": method.name(),
+        "test": match test {
+            meta_analysis::Test::Knha => "t",
+            meta_analysis::Test::Z => "z",
+        },
+    });
+    if let Some(mods) = &args.mods {
+        common["mods"] = match mods {
+            Mods::Formula(f) => Value::from(f.as_str()),
+            Mods::Terms(t) => Value::from(t.clone()),
+        };
+    }
+    let general = args.general.as_ref().expect("general given");
+    let margs = mv::multilevel_args(general, common.as_object().cloned().expect("an object"))?;
+    let g = mv::fit(&margs, data)?;
+    let kept = data.kept(&g.excluded);
+    let k = kept.len();
+    let w = mv::inverse_blocks(&g.model, &g.fit)?;
+    let (hat, weight) = (mv::hat_values(&g.model, &g.fit, &w), mv::weights(&w, k));
+    let (units, names): (Vec<usize>, Vec<String>) = match &args.cluster {
+        Some(column) => {
+            let labels = super::multilevel::labels(data, column, "cluster", &g.excluded)?;
+            let mut names: Vec<String> = Vec::new();
+            let units = labels
+                .iter()
+                .map(|l| {
+                    names.iter().position(|n| n == l).unwrap_or_else(|| {
+                        names.push(l.clone());
+                        names.len() - 1
+                    })
+                })
+                .collect();
+            (units, names)
+        }
+        None => ((0..k).collect(), Vec::new()),
+    };
+    let n = if args.cluster.is_some() { names.len() } else { k };
+    let deleted = general::deletions(&g, &units, n);
+    let mut seen = vec![0; n];
+    let records = kept
+        .iter()
+        .enumerate()
+        .map(|(r, record)| {
+            let (u, d) = (units[r], &deleted[units[r]]);
+            let (resid, se) = (d.resid[seen[u]], d.se[seen[u]]);
+            seen[u] += 1;
+            let own = args.cluster.is_none();
+            MvRecordInfluence {
+                id: record.id.clone(),
+                resid,
+                se,
+                z: resid.zip(se).map(|(e, s)| e / s),
+                cook_d: d.cook_d.filter(|_| own),
+                dfbetas: d.dfbetas.clone().filter(|_| own),
+                hat: hat[r],
+                weight: weight[r],
+            }
+        })
+        .collect();
+    let clusters = names
+        .iter()
+        .zip(&deleted)
+        .enumerate()
+        .map(|(u, (name, d))| MvClusterInfluence {
+            cluster: name.clone(),
+            k: units.iter().filter(|&&v| v == u).count(),
+            cook_d: d.cook_d,
+            dfbetas: d.dfbetas.clone(),
+            x2: d.x2,
+        })
+        .collect();
+    Ok(InfluenceResult {
+        method: method.name().into(),
+        test: test.name().into(),
+        k,
+        results: Vec::new(),
+        general: Some(MvInfluence {
+            structure: g.result.general.structure.clone(),
+            coefficients: g
+                .result
+                .model
+                .coefficients
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
+            cluster: args.cluster,
+            records,
+            clusters,
+        }),
         dataset: data.info().clone(),
     })
 }
