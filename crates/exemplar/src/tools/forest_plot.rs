@@ -560,8 +560,9 @@ fn mv_forest(
     data: &DataSource,
 ) -> Result<MvForest, ToolError> {
     let margs = general_args(g, args, excluded)?;
-    let fitted = general::fit(&margs, data)?;
-    let (model, fit, result) = (&fitted.model, &fitted.fit, &fitted.result);
+    let mut fitted = general::fit(&margs, data, true)?;
+    let result = fitted.result.take().expect("asked");
+    let (model, fit) = (&fitted.model, &fitted.fit);
     let w = general::inverse_blocks(model, fit)?;
     let weights = general::per_record(&general::weights(&w, fit.k), &fitted.excluded, data);
     let column = general::cluster_column(&margs, data);
@@ -658,7 +659,7 @@ fn mv_forest(
         ),
     ];
     Ok(MvForest {
-        result: fitted.result,
+        result,
         pooled,
         fitted: values,
         prediction,

@@ -164,7 +164,7 @@ fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<Influence
     }
     let general = args.general.as_ref().expect("general given");
     let margs = mv::multilevel_args(general, common.as_object().cloned().expect("an object"))?;
-    let g = mv::fit(&margs, data)?;
+    let g = mv::fit(&margs, data, false)?;
     let kept = data.kept(&g.excluded);
     let k = kept.len();
     let w = mv::inverse_blocks(&g.model, &g.fit)?;
@@ -206,6 +206,7 @@ fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<Influence
                 dfbetas: d.dfbetas.clone().filter(|_| own),
                 hat: hat[r],
                 weight: weight[r],
+                del: if own { d.del.clone() } else { Default::default() },
             }
         })
         .collect();
@@ -219,6 +220,7 @@ fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<Influence
             cook_d: d.cook_d,
             dfbetas: d.dfbetas.clone(),
             x2: d.x2,
+            del: d.del.clone(),
         })
         .collect();
     Ok(InfluenceResult {
@@ -227,14 +229,8 @@ fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<Influence
         k,
         results: Vec::new(),
         general: Some(MvInfluence {
-            structure: g.result.general.structure.clone(),
-            coefficients: g
-                .result
-                .model
-                .coefficients
-                .iter()
-                .map(|c| c.name.clone())
-                .collect(),
+            structure: g.structure.clone(),
+            coefficients: g.names.clone(),
             cluster: args.cluster,
             records,
             clusters,

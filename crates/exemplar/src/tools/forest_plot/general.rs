@@ -36,10 +36,14 @@ pub(crate) fn multilevel_args(
     Ok(args)
 }
 
-/// A general model and its fit: fit_multilevel's result (for the printed summary), the model
-/// as the engine holds it, and the records it left out.
+/// A general model and its fit: fit_multilevel's result (for the printed summary, when
+/// asked: it profiles every component), the model as the engine holds it, and the records it
+/// left out.
 pub(crate) struct General {
-    pub result: MultilevelResult,
+    pub result: Option<MultilevelResult>,
+    /// The coefficients' names and the random structure as understood.
+    pub names: Vec<String>,
+    pub structure: Vec<String>,
     pub model: MvModel,
     pub fit: MvFit,
     pub fixed: MvFixed,
@@ -49,12 +53,26 @@ pub(crate) struct General {
 }
 
 /// Fits fit_multilevel's general model described by `args` (fit_multilevel's arguments as
-/// JSON): fit_multilevel's result, and the same model built from the same functions and
-/// fitted by the engine (one optimum: the same model and start give the same fit).
-pub(crate) fn fit(args: &Map<String, Value>, data: &DataSource) -> Result<General, ToolError> {
+/// JSON): the model built by fit_multilevel's functions and fitted by the engine, and with
+/// `result` fit_multilevel's own result (one optimum: the same model and start give the
+/// same fit).
+pub(crate) fn fit(
+    args: &Map<String, Value>,
+    data: &DataSource,
+    result: bool,
+) -> Result<General, ToolError> {
     let read = || FitMultilevelArgs::from_args(args).map_err(|e| invalid(e.to_string()));
-    let result = fit_multilevel(read()?, data)?;
+    let result = if result {
+        Some(fit_multilevel(read()?, data)?)
+    } else {
+        None
+    };
     let a = read()?;
+    if a.general.v.is_some() && a.vcalc.vcalc.is_some() {
+        return Err(invalid(
+            "give V (its columns) or vcalc (built from the records), not both".into(),
+        ));
+    }
     let options = a.model.options()?;
     let parsed = random_terms(&a.model, &a.general)?;
     let mut columns = random_columns(&parsed, &a.general, data);
@@ -66,13 +84,15 @@ pub(crate) fn fit(args: &Map<String, Value>, data: &DataSource) -> Result<Genera
     let md: ModelData = model_data(a.model.mods.mods.as_ref(), &also, excluded, data)?;
     let kept = data.kept(&md.excluded);
     let k = kept.len();
-    let (x, p) = match md.matrix() {
+    let (x, names) = match md.matrix() {
         Some(m) => {
             let p = m.names().len();
-            ((0..k * p).map(|ia| m.value(ia / p, ia % p)).collect(), p)
+            let x = (0..k * p).map(|ia| m.value(ia / p, ia % p)).collect();
+            (x, m.names().to_vec())
         }
-        None => (vec![1.0; k], 1),
+        None => (vec![1.0; k], vec!["intrcpt".to_string()]),
     };
+    let p = names.len();
     let terms = build_terms(data, &parsed, &structs(&a.general)?, &md.excluded)?;
     let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
     let v = a.general.v.as_ref();
@@ -93,6 +113,8 @@ pub(crate) fn fit(args: &Map<String, Value>, data: &DataSource) -> Result<Genera
     let fit = rma_mv(&model, options.method, &fixed)?;
     Ok(General {
         result,
+        names,
+        structure: terms.structure,
         model,
         fit,
         fixed,

@@ -22,6 +22,21 @@ pub(crate) struct Deleted {
     pub resid: Vec<Option<f64>>,
     pub se: Vec<Option<f64>>,
     pub x2: Option<f64>,
+    /// The deleted fit's components.
+    pub del: DeletedComponents,
+}
+
+/// The components re-estimated without a unit (metafor's rma.mv refit's sigma2, tau2, rho);
+/// empty where the refit failed or the model has none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct DeletedComponents {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sigma2_del: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tau2_del: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rho_del: Vec<f64>,
 }
 
 /// A record's row of a general model's diagnostics.
@@ -42,6 +57,9 @@ pub struct MvRecordInfluence {
     pub hat: f64,
     /// weights(): diag(W) as percent of its sum.
     pub weight: f64,
+    /// Without `cluster`: the components without the record.
+    #[serde(flatten)]
+    pub del: DeletedComponents,
 }
 
 /// A cluster's row (with `cluster`).
@@ -55,6 +73,9 @@ pub struct MvClusterInfluence {
     pub dfbetas: Option<Vec<f64>>,
     /// rstudent()'s X² of the cluster's deleted residuals.
     pub x2: Option<f64>,
+    /// The components without the cluster.
+    #[serde(flatten)]
+    pub del: DeletedComponents,
 }
 
 /// The model with only the rows `keep` marks (V's blocks and the random terms' labels cut
@@ -182,10 +203,16 @@ pub(crate) fn deletions(g: &General, units: &[usize], n: usize) -> Vec<Deleted> 
                 resid: vec![None; rows.len()],
                 se: vec![None; rows.len()],
                 x2: None,
+                del: DeletedComponents::default(),
             };
             let keep: Vec<bool> = units.iter().map(|&v| v != u).collect();
             let Ok(del) = rma_mv(&subset(model, &keep), g.method, &g.fixed) else {
                 return failed();
+            };
+            let components = DeletedComponents {
+                sigma2_del: del.sigma2.clone(),
+                tau2_del: del.tau2.clone(),
+                rho_del: del.rho.clone(),
             };
             let dfb: Vec<f64> = (0..p).map(|a| fit.beta[a] - del.beta[a]).collect();
             let cook_d = svb.as_ref().map(|s| {
@@ -194,11 +221,19 @@ pub(crate) fn deletions(g: &General, units: &[usize], n: usize) -> Vec<Deleted> 
                     .sum()
             });
             let Some(full) = at_components(fit, &del) else {
-                return Deleted { cook_d, ..failed() };
+                return Deleted {
+                    cook_d,
+                    del: components,
+                    ..failed()
+                };
             };
             let (Ok(m), Ok(w)) = (marginal_blocks(model, &full), inverse_blocks(model, &full))
             else {
-                return Deleted { cook_d, ..failed() };
+                return Deleted {
+                    cook_d,
+                    del: components,
+                    ..failed()
+                };
             };
             let dfbetas = vcov(model, &w)
                 .map(|vb| (0..p).map(|a| dfb[a] / vb[a * p + a].sqrt()).collect());
@@ -251,6 +286,7 @@ pub(crate) fn deletions(g: &General, units: &[usize], n: usize) -> Vec<Deleted> 
                 resid: resid.into_iter().map(Some).collect(),
                 se: (0..q).map(|a| Some(s[a * q + a].sqrt())).collect(),
                 x2,
+                del: components,
             }
         })
         .collect()
