@@ -66,6 +66,10 @@ fn examples() -> Vec<serde_json::Value> {
     calls.push(json!({"at": [-0.5, 0, 0.5, 1], "alim": [-0.5, 1], "header": ["Study", "SMD [95% CI]"], "mlab": "Pooled", "shade": "zebra", "showweights": true, "addpred": false, "refline": false, "width": 480}));
     calls.push(json!({"mods": ["weeks"], "xlim": [-1, 2]}));
     calls.push(json!({"study": "tester", "order": "precision"}));
+    calls.push(json!({"records": examples::multivariate(), "mods": "~ outcome - 1",
+        "general": {"random": "~ outcome | trial", "struct": "UN",
+                    "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}}));
+    calls.push(json!({"records": examples::nested(), "general": {"random": "~ 1 | study/id"}}));
     calls
 }
 
@@ -83,10 +87,10 @@ composed_args! {
         #[serde(default)]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "mods_schema"))]
         pub mods: Option<Mods>,
-        /// Text column.
+        /// Column.
         #[serde(default)]
         pub by: Option<String>,
-        /// Cluster column.
+        /// Column.
         #[serde(default)]
         pub study: Option<String>,
         #[serde(default)]
@@ -95,7 +99,7 @@ composed_args! {
         /// Columns.
         #[serde(default)]
         pub ilab: Vec<String>,
-        /// "estimate", "precision", "fit" or a column.
+        /// estimate, precision, fit or a column.
         #[serde(default)]
         pub order: Option<String>,
         #[serde(default)]
@@ -110,13 +114,13 @@ composed_args! {
         #[serde(default)]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "refline_schema"))]
         pub refline: Option<Value>,
-        /// [left, right].
+        /// Titles.
         #[serde(default)]
         pub header: Vec<String>,
-        /// Pooled row.
+        /// Label.
         #[serde(default)]
         pub mlab: Option<String>,
-        /// Default: unless ilab needs room.
+        /// Default: auto.
         #[serde(default)]
         pub showweights: Option<bool>,
         /// PI.
@@ -125,7 +129,7 @@ composed_args! {
         #[serde(default)]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "shade_schema"))]
         pub shade: Option<ShadeArg>,
-        /// Default: 390 or as needed.
+        /// Default: auto.
         #[serde(default)]
         pub width: Option<f64>,
     }
@@ -165,12 +169,12 @@ fn at_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 #[cfg(feature = "definitions")]
 fn alim_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    numbers("Axis [lo, hi].")
+    numbers("[lo, hi].")
 }
 
 #[cfg(feature = "definitions")]
 fn xlim_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    numbers("Plot [lo, hi].")
+    numbers("[lo, hi].")
 }
 
 #[cfg(feature = "definitions")]
@@ -191,7 +195,7 @@ fn shade_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[cfg(feature = "definitions")]
 pub(crate) fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(serde_json::json!({
-        "type": "object", "description": "fit_multilevel's random, struct, V, vcalc, sigma2, tau2, rho."
+        "type": "object", "description": "fit_multilevel's model arguments."
     }))
 }
 
@@ -1002,6 +1006,13 @@ impl super::reproduce::Reproducible for ForestArgs {
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_checks, fit_methods, rma_of_fit};
         use crate::rcode::{name, Script};
+        if self.general.is_some() {
+            return Err(invalid(
+                "r_code is not written for a general model's forest; fit_multilevel's r_code \
+                 fits the model"
+                    .into(),
+            ));
+        }
         let options = self.fit.options()?;
         out.script
             .line(format!("res <- {}", rma_of_fit(cx, &self.exclude.exclude, &self.fit)?));

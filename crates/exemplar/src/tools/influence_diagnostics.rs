@@ -24,7 +24,7 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         "Case-deletion diagnostics as metafor's influence(); knha rescales rstudent, dffits, \
-dfbetas, cook_d, cov_r. No intervals, so no level. Needs 3 records."
+dfbetas, cook_d, cov_r. Needs 3 records."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -42,6 +42,10 @@ fn examples() -> Vec<serde_json::Value> {
         .map(|m| json!({"method": m}))
         .collect();
     calls.push(json!({"records": examples::records(), "exclude": ["a"]}));
+    calls.push(json!({"records": examples::multivariate(), "mods": "~ outcome - 1",
+        "general": {"random": "~ outcome | trial", "struct": "UN",
+                    "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}, "cluster": "trial"}));
+    calls.push(json!({"records": examples::nested(), "general": {"random": "~ 1 | study/id"}}));
     calls
 }
 
@@ -71,7 +75,7 @@ composed_args! {
             schemars(schema_with = "super::forest_plot::mods_schema")
         )]
         pub mods: Option<Mods>,
-        /// Column: per cluster.
+        /// Column.
         #[serde(default)]
         pub cluster: Option<String>,
     }
@@ -83,7 +87,7 @@ composed_args! {
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MvInfluence {
-    /// The model's random structure, as fit_multilevel states it.
+    /// The model's random structure, as the multilevel tool states it.
     pub structure: Vec<String>,
     /// The coefficients' names (each record's or cluster's dfbetas in this order).
     pub coefficients: Vec<String>,
@@ -241,8 +245,12 @@ fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<Influence
 
 
 impl Printed for InfluenceResult {
-    /// `print.infl.rma.uni`, after a headline naming the influential records.
+    /// `print.infl.rma.uni`, after a headline naming the influential records; a general
+    /// model's diagnostics as metafor's rstudent(), cooks.distance() and dfbetas() list them.
     fn print(&self, out: &mut Out) {
+        if let Some(g) = &self.general {
+            return g.print(self, out);
+        }
         let influential: Vec<&str> = self
             .results
             .iter()
@@ -286,6 +294,69 @@ impl Printed for InfluenceResult {
 }
 
 
+impl MvInfluence {
+    fn print(&self, r: &InfluenceResult, out: &mut Out) {
+        out.line(format!(
+            "Case deletion of the rma.mv model {} ({}, k = {}), each {} left out",
+            self.structure.join("; "),
+            r.method,
+            r.k,
+            self.cluster.as_deref().map_or("record".to_string(), |c| format!("{c} cluster"))
+        ));
+        out.blank();
+        let dfbs: Vec<String> = self.coefficients.iter().map(|c| format!("dfbs.{c}")).collect();
+        let per_record = self.cluster.is_none();
+        let mut header: Vec<&str> = vec!["resid", "se", "z"];
+        if per_record {
+            header.push("cook.d");
+        }
+        header.extend(["hat", "weight"]);
+        if per_record {
+            header.extend(dfbs.iter().map(String::as_str));
+        }
+        let rows: Vec<(String, Vec<String>)> = self
+            .records
+            .iter()
+            .map(|x| {
+                let mut cells = vec![f4(x.resid), f4(x.se), f4(x.z)];
+                if per_record {
+                    cells.push(f4(x.cook_d));
+                }
+                cells.extend([f4(Some(x.hat)), f4(Some(x.weight))]);
+                if per_record {
+                    cells.extend(dfbetas_cells(x.dfbetas.as_deref(), dfbs.len()));
+                }
+                (x.id.clone(), cells)
+            })
+            .collect();
+        out.lines(frame_table(&header, &rows, 1));
+        if self.clusters.is_empty() {
+            return;
+        }
+        out.blank();
+        let mut header: Vec<&str> = vec!["k", "X2", "cook.d"];
+        header.extend(dfbs.iter().map(String::as_str));
+        let rows: Vec<(String, Vec<String>)> = self
+            .clusters
+            .iter()
+            .map(|c| {
+                let mut cells = vec![c.k.to_string(), f4(c.x2), f4(c.cook_d)];
+                cells.extend(dfbetas_cells(c.dfbetas.as_deref(), dfbs.len()));
+                (c.cluster.clone(), cells)
+            })
+            .collect();
+        out.lines(frame_table(&header, &rows, 1));
+    }
+}
+
+/// A unit's DFBETAS as cells ("NA" where its refit failed).
+fn dfbetas_cells(values: Option<&[f64]>, p: usize) -> Vec<String> {
+    match values {
+        Some(v) => v.iter().map(|x| f4(Some(*x))).collect(),
+        None => vec![f4(None); p],
+    }
+}
+
 /// `influence(rma(...))`.
 #[cfg(feature = "extended")]
 impl super::reproduce::Reproducible for InfluenceArgs {
@@ -295,6 +366,13 @@ impl super::reproduce::Reproducible for InfluenceArgs {
         out: &mut super::reproduce::Reproduction,
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_arguments, fit_methods, rma};
+        if self.general.is_some() {
+            return Err(invalid(
+                "r_code is not written for a general model's diagnostics; fit_multilevel's \
+                 r_code fits the model (then metafor's cooks.distance(), dfbetas(), rstudent())"
+                    .into(),
+            ));
+        }
         let method = self.method.get();
         let test = self.test.get();
         let fit = rma(cx, &self.exclude.exclude, fit_arguments(method, 0.95, test));
