@@ -333,17 +333,12 @@ pub fn forest_plot(mut args: ForestArgs, data: &DataSource) -> Result<ForestPlot
         (&kept, excluded)
     };
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
-    let grouped = match &args.by {
-        Some(by) => {
-            let (analysis, levels) = subgroups(by, &excluded, &options, data)?;
-            Some((by.as_str(), analysis, levels))
-        }
-        None => None,
-    };
-    let mv = match &args.general {
-        Some(g) => Some(mv_forest(g, &args, &excluded, data)?),
-        None => None,
-    };
+    let grouped = (args.by.as_ref())
+        .map(|by| subgroups(by, &excluded, &options, data).map(|(a, l)| (by.as_str(), a, l)))
+        .transpose()?;
+    let mv = (args.general.as_ref())
+        .map(|g| mv_forest(g, &args, &excluded, data))
+        .transpose()?;
     if mv.as_ref().is_some_and(|m| !m.prediction) {
         layout.addpred = false;
     }
@@ -351,10 +346,9 @@ pub fn forest_plot(mut args: ForestArgs, data: &DataSource) -> Result<ForestPlot
         (Some(mods), None) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
         _ => None,
     };
-    let three_level = match &args.study {
-        Some(study) => Some(three_level(study, &excluded, &options, data)?),
-        None => None,
-    };
+    let three_level = (args.study.as_ref())
+        .map(|study| three_level(study, &excluded, &options, data))
+        .transpose()?;
     let labels = record_labels(data);
     let ilab = ilab_columns(&args.ilab, data)?;
     let fitted_values: Option<Vec<f64>> = regression
@@ -398,39 +392,8 @@ pub fn forest_plot(mut args: ForestArgs, data: &DataSource) -> Result<ForestPlot
             record_levels: levels,
             analysis,
         }),
-        fitted: regression
-            .as_ref()
-            .map(|(model, values, _)| Fitted {
-                values,
-                tau2: model.tau2,
-                model: model_name.as_deref().unwrap_or_default(),
-                prediction: args.addpred,
-                level: model.level,
-            })
-            .or_else(|| {
-                let m = mv.as_ref()?;
-                Some(Fitted {
-                    values: m.fitted.as_deref()?,
-                    tau2: 0.0,
-                    model: &m.name,
-                    prediction: m.prediction && args.addpred,
-                    level: m.result.level,
-                })
-            }),
-        clustered: three_level
-            .as_ref()
-            .map(|t| Clustered {
-                name: args.study.as_deref().unwrap_or_default(),
-                clusters: &t.clusters,
-                weights: &t.weights,
-                notes: [t.notes[0].as_str(), t.notes[1].as_str()],
-            })
-            .or(mv.as_ref().map(|m| Clustered {
-                name: &m.column,
-                clusters: &m.clusters,
-                weights: &m.weights,
-                notes: [m.notes[0].as_str(), m.notes[1].as_str()],
-            })),
+        fitted: fitted_rows(&regression, model_name.as_deref(), mv.as_ref(), args.addpred),
+        clustered: clustered_rows(three_level.as_ref(), args.study.as_deref(), mv.as_ref()),
         options: layout.options(),
     })?;
     let by_notes = data.text_notes(args.by.as_slice(), &excluded);
@@ -456,6 +419,55 @@ pub fn forest_plot(mut args: ForestArgs, data: &DataSource) -> Result<ForestPlot
             MetaRegressionResult::of(&model, formula, Vec::new(), omitted.clone(), data, &scale)
         }),
         omitted,
+    })
+}
+
+/// The fitted values drawn: the meta-regression's, or a general model's with `mods`.
+fn fitted_rows<'a>(
+    regression: &'a Option<(MetaRegression, FittedValues, String)>,
+    model_name: Option<&'a str>,
+    mv: Option<&'a MvForest>,
+    addpred: bool,
+) -> Option<Fitted<'a>> {
+    if let Some((model, values, _)) = regression {
+        return Some(Fitted {
+            values,
+            tau2: model.tau2,
+            model: model_name.unwrap_or_default(),
+            prediction: addpred,
+            level: model.level,
+        });
+    }
+    let m = mv?;
+    Some(Fitted {
+        values: m.fitted.as_deref()?,
+        tau2: 0.0,
+        model: &m.name,
+        prediction: m.prediction && addpred,
+        level: m.result.level,
+    })
+}
+
+/// The rows grouped by cluster with a multilevel model's weights: the three-level model's
+/// (`study`) or a general model's.
+fn clustered_rows<'a>(
+    three_level: Option<&'a ThreeLevel>,
+    study: Option<&'a str>,
+    mv: Option<&'a MvForest>,
+) -> Option<Clustered<'a>> {
+    if let Some(t) = three_level {
+        return Some(Clustered {
+            name: study.unwrap_or_default(),
+            clusters: &t.clusters,
+            weights: &t.weights,
+            notes: [t.notes[0].as_str(), t.notes[1].as_str()],
+        });
+    }
+    mv.map(|m| Clustered {
+        name: &m.column,
+        clusters: &m.clusters,
+        weights: &m.weights,
+        notes: [m.notes[0].as_str(), m.notes[1].as_str()],
     })
 }
 
