@@ -618,6 +618,16 @@ fn a_multivariate_model_draws_its_fitted_values_grouped_by_trial_with_rma_mv_wei
         headings,
         ["trial 1", "trial 2", "trial 3", "trial 4", "trial 5"]
     );
+    // order "fit" sorts by the model's fitted values (within each trial: AL's are lower).
+    let sorted = forest(json!({
+        "records": want["records"], "mods": "~ outcome - 1", "order": "fit",
+        "general": {"random": "~ outcome | trial", "struct": "UN",
+                    "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}},
+    }));
+    let rows = rows_by_id(&sorted);
+    assert!(rows["1-AL"]["y"].as_f64() < rows["1-PD"]["y"].as_f64());
+    let unsorted = rows_by_id(&result);
+    assert!(unsorted["1-AL"]["y"].as_f64() > unsorted["1-PD"]["y"].as_f64());
     // The result carries the model as fit_multilevel returns it.
     let coefficients = result["three_level"]["coefficients"].as_array().unwrap();
     for (c, b) in coefficients

@@ -351,9 +351,9 @@ pub fn forest_plot(mut args: ForestArgs, data: &DataSource) -> Result<ForestPlot
         .transpose()?;
     let labels = record_labels(data);
     let ilab = ilab_columns(&args.ilab, data)?;
-    let fitted_values: Option<Vec<f64>> = regression
-        .as_ref()
-        .map(|(_, values, _)| values.iter().map(|v| v.map_or(f64::NAN, |v| v.0)).collect());
+    let fitted_values: Option<Vec<f64>> = (regression.as_ref().map(|(_, v, _)| v))
+        .or(mv.as_ref().and_then(|m| m.fitted.as_ref()))
+        .map(|values| values.iter().map(|v| v.map_or(f64::NAN, |v| v.0)).collect());
     let order = args
         .order
         .as_deref()
