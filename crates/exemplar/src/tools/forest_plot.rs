@@ -1018,12 +1018,8 @@ impl super::reproduce::Reproducible for ForestArgs {
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_checks, fit_methods, rma_of_fit};
         use crate::rcode::{name, Script};
-        if self.general.is_some() {
-            return Err(invalid(
-                "r_code is not written for a general model's forest; fit_multilevel's r_code \
-                 fits the model"
-                    .into(),
-            ));
+        if let Some(g) = &self.general {
+            return general_reproduction(self, g, cx, out);
         }
         let options = self.fit.options()?;
         out.script
@@ -1067,4 +1063,43 @@ impl super::reproduce::Reproducible for ForestArgs {
         out.methods.say("The studies and the pooled estimate are shown in a forest plot.", &[]);
         Ok(())
     }
+}
+
+/// A general model's forest in R: the multilevel tool's script of the model drawn (its
+/// checks against the result's `three_level`, components pinned where metafor stops short),
+/// then `forest(res)` and each record's weight, metafor's weights().
+#[cfg(feature = "extended")]
+fn general_reproduction(
+    args: &ForestArgs,
+    g: &serde_json::Map<String, Value>,
+    cx: &super::reproduce::RContext,
+    out: &mut super::reproduce::Reproduction,
+) -> Result<(), ToolError> {
+    use super::args::FromArgs;
+    use super::reproduce::{RContext, Reproducible};
+    let margs = general_args(g, args, &args.exclude.exclude)?;
+    let model = super::fit_multilevel::FitMultilevelArgs::from_args(&margs)
+        .map_err(|e| invalid(e.to_string()))?;
+    let inner = RContext {
+        args: cx.args,
+        data: cx.data,
+        result: &cx.result["three_level"],
+    };
+    model.reproduce(&inner, out)?;
+    out.script.line("forest(res)");
+    for (i, row) in cx.result["numbers"]["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["weight_percent"].is_number())
+        .enumerate()
+    {
+        out.check_at(format!("weights(res)[{}]", i + 1), row, "/weight_percent");
+    }
+    out.methods.say(
+        "The effect sizes, grouped by cluster, and the model's estimates are shown in a forest \
+         plot.",
+        &[],
+    );
+    Ok(())
 }

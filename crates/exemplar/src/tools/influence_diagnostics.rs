@@ -45,7 +45,7 @@ fn examples() -> Vec<serde_json::Value> {
     calls.push(json!({"records": examples::multivariate(), "mods": "~ outcome - 1",
         "general": {"random": "~ outcome | trial", "struct": "UN",
                     "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}, "cluster": "trial"}));
-    calls.push(json!({"records": examples::nested(), "general": {"random": "~ 1 | study/id"}}));
+    calls.push(json!({"records": examples::nested(), "general": {"random": "~ 1 | study"}, "mods": ["x"]}));
     calls
 }
 
@@ -152,23 +152,7 @@ pub fn influence_diagnostics(
 /// `method` and `test`), leaving out each record, or each cluster of `cluster`.
 fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<InfluenceResult, ToolError> {
     let (method, test) = (args.method.get(), args.test.get());
-    let mut common = serde_json::json!({
-        "exclude": args.exclude.exclude,
-        "method": method.name(),
-        "test": match test {
-            meta_analysis::Test::Knha => "t",
-            meta_analysis::Test::Z => "z",
-        },
-    });
-    if let Some(mods) = &args.mods {
-        common["mods"] = match mods {
-            Mods::Formula(f) => Value::from(f.as_str()),
-            Mods::Terms(t) => Value::from(t.clone()),
-        };
-    }
-    let general = args.general.as_ref().expect("general given");
-    let margs = mv::multilevel_args(general, common.as_object().cloned().expect("an object"))?;
-    let g = mv::fit(&margs, data, false)?;
+    let g = mv::fit(&general_args(&args)?, data, false)?;
     let kept = data.kept(&g.excluded);
     let k = kept.len();
     let w = mv::inverse_blocks(&g.model, &g.fit)?;
@@ -367,11 +351,7 @@ impl super::reproduce::Reproducible for InfluenceArgs {
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_arguments, fit_methods, rma};
         if self.general.is_some() {
-            return Err(invalid(
-                "r_code is not written for a general model's diagnostics; fit_multilevel's \
-                 r_code fits the model (then metafor's cooks.distance(), dfbetas(), rstudent())"
-                    .into(),
-            ));
+            return general_reproduction(self, cx, out);
         }
         let method = self.method.get();
         let test = self.test.get();
@@ -403,6 +383,104 @@ impl super::reproduce::Reproducible for InfluenceArgs {
         );
         Ok(())
     }
+}
+
+/// A general model's diagnostics in R: the multilevel tool's `rma.mv` call (no component
+/// pinned: metafor's refits re-estimate them), then cooks.distance(), dfbetas(), rstudent(),
+/// hatvalues() and weights(), each number checked to 1e-4 (METHODS.md: metafor's refits stop
+/// short of the optimum).
+#[cfg(feature = "extended")]
+fn general_reproduction(
+    args: &InfluenceArgs,
+    cx: &super::reproduce::RContext,
+    out: &mut super::reproduce::Reproduction,
+) -> Result<(), ToolError> {
+    use super::args::FromArgs;
+    use super::reproduce::{RContext, Reproducible};
+    use crate::rcode::{name, string};
+    let margs = general_args(args)?;
+    let model = super::fit_multilevel::FitMultilevelArgs::from_args(&margs)
+        .map_err(|e| invalid(e.to_string()))?;
+    // No result for the multilevel tool's script: it then pins no component and checks none.
+    let empty = serde_json::json!({});
+    let inner = RContext {
+        args: cx.args,
+        data: cx.data,
+        result: &empty,
+    };
+    model.reproduce(&inner, out)?;
+    let g = &cx.result["general"];
+    let by = match &args.cluster {
+        Some(c) => format!(", cluster = dat${}", name(c)),
+        None => String::new(),
+    };
+    out.script
+        .line(format!("cd <- cooks.distance(res{by})"))
+        .line(format!("db <- dfbetas(res{by})"))
+        .line(format!("rs <- rstudent(res{by})"))
+        .line("hv <- hatvalues(res)")
+        .line("wt <- weights(res)");
+    out.loose(1e-4);
+    let obs = if args.cluster.is_some() { "rs$obs" } else { "rs" };
+    for (i, row) in g["records"].as_array().into_iter().flatten().enumerate() {
+        let at = i + 1;
+        out.check_at(format!("{obs}$resid[{at}]"), row, "/resid")
+            .check_at(format!("{obs}$se[{at}]"), row, "/se")
+            .check_at(format!("hv[{at}]"), row, "/hat")
+            .check_at(format!("wt[{at}]"), row, "/weight");
+        if args.cluster.is_none() {
+            out.check_at(format!("cd[{at}]"), row, "/cook_d");
+            for j in 0..row["dfbetas"].as_array().map_or(0, Vec::len) {
+                out.check_at(format!("db[{at}, {}]", j + 1), row, &format!("/dfbetas/{j}"));
+            }
+        }
+    }
+    for row in g["clusters"].as_array().into_iter().flatten() {
+        let label = string(row["cluster"].as_str().unwrap_or_default());
+        out.check_at(format!("cd[{label}]"), row, "/cook_d").check_at(
+            format!("rs$cluster$X2[match({label}, rs$cluster$slab)]"),
+            row,
+            "/x2",
+        );
+        for j in 0..row["dfbetas"].as_array().map_or(0, Vec::len) {
+            out.check_at(format!("db[{label}, {}]", j + 1), row, &format!("/dfbetas/{j}"));
+        }
+    }
+    let sentence = format!(
+        "Studentized deleted residuals, Cook's distances, DFBETAS and hat values of the \
+         multilevel model were computed by leaving out each {} in turn and refitting the model \
+         {{}}.",
+        if args.cluster.is_some() {
+            "cluster"
+        } else {
+            "effect size"
+        }
+    );
+    out.methods
+        .say(&sentence, &[&crate::rcode::VIECHTBAUER_2010B]);
+    Ok(())
+}
+
+/// fit_multilevel's arguments for `general` with the call's `mods`, `exclude`, `method` and
+/// `test` (knha read as t).
+fn general_args(args: &InfluenceArgs) -> Result<serde_json::Map<String, Value>, ToolError> {
+    let (method, test) = (args.method.get(), args.test.get());
+    let mut common = serde_json::json!({
+        "exclude": args.exclude.exclude,
+        "method": method.name(),
+        "test": match test {
+            meta_analysis::Test::Knha => "t",
+            meta_analysis::Test::Z => "z",
+        },
+    });
+    if let Some(mods) = &args.mods {
+        common["mods"] = match mods {
+            Mods::Formula(f) => Value::from(f.as_str()),
+            Mods::Terms(t) => Value::from(t.clone()),
+        };
+    }
+    let general = args.general.as_ref().expect("general given");
+    mv::multilevel_args(general, common.as_object().cloned().expect("an object"))
 }
 
 #[cfg(test)]
