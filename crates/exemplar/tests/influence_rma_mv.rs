@@ -157,3 +157,24 @@ fn a_multivariate_models_diagnostics_are_metafors_per_record_and_per_trial() {
     write_ours("berkey1998", &args, &per_record, &per_trial);
     check_both(&per_record, &per_trial, &want);
 }
+
+/// `mods` and `cluster` belong to a general model; `general` takes fit_multilevel's model
+/// arguments only.
+#[cfg(feature = "extended")]
+#[test]
+fn the_general_arguments_are_refused_where_they_do_not_apply() {
+    let records = fixture("konstantopoulos2011")["records"].clone();
+    for (args, named) in [
+        (json!({"cluster": "district"}), "general"),
+        (json!({"mods": "~ year"}), "general"),
+        (
+            json!({"general": {"random": "~ 1 | district", "cluster": "x"}}),
+            "general takes",
+        ),
+    ] {
+        let mut args = args;
+        args["records"] = records.clone();
+        let e = call("influence_diagnostics", &args).unwrap_err();
+        assert!(e.message.contains(named), "{args}: {e}");
+    }
+}
