@@ -598,7 +598,7 @@ fn mv_forest(
     let p = fit.p;
     let level = result.level;
     let name = format!(
-        "Multivariate model ({}): {}",
+        "Multilevel model ({}): {}",
         fitted.method.name(),
         result.general.structure.join("; ")
     );
@@ -670,8 +670,8 @@ fn mv_forest(
     let notes = [
         format!("{name}: k = {}, {components}", fit.k),
         format!(
-            "Rows grouped by {grouped}; weights: diag(M⁻¹) as % of its sum (metafor's \
-             weights.rma.mv).{intervals}"
+            "Rows grouped by {grouped}; weights: the diagonal of the inverse marginal \
+             covariance, as % of its sum (metafor's weights.rma.mv).{intervals}"
         ),
     ];
     Ok(MvForest {
