@@ -693,6 +693,17 @@ fn a_general_three_level_model_draws_its_pooled_row_and_fitted_values() {
             "upper",
         );
     }
+    // By default (addpred) their prediction intervals: Σσ² added, as metafor's predict().
+    let result = forest(json!({"records": want["records"], "general": general, "mods": "~ year"}));
+    assert_eq!(result["numbers"]["fitted"]["interval"], "prediction");
+    let rows = rows_by_id(&result);
+    for (i, record) in want["records"].as_array().unwrap().iter().enumerate() {
+        let fitted = &rows[record["id"].as_str().unwrap()]["fitted"];
+        for (key, theirs) in [("lower", "fitted_pi_lower"), ("upper", "fitted_pi_upper")] {
+            let theirs = want[theirs][i].as_f64().unwrap();
+            close(fitted[key].as_f64().unwrap(), theirs, key);
+        }
+    }
     // general refuses a key that is not a model argument, and `by` beside it.
     for (args, named) in [
         (

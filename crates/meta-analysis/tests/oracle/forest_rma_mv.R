@@ -1,7 +1,8 @@
 ## Fixture for crates/exemplar/tests/forest_options.rs: forests of general rma.mv models
 ## (issue 45 item 2). For each case, metafor 3.8-1's weights() of the rma.mv fit (type
 ## "diagonal": diag(M^-1) as percent), its fitted values with their confidence limits
-## (predict() at each record's moderators) and, intercept-only, the pooled estimate, CI
+## (predict() at each record's moderators; and their prediction limits for a model of
+## `~ 1 | id` terms alone) and, intercept-only, the pooled estimate, CI
 ## and PI.
 ##  - dat.berkey1998: random = ~ outcome | trial, struct = "UN", V from v1i/v2i per trial,
 ##    mods = ~ outcome - 1, with tau2 and rho held at the engine's exact optimum (`at_ours`
@@ -37,6 +38,10 @@ case <- function(res, records) {
   } else {
     out$fitted <- vec(pr$pred); out$fitted_ci_lower <- vec(pr$ci.lb)
     out$fitted_ci_upper <- vec(pr$ci.ub)
+    ## Prediction intervals of models of `~ 1 | id` terms alone (Σσ² added).
+    if (!res$withG) {
+      out$fitted_pi_lower <- vec(pr$pi.lb); out$fitted_pi_upper <- vec(pr$pi.ub)
+    }
   }
   out
 }
