@@ -15,6 +15,8 @@ use super::scale::Scale;
 use super::subgroup_analysis::{group_labels, run_subgroups, SubgroupResult};
 use super::ErrorCode;
 use super::{Tool, ToolError, ToolGroup};
+
+pub(crate) mod general;
 #[cfg(feature = "definitions")]
 use super::{REFIT_EXCLUDING, SUBGROUP_ANALYSIS};
 use crate::plots::{
@@ -64,6 +66,10 @@ fn examples() -> Vec<serde_json::Value> {
     calls.push(json!({"at": [-0.5, 0, 0.5, 1], "alim": [-0.5, 1], "header": ["Study", "SMD [95% CI]"], "mlab": "Pooled", "shade": "zebra", "showweights": true, "addpred": false, "refline": false, "width": 480}));
     calls.push(json!({"mods": ["weeks"], "xlim": [-1, 2]}));
     calls.push(json!({"study": "tester", "order": "precision"}));
+    calls.push(json!({"records": examples::multivariate(), "mods": "~ outcome - 1",
+        "general": {"random": "~ outcome | trial", "struct": "UN",
+                    "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}}));
+    calls.push(json!({"records": examples::nested(), "general": {"random": "~ 1 | study/id"}}));
     calls
 }
 
@@ -81,16 +87,19 @@ composed_args! {
         #[serde(default)]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "mods_schema"))]
         pub mods: Option<Mods>,
-        /// Text column.
+        /// Column.
         #[serde(default)]
         pub by: Option<String>,
-        /// Cluster column.
+        /// Column.
         #[serde(default)]
         pub study: Option<String>,
+        #[serde(default)]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "general_schema"))]
+        pub general: Option<serde_json::Map<String, Value>>,
         /// Columns.
         #[serde(default)]
         pub ilab: Vec<String>,
-        /// "estimate", "precision", "fit" or a column.
+        /// estimate, precision, fit or a column.
         #[serde(default)]
         pub order: Option<String>,
         #[serde(default)]
@@ -105,13 +114,13 @@ composed_args! {
         #[serde(default)]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "refline_schema"))]
         pub refline: Option<Value>,
-        /// [left, right].
+        /// Titles.
         #[serde(default)]
         pub header: Vec<String>,
-        /// Pooled row.
+        /// Label.
         #[serde(default)]
         pub mlab: Option<String>,
-        /// Default: unless ilab needs room.
+        /// Default: auto.
         #[serde(default)]
         pub showweights: Option<bool>,
         /// PI.
@@ -120,7 +129,7 @@ composed_args! {
         #[serde(default)]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "shade_schema"))]
         pub shade: Option<ShadeArg>,
-        /// Default: 390 or as needed.
+        /// Default: auto.
         #[serde(default)]
         pub width: Option<f64>,
     }
@@ -160,12 +169,12 @@ fn at_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 #[cfg(feature = "definitions")]
 fn alim_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    numbers("Axis [lo, hi].")
+    numbers("[lo, hi].")
 }
 
 #[cfg(feature = "definitions")]
 fn xlim_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    numbers("Plot [lo, hi].")
+    numbers("[lo, hi].")
 }
 
 #[cfg(feature = "definitions")]
@@ -182,8 +191,16 @@ fn shade_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     }))
 }
 
+/// `general`: fit_multilevel's model arguments, as `robust_test`'s `general` (with `vcalc`).
 #[cfg(feature = "definitions")]
-fn mods_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(crate) fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schema(serde_json::json!({
+        "type": "object", "description": "fit_multilevel's model arguments."
+    }))
+}
+
+#[cfg(feature = "definitions")]
+pub(crate) fn mods_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(serde_json::json!({
         "type": ["string", "array"], "items": {"type": "string"}, "description": "Moderators."
     }))
@@ -279,8 +296,8 @@ pub struct ForestPlotResult {
     /// With `mods`: the meta-regression drawn (as the meta-regression tool returns it,
     /// without predictions); else null.
     pub model: Option<MetaRegressionResult>,
-    /// With `study`: the three-level model drawn (as the multilevel tool returns it); else
-    /// null.
+    /// With `study` or `general`: the multilevel model drawn (as the multilevel tool returns
+    /// it); else null.
     pub three_level: Option<MultilevelResult>,
     /// Records left out of the plot because they have no value in `by` or `mods` (metafor's
     /// na.omit).
@@ -288,13 +305,16 @@ pub struct ForestPlotResult {
 }
 
 /// `forest_plot`
-pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
+pub fn forest_plot(mut args: ForestArgs, data: &DataSource) -> Result<ForestPlotResult, ToolError> {
     let options = args.fit.options()?;
     let scale = Scale::of(&args.fit.scale, data)?;
-    let layout = Layout::of(&args, scale.transform)?;
+    let mut layout = Layout::of(&args, scale.transform)?;
     one_model(&args)?;
-    let columns = read_columns(&args)?;
-    let excluded = args.exclude.of(data)?;
+    let mut columns = read_columns(&args)?;
+    if let Some(g) = &args.general {
+        columns.extend(general_columns(g, &args, data)?);
+    }
+    let excluded = std::mem::take(&mut args.exclude).of(data)?;
     // A record with no group (absent, null, blank or NA in `by` or `study`) or no moderator
     // value is left out and listed, as the subgroup analysis and the models leave it out
     // (metafor's na.omit): it has no place among the groups or in the model.
@@ -313,26 +333,27 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
         (&kept, excluded)
     };
     let fit = meta_analysis::refit_excluding(data.records(), &excluded, &options)?;
-    let grouped = match &args.by {
-        Some(by) => {
-            let (analysis, levels) = subgroups(by, &excluded, &options, data)?;
-            Some((by.as_str(), analysis, levels))
-        }
-        None => None,
+    let grouped = (args.by.as_ref())
+        .map(|by| subgroups(by, &excluded, &options, data).map(|(a, l)| (by.as_str(), a, l)))
+        .transpose()?;
+    let mv = (args.general.as_ref())
+        .map(|g| mv_forest(g, &args, &excluded, data))
+        .transpose()?;
+    if mv.as_ref().is_some_and(|m| !m.prediction) {
+        layout.addpred = false;
+    }
+    let regression = match (&args.mods, &mv) {
+        (Some(mods), None) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
+        _ => None,
     };
-    let regression = match &args.mods {
-        Some(mods) => Some(regression(mods, &excluded, &options, data, args.addpred)?),
-        None => None,
-    };
-    let three_level = match &args.study {
-        Some(study) => Some(three_level(study, &excluded, &options, data)?),
-        None => None,
-    };
+    let three_level = (args.study.as_ref())
+        .map(|study| three_level(study, &excluded, &options, data))
+        .transpose()?;
     let labels = record_labels(data);
     let ilab = ilab_columns(&args.ilab, data)?;
-    let fitted_values: Option<Vec<f64>> = regression
-        .as_ref()
-        .map(|(_, values, _)| values.iter().map(|v| v.map_or(f64::NAN, |v| v.0)).collect());
+    let fitted_values: Option<Vec<f64>> = (regression.as_ref().map(|(_, v, _)| v))
+        .or(mv.as_ref().and_then(|m| m.fitted.as_ref()))
+        .map(|values| values.iter().map(|v| v.map_or(f64::NAN, |v| v.0)).collect());
     let order = args
         .order
         .as_deref()
@@ -344,16 +365,18 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     let plot = plots::forest(&ForestInput {
         records: data.records(),
         excluded: &excluded,
-        fit: match (&regression, &three_level) {
-            (Some(_), _) => None,
-            (None, Some(t)) => Some(&t.fit),
-            (None, None) => Some(&fit),
+        fit: match (&regression, &three_level, &mv) {
+            (_, _, Some(m)) => m.pooled.as_ref(),
+            (Some(_), _, _) => None,
+            (None, Some(t), _) => Some(&t.fit),
+            (None, None, None) => Some(&fit),
         },
         title: &measure_title("Forest", &scale, true),
         subtitle: Some(&subtitle(
             model_name
                 .as_deref()
                 .or(three_level.as_ref().map(|t| t.name.as_str()))
+                .or(mv.as_ref().map(|m| m.name.as_str()))
                 .unwrap_or(&model_name_of(fit.method)),
             fit.k,
             data,
@@ -369,24 +392,15 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
             record_levels: levels,
             analysis,
         }),
-        fitted: regression.as_ref().map(|(model, values, _)| Fitted {
-            values,
-            tau2: model.tau2,
-            model: model_name.as_deref().unwrap_or_default(),
-            prediction: args.addpred,
-            level: model.level,
-        }),
-        clustered: three_level.as_ref().map(|t| Clustered {
-            clusters: &t.clusters,
-            weights: &t.weights,
-            notes: [t.notes[0].as_str(), t.notes[1].as_str()],
-        }),
+        fitted: fitted_rows(&regression, model_name.as_deref(), mv.as_ref(), args.addpred),
+        clustered: clustered_rows(three_level.as_ref(), args.study.as_deref(), mv.as_ref()),
         options: layout.options(),
     })?;
     let by_notes = data.text_notes(args.by.as_slice(), &excluded);
-    let multilevel_result = match &args.study {
-        Some(study) => Some(three_level_result(study, &excluded, &options, data)?),
-        None => None,
+    let multilevel_result = match (&args.study, mv) {
+        (Some(study), _) => Some(three_level_result(study, &excluded, &options, data)?),
+        (None, Some(m)) => Some(m.result),
+        (None, None) => None,
     };
     Ok(ForestPlotResult {
         svg: plot.svg,
@@ -408,6 +422,55 @@ pub fn forest_plot(args: ForestArgs, data: &DataSource) -> Result<ForestPlotResu
     })
 }
 
+/// The fitted values drawn: the meta-regression's, or a general model's with `mods`.
+fn fitted_rows<'a>(
+    regression: &'a Option<(MetaRegression, FittedValues, String)>,
+    model_name: Option<&'a str>,
+    mv: Option<&'a MvForest>,
+    addpred: bool,
+) -> Option<Fitted<'a>> {
+    if let Some((model, values, _)) = regression {
+        return Some(Fitted {
+            values,
+            tau2: model.tau2,
+            model: model_name.unwrap_or_default(),
+            prediction: addpred,
+            level: model.level,
+        });
+    }
+    let m = mv?;
+    Some(Fitted {
+        values: m.fitted.as_deref()?,
+        tau2: 0.0,
+        model: &m.name,
+        prediction: m.prediction && addpred,
+        level: m.result.level,
+    })
+}
+
+/// The rows grouped by cluster with a multilevel model's weights: the three-level model's
+/// (`study`) or a general model's.
+fn clustered_rows<'a>(
+    three_level: Option<&'a ThreeLevel>,
+    study: Option<&'a str>,
+    mv: Option<&'a MvForest>,
+) -> Option<Clustered<'a>> {
+    if let Some(t) = three_level {
+        return Some(Clustered {
+            name: study.unwrap_or_default(),
+            clusters: &t.clusters,
+            weights: &t.weights,
+            notes: [t.notes[0].as_str(), t.notes[1].as_str()],
+        });
+    }
+    mv.map(|m| Clustered {
+        name: &m.column,
+        clusters: &m.clusters,
+        weights: &m.weights,
+        notes: [m.notes[0].as_str(), m.notes[1].as_str()],
+    })
+}
+
 /// The subgroup analysis by `by` of the records not excluded, and every record's level (the
 /// excluded ones' too: rows are drawn under their level).
 fn subgroups(
@@ -421,12 +484,17 @@ fn subgroups(
     Ok((analysis, levels))
 }
 
-/// `by`, `mods` or `study`: at most one.
+/// `by`, `mods`, `study` or `general`: at most one (`general` with `mods` is one model).
 fn one_model(args: &ForestArgs) -> Result<(), ToolError> {
-    let given = [("by", args.by.is_some()), ("mods", args.mods.is_some()), ("study", args.study.is_some())];
+    let given = [
+        ("by", args.by.is_some()),
+        ("mods", args.mods.is_some() && args.general.is_none()),
+        ("study", args.study.is_some()),
+        ("general", args.general.is_some()),
+    ];
     if let [(a, _), (b, _), ..] = given.iter().filter(|(_, g)| *g).collect::<Vec<_>>()[..] {
         return Err(invalid(format!(
-            "{a} and {b}: give one (subgroups, a meta-regression or the three-level model)"
+            "{a} and {b}: give one (subgroups, a meta-regression, the three-level or a general model)"
         )));
     }
     Ok(())
@@ -438,6 +506,185 @@ fn read_columns(args: &ForestArgs) -> Result<Vec<String>, ToolError> {
     let mut columns: Vec<String> = args.by.iter().chain(&args.study).cloned().collect();
     columns.extend(formula.iter().flat_map(|f| f.columns()));
     Ok(columns)
+}
+
+/// fit_multilevel's arguments for `general` with the forest's exclusions, moderators,
+/// method, level and test (knha: t).
+fn general_args(
+    g: &serde_json::Map<String, Value>,
+    args: &ForestArgs,
+    excluded: &[String],
+) -> Result<serde_json::Map<String, Value>, ToolError> {
+    let options = args.fit.options()?;
+    let mut common = serde_json::json!({
+        "exclude": excluded,
+        "method": options.method.name(),
+        "level": options.level,
+        "test": match options.test {
+            meta_analysis::Test::Knha => "t",
+            meta_analysis::Test::Z => "z",
+        },
+    });
+    if let Some(mods) = &args.mods {
+        common["mods"] = match mods {
+            Mods::Formula(f) => Value::from(f.as_str()),
+            Mods::Terms(t) => Value::from(t.clone()),
+        };
+    }
+    let common = common.as_object().cloned().expect("an object");
+    general::multilevel_args(g, common)
+}
+
+/// The columns a general model reads (its terms', V's, vcalc's): records without a value
+/// there are left out of the plot, as those without `by` or `study`.
+fn general_columns(
+    g: &serde_json::Map<String, Value>,
+    args: &ForestArgs,
+    data: &DataSource,
+) -> Result<Vec<String>, ToolError> {
+    use super::args::FromArgs;
+    use super::fit_multilevel::FitMultilevelArgs;
+    use super::multilevel_general::{random_columns, random_terms, vcalc_columns};
+    let a = FitMultilevelArgs::from_args(&general_args(g, args, &[])?)
+        .map_err(|e| invalid(e.to_string()))?;
+    let mut columns = random_columns(&random_terms(&a.model, &a.general)?, &a.general, data);
+    columns.extend(a.vcalc.vcalc.iter().flat_map(vcalc_columns));
+    Ok(columns)
+}
+
+/// A general rma.mv model (fit_multilevel's, `general`) drawn as a forest: a row per
+/// record grouped by the model's cluster, with weights.rma.mv's weights; intercept-only, its
+/// pooled row; with `mods`, each record's fitted value.
+struct MvForest {
+    result: MultilevelResult,
+    pooled: Option<meta_analysis::Fit>,
+    fitted: Option<FittedValues>,
+    /// Whether intervals of new effects exist: metafor's predict() gives them for models
+    /// of `~ 1 | id` terms alone (variance Σσ²).
+    prediction: bool,
+    name: String,
+    column: String,
+    clusters: Vec<String>,
+    weights: Vec<Option<f64>>,
+    notes: [String; 2],
+}
+
+fn mv_forest(
+    g: &serde_json::Map<String, Value>,
+    args: &ForestArgs,
+    excluded: &[String],
+    data: &DataSource,
+) -> Result<MvForest, ToolError> {
+    let margs = general_args(g, args, excluded)?;
+    let mut fitted = general::fit(&margs, data, true)?;
+    let result = fitted.result.take().expect("asked");
+    let (model, fit) = (&fitted.model, &fitted.fit);
+    let w = general::inverse_blocks(model, fit)?;
+    let weights = general::per_record(&general::weights(&w, fit.k), &fitted.excluded, data);
+    let column = general::cluster_column(&margs, data);
+    let clusters = match &column {
+        Some(c) => super::multilevel::labels(data, c, "cluster", &[])?,
+        None => data.records().iter().map(|r| r.id.clone()).collect(),
+    };
+    let c0 = &result.model.coefficients[0];
+    let crit = if c0.se > 0.0 {
+        (c0.ci_upper - c0.estimate) / c0.se
+    } else {
+        0.0
+    };
+    let prediction = model.terms.is_empty();
+    let sigma2: f64 = fit.sigma2.iter().sum();
+    let extra = if prediction && args.addpred { sigma2 } else { 0.0 };
+    let p = fit.p;
+    let level = result.level;
+    let name = format!(
+        "Multilevel model ({}): {}",
+        fitted.method.name(),
+        result.general.structure.join("; ")
+    );
+    let (pooled, values) = if args.mods.is_none() && p == 1 {
+        let half = crit * (c0.se * c0.se + sigma2).sqrt();
+        let (pi_lower, pi_upper) = if prediction {
+            (c0.estimate - half, c0.estimate + half)
+        } else {
+            (c0.ci_lower, c0.ci_upper)
+        };
+        let pooled = meta_analysis::Fit {
+            method: fitted.method,
+            test: args.fit.options()?.test,
+            level,
+            k: fit.k,
+            estimate: c0.estimate,
+            se: c0.se,
+            statistic: c0.statistic,
+            df: result.df,
+            p: c0.p,
+            ci_lower: c0.ci_lower,
+            ci_upper: c0.ci_upper,
+            tau2: sigma2,
+            tau: sigma2.sqrt(),
+            se_tau2: None,
+            q: result.model.qe,
+            q_df: result.model.qe_df,
+            q_p: result.model.qe_p,
+            i2: f64::NAN,
+            h2: f64::NAN,
+            pi_lower,
+            pi_upper,
+            iterations: Some(result.model.iterations),
+        };
+        (Some(pooled), None)
+    } else {
+        let rows: Vec<(f64, f64, f64)> = (0..fit.k)
+            .map(|i| {
+                let x = &model.x[i * p..(i + 1) * p];
+                let v: f64 = (0..p)
+                    .map(|a| (0..p).map(|b| x[a] * fit.vcov[a * p + b] * x[b]).sum::<f64>())
+                    .sum::<f64>()
+                    .max(0.0);
+                let y: f64 = x.iter().zip(&fit.beta).map(|(x, b)| x * b).sum();
+                let half = crit * (v + extra).sqrt();
+                (y, y - half, y + half)
+            })
+            .collect();
+        (None, Some(general::per_record(&rows, &fitted.excluded, data)))
+    };
+    let components = [("σ²", &fit.sigma2), ("τ²", &fit.tau2), ("ρ", &fit.rho)]
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(n, v)| {
+            let v: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
+            format!("{n} = {}", v.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let grouped = column.as_deref().unwrap_or("record");
+    let intervals = if values.is_some() {
+        format!(
+            " Grey polygons: fitted values and their {}.",
+            if prediction && args.addpred { "PIs" } else { "CIs" }
+        )
+    } else {
+        String::new()
+    };
+    let notes = [
+        format!("{name}: k = {}, {components}", fit.k),
+        format!(
+            "Rows grouped by {grouped}; weights: the diagonal of the inverse marginal \
+             covariance, as % of its sum (metafor's weights.rma.mv).{intervals}"
+        ),
+    ];
+    Ok(MvForest {
+        result,
+        pooled,
+        fitted: values,
+        prediction,
+        name,
+        column: column.unwrap_or_else(|| "record".into()),
+        clusters,
+        weights,
+        notes,
+    })
 }
 
 /// The three-level model (fit_multilevel's, without moderators) drawn as a forest: its
@@ -771,6 +1018,9 @@ impl super::reproduce::Reproducible for ForestArgs {
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_checks, fit_methods, rma_of_fit};
         use crate::rcode::{name, Script};
+        if let Some(g) = &self.general {
+            return general_reproduction(self, g, cx, out);
+        }
         let options = self.fit.options()?;
         out.script
             .line(format!("res <- {}", rma_of_fit(cx, &self.exclude.exclude, &self.fit)?));
@@ -813,4 +1063,43 @@ impl super::reproduce::Reproducible for ForestArgs {
         out.methods.say("The studies and the pooled estimate are shown in a forest plot.", &[]);
         Ok(())
     }
+}
+
+/// A general model's forest in R: the multilevel tool's script of the model drawn (its
+/// checks against the result's `three_level`, components pinned where metafor stops short),
+/// then `forest(res)` and each record's weight, metafor's weights().
+#[cfg(feature = "extended")]
+fn general_reproduction(
+    args: &ForestArgs,
+    g: &serde_json::Map<String, Value>,
+    cx: &super::reproduce::RContext,
+    out: &mut super::reproduce::Reproduction,
+) -> Result<(), ToolError> {
+    use super::args::FromArgs;
+    use super::reproduce::{RContext, Reproducible};
+    let margs = general_args(g, args, &args.exclude.exclude)?;
+    let model = super::fit_multilevel::FitMultilevelArgs::from_args(&margs)
+        .map_err(|e| invalid(e.to_string()))?;
+    let inner = RContext {
+        args: cx.args,
+        data: cx.data,
+        result: &cx.result["three_level"],
+    };
+    model.reproduce(&inner, out)?;
+    out.script.line("forest(res)");
+    for (i, row) in cx.result["numbers"]["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["weight_percent"].is_number())
+        .enumerate()
+    {
+        out.check_at(format!("weights(res)[{}]", i + 1), row, "/weight_percent");
+    }
+    out.methods.say(
+        "The effect sizes, grouped by cluster, and the model's estimates are shown in a forest \
+         plot.",
+        &[],
+    );
+    Ok(())
 }

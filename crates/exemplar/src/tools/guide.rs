@@ -30,8 +30,12 @@ pub const MAX_DEFINITION_BYTES: usize = 2_760;
 /// and the tool's description cut to one line. Its `vcalc` and `return_v` (issue 44), with
 /// V and vcalc explained once in [`instructions`] and the tool's other words cut, still add
 /// 18 bytes (`return_v`'s stated default, which every optional boolean states), and
-/// `robust_test`'s `general` (the rma.mv model under CR2) 83 more: 1,748.
-pub const MEAN_DEFINITION_BYTES: usize = 1_748;
+/// `robust_test`'s `general` (the rma.mv model under CR2) 83 more: 1,748. `general` on
+/// `forest_plot` and `influence_diagnostics` (issue 44 item 6, issue 45 item 2), with
+/// `influence_diagnostics`' `mods` and `cluster` (metafor's names), about 360 bytes, of which
+/// cuts in the two tools' words (the keys of `general` and the forest options' defaults said
+/// once in [`instructions`]) took back about 180: 1,755.
+pub const MEAN_DEFINITION_BYTES: usize = 1_755;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;
@@ -129,13 +133,19 @@ LIMITS, checked before any work: arguments at most {bytes} bytes of JSON, nested
 estimator stops with an error after its iteration limit. An error is {{code, message}}.\n\n\
 FOREST. {forest} takes metafor forest()'s options: at (ticks), alim (the axis' ends; an \
 interval beyond ends in an arrow), xlim (the plot's ends), refline (a number; false: none), \
-header ([left, right] titles), mlab (the pooled row's label), showweights, addpred (the \
-prediction interval; with mods, fitted values' polygons span it), shade (zebra, zebra2, all), \
-width (of the SVG; the plot keeps a third of it), order (estimate, precision, fit or a \
-column), ilab (columns beside the labels); at, alim, xlim and refline on the natural scale. \
-by: the rows grouped by a text column. mods: each row's fitted value as a grey polygon, no \
-pooled row. study: the three-level model (as {multilevel}'s), rows grouped by study.\n\n\
-MULTILEVEL. {multilevel} (metafor's rma.mv) reaches the exact REML/ML optimum. V or vcalc (not both) gives the known sampling covariance instead of diagonal vi: V {{cluster, columns}} reads each cluster's block, a row per record, from the columns; vcalc takes metafor vcalc()'s arguments, columns by name (cluster, subgroup, obs, type, time1, time2, grp1, grp2, w1, w2) and rho, phi; return_v: true returns the V used, per cluster {{cluster, ids, v}}.\n\n\
+header ([left, right] titles), mlab (the pooled row's label), showweights (default: shown \
+unless ilab needs the room), addpred (the prediction interval; with mods, fitted values' \
+polygons span it), shade (zebra, zebra2, all), width (of the SVG, default 390 or wider as \
+ilab needs; the plot keeps a third of it), order (estimate, precision, fit or a column), ilab \
+(columns beside the labels); at, alim, xlim and refline on the natural scale. by: the rows \
+grouped by a text column. mods: each row's fitted value as a grey \
+polygon, no pooled row. study: the three-level model (as {multilevel}'s), rows grouped by \
+study. general: a general model (below), rows grouped by its cluster.\n\n\
+MULTILEVEL. {multilevel} (metafor's rma.mv) reaches the exact REML/ML optimum. V or vcalc (not both) gives the known sampling covariance instead of diagonal vi: V {{cluster, columns}} reads each cluster's block, a row per record, from the columns; vcalc takes metafor vcalc()'s arguments, columns by name (cluster, subgroup, obs, type, time1, time2, grp1, grp2, w1, w2) and rho, phi; return_v: true returns the V used, per cluster {{cluster, ids, v}}. `general` (in {forest}, \
+{influence}, {robust}): one object of {multilevel}'s model arguments random, struct, V, \
+vcalc, sigma2, tau2, rho ({robust} takes no vcalc); with mods, exclude, method and test as \
+the tool's own. {influence} then gives metafor's rstudent(), cooks.distance(), dfbetas(), \
+hatvalues() and weights() of the rma.mv fit, per record or, with `cluster`, per cluster.\n\n\
 CONVENTIONS. p values are two-sided; with test z the intervals use the normal quantile, with \
 knha the t quantile with k-1 df; I^2 and H^2 as metafor (typical within-study variance). The \
 methods text (MCP resource exemplar://docs/METHODS.md; the page's Methods section) states \
@@ -148,6 +158,8 @@ no metafor counterpart refuse it (invalid_arguments).",
         columns = crate::dataset::COLUMNS[1..8].join(", "),
         escalc = super::COMPUTE_EFFECT_SIZES.name,
         forest = super::FOREST_PLOT.name,
+        influence = super::INFLUENCE_DIAGNOSTICS.name,
+        robust = super::ROBUST_TEST.name,
         multilevel = super::FIT_MULTILEVEL.name,
         load = super::LOAD_DATA.name,
         data_id = super::DATA_ID,

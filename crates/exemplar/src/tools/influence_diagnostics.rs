@@ -1,11 +1,17 @@
 //! `influence_diagnostics`: metafor's case-deletion diagnostics for every record.
 
-use super::args::{DataArg, ExcludeArg, MethodArg, TestArg};
+use super::args::{DataArg, ExcludeArg, MethodArg, Mods, TestArg};
 use super::data::{DataSource, DatasetInfo};
+use super::forest_plot::general as mv;
+use super::multilevel::invalid;
 use super::ToolError;
 use super::{Tool, ToolGroup, MAX_INFLUENCE_RECORDS};
 use crate::printed::{f4, frame_table, model_context, Out, Printed};
+use general::{MvClusterInfluence, MvRecordInfluence};
 use serde::Serialize;
+use serde_json::Value;
+
+mod general;
 
 pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     name: "influence_diagnostics",
@@ -18,7 +24,7 @@ pub static INFLUENCE_DIAGNOSTICS: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         "Case-deletion diagnostics as metafor's influence(); knha rescales rstudent, dffits, \
-dfbetas, cook_d, cov_r. No intervals, so no level. Needs 3 records."
+dfbetas, cook_d, cov_r. Needs 3 records."
             .to_string()
     },
     #[cfg(feature = "definitions")]
@@ -36,6 +42,10 @@ fn examples() -> Vec<serde_json::Value> {
         .map(|m| json!({"method": m}))
         .collect();
     calls.push(json!({"records": examples::records(), "exclude": ["a"]}));
+    calls.push(json!({"records": examples::multivariate(), "mods": "~ outcome - 1",
+        "general": {"random": "~ outcome | trial", "struct": "UN",
+                    "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}, "cluster": "trial"}));
+    calls.push(json!({"records": examples::nested(), "general": {"random": "~ 1 | study"}, "mods": ["x"]}));
     calls
 }
 
@@ -53,7 +63,40 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub _data: DataArg,
+        #[serde(default)]
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::forest_plot::general_schema")
+        )]
+        pub general: Option<serde_json::Map<String, Value>>,
+        #[serde(default)]
+        #[cfg_attr(
+            feature = "definitions",
+            schemars(schema_with = "super::forest_plot::mods_schema")
+        )]
+        pub mods: Option<Mods>,
+        /// Column.
+        #[serde(default)]
+        pub cluster: Option<String>,
     }
+}
+
+/// A general rma.mv model's diagnostics (`general`): metafor's rstudent(), cooks.distance(),
+/// dfbetas(), hatvalues() and weights() of the fit, per record and, with `cluster`, per
+/// cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct MvInfluence {
+    /// The model's random structure, as the multilevel tool states it.
+    pub structure: Vec<String>,
+    /// The coefficients' names (each record's or cluster's dfbetas in this order).
+    pub coefficients: Vec<String>,
+    /// The column the clusters are read from; null: each record is its own unit.
+    pub cluster: Option<String>,
+    /// One row per record analysed, in record order.
+    pub records: Vec<MvRecordInfluence>,
+    /// With `cluster`: one row per cluster, in the order of their first record.
+    pub clusters: Vec<MvClusterInfluence>,
 }
 
 /// `influence_diagnostics`' result.
@@ -67,8 +110,11 @@ pub struct InfluenceResult {
     pub test: crate::tools::Word,
     /// Records analysed.
     pub k: usize,
-    /// One row per record, in record order.
+    /// One row per record, in record order (empty for a general model).
     pub results: Vec<meta_analysis::Influence>,
+    /// With `general`: the rma.mv model's diagnostics; else absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub general: Option<MvInfluence>,
     pub dataset: DatasetInfo,
 }
 
@@ -77,6 +123,14 @@ pub fn influence_diagnostics(
     args: InfluenceArgs,
     data: &DataSource,
 ) -> Result<InfluenceResult, ToolError> {
+    if args.general.is_some() {
+        return general_influence(args, data);
+    }
+    if args.mods.is_some() || args.cluster.is_some() {
+        return Err(invalid(
+            "mods and cluster apply to a general model (give general)".into(),
+        ));
+    }
     let excluded = args.exclude.of(data)?;
     let kept = data.kept(&excluded);
     let (method, test) = (
@@ -89,14 +143,98 @@ pub fn influence_diagnostics(
         test: test.name().into(),
         k: kept.len(),
         results: rows,
+        general: None,
+        dataset: data.info().clone(),
+    })
+}
+
+/// The diagnostics of fit_multilevel's general model (`general`, with `mods`, `exclude`,
+/// `method` and `test`), leaving out each record, or each cluster of `cluster`.
+fn general_influence(args: InfluenceArgs, data: &DataSource) -> Result<InfluenceResult, ToolError> {
+    let (method, test) = (args.method.get(), args.test.get());
+    let g = mv::fit(&general_args(&args)?, data, false)?;
+    let kept = data.kept(&g.excluded);
+    let k = kept.len();
+    let w = mv::inverse_blocks(&g.model, &g.fit)?;
+    let (hat, weight) = (mv::hat_values(&g.model, &g.fit, &w), mv::weights(&w, k));
+    let (units, names): (Vec<usize>, Vec<String>) = match &args.cluster {
+        Some(column) => {
+            let labels = super::multilevel::labels(data, column, "cluster", &g.excluded)?;
+            let mut names: Vec<String> = Vec::new();
+            let units = labels
+                .iter()
+                .map(|l| {
+                    names.iter().position(|n| n == l).unwrap_or_else(|| {
+                        names.push(l.clone());
+                        names.len() - 1
+                    })
+                })
+                .collect();
+            (units, names)
+        }
+        None => ((0..k).collect(), Vec::new()),
+    };
+    let n = if args.cluster.is_some() { names.len() } else { k };
+    let deleted = general::deletions(&g, &units, n);
+    let mut seen = vec![0; n];
+    let records = kept
+        .iter()
+        .enumerate()
+        .map(|(r, record)| {
+            let (u, d) = (units[r], &deleted[units[r]]);
+            let (resid, se) = (d.resid[seen[u]], d.se[seen[u]]);
+            seen[u] += 1;
+            let own = args.cluster.is_none();
+            MvRecordInfluence {
+                id: record.id.clone(),
+                resid,
+                se,
+                z: resid.zip(se).map(|(e, s)| e / s),
+                cook_d: d.cook_d.filter(|_| own),
+                dfbetas: d.dfbetas.clone().filter(|_| own),
+                hat: hat[r],
+                weight: weight[r],
+                del: if own { d.del.clone() } else { Default::default() },
+            }
+        })
+        .collect();
+    let clusters = names
+        .iter()
+        .zip(&deleted)
+        .enumerate()
+        .map(|(u, (name, d))| MvClusterInfluence {
+            cluster: name.clone(),
+            k: units.iter().filter(|&&v| v == u).count(),
+            cook_d: d.cook_d,
+            dfbetas: d.dfbetas.clone(),
+            x2: d.x2,
+            del: d.del.clone(),
+        })
+        .collect();
+    Ok(InfluenceResult {
+        method: method.name().into(),
+        test: test.name().into(),
+        k,
+        results: Vec::new(),
+        general: Some(MvInfluence {
+            structure: g.structure.clone(),
+            coefficients: g.names.clone(),
+            cluster: args.cluster,
+            records,
+            clusters,
+        }),
         dataset: data.info().clone(),
     })
 }
 
 
 impl Printed for InfluenceResult {
-    /// `print.infl.rma.uni`, after a headline naming the influential records.
+    /// `print.infl.rma.uni`, after a headline naming the influential records; a general
+    /// model's diagnostics as metafor's rstudent(), cooks.distance() and dfbetas() list them.
     fn print(&self, out: &mut Out) {
+        if let Some(g) = &self.general {
+            return g.print(self, out);
+        }
         let influential: Vec<&str> = self
             .results
             .iter()
@@ -140,6 +278,69 @@ impl Printed for InfluenceResult {
 }
 
 
+impl MvInfluence {
+    fn print(&self, r: &InfluenceResult, out: &mut Out) {
+        out.line(format!(
+            "Case deletion of the rma.mv model {} ({}, k = {}), each {} left out",
+            self.structure.join("; "),
+            r.method,
+            r.k,
+            self.cluster.as_deref().map_or("record".to_string(), |c| format!("{c} cluster"))
+        ));
+        out.blank();
+        let dfbs: Vec<String> = self.coefficients.iter().map(|c| format!("dfbs.{c}")).collect();
+        let per_record = self.cluster.is_none();
+        let mut header: Vec<&str> = vec!["resid", "se", "z"];
+        if per_record {
+            header.push("cook.d");
+        }
+        header.extend(["hat", "weight"]);
+        if per_record {
+            header.extend(dfbs.iter().map(String::as_str));
+        }
+        let rows: Vec<(String, Vec<String>)> = self
+            .records
+            .iter()
+            .map(|x| {
+                let mut cells = vec![f4(x.resid), f4(x.se), f4(x.z)];
+                if per_record {
+                    cells.push(f4(x.cook_d));
+                }
+                cells.extend([f4(Some(x.hat)), f4(Some(x.weight))]);
+                if per_record {
+                    cells.extend(dfbetas_cells(x.dfbetas.as_deref(), dfbs.len()));
+                }
+                (x.id.clone(), cells)
+            })
+            .collect();
+        out.lines(frame_table(&header, &rows, 1));
+        if self.clusters.is_empty() {
+            return;
+        }
+        out.blank();
+        let mut header: Vec<&str> = vec!["k", "X2", "cook.d"];
+        header.extend(dfbs.iter().map(String::as_str));
+        let rows: Vec<(String, Vec<String>)> = self
+            .clusters
+            .iter()
+            .map(|c| {
+                let mut cells = vec![c.k.to_string(), f4(c.x2), f4(c.cook_d)];
+                cells.extend(dfbetas_cells(c.dfbetas.as_deref(), dfbs.len()));
+                (c.cluster.clone(), cells)
+            })
+            .collect();
+        out.lines(frame_table(&header, &rows, 1));
+    }
+}
+
+/// A unit's DFBETAS as cells ("NA" where its refit failed).
+fn dfbetas_cells(values: Option<&[f64]>, p: usize) -> Vec<String> {
+    match values {
+        Some(v) => v.iter().map(|x| f4(Some(*x))).collect(),
+        None => vec![f4(None); p],
+    }
+}
+
 /// `influence(rma(...))`.
 #[cfg(feature = "extended")]
 impl super::reproduce::Reproducible for InfluenceArgs {
@@ -149,6 +350,9 @@ impl super::reproduce::Reproducible for InfluenceArgs {
         out: &mut super::reproduce::Reproduction,
     ) -> Result<(), ToolError> {
         use super::reproduce::{fit_arguments, fit_methods, rma};
+        if self.general.is_some() {
+            return general_reproduction(self, cx, out);
+        }
         let method = self.method.get();
         let test = self.test.get();
         let fit = rma(cx, &self.exclude.exclude, fit_arguments(method, 0.95, test));
@@ -179,6 +383,104 @@ impl super::reproduce::Reproducible for InfluenceArgs {
         );
         Ok(())
     }
+}
+
+/// A general model's diagnostics in R: the multilevel tool's `rma.mv` call (no component
+/// pinned: metafor's refits re-estimate them), then cooks.distance(), dfbetas(), rstudent(),
+/// hatvalues() and weights(), each number checked to 1e-4 (METHODS.md: metafor's refits stop
+/// short of the optimum).
+#[cfg(feature = "extended")]
+fn general_reproduction(
+    args: &InfluenceArgs,
+    cx: &super::reproduce::RContext,
+    out: &mut super::reproduce::Reproduction,
+) -> Result<(), ToolError> {
+    use super::args::FromArgs;
+    use super::reproduce::{RContext, Reproducible};
+    use crate::rcode::{name, string};
+    let margs = general_args(args)?;
+    let model = super::fit_multilevel::FitMultilevelArgs::from_args(&margs)
+        .map_err(|e| invalid(e.to_string()))?;
+    // No result for the multilevel tool's script: it then pins no component and checks none.
+    let empty = serde_json::json!({});
+    let inner = RContext {
+        args: cx.args,
+        data: cx.data,
+        result: &empty,
+    };
+    model.reproduce(&inner, out)?;
+    let g = &cx.result["general"];
+    let by = match &args.cluster {
+        Some(c) => format!(", cluster = dat${}", name(c)),
+        None => String::new(),
+    };
+    out.script
+        .line(format!("cd <- cooks.distance(res{by})"))
+        .line(format!("db <- dfbetas(res{by})"))
+        .line(format!("rs <- rstudent(res{by})"))
+        .line("hv <- hatvalues(res)")
+        .line("wt <- weights(res)");
+    out.loose(1e-4);
+    let obs = if args.cluster.is_some() { "rs$obs" } else { "rs" };
+    for (i, row) in g["records"].as_array().into_iter().flatten().enumerate() {
+        let at = i + 1;
+        out.check_at(format!("{obs}$resid[{at}]"), row, "/resid")
+            .check_at(format!("{obs}$se[{at}]"), row, "/se")
+            .check_at(format!("hv[{at}]"), row, "/hat")
+            .check_at(format!("wt[{at}]"), row, "/weight");
+        if args.cluster.is_none() {
+            out.check_at(format!("cd[{at}]"), row, "/cook_d");
+            for j in 0..row["dfbetas"].as_array().map_or(0, Vec::len) {
+                out.check_at(format!("db[{at}, {}]", j + 1), row, &format!("/dfbetas/{j}"));
+            }
+        }
+    }
+    for row in g["clusters"].as_array().into_iter().flatten() {
+        let label = string(row["cluster"].as_str().unwrap_or_default());
+        out.check_at(format!("cd[{label}]"), row, "/cook_d").check_at(
+            format!("rs$cluster$X2[match({label}, rs$cluster$slab)]"),
+            row,
+            "/x2",
+        );
+        for j in 0..row["dfbetas"].as_array().map_or(0, Vec::len) {
+            out.check_at(format!("db[{label}, {}]", j + 1), row, &format!("/dfbetas/{j}"));
+        }
+    }
+    let sentence = format!(
+        "Studentized deleted residuals, Cook's distances, DFBETAS and hat values of the \
+         multilevel model were computed by leaving out each {} in turn and refitting the model \
+         {{}}.",
+        if args.cluster.is_some() {
+            "cluster"
+        } else {
+            "effect size"
+        }
+    );
+    out.methods
+        .say(&sentence, &[&crate::rcode::VIECHTBAUER_2010B]);
+    Ok(())
+}
+
+/// fit_multilevel's arguments for `general` with the call's `mods`, `exclude`, `method` and
+/// `test` (knha read as t).
+fn general_args(args: &InfluenceArgs) -> Result<serde_json::Map<String, Value>, ToolError> {
+    let (method, test) = (args.method.get(), args.test.get());
+    let mut common = serde_json::json!({
+        "exclude": args.exclude.exclude,
+        "method": method.name(),
+        "test": match test {
+            meta_analysis::Test::Knha => "t",
+            meta_analysis::Test::Z => "z",
+        },
+    });
+    if let Some(mods) = &args.mods {
+        common["mods"] = match mods {
+            Mods::Formula(f) => Value::from(f.as_str()),
+            Mods::Terms(t) => Value::from(t.clone()),
+        };
+    }
+    let general = args.general.as_ref().expect("general given");
+    mv::multilevel_args(general, common.as_object().cloned().expect("an object"))
 }
 
 #[cfg(test)]

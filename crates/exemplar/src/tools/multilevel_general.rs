@@ -483,7 +483,7 @@ fn returned_v(sampling: &Sampling, names: &[String], ids: &[&str]) -> Vec<VBlock
 }
 
 /// The columns `vcalc` reads (so that records without them are omitted, as for `V`).
-fn vcalc_columns(spec: &VcalcSpec) -> impl Iterator<Item = String> + '_ {
+pub(crate) fn vcalc_columns(spec: &VcalcSpec) -> impl Iterator<Item = String> + '_ {
     std::iter::once(&spec.cluster)
         .chain(
             [

@@ -535,15 +535,15 @@ impl<'a> Checked<'a> {
             (None, None) => 0.95,
         };
         let intervals = record_intervals(input.records, level).map_err(PlotError::Intervals)?;
+        if let (None, Some(f)) = (&pooled, &input.fitted) {
+            fitted_check(f, input.records.len())?;
+        }
         let weights = match (&pooled, &input.fitted) {
-            (Some(_), _) if input.clustered.is_some() => {
+            (Some(_), _) | (None, Some(_)) if input.clustered.is_some() => {
                 clustered_weights(input.clustered.as_ref().expect("clustered"), &is_excluded)?
             }
             (Some(p), _) => included_weights(input.records, &is_excluded, p.fit.tau2)?,
-            (None, Some(f)) => {
-                fitted_check(f, input.records.len())?;
-                included_weights(input.records, &is_excluded, f.tau2)?
-            }
+            (None, Some(f)) => included_weights(input.records, &is_excluded, f.tau2)?,
             (None, None) => vec![None; input.records.len()],
         };
         let groups = match &input.groups {
@@ -915,7 +915,7 @@ impl Plot<'_> {
         if let Some(g) = &self.checked.groups {
             subgroups::draw_headings(&mut w, g, &self.places.headings);
         }
-        if input.clustered.is_some() {
+        if let Some(c) = &input.clustered {
             for (cluster, y) in &self.places.headings {
                 w.text(
                     "text",
@@ -925,7 +925,7 @@ impl Plot<'_> {
                         ("y", &px(y + 4.0)),
                         ("font-weight", "bold"),
                     ],
-                    &id_label(cluster, 40),
+                    &id_label(&format!("{} {cluster}", c.name), 40),
                 );
             }
         }

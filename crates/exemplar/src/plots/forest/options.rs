@@ -82,6 +82,8 @@ pub struct Fitted<'a> {
 /// with the model's own weights: metafor's weights() of an rma.mv fit.
 #[derive(Debug, Clone, Copy)]
 pub struct Clustered<'a> {
+    /// The cluster column's name: each heading reads "name level" (e.g. "district 11").
+    pub name: &'a str,
     /// Each record's cluster, in record order (excluded records included).
     pub clusters: &'a [String],
     /// Each record's weight in percent, in record order; `None` for an excluded record.

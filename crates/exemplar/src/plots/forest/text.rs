@@ -17,7 +17,7 @@ pub(super) fn notes(input: &ForestInput, checked: &Checked) -> Vec<String> {
     let (pooled, level) = (&checked.pooled, checked.level);
     let mut notes = Vec::new();
     match pooled {
-        Some(_) if input.clustered.is_some() => {
+        _ if input.clustered.is_some() => {
             let c = input.clustered.as_ref().expect("clustered");
             notes.extend(c.notes.iter().map(|n| n.to_string()));
         }
