@@ -135,7 +135,7 @@ width (of the SVG; the plot keeps a third of it), order (estimate, precision, fi
 column), ilab (columns beside the labels); at, alim, xlim and refline on the natural scale. \
 by: the rows grouped by a text column. mods: each row's fitted value as a grey polygon, no \
 pooled row. study: the three-level model (as {multilevel}'s), rows grouped by study.\n\n\
-MULTILEVEL. {multilevel} (metafor's rma.mv) reaches the exact REML/ML optimum. V or vcalc (not both) gives the known sampling covariance instead of diagonal vi: V {{cluster, columns}} reads each cluster's block, a row per record, from the columns; vcalc takes metafor vcalc()'s arguments, columns by name (cluster, subgroup, obs, type, time1, time2, grp1, grp2, w1, w2) and rho, phi; return_v: true returns the V used, per cluster {{cluster, ids, v}}.\n\n\
+MULTILEVEL. {multilevel} (metafor's rma.mv) reaches the exact REML/ML optimum. V or vcalc (not both) gives the known sampling covariance instead of diagonal vi: V {{cluster, columns}} reads each cluster's block, a row per record, from the columns; vcalc takes metafor vcalc()'s arguments, columns by name (cluster, subgroup, obs, type, time1, time2, grp1, grp2, w1, w2) and rho, phi; return_v: true returns the V used, per cluster {{cluster, ids, v}}. sigma2, tau2, rho (the second inner | outer term's: gamma2, phi) hold components fixed, a value each (null: estimated). test t with dfs contain gives each coefficient metafor's containment df (ddf).\n\n\
 CONVENTIONS. p values are two-sided; with test z the intervals use the normal quantile, with \
 knha the t quantile with k-1 df; I^2 and H^2 as metafor (typical within-study variance). The \
 methods text (MCP resource exemplar://docs/METHODS.md; the page's Methods section) states \

@@ -609,3 +609,93 @@ fn assemble(prepared: &Prepared, run: optimizer::Run, qe: f64, given: &[Option<f
         fixed: given.iter().map(Option::is_some).collect(),
     }
 }
+
+/// The denominator degrees of freedom of each coefficient under metafor's `dfs = "contain"`
+/// (rma.mv's `.ddf.calc`): the grouping factors are each `~ 1 | id` term's id (a nested
+/// term's levels `a/b` as one factor), and for each `~ inner | outer` term the combination
+/// inner + outer and outer alone. A coefficient's column of X is contained in a factor when
+/// it takes one value within each of its levels (values compared as R's `factor()` does, as
+/// 15-significant-digit text); its df is the smallest number of levels of a factor that
+/// contains it (k when none does), less p, and at least 1.
+pub fn contain_df(model: &MvModel) -> Vec<f64> {
+    let k = model.yi.len();
+    let p = model.p;
+    let mut factors: Vec<(Vec<usize>, usize)> = Vec::new();
+    let mut push = |labels: &[String]| {
+        let (c, names) = codes(labels);
+        factors.push((c, names.len()));
+    };
+    for term in &model.intercepts {
+        push(&term.levels);
+    }
+    for term in &model.terms {
+        let joined: Vec<String> = term
+            .inner
+            .iter()
+            .zip(&term.outer)
+            .map(|(i, o)| format!("{i} + {o}"))
+            .collect();
+        push(&joined);
+        push(&term.outer);
+    }
+    (0..p)
+        .map(|j| {
+            let column: Vec<String> = (0..k)
+                .map(|i| crate::r_number(model.x[i * p + j]))
+                .collect();
+            let levels = factors
+                .iter()
+                .filter(|(codes, n)| {
+                    let mut seen: Vec<Option<&str>> = vec![None; *n];
+                    codes
+                        .iter()
+                        .zip(&column)
+                        .all(|(&c, v)| *seen[c].get_or_insert(v.as_str()) == v.as_str())
+                })
+                .map(|(_, n)| *n)
+                .min()
+                .unwrap_or(k)
+                .min(k);
+            (levels as f64 - p as f64).max(1.0)
+        })
+        .collect()
+}
+
+/// The random variance one new effect size adds, with the inner levels it is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionVariance {
+    /// The level (an index into the fit's `inner_levels[0]`) whose τ² is added, when τ² is
+    /// one per level.
+    pub tau2_level: Option<usize>,
+    /// The same for γ² (`inner_levels[1]`).
+    pub gamma2_level: Option<usize>,
+    /// Σσ² + τ² + γ².
+    pub variance: f64,
+}
+
+/// The variances of predict.rma.mv's prediction interval of an intercept-only model
+/// (pred ± crit √(Var pred + variance)): Σσ², plus τ² and γ² of the `~ inner | outer` terms.
+/// A term with one variance per inner level (HCS, UN, HAR, DIAG) gives one interval per
+/// level, and two such terms one per pair of levels, τ²'s level varying slowest: what
+/// predict() gives without `tau2.levels` and `gamma2.levels`.
+pub fn prediction_variances(fit: &MvFit) -> Vec<PredictionVariance> {
+    let s: f64 = fit.sigma2.iter().sum();
+    let list = |v: &[f64]| -> Vec<(Option<usize>, f64)> {
+        match v.len() {
+            0 => vec![(None, 0.0)],
+            1 => vec![(None, v[0])],
+            _ => v.iter().enumerate().map(|(l, x)| (Some(l), *x)).collect(),
+        }
+    };
+    let mut out = Vec::new();
+    for (tau2_level, t) in list(&fit.tau2) {
+        for (gamma2_level, g) in list(&fit.gamma2) {
+            out.push(PredictionVariance {
+                tau2_level,
+                gamma2_level,
+                variance: s + t + g,
+            });
+        }
+    }
+    out
+}
