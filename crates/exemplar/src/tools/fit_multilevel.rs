@@ -30,7 +30,9 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "metafor's rma.mv; by default random = ~ 1 | study/id.".to_string()
+        "metafor's rma.mv: the three-level model (random = ~ 1 | study/id) unless random, V or \
+         vcalc say otherwise."
+            .to_string()
     },
     #[cfg(feature = "definitions")]
     examples,
