@@ -30,9 +30,7 @@ pub static FIT_MULTILEVEL: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "metafor's rma.mv: the three-level model (random = ~ 1 | study/id) unless random, V or \
-         vcalc say otherwise."
-            .to_string()
+        "metafor's rma.mv: by default the three-level model, with random = ~ 1 | study/id.".to_string()
     },
     #[cfg(feature = "definitions")]
     examples,
@@ -137,7 +135,8 @@ composed_args! {
 #[cfg(feature = "definitions")]
 fn dfs_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Dfs::ALL.iter().map(|d| d.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names,
+        "default": names[0], "description": "df of test t."}))
         .expect("an object schema")
 }
 
@@ -664,8 +663,8 @@ fn fixed_components(
             ("sigma2", given(&args.general.sigma2)),
             ("tau2", given(&args.general.tau2)),
             ("rho", given(&args.general.rho)),
-            ("gamma2", given(&args.general.gamma2)),
-            ("phi", given(&args.general.phi)),
+            ("gamma2", None),
+            ("phi", None),
         ]
     };
     fixed

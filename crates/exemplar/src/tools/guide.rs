@@ -30,8 +30,12 @@ pub const MAX_DEFINITION_BYTES: usize = 2_760;
 /// and the tool's description cut to one line. Its `vcalc` and `return_v` (issue 44), with
 /// V and vcalc explained once in [`instructions`] and the tool's other words cut, still add
 /// 18 bytes (`return_v`'s stated default, which every optional boolean states), and
-/// `robust_test`'s `general` (the rma.mv model under CR2) 83 more: 1,748.
-pub const MEAN_DEFINITION_BYTES: usize = 1_748;
+/// `robust_test`'s `general` (the rma.mv model under CR2) 83 more: 1,748. Issue 44's
+/// `dfs` (test t's df rule, an argument name the issue sets as a contract; every optional
+/// enum states its default and every argument has a description) and `vcalc` among
+/// `general`'s keys add 81 bytes after cuts (fit_multilevel's summary and description, the
+/// multilevel test's words): 1,751.
+pub const MEAN_DEFINITION_BYTES: usize = 1_751;
 
 /// The most characters one tool's description may take.
 pub const MAX_DESCRIPTION_CHARS: usize = 600;
@@ -135,7 +139,7 @@ width (of the SVG; the plot keeps a third of it), order (estimate, precision, fi
 column), ilab (columns beside the labels); at, alim, xlim and refline on the natural scale. \
 by: the rows grouped by a text column. mods: each row's fitted value as a grey polygon, no \
 pooled row. study: the three-level model (as {multilevel}'s), rows grouped by study.\n\n\
-MULTILEVEL. {multilevel} (metafor's rma.mv) reaches the exact REML/ML optimum. V or vcalc (not both) gives the known sampling covariance instead of diagonal vi: V {{cluster, columns}} reads each cluster's block, a row per record, from the columns; vcalc takes metafor vcalc()'s arguments, columns by name (cluster, subgroup, obs, type, time1, time2, grp1, grp2, w1, w2) and rho, phi; return_v: true returns the V used, per cluster {{cluster, ids, v}}. sigma2, tau2, rho (the second inner | outer term's: gamma2, phi) hold components fixed, a value each (null: estimated). test t with dfs contain gives each coefficient metafor's containment df (ddf).\n\n\
+MULTILEVEL. {multilevel} (metafor's rma.mv) reaches the exact REML/ML optimum. V or vcalc (not both) gives the known sampling covariance instead of diagonal vi: V {{cluster, columns}} reads each cluster's block, a row per record, from the columns; vcalc takes metafor vcalc()'s arguments, columns by name (cluster, subgroup, obs, type, time1, time2, grp1, grp2, w1, w2) and rho, phi; return_v: true returns the V used, per cluster {{cluster, ids, v}}. A second inner | outer term's tau2 and rho are named gamma2 and phi (always estimated). test t with dfs contain gives each coefficient metafor's containment df (ddf).\n\n\
 CONVENTIONS. p values are two-sided; with test z the intervals use the normal quantile, with \
 knha the t quantile with k-1 df; I^2 and H^2 as metafor (typical within-study variance). The \
 methods text (MCP resource exemplar://docs/METHODS.md; the page's Methods section) states \

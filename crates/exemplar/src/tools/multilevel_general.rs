@@ -71,13 +71,6 @@ pub struct RandomArgs {
     #[serde(default)]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "fixed_schema"))]
     pub rho: Option<Vec<Option<f64>>>,
-    // The second `~ inner | outer` term's variances and correlations, as metafor names them.
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "fixed_schema"))]
-    pub gamma2: Option<Vec<Option<f64>>>,
-    #[serde(default)]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "fixed_schema"))]
-    pub phi: Option<Vec<Option<f64>>>,
     // V built as metafor's vcalc() builds it (instead of `V`).
     #[serde(default)]
     #[cfg_attr(
@@ -98,20 +91,18 @@ impl RandomArgs {
             || self.sigma2.is_some()
             || self.tau2.is_some()
             || self.rho.is_some()
-            || self.gamma2.is_some()
-            || self.phi.is_some()
             || self.vcalc.is_some()
     }
 
-    /// The components given (metafor's `sigma2 =`, `tau2 =`, `rho =`, `gamma2 =`, `phi =`).
+    /// The components given (metafor's `sigma2 =`, `tau2 =`, `rho =`; the second term's
+    /// gamma2 and phi are always estimated).
     pub fn fixed(&self) -> MvFixed {
         let given = |v: &Option<Vec<Option<f64>>>| v.clone().unwrap_or_default();
         MvFixed {
             sigma2: given(&self.sigma2),
             tau2: given(&self.tau2),
             rho: given(&self.rho),
-            gamma2: given(&self.gamma2),
-            phi: given(&self.phi),
+            ..MvFixed::default()
         }
     }
 
@@ -173,13 +164,12 @@ fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 #[cfg(feature = "definitions")]
 fn v_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    // {cluster, columns}: said once in the instructions.
-    schema(serde_json::json!({"type": "object"}))
+    schema(serde_json::json!({"type": "object", "description": "{cluster, columns}."}))
 }
-/// A fixed component's values (null: estimated; said once in the instructions).
+/// A fixed component's values (null: estimated).
 #[cfg(feature = "definitions")]
 fn fixed_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schema(serde_json::json!({"type": "array"}))
+    schema(serde_json::json!({"type": "array", "description": "null: free."}))
 }
 
 /// The general model's fields of `fit_multilevel`'s result (absent for the three-level

@@ -80,7 +80,7 @@ pub enum RhoValue {
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct ReturnVArg {
-    // The V used (said once in the instructions).
+    /// V used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(default = "no"))]
     pub return_v: Option<bool>,

@@ -699,3 +699,106 @@ pub fn prediction_variances(fit: &MvFit) -> Vec<PredictionVariance> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Six rows in three districts of two schools: the intercept and a district-level column
+    /// are contained in district (3 levels), a school-level one in district/school (6 = k),
+    /// so k; every df is less p = 3, and at least 1.
+    #[test]
+    fn contain_df_takes_the_smallest_factor_holding_the_column_constant() {
+        let district = labels(&["a", "a", "b", "b", "c", "c"]);
+        let school = labels(&["a/1", "a/2", "b/1", "b/2", "c/1", "c/2"]);
+        let by_district = [0.5, 0.5, 1.0, 1.0, 0.0, 0.0];
+        let by_school = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0];
+        let x: Vec<f64> = (0..6)
+            .flat_map(|i| [1.0, by_district[i], by_school[i]])
+            .collect();
+        let model = MvModel {
+            yi: vec![0.0; 6],
+            x,
+            p: 3,
+            sampling: Sampling::Diagonal(vec![1.0; 6]),
+            intercepts: vec![
+                RandomIntercept {
+                    name: "district".into(),
+                    levels: district.clone(),
+                },
+                RandomIntercept {
+                    name: "district/school".into(),
+                    levels: school,
+                },
+            ],
+            terms: Vec::new(),
+        };
+        assert_eq!(contain_df(&model), [1.0, 1.0, 3.0]);
+        // As an `~ inner | outer` term: outer contains the intercept and the district-level
+        // column (3 levels), inner + outer (6) the school-level one.
+        let term = InnerOuter {
+            inner_name: "school".into(),
+            outer_name: "district".into(),
+            inner: labels(&["1", "2", "1", "2", "1", "2"]),
+            outer: district,
+            structure: Struct::Cs,
+        };
+        let model = MvModel {
+            intercepts: Vec::new(),
+            terms: vec![term],
+            ..model
+        };
+        assert_eq!(contain_df(&model), [1.0, 1.0, 3.0]);
+    }
+
+    fn fit_with(sigma2: Vec<f64>, tau2: Vec<f64>, gamma2: Vec<f64>, levels: usize) -> MvFit {
+        MvFit {
+            k: 4,
+            p: 1,
+            beta: vec![0.0],
+            vcov: vec![1.0],
+            sigma2,
+            tau2,
+            rho: Vec::new(),
+            gamma2,
+            phi: Vec::new(),
+            sigma2_levels: Vec::new(),
+            inner_levels: vec![Vec::new(); levels],
+            outer_levels: Vec::new(),
+            loglik: 0.0,
+            estimated: 0,
+            gradient_norm: 0.0,
+            iterations: 0,
+            boundary: Vec::new(),
+            qe: 0.0,
+            log_det_v: 0.0,
+            intervals: Vec::new(),
+            fixed: Vec::new(),
+        }
+    }
+
+    /// One variance sum, or one per level of a heteroscedastic term (τ²'s level slowest).
+    #[test]
+    fn prediction_variances_follow_predict_rma_mv() {
+        let one = prediction_variances(&fit_with(vec![0.1, 0.2], vec![0.3], vec![0.4], 2));
+        assert_eq!(one.len(), 1);
+        assert!((one[0].variance - 1.0).abs() < 1e-15);
+        let per = prediction_variances(&fit_with(vec![0.1], vec![0.2, 0.3], vec![0.5, 0.7], 2));
+        let got: Vec<(Option<usize>, Option<usize>)> =
+            per.iter().map(|v| (v.tau2_level, v.gamma2_level)).collect();
+        assert_eq!(
+            got,
+            [
+                (Some(0), Some(0)),
+                (Some(0), Some(1)),
+                (Some(1), Some(0)),
+                (Some(1), Some(1))
+            ]
+        );
+        assert!((per[3].variance - (0.1 + 0.3 + 0.7)).abs() < 1e-15);
+    }
+}

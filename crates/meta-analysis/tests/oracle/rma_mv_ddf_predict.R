@@ -8,8 +8,9 @@
 ##         and a mixed moderator), crossed (dat.assink2016, ~ 1 | study and ~ 1 | deltype)
 ##         and inner | outer (dat.berkey1998, UN over outcome | trial, outcome and year);
 ##   predict: intercept-only predict() (and with transf = exp) on the three-level model, the
-##         two-term CS + ID model (test t, dfs contain: the PI's t df) and HCS, whose
-##         tau2 per level gives one PI per level;
+##         two-term CS + ID model (test t, dfs contain: the PI's t df; its gamma2 estimated by
+##         the call at metafor's tau2 and rho) and HCS, whose tau2 per level gives one PI per
+##         level;
 ##   confint: profile-likelihood intervals of tau2, rho and gamma2 of a two-term model.
 ##
 ##   Rscript crates/meta-analysis/tests/oracle/rma_mv_ddf_predict.R crates/meta-analysis/tests/fixtures/rma_mv_ddf_predict.json
@@ -17,9 +18,9 @@ source(file.path(dirname(sub("^--file=", "",
   grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "common.R"))
 suppressPackageStartupMessages(library(metafor))
 out_path <- commandArgs(TRUE)[1]
-## rma.mv at its defaults: tight control does not converge on these models, and every
-## comparison but confint's is at components fixed at metafor's estimates.
-CTRL <- "defaults"
+## rma.mv at its defaults (tight control does not converge on most of these models; every
+## comparison is at components fixed at metafor's estimates), but the two-term model.
+CTRL <- "defaults; the two-term model rel.tol = 1e-12, iter.max = eval.max = 10000"
 
 records_of <- function(d, cols) unname(lapply(seq_len(nrow(d)), function(i) {
   r <- list(id = d$rid[i], yi = d$yi[i], vi = d$vi[i])
@@ -74,8 +75,12 @@ pred_of <- function(p) list(pred = vec(p$pred), ci_lb = vec(p$ci.lb), ci_ub = ve
   gamma2_level = if (is.null(p$gamma2.level)) NA else I(as.character(p$gamma2.level)))
 three <- rma.mv(yi, vi, random = ~ 1 | district/school, data = k11)
 three_at <- rma.mv(yi, vi, random = ~ 1 | district/school, data = k11, sigma2 = three$sigma2)
-two <- rma.mv(yi, vi, random = list(~ esid | study, ~ deltype | study), struct = c("CS", "ID"), data = a16)
-two_at <- rma.mv(yi, vi, random = list(~ esid | study, ~ deltype | study), struct = c("CS", "ID"), data = a16,
+## CS over deltype (3 levels), ID over esid, at tight control (it converges here): the call
+## fixes tau2 and rho (gamma2 is not an argument), and its gamma2, the maximum given those,
+## is metafor's to its convergence.
+two <- rma.mv(yi, vi, random = list(~ deltype | study, ~ esid | study), struct = c("CS", "ID"), data = a16,
+              control = list(rel.tol = 1e-12, iter.max = 10000, eval.max = 10000))
+two_at <- rma.mv(yi, vi, random = list(~ deltype | study, ~ esid | study), struct = c("CS", "ID"), data = a16,
                  tau2 = two$tau2, rho = two$rho, gamma2 = two$gamma2, test = "t", dfs = "contain")
 hcs <- rma.mv(yi, vi, random = ~ deltype | study, struct = "HCS", data = a16)
 hcs_at <- rma.mv(yi, vi, random = ~ deltype | study, struct = "HCS", data = a16, tau2 = hcs$tau2, rho = hcs$rho)
@@ -84,16 +89,17 @@ predict_cases <- list(
        args = list(random = "~ 1 | district/school", sigma2 = vec(three$sigma2), transform = "exp"),
        metafor = pred_of(predict(three_at)), natural = pred_of(predict(three_at, transf = exp))),
   list(name = "CS + ID, t contain", records = records_of(a16, c("study", "esid", "deltype")),
-       args = list(random = I(c("~ esid | study", "~ deltype | study")), struct = I(c("CS", "ID")),
-                   tau2 = vec(two$tau2), rho = vec(two$rho), gamma2 = vec(two$gamma2), test = "t",
-                   dfs = "contain"),
-       ddf = vec(two_at$ddf), metafor = pred_of(predict(two_at))),
+       args = list(random = I(c("~ deltype | study", "~ esid | study")), struct = I(c("CS", "ID")),
+                   tau2 = vec(two$tau2), rho = vec(two$rho), test = "t", dfs = "contain"),
+       gamma2 = num1(two$gamma2), ddf = vec(two_at$ddf), metafor = pred_of(predict(two_at))),
   list(name = "HCS per level", records = records_of(a16, c("study", "deltype")),
        args = list(random = "~ deltype | study", struct = "HCS", tau2 = vec(hcs$tau2), rho = vec(hcs$rho)),
        metafor = pred_of(predict(hcs_at))))
 
 ## CS over deltype (3 levels), ID over esid: every profile stays where G is positive definite
 ## (rho > -1/2; with CS over esid's 22 levels metafor's profile of tau2 reaches rho = -1).
+## confint() at rma.mv's default control (on the tight-control fit its profiles of tau2 and
+## gamma2 fail and rho's differs: the tight control carried into each profile fit).
 two_ci <- rma.mv(yi, vi, random = list(~ deltype | study, ~ esid | study), struct = c("CS", "ID"), data = a16)
 ci <- confint(two_ci, control = list(tol = 1e-12))
 confint_case <- list(name = "CS + ID profile intervals", records = records_of(a16, c("study", "esid", "deltype")),
