@@ -23,7 +23,7 @@ use serde_json::Value;
 pub static FIT_MULTILEVEL: Tool = Tool {
     name: "fit_multilevel",
     title: "Three-level meta-analysis",
-    summary: "Several effect sizes per study (rma.mv).",
+    summary: "Several effect sizes per study.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
@@ -125,7 +125,7 @@ composed_args! {
         #[flat]
         pub return_v: ReturnVArg,
         // With test t: residual (k-p df) or contain (metafor's dfs).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "definitions", schemars(schema_with = "dfs_schema"))]
         pub dfs: Option<String>,
     }
@@ -136,7 +136,7 @@ composed_args! {
 fn dfs_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Dfs::ALL.iter().map(|d| d.name()).collect();
     schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names,
-        "default": names[0], "description": "df of test t."}))
+        "default": names[0], "description": "t's df."}))
         .expect("an object schema")
 }
 

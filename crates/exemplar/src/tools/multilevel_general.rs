@@ -859,6 +859,21 @@ fn coefficients(
         .collect()
 }
 
+/// The notes of a fit: an optimizer stopped short, components on a bound.
+fn fit_notes(fit: &MvFit) -> Vec<String> {
+    let mut notes = Vec::new();
+    if fit.gradient_norm >= 1e-9 {
+        notes.push(format!(
+            "The optimizer stopped with gradient {:.1e}.",
+            fit.gradient_norm
+        ));
+    }
+    for b in &fit.boundary {
+        notes.push(format!("{b}: the optimum lies on this bound."));
+    }
+    notes
+}
+
 fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFit {
     let (k, p, options) = (fit.k, fit.p, cx.options);
     // metafor's ddf: k - p for every coefficient, or each one's by the containment rule.
@@ -877,16 +892,7 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
     let n = if reml { (k - p) as f64 } else { k as f64 };
     let ll = fit.loglik;
     let ll_qe = -0.5 * (k as f64 * ln(2.0 * std::f64::consts::PI) + fit.log_det_v);
-    let mut notes = Vec::new();
-    if fit.gradient_norm >= 1e-9 {
-        notes.push(format!(
-            "The optimizer stopped with gradient {:.1e}.",
-            fit.gradient_norm
-        ));
-    }
-    for b in &fit.boundary {
-        notes.push(format!("{b}: the optimum lies on this bound."));
-    }
+    let mut notes = fit_notes(fit);
     let [sigma2_levels, tau2_levels, rho_levels, gamma2_levels, phi_levels] =
         level_names(fit, cx.model);
     // The F test's df2 is the smallest ddf of the coefficients tested (metafor's QMdf).
