@@ -48,6 +48,7 @@ fn examples() -> Vec<serde_json::Value> {
         json!({"records": examples::multivariate(), "random": "~ outcome | trial", "struct": "UN",
                "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "mods": "~ outcome - 1"}),
         json!({"records": examples::nested(), "random": ["~ 1 | study", "~ 1 | x"], "sigma2": [null, 0.01], "test": "t"}),
+        json!({"records": examples::nested(), "mods": ["x"], "test": "t", "dfs": "contain"}),
     ]
 }
 
