@@ -4,6 +4,7 @@
 //! intercept-only models (one, or one per level of a heteroscedastic term; natural with a
 //! transform); the two-term model's gamma2 with its profile-likelihood interval. Every case
 //! but the last fixes the components at metafor's estimates, so both compute at one point.
+#![cfg_attr(not(feature = "extended"), allow(unused_imports, dead_code))]
 
 use exemplar::tools::call;
 use serde_json::{json, Value};
@@ -45,6 +46,7 @@ fn numbers(v: &Value) -> Vec<f64> {
 }
 
 #[test]
+#[cfg(feature = "extended")]
 fn contain_df_is_metafors_on_nested_crossed_and_inner_outer_models() {
     for case in fixture()["ddf"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
@@ -87,6 +89,7 @@ fn contain_df_is_metafors_on_nested_crossed_and_inner_outer_models() {
 
 /// dfs "residual" (the default) keeps k - p for every coefficient, and no ddf list.
 #[test]
+#[cfg(feature = "extended")]
 fn residual_df_is_k_minus_p() {
     let all = fixture();
     let case = &all["ddf"][0];
@@ -100,6 +103,7 @@ fn residual_df_is_k_minus_p() {
 }
 
 #[test]
+#[cfg(feature = "extended")]
 fn prediction_intervals_are_predict_rma_mvs() {
     for case in fixture()["predict"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
@@ -199,6 +203,7 @@ fn prediction_intervals_are_predict_rma_mvs() {
 /// the profile-likelihood intervals of tau2, rho and gamma2 (named as metafor names the
 /// components) metafor's confint(control = list(tol = 1e-12)) bounds, to TOL_CI.
 #[test]
+#[cfg(feature = "extended")]
 fn the_second_terms_gamma2_and_its_interval_are_metafors() {
     let all = fixture();
     let case = &all["confint"];
@@ -231,6 +236,7 @@ fn the_second_terms_gamma2_and_its_interval_are_metafors() {
 
 /// A second term with a variance per level names them as metafor does (gamma2.level).
 #[test]
+#[cfg(feature = "extended")]
 fn a_heteroscedastic_second_term_names_its_gamma2_levels() {
     let all = fixture();
     let case = &all["confint"];
