@@ -49,6 +49,8 @@ fn examples() -> Vec<serde_json::Value> {
                "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "mods": "~ outcome - 1"}),
         json!({"records": examples::nested(), "random": ["~ 1 | study", "~ 1 | x"], "sigma2": [null, 0.01], "test": "t"}),
         json!({"records": examples::nested(), "mods": ["x"], "test": "t", "dfs": "contain"}),
+        json!({"records": examples::multivariate(), "random": "~ outcome | trial", "struct": "HCS",
+               "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}),
     ]
 }
 
@@ -583,6 +585,7 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
         }
         out.check_at("res$QM", r, "/qm")
             .check_at("res$QMp", r, "/qm_p");
+        prediction_checks(r, out);
         multilevel_methods(out, options, r["measure"].as_str(), &terms);
         if self.general.vcalc.is_some() {
             out.methods.say(
@@ -604,6 +607,28 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
             );
         }
         Ok(())
+    }
+}
+
+/// predict(res)'s prediction intervals: the one of an intercept-only model, or one per
+/// inner level (`pi_levels`, in predict()'s rows' order).
+#[cfg(feature = "extended")]
+fn prediction_checks(r: &Value, out: &mut super::reproduce::Reproduction) {
+    if r["pi_lower"].is_number() {
+        out.check_at("predict(res)$pi.lb[1]", r, "/pi_lower")
+            .check_at("predict(res)$pi.ub[1]", r, "/pi_upper");
+    }
+    for (i, _) in r["pi_levels"].as_array().into_iter().flatten().enumerate() {
+        out.check_at(
+            format!("predict(res)$pi.lb[{}]", i + 1),
+            r,
+            &format!("/pi_levels/{i}/pi_lower"),
+        )
+        .check_at(
+            format!("predict(res)$pi.ub[{}]", i + 1),
+            r,
+            &format!("/pi_levels/{i}/pi_upper"),
+        );
     }
 }
 

@@ -1219,6 +1219,36 @@ impl GeneralFields {
         self.intervals_table(out);
     }
 
+    /// predict()'s prediction intervals per inner level (`pi_levels`), after the model's
+    /// results: pi.lb, pi.ub and the level of tau2 (gamma2) each is for.
+    fn pi_levels_table(&self, out: &mut Out) {
+        if self.pi_levels.is_empty() {
+            return;
+        }
+        out.blank();
+        out.line("Prediction intervals (predict()):");
+        let mut header = vec!["pi.lb", "pi.ub"];
+        let first = &self.pi_levels[0];
+        if first.tau2_level.is_some() {
+            header.push("tau2.level");
+        }
+        if first.gamma2_level.is_some() {
+            header.push("gamma2.level");
+        }
+        let rows: Vec<(String, Vec<String>)> = self
+            .pi_levels
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let mut cells = vec![f4(Some(row.pi_lower)), f4(Some(row.pi_upper))];
+                cells.extend(row.tau2_level.iter().cloned());
+                cells.extend(row.gamma2_level.iter().cloned());
+                ((i + 1).to_string(), cells)
+            })
+            .collect();
+        out.lines(frame_table(&header, &rows, 2));
+    }
+
     /// The profile-likelihood intervals (confint()), after the variance components.
     fn intervals_table(&self, out: &mut Out) {
         let fmt = |x: Option<f64>| f4(x);
@@ -1330,6 +1360,7 @@ impl GeneralFields {
             }
             _ => out.lines(coefficient_table(&rows, df_all)),
         }
+        self.pi_levels_table(out);
         for note in r.notes {
             out.blank();
             out.line(note.as_str());
