@@ -753,6 +753,24 @@ mod tests {
             ..model
         };
         assert_eq!(contain_df(&model), [1.0, 1.0, 3.0]);
+        // Fewer inner + outer combinations than rows (a1 a1 b1 b2 c2 c2: 4): a column of the
+        // inner level is contained there, 4 - p, not k - p.
+        let term = InnerOuter {
+            inner_name: "arm".into(),
+            outer_name: "district".into(),
+            inner: labels(&["1", "1", "1", "2", "2", "2"]),
+            outer: labels(&["a", "a", "b", "b", "c", "c"]),
+            structure: Struct::Cs,
+        };
+        let model = MvModel {
+            x: (0..6)
+                .flat_map(|i| [1.0, if i < 3 { 1.0 } else { 2.0 }])
+                .collect(),
+            p: 2,
+            terms: vec![term],
+            ..model
+        };
+        assert_eq!(contain_df(&model), [1.0, 2.0]);
     }
 
     fn fit_with(sigma2: Vec<f64>, tau2: Vec<f64>, gamma2: Vec<f64>, levels: usize) -> MvFit {

@@ -6,7 +6,9 @@
 ##   ddf:  per coefficient, QM's F df, t p-values and CIs (test = "t", dfs = "contain") on
 ##         dat.konstantopoulos2011 nested (district/school; a school-level, a district-level
 ##         and a mixed moderator), crossed (dat.assink2016, ~ 1 | study and ~ 1 | deltype)
-##         and inner | outer (dat.berkey1998, UN over outcome | trial, outcome and year);
+##         and inner | outer (dat.assink2016, CS over deltype | study with deltype and year:
+##         deltype is contained in deltype + study's 21 levels; dat.berkey1998, UN over
+##         outcome | trial, outcome and year);
 ##   predict: intercept-only predict() (and with transf = exp) on the three-level model, the
 ##         two-term CS + ID model (test t, dfs contain: the PI's t df; its gamma2 estimated by
 ##         the call at metafor's tau2 and rho) and HCS, whose tau2 per level gives one PI per
@@ -63,6 +65,11 @@ ddf_cases <- list(
     list(random = I(c("~ 1 | study", "~ 1 | deltype")), mods = "~ pubstatus + year", test = "t", dfs = "contain"),
     function(f) rma.mv(yi, vi, random = list(~ 1 | study, ~ 1 | deltype), mods = ~ pubstatus + year,
       data = a16, test = "t", dfs = "contain", sigma2 = if (is.null(f)) NA else f$sigma2)),
+  ## deltype is constant within deltype + study (fewer levels than k, more than studies).
+  ddf_case("inner | outer CS deltype | study, deltype + year", a16, c("study", "deltype", "year"),
+    list(random = "~ deltype | study", struct = "CS", mods = "~ deltype + year", test = "t", dfs = "contain"),
+    function(f) rma.mv(yi, vi, random = ~ deltype | study, struct = "CS", mods = ~ deltype + year, data = a16,
+      test = "t", dfs = "contain", tau2 = if (is.null(f)) NA else f$tau2, rho = if (is.null(f)) NA else f$rho)),
   ddf_case("inner | outer UN outcome + yr", b98, c("trial", "outcome", "v1i", "v2i", "yr"),
     list(random = "~ outcome | trial", struct = "UN", V = list(cluster = "trial", columns = I(c("v1i", "v2i"))),
          mods = "~ outcome + yr", test = "t", dfs = "contain"),
