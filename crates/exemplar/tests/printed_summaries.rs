@@ -81,7 +81,7 @@ fn compare(case: &Value, failures: &mut Vec<String>) -> usize {
 fn every_line_metafor_prints_is_in_the_summary() {
     let fixture = fixture();
     let cases = fixture["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 37);
+    assert_eq!(cases.len(), 39);
     let mut compared = 0;
     // Every case is checked and every failure reported together.
     let mut failures: Vec<String> = Vec::new();

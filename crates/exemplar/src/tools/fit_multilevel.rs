@@ -5,11 +5,9 @@ use super::args::{model_data, BttArg};
 use super::data::{DataSource, DatasetInfo};
 use super::data::Omitted;
 use super::multilevel::{labels, MultilevelArgs};
-use super::multilevel_general::{fit_general, GeneralFields, Printing, RandomArgs};
+use super::multilevel_general::{fit_general, Dfs, GeneralFields, How, Printing, RandomArgs};
 use super::scale::{NaturalScale, Scale, ScaleInfo};
-use super::vcalc_arg::VcalcArgs;
-#[cfg(feature = "definitions")]
-use super::META_REGRESSION;
+use super::vcalc_arg::ReturnVArg;
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use crate::printable::{label, LABEL_CHARS};
 use crate::printed::{
@@ -25,17 +23,14 @@ use serde_json::Value;
 pub static FIT_MULTILEVEL: Tool = Tool {
     name: "fit_multilevel",
     title: "Three-level meta-analysis",
-    summary: "Several effect sizes per study: the three-level model.",
+    summary: "Several effect sizes per study.",
     group: ToolGroup::Analysis,
     max_records: MAX_TOOL_RECORDS,
     companion: None,
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        format!(
-            "metafor's rma.mv; by default random = ~ 1 | study/id. mods as in {}.",
-            META_REGRESSION.name
-        )
+        "metafor's rma.mv: by default the three-level model, with random = ~ 1 | study/id.".to_string()
     },
     #[cfg(feature = "definitions")]
     examples,
@@ -53,6 +48,9 @@ fn examples() -> Vec<serde_json::Value> {
         json!({"records": examples::multivariate(), "random": "~ outcome | trial", "struct": "UN",
                "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}, "mods": "~ outcome - 1"}),
         json!({"records": examples::nested(), "random": ["~ 1 | study", "~ 1 | x"], "sigma2": [null, 0.01], "test": "t"}),
+        json!({"records": examples::nested(), "mods": ["x"], "test": "t", "dfs": "contain"}),
+        json!({"records": examples::multivariate(), "random": "~ outcome | trial", "struct": "HCS",
+               "V": {"cluster": "trial", "columns": ["v1i", "v2i"]}}),
     ]
 }
 
@@ -128,8 +126,21 @@ composed_args! {
         #[flat]
         pub btt: BttArg,
         #[flat]
-        pub vcalc: VcalcArgs,
+        pub return_v: ReturnVArg,
+        // With test t: residual (k-p df) or contain (metafor's dfs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "definitions", schemars(schema_with = "dfs_schema"))]
+        pub dfs: Option<String>,
     }
+}
+
+/// `dfs`: one of [`Dfs::ALL`].
+#[cfg(feature = "definitions")]
+fn dfs_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = Dfs::ALL.iter().map(|d| d.name()).collect();
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names,
+        "default": names[0], "description": "t's df."}))
+        .expect("an object schema")
 }
 
 /// `fit_multilevel`
@@ -137,12 +148,34 @@ pub fn fit_multilevel(
     args: FitMultilevelArgs,
     data: &DataSource,
 ) -> Result<MultilevelResult, ToolError> {
-    if args.general.given() || args.vcalc.vcalc.is_some() {
-        let scale = Scale::of(&args.model.scale, data)?.info();
+    let dfs = match args.dfs.as_deref() {
+        None => Dfs::default(),
+        Some(name) => Dfs::parse(name).ok_or_else(|| {
+            super::multilevel::invalid(format!(
+                "dfs must be \"residual\" or \"contain\", got {name:?}"
+            ))
+        })?,
+    };
+    // dfs "contain" is the general model's rule: the three-level model is then fitted as
+    // `~ 1 | study/id` by the general engine.
+    if args.general.given() || dfs == Dfs::Contain {
+        let scale = Scale::of(&args.model.scale, data)?;
         let btt = args.btt.get()?;
-        let g = fit_general(args.model, &args.general, &args.vcalc, btt.as_ref(), data)?;
+        let how = How {
+            btt: btt.as_ref(),
+            dfs,
+            return_v: args.return_v.return_v == Some(true),
+        };
+        let mut g = fit_general(args.model, &args.general, how, data)?;
         let single = g.model.p == 1;
         let c0 = g.model.coefficients[0].clone();
+        let ci = (c0.ci_lower, c0.ci_upper);
+        for row in &mut g.general.pi_levels {
+            row.natural = scale.natural(c0.estimate, ci, Some((row.pi_lower, row.pi_upper)));
+        }
+        let natural = single
+            .then(|| scale.natural(c0.estimate, ci, g.pi))
+            .flatten();
         return Ok(MultilevelResult {
             k: g.k,
             n_studies: g.n_studies,
@@ -150,7 +183,7 @@ pub fn fit_multilevel(
             method: g.model.method.name().into(),
             test: g.model.test.name().into(),
             level: g.model.level,
-            scale,
+            scale: scale.info(),
             sigma2: g.sigma2,
             sigma2_ci_lower: Vec::new(),
             sigma2_ci_upper: Vec::new(),
@@ -161,9 +194,9 @@ pub fn fit_multilevel(
             p: single.then_some(c0.p),
             ci_lower: single.then_some(c0.ci_lower),
             ci_upper: single.then_some(c0.ci_upper),
-            pi_lower: None,
-            pi_upper: None,
-            natural: None,
+            pi_lower: g.pi.map(|p| p.0),
+            pi_upper: g.pi.map(|p| p.1),
+            natural,
             model: g.model,
             notes: g.notes,
             formula: g.data.formula_text(),
@@ -176,7 +209,7 @@ pub fn fit_multilevel(
             general: g.general,
         });
     }
-    if args.vcalc.return_v == Some(true) {
+    if args.return_v.return_v == Some(true) {
         return Err(super::multilevel::invalid(
             "return_v returns a V given by V or vcalc; without them V is diagonal (vi)".into(),
         ));
@@ -507,7 +540,7 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
                 .check_at(format!("res$pval[{at}]"), r, &format!("{c}/p"))
                 .check_at(format!("res$ci.lb[{at}]"), r, &format!("{c}/ci_lower"));
         }
-        for key in ["sigma2", "tau2", "rho"] {
+        for key in ["sigma2", "tau2", "rho", "gamma2", "phi"] {
             for (i, x) in numbers(key).into_iter().enumerate() {
                 out.check(format!("res${key}[{}]", i + 1), Some(x));
             }
@@ -522,8 +555,9 @@ impl super::reproduce::Reproducible for FitMultilevelArgs {
         }
         out.check_at("res$QM", r, "/qm")
             .check_at("res$QMp", r, "/qm_p");
+        prediction_checks(r, out);
         multilevel_methods(out, options, r["measure"].as_str(), &terms);
-        if self.vcalc.vcalc.is_some() {
+        if self.general.vcalc.is_some() {
             out.methods.say(
                 "The sampling covariances of effect sizes within a cluster were computed as \
                  metafor's vcalc() does, from the assumed correlations given in the R code.",
@@ -580,6 +614,9 @@ pub(super) fn rma_mv_arguments(
     a.push(format!("method = {}", crate::rcode::string(options.method.name())));
     if options.test == meta_analysis::MultilevelTest::T {
         a.push("test = \"t\"".into());
+        if args.dfs.as_deref() == Some(Dfs::Contain.name()) {
+            a.push("dfs = \"contain\"".into());
+        }
     }
     if options.level != 0.95 {
         a.push(format!("level = {}", number(100.0 * options.level)));
@@ -609,6 +646,28 @@ pub(super) struct RmaMv {
     pub short: bool,
 }
 
+/// predict(res)'s prediction intervals: the one of an intercept-only model, or one per
+/// inner level (`pi_levels`, in predict()'s rows' order).
+#[cfg(feature = "extended")]
+fn prediction_checks(r: &Value, out: &mut super::reproduce::Reproduction) {
+    if r["pi_lower"].is_number() {
+        out.check_at("predict(res)$pi.lb[1]", r, "/pi_lower")
+            .check_at("predict(res)$pi.ub[1]", r, "/pi_upper");
+    }
+    for (i, _) in r["pi_levels"].as_array().into_iter().flatten().enumerate() {
+        out.check_at(
+            format!("predict(res)$pi.lb[{}]", i + 1),
+            r,
+            &format!("/pi_levels/{i}/pi_lower"),
+        )
+        .check_at(
+            format!("predict(res)$pi.ub[{}]", i + 1),
+            r,
+            &format!("/pi_levels/{i}/pi_upper"),
+        );
+    }
+}
+
 /// The result's numbers at `key` (an array; empty when absent).
 #[cfg(feature = "extended")]
 fn result_numbers(r: &Value, key: &str) -> Vec<f64> {
@@ -630,13 +689,15 @@ fn stops_short(r: &Value) -> bool {
         .filter_map(|t| t["structure"].as_str())
         .any(|s| matches!(s, "UN" | "HCS" | "DIAG" | "AR" | "HAR"))
         || r["boundary"].as_array().is_some_and(|b| !b.is_empty())
-        || ["sigma2", "tau2"]
+        || ["sigma2", "tau2", "gamma2"]
             .iter()
             .any(|k| numbers(k).contains(&0.0))
-        || numbers("rho").iter().any(|&x| x.abs() == 1.0)
+        || ["rho", "phi"]
+            .iter()
+            .any(|k| numbers(k).iter().any(|&x| x.abs() == 1.0))
 }
 
-/// `sigma2 = `, `tau2 = `, `rho = `: as given (NA free), or, where metafor stops short, every
+/// `sigma2 = `, `tau2 = `, `rho = `, `gamma2 = `, `phi = `: as given (NA free), or, where metafor stops short, every
 /// component fixed at the engine's estimates (said in a comment).
 #[cfg(feature = "extended")]
 fn fixed_components(
@@ -650,12 +711,12 @@ fn fixed_components(
         v.as_ref()
             .map(|v| vector(v.iter().map(|x| maybe_number(*x))))
     };
-    let fixed: [(&str, Option<String>); 3] = if short {
+    let fixed: [(&str, Option<String>); 5] = if short {
         out.script.comment(
             "metafor's optimizer stops short of the optimum for this structure or at a \
              bound (METHODS.md, rma.mv): the components are fixed at the engine's estimates.",
         );
-        ["sigma2", "tau2", "rho"].map(|k| {
+        ["sigma2", "tau2", "rho", "gamma2", "phi"].map(|k| {
             let v = result_numbers(r, k);
             (k, (!v.is_empty()).then(|| numbers(&v)))
         })
@@ -664,6 +725,8 @@ fn fixed_components(
             ("sigma2", given(&args.general.sigma2)),
             ("tau2", given(&args.general.tau2)),
             ("rho", given(&args.general.rho)),
+            ("gamma2", None),
+            ("phi", None),
         ]
     };
     fixed
@@ -681,7 +744,7 @@ fn known_v(
     out: &mut super::reproduce::Reproduction,
 ) -> Result<String, ToolError> {
     use crate::rcode::{name, number, strings};
-    if let Some(spec) = &args.vcalc.vcalc {
+    if let Some(spec) = &args.general.vcalc {
         use super::vcalc_arg::{Rho, RhoValue};
         let value = |r: &RhoValue| match r {
             RhoValue::Constant(x) => Ok(number(*x)),

@@ -544,12 +544,14 @@ fn general_columns(
 ) -> Result<Vec<String>, ToolError> {
     use super::args::FromArgs;
     use super::fit_multilevel::FitMultilevelArgs;
-    use super::multilevel_general::{random_columns, random_terms, vcalc_columns};
+    use super::multilevel_general::{random_columns, random_terms};
     let a = FitMultilevelArgs::from_args(&general_args(g, args, &[])?)
         .map_err(|e| invalid(e.to_string()))?;
-    let mut columns = random_columns(&random_terms(&a.model, &a.general)?, &a.general, data);
-    columns.extend(a.vcalc.vcalc.iter().flat_map(vcalc_columns));
-    Ok(columns)
+    Ok(random_columns(
+        &random_terms(&a.model, &a.general)?,
+        &a.general,
+        data,
+    ))
 }
 
 /// A general rma.mv model (fit_multilevel's, `general`) drawn as a forest: a row per

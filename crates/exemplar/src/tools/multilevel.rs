@@ -35,7 +35,7 @@ impl StudyArg {
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
 pub struct MultilevelTestArg {
-    /// z, or t with k-p df (F for QM).
+    /// z, or t (F for QM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "test_schema"))]
     pub test: Option<String>,

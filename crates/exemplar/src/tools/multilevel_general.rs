@@ -5,7 +5,8 @@
 use super::args::model_data;
 use super::data::{id_set, DataSource};
 use super::multilevel::{invalid, labels, MultilevelArgs};
-use super::vcalc_arg::{v_rows, vcalc_blocks, VBlockRows, VcalcArgs, VcalcSpec};
+use super::scale::NaturalScale;
+use super::vcalc_arg::{v_rows, vcalc_blocks, VBlockRows, VcalcSpec};
 use super::ToolError;
 use crate::printed::{
     coefficient_table, f4, frame_lines, frame_table, pval, signif_legend, CoefficientRow,
@@ -16,7 +17,8 @@ use meta_analysis::distributions::{
 };
 use meta_analysis::math::ln;
 use meta_analysis::rma_mv::{
-    rma_mv_profiled, InnerOuter, MvFit, MvFixed, MvModel, RandomIntercept, Sampling, Struct, VBlock,
+    contain_df, prediction_variances, rma_mv_profiled, InnerOuter, MvFit, MvFixed, MvModel,
+    RandomIntercept, Sampling, Struct, VBlock,
 };
 use meta_analysis::{Btt, Coefficient, Method, Multilevel, MultilevelTest, Reported};
 use serde::{Deserialize, Serialize};
@@ -69,6 +71,13 @@ pub struct RandomArgs {
     #[serde(default)]
     #[cfg_attr(feature = "definitions", schemars(schema_with = "fixed_schema"))]
     pub rho: Option<Vec<Option<f64>>>,
+    // V built as metafor's vcalc() builds it (instead of `V`).
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "definitions",
+        schemars(schema_with = "super::vcalc_arg::vcalc_schema")
+    )]
+    pub vcalc: Option<VcalcSpec>,
 }
 
 leaf_args!(RandomArgs);
@@ -82,7 +91,57 @@ impl RandomArgs {
             || self.sigma2.is_some()
             || self.tau2.is_some()
             || self.rho.is_some()
+            || self.vcalc.is_some()
     }
+
+    /// The components given (metafor's `sigma2 =`, `tau2 =`, `rho =`; the second term's
+    /// gamma2 and phi are always estimated).
+    pub fn fixed(&self) -> MvFixed {
+        let given = |v: &Option<Vec<Option<f64>>>| v.clone().unwrap_or_default();
+        MvFixed {
+            sigma2: given(&self.sigma2),
+            tau2: given(&self.tau2),
+            rho: given(&self.rho),
+            ..MvFixed::default()
+        }
+    }
+
+    /// The keys these arguments take, as serde reads them (`robust_test`'s `general` takes
+    /// exactly these).
+    pub fn keys() -> &'static [&'static str] {
+        serde_fields::<RandomArgs>()
+    }
+}
+
+/// The field names serde reads for the struct `T`: the names its derived `Deserialize`
+/// hands to `deserialize_struct`, caught by a deserializer that reads nothing else.
+fn serde_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    use serde::de::{Error, Visitor};
+    use std::cell::Cell;
+    struct Catch<'a>(&'a Cell<&'static [&'static str]>);
+    impl<'de> serde::Deserializer<'de> for Catch<'_> {
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(Error::custom("only a struct's fields are read"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.set(fields);
+            Err(Error::custom("only a struct's fields are read"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+    let fields = Cell::new(&[][..]);
+    let _ = T::deserialize(Catch(&fields));
+    fields.get()
 }
 
 #[cfg(feature = "definitions")]
@@ -107,6 +166,7 @@ fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 fn v_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(serde_json::json!({"type": "object", "description": "{cluster, columns}."}))
 }
+/// A fixed component's values (null: estimated).
 #[cfg(feature = "definitions")]
 fn fixed_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(serde_json::json!({"type": "array", "description": "null: free."}))
@@ -134,11 +194,16 @@ pub struct GeneralFields {
     pub rho: Vec<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rho_levels: Vec<String>,
-    /// gamma2 and phi of the second term.
+    /// gamma2 and phi of the second term (metafor's names), with their levels as tau2's and
+    /// rho's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gamma2: Vec<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gamma2_levels: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phi: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phi_levels: Vec<String>,
     /// Components held at given values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixed: Vec<String>,
@@ -166,12 +231,34 @@ pub struct GeneralFields {
     /// The coefficients QM tests, from 1.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub btt: Vec<u64>,
+    /// With test "t" and dfs "contain": each coefficient's df (metafor's ddf).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ddf: Vec<f64>,
+    /// Intercept-only, with tau2 (gamma2) per inner level: a prediction interval per level.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pi_levels: Vec<PiLevel>,
     /// Profile-likelihood intervals of the estimated components (confint()).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<Interval>,
     /// With `return_v`: the known V used, per cluster (its records' ids and matrix).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub v: Option<Vec<VBlockRows>>,
+}
+
+/// A prediction interval for one inner level (or pair of levels) of a model whose τ² (γ²)
+/// is one per level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
+pub struct PiLevel {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tau2_level: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gamma2_level: Option<String>,
+    pub pi_lower: f64,
+    pub pi_upper: f64,
+    /// On the natural scale (with a transform).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub natural: Option<NaturalScale>,
 }
 
 /// An `~ inner | outer` term's factors: names, level counts, records at each inner level
@@ -367,7 +454,7 @@ pub(crate) fn structs(random: &RandomArgs) -> Result<Vec<Struct>, ToolError> {
     })
 }
 
-/// Every column the random terms `parsed` and `V` read (records without a value there are
+/// Every column the random terms `parsed`, `V` and `vcalc` read (records without a value there are
 /// left out, as metafor's na.omit): the terms' variables (not `1`, nor `id` when the data
 /// have no such column: it is then the record's id) and V's cluster and columns.
 pub(crate) fn random_columns(
@@ -388,6 +475,9 @@ pub(crate) fn random_columns(
         columns.push(v.cluster.clone());
         columns.extend(v.columns.iter().cloned());
     }
+    if let Some(spec) = &random.vcalc {
+        columns.extend(vcalc_columns(spec));
+    }
     columns
 }
 
@@ -395,12 +485,17 @@ pub(crate) fn random_columns(
 /// blocks read from `V`'s columns or built by `vcalc`, each block with its cluster's name.
 pub(crate) fn sampling(
     data: &DataSource,
-    v: Option<&VArg>,
-    vcalc: Option<&VcalcSpec>,
+    random: &RandomArgs,
     excluded: &[String],
     vi: &[f64],
 ) -> Result<(Sampling, Vec<String>), ToolError> {
-    if let Some(spec) = vcalc {
+    if random.v.is_some() && random.vcalc.is_some() {
+        return Err(invalid(
+            "give V (its columns) or vcalc (built from the records), not both".into(),
+        ));
+    }
+    let v = random.v.as_ref();
+    if let Some(spec) = &random.vcalc {
         let blocks = vcalc_blocks(spec, data, excluded)?;
         let names = blocks.iter().map(|b| b.cluster.clone()).collect();
         let blocks = blocks
@@ -503,26 +598,50 @@ pub(crate) fn vcalc_columns(spec: &VcalcSpec) -> impl Iterator<Item = String> + 
         .cloned()
 }
 
+/// The df of test "t" (metafor's `dfs`): k - p for every coefficient, or each one's by
+/// the containment rule ([`meta_analysis::rma_mv::contain_df`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dfs {
+    #[default]
+    Residual,
+    Contain,
+}
+
+impl Dfs {
+    pub const ALL: [Dfs; 2] = [Dfs::Residual, Dfs::Contain];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dfs::Residual => "residual",
+            Dfs::Contain => "contain",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Dfs> {
+        Dfs::ALL.into_iter().find(|d| d.name() == name)
+    }
+}
+
+/// What a general fit is asked beyond its model: the coefficients QM tests, the df of test
+/// "t", and whether V is returned.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct How<'a> {
+    pub btt: Option<&'a Btt>,
+    pub dfs: Dfs,
+    pub return_v: bool,
+}
+
 /// Fits the general model.
 pub fn fit_general(
     args: MultilevelArgs,
     random: &RandomArgs,
-    vcalc: &VcalcArgs,
-    btt: Option<&Btt>,
+    how: How<'_>,
     data: &DataSource,
 ) -> Result<GeneralFit, ToolError> {
     let options = args.options()?;
-    if random.v.is_some() && vcalc.vcalc.is_some() {
-        return Err(invalid(
-            "give V (its columns) or vcalc (built from the records), not both".into(),
-        ));
-    }
     let parsed = random_terms(&args, random)?;
     let structs = structs(random)?;
-    let mut columns = random_columns(&parsed, random, data);
-    if let Some(spec) = &vcalc.vcalc {
-        columns.extend(vcalc_columns(spec));
-    }
+    let columns = random_columns(&parsed, random, data);
     let also: Vec<&str> = columns.iter().map(String::as_str).collect();
     let excluded = args.exclude.of(data)?;
     let md = model_data(args.mods.mods.as_ref(), &also, excluded, data)?;
@@ -544,14 +663,8 @@ pub fn fit_general(
     };
     let terms = build_terms(data, &parsed, &structs, &md.excluded)?;
     let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
-    let (sampling, clusters) = sampling(
-        data,
-        random.v.as_ref(),
-        vcalc.vcalc.as_ref(),
-        &md.excluded,
-        &vi,
-    )?;
-    let v = (vcalc.return_v == Some(true)).then(|| {
+    let (sampling, clusters) = sampling(data, random, &md.excluded, &vi)?;
+    let v = how.return_v.then(|| {
         let ids: Vec<&str> = kept.iter().map(|r| r.id.as_str()).collect();
         returned_v(&sampling, &clusters, &ids)
     });
@@ -563,20 +676,17 @@ pub fn fit_general(
         intercepts: terms.intercepts,
         terms: terms.terms,
     };
-    let fixed = MvFixed {
-        sigma2: random.sigma2.clone().unwrap_or_default(),
-        tau2: random.tau2.clone().unwrap_or_default(),
-        rho: random.rho.clone().unwrap_or_default(),
-        ..MvFixed::default()
-    };
+    let fixed = random.fixed();
     let fit = rma_mv_profiled(&model, options.method, &fixed, Some(options.level))?;
     let has_intercept = md.matrix().is_none_or(|m| m.has_intercept());
-    let btt = match btt {
+    let btt = match how.btt {
         Some(b) => select(b, &names)?,
         None => (usize::from(has_intercept)..p).collect(),
     };
     let cx = Context {
         names: &names,
+        int_only: p == 1 && has_intercept,
+        dfs: how.dfs,
         btt,
         options: &options,
         model: &model,
@@ -630,26 +740,36 @@ fn select(btt: &Btt, names: &[String]) -> Result<Vec<usize>, ToolError> {
     Ok(out)
 }
 
-/// The names of the components' levels: sigma2's factors, tau2's and rho's levels.
-fn level_names(fit: &MvFit, model: &MvModel) -> [Vec<String>; 3] {
-    let lv = fit.inner_levels.first().cloned().unwrap_or_default();
-    let tau2 = if fit.tau2.len() > 1 {
-        lv.clone()
-    } else {
-        Vec::new()
+/// The names of the components' levels: sigma2's factors; tau2's and rho's levels (the
+/// first `~ inner | outer` term's), gamma2's and phi's (the second's). A variance per level
+/// is named by its level, a correlation of UN by its pair "level:level" (lower triangle by
+/// column, metafor's order); a single variance or correlation has no level name.
+fn level_names(fit: &MvFit, model: &MvModel) -> [Vec<String>; 5] {
+    let term = |t: usize, variances: &[f64], correlations: &[f64]| {
+        let lv = fit.inner_levels.get(t).cloned().unwrap_or_default();
+        let var = if variances.len() > 1 {
+            lv.clone()
+        } else {
+            Vec::new()
+        };
+        let cor = if correlations.len() > 1 {
+            (0..lv.len())
+                .flat_map(|c| (c + 1..lv.len()).map(move |r| (r, c)))
+                .map(|(r, c)| format!("{}:{}", lv[r], lv[c]))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        (var, cor)
     };
-    let rho = if fit.rho.len() > 1 {
-        (0..lv.len())
-            .flat_map(|c| (c + 1..lv.len()).map(move |r| (r, c)))
-            .map(|(r, c)| format!("{}:{}", lv[r], lv[c]))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let (tau2, rho) = term(0, &fit.tau2, &fit.rho);
+    let (gamma2, phi) = term(1, &fit.gamma2, &fit.phi);
     [
         model.intercepts.iter().map(|t| t.name.clone()).collect(),
         tau2,
         rho,
+        gamma2,
+        phi,
     ]
 }
 
@@ -681,6 +801,9 @@ fn fixed_names(fit: &MvFit) -> Vec<String> {
 
 struct Context<'a> {
     names: &'a [String],
+    /// The model is the intercept alone (metafor's int.only).
+    int_only: bool,
+    dfs: Dfs,
     /// The 0-based coefficients QM tests.
     btt: Vec<usize>,
     options: &'a meta_analysis::MultilevelOptions,
@@ -690,6 +813,8 @@ struct Context<'a> {
 
 /// A general fit, for `fit_multilevel`'s result.
 pub struct GeneralFit {
+    /// An intercept-only model's prediction interval, when it is one ([`prediction`]).
+    pub pi: Option<(f64, f64)>,
     pub k: usize,
     pub n_studies: usize,
     pub study: String,
@@ -701,19 +826,25 @@ pub struct GeneralFit {
     pub general: GeneralFields,
 }
 
-fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFit {
-    let (k, p, options) = (fit.k, fit.p, cx.options);
-    let df = (options.test == MultilevelTest::T).then_some((k - p) as f64);
-    let crit = match df {
-        Some(d) => t_quantile(1.0 - (1.0 - options.level) / 2.0, d),
-        None => normal_quantile(1.0 - (1.0 - options.level) / 2.0),
-    };
-    let coefficients: Vec<Coefficient> = (0..p)
+/// Each coefficient's row: z, or t on its df (`ddf`, one per coefficient).
+fn coefficients(
+    fit: &MvFit,
+    names: &[String],
+    ddf: Option<&[f64]>,
+    level: f64,
+) -> Vec<Coefficient> {
+    let p = fit.p;
+    (0..p)
         .map(|a| {
             let se = fit.vcov[a * p + a].sqrt();
             let statistic = fit.beta[a] / se;
+            let df = ddf.map(|d| d[a]);
+            let crit = match df {
+                Some(d) => t_quantile(1.0 - (1.0 - level) / 2.0, d),
+                None => normal_quantile(1.0 - (1.0 - level) / 2.0),
+            };
             Coefficient {
-                name: cx.names[a].clone(),
+                name: names[a].clone(),
                 estimate: fit.beta[a],
                 se,
                 statistic,
@@ -725,14 +856,11 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
                 ci_upper: fit.beta[a] + crit * se,
             }
         })
-        .collect();
-    let m = cx.btt.len();
-    let qm = (m > 0).then(|| wald(fit, &cx.btt));
-    let reml = options.method == Method::Reml;
-    let parms = (p + fit.fixed.iter().filter(|f| !**f).count()) as f64;
-    let n = if reml { (k - p) as f64 } else { k as f64 };
-    let ll = fit.loglik;
-    let ll_qe = -0.5 * (k as f64 * ln(2.0 * std::f64::consts::PI) + fit.log_det_v);
+        .collect()
+}
+
+/// The notes of a fit: an optimizer stopped short, components on a bound.
+fn fit_notes(fit: &MvFit) -> Vec<String> {
     let mut notes = Vec::new();
     if fit.gradient_norm >= 1e-9 {
         notes.push(format!(
@@ -743,12 +871,39 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
     for b in &fit.boundary {
         notes.push(format!("{b}: the optimum lies on this bound."));
     }
-    let [sigma2_levels, tau2_levels, rho_levels] = level_names(fit, cx.model);
+    notes
+}
+
+fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFit {
+    let (k, p, options) = (fit.k, fit.p, cx.options);
+    // metafor's ddf: k - p for every coefficient, or each one's by the containment rule.
+    let ddf: Option<Vec<f64>> = (options.test == MultilevelTest::T).then(|| match cx.dfs {
+        Dfs::Residual => vec![(k - p) as f64; p],
+        Dfs::Contain => contain_df(cx.model),
+    });
+    let df = ddf
+        .as_ref()
+        .and_then(|d| d.iter().all(|x| *x == d[0]).then_some(d[0]));
+    let coefficients = coefficients(fit, cx.names, ddf.as_deref(), options.level);
+    let m = cx.btt.len();
+    let qm = (m > 0).then(|| wald(fit, &cx.btt));
+    let reml = options.method == Method::Reml;
+    let parms = (p + fit.fixed.iter().filter(|f| !**f).count()) as f64;
+    let n = if reml { (k - p) as f64 } else { k as f64 };
+    let ll = fit.loglik;
+    let ll_qe = -0.5 * (k as f64 * ln(2.0 * std::f64::consts::PI) + fit.log_det_v);
+    let mut notes = fit_notes(fit);
+    let [sigma2_levels, tau2_levels, rho_levels, gamma2_levels, phi_levels] =
+        level_names(fit, cx.model);
+    // The F test's df2 is the smallest ddf of the coefficients tested (metafor's QMdf).
+    let df2 = ddf
+        .as_ref()
+        .map(|d| cx.btt.iter().map(|&j| d[j]).fold(f64::INFINITY, f64::min));
     let reported = Reported {
-        qm: qm.map(|q| if df.is_some() { q / m as f64 } else { q }),
+        qm: qm.map(|q| if df2.is_some() { q / m as f64 } else { q }),
         qm_df: m,
-        qm_df2: df.map(|_| k - p),
-        qm_p: qm.map(|q| match df {
+        qm_df2: df2.map(|d| d as usize),
+        qm_p: qm.map(|q| match df2 {
             Some(d) => f_sf(q / m as f64, m as f64, d),
             None => chi2_sf(q, m as f64),
         }),
@@ -760,7 +915,19 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
         coefficients,
     };
     let first = cx.structure.first().cloned().unwrap_or_default();
+    let (pi, pi_levels) = if cx.int_only {
+        prediction(
+            fit,
+            &reported.coefficients[0],
+            ddf.as_deref(),
+            options.level,
+            &mut notes,
+        )
+    } else {
+        (None, Vec::new())
+    };
     GeneralFit {
+        pi,
         k,
         n_studies: fit
             .outer_levels
@@ -782,7 +949,9 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
             rho: fit.rho.clone(),
             rho_levels,
             gamma2: fit.gamma2.clone(),
+            gamma2_levels,
             phi: fit.phi.clone(),
+            phi_levels,
             fixed: fixed_names(fit),
             boundary: fit.boundary.clone(),
             deviance: Some(if reml { -2.0 * ll } else { -2.0 * (ll - ll_qe) }),
@@ -801,6 +970,11 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
                 .map(|(t, term)| term_info(term, &fit.inner_levels[t], fit.outer_levels[t]))
                 .collect(),
             btt: cx.btt.iter().map(|&j| j as u64 + 1).collect(),
+            ddf: ddf
+                .clone()
+                .filter(|_| cx.dfs == Dfs::Contain)
+                .unwrap_or_default(),
+            pi_levels,
             intervals: fit
                 .intervals
                 .iter()
@@ -814,6 +988,51 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
             v: None,
         },
     }
+}
+
+/// predict.rma.mv of an intercept-only model: pred ± crit √(se² + Σσ² + τ² + γ²), crit the
+/// coefficient's (z, or t on its ddf); one interval, or with a τ² (γ²) per inner level one
+/// per level ([`prediction_variances`]), as predict() gives them without `tau2.levels`, said
+/// in a note.
+fn prediction(
+    fit: &MvFit,
+    c: &Coefficient,
+    ddf: Option<&[f64]>,
+    level: f64,
+    notes: &mut Vec<String>,
+) -> (Option<(f64, f64)>, Vec<PiLevel>) {
+    let crit = match ddf {
+        Some(d) => t_quantile(1.0 - (1.0 - level) / 2.0, d[0]),
+        None => normal_quantile(1.0 - (1.0 - level) / 2.0),
+    };
+    let interval = |v: f64| {
+        let h = crit * (c.se * c.se + v).sqrt();
+        (c.estimate - h, c.estimate + h)
+    };
+    let variances = prediction_variances(fit);
+    if let [one] = variances.as_slice() {
+        return (Some(interval(one.variance)), Vec::new());
+    }
+    let name = |t: usize, l: Option<usize>| l.map(|l| fit.inner_levels[t][l].clone());
+    notes.push(
+        "tau2 (or gamma2) is one per inner level: the prediction interval is given for each \
+         level in pi_levels, as metafor's predict() without tau2.levels gives it."
+            .into(),
+    );
+    let rows = variances
+        .iter()
+        .map(|v| {
+            let (lower, upper) = interval(v.variance);
+            PiLevel {
+                tau2_level: name(0, v.tau2_level),
+                gamma2_level: name(1, v.gamma2_level),
+                pi_lower: lower,
+                pi_upper: upper,
+                natural: None,
+            }
+        })
+        .collect();
+    (None, rows)
 }
 
 /// β_S′ (Var β_S)⁻¹ β_S.
@@ -1000,6 +1219,36 @@ impl GeneralFields {
         self.intervals_table(out);
     }
 
+    /// predict()'s prediction intervals per inner level (`pi_levels`), after the model's
+    /// results: pi.lb, pi.ub and the level of tau2 (gamma2) each is for.
+    fn pi_levels_table(&self, out: &mut Out) {
+        if self.pi_levels.is_empty() {
+            return;
+        }
+        out.blank();
+        out.line("Prediction intervals (predict()):");
+        let mut header = vec!["pi.lb", "pi.ub"];
+        let first = &self.pi_levels[0];
+        if first.tau2_level.is_some() {
+            header.push("tau2.level");
+        }
+        if first.gamma2_level.is_some() {
+            header.push("gamma2.level");
+        }
+        let rows: Vec<(String, Vec<String>)> = self
+            .pi_levels
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let mut cells = vec![f4(Some(row.pi_lower)), f4(Some(row.pi_upper))];
+                cells.extend(row.tau2_level.iter().cloned());
+                cells.extend(row.gamma2_level.iter().cloned());
+                ((i + 1).to_string(), cells)
+            })
+            .collect();
+        out.lines(frame_table(&header, &rows, 2));
+    }
+
     /// The profile-likelihood intervals (confint()), after the variance components.
     fn intervals_table(&self, out: &mut Out) {
         let fmt = |x: Option<f64>| f4(x);
@@ -1076,12 +1325,13 @@ impl GeneralFields {
         let rows: Vec<CoefficientRow> = m
             .coefficients
             .iter()
-            .map(|c| CoefficientRow {
+            .enumerate()
+            .map(|(i, c)| CoefficientRow {
                 name: &c.name,
                 estimate: c.estimate,
                 se: c.se,
                 statistic: c.statistic,
-                df: None,
+                df: self.ddf.get(i).copied(),
                 p: Some(c.p),
                 ci_lower: c.ci_lower,
                 ci_upper: c.ci_upper,
@@ -1110,6 +1360,7 @@ impl GeneralFields {
             }
             _ => out.lines(coefficient_table(&rows, df_all)),
         }
+        self.pi_levels_table(out);
         for note in r.notes {
             out.blank();
             out.line(note.as_str());

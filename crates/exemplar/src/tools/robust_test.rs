@@ -96,9 +96,6 @@ composed_args! {
     }
 }
 
-/// The keys `general` takes: [`RandomArgs`]'s (a test holds the two to one list).
-const GENERAL_KEYS: [&str; 6] = ["random", "struct", "V", "sigma2", "tau2", "rho"];
-
 /// `general` read as fit_multilevel's general-model arguments, refusing a key they lack.
 fn general_args(
     general: Option<serde_json::Map<String, serde_json::Value>>,
@@ -106,10 +103,12 @@ fn general_args(
     let Some(general) = general else {
         return Ok(None);
     };
-    if let Some(key) = general.keys().find(|k| !GENERAL_KEYS.contains(&k.as_str())) {
+    // The keys are RandomArgs's own, read from its Deserialize: one list by construction.
+    let keys = RandomArgs::keys();
+    if let Some(key) = general.keys().find(|k| !keys.contains(&k.as_str())) {
         return Err(invalid(format!(
             "general takes {}; not {key:?}",
-            GENERAL_KEYS.join(", ")
+            keys.join(", ")
         )));
     }
     serde_json::from_value(serde_json::Value::Object(general))
@@ -119,7 +118,8 @@ fn general_args(
 
 #[cfg(feature = "definitions")]
 fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "object", "description": "fit_multilevel's random, struct, V, sigma2, tau2, rho."}))
+    let keys = RandomArgs::keys().join(", ");
+    schemars::Schema::try_from(serde_json::json!({"type": "object", "description": format!("fit_multilevel's {keys}.")}))
         .expect("an object schema")
 }
 
@@ -485,7 +485,7 @@ fn fit_general(
     clusters: &[String],
     vcov: RobustVcov,
 ) -> Result<(RobustTest, Method), ToolError> {
-    use meta_analysis::rma_mv::{rma_mv, MvFixed, MvModel};
+    use meta_analysis::rma_mv::{rma_mv, MvModel};
     let options = multilevel_options(
         args.method.method.map(Method::name),
         &args.level,
@@ -508,16 +508,11 @@ fn fit_general(
         yi: kept.iter().map(|r| r.yi).collect(),
         x,
         p: names.len(),
-        sampling: sampling(data, general.v.as_ref(), None, &model_data.excluded, &vi)?.0,
+        sampling: sampling(data, general, &model_data.excluded, &vi)?.0,
         intercepts: terms.intercepts,
         terms: terms.terms,
     };
-    let fixed = MvFixed {
-        sigma2: general.sigma2.clone().unwrap_or_default(),
-        tau2: general.tau2.clone().unwrap_or_default(),
-        rho: general.rho.clone().unwrap_or_default(),
-        ..MvFixed::default()
-    };
+    let fixed = general.fixed();
     let fit = rma_mv(&model, options.method, &fixed)?;
     let test =
         meta_analysis::robust_rma_mv(&model, &fit, &names, clusters, vcov, options.level)?;
@@ -884,7 +879,7 @@ mod tests {
             .map(String::as_str)
             .collect();
         keys.sort_unstable();
-        let mut ours = GENERAL_KEYS.to_vec();
+        let mut ours = RandomArgs::keys().to_vec();
         ours.sort_unstable();
         assert_eq!(keys, ours);
     }

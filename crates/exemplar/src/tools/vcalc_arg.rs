@@ -75,13 +75,11 @@ pub enum RhoValue {
     },
 }
 
-/// `vcalc` and `return_v`, as a part a fitting tool's arguments compose (`#[flat]`).
+/// `return_v`, as a part a fitting tool's arguments compose (`#[flat]`); `vcalc` itself is
+/// a general model's argument ([`super::multilevel_general::RandomArgs`]).
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
-pub struct VcalcArgs {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "definitions", schemars(schema_with = "vcalc_schema"))]
-    pub vcalc: Option<VcalcSpec>,
+pub struct ReturnVArg {
     /// V used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "definitions", schemars(default = "no"))]
@@ -96,13 +94,13 @@ fn no() -> Option<bool> {
 /// `vcalc`'s fields are metafor's (the server instructions say so once): the schema names
 /// the common ones, and serde refuses any other.
 #[cfg(feature = "definitions")]
-fn vcalc_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(super) fn vcalc_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(serde_json::json!({"type": "object",
         "description": "As vcalc()."}))
     .expect("an object schema")
 }
 
-leaf_args!(VcalcArgs);
+leaf_args!(ReturnVArg);
 
 /// One cluster's block of V as returned (`return_v`): the records' ids in the cluster's
 /// order and the covariance, a row per record.

@@ -609,3 +609,214 @@ fn assemble(prepared: &Prepared, run: optimizer::Run, qe: f64, given: &[Option<f
         fixed: given.iter().map(Option::is_some).collect(),
     }
 }
+
+/// The denominator degrees of freedom of each coefficient under metafor's `dfs = "contain"`
+/// (rma.mv's `.ddf.calc`): the grouping factors are each `~ 1 | id` term's id (a nested
+/// term's levels `a/b` as one factor), and for each `~ inner | outer` term the combination
+/// inner + outer and outer alone. A coefficient's column of X is contained in a factor when
+/// it takes one value within each of its levels (values compared as R's `factor()` does, as
+/// 15-significant-digit text); its df is the smallest number of levels of a factor that
+/// contains it (k when none does), less p, and at least 1.
+pub fn contain_df(model: &MvModel) -> Vec<f64> {
+    let k = model.yi.len();
+    let p = model.p;
+    let mut factors: Vec<(Vec<usize>, usize)> = Vec::new();
+    let mut push = |labels: &[String]| {
+        let (c, names) = codes(labels);
+        factors.push((c, names.len()));
+    };
+    for term in &model.intercepts {
+        push(&term.levels);
+    }
+    for term in &model.terms {
+        let joined: Vec<String> = term
+            .inner
+            .iter()
+            .zip(&term.outer)
+            .map(|(i, o)| format!("{i} + {o}"))
+            .collect();
+        push(&joined);
+        push(&term.outer);
+    }
+    (0..p)
+        .map(|j| {
+            let column: Vec<String> = (0..k)
+                .map(|i| crate::r_number(model.x[i * p + j]))
+                .collect();
+            let levels = factors
+                .iter()
+                .filter(|(codes, n)| {
+                    let mut seen: Vec<Option<&str>> = vec![None; *n];
+                    codes
+                        .iter()
+                        .zip(&column)
+                        .all(|(&c, v)| *seen[c].get_or_insert(v.as_str()) == v.as_str())
+                })
+                .map(|(_, n)| *n)
+                .min()
+                .unwrap_or(k)
+                .min(k);
+            (levels as f64 - p as f64).max(1.0)
+        })
+        .collect()
+}
+
+/// The random variance one new effect size adds, with the inner levels it is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionVariance {
+    /// The level (an index into the fit's `inner_levels[0]`) whose τ² is added, when τ² is
+    /// one per level.
+    pub tau2_level: Option<usize>,
+    /// The same for γ² (`inner_levels[1]`).
+    pub gamma2_level: Option<usize>,
+    /// Σσ² + τ² + γ².
+    pub variance: f64,
+}
+
+/// The variances of predict.rma.mv's prediction interval of an intercept-only model
+/// (pred ± crit √(Var pred + variance)): Σσ², plus τ² and γ² of the `~ inner | outer` terms.
+/// A term with one variance per inner level (HCS, UN, HAR, DIAG) gives one interval per
+/// level, and two such terms one per pair of levels, τ²'s level varying slowest: what
+/// predict() gives without `tau2.levels` and `gamma2.levels`.
+pub fn prediction_variances(fit: &MvFit) -> Vec<PredictionVariance> {
+    let s: f64 = fit.sigma2.iter().sum();
+    let list = |v: &[f64]| -> Vec<(Option<usize>, f64)> {
+        match v.len() {
+            0 => vec![(None, 0.0)],
+            1 => vec![(None, v[0])],
+            _ => v.iter().enumerate().map(|(l, x)| (Some(l), *x)).collect(),
+        }
+    };
+    let mut out = Vec::new();
+    for (tau2_level, t) in list(&fit.tau2) {
+        for (gamma2_level, g) in list(&fit.gamma2) {
+            out.push(PredictionVariance {
+                tau2_level,
+                gamma2_level,
+                variance: s + t + g,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Six rows in three districts of two schools: the intercept and a district-level column
+    /// are contained in district (3 levels), a school-level one in district/school (6 = k),
+    /// so k; every df is less p = 3, and at least 1.
+    #[test]
+    fn contain_df_takes_the_smallest_factor_holding_the_column_constant() {
+        let district = labels(&["a", "a", "b", "b", "c", "c"]);
+        let school = labels(&["a/1", "a/2", "b/1", "b/2", "c/1", "c/2"]);
+        let by_district = [0.5, 0.5, 1.0, 1.0, 0.0, 0.0];
+        let by_school = [1.0, 2.0, 1.0, 2.0, 1.0, 2.0];
+        let x: Vec<f64> = (0..6)
+            .flat_map(|i| [1.0, by_district[i], by_school[i]])
+            .collect();
+        let model = MvModel {
+            yi: vec![0.0; 6],
+            x,
+            p: 3,
+            sampling: Sampling::Diagonal(vec![1.0; 6]),
+            intercepts: vec![
+                RandomIntercept {
+                    name: "district".into(),
+                    levels: district.clone(),
+                },
+                RandomIntercept {
+                    name: "district/school".into(),
+                    levels: school,
+                },
+            ],
+            terms: Vec::new(),
+        };
+        assert_eq!(contain_df(&model), [1.0, 1.0, 3.0]);
+        // As an `~ inner | outer` term: outer contains the intercept and the district-level
+        // column (3 levels), inner + outer (6) the school-level one.
+        let term = InnerOuter {
+            inner_name: "school".into(),
+            outer_name: "district".into(),
+            inner: labels(&["1", "2", "1", "2", "1", "2"]),
+            outer: district,
+            structure: Struct::Cs,
+        };
+        let model = MvModel {
+            intercepts: Vec::new(),
+            terms: vec![term],
+            ..model
+        };
+        assert_eq!(contain_df(&model), [1.0, 1.0, 3.0]);
+        // Fewer inner + outer combinations than rows (a1 a1 b1 b2 c2 c2: 4): a column of the
+        // inner level is contained there, 4 - p, not k - p.
+        let term = InnerOuter {
+            inner_name: "arm".into(),
+            outer_name: "district".into(),
+            inner: labels(&["1", "1", "1", "2", "2", "2"]),
+            outer: labels(&["a", "a", "b", "b", "c", "c"]),
+            structure: Struct::Cs,
+        };
+        let model = MvModel {
+            x: (0..6)
+                .flat_map(|i| [1.0, if i < 3 { 1.0 } else { 2.0 }])
+                .collect(),
+            p: 2,
+            terms: vec![term],
+            ..model
+        };
+        assert_eq!(contain_df(&model), [1.0, 2.0]);
+    }
+
+    fn fit_with(sigma2: Vec<f64>, tau2: Vec<f64>, gamma2: Vec<f64>, levels: usize) -> MvFit {
+        MvFit {
+            k: 4,
+            p: 1,
+            beta: vec![0.0],
+            vcov: vec![1.0],
+            sigma2,
+            tau2,
+            rho: Vec::new(),
+            gamma2,
+            phi: Vec::new(),
+            sigma2_levels: Vec::new(),
+            inner_levels: vec![Vec::new(); levels],
+            outer_levels: Vec::new(),
+            loglik: 0.0,
+            estimated: 0,
+            gradient_norm: 0.0,
+            iterations: 0,
+            boundary: Vec::new(),
+            qe: 0.0,
+            log_det_v: 0.0,
+            intervals: Vec::new(),
+            fixed: Vec::new(),
+        }
+    }
+
+    /// One variance sum, or one per level of a heteroscedastic term (τ²'s level slowest).
+    #[test]
+    fn prediction_variances_follow_predict_rma_mv() {
+        let one = prediction_variances(&fit_with(vec![0.1, 0.2], vec![0.3], vec![0.4], 2));
+        assert_eq!(one.len(), 1);
+        assert!((one[0].variance - 1.0).abs() < 1e-15);
+        let per = prediction_variances(&fit_with(vec![0.1], vec![0.2, 0.3], vec![0.5, 0.7], 2));
+        let got: Vec<(Option<usize>, Option<usize>)> =
+            per.iter().map(|v| (v.tau2_level, v.gamma2_level)).collect();
+        assert_eq!(
+            got,
+            [
+                (Some(0), Some(0)),
+                (Some(0), Some(1)),
+                (Some(1), Some(0)),
+                (Some(1), Some(1))
+            ]
+        );
+        assert!((per[3].variance - (0.1 + 0.3 + 0.7)).abs() < 1e-15);
+    }
+}

@@ -63,9 +63,19 @@ b98_args <- function(struct) list(records = b98_records, random = "~ outcome | t
                                   V = list(cluster = "trial", columns = I(c("v1i", "v2i"))), mods = "~ outcome - 1")
 b98_fit <- function(struct) rma.mv(yi, b98_V, mods = ~ outcome - 1, random = ~ outcome | trial, struct = struct, data = b98)
 k11 <- dat.konstantopoulos2011
+## A school-level, a district-level and a mixed moderator, for dfs = "contain".
+k11$slev <- k11$school %% 2
+k11$dlev <- (ave(k11$year, k11$district, FUN = function(x) x[1]) - 1985) / 10
+k11$yr <- (k11$year - 1985) / 10
 k11_records <- lapply(seq_len(nrow(k11)), function(i)
   list(id = paste0("d", k11$district[i], "s", k11$school[i]), yi = k11$yi[i], vi = k11$vi[i],
-       district = k11$district[i], school = k11$school[i]))
+       district = k11$district[i], school = k11$school[i], slev = k11$slev[i], dlev = k11$dlev[i],
+       yr = k11$yr[i]))
+## Two `~ inner | outer` terms (tau2 and rho, then gamma2) on dat.assink2016.
+a16 <- dat.assink2016
+a16_records <- lapply(seq_len(nrow(a16)), function(i)
+  list(id = paste0("s", a16$study[i], "e", a16$esid[i]), yi = a16$yi[i], vi = a16$vi[i],
+       study = a16$study[i], esid = a16$esid[i], deltype = a16$deltype[i]))
 
 printed <- function(x) I(sub("\\s+$", "", capture.output(print(x))))
 ## Several printouts as one case (a subgroup analysis is several fits, as metafor users run it).
@@ -175,10 +185,18 @@ cases <- list(
   case("rma_mv_hcs", "fit_multilevel", b98_args("HCS"), b98_fit("HCS")),
   case("rma_mv_three_levels", "fit_multilevel", list(records = k11_records, random = "~ 1 | district/school"),
        rma.mv(yi, vi, random = ~ 1 | district/school, data = k11)),
+  case("rma_mv_two_terms", "fit_multilevel",
+       list(records = a16_records, random = I(c("~ deltype | study", "~ esid | study")), struct = I(c("CS", "ID"))),
+       rma.mv(yi, vi, random = list(~ deltype | study, ~ esid | study), struct = c("CS", "ID"), data = a16)),
+  case("rma_mv_contain", "fit_multilevel",
+       list(records = k11_records, random = "~ 1 | district/school", mods = "~ slev + dlev + yr", test = "t",
+            dfs = "contain"),
+       rma.mv(yi, vi, random = ~ 1 | district/school, mods = ~ slev + dlev + yr, test = "t", dfs = "contain",
+              data = k11)),
   case("trimfill_r0", "trim_and_fill", list(estimator = "R0"),
        trimfill(fit, estimator = "R0", control = CTRL)))
 
 write_fixture(list(cases = cases), out_path,
-              data = list(csv_source(csv_path), metadat_source(I(c("dat.bcg", "dat.berkey1998", "dat.konstantopoulos2011"))),
+              data = list(csv_source(csv_path), metadat_source(I(c("dat.bcg", "dat.berkey1998", "dat.konstantopoulos2011", "dat.assink2016"))),
                           list(note = "eight constructed records in five studies (the multilevel case)")),
               control = CTRL)

@@ -8,7 +8,7 @@ use super::super::data::{id_set, DataSource};
 use super::super::fit_multilevel::{fit_multilevel, FitMultilevelArgs, MultilevelResult};
 use super::super::multilevel::{invalid, labels};
 use super::super::multilevel_general::{
-    build_terms, random_columns, random_terms, sampling, structs, vcalc_columns,
+    build_terms, random_columns, random_terms, sampling, structs,
 };
 use super::super::ToolError;
 use meta_analysis::rma_mv::{marginal_blocks, rma_mv, MvFit, MvFixed, MvModel, VBlock};
@@ -68,17 +68,9 @@ pub(crate) fn fit(
         None
     };
     let a = read()?;
-    if a.general.v.is_some() && a.vcalc.vcalc.is_some() {
-        return Err(invalid(
-            "give V (its columns) or vcalc (built from the records), not both".into(),
-        ));
-    }
     let options = a.model.options()?;
     let parsed = random_terms(&a.model, &a.general)?;
-    let mut columns = random_columns(&parsed, &a.general, data);
-    if let Some(spec) = &a.vcalc.vcalc {
-        columns.extend(vcalc_columns(spec));
-    }
+    let columns = random_columns(&parsed, &a.general, data);
     let also: Vec<&str> = columns.iter().map(String::as_str).collect();
     let excluded = a.model.exclude.of(data)?;
     let md: ModelData = model_data(a.model.mods.mods.as_ref(), &also, excluded, data)?;
@@ -95,12 +87,11 @@ pub(crate) fn fit(
     let p = names.len();
     let terms = build_terms(data, &parsed, &structs(&a.general)?, &md.excluded)?;
     let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
-    let v = a.general.v.as_ref();
     let model = MvModel {
         yi: kept.iter().map(|r| r.yi).collect(),
         x,
         p,
-        sampling: sampling(data, v, a.vcalc.vcalc.as_ref(), &md.excluded, &vi)?.0,
+        sampling: sampling(data, &a.general, &md.excluded, &vi)?.0,
         intercepts: terms.intercepts,
         terms: terms.terms,
     };
@@ -134,7 +125,7 @@ pub(crate) fn cluster_column(args: &Map<String, Value>, data: &DataSource) -> Op
         .map(|(_, rhs)| rhs.split('/').next().unwrap_or_default().trim().to_string())
         .collect();
     candidates.extend(a.general.v.as_ref().map(|v| v.cluster.clone()));
-    candidates.extend(a.vcalc.vcalc.as_ref().map(|s| s.cluster.clone()));
+    candidates.extend(a.general.vcalc.as_ref().map(|s| s.cluster.clone()));
     let n = data.records().len();
     candidates.into_iter().find(|c| {
         labels(data, c, "cluster", &[]).is_ok_and(|l| {
