@@ -191,6 +191,11 @@ async def readme_routes():
                     seen.add(argv[0])
                 else:
                     # Run it as written; `pip` is the fresh venv's (its bin is first on PATH).
+                    # `cargo install` gets `--debug`: the same program from the dev artifacts the
+                    # other suites built, not a second, optimized build of every crate (minutes
+                    # of CI's two cores; the README's install section says so).
+                    if argv[:2] == ["cargo", "install"]:
+                        argv = [*argv, "--debug"]
                     out = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT)
                     check(label, out.returncode == 0, out.stderr[-2000:])
                     if argv[:2] == ["exemplar", "call"]:

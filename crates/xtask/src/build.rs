@@ -137,12 +137,14 @@ fn build_wasm(root: &Path) -> Result<()> {
             .arg(&wasm))?;
         let bg = out_dir.join("exemplar_wasm_bg.wasm");
         let before = std::fs::metadata(&bg)?.len();
-        // `--converge` repeats -Oz while the module shrinks (about 1 KB gzip off the core); the
-        // figures module is optimized for speed, once.
-        let passes: &[&str] = if module == "figures" {
-            &["-O3"]
-        } else {
-            &["-Oz", "--converge"]
+        // `--converge` repeats -Oz while the module shrinks (about 1 KB gzip off the core, the
+        // module fetched first); the full module gets one -Oz pass (converging took about
+        // 100 s of CI's two cores); the figures module, built for speed by rustc at opt-level
+        // 3, one -O1 pass (4.68 MB against -O3's 4.66 MB, in 21 s against 71 s).
+        let passes: &[&str] = match module {
+            "core" => &["-Oz", "--converge"],
+            "figures" => &["-O1"],
+            _ => &["-Oz"],
         };
         run(Command::new(npm_bin(root, "wasm-opt"))
             .args(passes)

@@ -2,7 +2,8 @@
 //! install the tools (docs/INSTALL.md).
 //!
 //! - the Python wheel of the `exemplar` binary (maturin, `bindings = "bin"`, from
-//!   `packaging/python`), built once, with the release profile;
+//!   `packaging/python`): with the release profile for `cargo xtask package`, with the dev
+//!   profile in `cargo xtask test` (see [`WheelProfile`]);
 //! - the npm package of the page's WebAssembly engine (`packaging/npm` plus `www/pkg/full` and
 //!   `www/generated`), assembled under `target/packaging/npm` and packed with `npm pack`;
 //! - the tools that build and test them (maturin, the official Python MCP SDK `mcp`, `uv`,
@@ -41,7 +42,7 @@ pub fn dist_dir(root: &Path) -> PathBuf {
 
 /// `cargo xtask package`: the wheel and the npm tarball, into target/packaging/dist.
 pub fn package(root: &Path) -> Result<()> {
-    let wheel = build_wheel(root)?;
+    let wheel = build_wheel(root, WheelProfile::Release)?;
     crate::build::build(root)?;
     let tarball = build_npm(root)?;
     eprintln!("{}\n{}", wheel.display(), tarball.display());
@@ -79,15 +80,32 @@ fn python3() -> String {
     std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())
 }
 
-/// Builds the wheel once (release), into target/packaging/dist/wheel; returns its path.
-pub fn build_wheel(root: &Path) -> Result<PathBuf> {
+/// The cargo profile a wheel is built with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum WheelProfile {
+    /// What `cargo xtask package` ships: optimized.
+    Release,
+    /// What the test suite installs and drives: the program is the same, only unoptimized,
+    /// and built from the dev artifacts the other suites have already compiled. A release
+    /// build of the CLI (thin LTO over tokio, rmcp, resvg, …) took minutes of CI's two cores
+    /// for calls that take milliseconds either way.
+    Dev,
+}
+
+/// Builds the wheel into target/packaging/dist/wheel; returns its path.
+pub fn build_wheel(root: &Path, profile: WheelProfile) -> Result<PathBuf> {
     let venv = tools_venv(root)?;
     let out = dist_dir(root).join("wheel");
     if out.exists() {
         std::fs::remove_dir_all(&out)?;
     }
-    run(Command::new(venv.join("bin/maturin"))
-        .args(["build", "--release", "--out"])
+    let mut maturin = Command::new(venv.join("bin/maturin"));
+    maturin.arg("build");
+    if profile == WheelProfile::Release {
+        maturin.arg("--release");
+    }
+    run(maturin
+        .arg("--out")
         .arg(&out)
         .current_dir(root.join("packaging/python")))?;
     let wheels: Vec<PathBuf> = std::fs::read_dir(&out)?
@@ -194,14 +212,14 @@ fn reference_cli(root: &Path) -> Result<PathBuf> {
 
 /// Suite: the Python wheel, `cargo install`, server.json and the README's install routes.
 ///
-/// Builds the wheel once (the one release build of the suites; `cargo install` then reuses
-/// it), and runs `tests/packaging/install_routes.py` with the official Python MCP SDK: a fresh
+/// Builds the wheel once (with the dev profile, from the artifacts the earlier suites built;
+/// `cargo install` then runs with `--debug` and reuses them), and runs `tests/packaging/install_routes.py` with the official Python MCP SDK: a fresh
 /// venv with the wheel driven over MCP, every command and client configuration of the
 /// README's install section as written, server.json against the registry's schema.
 pub fn python_and_routes(root: &Path) -> Result<()> {
     let exemplar = reference_cli(root)?;
     let venv = tools_venv(root)?;
-    let wheel = build_wheel(root)?;
+    let wheel = build_wheel(root, WheelProfile::Dev)?;
     let scratch = packaging_dir(root).join("routes");
     if scratch.exists() {
         std::fs::remove_dir_all(&scratch)?;
