@@ -521,6 +521,13 @@ impl Multilevel {
         &self.vb
     }
 
+    /// ℓ at the fit's (σ̂₁², σ̂₂²) under ML, or REML when `reml`, whichever the fit's method
+    /// (rma.mv's `fit.stats` holds both columns; `compare_models` reads the full model's).
+    pub fn loglik_at_estimates(&self, reml: bool) -> Result<f64, MetaError> {
+        let method = if reml { Method::Reml } else { Method::Ml };
+        Ok(self.data.evaluate(self.sigma2, method, true)?.ll)
+    }
+
     /// Profile-likelihood intervals of σ₁² and σ₂² at the model's level.
     pub fn profile_intervals(&self) -> Result<[ComponentInterval; 2], MetaError> {
         let target = self.loglik - chi2_quantile(self.level, 1.0) / 2.0;
