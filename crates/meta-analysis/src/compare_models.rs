@@ -620,7 +620,9 @@ mod tests {
         let k = yi.len() as f64;
         let log_2pi = (2.0 * std::f64::consts::PI).ln();
         let by_hand = -0.5
-            * ((k - 1.0) * log_2pi - k.ln() + vi.iter().map(|v| v.ln()).sum::<f64>() + sw.ln()
+            * ((k - 1.0) * log_2pi - k.ln()
+                + vi.iter().map(|v| v.ln()).sum::<f64>()
+                + sw.ln()
                 + rss);
         let columns = uni_fit_columns(&yi, &vi, &x, 0.0, 1).unwrap();
         assert!((columns.reml.loglik - by_hand).abs() < 1e-13);

@@ -1654,6 +1654,33 @@ mod tests {
         }
     }
 
+    /// Both likelihoods at the estimates: the fit's own is its `loglik`; the other is the
+    /// module's ℓ of the other method at the same (σ̂₁², σ̂₂²) (compare_models reads it).
+    #[test]
+    fn both_likelihoods_at_the_estimates() {
+        let (y, v, s, _) = example();
+        let recs: Vec<Record> = y
+            .iter()
+            .zip(&v)
+            .enumerate()
+            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
+            .collect();
+        for method in [Method::Reml, Method::Ml] {
+            let options = MultilevelOptions {
+                method,
+                ..MultilevelOptions::default()
+            };
+            let m = multilevel(&recs, &s, &[], &options).unwrap();
+            let reml = method == Method::Reml;
+            assert_eq!(m.loglik_at_estimates(reml).unwrap(), m.loglik);
+            let other = if reml { Method::Ml } else { Method::Reml };
+            let (ll, _, _) = dense(&m.data, m.sigma2, other);
+            let theirs = m.loglik_at_estimates(!reml).unwrap();
+            assert!((theirs - ll).abs() < 1e-9, "{method:?}: {theirs} vs {ll}");
+            assert!((theirs - m.loglik).abs() > 1e-3);
+        }
+    }
+
     /// A moderator that is the study column (study means fixed effects): REML is refused
     /// before the search, in words; the search itself, run there, stops for want of a step
     /// and says so (it once said "did not converge … within 1 iterations").

@@ -1,6 +1,6 @@
 //! `compare_models`' R code (`r_code: true`): each model fitted with metafor (`fit1`,
 //! `fit2`: `rma()`, or `fit_multilevel`'s `rma.mv()`), then `res` the comparison: metafor's
-//! `anova(fit1, fit2)` (the likelihood-ratio test), `fitstats(fit1, fit2)` where the
+//! `anova(fit1, fit2)` (the likelihood-ratio test), `fitstats(fit1, fit2, REML = )` where the
 //! engine gives no LRT (the note says why), or `anova(fit1, btt = )` / `anova(fit1, X = )`
 //! for the Wald tests of one fit. Each fit's `fitstats()` and the tests are checked, in the
 //! column the result reads (`REML = `: one fit's own; two fits, the full model's).
