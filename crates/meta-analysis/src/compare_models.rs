@@ -8,11 +8,19 @@
 //! - REML: ℓ = −½[(k − p) log 2π − log det X′X + Σ log(vᵢ + τ̂²) + log det X′WX + RSS];
 //! - the three-level model's ℓ is its own (`multilevel.rs`).
 //!
-//! A fit's statistics are read on its own scale (REML for a REML fit, else ML, as metafor's
-//! `fitstats()` prints them), with `parms` = p plus the variance components estimated:
-//! deviance −2ℓ under REML and −2(ℓ − ℓ_sat) under ML with ℓ_sat = −½ Σ log(2π vᵢ) (0 when
-//! k ≤ p); AIC = −2ℓ + 2 parms; BIC = −2ℓ + parms log n; AICc = −2ℓ + 2 parms ·
-//! max(n, parms + 2)/(max(n, parms + 2) − parms − 1), with n = k under ML and k − p under REML.
+//! Every fit has both: metafor's `fit.stats` holds an ML and a REML column for every fit,
+//! each ℓ evaluated at the fit's own estimates whatever its estimator (`rma.uni.r`: `ll.ML`
+//! and `ll.REML`, τ̂² = 0 for an equal-effects fit; `rma.mv.r`: its `llvals`), with `parms` =
+//! p plus the variance components estimated: deviance −2ℓ under REML and −2(ℓ − ℓ_sat) under
+//! ML with ℓ_sat = −½ Σ log(2π vᵢ) (0 when k ≤ p); AIC = −2ℓ + 2 parms; BIC = −2ℓ + parms log
+//! n; AICc = −2ℓ + 2 parms · max(n, parms + 2)/(max(n, parms + 2) − parms − 1), with n = k
+//! under ML and k − p under REML ([`FitColumns`]).
+//!
+//! Which column is read: one fit alone, its own (REML for a REML fit, else ML: `fitstats(fit)`);
+//! two fits, the full model's, for both fits (`anova.rma`: `fit.stats["dev", "REML"]` of
+//! both when `model.f$method == "REML"`, else the ML column; the same as `fitstats(full,
+//! reduced)`). So a REML fit against an equal-effects fit reads the equal-effects fit's REML
+//! likelihood, not its ML one ([`Comparison::reml`]).
 //!
 //! The likelihood-ratio test: LRT = dev_reduced − dev_full (0 when negative) on
 //! parms_full − parms_reduced df, χ² upper tail. metafor's refusals are kept (different
@@ -24,7 +32,8 @@
 use crate::distributions::{chi2_sf, f_sf};
 use crate::{MetaError, Method};
 
-/// A fit's log-likelihood and information criteria, on its own scale.
+/// A fit's log-likelihood and information criteria under one likelihood (one column of
+/// metafor's `fit.stats`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -76,6 +85,43 @@ pub fn fit_statistics(
         aic: -2.0 * loglik + 2.0 * parms_f,
         bic: -2.0 * loglik + parms_f * crate::math::ln(n_f),
         aicc: -2.0 * loglik + 2.0 * parms_f * m / (m - parms_f - 1.0),
+    }
+}
+
+/// metafor's `fit.stats`: a fit's statistics under ML and under REML, both at the fit's own
+/// estimates (the module's formulas).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitColumns {
+    pub ml: FitStatistics,
+    pub reml: FitStatistics,
+}
+
+impl FitColumns {
+    /// The two columns from ℓ_ML and ℓ_REML at the fit's estimates.
+    pub fn new(loglik_ml: f64, loglik_reml: f64, vi: &[f64], p: usize, parms: usize) -> Self {
+        FitColumns {
+            ml: fit_statistics(loglik_ml, false, vi, p, parms),
+            reml: fit_statistics(loglik_reml, true, vi, p, parms),
+        }
+    }
+
+    /// The REML column when `reml`, else the ML one.
+    pub fn on(&self, reml: bool) -> &FitStatistics {
+        if reml {
+            &self.reml
+        } else {
+            &self.ml
+        }
+    }
+
+    /// The column `fitstats(fit)` prints for a fit by `method` alone: REML for a REML fit,
+    /// else ML.
+    pub fn own(&self, method: Method) -> &FitStatistics {
+        self.on(method == Method::Reml)
+    }
+
+    pub fn parms(&self) -> usize {
+        self.ml.parms
     }
 }
 
@@ -158,6 +204,26 @@ pub fn uni_loglik(
     }
 }
 
+/// [`FitColumns`] of a random-effects fit or meta-regression with τ̂² = `tau2` (0 for an
+/// equal-effects fit, as rma.uni evaluates both columns of its `fit.stats` at τ² = 0) on the
+/// design `x` (k × p, row-major), with `parms` parameters.
+pub fn uni_fit_columns(
+    yi: &[f64],
+    vi: &[f64],
+    x: &[f64],
+    tau2: f64,
+    parms: usize,
+) -> Result<FitColumns, MetaError> {
+    let p = x.len() / yi.len().max(1);
+    Ok(FitColumns::new(
+        uni_loglik(yi, vi, x, tau2, false)?,
+        uni_loglik(yi, vi, x, tau2, true)?,
+        vi,
+        p,
+        parms,
+    ))
+}
+
 /// The random part of a fit, for nesting: none (equal effects) inside one variance (τ²)
 /// inside the three-level model's two (σ₁², σ₂²; τ² is σ₁² = 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -173,7 +239,8 @@ pub struct Candidate<'a> {
     pub method: Method,
     pub random: RandomPart,
     pub coefficients: &'a [String],
-    pub stats: &'a FitStatistics,
+    /// Both columns: the comparison reads the full model's.
+    pub stats: &'a FitColumns,
     pub yi: &'a [f64],
     pub vi: &'a [f64],
 }
@@ -191,11 +258,15 @@ pub struct LikelihoodRatio {
 }
 
 /// What the comparison of two fits gives: which is the full model (the one with more
-/// parameters), the likelihood-ratio test when it is meaningful, and notes on why not.
+/// parameters), the likelihood the comparison reads, the likelihood-ratio test when it is
+/// meaningful, and notes on why not.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     pub full: usize,
     pub reduced: usize,
+    /// Both fits' statistics are read in the REML column when the full model is a REML fit,
+    /// else in the ML column (metafor's `anova.rma`; [`comparison_scale`]).
+    pub reml: bool,
     pub nested: bool,
     pub lrt: Option<LikelihoodRatio>,
     pub notes: Vec<String>,
@@ -211,6 +282,16 @@ fn equal_effects(m: Method) -> bool {
     matches!(m, Method::Ee | Method::Fe)
 }
 
+/// The column two fits are compared in: REML when the full model's method is REML, else ML,
+/// for both fits whatever the reduced model's method (metafor 3.8-1's `anova.rma`: `if
+/// (model.f$method == "REML") LRT <- model.r$fit.stats["dev","REML"] -
+/// model.f$fit.stats["dev","REML"]`, the ML column otherwise; the printed `fit.stats.f` and
+/// `fit.stats.r` are the same column). A REML random-effects fit against an equal-effects
+/// fit thus compares their REML likelihoods, the equal-effects one at τ² = 0.
+pub fn comparison_scale(full: Method) -> bool {
+    full == Method::Reml
+}
+
 /// metafor's `anova(a, b)`: the refusals, the full model, nesting and the LRT.
 pub fn compare(a: &Candidate, b: &Candidate) -> Result<Comparison, MetaError> {
     if a.yi != b.yi || a.vi != b.vi {
@@ -220,7 +301,7 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Result<Comparison, MetaError> {
              records left out for missing moderator values)",
         ));
     }
-    let (full, reduced) = if a.stats.parms >= b.stats.parms {
+    let (full, reduced) = if a.stats.parms() >= b.stats.parms() {
         (0, 1)
     } else {
         (1, 0)
@@ -243,10 +324,10 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Result<Comparison, MetaError> {
     }
     let nested = r.random <= f.random
         && r.coefficients.iter().all(|c| f.coefficients.contains(c))
-        && a.stats.parms != b.stats.parms;
+        && a.stats.parms() != b.stats.parms();
     let mut notes = Vec::new();
     let likelihood = |m: Method| matches!(m, Method::Ml | Method::Reml) || equal_effects(m);
-    if a.stats.parms == b.stats.parms {
+    if a.stats.parms() == b.stats.parms() {
         notes.push(
             "Models have the same number of parameters. LRT not meaningful (metafor's \
              anova()); compare them by AIC, BIC and AICc."
@@ -271,9 +352,10 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Result<Comparison, MetaError> {
                 .to_string(),
         );
     }
+    let reml = comparison_scale(f.method);
     let lrt = notes.is_empty().then(|| {
-        let chi2 = (r.stats.deviance - f.stats.deviance).max(0.0);
-        let df = f.stats.parms - r.stats.parms;
+        let chi2 = (r.stats.on(reml).deviance - f.stats.on(reml).deviance).max(0.0);
+        let df = f.stats.parms() - r.stats.parms();
         LikelihoodRatio {
             full,
             reduced,
@@ -285,6 +367,7 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Result<Comparison, MetaError> {
     Ok(Comparison {
         full,
         reduced,
+        reml,
         nested,
         lrt,
         notes,
@@ -454,19 +537,35 @@ mod tests {
         assert!((s.aic - (-2.0 * ll + 2.0)).abs() < 1e-13);
     }
 
+    fn candidate<'a>(
+        method: Method,
+        coefficients: &'a [String],
+        stats: &'a FitColumns,
+        yi: &'a [f64],
+        vi: &'a [f64],
+    ) -> Candidate<'a> {
+        let random = if equal_effects(method) {
+            RandomPart::None
+        } else {
+            RandomPart::Tau2
+        };
+        Candidate {
+            method,
+            random,
+            coefficients,
+            stats,
+            yi,
+            vi,
+        }
+    }
+
     #[test]
     fn different_data_and_ml_against_reml_are_refused() {
         let names = ["intercept".to_string()];
-        let s1 = fit_statistics(-1.0, false, &[0.1, 0.1, 0.1], 1, 2);
-        let s2 = fit_statistics(-2.0, false, &[0.1, 0.1, 0.1], 1, 1);
-        let base = Candidate {
-            method: Method::Ml,
-            random: RandomPart::Tau2,
-            coefficients: &names,
-            stats: &s1,
-            yi: &[1.0, 2.0, 3.0],
-            vi: &[0.1, 0.1, 0.1],
-        };
+        let vi = [0.1, 0.1, 0.1];
+        let s1 = FitColumns::new(-1.0, -1.5, &vi, 1, 2);
+        let s2 = FitColumns::new(-2.0, -2.5, &vi, 1, 1);
+        let base = candidate(Method::Ml, &names, &s1, &[1.0, 2.0, 3.0], &vi);
         let other = Candidate {
             stats: &s2,
             yi: &[1.0, 2.0, 4.0],
@@ -485,16 +584,111 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("Mismatch"));
-        let ee = Candidate {
-            stats: &s2,
-            method: Method::Ee,
-            random: RandomPart::None,
-            ..base.clone()
-        };
+        let ee = candidate(Method::Ee, &names, &s2, base.yi, &vi);
         let c = compare(&base, &ee).unwrap();
-        assert_eq!((c.full, c.reduced), (0, 1));
+        assert_eq!((c.full, c.reduced, c.reml), (0, 1, false));
         let lrt = c.lrt.unwrap();
         assert_eq!(lrt.df, 1);
-        assert!((lrt.chi2 - (s2.deviance - s1.deviance)).abs() < 1e-15);
+        assert!((lrt.chi2 - (s2.ml.deviance - s1.ml.deviance)).abs() < 1e-15);
+        // An equal-effects full model against a random-effects reduced one is refused.
+        let ee_full = candidate(Method::Ee, &names, &s1, base.yi, &vi);
+        let re = candidate(Method::Reml, &names, &s2, base.yi, &vi);
+        assert!(compare(&ee_full, &re)
+            .unwrap_err()
+            .to_string()
+            .contains("fixed- and reduced"));
+    }
+
+    /// Five estimates, their variances and the intercept-only design.
+    fn five() -> ([f64; 5], [f64; 5], [f64; 5]) {
+        (
+            [0.1, 0.8, -0.3, 0.5, 1.2],
+            [0.04, 0.02, 0.05, 0.03, 0.06],
+            [1.0; 5],
+        )
+    }
+
+    #[test]
+    fn the_equal_effects_reml_column_is_the_reml_likelihood_at_tau2_zero() {
+        // k records, intercept only, τ² = 0: ℓ_REML = −½[(k − 1) log 2π − log k + Σ log vᵢ
+        // + log Σ(1/vᵢ) + Σ(yᵢ − ȳ_w)²/vᵢ] (rma.uni's ll.REML of an EE fit).
+        let (yi, vi, x) = five();
+        let w: Vec<f64> = vi.iter().map(|v| 1.0 / v).collect();
+        let sw: f64 = w.iter().sum();
+        let mean = yi.iter().zip(&w).map(|(y, w)| y * w).sum::<f64>() / sw;
+        let rss: f64 = yi.iter().zip(&w).map(|(y, w)| w * (y - mean).powi(2)).sum();
+        let k = yi.len() as f64;
+        let log_2pi = (2.0 * std::f64::consts::PI).ln();
+        let by_hand = -0.5
+            * ((k - 1.0) * log_2pi - k.ln()
+                + vi.iter().map(|v| v.ln()).sum::<f64>()
+                + sw.ln()
+                + rss);
+        let columns = uni_fit_columns(&yi, &vi, &x, 0.0, 1).unwrap();
+        assert!((columns.reml.loglik - by_hand).abs() < 1e-13);
+        assert!(columns.reml.reml && !columns.ml.reml);
+        assert!((columns.reml.deviance + 2.0 * by_hand).abs() < 1e-12);
+        // BIC under REML counts k − p records.
+        assert!((columns.reml.bic - (-2.0 * by_hand + (k - 1.0).ln())).abs() < 1e-12);
+    }
+
+    /// The REML random-effects fit against the equal-effects one reads both fits' REML
+    /// column (metafor's anova.rma); the ML column's LRT is another number.
+    #[test]
+    fn a_reml_fit_against_equal_effects_reads_the_reml_column() {
+        let (yi, vi, x) = five();
+        let names = ["intercept".to_string()];
+        let tau2 = 0.1;
+        let re = uni_fit_columns(&yi, &vi, &x, tau2, 2).unwrap();
+        let ee = uni_fit_columns(&yi, &vi, &x, 0.0, 1).unwrap();
+        for (a, b) in [(0, 1), (1, 0)] {
+            let fits = [
+                candidate(Method::Reml, &names, &re, &yi, &vi),
+                candidate(Method::Ee, &names, &ee, &yi, &vi),
+            ];
+            let c = compare(&fits[a], &fits[b]).unwrap();
+            assert!(c.reml);
+            assert_eq!((c.full, c.reduced), (a, b));
+            let lrt = c.lrt.unwrap();
+            let want = ee.reml.deviance - re.reml.deviance;
+            assert!((lrt.chi2 - want).abs() < 1e-12, "{} vs {want}", lrt.chi2);
+            let ml = ee.ml.deviance - re.ml.deviance;
+            assert!((lrt.chi2 - ml).abs() > 1e-3, "the ML column gives {ml} too");
+        }
+        // ML against EE, EE against EE and a non-likelihood estimator as the full model read
+        // the ML column.
+        let ee_reg_x: Vec<f64> = (0..5).flat_map(|i| [1.0, i as f64]).collect();
+        let ee_reg = uni_fit_columns(&yi, &vi, &ee_reg_x, 0.0, 2).unwrap();
+        let two = ["intercept".to_string(), "x".to_string()];
+        let c = compare(
+            &candidate(Method::Ee, &two, &ee_reg, &yi, &vi),
+            &candidate(Method::Ee, &names, &ee, &yi, &vi),
+        )
+        .unwrap();
+        assert!(!c.reml);
+        let lrt = c.lrt.unwrap();
+        assert!((lrt.chi2 - (ee.ml.deviance - ee_reg.ml.deviance)).abs() < 1e-12);
+        let ml = uni_fit_columns(&yi, &vi, &x, tau2, 2).unwrap();
+        let c = compare(
+            &candidate(Method::Ml, &names, &ml, &yi, &vi),
+            &candidate(Method::Ee, &names, &ee, &yi, &vi),
+        )
+        .unwrap();
+        assert!(!c.reml);
+        assert!((c.lrt.unwrap().chi2 - (ee.ml.deviance - ml.ml.deviance).max(0.0)).abs() < 1e-12);
+        let dl = uni_fit_columns(&yi, &vi, &ee_reg_x, tau2, 3).unwrap();
+        let c = compare(
+            &candidate(Method::Dl, &two, &dl, &yi, &vi),
+            &candidate(Method::Reml, &names, &re, &yi, &vi),
+        )
+        .unwrap();
+        assert!(!c.reml && c.lrt.is_none() && c.notes[0].contains("ML/REML"));
+        // The same number of parameters: the first fit's column, as fitstats(fit1, fit2).
+        let c = compare(
+            &candidate(Method::Reml, &names, &re, &yi, &vi),
+            &candidate(Method::Dl, &names, &re, &yi, &vi),
+        )
+        .unwrap();
+        assert!(c.reml && c.lrt.is_none());
     }
 }

@@ -63,8 +63,9 @@ mod vcalc;
 mod weighted;
 
 pub use compare_models::{
-    compare, fit_statistics, uni_loglik, wald_btt, wald_contrasts, Candidate, Comparison,
-    Contrasts, FitStatistics, Hypothesis, LikelihoodRatio, RandomPart, WaldBtt,
+    compare, comparison_scale, fit_statistics, uni_fit_columns, uni_loglik, wald_btt,
+    wald_contrasts, Candidate, Comparison, Contrasts, FitColumns, FitStatistics, Hypothesis,
+    LikelihoodRatio, RandomPart, WaldBtt,
 };
 pub use convert_summaries::{
     fivenum, level_alpha, wald, ConversionError, FiveNumbers, FivenumCase, FivenumEstimate,

@@ -521,6 +521,13 @@ impl Multilevel {
         &self.vb
     }
 
+    /// ℓ at the fit's (σ̂₁², σ̂₂²) under ML, or REML when `reml`, whichever the fit's method
+    /// (rma.mv's `fit.stats` holds both columns; `compare_models` reads the full model's).
+    pub fn loglik_at_estimates(&self, reml: bool) -> Result<f64, MetaError> {
+        let method = if reml { Method::Reml } else { Method::Ml };
+        Ok(self.data.evaluate(self.sigma2, method, true)?.ll)
+    }
+
     /// Profile-likelihood intervals of σ₁² and σ₂² at the model's level.
     pub fn profile_intervals(&self) -> Result<[ComponentInterval; 2], MetaError> {
         let target = self.loglik - chi2_quantile(self.level, 1.0) / 2.0;
@@ -1644,6 +1651,33 @@ mod tests {
                     e.score
                 );
             }
+        }
+    }
+
+    /// Both likelihoods at the estimates: the fit's own is its `loglik`; the other is the
+    /// module's ℓ of the other method at the same (σ̂₁², σ̂₂²) (compare_models reads it).
+    #[test]
+    fn both_likelihoods_at_the_estimates() {
+        let (y, v, s, _) = example();
+        let recs: Vec<Record> = y
+            .iter()
+            .zip(&v)
+            .enumerate()
+            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
+            .collect();
+        for method in [Method::Reml, Method::Ml] {
+            let options = MultilevelOptions {
+                method,
+                ..MultilevelOptions::default()
+            };
+            let m = multilevel(&recs, &s, &[], &options).unwrap();
+            let reml = method == Method::Reml;
+            assert_eq!(m.loglik_at_estimates(reml).unwrap(), m.loglik);
+            let other = if reml { Method::Ml } else { Method::Reml };
+            let (ll, _, _) = dense(&m.data, m.sigma2, other);
+            let theirs = m.loglik_at_estimates(!reml).unwrap();
+            assert!((theirs - ll).abs() < 1e-9, "{method:?}: {theirs} vs {ll}");
+            assert!((theirs - m.loglik).abs() > 1e-3);
         }
     }
 

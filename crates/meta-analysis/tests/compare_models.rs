@@ -1,19 +1,21 @@
 //! The fit statistics and the likelihood-ratio test against metafor 3.8-1's fitstats() and
 //! anova() (fixture: `tests/fixtures/compare_models.json`, made by
-//! `tests/oracle/compare_models.R`): the random-effects fits and meta-regressions of dat.bcg,
-//! from the engine's fits through `uni_loglik`, `fit_statistics` and `compare`, within 1e-9.
+//! `tests/oracle/compare_models.R`): the random-effects fits and meta-regressions (dat.bcg,
+//! dat.raudenbush1985, dat.molloy2014), from the engine's fits through `uni_fit_columns` and
+//! `compare`, within 1e-9; each fit's statistics in the column the comparison reads (the
+//! full model's: an equal-effects fit beside a REML fit in its REML column).
 //! The tool's numbers (three-level fits, Wald tests) are held in `tools/compare_models.rs`.
 
 mod oracle_kit;
 use meta_analysis::{
-    compare, fit, fit_statistics, meta_regression, uni_loglik, Candidate, FitOptions, Method,
+    compare, fit, meta_regression, uni_fit_columns, Candidate, FitColumns, FitOptions, Method,
     Moderator, RandomPart, Test,
 };
 use oracle_kit::{dataset, records, Check};
 use serde_json::Value;
 
-/// One rma.uni model of the fixture: its statistics and what `compare` reads.
-fn model(ds: &Value, m: &Value) -> (meta_analysis::FitStatistics, Method, Vec<String>) {
+/// One rma.uni model of the fixture: both columns of its statistics and what `compare` reads.
+fn model(ds: &Value, m: &Value) -> (FitColumns, Method, Vec<String>) {
     let recs = records(ds);
     let args = &m["arguments"];
     let method = Method::parse(args["method"].as_str().unwrap_or("REML")).unwrap();
@@ -68,8 +70,7 @@ fn model(ds: &Value, m: &Value) -> (meta_analysis::FitStatistics, Method, Vec<St
         }
     };
     let p = names.len();
-    let ll = uni_loglik(&yi, &vi, &x, tau2, method == Method::Reml).unwrap();
-    let stats = fit_statistics(ll, method == Method::Reml, &vi, p, p + usize::from(!equal));
+    let stats = uni_fit_columns(&yi, &vi, &x, tau2, p + usize::from(!equal)).unwrap();
     (stats, method, names)
 }
 
@@ -77,21 +78,29 @@ fn model(ds: &Value, m: &Value) -> (meta_analysis::FitStatistics, Method, Vec<St
 fn every_random_effects_comparison_agrees_with_metafor() {
     let all = oracle_kit::fixture("compare_models");
     let mut check = Check::default();
-    let ds = dataset(&all, "bcg");
-    let yi: Vec<f64> = records(ds).iter().map(|r| r.yi).collect();
-    let vi: Vec<f64> = records(ds).iter().map(|r| r.vi).collect();
     for row in all["results"].as_array().unwrap() {
-        if row["data"] != "bcg" {
+        // The rma.uni fits (fit_multilevel's are the tool's test's).
+        let models = row["models"].as_array().unwrap();
+        if models.iter().any(|m| m["tool"] == "fit_multilevel") {
             continue;
         }
+        let ds = dataset(&all, row["data"].as_str().unwrap());
+        let yi: Vec<f64> = records(ds).iter().map(|r| r.yi).collect();
+        let vi: Vec<f64> = records(ds).iter().map(|r| r.vi).collect();
         let name = row["name"].as_str().unwrap();
+        // Both fits are read in the full model's column (metafor's anova()); the first is
+        // the full model in every two-fit case of the fixture. One fit: its own.
+        let first = Method::parse(models[0]["method"].as_str().unwrap()).unwrap();
+        let reml = meta_analysis::comparison_scale(first);
+        assert_eq!(Value::Bool(reml), models[0]["reml"], "{name}");
         let fitted: Vec<_> = row["models"]
             .as_array()
             .unwrap()
             .iter()
             .map(|m| (model(ds, m), m))
             .collect();
-        for (i, ((s, _, _), m)) in fitted.iter().enumerate() {
+        for (i, ((columns, _, _), m)) in fitted.iter().enumerate() {
+            let s = columns.on(reml);
             check.same(
                 format!("{name} {i} parms"),
                 s.parms as u64,
@@ -120,6 +129,7 @@ fn every_random_effects_comparison_agrees_with_metafor() {
                 vi: &vi,
             };
             let c = compare(&candidate(sa, ma, na), &candidate(sb, mb, nb)).unwrap();
+            assert_eq!((c.full, c.reml), (0, reml), "{name}");
             match row["lrt"].as_f64() {
                 Some(_) => {
                     let lrt = c
@@ -132,5 +142,5 @@ fn every_random_effects_comparison_agrees_with_metafor() {
             }
         }
     }
-    check.done(67);
+    check.done(140);
 }

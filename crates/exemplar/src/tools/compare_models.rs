@@ -10,7 +10,8 @@ use crate::printed::{
     coefficient_name, df, f4, fcf, format_btt, frame_table, pval, r_num, Out, Printed,
 };
 use meta_analysis::{
-    Candidate, Contrasts, FitOptions, FitStatistics, LikelihoodRatio, Method, MultilevelOptions,
+    Candidate, Contrasts, FitColumns, FitOptions, FitStatistics, LikelihoodRatio, Method,
+    MultilevelOptions,
     MultilevelTest, RandomPart, Record, Test, WaldBtt,
 };
 use serde::{Deserialize, Serialize};
@@ -137,6 +138,9 @@ pub struct ModelStatistics {
     /// The fitting tool.
     pub tool: String,
     pub method: crate::tools::Word,
+    /// One fit: its own likelihood (REML for a REML fit, else ML). Two: both fits under the
+    /// full model's (REML when it is a REML fit, else ML; `reml` says which), as anova()
+    /// and fitstats(full, reduced) read them.
     #[serde(flatten)]
     pub stats: FitStatistics,
     /// Cochran's QE (Q without moderators).
@@ -190,6 +194,8 @@ pub struct ContrastTests {
 /// One fit, with what the comparison reads.
 struct Fitted {
     stats: ModelStatistics,
+    /// Both likelihoods' statistics (metafor's fit.stats).
+    columns: FitColumns,
     random: RandomPart,
     method: Method,
     records: Vec<Record>,
@@ -240,10 +246,7 @@ fn fit(spec: &ModelSpec, data: &DataSource, excluded: &[String]) -> Result<Fitte
     let yi: Vec<f64> = records.iter().map(|r| r.yi).collect();
     let vi: Vec<f64> = records.iter().map(|r| r.vi).collect();
     let method = method_of(a.method.as_deref())?;
-    let statistics = |ll: f64, p: usize, parms: usize| {
-        meta_analysis::fit_statistics(ll, method == Method::Reml, &vi, p, parms)
-    };
-    let (stats, random, beta, vb, df2) = if multilevel {
+    let (stats, columns, random, beta, vb, df2) = if multilevel {
         let test = match a.test.as_deref() {
             None => MultilevelTest::ALL[0],
             Some(t) => MultilevelTest::parse(t)
@@ -256,17 +259,24 @@ fn fit(spec: &ModelSpec, data: &DataSource, excluded: &[String]) -> Result<Fitte
             None => meta_analysis::multilevel(&records, &studies, &[], &options)?,
         };
         let names: Vec<String> = m.coefficients.iter().map(|c| c.name.clone()).collect();
+        let columns = FitColumns::new(
+            m.loglik_at_estimates(false)?,
+            m.loglik_at_estimates(true)?,
+            &vi,
+            m.p,
+            m.p + 2,
+        );
         let s = ModelStatistics {
             tool: kind.to_string(),
             method: method.name().into(),
-            stats: statistics(m.loglik, m.p, m.p + 2),
+            stats: columns.own(method).clone(),
             qe: m.qe,
             tau2: None,
             sigma2: m.sigma2.to_vec(),
             coefficients: names,
         };
         let beta = m.coefficients.iter().map(|c| c.estimate).collect();
-        (s, RandomPart::ThreeLevel, beta, m.covariance().to_vec(), m.df)
+        (s, columns, RandomPart::ThreeLevel, beta, m.covariance().to_vec(), m.df)
     } else {
         let test = match a.test.as_deref() {
             None => Test::Z,
@@ -293,19 +303,19 @@ fn fit(spec: &ModelSpec, data: &DataSource, excluded: &[String]) -> Result<Fitte
             }
         };
         let p = names.len();
-        let ll = meta_analysis::uni_loglik(&yi, &vi, &x, tau2, method == Method::Reml)?;
+        let columns = meta_analysis::uni_fit_columns(&yi, &vi, &x, tau2, p + variances)?;
         let s = ModelStatistics {
             tool: kind.to_string(),
             method: method.name().into(),
-            stats: statistics(ll, p, p + variances),
+            stats: columns.own(method).clone(),
             qe,
             tau2: (!equal).then_some(tau2),
             sigma2: Vec::new(),
             coefficients: names,
         };
-        (s, random, beta, vb, df2)
+        (s, columns, random, beta, vb, df2)
     };
-    Ok(Fitted { stats, random, method, records, beta, vb, df2 })
+    Ok(Fitted { stats, columns, random, method, records, beta, vb, df2 })
 }
 
 /// `compare_models`
@@ -363,7 +373,7 @@ pub fn compare_models(
                     method: f.method,
                     random: f.random,
                     coefficients: &f.stats.coefficients,
-                    stats: &f.stats.stats,
+                    stats: &f.columns,
                     yi,
                     vi,
                 }
@@ -374,6 +384,9 @@ pub fn compare_models(
             )?;
             let (f, r) = (&fits[c.full], &fits[c.reduced]);
             result.r2 = r2(f, r);
+            for (shown, fit) in result.models.iter_mut().zip(&fits) {
+                shown.stats = fit.columns.on(c.reml).clone();
+            }
             result.full = Some(c.full);
             result.reduced = Some(c.reduced);
             result.nested = Some(c.nested);
@@ -413,19 +426,22 @@ fn contrasts(fit: &Fitted, x: &[Vec<f64>]) -> Result<ContrastTests, ToolError> {
     })
 }
 
-/// metafor's anova() R² of the reduced model against the full (random-effects fits only).
+/// metafor's anova() R² of the reduced model against the full (rma.uni fits only): with an
+/// equal-effects full model (and so reduced), 100 max(0, (s²_r − s²_f)/s²_r) of the
+/// weighted residual variances s² = QE/(k − p); else 0 when the reduced model's τ̂² is 0 (an
+/// equal-effects reduced model's included, its τ² being 0), else 100 max(0, (τ̂²_r −
+/// τ̂²_f)/τ̂²_r) (anova.rma.r).
 fn r2(f: &Fitted, r: &Fitted) -> Option<f64> {
     if f.random == RandomPart::ThreeLevel || r.random == RandomPart::ThreeLevel {
         return None;
     }
-    let (vf, vr) = match (f.stats.tau2, r.stats.tau2) {
-        (Some(tf), Some(tr)) => (tf, tr),
-        _ => {
-            let s2 = |x: &Fitted| x.stats.qe / (x.stats.stats.k - x.stats.stats.p) as f64;
-            (s2(f), s2(r))
-        }
-    };
-    Some(if vr == 0.0 { 0.0 } else { 100.0 * ((vr - vf) / vr).max(0.0) })
+    if f.random == RandomPart::None {
+        let s2 = |x: &Fitted| x.stats.qe / (x.stats.stats.k - x.stats.stats.p) as f64;
+        let (vf, vr) = (s2(f), s2(r));
+        return Some(if vr == 0.0 { 0.0 } else { 100.0 * ((vr - vf) / vr).max(0.0) });
+    }
+    let (tf, tr) = (f.stats.tau2.unwrap_or(0.0), r.stats.tau2.unwrap_or(0.0));
+    Some(if tr == 0.0 { 0.0 } else { 100.0 * ((tr - tf) / tr).max(0.0) })
 }
 
 /// `print.anova.rma`: the LRT table of two fits (df, AIC, BIC, AICc, logLik, LRT, pval, QE,
@@ -464,7 +480,9 @@ impl Printed for CompareModelsResult {
             return;
         };
         let (f, r) = (&self.models[full], &self.models[reduced]);
-        let show_tau2 = f.tau2.is_some() && r.tau2.is_some();
+        // print.anova.rma drops tau^2 for an equal-effects full model and beside rma.mv fits
+        // (the three-level model); an equal-effects reduced model's tau^2 is 0.
+        let show_tau2 = f.tau2.is_some() && f.sigma2.is_empty() && r.sigma2.is_empty();
         let mut header = vec!["df", "AIC", "BIC", "AICc", "logLik", "LRT", "pval", "QE"];
         if show_tau2 {
             header.push("tau^2");
@@ -490,7 +508,7 @@ impl Printed for CompareModelsResult {
             }
             cells.push(fcf(Some(m.qe), 4));
             if show_tau2 {
-                cells.push(fcf(m.tau2, 4));
+                cells.push(fcf(Some(m.tau2.unwrap_or(0.0)), 4));
             }
             if let Some(r2) = self.r2 {
                 cells.push(if reduced { format!("{}%", fcf(Some(r2), 4)) } else { String::new() });
@@ -608,7 +626,9 @@ mod tests {
     }
 
     /// Every number of metafor's fitstats() and anova() in the oracle, through the tool,
-    /// within 1e-8 (relative beyond 1).
+    /// within 1e-8 (relative beyond 1): each fit's statistics in the column metafor reads
+    /// (two fits: the full model's, e.g. an equal-effects fit's REML column beside a REML
+    /// fit), the LRT and anova()'s R^2.
     #[test]
     #[cfg(feature = "extended")]
     fn the_tool_agrees_with_metafor() {
@@ -624,7 +644,7 @@ mod tests {
             }
         };
         let cases = fixture["results"].as_array().unwrap();
-        assert_eq!(cases.len(), 13);
+        assert_eq!(cases.len(), 19);
         for case in cases {
             let name = case["name"].as_str().unwrap();
             let ds = fixture["datasets"]
@@ -654,6 +674,7 @@ mod tests {
             for (i, m) in case["models"].as_array().unwrap().iter().enumerate() {
                 let ours = &r["models"][i];
                 assert_eq!(ours["parms"], m["parms"], "{name}");
+                assert_eq!(ours["reml"], m["reml"], "{name} model {i}: the column read");
                 for (key, theirs) in [
                     ("loglik", "loglik"),
                     ("deviance", "deviance"),
@@ -671,6 +692,9 @@ mod tests {
                 close(format!("{name} LRT"), &lrt["chi2"], &case["lrt"]);
                 close(format!("{name} LRT p"), &lrt["p"], &case["lrt_p"]);
                 assert_eq!(lrt["df"], case["lrt_df"], "{name}");
+            }
+            if !case["r2"].is_null() {
+                close(format!("{name} R^2"), &r["r2"], &case["r2"]);
             }
             if !case["no_lrt"].is_null() {
                 assert!(r["lrt"].is_null(), "{name}: an LRT");

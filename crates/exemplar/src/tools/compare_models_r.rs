@@ -1,8 +1,9 @@
 //! `compare_models`' R code (`r_code: true`): each model fitted with metafor (`fit1`,
 //! `fit2`: `rma()`, or `fit_multilevel`'s `rma.mv()`), then `res` the comparison: metafor's
-//! `anova(fit1, fit2)` (the likelihood-ratio test), `fitstats(fit1, fit2)` where the
+//! `anova(fit1, fit2)` (the likelihood-ratio test), `fitstats(fit1, fit2, REML = )` where the
 //! engine gives no LRT (the note says why), or `anova(fit1, btt = )` / `anova(fit1, X = )`
-//! for the Wald tests of one fit. Each fit's `fitstats()` and the tests are checked.
+//! for the Wald tests of one fit. Each fit's `fitstats()` and the tests are checked, in the
+//! column the result reads (`REML = `: one fit's own; two fits, the full model's).
 
 use super::args::{FromArgs, Mods};
 use super::compare_models::{CompareModelsArgs, ModelSpec, ModsValue};
@@ -19,16 +20,17 @@ impl Reproducible for CompareModelsArgs {
         let r = cx.result;
         // metafor's anova() compares fits of one class: beside a three-level fit, the others
         // are rma.mv fits too, their study-level variance fixed at 0 (the two-level model).
-        let study = self
-            .models
-            .iter()
-            .find(|m| multilevel(m))
-            .map(|m| m.arguments.study.clone().unwrap_or(DEFAULT_STUDY.into()));
+        let three_level = self.models.iter().find(|m| multilevel(m));
+        let study = three_level.map(|m| m.arguments.study.clone().unwrap_or(DEFAULT_STUDY.into()));
+        let three_level_method = three_level.map(method_of).transpose()?;
         let mut described = Vec::new();
         for (i, spec) in self.models.iter().enumerate() {
             let fit = format!("fit{}", i + 1);
             let call = match &study {
-                Some(study) => self.rma_mv(spec, study, cx, out)?,
+                Some(study) => {
+                    let method = three_level_method.unwrap_or(Method::Reml);
+                    self.rma_mv(spec, study, method, cx, out)?
+                }
                 None => self.rma(spec, cx)?,
             };
             out.script.line(format!("{fit} <- {call}"));
@@ -76,11 +78,13 @@ impl CompareModelsArgs {
 
     /// `rma.mv(yi, vi, mods, random = ~ 1 | study/id, ...)` as `fit_multilevel` writes it; a
     /// random-effects fit with `sigma2 = c(0, NA)` (its tau^2 the within-study variance), an
-    /// equal-effects one with `sigma2 = c(0, 0)`.
+    /// equal-effects one with `sigma2 = c(0, 0)` and the three-level fit's `method` (anova()
+    /// refuses ML against REML; both columns are the same whichever it is given).
     fn rma_mv(
         &self,
         spec: &ModelSpec,
         study: &str,
+        three_level: Method,
         cx: &RContext,
         out: &mut Reproduction,
     ) -> Result<String, ToolError> {
@@ -112,8 +116,11 @@ impl CompareModelsArgs {
                 }
             };
             args["sigma2"] = fixed;
-            // The equal-effects fit's log-likelihood is the ML one (metafor's fitstats()).
-            args["method"] = json!(if method == Method::Reml { "REML" } else { "ML" });
+            let method = match method {
+                Method::Ee | Method::Fe => three_level,
+                other => other,
+            };
+            args["method"] = json!(method.name());
         }
         let Value::Object(args) = args else {
             unreachable!("an object")
@@ -176,7 +183,11 @@ impl CompareModelsArgs {
             "No likelihood-ratio test (as metafor's anova() says, or the models are not \
              nested): the fits are compared by their statistics.",
         );
-        out.script.line("res <- fitstats(fit1, fit2)");
+        let reml = r["models"][0]["reml"] == Value::Bool(true);
+        out.script.line(format!(
+            "res <- fitstats(fit1, fit2, REML = {})",
+            if reml { "TRUE" } else { "FALSE" }
+        ));
         let parms = |i: usize| r["models"][i]["parms"].as_u64();
         if parms(0) != parms(1) {
             out.check_at("suppressWarnings(anova(fit1, fit2))$R2", r, "/r2");
@@ -184,15 +195,21 @@ impl CompareModelsArgs {
     }
 }
 
-/// Model `i`'s fitstats(), QE and variance components.
+/// Model `i`'s fitstats() in the column its statistics are read in, QE and variance
+/// components.
 fn model_checks(out: &mut Reproduction, r: &Value, i: usize, fit: &str, two_level_mv: bool) {
     let m = format!("/models/{i}");
+    let reml = if r.pointer(&format!("{m}/reml")) == Some(&Value::Bool(true)) {
+        "TRUE"
+    } else {
+        "FALSE"
+    };
     for (row, key) in ["loglik", "deviance", "aic", "bic", "aicc"]
         .into_iter()
         .enumerate()
     {
         out.check_at(
-            format!("fitstats({fit})[{}, 1]", row + 1),
+            format!("fitstats({fit}, REML = {reml})[{}, 1]", row + 1),
             r,
             &format!("{m}/{key}"),
         );
