@@ -162,8 +162,10 @@ fn estimator_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[cfg(feature = "definitions")]
 fn side_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Side::ALL.iter().map(|s| s.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "Default: estimated."}))
-        .expect("an object schema")
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "enum": names, "description": "Default: estimated."}),
+    )
+    .expect("an object schema")
 }
 
 /// `trimfill(rma(...), side = ..., estimator = ...)`: `trim_and_fill` registers it, and
