@@ -28,7 +28,7 @@ pub static COMPARE_MODELS: Tool = Tool {
     description: || {
         format!(
             "metafor's anova() and fitstats() over `models`, fits of one data set ({}, {} \
-or {} with mods, method, test, study). Two: logLik, deviance, AIC, BIC, AICc \
+or {} with mods, method, test, study). Two: their fit statistics \
 and, if nested, the LRT. One: the Wald test of btt or X.",
             super::FIT_RANDOM_EFFECTS.name,
             super::META_REGRESSION.name,

@@ -171,7 +171,7 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub fit: FitArgs,
-        /// Column giving the order, e.g. "year" (or id, yi, vi); default: record order.
+        /// Order column (or id, yi, vi); default: record order.
         pub order_by: Option<String>,
         /// Descending order_by.
         #[serde(default)]

@@ -445,7 +445,7 @@ fn read_row(
 #[cfg(feature = "definitions")]
 pub(super) fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Measure::ALL.iter().map(|m| m.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "The effect-size measure, by escalc's name (no default)."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "escalc's name; no default."}))
         .expect("an object schema")
 }
 

@@ -22,9 +22,9 @@ pub static EGGER_TEST: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "As metafor's regtest(): classic (the benchmark's test), model \"lm\": OLS of \
-yi/sqrt(vi) on 1/sqrt(vi); rma (regtest()'s default): REML meta-regression on sqrt(vi). \
-rule_outcome, frozen dataset only: {RULE_TEXT}. Needs 3 records, vi not all equal."
+            "As metafor's regtest(): classic (the benchmark's test, model \"lm\"): t test of the \
+intercept of OLS of yi/sqrt(vi) on 1/sqrt(vi); rma (regtest()'s default): z test of the slope of \
+REML meta-regression on sqrt(vi). rule_outcome, frozen dataset only: {RULE_TEXT}. Needs 3 records, vi not all equal."
         )
     },
     #[cfg(feature = "definitions")]
@@ -136,7 +136,7 @@ composed_args! {
     #[derive(Debug)]
     #[cfg_attr(feature = "definitions", derive(schemars::JsonSchema))]
     pub struct EggerArgs {
-        /// classic: OLS t test of the intercept; rma: z test of the slope.
+        /// The test.
         #[serde(
             default,
             deserialize_with = "super::args::variant",

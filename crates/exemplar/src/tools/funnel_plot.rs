@@ -29,7 +29,7 @@ pub static FUNNEL_PLOT: Tool = Tool {
     description: || {
         format!(
             "yi against sqrt(vi), the pseudo 95% funnel around the REML estimate and {egger}'s \
-line (rule outcome on the frozen dataset only).",
+line.",
             egger = EGGER_TEST.name,
         )
     },

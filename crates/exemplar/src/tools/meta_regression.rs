@@ -37,8 +37,8 @@ pub static META_REGRESSION: Tool = Tool {
     #[cfg(feature = "definitions")]
     description: || {
         format!(
-            "Mixed-effects model as metafor's rma(yi, vi, mods), at most {} terms. QM tests the \
-btt coefficients (F with knha); R^2 is pseudo-R^2, in percent; `at` adds predictions.",
+            "Mixed-effects model as metafor's rma(yi, vi, mods), at most {} terms; QM is F \
+with knha; R^2 is pseudo-R^2, in percent; `at` adds predictions.",
             meta_analysis::MAX_MODERATORS,
         )
     },

@@ -94,7 +94,7 @@ pub const METHODS: [Method; 2] = [Method::Reml, Method::Ml];
 /// `study`: the column of study labels, by default [`DEFAULT_STUDY`].
 #[cfg(feature = "definitions")]
 pub(super) fn study_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "default": DEFAULT_STUDY, "description": "Column of each record's study."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "default": DEFAULT_STUDY, "description": "Study column."}))
         .expect("an object schema")
 }
 

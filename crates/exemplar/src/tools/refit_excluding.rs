@@ -18,8 +18,8 @@ pub static REFIT_EXCLUDING: Tool = Tool {
     echoes_caller_text: true,
     #[cfg(feature = "definitions")]
     description: || {
-        "The random-effects fit again without the records in `exclude`; at least 2 must remain, \
-and k counts them."
+        "The random-effects fit again without the records in `exclude`; at least 2 must \
+remain."
             .to_string()
     },
     #[cfg(feature = "definitions")]

@@ -118,8 +118,8 @@ fn general_args(
 
 #[cfg(feature = "definitions")]
 fn general_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let keys = RandomArgs::keys().join(", ");
-    schemars::Schema::try_from(serde_json::json!({"type": "object", "description": format!("fit_multilevel's {keys}.")}))
+    // Its keys are said once, in the instructions (`general`).
+    schemars::Schema::try_from(serde_json::json!({"type": "object", "description": "fit_multilevel's model arguments."}))
         .expect("an object schema")
 }
 

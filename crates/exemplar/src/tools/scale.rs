@@ -288,8 +288,10 @@ fn transform_names() -> Vec<&'static str> {
 /// every analysis tool about 450 bytes; an unknown name's error lists them).
 #[cfg(feature = "definitions")]
 fn measure_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "description": "escalc's measure, or GEN; default: the records'."}))
-        .expect("an object schema")
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "description": "escalc's name, or GEN."}),
+    )
+    .expect("an object schema")
 }
 
 /// `transform`'s schema: auto, or a back-transformation.

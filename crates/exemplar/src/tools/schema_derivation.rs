@@ -51,7 +51,7 @@ pub(super) fn level(_: &mut SchemaGenerator) -> Schema {
         "minimum": 0,
         "maximum": 1,
         "default": meta_analysis::FitOptions::default().level,
-        "description": "Confidence level."
+        "description": "CI level."
     }))
 }
 
@@ -63,7 +63,7 @@ pub(super) fn test(_: &mut SchemaGenerator) -> Schema {
         "type": "string",
         "enum": names,
         "default": meta_analysis::FitOptions::default().test.name(),
-        "description": "z, or knha (t)."
+        "description": "knha: t."
     }))
 }
 
@@ -93,7 +93,7 @@ pub(super) fn mods(_: &mut SchemaGenerator) -> Schema {
     schema(json!({
         "type": ["string", "array"],
         "items": {"type": "string"},
-        "description": "A formula (\"~ weeks + factor(tester)\") or terms ([\"weeks\", \"tester\"])."
+        "description": "Moderators."
     }))
 }
 
@@ -103,7 +103,7 @@ pub(super) fn btt(_: &mut SchemaGenerator) -> Schema {
     schema(json!({
         "type": ["array", "integer", "string"],
         "items": {"type": ["integer", "string"]},
-        "description": "QM's coefficients: positions from 1 or names; default all but the intercept."
+        "description": "QM's coefficients."
     }))
 }
 
@@ -175,11 +175,11 @@ pub(super) fn input_of<A: schemars::JsonSchema>(max_records: usize) -> Value {
             );
             properties.insert(
                 super::DATASET.into(),
-                json!({"type": "string", "enum": [crate::dataset::NAME], "description": "Default unless loaded."}),
+                json!({"type": "string", "enum": [crate::dataset::NAME], "description": "The default."}),
             );
             properties.insert(
                 super::SUBSET.into(),
-                json!({"type": "object", "description": "{column, in: [...]} or {column, equals}."}),
+                json!({"type": "object", "description": "{column, in: []} or {column, equals}."}),
             );
             properties.insert(
                 super::SLAB.into(),

@@ -61,7 +61,7 @@ composed_args! {
         pub exclude: ExcludeArg,
         #[flat]
         pub fit: FitArgs,
-        /// Text column whose levels are the subgroups, e.g. "tester".
+        /// Text column of the subgroups, e.g. "tester".
         pub by: String,
     }
 }

@@ -535,7 +535,7 @@ pub(super) fn options(level: &super::args::LevelArg) -> Result<FitOptions, ToolE
 #[cfg(feature = "definitions")]
 pub(super) fn subset_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::try_from(
-        serde_json::json!({"type": "object", "description": "{column, in: [...]} or {column, equals}."}),
+        serde_json::json!({"type": "object", "description": "{column, in: []} or {column, equals}."}),
     )
     .expect("an object schema")
 }

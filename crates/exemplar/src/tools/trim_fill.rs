@@ -155,15 +155,17 @@ composed_args! {
 #[cfg(feature = "definitions")]
 fn estimator_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Estimator::ALL.iter().map(|e| e.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "Estimator of the number missing."}))
+    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "default": names[0], "description": "k0's estimator."}))
         .expect("an object schema")
 }
 
 #[cfg(feature = "definitions")]
 fn side_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = Side::ALL.iter().map(|s| s.name()).collect();
-    schemars::Schema::try_from(serde_json::json!({"type": "string", "enum": names, "description": "Side of the missing records; default: estimated."}))
-        .expect("an object schema")
+    schemars::Schema::try_from(
+        serde_json::json!({"type": "string", "enum": names, "description": "Default: estimated."}),
+    )
+    .expect("an object schema")
 }
 
 /// `trimfill(rma(...), side = ..., estimator = ...)`: `trim_and_fill` registers it, and
