@@ -66,6 +66,7 @@ export const WORDS = {
   order_by: { label: 'Order by', hint: 'The column the studies are ordered by (default: as in the data).', picks: 'column' },
   descending: { label: 'Largest first', hint: 'Order from the largest value down.' },
   mods: { label: 'Moderators', hint: 'Columns that may explain the differences between studies, as R writes them: ~ dose + factor(design).' },
+  btt: { label: 'Coefficients tested', hint: 'Which coefficients the omnibus test (QM) takes together, by position (1 is the first) or name; by default every one but the intercept.' },
   ilab: { label: 'Columns beside the labels', hint: 'Tick the columns printed beside each study, e.g. its counts.', typed: 'The columns printed beside each study, e.g. its counts ai, ci.', picks: 'columns' },
   measure: { label: 'Measure', hint: 'The effect-size measure, by escalc\u2019s name (default: the records\u2019 own).', when: (s) => !Array.isArray(s.enum) },
   dataset: { label: 'Dataset', hint: 'The frozen benchmark dataset, named (the default unless data were loaded).' },
