@@ -473,25 +473,7 @@ impl super::reproduce::Reproducible for ConvertSummariesArgs {
                 let test = self.test.unwrap_or(true);
                 args.push(format!("method = {}", rcode::string(method.name())));
                 args.push(format!("test = {}", if test { "TRUE" } else { "FALSE" }));
-                let refused: Vec<bool> = rows
-                    .iter()
-                    .map(|(_, v)| {
-                        let five = FiveNumbers {
-                            min: v[0],
-                            q1: v[1],
-                            median: v[2],
-                            q3: v[3],
-                            max: v[4],
-                            n: v[5],
-                        };
-                        // metafor converts in part what lacks n (a mean, or Bland's SD).
-                        five.n.is_none()
-                            || matches!(
-                                fivenum(&five, method, test),
-                                Err(meta_analysis::ConversionError::Invalid(_))
-                            )
-                    })
-                    .collect();
+                let refused = fivenum_refused(&rows, method, test);
                 fivenum_checks(out, cx.result);
                 fivenum_methods(&mut out.methods, method, test);
                 ("conv.fivenum", refused)
@@ -512,21 +494,7 @@ impl super::reproduce::Reproducible for ConvertSummariesArgs {
                     WaldTransform::Log => args.push("transf = log".into()),
                     WaldTransform::Atanh => args.push("transf = atanh".into()),
                 }
-                let refused: Vec<bool> = rows
-                    .iter()
-                    .map(|(_, v)| {
-                        let summary = WaldSummary {
-                            out: v[0],
-                            ci_lb: v[1],
-                            ci_ub: v[2],
-                            pval: v[3],
-                        };
-                        matches!(
-                            wald(&summary, level, transf),
-                            Err(meta_analysis::ConversionError::Invalid(_))
-                        )
-                    })
-                    .collect();
+                let refused = wald_refused(&rows, level, transf);
                 wald_checks(out, cx.result);
                 let alpha = level_alpha(level).map_err(|e| invalid(e.to_string()))?;
                 wald_methods(&mut out.methods, alpha, transf);
@@ -561,6 +529,49 @@ impl super::reproduce::Reproducible for ConvertSummariesArgs {
             .line(format!("res <- {}", Script::call(function, &args)));
         Ok(())
     }
+}
+
+/// The rows the engine refuses and metafor would not (numbers out of order, n below 5, or
+/// no n: metafor converts in part what lacks n, a mean or Bland's SD).
+#[cfg(feature = "extended")]
+fn fivenum_refused(rows: &[SummaryRow], method: FivenumMethod, test: bool) -> Vec<bool> {
+    rows.iter()
+        .map(|(_, v)| {
+            let five = FiveNumbers {
+                min: v[0],
+                q1: v[1],
+                median: v[2],
+                q3: v[3],
+                max: v[4],
+                n: v[5],
+            };
+            five.n.is_none()
+                || matches!(
+                    fivenum(&five, method, test),
+                    Err(meta_analysis::ConversionError::Invalid(_))
+                )
+        })
+        .collect()
+}
+
+/// The rows the engine refuses and metafor would not (bounds in the wrong order, which it
+/// squares away; a variance of 0 or infinity).
+#[cfg(feature = "extended")]
+fn wald_refused(rows: &[SummaryRow], level: f64, transf: WaldTransform) -> Vec<bool> {
+    rows.iter()
+        .map(|(_, v)| {
+            let summary = WaldSummary {
+                out: v[0],
+                ci_lb: v[1],
+                ci_ub: v[2],
+                pval: v[3],
+            };
+            matches!(
+                wald(&summary, level, transf),
+                Err(meta_analysis::ConversionError::Invalid(_))
+            )
+        })
+        .collect()
 }
 
 /// Each row's mean and SD, or its NA; the skewness test's statistic, critical value and
