@@ -4,6 +4,8 @@
 //! `r_code: true`; every script is run in ONE R process (Rscript, metafor 3.8-1) and the
 //! numbers of its `res` are compared with the tool's result (1e-8 relative to max(1, |x|),
 //! or the looser tolerance a check states). A script that fails to run fails the test.
+//! convert_summaries' `conv.fivenum` and `conv.wald`, which metafor 3.8-1 lacks, are
+//! metafor's own from its source ([`metafor_conv_functions`]).
 
 use exemplar::rcode;
 use exemplar::tools::{self, reproduce::Check, REGISTRY};
