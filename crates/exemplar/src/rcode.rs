@@ -329,6 +329,13 @@ references! {
     SCHWARZ_1978 = "Schwarz, 1978", "Schwarz, G. (1978). Estimating the dimension of a model. The Annals of Statistics, 6(2), 461-464.";
     HURVICH_1989 = "Hurvich & Tsai, 1989", "Hurvich, C. M., & Tsai, C.-L. (1989). Regression and time series model selection in small samples. Biometrika, 76(2), 297-307.";
     Q_PROFILE_2007 = "Viechtbauer, 2007", "Viechtbauer, W. (2007). Confidence intervals for the amount of heterogeneity in meta-analysis. Statistics in Medicine, 26(1), 37-52.";
+    LUO_2018 = "Luo et al., 2018", "Luo, D., Wan, X., Liu, J., & Tong, T. (2018). Optimally estimating the sample mean from the sample size, median, mid-range, and/or mid-quartile range. Statistical Methods in Medical Research, 27(6), 1785-1805.";
+    WAN_2014 = "Wan et al., 2014", "Wan, X., Wang, W., Liu, J., & Tong, T. (2014). Estimating the sample mean and standard deviation from the sample size, median, range and/or interquartile range. BMC Medical Research Methodology, 14, 135.";
+    SHI_2020 = "Shi et al., 2020", "Shi, J., Luo, D., Weng, H., Zeng, X.-T., Lin, L., Chu, H., & Tong, T. (2020). Optimally estimating the sample standard deviation from the five-number summary. Research Synthesis Methods, 11(5), 641-654.";
+    SHI_2023 = "Shi et al., 2023", "Shi, J., Luo, D., Wan, X., Liu, Y., Liu, J., Bian, Z., & Tong, T. (2023). Detecting the skewness of data from the five-number summary and its application in meta-analysis. Statistical Methods in Medical Research, 32(7), 1338-1360.";
+    HOZO_2005 = "Hozo et al., 2005", "Hozo, S. P., Djulbegovic, B., & Hozo, I. (2005). Estimating the mean and variance from the median, range, and the size of a sample. BMC Medical Research Methodology, 5, 13.";
+    BLAND_2015 = "Bland, 2015", "Bland, M. (2015). Estimating mean and standard deviation from the sample size, three quartiles, minimum, and maximum. International Journal of Statistics in Medical Research, 4(1), 57-64.";
+    HIGGINS_2019 = "Higgins et al., 2019", "Higgins, J. P. T., Li, T., & Deeks, J. J. (2019). Choosing effect measures and computing estimates of effect. In J. P. T. Higgins et al. (Eds.), Cochrane handbook for systematic reviews of interventions (2nd ed., chapter 6). Chichester: Wiley.";
 }
 
 #[cfg(test)]

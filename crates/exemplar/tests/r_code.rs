@@ -4,6 +4,8 @@
 //! `r_code: true`; every script is run in ONE R process (Rscript, metafor 3.8-1) and the
 //! numbers of its `res` are compared with the tool's result (1e-8 relative to max(1, |x|),
 //! or the looser tolerance a check states). A script that fails to run fails the test.
+//! convert_summaries' `conv.fivenum` and `conv.wald`, which metafor 3.8-1 lacks, are
+//! metafor's own from its source ([`metafor_conv_functions`]).
 
 use exemplar::rcode;
 use exemplar::tools::{self, reproduce::Check, REGISTRY};
@@ -207,7 +209,93 @@ fn unseen_calls() -> Vec<(&'static str, Value)> {
     ]
     .into_iter()
     .chain(robust_and_comparison_calls(bcg, molloy, hack, assink))
+    .chain(conversion_calls())
     .collect()
+}
+
+/// convert_summaries' calls: every fivenum method on the range, the quartiles and all five
+/// numbers (skewed rows with the test on and off, rows without a case, n below 5, numbers
+/// out of order, numeric text, missing values), every wald source, level and transf, and
+/// hostile ids.
+fn conversion_calls() -> Vec<(&'static str, Value)> {
+    let convert = tools::CONVERT_SUMMARIES.name;
+    let five = json!([
+        {"id": "a\"b", "min": 3, "median": 12, "max": 29, "n": 14},
+        {"id": "x\\\")); q('no') #", "q1": 8.5, "median": 11, "q3": 15, "n": 40},
+        {"id": "line\nbreak", "min": 1, "q1": 7, "median": 10, "q3": 14, "max": 31, "n": 120},
+        {"id": "é😀", "min": "2.5", "median": " 9 ", "max": 60, "n": 22},
+        {"id": "skewed", "min": 0, "q1": 1, "median": 2, "q3": 10, "max": 100, "n": 200},
+        {"id": "median only", "median": 4, "n": 30},
+        {"min": 1, "median": 5, "max": 9, "n": 4},
+        {"id": "out of order", "min": 9, "median": 5, "max": 12, "n": 50},
+        {"id": "no n", "min": 1, "median": 5, "max": 9, "n": null},
+        {"id": "", "q1": "NA", "median": 5, "q3": 7, "min": 2, "max": 12, "n": 8}
+    ]);
+    let mut calls: Vec<(&'static str, Value)> = ["luo/wan/shi", "wan2014", "hozo2005", "bland2015"]
+        .into_iter()
+        .flat_map(|method| {
+            [true, false].map(|test| {
+                (
+                    convert,
+                    json!({"kind": "fivenum", "method": method, "test": test, "rows": five}),
+                )
+            })
+        })
+        .collect();
+    // hozo2005's rules by n: up to 15, 25 and 70, and beyond.
+    calls.push((
+        convert,
+        json!({"kind": "fivenum", "method": "hozo2005", "rows": [
+            {"min": 2, "median": 6, "max": 13, "n": 10}, {"min": 2, "median": 6, "max": 13, "n": 20},
+            {"min": 2, "median": 6, "max": 13, "n": 60}, {"min": 2, "median": 6, "max": 13, "n": 300}]}),
+    ));
+    let wald = json!([
+        {"id": "a\"b", "out": 1.85, "ci.lb": 1.12, "ci.ub": 3.06, "n": 120},
+        {"id": "`tick`", "out": 0.67, "pval": 0.04},
+        {"id": "ub", "out": 2.4, "ci.ub": 5.1, "pval": 0.2},
+        {"id": "lb only", "out": 1.3, "ci.lb": 0.9},
+        {"out": "1.1", "ci.lb": "0.8", "ci.ub": " 1.6 ", "n": "55"},
+        {"id": "no out", "ci.lb": 0.8, "ci.ub": 1.6},
+        {"id": "reversed", "out": 1.2, "ci.lb": 1.9, "ci.ub": 0.7},
+        {"id": "p one", "out": 0.9, "pval": 1}
+    ]);
+    calls.extend([
+        (
+            convert,
+            json!({"kind": "wald", "transf": "log", "rows": wald}),
+        ),
+        (
+            convert,
+            json!({"kind": "wald", "transf": "log", "level": 0.9, "rows": wald}),
+        ),
+        (
+            convert,
+            json!({"kind": "wald", "transf": "log", "level": 99, "rows": wald}),
+        ),
+        (
+            convert,
+            json!({"kind": "wald", "transf": "log", "level": 0.05, "rows": wald}),
+        ),
+        (
+            convert,
+            json!({"kind": "wald", "level": 1, "rows": [
+            {"out": 0.2, "ci.lb": -1.0, "ci.ub": 1.4}, {"out": -0.3, "pval": 0.5}]}),
+        ),
+        (
+            convert,
+            json!({"kind": "wald", "transf": "atanh", "rows": [
+            {"id": "r1", "out": 0.42, "ci.lb": 0.21, "ci.ub": 0.59, "n": 80},
+            {"id": "r2", "out": -0.15, "pval": 0.03, "n": 200},
+            {"id": "r3", "out": 0.3, "ci.ub": 0.55}]}),
+        ),
+        (
+            convert,
+            json!({"kind": "wald", "rows": [
+            {"id": "d1", "out": 0.35, "ci.lb": 0.05, "ci.ub": 0.65},
+            {"id": "d2", "out": -0.2, "ci.ub": 0.1}, {"id": "d3", "out": 0.5, "pval": 0.001}]}),
+        ),
+    ]);
+    calls
 }
 
 /// robust_test's and compare_models' calls on the unseen datasets (and the hostile records).
@@ -372,10 +460,14 @@ fn short(args: &Value) -> String {
 
 /// The batch: each script evaluated in its own environment, its printout captured, then its
 /// checks' expressions; one JSON array of {ok, values} or {ok: false, error}.
-fn batch(cases: &[Case]) -> String {
+fn batch(cases: &[Case], dir: &std::path::Path) -> String {
     let mut r = String::from(
         "suppressPackageStartupMessages({library(metafor); library(jsonlite)})\n\
-         pdf(NULL)\n\
+         pdf(NULL)\n",
+    );
+    r.push_str(&metafor_conv_functions(dir));
+    r.push_str(
+        "\
          run <- function(code, checks) {\n\
          \x20 env <- new.env()\n\
          \x20 tryCatch({\n\
@@ -396,6 +488,60 @@ fn batch(cases: &[Case]) -> String {
     }
     r.push_str("cat(toJSON(out, auto_unbox = TRUE, digits = NA, na = \"null\"))\n");
     r
+}
+
+/// The metafor commit whose `conv.fivenum` and `conv.wald` the engine follows (metafor
+/// 5.1-12; METHODS.md, "Converting reported summaries").
+const METAFOR_CONV_COMMIT: &str = "71ae8f5ac9befeacc6654ead1b03ff05c065d54d";
+
+/// R code that gives metafor 3.8-1, which has no `conv.fivenum` nor `conv.wald` (they came
+/// with metafor 4), metafor's own: their files and the few helpers they call that 3.8-1
+/// lacks or has in an older form, read from metafor's git repository at
+/// [`METAFOR_CONV_COMMIT`] (`$METAFOR_GIT`, else the machine's mirror) and defined in an
+/// environment inside 3.8-1's namespace. Nothing where metafor has them already.
+fn metafor_conv_functions(dir: &std::path::Path) -> String {
+    let git = std::env::var("METAFOR_GIT")
+        .unwrap_or_else(|_| "/work/.mirror/wviechtb+metafor/repo".into());
+    // Written to files in `dir` and sourced: R's parser mangles string literals this long.
+    let show = |file: &str| {
+        let out = Command::new("git")
+            .args([
+                format!("--git-dir={git}"),
+                "show".into(),
+                format!("{METAFOR_CONV_COMMIT}:R/{file}"),
+            ])
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "metafor's R/{file} at {METAFOR_CONV_COMMIT} is needed (metafor 3.8-1 has no \
+             conv.fivenum): set METAFOR_GIT to a clone of github.com/wviechtb/metafor: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let path = dir.join(file);
+        std::fs::write(&path, out.stdout).expect("the file is written");
+        rcode::string(path.to_str().expect("a UTF-8 path"))
+    };
+    format!(
+        "if (!exists(\"conv.fivenum\", envir = asNamespace(\"metafor\"))) local({{\n\
+         \x20 ns <- asNamespace(\"metafor\")\n\
+         \x20 newer <- new.env(parent = ns)\n\
+         \x20 sys.source({helpers}, envir = newer)\n\
+         \x20 env <- new.env(parent = ns)\n\
+         \x20 for (f in c(\".chkddd\", \".expand1\", \".maxlength\", \".getx\", \".level\",\n\
+         \x20               \".chksubset\", \".equal.length\", \".is.numeric\")) {{\n\
+         \x20   g <- get(f, envir = newer); environment(g) <- env; assign(f, g, envir = env)\n\
+         \x20 }}\n\
+         \x20 assign(\".get.mstyle\", function() ns$.get.mstyle(withcrayon = FALSE), envir = env)\n\
+         \x20 for (file in c({replmiss}, {fivenum}, {wald})) sys.source(file, envir = env)\n\
+         \x20 conv.fivenum <<- env$conv.fivenum\n\
+         \x20 conv.wald <<- env$conv.wald\n\
+         }})\n",
+        helpers = show("misc.func.hidden.r"),
+        replmiss = show("replmiss.r"),
+        fivenum = show("conv.fivenum.r"),
+        wald = show("conv.wald.r"),
+    )
 }
 
 #[test]
@@ -425,6 +571,12 @@ fn the_bcg_meta_regression_on_latitude_and_allocation_agrees() {
 
 /// Runs every case's script in one R process and compares its checks.
 fn agree_in_r(cases: &[Case]) {
+    // metafor's conv files for this run (tests run in parallel in one process).
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("metafor-conv-{}-{run}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let script = batch(cases, &dir);
     let mut child = Command::new("Rscript")
         .args(["--vanilla", "-"])
         .stdin(Stdio::piped())
@@ -436,9 +588,10 @@ fn agree_in_r(cases: &[Case]) {
         .stdin
         .take()
         .unwrap()
-        .write_all(batch(cases).as_bytes())
+        .write_all(script.as_bytes())
         .unwrap();
     let output = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -618,6 +771,23 @@ fn the_methods_text_of_each_model_family() {
         (tools::COMPARE_MODELS.name, json!({"models": [
                 {"tool": tools::META_REGRESSION.name, "arguments": {"mods": ["weeks"]}}], "btt": [2]}), vec![
             "Its coefficient 2 was tested with a Wald-type test",
+        ]),
+        (tools::CONVERT_SUMMARIES.name, json!({"kind": "fivenum", "rows": [{"min": 1, "median": 5, "max": 9, "n": 30}]}), vec![
+            "the means with weighted combinations of these (Luo et al., 2018), the standard deviations from the expected range and interquartile range of a normal sample (Wan et al., 2014) or, where all five numbers were reported, from a weighted combination of both (Shi et al., 2020).",
+            "as metafor's conv.fivenum() computes them.",
+            "Summaries that a test of skewness (Shi et al., 2023) rejected at the 5% level were not converted.",
+        ]),
+        (tools::CONVERT_SUMMARIES.name, json!({"kind": "fivenum", "method": "hozo2005", "test": false, "rows": [{"min": 1, "median": 5, "max": 9, "n": 30}]}), vec![
+            "with the rules by sample size (Hozo et al., 2005).",
+            "Every summary was converted, also where a test of skewness (Shi et al., 2023)",
+        ]),
+        (tools::CONVERT_SUMMARIES.name, json!({"kind": "fivenum", "method": "bland2015", "rows": [{"min": 1, "q1": 3, "median": 5, "q3": 7, "max": 9, "n": 30}]}), vec![
+            "medians and maxima (Bland, 2015).",
+        ]),
+        (tools::CONVERT_SUMMARIES.name, json!({"kind": "wald", "transf": "log", "level": 90, "rows": [{"out": 1.5, "ci.lb": 1.1, "ci.ub": 2.0}]}), vec![
+            "back-calculated from the reported estimates with their 90% confidence intervals",
+            "Wald-type intervals and tests on the log scale (Higgins et al., 2019), as metafor's conv.wald() computes them.",
+            "- Higgins, J. P. T., Li, T., & Deeks, J. J. (2019).",
         ]),
     ];
     for (name, args, says) in families {

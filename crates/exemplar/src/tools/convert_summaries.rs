@@ -29,7 +29,7 @@ and ci.ub, else ci.ub, else a two-sided pval."
     },
     #[cfg(feature = "definitions")]
     examples,
-    handler: handler!(convert_summaries; no summary),
+    handler: handler!(convert_summaries; no summary, reproducible),
 };
 
 /// Calls that show the tool's options (each one valid: the registry's tests run it).
@@ -429,6 +429,261 @@ fn wald_assumptions(level: f64, alpha: f64, transf: WaldTransform) -> Vec<String
         "A p value is two-sided, from a Wald z test of yi = 0 on the same scale: vi = (yi/z_p)^2 with z_p = Φ⁻¹(1 − p/2); a p value reported as a bound (p < 0.05) or rounded gives only an approximate vi.".into(),
         "Both bounds are used when given, else the upper bound with the estimate, else the p value; n is carried through, not used.".into(),
     ]
+}
+
+/// `r_code: true`: `conv.fivenum(...)` or `conv.wald(...)` on the rows as a data.frame, with
+/// the call's method, test, level and transf (metafor 4.2 or later: 3.8-1 has neither).
+#[cfg(feature = "extended")]
+impl super::reproduce::Reproducible for ConvertSummariesArgs {
+    const INLINE_ROWS: &'static str = "rows";
+
+    fn reproduce(
+        &self,
+        cx: &super::reproduce::RContext,
+        out: &mut super::reproduce::Reproduction,
+    ) -> Result<(), ToolError> {
+        use crate::rcode::{self, Script};
+        let fields = check_args(self)?;
+        let rows = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| read_row(i, row, fields))
+            .collect::<Result<Vec<_>, _>>()?;
+        // A column named only where some row gives it a number: an absent argument is
+        // metafor's NA, and a column of NA alone would be logical, not numeric.
+        let given = |at: usize| rows.iter().any(|(_, v)| v[at].is_some());
+        let mut args: Vec<String> = fields
+            .iter()
+            .enumerate()
+            .filter(|&(at, _)| given(at))
+            .map(|(_, field)| format!("{field} = {}", rcode::name(field)))
+            .collect();
+        let (function, invalid_rows) = match self.kind {
+            Kind::Fivenum => {
+                if !(0..5).any(given) {
+                    args.push("median = rep(NA_real_, nrow(dat))".into());
+                }
+                args.push("data = dat".into());
+                let method = self
+                    .method
+                    .as_deref()
+                    .and_then(FivenumMethod::parse)
+                    .unwrap_or_default();
+                let test = self.test.unwrap_or(true);
+                args.push(format!("method = {}", rcode::string(method.name())));
+                args.push(format!("test = {}", if test { "TRUE" } else { "FALSE" }));
+                let refused = fivenum_refused(&rows, method, test);
+                fivenum_checks(out, cx.result);
+                fivenum_methods(&mut out.methods, method, test);
+                ("conv.fivenum", refused)
+            }
+            Kind::Wald => {
+                args.push("data = dat".into());
+                let level = self.level.unwrap_or(95.0);
+                let transf = self
+                    .transf
+                    .as_deref()
+                    .and_then(WaldTransform::parse)
+                    .unwrap_or_default();
+                if self.level.is_some() {
+                    args.push(format!("level = {}", rcode::number(level)));
+                }
+                match transf {
+                    WaldTransform::None => {}
+                    WaldTransform::Log => args.push("transf = log".into()),
+                    WaldTransform::Atanh => args.push("transf = atanh".into()),
+                }
+                let refused = wald_refused(&rows, level, transf);
+                wald_checks(out, cx.result);
+                let alpha = level_alpha(level).map_err(|e| invalid(e.to_string()))?;
+                wald_methods(&mut out.methods, alpha, transf);
+                ("conv.wald", refused)
+            }
+        };
+        out.script.comment(&format!(
+            "{function}() came with metafor 4.0 (its conventions here as in metafor 4.2 and \
+             later); metafor 3.8-1 has none."
+        ));
+        if invalid_rows.iter().any(|&i| i) {
+            out.script.comment(match self.kind {
+                Kind::Fivenum => {
+                    "include leaves out the rows the engine refuses (numbers out of order, n \
+                     missing or below 5), on which metafor stops or gives a number."
+                }
+                Kind::Wald => {
+                    "include leaves out the rows the engine refuses (bounds in the wrong \
+                     order, a variance of 0), to which metafor gives a number."
+                }
+            });
+            args.push(format!(
+                "include = {}",
+                rcode::vector(
+                    invalid_rows
+                        .iter()
+                        .map(|&i| if i { "FALSE" } else { "TRUE" }.to_string())
+                )
+            ));
+        }
+        out.script
+            .line(format!("res <- {}", Script::call(function, &args)));
+        Ok(())
+    }
+}
+
+/// The rows the engine refuses and metafor would not (numbers out of order, n below 5, or
+/// no n: metafor converts in part what lacks n, a mean or Bland's SD).
+#[cfg(feature = "extended")]
+fn fivenum_refused(rows: &[SummaryRow], method: FivenumMethod, test: bool) -> Vec<bool> {
+    rows.iter()
+        .map(|(_, v)| {
+            let five = FiveNumbers {
+                min: v[0],
+                q1: v[1],
+                median: v[2],
+                q3: v[3],
+                max: v[4],
+                n: v[5],
+            };
+            five.n.is_none()
+                || matches!(
+                    fivenum(&five, method, test),
+                    Err(meta_analysis::ConversionError::Invalid(_))
+                )
+        })
+        .collect()
+}
+
+/// The rows the engine refuses and metafor would not (bounds in the wrong order, which it
+/// squares away; a variance of 0 or infinity).
+#[cfg(feature = "extended")]
+fn wald_refused(rows: &[SummaryRow], level: f64, transf: WaldTransform) -> Vec<bool> {
+    rows.iter()
+        .map(|(_, v)| {
+            let summary = WaldSummary {
+                out: v[0],
+                ci_lb: v[1],
+                ci_ub: v[2],
+                pval: v[3],
+            };
+            matches!(
+                wald(&summary, level, transf),
+                Err(meta_analysis::ConversionError::Invalid(_))
+            )
+        })
+        .collect()
+}
+
+/// Each row's mean and SD, or its NA; the skewness test's statistic, critical value and
+/// verdict wherever the result reports it.
+#[cfg(feature = "extended")]
+fn fivenum_checks(out: &mut super::reproduce::Reproduction, result: &Value) {
+    for (i, row) in result["rows"].as_array().into_iter().flatten().enumerate() {
+        let at = i + 1;
+        if row.get("reason").is_some() {
+            out.check(format!("as.numeric(is.na(res$mean[{at}]))"), Some(1.0))
+                .check(format!("as.numeric(is.na(res$sd[{at}]))"), Some(1.0));
+        } else {
+            out.check_at(format!("res$mean[{at}]"), row, "/mean")
+                .check_at(format!("res$sd[{at}]"), row, "/sd");
+        }
+        if let Some(test) = row.get("skewness") {
+            out.check_at(format!("attr(res$mean, \"tval\")[{at}]"), test, "/statistic")
+                .check_at(format!("attr(res$mean, \"crit\")[{at}]"), test, "/critical")
+                .check(
+                    format!("as.numeric(attr(res$mean, \"sig\")[{at}])"),
+                    test["skewed"].as_bool().map(f64::from),
+                );
+        }
+    }
+}
+
+/// Each row's yi and vi (or, for a row without, that metafor gives no pair), and its n (metafor's `ni` attribute).
+#[cfg(feature = "extended")]
+fn wald_checks(out: &mut super::reproduce::Reproduction, result: &Value) {
+    for (i, row) in result["rows"].as_array().into_iter().flatten().enumerate() {
+        let at = i + 1;
+        if row.get("reason").is_some() {
+            // No pair: metafor may still give yi (no bounds) or vi (no estimate).
+            out.check(
+                format!("as.numeric(is.na(res$yi[{at}]) || is.na(res$vi[{at}]))"),
+                Some(1.0),
+            );
+        } else {
+            out.check_at(format!("res$yi[{at}]"), row, "/yi")
+                .check_at(format!("res$vi[{at}]"), row, "/vi")
+                .check_at(format!("attr(res$yi, \"ni\")[{at}]"), row, "/n");
+        }
+    }
+}
+
+#[cfg(feature = "extended")]
+fn fivenum_methods(methods: &mut crate::rcode::Methods, method: FivenumMethod, test: bool) {
+    use crate::rcode::*;
+    match method {
+        FivenumMethod::LuoWanShi => methods.say(
+            "Means and standard deviations were estimated from the reported medians with the \
+             ranges and/or interquartile ranges and the sample sizes: the means with weighted \
+             combinations of these {}, the standard deviations from the expected range and \
+             interquartile range of a normal sample {} or, where all five numbers were \
+             reported, from a weighted combination of both {}.",
+            &[&LUO_2018, &WAN_2014, &SHI_2020],
+        ),
+        FivenumMethod::Wan2014 => methods.say(
+            "Means and standard deviations were estimated from the reported medians with the \
+             ranges and/or interquartile ranges and the sample sizes, the standard deviations \
+             from the expected range and interquartile range of a normal sample {}.",
+            &[&WAN_2014],
+        ),
+        FivenumMethod::Hozo2005 => methods.say(
+            "Means and standard deviations were estimated from the reported medians, ranges \
+             and sample sizes with the rules by sample size {}.",
+            &[&HOZO_2005],
+        ),
+        FivenumMethod::Bland2015 => methods.say(
+            "Means and standard deviations were estimated from the reported minima, quartiles, \
+             medians and maxima {}.",
+            &[&BLAND_2015],
+        ),
+    };
+    methods.say(
+        "These estimators assume normally distributed outcomes, and were computed as \
+         metafor's conv.fivenum() computes them.",
+        &[],
+    );
+    if test {
+        methods.say(
+            "Summaries that a test of skewness {} rejected at the 5% level were not \
+             converted.",
+            &[&SHI_2023],
+        );
+    } else {
+        methods.say(
+            "Every summary was converted, also where a test of skewness {} rejected \
+             normality at the 5% level.",
+            &[&SHI_2023],
+        );
+    }
+}
+
+#[cfg(feature = "extended")]
+fn wald_methods(methods: &mut crate::rcode::Methods, alpha: f64, transf: WaldTransform) {
+    use crate::rcode::*;
+    let coverage = ((1.0 - alpha) * 1e12).round() / 1e10;
+    let scale = match transf {
+        WaldTransform::None => "the scale they were reported on",
+        WaldTransform::Log => "the log scale",
+        WaldTransform::Atanh => "Fisher's z scale",
+    };
+    methods.say(
+        &format!(
+            "Effect sizes and their sampling variances were back-calculated from the reported \
+             estimates with their {coverage}% confidence intervals (both bounds, else the \
+             upper bound) or, failing those, their two-sided p values, assuming Wald-type \
+             intervals and tests on {scale} {{}}, as metafor's conv.wald() computes them."
+        ),
+        &[&HIGGINS_2019],
+    );
 }
 
 #[cfg(test)]

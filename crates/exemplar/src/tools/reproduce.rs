@@ -91,6 +91,10 @@ impl Reproduction {
 /// A tool's R code and methods text, written from its arguments (and a few numbers of its
 /// result where the script must fix a component at our estimate).
 pub trait Reproducible {
+    /// The argument whose inline rows are the script's data, their columns under their own
+    /// names (`data`: the 2x2 tools and escalc; `rows`: convert_summaries).
+    const INLINE_ROWS: &'static str = super::DATA_ARGUMENT;
+
     /// Writes the analysis after the data (`dat`), ending with `res <- ...`; the methods
     /// sentences; the checks.
     fn reproduce(&self, cx: &RContext, out: &mut Reproduction) -> Result<(), ToolError>;
@@ -121,10 +125,10 @@ where
     };
     let typed = A::from_args(args)
         .map_err(|e| ToolError::new(ErrorCode::InvalidArguments, e.to_string()))?;
-    // Inline raw rows (`data`: the 2x2 tools, escalc) are the script's data as given, their
-    // columns under their own names; the dispatch read no records from them.
+    // Inline raw rows (`data`: the 2x2 tools, escalc; `rows`) are the script's data as given,
+    // their columns under their own names; the dispatch read no records from them.
     let raw;
-    let data = match args.get(super::DATA_ARGUMENT).and_then(Value::as_array) {
+    let data = match args.get(A::INLINE_ROWS).and_then(Value::as_array) {
         Some(rows) => {
             let rows: Vec<Map<String, Value>> = rows
                 .iter()
