@@ -92,7 +92,7 @@ impl Reproduction {
 /// result where the script must fix a component at our estimate).
 pub trait Reproducible {
     /// The argument whose inline rows are the script's data, their columns under their own
-    /// names (`data`: the 2x2 tools and escalc; `rows`: convert_summaries).
+    /// names (`data`: the 2x2 tools and escalc; `rows`: the conversions of reported summaries).
     const INLINE_ROWS: &'static str = super::DATA_ARGUMENT;
 
     /// Writes the analysis after the data (`dat`), ending with `res <- ...`; the methods
