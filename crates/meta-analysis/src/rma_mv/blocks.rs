@@ -4,8 +4,8 @@
 //! diagonal and every quantity of the likelihood is a sum over blocks. Crossed terms join
 //! clusters; their block is then dense (bounded by [`MAX_BLOCK`]).
 
-use super::structure::{g_derivatives, g_matrix};
-use super::{Component, Layout, Sampling};
+use super::structure::{g_values, Shape};
+use super::{Component, Layout, Sampling, TermLayout};
 use crate::math::ln;
 
 /// The largest cluster (rows) this engine factorizes densely: crossed terms that join the
@@ -110,16 +110,102 @@ pub(super) struct TermValues {
     pub dg: Vec<Vec<Vec<f64>>>,
 }
 
+fn shape(t: &TermLayout) -> Shape<'_> {
+    Shape {
+        s: t.structure,
+        j: t.levels,
+        times: &t.times,
+    }
+}
+
+fn term_parts<'a>(t: &TermLayout, values: &'a [f64]) -> (&'a [f64], &'a [f64]) {
+    (
+        &values[t.first..t.first + t.n_var],
+        &values[t.first + t.n_var..t.first + t.n_var + t.n_cor],
+    )
+}
+
 pub(super) fn term_values(layout: &Layout, values: &[f64]) -> TermValues {
     let mut g = Vec::new();
     let mut dg = Vec::new();
     for t in &layout.terms {
-        let tau2 = &values[t.first..t.first + t.n_var];
-        let rho = &values[t.first + t.n_var..t.first + t.n_var + t.n_cor];
-        g.push(g_matrix(t.structure, t.levels, tau2, rho));
-        dg.push(g_derivatives(t.structure, t.levels, tau2, rho));
+        let (tau2, rho) = term_parts(t, values);
+        let v = g_values(shape(t), tau2, rho, true, false);
+        g.push(v.g);
+        dg.push(v.d1);
     }
     TermValues { g, dg }
+}
+
+/// ∂²G/∂θ_a∂θ_b of each term (the term's np × np matrices of J × J, row-major).
+pub(super) fn term_second(layout: &Layout, values: &[f64]) -> Vec<Vec<Vec<f64>>> {
+    layout
+        .terms
+        .iter()
+        .map(|t| {
+            let (tau2, rho) = term_parts(t, values);
+            g_values(shape(t), tau2, rho, false, true).d2
+        })
+        .collect()
+}
+
+/// The nonzero second derivatives ∂²M/∂θ_a∂θ_b on a block, a ≤ b positions in `free`:
+/// σ_j² = e^θ gives ∂²M/∂θ² = ∂M/∂θ = σ_j² Z_j Z_j′; a term's pairs are its ∂²G entries
+/// placed as G is; components of different terms do not interact.
+pub(super) fn block_second(
+    layout: &Layout,
+    block: &Block,
+    values: &[f64],
+    d2g: &[Vec<Vec<f64>>],
+    free: &[usize],
+) -> Vec<(usize, usize, Vec<f64>)> {
+    let n = block.rows.len();
+    let mut out = Vec::new();
+    for (fa, &ca) in free.iter().enumerate() {
+        for (fb, &cb) in free.iter().enumerate().skip(fa) {
+            let mut d = vec![0.0; n * n];
+            let mut any = false;
+            match (layout.components[ca], layout.components[cb]) {
+                (Component::Sigma2(j), Component::Sigma2(l)) if j == l => {
+                    let codes = &layout.sigma_groups[j];
+                    for (a, &ra) in block.rows.iter().enumerate() {
+                        for (b, &rb) in block.rows.iter().enumerate() {
+                            if codes[ra] == codes[rb] {
+                                d[a * n + b] = values[ca];
+                                any = true;
+                            }
+                        }
+                    }
+                }
+                (
+                    Component::Term { term, offset: oa },
+                    Component::Term {
+                        term: tb,
+                        offset: ob,
+                    },
+                ) if term == tb => {
+                    let t = &layout.terms[term];
+                    let np = t.n_var + t.n_cor;
+                    let m = &d2g[term][oa * np + ob];
+                    if m.iter().any(|x| *x != 0.0) {
+                        for (a, &ra) in block.rows.iter().enumerate() {
+                            for (b, &rb) in block.rows.iter().enumerate() {
+                                if t.outer[ra] == t.outer[rb] {
+                                    d[a * n + b] = m[t.inner[ra] * t.levels + t.inner[rb]];
+                                    any = true;
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if any {
+                out.push((fa, fb, d));
+            }
+        }
+    }
+    out
 }
 
 /// M on a block, and ∂M/∂θ_c for each component `c` in `free`.

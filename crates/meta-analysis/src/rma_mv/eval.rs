@@ -31,10 +31,23 @@ pub(super) struct Evaluation {
     pub information: Vec<f64>,
 }
 
-struct BlockParts {
-    w: Vec<f64>,
-    f: Vec<f64>,
-    d: Vec<Vec<f64>>,
+pub(super) struct BlockParts {
+    /// W = M⁻¹ on the block (n × n).
+    pub w: Vec<f64>,
+    /// F = WX (n × p).
+    pub f: Vec<f64>,
+    /// ∂M/∂θ_c on the block for each free c.
+    pub d: Vec<Vec<f64>>,
+}
+
+/// The blocks factorized at one point, with β̂, (X′WX)⁻¹ and ℓ.
+pub(super) struct Solved {
+    pub parts: Vec<BlockParts>,
+    pub loglik: f64,
+    pub rss: f64,
+    pub logdet: f64,
+    pub beta: Vec<f64>,
+    pub vcov: Vec<f64>,
 }
 
 /// ℓ and its derivatives, or None where M (or a G) is not positive definite.
@@ -45,6 +58,35 @@ pub(super) fn evaluate(
     reml: bool,
     information: bool,
 ) -> Option<Evaluation> {
+    let s = solve(model, values, free, reml)?;
+    let (gradient, info) = derivatives(
+        model,
+        &s.parts,
+        &s.beta,
+        &s.vcov,
+        free.len(),
+        reml,
+        information,
+    );
+    Some(Evaluation {
+        loglik: s.loglik,
+        rss: s.rss,
+        logdet: s.logdet,
+        beta: s.beta,
+        vcov: s.vcov,
+        gradient,
+        information: info,
+    })
+}
+
+/// Factorizes M block by block at `values` and solves for β̂; None where M (or a G) is
+/// not positive definite.
+pub(super) fn solve(
+    model: &Prepared,
+    values: &[f64],
+    free: &[usize],
+    reml: bool,
+) -> Option<Solved> {
     let layout = &model.layout;
     let p = layout.p;
     let tv = term_values(layout, values);
@@ -90,16 +132,34 @@ pub(super) fn evaluate(
     } else {
         -0.5 * (k * two_pi + logdet + rss)
     };
-    let (gradient, info) = derivatives(model, &parts, &beta, &vcov, free.len(), reml, information);
-    Some(Evaluation {
+    Some(Solved {
+        parts,
         loglik,
         rss,
         logdet,
         beta,
         vcov,
-        gradient,
-        information: info,
     })
+}
+
+/// Py on block `b`: W_b(y_b − X_b β̂).
+pub(super) fn py(model: &Prepared, part: &BlockParts, b: usize, beta: &[f64]) -> Vec<f64> {
+    let n = model.blocks[b].rows.len();
+    let p = model.layout.p;
+    let fitted = mul(&model.xb[b], beta, n, p, 1);
+    let resid: Vec<f64> = model.yb[b]
+        .iter()
+        .zip(&fitted)
+        .map(|(y, f)| y - f)
+        .collect();
+    mul(&part.w, &resid, n, n, 1)
+}
+
+/// tr(A B) for n × n A and B.
+pub(super) fn trace_product(a: &[f64], b: &[f64], n: usize) -> f64 {
+    (0..n)
+        .map(|i| (0..n).map(|j| a[i * n + j] * b[j * n + i]).sum::<f64>())
+        .sum()
 }
 
 /// The score and (when asked) the expected information, from the blocks' parts.
@@ -124,14 +184,7 @@ fn derivatives(
     let mut ccd = vec![vec![0.0; p * p]; q * q];
     for (b, part) in parts.iter().enumerate() {
         let n = model.blocks[b].rows.len();
-        // Py on the block: W(y − Xβ).
-        let fitted = mul(&model.xb[b], beta, n, p, 1);
-        let resid: Vec<f64> = model.yb[b]
-            .iter()
-            .zip(&fitted)
-            .map(|(y, f)| y - f)
-            .collect();
-        let py = mul(&part.w, &resid, n, n, 1);
+        let py = py(model, part, b, beta);
         let df: Vec<Vec<f64>> = part.d.iter().map(|d| mul(d, &part.f, n, n, p)).collect();
         let wd: Vec<Vec<f64>> = if information {
             part.d.iter().map(|d| mul(&part.w, d, n, n, n)).collect()

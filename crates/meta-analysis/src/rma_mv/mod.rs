@@ -7,16 +7,17 @@
 //! γ² and φ for the second).
 //!
 //! Parameterization: every free variance as log σ² (log τ²), every free correlation as
-//! atanh ρ. The (restricted) log-likelihood, its analytic gradient and its expected
-//! information are sums over the clusters of M ([`eval`]); the optimizer ([`optimizer`])
-//! takes Fisher-scoring steps, then Newton steps on a central-difference Hessian of the
-//! analytic gradient, halving any step that lowers ℓ, until the gradient's largest entry
-//! is below [`GRADIENT_TOL`]. A variance that falls below 1e-10 of the data's scale while
+//! atanh ρ (CAR's ρ ∈ [0, 1] as logit ρ). The (restricted) log-likelihood, its analytic
+//! gradient, its expected information ([`eval`]) and its observed Hessian ([`hessian`]) are
+//! sums over the clusters of M; the optimizer ([`optimizer`]) takes Fisher-scoring steps,
+//! then Newton steps on the analytic Hessian, halving any step that lowers ℓ, until the
+//! gradient's largest entry is below [`GRADIENT_TOL`]. A variance that falls below 1e-10 of the data's scale while
 //! its score pushes it down is fixed at 0, a correlation within 1e-9 of ±1 pushed outward
 //! is fixed there; both are named in `boundary`.
 
 mod blocks;
 mod eval;
+mod hessian;
 mod optimizer;
 mod profile;
 pub mod structure;
@@ -147,6 +148,8 @@ pub(crate) struct TermLayout {
     pub first: usize,
     pub n_var: usize,
     pub n_cor: usize,
+    /// The inner levels' numeric values (CAR's times; empty for the other structs).
+    pub times: Vec<f64>,
 }
 
 pub(crate) struct Layout {
@@ -162,6 +165,14 @@ impl Layout {
         match self.components[c] {
             Component::Sigma2(_) => true,
             Component::Term { term, offset } => offset < self.terms[term].n_var,
+        }
+    }
+
+    /// A correlation's range ([0, 1] for CAR's, [−1, 1] otherwise).
+    fn correlation_range(&self, c: usize) -> (f64, f64) {
+        match self.components[c] {
+            Component::Sigma2(_) => (0.0, f64::INFINITY),
+            Component::Term { term, .. } => self.terms[term].structure.correlation_range(),
         }
     }
 
@@ -258,6 +269,20 @@ fn layout(model: &MvModel) -> Result<Layout, MetaError> {
         let (inner, level_names) = codes(&term.inner);
         let (outer, outer_names) = codes(&term.outer);
         let j = level_names.len();
+        let times = if term.structure.numeric_levels() {
+            level_names
+                .iter()
+                .map(|l| l.trim().parse::<f64>().ok().filter(|t| t.is_finite()))
+                .collect::<Option<Vec<f64>>>()
+                .ok_or_else(|| {
+                    undefined(format!(
+                        "struct CAR reads ~ {} | {} as times: every {} must be a number",
+                        term.inner_name, term.outer_name, term.inner_name
+                    ))
+                })?
+        } else {
+            Vec::new()
+        };
         let (n_var, n_cor) = (term.structure.variances(j), term.structure.correlations(j));
         let first = components.len();
         for offset in 0..n_var + n_cor {
@@ -273,6 +298,7 @@ fn layout(model: &MvModel) -> Result<Layout, MetaError> {
             first,
             n_var,
             n_cor,
+            times,
         });
     }
     Ok(Layout {
@@ -425,7 +451,8 @@ fn fixed_values(layout: &Layout, fixed: &MvFixed) -> Result<Vec<Option<f64>>, Me
             let ok = if layout.is_variance(c) {
                 v >= 0.0 && v.is_finite()
             } else {
-                (-1.0..=1.0).contains(&v)
+                let (lo, hi) = layout.correlation_range(c);
+                (lo..=hi).contains(&v)
             };
             if !ok {
                 return Err(undefined(format!(

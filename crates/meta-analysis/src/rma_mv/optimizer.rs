@@ -1,9 +1,13 @@
-//! The maximizer of ℓ over the free components in θ = (log σ², atanh ρ): Fisher scoring
-//! far from the optimum, Newton on a central-difference Hessian of the analytic gradient
-//! near it, step halving whenever ℓ would fall, and components fixed at a bound (a variance
-//! at 0, a correlation at ±1) when the iterates run into it with the score pushing outward.
+//! The maximizer of ℓ over the free components in θ = (log σ², atanh ρ, logit ρ for CAR):
+//! Fisher scoring (the expected information, [`super::eval`]) far from the optimum, Newton
+//! on the analytic observed Hessian ([`super::hessian`]) near it when it is negative
+//! definite, step halving whenever ℓ would fall, and components fixed at a bound (a
+//! variance at 0, a correlation at ±1, CAR's at 0 or 1) when the iterates run into it with
+//! the score pushing outward. It stops where the largest |∂ℓ/∂θ| is below
+//! [`GRADIENT_TOL`], or when no step along the direction raises ℓ.
 
 use super::eval::{evaluate, Evaluation};
+use super::hessian::negative_hessian;
 use super::{Prepared, GRADIENT_TOL};
 use crate::math::{atanh, exp, ln, tanh};
 use crate::MetaError;
@@ -27,25 +31,52 @@ const VARIANCE_FLOOR: f64 = 1e-10;
 /// A correlation within this of ±1, pushed outward, is at the bound.
 const CORRELATION_EDGE: f64 = 1e-9;
 
+/// θ of component `c` at its value `v`: log σ², logit ρ for CAR's ρ, atanh ρ for the
+/// other correlations.
+pub(super) fn to_theta(prepared: &Prepared, c: usize, v: f64) -> f64 {
+    let layout = &prepared.layout;
+    if layout.is_variance(c) {
+        ln(v)
+    } else if layout.correlation_range(c).0 == 0.0 {
+        ln(v / (1.0 - v))
+    } else {
+        atanh(v)
+    }
+}
+
+/// The value of component `c` at θ = `t` (the inverse of [`to_theta`]).
+pub(super) fn from_theta(prepared: &Prepared, c: usize, t: f64) -> f64 {
+    let layout = &prepared.layout;
+    if layout.is_variance(c) {
+        exp(t)
+    } else if layout.correlation_range(c).0 == 0.0 {
+        1.0 / (1.0 + exp(-t))
+    } else {
+        tanh(t)
+    }
+}
+
+/// dv/dθ of component `c` at its value `v`.
+pub(super) fn value_slope(prepared: &Prepared, c: usize, v: f64) -> f64 {
+    let layout = &prepared.layout;
+    if layout.is_variance(c) {
+        v
+    } else if layout.correlation_range(c).0 == 0.0 {
+        v * (1.0 - v)
+    } else {
+        1.0 - v * v
+    }
+}
+
 fn theta(prepared: &Prepared, values: &[f64], free: &[usize]) -> Vec<f64> {
     free.iter()
-        .map(|&c| {
-            if prepared.layout.is_variance(c) {
-                ln(values[c])
-            } else {
-                atanh(values[c])
-            }
-        })
+        .map(|&c| to_theta(prepared, c, values[c]))
         .collect()
 }
 
 fn set(prepared: &Prepared, values: &mut [f64], free: &[usize], theta: &[f64]) {
     for (&c, &t) in free.iter().zip(theta) {
-        values[c] = if prepared.layout.is_variance(c) {
-            exp(t)
-        } else {
-            tanh(t)
-        };
+        values[c] = from_theta(prepared, c, t);
     }
 }
 
@@ -60,40 +91,6 @@ fn solve(s: &[f64], g: &[f64]) -> Option<Vec<f64>> {
     let mut d = g.to_vec();
     super::blocks::solve_in_place(&l, q, &mut d);
     Some(d)
-}
-
-/// −Hessian of ℓ in θ by central differences of the analytic gradient.
-fn negative_hessian(
-    prepared: &Prepared,
-    values: &[f64],
-    free: &[usize],
-    reml: bool,
-) -> Option<Vec<f64>> {
-    let q = free.len();
-    let t0 = theta(prepared, values, free);
-    let h = 1e-5;
-    let mut hess = vec![0.0; q * q];
-    for j in 0..q {
-        let mut grads = Vec::new();
-        for sign in [1.0, -1.0] {
-            let mut t = t0.clone();
-            t[j] += sign * h;
-            let mut v = values.to_vec();
-            set(prepared, &mut v, free, &t);
-            grads.push(evaluate(prepared, &v, free, reml, false)?.gradient);
-        }
-        for i in 0..q {
-            hess[i * q + j] = -(grads[0][i] - grads[1][i]) / (2.0 * h);
-        }
-    }
-    for i in 0..q {
-        for j in 0..i {
-            let m = 0.5 * (hess[i * q + j] + hess[j * q + i]);
-            hess[i * q + j] = m;
-            hess[j * q + i] = m;
-        }
-    }
-    Some(hess)
 }
 
 /// The ascent direction: Newton's near the optimum when −H is positive definite, else
@@ -155,9 +152,15 @@ fn at_bound(
     free.iter().zip(gradient).find_map(|(&c, &g)| {
         let v = values[c];
         if prepared.layout.is_variance(c) {
-            (v < VARIANCE_FLOOR * scale && g <= 0.0).then_some((c, 0.0))
+            return (v < VARIANCE_FLOOR * scale && g <= 0.0).then_some((c, 0.0));
+        }
+        let (lo, hi) = prepared.layout.correlation_range(c);
+        if v < lo + CORRELATION_EDGE && g <= 0.0 {
+            Some((c, lo))
+        } else if v > hi - CORRELATION_EDGE && g >= 0.0 {
+            Some((c, hi))
         } else {
-            (v.abs() > 1.0 - CORRELATION_EDGE && g * v.signum() >= 0.0).then_some((c, v.signum()))
+            None
         }
     })
 }
