@@ -1,12 +1,12 @@
-//! General rma.mv models against metafor 3.8-1 (fixture `tests/fixtures/rma_mv.json`, made by
-//! `tests/oracle/rma_mv.R`), by the protocol of issue 44: metafor's optimizer stops short of
+//! General rma.mv models against metafor 3.8-1 (fixtures `tests/fixtures/rma_mv.json` and
+//! `rma_mv_car.json`, made by `tests/oracle/rma_mv.R` and `rma_mv_car.R`), by the protocol of issue 44: metafor's optimizer stops short of
 //! the optimum (and fails to converge with tight control on HCS, DIAG, AR and HAR), so
 //! (1) our log-likelihood must be at least metafor's best, (2) rma.mv with every component
 //! fixed at our estimates must reproduce our coefficients, SEs, QE and log-likelihood within
 //! 1e-10, and (3) our gradient must be below 1e-9 or the component named at a bound.
 //!
 //! The fixture's `at_ours` are metafor's numbers at the estimates this engine wrote
-//! (`WRITE_RMA_MV_ESTIMATES=path cargo test -p meta-analysis --test rma_mv`, then the R
+//! (`WRITE_RMA_MV_ESTIMATES=path cargo test -p meta-analysis --test rma_mv`, then each R
 //! script with that path): the test also checks our estimates are still those (1e-9).
 
 use meta_analysis::rma_mv::{
@@ -18,6 +18,10 @@ use serde_json::{json, Value};
 mod oracle_kit;
 
 const CHECK_TOL: f64 = 1e-10;
+
+/// The fixtures checked by this protocol: `tests/oracle/rma_mv.R` and, for struct CAR,
+/// `tests/oracle/rma_mv_car.R` (each script refits at the estimates of its own cases).
+const FIXTURES: [&str; 2] = ["rma_mv", "rma_mv_car"];
 
 fn nums(v: &Value) -> Vec<f64> {
     v.as_array().map_or(Vec::new(), |a| {
@@ -86,10 +90,13 @@ fn fit(case: &Value) -> MvFit {
 
 #[test]
 fn every_rma_mv_fit_meets_the_acceptance_check() {
-    let all = oracle_kit::fixture("rma_mv");
     let mut failures = Vec::new();
     let mut estimates = Vec::new();
-    for case in all["cases"].as_array().unwrap() {
+    let cases: Vec<Value> = FIXTURES
+        .iter()
+        .flat_map(|f| oracle_kit::fixture(f)["cases"].as_array().unwrap().clone())
+        .collect();
+    for case in &cases {
         let name = case["name"].as_str().unwrap();
         let f = fit(case);
         estimates.push(json!({"name": name, "sigma2": f.sigma2, "tau2": f.tau2, "rho": f.rho}));

@@ -100,7 +100,7 @@ fn random_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(
         serde_json::json!({"type": ["string", "array"], "items": {"type": "string"},
-        "description": "ID CS HCS UN AR HAR DIAG; default CS."}),
+        "description": "CS default; ID HCS UN AR HAR DIAG CAR"}),
     )
 }
 #[cfg(feature = "definitions")]
@@ -358,9 +358,8 @@ pub(crate) fn structs(random: &RandomArgs) -> Result<Vec<Struct>, ToolError> {
             .iter()
             .map(|n| {
                 Struct::parse(n).ok_or_else(|| {
-                    invalid(format!(
-                        "struct {n:?} is not one of ID, CS, HCS, UN, AR, HAR, DIAG"
-                    ))
+                    let names: Vec<&str> = Struct::ALL.iter().map(|s| s.name()).collect();
+                    invalid(format!("struct {n:?} is not one of {}", names.join(", ")))
                 })
             })
             .collect()
