@@ -17,6 +17,8 @@ pub(crate) struct Block {
     pub rows: Vec<usize>,
     /// The sampling covariance of these rows (n × n, row-major).
     pub v: Vec<f64>,
+    /// Per `~ 1 | id` term, each row's level numbered within the block, and how many.
+    pub levels: Vec<(Vec<usize>, usize)>,
 }
 
 /// Clusters of the rows (union–find over every grouping), each with its V block.
@@ -67,6 +69,7 @@ pub(super) fn clusters(layout: &Layout, sampling: &Sampling) -> Vec<Block> {
             out.push(Block {
                 rows: Vec::new(),
                 v: Vec::new(),
+                levels: Vec::new(),
             });
             out.len() - 1
         });
@@ -77,6 +80,22 @@ pub(super) fn clusters(layout: &Layout, sampling: &Sampling) -> Vec<Block> {
     for b in &mut out {
         let n = b.rows.len();
         b.v = vec![0.0; n * n];
+        b.levels = layout
+            .sigma_groups
+            .iter()
+            .map(|codes| {
+                let mut local: std::collections::HashMap<usize, usize> = Default::default();
+                let ids = b
+                    .rows
+                    .iter()
+                    .map(|&r| {
+                        let next = local.len();
+                        *local.entry(codes[r]).or_insert(next)
+                    })
+                    .collect();
+                (ids, local.len())
+            })
+            .collect();
     }
     match sampling {
         Sampling::Diagonal(vi) => {
@@ -208,6 +227,36 @@ pub(super) fn block_second(
     out
 }
 
+/// ∂M/∂θ_c on a block: dense, and for a `~ 1 | id` term also as σ² Σ_g 1_g 1_g′ over the
+/// block's levels g, whose products take O(n) a column instead of O(n²).
+pub(super) struct DMatrix {
+    pub dense: Vec<f64>,
+    /// σ², each row's level within the block and the number of levels.
+    groups: Option<(f64, Vec<usize>, usize)>,
+}
+
+impl DMatrix {
+    /// D X for X (n × c, row-major).
+    pub(super) fn times(&self, x: &[f64], n: usize, c: usize) -> Vec<f64> {
+        let Some((value, ids, count)) = &self.groups else {
+            return mul(&self.dense, x, n, n, c);
+        };
+        let mut sums = vec![0.0; count * c];
+        for (r, &g) in ids.iter().enumerate() {
+            for j in 0..c {
+                sums[g * c + j] += x[r * c + j];
+            }
+        }
+        let mut out = vec![0.0; n * c];
+        for (r, &g) in ids.iter().enumerate() {
+            for j in 0..c {
+                out[r * c + j] = value * sums[g * c + j];
+            }
+        }
+        out
+    }
+}
+
 /// M on a block, and ∂M/∂θ_c for each component `c` in `free`.
 pub(super) fn block_matrices(
     layout: &Layout,
@@ -215,7 +264,7 @@ pub(super) fn block_matrices(
     values: &[f64],
     tv: &TermValues,
     free: &[usize],
-) -> (Vec<f64>, Vec<Vec<f64>>) {
+) -> (Vec<f64>, Vec<DMatrix>) {
     let n = block.rows.len();
     let mut m = block.v.clone();
     let mut d = vec![vec![0.0; n * n]; free.len()];
@@ -254,6 +303,20 @@ pub(super) fn block_matrices(
             }
         }
     }
+    let d = d
+        .into_iter()
+        .zip(free)
+        .map(|(dense, &c)| DMatrix {
+            dense,
+            groups: match layout.components[c] {
+                Component::Sigma2(j) => {
+                    let (ids, count) = &block.levels[j];
+                    Some((values[c], ids.clone(), *count))
+                }
+                Component::Term { .. } => None,
+            },
+        })
+        .collect();
     (m, d)
 }
 
@@ -285,15 +348,23 @@ pub(super) fn log_det(l: &[f64], n: usize) -> f64 {
     (0..n).map(|i| 2.0 * ln(l[i * n + i])).sum()
 }
 
-/// The inverse of the matrix whose Cholesky factor is `l`.
+/// The inverse of the matrix whose Cholesky factor is `l`: L⁻¹ by forward substitution,
+/// then A⁻¹ = L⁻ᵀL⁻¹ (symmetric, its lower triangle computed and mirrored).
 pub(super) fn inverse(l: &[f64], n: usize) -> Vec<f64> {
+    let mut li = vec![0.0; n * n];
+    for j in 0..n {
+        li[j * n + j] = 1.0 / l[j * n + j];
+        for i in j + 1..n {
+            let s: f64 = (j..i).map(|q| l[i * n + q] * li[q * n + j]).sum();
+            li[i * n + j] = -s / l[i * n + i];
+        }
+    }
     let mut inv = vec![0.0; n * n];
-    for c in 0..n {
-        let mut x = vec![0.0; n];
-        x[c] = 1.0;
-        solve_in_place(l, n, &mut x);
-        for r in 0..n {
-            inv[r * n + c] = x[r];
+    for i in 0..n {
+        for j in 0..=i {
+            let s: f64 = (i..n).map(|q| li[q * n + i] * li[q * n + j]).sum();
+            inv[i * n + j] = s;
+            inv[j * n + i] = s;
         }
     }
     inv
@@ -301,10 +372,20 @@ pub(super) fn inverse(l: &[f64], n: usize) -> Vec<f64> {
 
 /// x ← A⁻¹ x for A = L L′.
 pub(super) fn solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
+    forward_in_place(l, n, x);
+    backward_in_place(l, n, x);
+}
+
+/// x ← L⁻¹ x for lower triangular L.
+pub(super) fn forward_in_place(l: &[f64], n: usize, x: &mut [f64]) {
     for i in 0..n {
         let s: f64 = (0..i).map(|q| l[i * n + q] * x[q]).sum();
         x[i] = (x[i] - s) / l[i * n + i];
     }
+}
+
+/// x ← L⁻ᵀ x for lower triangular L.
+pub(super) fn backward_in_place(l: &[f64], n: usize, x: &mut [f64]) {
     for i in (0..n).rev() {
         let s: f64 = (i + 1..n).map(|q| l[q * n + i] * x[q]).sum();
         x[i] = (x[i] - s) / l[i * n + i];

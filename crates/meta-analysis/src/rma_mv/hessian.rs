@@ -15,18 +15,41 @@
 //! σ² = e^θ, ∂²M/∂θ² = ∂M/∂θ.
 
 use super::blocks::{block_second, mul, term_second, tmul};
-use super::eval::{py, solve, trace_product};
+use super::eval::{derivatives, natural, py, solve, trace_product, Evaluation, Solved};
 use super::Prepared;
 
-/// −∂²ℓ/∂θ∂θ′ over the free components (q × q, row-major), or None where M is not
-/// positive definite.
-pub(super) fn negative_hessian(
+/// ℓ, its gradient and −∂²ℓ/∂θ∂θ′ (in `hessian`) from one factorization of the blocks, or
+/// None where M is not positive definite.
+pub(super) fn evaluate_newton(
     model: &Prepared,
     values: &[f64],
     free: &[usize],
     reml: bool,
-) -> Option<Vec<f64>> {
+) -> Option<Evaluation> {
     let s = solve(model, values, free, reml)?;
+    let (gradient, _) = derivatives(model, &s.parts, &s.beta, &s.vcov, free.len(), reml, false);
+    let hessian = negative_hessian_at(model, &s, values, free, reml);
+    let (beta, vcov) = natural(model, &s.beta, &s.vcov);
+    Some(Evaluation {
+        loglik: s.loglik,
+        rss: s.rss,
+        logdet: s.logdet,
+        beta,
+        vcov,
+        gradient,
+        information: Vec::new(),
+        hessian,
+    })
+}
+
+/// −∂²ℓ/∂θ∂θ′ over the free components (q × q, row-major) at the factorized blocks `s`.
+fn negative_hessian_at(
+    model: &Prepared,
+    s: &Solved,
+    values: &[f64],
+    free: &[usize],
+    reml: bool,
+) -> Vec<f64> {
     let layout = &model.layout;
     let (p, q) = (layout.p, free.len());
     let d2g = term_second(layout, values);
@@ -39,14 +62,14 @@ pub(super) fn negative_hessian(
     for (b, part) in s.parts.iter().enumerate() {
         let n = model.blocks[b].rows.len();
         let u = py(model, part, b, &s.beta);
-        let du: Vec<Vec<f64>> = part.d.iter().map(|d| mul(d, &u, n, n, 1)).collect();
+        let du: Vec<Vec<f64>> = part.d.iter().map(|d| d.times(&u, n, 1)).collect();
         let wdu: Vec<Vec<f64>> = du.iter().map(|x| mul(&part.w, x, n, n, 1)).collect();
-        let wd: Vec<Vec<f64>> = part.d.iter().map(|d| mul(&part.w, d, n, n, n)).collect();
+        // D_i W (zeros of D_i skipped): tr(W D_i W D_j) = tr(D_i W D_j W).
+        let dw: Vec<Vec<f64>> = part.d.iter().map(|d| d.times(&part.w, n, n)).collect();
         let (df, wdf): (Vec<Vec<f64>>, Vec<Vec<f64>>) = if reml {
-            (
-                part.d.iter().map(|d| mul(d, &part.f, n, n, p)).collect(),
-                wd.iter().map(|x| mul(x, &part.f, n, n, p)).collect(),
-            )
+            let df: Vec<Vec<f64>> = part.d.iter().map(|d| d.times(&part.f, n, p)).collect();
+            let wdf = df.iter().map(|x| mul(&part.w, x, n, n, p)).collect();
+            (df, wdf)
         } else {
             (Vec::new(), Vec::new())
         };
@@ -61,7 +84,7 @@ pub(super) fn negative_hessian(
                 }
             }
             for j in i..q {
-                let t2 = trace_product(&wd[i], &wd[j], n);
+                let t2 = trace_product(&dw[i], &dw[j], n);
                 let quad: f64 = du[i].iter().zip(&wdu[j]).map(|(a, b)| a * b).sum();
                 hess[i * q + j] += 0.5 * t2 - quad;
                 if reml {
@@ -101,7 +124,7 @@ pub(super) fn negative_hessian(
             hess[j * q + i] = -x;
         }
     }
-    Some(hess)
+    hess
 }
 
 #[cfg(test)]
@@ -111,7 +134,8 @@ mod tests {
     use super::*;
     use crate::rma_mv::Struct;
 
-    /// 14 clusters of 1–4 rows over 4 inner levels with unequal times, a covariate, a
+    /// 14 clusters of 1–4 rows over 4 inner levels with unequal times, a covariate like a
+    /// year (1990 to 2000: X′X ill-conditioned, as dat.konstantopoulos2011's `year`), a
     /// `~ 1 | cluster` term and the struct's `~ time | cluster` term.
     fn model(s: Struct) -> MvModel {
         let mut seed = 12345u64;
@@ -128,7 +152,7 @@ mod tests {
             for r in 0..rows {
                 let t = (r + c) % 4;
                 yi.push(0.3 * t as f64 + next() - 0.5);
-                x.extend([1.0, next()]);
+                x.extend([1.0, 1990.0 + 10.0 * next()]);
                 vi.push(0.05 + 0.2 * next());
                 cl.push(format!("c{c}"));
                 inner.push(times[t].to_string());
@@ -175,7 +199,9 @@ mod tests {
                     })
                     .collect();
                 for reml in [true, false] {
-                    let analytic = negative_hessian(&prepared, &values, &free, reml).unwrap();
+                    let analytic = evaluate_newton(&prepared, &values, &free, reml)
+                        .unwrap()
+                        .hessian;
                     let h = 1e-5;
                     let gradient_at = |c: usize, sign: f64| {
                         let mut v = values.clone();

@@ -206,9 +206,15 @@ impl Layout {
 pub(crate) struct Prepared {
     pub layout: Layout,
     pub blocks: Vec<blocks::Block>,
+    /// Each block's rows of the design X̃ = X L⁻ᵀ (X′X = L L′), whose columns are
+    /// orthonormal: the likelihood is the same for any basis of X's column space, and in
+    /// this one X̃′WX̃ is as well conditioned as W (`eval` maps β and its covariance back).
     pub xb: Vec<Vec<f64>>,
     pub yb: Vec<Vec<f64>>,
+    /// log det X̃′X̃ (0 but for rounding).
     pub log_det_xx: f64,
+    /// L, the Cholesky factor of X′X (p × p).
+    pub x_factor: Vec<f64>,
 }
 
 /// Codes 0.. of a label per row, in the order of the sorted distinct labels (numerically
@@ -389,28 +395,42 @@ fn prepare(model: &MvModel) -> Result<Prepared, MetaError> {
             "this model's evaluations cost {cost:.0} (Σ n²(n + p + q) over clusters), beyond the bound {MAX_MV_COST:.0}"
         )));
     }
-    let xb = blocks
+    let xx = blocks::tmul(&model.x, &model.x, k, p, p);
+    let l = blocks::cholesky(&xx, p)
+        .ok_or_else(|| undefined("the design's columns are linearly dependent".into()))?;
+    let xb: Vec<Vec<f64>> = blocks
         .iter()
         .map(|b| {
             b.rows
                 .iter()
-                .flat_map(|&r| model.x[r * p..(r + 1) * p].iter().copied())
+                .flat_map(|&r| {
+                    let mut row = model.x[r * p..(r + 1) * p].to_vec();
+                    blocks::forward_in_place(&l, p, &mut row);
+                    row
+                })
                 .collect()
         })
         .collect();
+    let mut xx_tilde = vec![0.0; p * p];
+    for x in &xb {
+        let n = x.len() / p;
+        for (e, v) in blocks::tmul(x, x, n, p, p).into_iter().enumerate() {
+            xx_tilde[e] += v;
+        }
+    }
+    let l_tilde = blocks::cholesky(&xx_tilde, p)
+        .ok_or_else(|| undefined("the design's columns are linearly dependent".into()))?;
     let yb = blocks
         .iter()
         .map(|b| b.rows.iter().map(|&r| model.yi[r]).collect())
         .collect();
-    let xx = blocks::tmul(&model.x, &model.x, k, p, p);
-    let l = blocks::cholesky(&xx, p)
-        .ok_or_else(|| undefined("the design's columns are linearly dependent".into()))?;
     Ok(Prepared {
-        log_det_xx: blocks::log_det(&l, p),
+        log_det_xx: blocks::log_det(&l_tilde, p),
         layout,
         blocks,
         xb,
         yb,
+        x_factor: l,
     })
 }
 

@@ -7,7 +7,7 @@
 //! [`GRADIENT_TOL`], or when no step along the direction raises ℓ.
 
 use super::eval::{evaluate, Evaluation};
-use super::hessian::negative_hessian;
+use super::hessian::evaluate_newton;
 use super::{Prepared, GRADIENT_TOL};
 use crate::math::{atanh, exp, ln, tanh};
 use crate::MetaError;
@@ -24,8 +24,6 @@ pub(super) struct Run {
 }
 
 const MAX_ITERATIONS: usize = 500;
-/// Switch from Fisher scoring to Newton below this gradient.
-const NEWTON_BELOW: f64 = 1e-3;
 /// A variance below this fraction of the data's scale, pushed down, is at 0.
 const VARIANCE_FLOOR: f64 = 1e-10;
 /// A correlation within this of ±1, pushed outward, is at the bound.
@@ -93,8 +91,8 @@ fn solve(s: &[f64], g: &[f64]) -> Option<Vec<f64>> {
     Some(d)
 }
 
-/// The ascent direction: Newton's near the optimum when −H is positive definite, else
-/// Fisher scoring's (ridged until it solves), at most 2 in any coordinate.
+/// The ascent direction: Newton's where −H is positive definite, else Fisher scoring's
+/// (ridged until it solves), at most 2 in any coordinate.
 fn direction(
     prepared: &Prepared,
     e: &Evaluation,
@@ -103,12 +101,11 @@ fn direction(
     reml: bool,
 ) -> Vec<f64> {
     let q = free.len();
-    let newton = (norm(&e.gradient) < NEWTON_BELOW)
-        .then(|| negative_hessian(prepared, values, free, reml))
-        .flatten()
-        .and_then(|h| solve(&h, &e.gradient));
+    let newton = (e.hessian.len() == q * q)
+        .then(|| solve(&e.hessian, &e.gradient))
+        .flatten();
     let mut d = newton.unwrap_or_else(|| {
-        // The line search's evaluations skip the information: compute it here.
+        // The evaluations carry the Hessian, not the information: compute it here.
         let information = if e.information.is_empty() {
             evaluate(prepared, values, free, reml, true)
                 .map_or_else(|| vec![0.0; q * q], |x| x.information)
@@ -181,14 +178,16 @@ pub(super) fn maximize(
     scale: f64,
 ) -> Result<Run, MetaError> {
     let mut boundary = Vec::new();
-    let mut e = evaluate(prepared, &values, &free, reml, true).ok_or_else(not_positive_definite)?;
+    let mut e =
+        evaluate_newton(prepared, &values, &free, reml).ok_or_else(not_positive_definite)?;
     let mut iterations = 0;
     while iterations < MAX_ITERATIONS {
         if let Some((c, bound)) = at_bound(prepared, &values, &free, &e.gradient, scale) {
             values[c] = bound;
             free.retain(|&f| f != c);
             boundary.push((c, bound));
-            e = evaluate(prepared, &values, &free, reml, true).ok_or_else(not_positive_definite)?;
+            e = evaluate_newton(prepared, &values, &free, reml)
+                .ok_or_else(not_positive_definite)?;
             continue;
         }
         if free.is_empty() || norm(&e.gradient) < GRADIENT_TOL {
@@ -204,7 +203,14 @@ pub(super) fn maximize(
             let t: Vec<f64> = t0.iter().zip(&d).map(|(t, d)| t + step * d).collect();
             let mut v = values.clone();
             set(prepared, &mut v, &free, &t);
-            if let Some(n) = evaluate(prepared, &v, &free, reml, false) {
+            // The whole step is usually taken: evaluate it with the Hessian the next
+            // direction needs; a halved one without (and again with it once accepted).
+            let trial = if step == 1.0 {
+                evaluate_newton(prepared, &v, &free, reml)
+            } else {
+                evaluate(prepared, &v, &free, reml, false)
+            };
+            if let Some(n) = trial {
                 let slack = if small {
                     1e-12 * (1.0 + e.loglik.abs())
                 } else {
@@ -221,8 +227,12 @@ pub(super) fn maximize(
         }
         match accepted {
             Some((v, n)) => {
+                e = if n.hessian.is_empty() {
+                    evaluate_newton(prepared, &v, &free, reml).unwrap_or(n)
+                } else {
+                    n
+                };
                 values = v;
-                e = n;
             }
             None => break,
         }
