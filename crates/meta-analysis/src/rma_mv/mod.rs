@@ -9,9 +9,9 @@
 //! Parameterization: every free variance as log σ² (log τ²), every free correlation as
 //! atanh ρ (CAR's ρ ∈ [0, 1] as logit ρ). The (restricted) log-likelihood, its analytic
 //! gradient, its expected information ([`eval`]) and its observed Hessian ([`hessian`]) are
-//! sums over the clusters of M; the optimizer ([`optimizer`]) takes Fisher-scoring steps,
-//! then Newton steps on the analytic Hessian, halving any step that lowers ℓ, until the
-//! gradient's largest entry is below [`GRADIENT_TOL`]. A variance that falls below 1e-10 of the data's scale while
+//! sums over the clusters of M; the optimizer ([`optimizer`]) takes Newton steps on the
+//! analytic Hessian (Fisher-scoring steps where it is not negative definite), halving any
+//! step that lowers ℓ, until the gradient's largest entry is below [`GRADIENT_TOL`]. A variance that falls below 1e-10 of the data's scale while
 //! its score pushes it down is fixed at 0, a correlation within 1e-9 of ±1 pushed outward
 //! is fixed there; both are named in `boundary`.
 

@@ -1,7 +1,7 @@
 //! The maximizer of ℓ over the free components in θ = (log σ², atanh ρ, logit ρ for CAR):
-//! Fisher scoring (the expected information, [`super::eval`]) far from the optimum, Newton
-//! on the analytic observed Hessian ([`super::hessian`]) near it when it is negative
-//! definite, step halving whenever ℓ would fall, and components fixed at a bound (a
+//! Newton on the analytic observed Hessian ([`super::hessian`]) wherever it is negative
+//! definite, else Fisher scoring (the expected information, [`super::eval`]), step halving
+//! whenever ℓ would fall, and components fixed at a bound (a
 //! variance at 0, a correlation at ±1, CAR's at 0 or 1) when the iterates run into it with
 //! the score pushing outward. It stops where the largest |∂ℓ/∂θ| is below
 //! [`GRADIENT_TOL`], or when no step along the direction raises ℓ.
