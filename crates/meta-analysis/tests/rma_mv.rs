@@ -111,8 +111,9 @@ fn every_rma_mv_fit_meets_the_acceptance_check() {
                 f.gradient_norm, f.boundary
             ));
         }
-        // A correlation at ±1 or a variance at 0 is named as a bound.
-        let at_bound = f.rho.iter().any(|r| r.abs() == 1.0)
+        // A correlation at ±1 (CAR's at 0 or 1) or a variance at 0 is named as a bound.
+        let car = case["terms"][0]["struct"] == "CAR";
+        let at_bound = f.rho.iter().any(|r| r.abs() == 1.0 || (car && *r == 0.0))
             || f.sigma2.iter().chain(&f.tau2).any(|v| *v == 0.0);
         if at_bound == f.boundary.is_empty() {
             fail(format!(
@@ -122,6 +123,9 @@ fn every_rma_mv_fit_meets_the_acceptance_check() {
         }
         if name.contains("rho at -1") && f.boundary != ["rho = -1"] {
             fail(format!("boundary {:?}, expected rho = -1", f.boundary));
+        }
+        if name.contains("rho at 0") && f.boundary != ["rho = 0"] {
+            fail(format!("boundary {:?}, expected rho = 0", f.boundary));
         }
         let at = &case["at_ours"];
         if !at.is_object() {

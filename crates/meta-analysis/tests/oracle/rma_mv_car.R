@@ -2,7 +2,8 @@
 ## Oracle fixtures for rma.mv's struct "CAR" (continuous-time autoregressive, `~ time | id`:
 ## tau2 * rho^|t_i - t_j| over the inner variable's numeric values), on dat.curtis1998 (log
 ## response ratios, `~ time | paper` with time the days of CO2 exposure, 34 to 1095: unequal
-## spacing; metafor's nlminb fails to converge there with tight control).
+## spacing; metafor's nlminb fails to converge there with tight control), and on
+## dat.konstantopoulos2011 (`~ year | district`), where rho lands at its bound 0.
 ##
 ## Usage (from the repository root):
 ##   Rscript crates/meta-analysis/tests/oracle/rma_mv_car.R \
@@ -32,7 +33,14 @@ curtis_case <- function(method) {
        method = method, intercepts = list(),
        terms = list(list(inner = as.character(cur$time), outer = as.character(cur$paper), struct = "CAR")))
 }
-cases <- list(curtis_case("REML"), curtis_case("ML"))
+k11 <- dat.konstantopoulos2011
+## Schools by year within districts: the estimate of rho lands at its bound 0 (metafor's
+## default fit stops at rho = 2.3e-8; with tight control it fails to converge).
+k11_case <- list(name = "konstantopoulos2011 CAR REML (rho at 0)", data = k11, yi = k11$yi, vi = k11$vi,
+                 V = k11$vi, X = model.matrix(~ 1, k11), random = ~ year | district, struct = "CAR",
+                 method = "REML", intercepts = list(),
+                 terms = list(list(inner = as.character(k11$year), outer = as.character(k11$district), struct = "CAR")))
+cases <- list(curtis_case("REML"), curtis_case("ML"), k11_case)
 
 fit_case <- function(cs, control = list(), fixed = list()) {
   args <- c(list(yi = cs$yi, V = cs$V, mods = cs$X, intercept = FALSE, random = cs$random,
@@ -63,5 +71,5 @@ run_case <- function(cs) {
 }
 
 res <- list(cases = lapply(cases, run_case))
-write_fixture(res, out_path, data = metadat_source(I("dat.curtis1998")),
+write_fixture(res, out_path, data = metadat_source(I(c("dat.curtis1998", "dat.konstantopoulos2011"))),
               control = list(tight = CTRL_TIGHT, fixed = "every component fixed at the engine's estimates"))
