@@ -1,7 +1,8 @@
 //! `fit_multilevel` with `struct: "CAR"` through the registry, on the engine's CAR oracle
 //! fixture (`crates/meta-analysis/tests/fixtures/rma_mv_car.json`, metafor 3.8-1 on
-//! dat.curtis1998, `~ time | paper`): the tool's coefficient, SE, QE and log-likelihood are
-//! metafor's with τ² and ρ fixed at the engine's estimates, within 1e-10.
+//! dat.curtis1998's `~ time | paper` and dat.konstantopoulos2011's `~ year | district`,
+//! each read here as `~ time | paper`): the tool's coefficient, SE, QE and log-likelihood
+//! are metafor's with τ² and ρ fixed at the engine's estimates, within 1e-10.
 
 use exemplar::tools::call;
 use serde_json::{json, Value};
