@@ -19,9 +19,9 @@ mod oracle_kit;
 
 const CHECK_TOL: f64 = 1e-10;
 
-/// The fixtures checked by this protocol: `tests/oracle/rma_mv.R` and, for struct CAR,
-/// `tests/oracle/rma_mv_car.R` (each script refits at the estimates of its own cases).
-const FIXTURES: [&str; 2] = ["rma_mv", "rma_mv_car"];
+/// The fixtures checked by this protocol: `tests/oracle/rma_mv.R` and, for structs CAR and
+/// GEN, `rma_mv_car.R` and `rma_mv_gen.R` (each script refits at its own cases' estimates).
+const FIXTURES: [&str; 3] = ["rma_mv", "rma_mv_car", "rma_mv_gen"];
 
 fn nums(v: &Value) -> Vec<f64> {
     v.as_array().map_or(Vec::new(), |a| {
@@ -120,6 +120,9 @@ fn every_rma_mv_fit_meets_the_acceptance_check() {
                 "rho {:?}, tau2 {:?}, sigma2 {:?} but boundary {:?}",
                 f.rho, f.tau2, f.sigma2, f.boundary
             ));
+        }
+        if name.contains("rho at 1") && f.boundary != ["rho = 1"] {
+            fail(format!("boundary {:?}, expected rho = 1", f.boundary));
         }
         if name.contains("rho at -1") && f.boundary != ["rho = -1"] {
             fail(format!("boundary {:?}, expected rho = -1", f.boundary));

@@ -129,6 +129,21 @@ pub(super) struct TermValues {
     pub dg: Vec<Vec<Vec<f64>>>,
 }
 
+impl TermLayout {
+    /// The term's covariance of rows `ra` and `rb` (of one outer level) from a J × J matrix
+    /// over its levels: G[inner_a, inner_b], or z_a′ G z_b for GEN.
+    fn entry(&self, g: &[f64], ra: usize, rb: usize) -> f64 {
+        let j = self.levels;
+        if self.z.is_empty() {
+            return g[self.inner[ra] * j + self.inner[rb]];
+        }
+        let (za, zb) = (&self.z[ra * j..(ra + 1) * j], &self.z[rb * j..(rb + 1) * j]);
+        (0..j)
+            .map(|u| za[u] * (0..j).map(|v| g[u * j + v] * zb[v]).sum::<f64>())
+            .sum()
+    }
+}
+
 fn shape(t: &TermLayout) -> Shape<'_> {
     Shape {
         s: t.structure,
@@ -210,7 +225,7 @@ pub(super) fn block_second(
                         for (a, &ra) in block.rows.iter().enumerate() {
                             for (b, &rb) in block.rows.iter().enumerate() {
                                 if t.outer[ra] == t.outer[rb] {
-                                    d[a * n + b] = m[t.inner[ra] * t.levels + t.inner[rb]];
+                                    d[a * n + b] = t.entry(m, ra, rb);
                                     any = true;
                                 }
                             }
@@ -278,8 +293,7 @@ pub(super) fn block_matrices(
             }
             for (t, term) in layout.terms.iter().enumerate() {
                 if term.outer[ra] == term.outer[rb] {
-                    let gi = term.inner[ra] * term.levels + term.inner[rb];
-                    m[e] += tv.g[t][gi];
+                    m[e] += term.entry(&tv.g[t], ra, rb);
                 }
             }
             for (f, &c) in free.iter().enumerate() {
@@ -294,7 +308,7 @@ pub(super) fn block_matrices(
                     Component::Term { term, offset } => {
                         let tt = &layout.terms[term];
                         if tt.outer[ra] == tt.outer[rb] {
-                            tv.dg[term][offset][tt.inner[ra] * tt.levels + tt.inner[rb]]
+                            tt.entry(&tv.dg[term][offset], ra, rb)
                         } else {
                             0.0
                         }

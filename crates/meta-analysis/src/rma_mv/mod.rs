@@ -150,6 +150,8 @@ pub(crate) struct TermLayout {
     pub n_cor: usize,
     /// The inner levels' numeric values (CAR's times; empty for the other structs).
     pub times: Vec<f64>,
+    /// GEN's rows of Z = (1, x), k × levels (empty for the other structs).
+    pub z: Vec<f64>,
 }
 
 pub(crate) struct Layout {
@@ -272,7 +274,22 @@ fn layout(model: &MvModel) -> Result<Layout, MetaError> {
                 term.inner_name, term.outer_name
             )));
         }
-        let (inner, level_names) = codes(&term.inner);
+        let (mut inner, mut level_names) = codes(&term.inner);
+        let mut z = Vec::new();
+        if term.structure == Struct::Gen {
+            for l in &term.inner {
+                let x = l.trim().parse::<f64>().ok().filter(|x| x.is_finite());
+                let x = x.ok_or_else(|| {
+                    undefined(format!(
+                        "struct GEN reads ~ {} | {} as slopes: every {} must be a number",
+                        term.inner_name, term.outer_name, term.inner_name
+                    ))
+                })?;
+                z.extend([1.0, x]);
+            }
+            inner = vec![0; k];
+            level_names = vec!["intrcpt".into(), term.inner_name.clone()];
+        }
         let (outer, outer_names) = codes(&term.outer);
         let j = level_names.len();
         let times = if term.structure.numeric_levels() {
@@ -305,6 +322,7 @@ fn layout(model: &MvModel) -> Result<Layout, MetaError> {
             n_var,
             n_cor,
             times,
+            z,
         });
     }
     Ok(Layout {

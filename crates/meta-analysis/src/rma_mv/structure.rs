@@ -37,10 +37,13 @@ pub enum Struct {
     /// τ² ρ^|t_j − t_k| over the levels' numeric values t (continuous-time
     /// autoregressive), ρ ∈ [0, 1].
     Car,
+    /// Random intercepts and slopes (`~ x | id`): G is UN's over the columns (1, x), and rows
+    /// a, b of one outer level covary z_a′ G z_b.
+    Gen,
 }
 
 impl Struct {
-    pub const ALL: [Struct; 8] = [
+    pub const ALL: [Struct; 9] = [
         Struct::Id,
         Struct::Cs,
         Struct::Hcs,
@@ -49,6 +52,7 @@ impl Struct {
         Struct::Har,
         Struct::Diag,
         Struct::Car,
+        Struct::Gen,
     ];
 
     pub fn name(self) -> &'static str {
@@ -61,6 +65,7 @@ impl Struct {
             Struct::Har => "HAR",
             Struct::Diag => "DIAG",
             Struct::Car => "CAR",
+            Struct::Gen => "GEN",
         }
     }
 
@@ -70,7 +75,10 @@ impl Struct {
 
     /// One variance for every level, or one per level.
     fn heteroscedastic(self) -> bool {
-        matches!(self, Struct::Hcs | Struct::Un | Struct::Har | Struct::Diag)
+        matches!(
+            self,
+            Struct::Hcs | Struct::Un | Struct::Har | Struct::Diag | Struct::Gen
+        )
     }
 
     /// Whether the levels are read as numbers (their distances enter G).
@@ -102,7 +110,7 @@ impl Struct {
         match self {
             Struct::Id | Struct::Diag => 0,
             Struct::Cs | Struct::Hcs | Struct::Ar | Struct::Har | Struct::Car => 1,
-            Struct::Un => j * (j - 1) / 2,
+            Struct::Un | Struct::Gen => j * (j - 1) / 2,
         }
     }
 }
@@ -142,7 +150,7 @@ fn correlation_entry(
     match shape.s {
         Struct::Id | Struct::Diag => (0.0, None),
         Struct::Cs | Struct::Hcs => tanh_chain(0, rho[0], 1.0, 0.0),
-        Struct::Un => {
+        Struct::Un | Struct::Gen => {
             let (hi, lo) = (a.max(b), a.min(b));
             let n = un.iter().position(|&p| p == (hi, lo)).expect("a UN pair");
             tanh_chain(n, rho[n], 1.0, 0.0)
@@ -183,7 +191,7 @@ pub fn g_values(shape: Shape, tau2: &[f64], rho: &[f64], first: bool, second: bo
     let nv = tau2.len();
     let np = nv + rho.len();
     let idx = |a: usize| if s.heteroscedastic() { a } else { 0 };
-    let un = if s == Struct::Un {
+    let un = if matches!(s, Struct::Un | Struct::Gen) {
         un_pairs(j)
     } else {
         Vec::new()
