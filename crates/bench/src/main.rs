@@ -19,6 +19,9 @@
 //!   metafor's rma.mv and clubSandwich when R has them (`scripts/dependent.R`); the
 //!   largest multilevel fits and selection model the engine's bounds admit
 //!   (`multilevel_bounds.rs`, issue 29).
+//! - General rma.mv models (issue 44): the three-level and CHE fits by the rma_mv engine at
+//!   k = 10³ and 10⁴, beside metafor's rma.mv(sparse = TRUE) at 10³ (`rma_mv_rows.rs`,
+//!   `scripts/rma_mv.R`).
 //! - The largest admitted calls that once took far past a second (issue 41 item 6: `subset`
 //!   with many values, UCOR with vtype UB, Your data's view; `largest_calls.rs`).
 //!
@@ -30,7 +33,8 @@
 //! Progress goes to stderr; stdout is the table, or with `--json` one JSON object.
 //! `--native-only` skips Node, Chromium, R and Python; `bench memory [--json]` runs only the
 //! tools' memory figures, `bench longtasks [--json]` only the main-thread figures,
-//! `bench dependent [--json] [--native-only]` only issue 22's figures, `bench largest [--json]`
+//! `bench dependent [--json] [--native-only]` only issue 22's figures, `bench rma-mv [--json]
+//! [--native-only]` only issue 44's, `bench largest [--json]`
 //! only the largest admitted calls (issue 41 item 6, with the multilevel and selection bounds).
 
 mod command;
@@ -43,6 +47,7 @@ mod memory;
 mod multilevel_bounds;
 mod native;
 mod report;
+mod rma_mv_rows;
 mod robust_bounds;
 mod tool_memory;
 
@@ -59,18 +64,20 @@ fn main() -> ExitCode {
         return code;
     }
     const USAGE: &str =
-        "usage: bench [memory | longtasks | dependent | largest] [--json] [--native-only]";
+        "usage: bench [memory | longtasks | dependent | rma-mv | largest] [--json] [--native-only]";
     let mut json_out = false;
     let mut native_only = false;
     let mut memory_only = false;
     let mut longtasks_only = false;
     let mut dependent_only = false;
+    let mut rma_mv_only = false;
     let mut largest_only = false;
     for (i, arg) in args.iter().enumerate() {
         match arg.as_str() {
             "memory" if i == 0 => memory_only = true,
             "longtasks" if i == 0 => longtasks_only = true,
             "dependent" if i == 0 => dependent_only = true,
+            "rma-mv" if i == 0 => rma_mv_only = true,
             "largest" if i == 0 => largest_only = true,
             "--json" => json_out = true,
             "--native-only" => native_only = true,
@@ -95,6 +102,8 @@ fn main() -> ExitCode {
     if dependent_only {
         dependent::run(&mut report, &root, native_only);
         multilevel_bounds::run(&mut report);
+    } else if rma_mv_only {
+        rma_mv_rows::run(&mut report, &root, native_only);
     } else if largest_only {
         multilevel_bounds::run(&mut report);
         largest_calls::run(&mut report);
@@ -107,6 +116,7 @@ fn main() -> ExitCode {
         if !memory_only {
             native::run(&mut report);
             dependent::run(&mut report, &root, native_only);
+            rma_mv_rows::run(&mut report, &root, native_only);
             multilevel_bounds::run(&mut report);
             largest_calls::run(&mut report);
         }
@@ -128,7 +138,7 @@ fn main() -> ExitCode {
 }
 
 /// The bench run as a child of itself (`peak-memory K`, `tool-memory NAME`, `tool-args
-/// NAME`, `your-data-csv`): its exit code, or `None` for a bench run.
+/// NAME`, `your-data-csv`, `nested-csv M`): its exit code, or `None` for a bench run.
 fn child_process(args: &[String]) -> Option<ExitCode> {
     if args.first().map(String::as_str) == Some("peak-memory") {
         let k = args.get(1).and_then(|k| k.parse().ok());
@@ -168,6 +178,16 @@ fn child_process(args: &[String]) -> Option<ExitCode> {
                 ExitCode::FAILURE
             }
         });
+    }
+    if args.first().map(String::as_str) == Some("nested-csv") {
+        // The issue-22 records of M studies as `scripts/rma_mv.R` reads them (its k = 10⁴
+        // times are measured once by hand: docs/PERFORMANCE.md).
+        let Some(m) = args.get(1).and_then(|m| m.parse().ok()) else {
+            eprintln!("usage: bench nested-csv M");
+            return Some(ExitCode::FAILURE);
+        };
+        print!("{}", rma_mv_rows::csv(&bench::generate::nested(m, 10)));
+        return Some(ExitCode::SUCCESS);
     }
     if args.first().map(String::as_str) == Some("your-data-csv") {
         // The CSV `scripts/longtasks.mjs` pastes into the page's "Your data".

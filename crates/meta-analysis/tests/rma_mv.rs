@@ -1,12 +1,12 @@
-//! General rma.mv models against metafor 3.8-1 (fixture `tests/fixtures/rma_mv.json`, made by
-//! `tests/oracle/rma_mv.R`), by the protocol of issue 44: metafor's optimizer stops short of
+//! General rma.mv models against metafor 3.8-1 (fixtures `tests/fixtures/rma_mv.json` and
+//! `rma_mv_car.json`, made by `tests/oracle/rma_mv.R` and `rma_mv_car.R`), by the protocol of issue 44: metafor's optimizer stops short of
 //! the optimum (and fails to converge with tight control on HCS, DIAG, AR and HAR), so
 //! (1) our log-likelihood must be at least metafor's best, (2) rma.mv with every component
 //! fixed at our estimates must reproduce our coefficients, SEs, QE and log-likelihood within
 //! 1e-10, and (3) our gradient must be below 1e-9 or the component named at a bound.
 //!
 //! The fixture's `at_ours` are metafor's numbers at the estimates this engine wrote
-//! (`WRITE_RMA_MV_ESTIMATES=path cargo test -p meta-analysis --test rma_mv`, then the R
+//! (`WRITE_RMA_MV_ESTIMATES=path cargo test -p meta-analysis --test rma_mv`, then each R
 //! script with that path): the test also checks our estimates are still those (1e-9).
 
 use meta_analysis::rma_mv::{
@@ -18,6 +18,10 @@ use serde_json::{json, Value};
 mod oracle_kit;
 
 const CHECK_TOL: f64 = 1e-10;
+
+/// The fixtures checked by this protocol: `tests/oracle/rma_mv.R` and, for structs CAR and
+/// GEN, `rma_mv_car.R` and `rma_mv_gen.R` (each script refits at its own cases' estimates).
+const FIXTURES: [&str; 3] = ["rma_mv", "rma_mv_car", "rma_mv_gen"];
 
 fn nums(v: &Value) -> Vec<f64> {
     v.as_array().map_or(Vec::new(), |a| {
@@ -86,10 +90,13 @@ fn fit(case: &Value) -> MvFit {
 
 #[test]
 fn every_rma_mv_fit_meets_the_acceptance_check() {
-    let all = oracle_kit::fixture("rma_mv");
     let mut failures = Vec::new();
     let mut estimates = Vec::new();
-    for case in all["cases"].as_array().unwrap() {
+    let cases: Vec<Value> = FIXTURES
+        .iter()
+        .flat_map(|f| oracle_kit::fixture(f)["cases"].as_array().unwrap().clone())
+        .collect();
+    for case in &cases {
         let name = case["name"].as_str().unwrap();
         let f = fit(case);
         estimates.push(json!({"name": name, "sigma2": f.sigma2, "tau2": f.tau2, "rho": f.rho}));
@@ -104,8 +111,9 @@ fn every_rma_mv_fit_meets_the_acceptance_check() {
                 f.gradient_norm, f.boundary
             ));
         }
-        // A correlation at ±1 or a variance at 0 is named as a bound.
-        let at_bound = f.rho.iter().any(|r| r.abs() == 1.0)
+        // A correlation at ±1 (CAR's at 0 or 1) or a variance at 0 is named as a bound.
+        let car = case["terms"][0]["struct"] == "CAR";
+        let at_bound = f.rho.iter().any(|r| r.abs() == 1.0 || (car && *r == 0.0))
             || f.sigma2.iter().chain(&f.tau2).any(|v| *v == 0.0);
         if at_bound == f.boundary.is_empty() {
             fail(format!(
@@ -113,8 +121,14 @@ fn every_rma_mv_fit_meets_the_acceptance_check() {
                 f.rho, f.tau2, f.sigma2, f.boundary
             ));
         }
+        if name.contains("rho at 1") && f.boundary != ["rho = 1"] {
+            fail(format!("boundary {:?}, expected rho = 1", f.boundary));
+        }
         if name.contains("rho at -1") && f.boundary != ["rho = -1"] {
             fail(format!("boundary {:?}, expected rho = -1", f.boundary));
+        }
+        if name.contains("rho at 0") && f.boundary != ["rho = 0"] {
+            fail(format!("boundary {:?}, expected rho = 0", f.boundary));
         }
         let at = &case["at_ours"];
         if !at.is_object() {

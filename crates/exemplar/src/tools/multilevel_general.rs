@@ -159,7 +159,7 @@ fn random_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 fn struct_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schema(
         serde_json::json!({"type": ["string", "array"], "items": {"type": "string"},
-        "description": "ID CS HCS UN AR HAR DIAG; default CS."}),
+        "description": "ID HCS UN AR HAR DIAG CAR GEN; else CS"}),
     )
 }
 #[cfg(feature = "definitions")]
@@ -278,6 +278,20 @@ pub struct TermInfo {
 
 /// A term's [`TermInfo`] from its per-row labels and its inner levels in G's order.
 fn term_info(t: &InnerOuter, levels: &[String], n_outer: usize) -> TermInfo {
+    let j = levels.len();
+    if t.structure == Struct::Gen {
+        // GEN's levels are the columns (1, x): every record has both, every outer level
+        // both pairs.
+        return TermInfo {
+            structure: t.structure.name().to_string(),
+            inner: t.inner_name.clone(),
+            outer: t.outer_name.clone(),
+            levels: levels.to_vec(),
+            n_outer,
+            k_levels: vec![t.inner.len(); j],
+            pairs: vec![n_outer; j * (j - 1) / 2],
+        };
+    }
     let at = |l: &str| {
         levels
             .iter()
@@ -294,7 +308,6 @@ fn term_info(t: &InnerOuter, levels: &[String], n_outer: usize) -> TermInfo {
             .entry(o.as_str())
             .or_insert_with(|| vec![false; levels.len()])[at(i)] = true;
     }
-    let j = levels.len();
     let pairs = (0..j)
         .flat_map(|c| (c + 1..j).map(move |r| (r, c)))
         .map(|(r, c)| by_outer.values().filter(|has| has[r] && has[c]).count())
@@ -423,7 +436,8 @@ pub(crate) fn build_terms(
             let mut distinct = inner.clone();
             distinct.sort();
             distinct.dedup();
-            let j = distinct.len();
+            // GEN's G is over (intercept, slope), not the inner values.
+            let j = if s == Struct::Gen { 2 } else { distinct.len() };
             out.structure
                 .push(format!("~ {lhs} | {rhs}, {}: {j} x {j}", s.name()));
             out.terms.push(InnerOuter {
@@ -445,9 +459,8 @@ pub(crate) fn structs(random: &RandomArgs) -> Result<Vec<Struct>, ToolError> {
             .iter()
             .map(|n| {
                 Struct::parse(n).ok_or_else(|| {
-                    invalid(format!(
-                        "struct {n:?} is not one of ID, CS, HCS, UN, AR, HAR, DIAG"
-                    ))
+                    let names: Vec<&str> = Struct::ALL.iter().map(|s| s.name()).collect();
+                    invalid(format!("struct {n:?} is not one of {}", names.join(", ")))
                 })
             })
             .collect()

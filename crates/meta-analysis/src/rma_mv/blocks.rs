@@ -4,8 +4,8 @@
 //! diagonal and every quantity of the likelihood is a sum over blocks. Crossed terms join
 //! clusters; their block is then dense (bounded by [`MAX_BLOCK`]).
 
-use super::structure::{g_derivatives, g_matrix};
-use super::{Component, Layout, Sampling};
+use super::structure::{g_values, Shape};
+use super::{Component, Layout, Sampling, TermLayout};
 use crate::math::ln;
 
 /// The largest cluster (rows) this engine factorizes densely: crossed terms that join the
@@ -17,6 +17,8 @@ pub(crate) struct Block {
     pub rows: Vec<usize>,
     /// The sampling covariance of these rows (n × n, row-major).
     pub v: Vec<f64>,
+    /// Per `~ 1 | id` term, each row's level numbered within the block, and how many.
+    pub levels: Vec<(Vec<usize>, usize)>,
 }
 
 /// Clusters of the rows (union–find over every grouping), each with its V block.
@@ -67,6 +69,7 @@ pub(super) fn clusters(layout: &Layout, sampling: &Sampling) -> Vec<Block> {
             out.push(Block {
                 rows: Vec::new(),
                 v: Vec::new(),
+                levels: Vec::new(),
             });
             out.len() - 1
         });
@@ -77,6 +80,22 @@ pub(super) fn clusters(layout: &Layout, sampling: &Sampling) -> Vec<Block> {
     for b in &mut out {
         let n = b.rows.len();
         b.v = vec![0.0; n * n];
+        b.levels = layout
+            .sigma_groups
+            .iter()
+            .map(|codes| {
+                let mut local: std::collections::HashMap<usize, usize> = Default::default();
+                let ids = b
+                    .rows
+                    .iter()
+                    .map(|&r| {
+                        let next = local.len();
+                        *local.entry(codes[r]).or_insert(next)
+                    })
+                    .collect();
+                (ids, local.len())
+            })
+            .collect();
     }
     match sampling {
         Sampling::Diagonal(vi) => {
@@ -110,16 +129,147 @@ pub(super) struct TermValues {
     pub dg: Vec<Vec<Vec<f64>>>,
 }
 
+impl TermLayout {
+    /// The term's covariance of rows `ra` and `rb` (of one outer level) from a J × J matrix
+    /// over its levels: G[inner_a, inner_b], or z_a′ G z_b for GEN.
+    fn entry(&self, g: &[f64], ra: usize, rb: usize) -> f64 {
+        let j = self.levels;
+        if self.z.is_empty() {
+            return g[self.inner[ra] * j + self.inner[rb]];
+        }
+        let (za, zb) = (&self.z[ra * j..(ra + 1) * j], &self.z[rb * j..(rb + 1) * j]);
+        (0..j)
+            .map(|u| za[u] * (0..j).map(|v| g[u * j + v] * zb[v]).sum::<f64>())
+            .sum()
+    }
+}
+
+fn shape(t: &TermLayout) -> Shape<'_> {
+    Shape {
+        s: t.structure,
+        j: t.levels,
+        times: &t.times,
+    }
+}
+
+fn term_parts<'a>(t: &TermLayout, values: &'a [f64]) -> (&'a [f64], &'a [f64]) {
+    (
+        &values[t.first..t.first + t.n_var],
+        &values[t.first + t.n_var..t.first + t.n_var + t.n_cor],
+    )
+}
+
 pub(super) fn term_values(layout: &Layout, values: &[f64]) -> TermValues {
     let mut g = Vec::new();
     let mut dg = Vec::new();
     for t in &layout.terms {
-        let tau2 = &values[t.first..t.first + t.n_var];
-        let rho = &values[t.first + t.n_var..t.first + t.n_var + t.n_cor];
-        g.push(g_matrix(t.structure, t.levels, tau2, rho));
-        dg.push(g_derivatives(t.structure, t.levels, tau2, rho));
+        let (tau2, rho) = term_parts(t, values);
+        let v = g_values(shape(t), tau2, rho, true, false);
+        g.push(v.g);
+        dg.push(v.d1);
     }
     TermValues { g, dg }
+}
+
+/// ∂²G/∂θ_a∂θ_b of each term (the term's np × np matrices of J × J, row-major).
+pub(super) fn term_second(layout: &Layout, values: &[f64]) -> Vec<Vec<Vec<f64>>> {
+    layout
+        .terms
+        .iter()
+        .map(|t| {
+            let (tau2, rho) = term_parts(t, values);
+            g_values(shape(t), tau2, rho, false, true).d2
+        })
+        .collect()
+}
+
+/// The nonzero second derivatives ∂²M/∂θ_a∂θ_b on a block, a ≤ b positions in `free`:
+/// σ_j² = e^θ gives ∂²M/∂θ² = ∂M/∂θ = σ_j² Z_j Z_j′; a term's pairs are its ∂²G entries
+/// placed as G is; components of different terms do not interact.
+pub(super) fn block_second(
+    layout: &Layout,
+    block: &Block,
+    values: &[f64],
+    d2g: &[Vec<Vec<f64>>],
+    free: &[usize],
+) -> Vec<(usize, usize, Vec<f64>)> {
+    let n = block.rows.len();
+    let mut out = Vec::new();
+    for (fa, &ca) in free.iter().enumerate() {
+        for (fb, &cb) in free.iter().enumerate().skip(fa) {
+            let mut d = vec![0.0; n * n];
+            let mut any = false;
+            match (layout.components[ca], layout.components[cb]) {
+                (Component::Sigma2(j), Component::Sigma2(l)) if j == l => {
+                    let codes = &layout.sigma_groups[j];
+                    for (a, &ra) in block.rows.iter().enumerate() {
+                        for (b, &rb) in block.rows.iter().enumerate() {
+                            if codes[ra] == codes[rb] {
+                                d[a * n + b] = values[ca];
+                                any = true;
+                            }
+                        }
+                    }
+                }
+                (
+                    Component::Term { term, offset: oa },
+                    Component::Term {
+                        term: tb,
+                        offset: ob,
+                    },
+                ) if term == tb => {
+                    let t = &layout.terms[term];
+                    let np = t.n_var + t.n_cor;
+                    let m = &d2g[term][oa * np + ob];
+                    if m.iter().any(|x| *x != 0.0) {
+                        for (a, &ra) in block.rows.iter().enumerate() {
+                            for (b, &rb) in block.rows.iter().enumerate() {
+                                if t.outer[ra] == t.outer[rb] {
+                                    d[a * n + b] = t.entry(m, ra, rb);
+                                    any = true;
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if any {
+                out.push((fa, fb, d));
+            }
+        }
+    }
+    out
+}
+
+/// ∂M/∂θ_c on a block: dense, and for a `~ 1 | id` term also as σ² Σ_g 1_g 1_g′ over the
+/// block's levels g, whose products take O(n) a column instead of O(n²).
+pub(super) struct DMatrix {
+    pub dense: Vec<f64>,
+    /// σ², each row's level within the block and the number of levels.
+    groups: Option<(f64, Vec<usize>, usize)>,
+}
+
+impl DMatrix {
+    /// D X for X (n × c, row-major).
+    pub(super) fn times(&self, x: &[f64], n: usize, c: usize) -> Vec<f64> {
+        let Some((value, ids, count)) = &self.groups else {
+            return mul(&self.dense, x, n, n, c);
+        };
+        let mut sums = vec![0.0; count * c];
+        for (r, &g) in ids.iter().enumerate() {
+            for j in 0..c {
+                sums[g * c + j] += x[r * c + j];
+            }
+        }
+        let mut out = vec![0.0; n * c];
+        for (r, &g) in ids.iter().enumerate() {
+            for j in 0..c {
+                out[r * c + j] = value * sums[g * c + j];
+            }
+        }
+        out
+    }
 }
 
 /// M on a block, and ∂M/∂θ_c for each component `c` in `free`.
@@ -129,7 +279,7 @@ pub(super) fn block_matrices(
     values: &[f64],
     tv: &TermValues,
     free: &[usize],
-) -> (Vec<f64>, Vec<Vec<f64>>) {
+) -> (Vec<f64>, Vec<DMatrix>) {
     let n = block.rows.len();
     let mut m = block.v.clone();
     let mut d = vec![vec![0.0; n * n]; free.len()];
@@ -143,8 +293,7 @@ pub(super) fn block_matrices(
             }
             for (t, term) in layout.terms.iter().enumerate() {
                 if term.outer[ra] == term.outer[rb] {
-                    let gi = term.inner[ra] * term.levels + term.inner[rb];
-                    m[e] += tv.g[t][gi];
+                    m[e] += term.entry(&tv.g[t], ra, rb);
                 }
             }
             for (f, &c) in free.iter().enumerate() {
@@ -159,7 +308,7 @@ pub(super) fn block_matrices(
                     Component::Term { term, offset } => {
                         let tt = &layout.terms[term];
                         if tt.outer[ra] == tt.outer[rb] {
-                            tv.dg[term][offset][tt.inner[ra] * tt.levels + tt.inner[rb]]
+                            tt.entry(&tv.dg[term][offset], ra, rb)
                         } else {
                             0.0
                         }
@@ -168,6 +317,20 @@ pub(super) fn block_matrices(
             }
         }
     }
+    let d = d
+        .into_iter()
+        .zip(free)
+        .map(|(dense, &c)| DMatrix {
+            dense,
+            groups: match layout.components[c] {
+                Component::Sigma2(j) => {
+                    let (ids, count) = &block.levels[j];
+                    Some((values[c], ids.clone(), *count))
+                }
+                Component::Term { .. } => None,
+            },
+        })
+        .collect();
     (m, d)
 }
 
@@ -199,15 +362,23 @@ pub(super) fn log_det(l: &[f64], n: usize) -> f64 {
     (0..n).map(|i| 2.0 * ln(l[i * n + i])).sum()
 }
 
-/// The inverse of the matrix whose Cholesky factor is `l`.
+/// The inverse of the matrix whose Cholesky factor is `l`: L⁻¹ by forward substitution,
+/// then A⁻¹ = L⁻ᵀL⁻¹ (symmetric, its lower triangle computed and mirrored).
 pub(super) fn inverse(l: &[f64], n: usize) -> Vec<f64> {
+    let mut li = vec![0.0; n * n];
+    for j in 0..n {
+        li[j * n + j] = 1.0 / l[j * n + j];
+        for i in j + 1..n {
+            let s: f64 = (j..i).map(|q| l[i * n + q] * li[q * n + j]).sum();
+            li[i * n + j] = -s / l[i * n + i];
+        }
+    }
     let mut inv = vec![0.0; n * n];
-    for c in 0..n {
-        let mut x = vec![0.0; n];
-        x[c] = 1.0;
-        solve_in_place(l, n, &mut x);
-        for r in 0..n {
-            inv[r * n + c] = x[r];
+    for i in 0..n {
+        for j in 0..=i {
+            let s: f64 = (i..n).map(|q| li[q * n + i] * li[q * n + j]).sum();
+            inv[i * n + j] = s;
+            inv[j * n + i] = s;
         }
     }
     inv
@@ -215,10 +386,20 @@ pub(super) fn inverse(l: &[f64], n: usize) -> Vec<f64> {
 
 /// x ← A⁻¹ x for A = L L′.
 pub(super) fn solve_in_place(l: &[f64], n: usize, x: &mut [f64]) {
+    forward_in_place(l, n, x);
+    backward_in_place(l, n, x);
+}
+
+/// x ← L⁻¹ x for lower triangular L.
+pub(super) fn forward_in_place(l: &[f64], n: usize, x: &mut [f64]) {
     for i in 0..n {
         let s: f64 = (0..i).map(|q| l[i * n + q] * x[q]).sum();
         x[i] = (x[i] - s) / l[i * n + i];
     }
+}
+
+/// x ← L⁻ᵀ x for lower triangular L.
+pub(super) fn backward_in_place(l: &[f64], n: usize, x: &mut [f64]) {
     for i in (0..n).rev() {
         let s: f64 = (i + 1..n).map(|q| l[q * n + i] * x[q]).sum();
         x[i] = (x[i] - s) / l[i * n + i];

@@ -11,7 +11,8 @@
 //! tr(P D_c P D_d) = Σ tr(W D_c W D_d) − 2 tr(A⁻¹ Σ F′ D_c W D_d F) + tr(A⁻¹ B_c A⁻¹ B_d),
 //! B_c = Σ_b F_b′ D_cb F_b.
 
-use super::blocks::{block_matrices, cholesky, inverse, log_det, mul, term_values, tmul};
+use super::blocks::backward_in_place;
+use super::blocks::{block_matrices, cholesky, inverse, log_det, mul, term_values, tmul, DMatrix};
 use super::Prepared;
 use crate::math::ln;
 
@@ -29,12 +30,27 @@ pub(super) struct Evaluation {
     pub gradient: Vec<f64>,
     /// The expected information over the free components (q × q), when asked.
     pub information: Vec<f64>,
+    /// −∂²ℓ/∂θ∂θ′ over the free components (q × q), when asked ([`super::hessian`]).
+    pub hessian: Vec<f64>,
 }
 
-struct BlockParts {
-    w: Vec<f64>,
-    f: Vec<f64>,
-    d: Vec<Vec<f64>>,
+pub(super) struct BlockParts {
+    /// W = M⁻¹ on the block (n × n).
+    pub w: Vec<f64>,
+    /// F = WX (n × p).
+    pub f: Vec<f64>,
+    /// ∂M/∂θ_c on the block for each free c.
+    pub d: Vec<DMatrix>,
+}
+
+/// The blocks factorized at one point, with β̂, (X′WX)⁻¹ and ℓ.
+pub(super) struct Solved {
+    pub parts: Vec<BlockParts>,
+    pub loglik: f64,
+    pub rss: f64,
+    pub logdet: f64,
+    pub beta: Vec<f64>,
+    pub vcov: Vec<f64>,
 }
 
 /// ℓ and its derivatives, or None where M (or a G) is not positive definite.
@@ -45,6 +61,37 @@ pub(super) fn evaluate(
     reml: bool,
     information: bool,
 ) -> Option<Evaluation> {
+    let s = solve(model, values, free, reml)?;
+    let (gradient, info) = derivatives(
+        model,
+        &s.parts,
+        &s.beta,
+        &s.vcov,
+        free.len(),
+        reml,
+        information,
+    );
+    let (beta, vcov) = natural(model, &s.beta, &s.vcov);
+    Some(Evaluation {
+        loglik: s.loglik,
+        rss: s.rss,
+        logdet: s.logdet,
+        beta,
+        vcov,
+        gradient,
+        information: info,
+        hessian: Vec::new(),
+    })
+}
+
+/// Factorizes M block by block at `values` and solves for β̂; None where M (or a G) is
+/// not positive definite.
+pub(super) fn solve(
+    model: &Prepared,
+    values: &[f64],
+    free: &[usize],
+    reml: bool,
+) -> Option<Solved> {
     let layout = &model.layout;
     let p = layout.p;
     let tv = term_values(layout, values);
@@ -81,8 +128,27 @@ pub(super) fn evaluate(
     }
     let la = cholesky(&a, p)?;
     let vcov = inverse(&la, p);
-    let beta = mul(&vcov, &c, p, p, 1);
+    let mut beta = mul(&vcov, &c, p, p, 1);
     let rss = ywy - beta.iter().zip(&c).map(|(b, c)| b * c).sum::<f64>();
+    // One step of iterative refinement, β += A⁻¹ X′W(y − Xβ): an ill-conditioned X′WX
+    // (a moderator like year ≈ 2000) leaves β̂ off by cond(A)·ε, and the score (through
+    // Py) with it.
+    let mut correction = vec![0.0; p];
+    for (b, part) in parts.iter().enumerate() {
+        let n = model.blocks[b].rows.len();
+        let fitted = mul(&model.xb[b], &beta, n, p, 1);
+        let resid: Vec<f64> = model.yb[b]
+            .iter()
+            .zip(&fitted)
+            .map(|(y, f)| y - f)
+            .collect();
+        for (e, v) in tmul(&part.f, &resid, n, p, 1).into_iter().enumerate() {
+            correction[e] += v;
+        }
+    }
+    for (b, d) in beta.iter_mut().zip(mul(&vcov, &correction, p, p, 1)) {
+        *b += d;
+    }
     let k = layout.k as f64;
     let two_pi = ln(2.0 * std::f64::consts::PI);
     let loglik = if reml {
@@ -90,20 +156,60 @@ pub(super) fn evaluate(
     } else {
         -0.5 * (k * two_pi + logdet + rss)
     };
-    let (gradient, info) = derivatives(model, &parts, &beta, &vcov, free.len(), reml, information);
-    Some(Evaluation {
+    Some(Solved {
+        parts,
         loglik,
         rss,
         logdet,
         beta,
         vcov,
-        gradient,
-        information: info,
     })
 }
 
+/// β = L⁻ᵀβ̃ and its covariance L⁻ᵀ(X̃′WX̃)⁻¹L⁻¹ in X's own basis, from those of X̃ = XL⁻ᵀ.
+pub(super) fn natural(model: &Prepared, beta: &[f64], vcov: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (p, l) = (model.layout.p, &model.x_factor);
+    let mut b = beta.to_vec();
+    backward_in_place(l, p, &mut b);
+    let mut v = vcov.to_vec();
+    for pass in 0..2 {
+        // Columns, then (the result being symmetric) rows: L⁻ᵀ V, then (L⁻ᵀ (L⁻ᵀV)′)′.
+        for c in 0..p {
+            let mut col: Vec<f64> = (0..p).map(|r| v[r * p + c]).collect();
+            backward_in_place(l, p, &mut col);
+            for r in 0..p {
+                v[r * p + c] = col[r];
+            }
+        }
+        if pass == 0 {
+            v = (0..p * p).map(|e| v[(e % p) * p + e / p]).collect();
+        }
+    }
+    (b, v)
+}
+
+/// Py on block `b`: W_b(y_b − X_b β̂).
+pub(super) fn py(model: &Prepared, part: &BlockParts, b: usize, beta: &[f64]) -> Vec<f64> {
+    let n = model.blocks[b].rows.len();
+    let p = model.layout.p;
+    let fitted = mul(&model.xb[b], beta, n, p, 1);
+    let resid: Vec<f64> = model.yb[b]
+        .iter()
+        .zip(&fitted)
+        .map(|(y, f)| y - f)
+        .collect();
+    mul(&part.w, &resid, n, n, 1)
+}
+
+/// tr(A B) for n × n A and B.
+pub(super) fn trace_product(a: &[f64], b: &[f64], n: usize) -> f64 {
+    (0..n)
+        .map(|i| (0..n).map(|j| a[i * n + j] * b[j * n + i]).sum::<f64>())
+        .sum()
+}
+
 /// The score and (when asked) the expected information, from the blocks' parts.
-fn derivatives(
+pub(super) fn derivatives(
     model: &Prepared,
     parts: &[BlockParts],
     beta: &[f64],
@@ -124,28 +230,22 @@ fn derivatives(
     let mut ccd = vec![vec![0.0; p * p]; q * q];
     for (b, part) in parts.iter().enumerate() {
         let n = model.blocks[b].rows.len();
-        // Py on the block: W(y − Xβ).
-        let fitted = mul(&model.xb[b], beta, n, p, 1);
-        let resid: Vec<f64> = model.yb[b]
-            .iter()
-            .zip(&fitted)
-            .map(|(y, f)| y - f)
-            .collect();
-        let py = mul(&part.w, &resid, n, n, 1);
-        let df: Vec<Vec<f64>> = part.d.iter().map(|d| mul(d, &part.f, n, n, p)).collect();
-        let wd: Vec<Vec<f64>> = if information {
-            part.d.iter().map(|d| mul(&part.w, d, n, n, n)).collect()
+        let py = py(model, part, b, beta);
+        let df: Vec<Vec<f64>> = part.d.iter().map(|d| d.times(&part.f, n, p)).collect();
+        // D_c W (zeros of D_c skipped): tr(W D_c W D_d) = tr(D_c W D_d W).
+        let dw: Vec<Vec<f64>> = if information {
+            part.d.iter().map(|d| d.times(&part.w, n, n)).collect()
         } else {
             Vec::new()
         };
         let wdf: Vec<Vec<f64>> = if information && reml {
-            wd.iter().map(|w| mul(w, &part.f, n, n, p)).collect()
+            df.iter().map(|x| mul(&part.w, x, n, n, p)).collect()
         } else {
             Vec::new()
         };
         for c in 0..q {
-            let d = &part.d[c];
-            let dpy = mul(d, &py, n, n, 1);
+            let dpy = part.d[c].times(&py, n, 1);
+            let d = &part.d[c].dense;
             let quad: f64 = py.iter().zip(&dpy).map(|(a, b)| a * b).sum();
             let tr: f64 = (0..n)
                 .map(|i| {
@@ -162,13 +262,7 @@ fn derivatives(
             }
             if information {
                 for dd in 0..q {
-                    let tr2: f64 = (0..n)
-                        .map(|i| {
-                            (0..n)
-                                .map(|j| wd[c][i * n + j] * wd[dd][j * n + i])
-                                .sum::<f64>()
-                        })
-                        .sum();
+                    let tr2 = trace_product(&dw[c], &dw[dd], n);
                     info[c * q + dd] += 0.5 * tr2;
                     if reml {
                         for (e, v) in tmul(&df[c], &wdf[dd], n, p, p).into_iter().enumerate() {

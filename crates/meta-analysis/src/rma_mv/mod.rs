@@ -7,16 +7,17 @@
 //! γ² and φ for the second).
 //!
 //! Parameterization: every free variance as log σ² (log τ²), every free correlation as
-//! atanh ρ. The (restricted) log-likelihood, its analytic gradient and its expected
-//! information are sums over the clusters of M ([`eval`]); the optimizer ([`optimizer`])
-//! takes Fisher-scoring steps, then Newton steps on a central-difference Hessian of the
-//! analytic gradient, halving any step that lowers ℓ, until the gradient's largest entry
-//! is below [`GRADIENT_TOL`]. A variance that falls below 1e-10 of the data's scale while
+//! atanh ρ (CAR's ρ ∈ [0, 1] as logit ρ). The (restricted) log-likelihood, its analytic
+//! gradient, its expected information ([`eval`]) and its observed Hessian ([`hessian`]) are
+//! sums over the clusters of M; the optimizer ([`optimizer`]) takes Newton steps on the
+//! analytic Hessian (Fisher-scoring steps where it is not negative definite), halving any
+//! step that lowers ℓ, until the gradient's largest entry is below [`GRADIENT_TOL`]. A variance that falls below 1e-10 of the data's scale while
 //! its score pushes it down is fixed at 0, a correlation within 1e-9 of ±1 pushed outward
 //! is fixed there; both are named in `boundary`.
 
 mod blocks;
 mod eval;
+mod hessian;
 mod optimizer;
 mod profile;
 pub mod structure;
@@ -147,6 +148,10 @@ pub(crate) struct TermLayout {
     pub first: usize,
     pub n_var: usize,
     pub n_cor: usize,
+    /// The inner levels' numeric values (CAR's times; empty for the other structs).
+    pub times: Vec<f64>,
+    /// GEN's rows of Z = (1, x), k × levels (empty for the other structs).
+    pub z: Vec<f64>,
 }
 
 pub(crate) struct Layout {
@@ -162,6 +167,14 @@ impl Layout {
         match self.components[c] {
             Component::Sigma2(_) => true,
             Component::Term { term, offset } => offset < self.terms[term].n_var,
+        }
+    }
+
+    /// A correlation's range ([0, 1] for CAR's, [−1, 1] otherwise).
+    fn correlation_range(&self, c: usize) -> (f64, f64) {
+        match self.components[c] {
+            Component::Sigma2(_) => (0.0, f64::INFINITY),
+            Component::Term { term, .. } => self.terms[term].structure.correlation_range(),
         }
     }
 
@@ -195,9 +208,15 @@ impl Layout {
 pub(crate) struct Prepared {
     pub layout: Layout,
     pub blocks: Vec<blocks::Block>,
+    /// Each block's rows of the design X̃ = X L⁻ᵀ (X′X = L L′), whose columns are
+    /// orthonormal: the likelihood is the same for any basis of X's column space, and in
+    /// this one X̃′WX̃ is as well conditioned as W (`eval` maps β and its covariance back).
     pub xb: Vec<Vec<f64>>,
     pub yb: Vec<Vec<f64>>,
+    /// log det X̃′X̃ (0 but for rounding).
     pub log_det_xx: f64,
+    /// L, the Cholesky factor of X′X (p × p).
+    pub x_factor: Vec<f64>,
 }
 
 /// Codes 0.. of a label per row, in the order of the sorted distinct labels (numerically
@@ -255,9 +274,38 @@ fn layout(model: &MvModel) -> Result<Layout, MetaError> {
                 term.inner_name, term.outer_name
             )));
         }
-        let (inner, level_names) = codes(&term.inner);
+        let (mut inner, mut level_names) = codes(&term.inner);
+        let mut z = Vec::new();
+        if term.structure == Struct::Gen {
+            for l in &term.inner {
+                let x = l.trim().parse::<f64>().ok().filter(|x| x.is_finite());
+                let x = x.ok_or_else(|| {
+                    undefined(format!(
+                        "struct GEN reads ~ {} | {} as slopes: every {} must be a number",
+                        term.inner_name, term.outer_name, term.inner_name
+                    ))
+                })?;
+                z.extend([1.0, x]);
+            }
+            inner = vec![0; k];
+            level_names = vec!["intrcpt".into(), term.inner_name.clone()];
+        }
         let (outer, outer_names) = codes(&term.outer);
         let j = level_names.len();
+        let times = if term.structure.numeric_levels() {
+            level_names
+                .iter()
+                .map(|l| l.trim().parse::<f64>().ok().filter(|t| t.is_finite()))
+                .collect::<Option<Vec<f64>>>()
+                .ok_or_else(|| {
+                    undefined(format!(
+                        "struct CAR reads ~ {} | {} as times: every {} must be a number",
+                        term.inner_name, term.outer_name, term.inner_name
+                    ))
+                })?
+        } else {
+            Vec::new()
+        };
         let (n_var, n_cor) = (term.structure.variances(j), term.structure.correlations(j));
         let first = components.len();
         for offset in 0..n_var + n_cor {
@@ -273,6 +321,8 @@ fn layout(model: &MvModel) -> Result<Layout, MetaError> {
             first,
             n_var,
             n_cor,
+            times,
+            z,
         });
     }
     Ok(Layout {
@@ -363,28 +413,42 @@ fn prepare(model: &MvModel) -> Result<Prepared, MetaError> {
             "this model's evaluations cost {cost:.0} (Σ n²(n + p + q) over clusters), beyond the bound {MAX_MV_COST:.0}"
         )));
     }
-    let xb = blocks
+    let xx = blocks::tmul(&model.x, &model.x, k, p, p);
+    let l = blocks::cholesky(&xx, p)
+        .ok_or_else(|| undefined("the design's columns are linearly dependent".into()))?;
+    let xb: Vec<Vec<f64>> = blocks
         .iter()
         .map(|b| {
             b.rows
                 .iter()
-                .flat_map(|&r| model.x[r * p..(r + 1) * p].iter().copied())
+                .flat_map(|&r| {
+                    let mut row = model.x[r * p..(r + 1) * p].to_vec();
+                    blocks::forward_in_place(&l, p, &mut row);
+                    row
+                })
                 .collect()
         })
         .collect();
+    let mut xx_tilde = vec![0.0; p * p];
+    for x in &xb {
+        let n = x.len() / p;
+        for (e, v) in blocks::tmul(x, x, n, p, p).into_iter().enumerate() {
+            xx_tilde[e] += v;
+        }
+    }
+    let l_tilde = blocks::cholesky(&xx_tilde, p)
+        .ok_or_else(|| undefined("the design's columns are linearly dependent".into()))?;
     let yb = blocks
         .iter()
         .map(|b| b.rows.iter().map(|&r| model.yi[r]).collect())
         .collect();
-    let xx = blocks::tmul(&model.x, &model.x, k, p, p);
-    let l = blocks::cholesky(&xx, p)
-        .ok_or_else(|| undefined("the design's columns are linearly dependent".into()))?;
     Ok(Prepared {
-        log_det_xx: blocks::log_det(&l, p),
+        log_det_xx: blocks::log_det(&l_tilde, p),
         layout,
         blocks,
         xb,
         yb,
+        x_factor: l,
     })
 }
 
@@ -425,7 +489,8 @@ fn fixed_values(layout: &Layout, fixed: &MvFixed) -> Result<Vec<Option<f64>>, Me
             let ok = if layout.is_variance(c) {
                 v >= 0.0 && v.is_finite()
             } else {
-                (-1.0..=1.0).contains(&v)
+                let (lo, hi) = layout.correlation_range(c);
+                (lo..=hi).contains(&v)
             };
             if !ok {
                 return Err(undefined(format!(

@@ -1,9 +1,13 @@
-//! The maximizer of ℓ over the free components in θ = (log σ², atanh ρ): Fisher scoring
-//! far from the optimum, Newton on a central-difference Hessian of the analytic gradient
-//! near it, step halving whenever ℓ would fall, and components fixed at a bound (a variance
-//! at 0, a correlation at ±1) when the iterates run into it with the score pushing outward.
+//! The maximizer of ℓ over the free components in θ = (log σ², atanh ρ, logit ρ for CAR):
+//! Newton on the analytic observed Hessian ([`super::hessian`]) wherever it is negative
+//! definite, else Fisher scoring (the expected information, [`super::eval`]), step halving
+//! whenever ℓ would fall, and components fixed at a bound (a
+//! variance at 0, a correlation at ±1, CAR's at 0 or 1) when the iterates run into it with
+//! the score pushing outward. It stops where the largest |∂ℓ/∂θ| is below
+//! [`GRADIENT_TOL`], or when no step along the direction raises ℓ.
 
 use super::eval::{evaluate, Evaluation};
+use super::hessian::evaluate_newton;
 use super::{Prepared, GRADIENT_TOL};
 use crate::math::{atanh, exp, ln, tanh};
 use crate::MetaError;
@@ -20,32 +24,57 @@ pub(super) struct Run {
 }
 
 const MAX_ITERATIONS: usize = 500;
-/// Switch from Fisher scoring to Newton below this gradient.
-const NEWTON_BELOW: f64 = 1e-3;
 /// A variance below this fraction of the data's scale, pushed down, is at 0.
 const VARIANCE_FLOOR: f64 = 1e-10;
 /// A correlation within this of ±1, pushed outward, is at the bound.
 const CORRELATION_EDGE: f64 = 1e-9;
 
+/// θ of component `c` at its value `v`: log σ², logit ρ for CAR's ρ, atanh ρ for the
+/// other correlations.
+pub(super) fn to_theta(prepared: &Prepared, c: usize, v: f64) -> f64 {
+    let layout = &prepared.layout;
+    if layout.is_variance(c) {
+        ln(v)
+    } else if layout.correlation_range(c).0 == 0.0 {
+        ln(v / (1.0 - v))
+    } else {
+        atanh(v)
+    }
+}
+
+/// The value of component `c` at θ = `t` (the inverse of [`to_theta`]).
+pub(super) fn from_theta(prepared: &Prepared, c: usize, t: f64) -> f64 {
+    let layout = &prepared.layout;
+    if layout.is_variance(c) {
+        exp(t)
+    } else if layout.correlation_range(c).0 == 0.0 {
+        1.0 / (1.0 + exp(-t))
+    } else {
+        tanh(t)
+    }
+}
+
+/// dv/dθ of component `c` at its value `v`.
+pub(super) fn value_slope(prepared: &Prepared, c: usize, v: f64) -> f64 {
+    let layout = &prepared.layout;
+    if layout.is_variance(c) {
+        v
+    } else if layout.correlation_range(c).0 == 0.0 {
+        v * (1.0 - v)
+    } else {
+        1.0 - v * v
+    }
+}
+
 fn theta(prepared: &Prepared, values: &[f64], free: &[usize]) -> Vec<f64> {
     free.iter()
-        .map(|&c| {
-            if prepared.layout.is_variance(c) {
-                ln(values[c])
-            } else {
-                atanh(values[c])
-            }
-        })
+        .map(|&c| to_theta(prepared, c, values[c]))
         .collect()
 }
 
 fn set(prepared: &Prepared, values: &mut [f64], free: &[usize], theta: &[f64]) {
     for (&c, &t) in free.iter().zip(theta) {
-        values[c] = if prepared.layout.is_variance(c) {
-            exp(t)
-        } else {
-            tanh(t)
-        };
+        values[c] = from_theta(prepared, c, t);
     }
 }
 
@@ -62,42 +91,8 @@ fn solve(s: &[f64], g: &[f64]) -> Option<Vec<f64>> {
     Some(d)
 }
 
-/// −Hessian of ℓ in θ by central differences of the analytic gradient.
-fn negative_hessian(
-    prepared: &Prepared,
-    values: &[f64],
-    free: &[usize],
-    reml: bool,
-) -> Option<Vec<f64>> {
-    let q = free.len();
-    let t0 = theta(prepared, values, free);
-    let h = 1e-5;
-    let mut hess = vec![0.0; q * q];
-    for j in 0..q {
-        let mut grads = Vec::new();
-        for sign in [1.0, -1.0] {
-            let mut t = t0.clone();
-            t[j] += sign * h;
-            let mut v = values.to_vec();
-            set(prepared, &mut v, free, &t);
-            grads.push(evaluate(prepared, &v, free, reml, false)?.gradient);
-        }
-        for i in 0..q {
-            hess[i * q + j] = -(grads[0][i] - grads[1][i]) / (2.0 * h);
-        }
-    }
-    for i in 0..q {
-        for j in 0..i {
-            let m = 0.5 * (hess[i * q + j] + hess[j * q + i]);
-            hess[i * q + j] = m;
-            hess[j * q + i] = m;
-        }
-    }
-    Some(hess)
-}
-
-/// The ascent direction: Newton's near the optimum when −H is positive definite, else
-/// Fisher scoring's (ridged until it solves), at most 2 in any coordinate.
+/// The ascent direction: Newton's where −H is positive definite, else Fisher scoring's
+/// (ridged until it solves), at most 2 in any coordinate.
 fn direction(
     prepared: &Prepared,
     e: &Evaluation,
@@ -106,12 +101,11 @@ fn direction(
     reml: bool,
 ) -> Vec<f64> {
     let q = free.len();
-    let newton = (norm(&e.gradient) < NEWTON_BELOW)
-        .then(|| negative_hessian(prepared, values, free, reml))
-        .flatten()
-        .and_then(|h| solve(&h, &e.gradient));
+    let newton = (e.hessian.len() == q * q)
+        .then(|| solve(&e.hessian, &e.gradient))
+        .flatten();
     let mut d = newton.unwrap_or_else(|| {
-        // The line search's evaluations skip the information: compute it here.
+        // The evaluations carry the Hessian, not the information: compute it here.
         let information = if e.information.is_empty() {
             evaluate(prepared, values, free, reml, true)
                 .map_or_else(|| vec![0.0; q * q], |x| x.information)
@@ -155,9 +149,15 @@ fn at_bound(
     free.iter().zip(gradient).find_map(|(&c, &g)| {
         let v = values[c];
         if prepared.layout.is_variance(c) {
-            (v < VARIANCE_FLOOR * scale && g <= 0.0).then_some((c, 0.0))
+            return (v < VARIANCE_FLOOR * scale && g <= 0.0).then_some((c, 0.0));
+        }
+        let (lo, hi) = prepared.layout.correlation_range(c);
+        if v < lo + CORRELATION_EDGE && g <= 0.0 {
+            Some((c, lo))
+        } else if v > hi - CORRELATION_EDGE && g >= 0.0 {
+            Some((c, hi))
         } else {
-            (v.abs() > 1.0 - CORRELATION_EDGE && g * v.signum() >= 0.0).then_some((c, v.signum()))
+            None
         }
     })
 }
@@ -178,14 +178,16 @@ pub(super) fn maximize(
     scale: f64,
 ) -> Result<Run, MetaError> {
     let mut boundary = Vec::new();
-    let mut e = evaluate(prepared, &values, &free, reml, true).ok_or_else(not_positive_definite)?;
+    let mut e =
+        evaluate_newton(prepared, &values, &free, reml).ok_or_else(not_positive_definite)?;
     let mut iterations = 0;
     while iterations < MAX_ITERATIONS {
         if let Some((c, bound)) = at_bound(prepared, &values, &free, &e.gradient, scale) {
             values[c] = bound;
             free.retain(|&f| f != c);
             boundary.push((c, bound));
-            e = evaluate(prepared, &values, &free, reml, true).ok_or_else(not_positive_definite)?;
+            e = evaluate_newton(prepared, &values, &free, reml)
+                .ok_or_else(not_positive_definite)?;
             continue;
         }
         if free.is_empty() || norm(&e.gradient) < GRADIENT_TOL {
@@ -201,7 +203,14 @@ pub(super) fn maximize(
             let t: Vec<f64> = t0.iter().zip(&d).map(|(t, d)| t + step * d).collect();
             let mut v = values.clone();
             set(prepared, &mut v, &free, &t);
-            if let Some(n) = evaluate(prepared, &v, &free, reml, false) {
+            // The whole step is usually taken: evaluate it with the Hessian the next
+            // direction needs; a halved one without (and again with it once accepted).
+            let trial = if step == 1.0 {
+                evaluate_newton(prepared, &v, &free, reml)
+            } else {
+                evaluate(prepared, &v, &free, reml, false)
+            };
+            if let Some(n) = trial {
                 let slack = if small {
                     1e-12 * (1.0 + e.loglik.abs())
                 } else {
@@ -218,8 +227,12 @@ pub(super) fn maximize(
         }
         match accepted {
             Some((v, n)) => {
+                e = if n.hessian.is_empty() {
+                    evaluate_newton(prepared, &v, &free, reml).unwrap_or(n)
+                } else {
+                    n
+                };
                 values = v;
-                e = n;
             }
             None => break,
         }

@@ -43,11 +43,7 @@ fn profile(
     let slope =
         super::eval::evaluate(prepared, &run.values, &with_c, reml, false).map_or(0.0, |e| {
             let g = e.gradient[with_c.len() - 1];
-            let dv = if prepared.layout.is_variance(c) {
-                v
-            } else {
-                1.0 - v * v
-            };
+            let dv = super::optimizer::value_slope(prepared, c, v);
             if dv > 0.0 {
                 g / dv
             } else {
@@ -79,7 +75,7 @@ pub(super) fn intervals(
         let (edge_lo, edge_hi) = if prepared.layout.is_variance(c) {
             (0.0, 10f64.max(100.0 * est))
         } else {
-            (-1.0, 1.0)
+            prepared.layout.correlation_range(c)
         };
         let lower = if f(edge_lo).0 >= 0.0 {
             Some(edge_lo)
