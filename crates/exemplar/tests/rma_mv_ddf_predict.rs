@@ -255,3 +255,51 @@ fn a_heteroscedastic_second_term_names_its_gamma2_levels() {
     );
     assert!(rows.iter().all(|row| row.get("tau2_level").is_none()));
 }
+
+/// CS over esid's 22 levels with an ID term over deltype: only M must be positive definite
+/// (G need not be, as in metafor), so tau2's profile reaches metafor's lower bound; rho's
+/// profile fits fail before it falls to the cut (metafor prints "<-0.3648": its bound not
+/// found), so its lower bound is null and a note says why, rather than the edge of the
+/// failing fits (once -0.2189, where metafor's fit with rho fixed still has logLik -71.66,
+/// above the cut -72.36). metafor's bounds: `confint(rma.mv(yi, vi, random = list(~ esid |
+/// study, ~ deltype | study), struct = c("CS", "ID"), data = dat.assink2016), control =
+/// list(tol = 1e-12))`.
+#[test]
+#[cfg(feature = "extended")]
+fn a_profile_whose_fits_fail_before_the_cut_gives_no_bound_and_says_so() {
+    let all = fixture();
+    let case = &all["confint"];
+    let mut args = case["args"].clone();
+    args["records"] = case["records"].clone();
+    args["random"] = json!(["~ esid | study", "~ deltype | study"]);
+    args["struct"] = json!(["CS", "ID"]);
+    let r = call("fit_multilevel", &args).unwrap();
+    let interval = |name: &str| {
+        r["intervals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .unwrap_or_else(|| panic!("no interval of {name}: {}", r["intervals"]))
+            .clone()
+    };
+    let tau2 = interval("tau2");
+    close(
+        "tau2's lower bound",
+        tau2["ci_lower"].as_f64().unwrap(),
+        0.033151998657,
+        1e-8,
+    );
+    close(
+        "tau2's upper bound",
+        tau2["ci_upper"].as_f64().unwrap(),
+        0.489877645043,
+        1e-8,
+    );
+    assert!(interval("rho")["ci_lower"].is_null(), "{}", interval("rho"));
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("lower bound of rho's profile-likelihood interval is not given"),
+        "{notes}"
+    );
+}

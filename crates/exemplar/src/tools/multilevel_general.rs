@@ -884,6 +884,18 @@ fn fit_notes(fit: &MvFit) -> Vec<String> {
     for b in &fit.boundary {
         notes.push(format!("{b}: the optimum lies on this bound."));
     }
+    for c in &fit.intervals {
+        for (side, bound) in [("lower", c.lower), ("upper", c.upper)] {
+            if bound.is_none() {
+                notes.push(format!(
+                    "The {side} bound of {}'s profile-likelihood interval is not given (null): \
+                     the profile did not fall to the cut within the search range, or its fits \
+                     fail before it does (metafor prints \"<\" or \">\" there).",
+                    c.name
+                ));
+            }
+        }
+    }
     notes
 }
 

@@ -53,7 +53,7 @@ pub(super) struct Solved {
     pub vcov: Vec<f64>,
 }
 
-/// ℓ and its derivatives, or None where M (or a G) is not positive definite.
+/// ℓ and its derivatives, or None where an M is not positive definite (G need not be, as in metafor).
 pub(super) fn evaluate(
     model: &Prepared,
     values: &[f64],
@@ -84,7 +84,7 @@ pub(super) fn evaluate(
     })
 }
 
-/// Factorizes M block by block at `values` and solves for β̂; None where M (or a G) is
+/// Factorizes M block by block at `values` and solves for β̂; None where an M is
 /// not positive definite.
 pub(super) fn solve(
     model: &Prepared,
@@ -95,15 +95,6 @@ pub(super) fn solve(
     let layout = &model.layout;
     let p = layout.p;
     let tv = term_values(layout, values);
-    for (t, g) in tv.g.iter().enumerate() {
-        let j = layout.terms[t].levels;
-        let scale = (0..j).map(|a| g[a * j + a]).fold(0.0f64, f64::max);
-        let mut ridged = g.clone();
-        for a in 0..j {
-            ridged[a * j + a] += 1e-10 * scale + f64::MIN_POSITIVE;
-        }
-        cholesky(&ridged, j)?;
-    }
     let mut a = vec![0.0; p * p];
     let mut c = vec![0.0; p];
     let (mut ywy, mut logdet) = (0.0, 0.0);

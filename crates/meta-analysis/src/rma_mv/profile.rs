@@ -11,7 +11,8 @@ use super::Prepared;
 use crate::distributions::chi2_quantile;
 use crate::solver::newton_bracketed;
 
-/// A component's interval; None for a bound beyond the search range.
+/// A component's interval; None for a bound beyond the search range, or where the profile's
+/// fits fail before it falls to the cut.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentCi {
     /// The component's name as metafor prints it (sigma2.1, tau2, rho.2 …).
@@ -71,7 +72,15 @@ pub(super) fn intervals(
             let (l, d) = profile(prepared, values, free, c, v, reml, scale);
             (if l.is_finite() { l - cut } else { -1e300 }, d)
         };
-        let solve = |lo: f64, hi: f64| newton_bracketed(f, lo, hi, 1e-10, 200).ok().map(|r| r.x);
+        // A root only where the profile crosses the cut: where the inner fits fail (M not
+        // positive definite, or the optimizer refuses) before the cut is reached, the bracket
+        // closes on that edge instead, and the bound is unknown (metafor prints "<" there).
+        let solve = |lo: f64, hi: f64| {
+            newton_bracketed(f, lo, hi, 1e-10, 200)
+                .ok()
+                .map(|r| r.x)
+                .filter(|&x| f(x).0.abs() < 1e-6)
+        };
         let (edge_lo, edge_hi) = if prepared.layout.is_variance(c) {
             (0.0, 10f64.max(100.0 * est))
         } else {
