@@ -26,6 +26,9 @@ pub(super) struct Run {
 const MAX_ITERATIONS: usize = 500;
 /// A variance below this fraction of the data's scale, pushed down, is at 0.
 const VARIANCE_FLOOR: f64 = 1e-10;
+/// A variance below this fraction of the data's scale when the optimizer stops is tried at 0
+/// ([`maximize`]).
+const SNAP_FLOOR: f64 = 1e-6;
 /// A correlation within this of ±1, pushed outward, is at the bound.
 const CORRELATION_EDGE: f64 = 1e-9;
 
@@ -169,8 +172,47 @@ fn not_positive_definite() -> MetaError {
     }
 }
 
-/// Maximizes ℓ from `values` over `free`.
+/// Maximizes ℓ from `values` over `free`; a variance the optimizer leaves within
+/// [`SNAP_FLOOR`] of 0 (where its score in log σ² vanishes whatever its sign, so
+/// [`at_bound`] may not see it pushed down: Newton stops there once the gradient is below
+/// its tolerance) is then set to 0 and named, and the others refitted, where ℓ there is no
+/// lower (to 1e-12 relative); else the first fit stands.
 pub(super) fn maximize(
+    prepared: &Prepared,
+    values: Vec<f64>,
+    free: Vec<usize>,
+    reml: bool,
+    scale: f64,
+) -> Result<Run, MetaError> {
+    let run = maximize_from(prepared, values, free, reml, scale)?;
+    let tiny = run
+        .free
+        .iter()
+        .copied()
+        .find(|&c| prepared.layout.is_variance(c) && run.values[c] < SNAP_FLOOR * scale);
+    let Some(c) = tiny else {
+        return Ok(run);
+    };
+    let mut at_zero = run.values.clone();
+    at_zero[c] = 0.0;
+    let rest: Vec<usize> = run.free.iter().copied().filter(|&f| f != c).collect();
+    let Ok(mut snapped) = maximize(prepared, at_zero, rest, reml, scale) else {
+        return Ok(run);
+    };
+    let slack = 1e-12 * (1.0 + run.evaluation.loglik.abs());
+    if snapped.evaluation.loglik < run.evaluation.loglik - slack {
+        return Ok(run);
+    }
+    let mut boundary = run.boundary;
+    boundary.push((c, 0.0));
+    boundary.extend(snapped.boundary);
+    snapped.boundary = boundary;
+    snapped.iterations += run.iterations;
+    Ok(snapped)
+}
+
+/// [`maximize`]'s Newton iterations from `values` over `free`.
+fn maximize_from(
     prepared: &Prepared,
     mut values: Vec<f64>,
     mut free: Vec<usize>,
