@@ -299,3 +299,24 @@ fn v_and_vcalc_together_are_refused_and_return_v_needs_one() {
     .unwrap_err();
     assert!(format!("{e:?}").contains("return_v"), "{e:?}");
 }
+
+/// With test t and no coefficient tested (an intercept-only model), QM has no df2 (null), not
+/// the infinity of an empty minimum cast to an integer (once usize::MAX: 18446744073709551615
+/// natively, 4294967295 on the page's 32-bit wasm).
+#[test]
+fn an_intercept_only_t_test_has_no_qm_df2() {
+    let records: Vec<Value> = (0..8)
+        .map(|i| {
+            json!({"id": format!("r{i}"), "yi": 0.05 * i as f64 - 0.1, "vi": 0.02 + 0.005 * (i % 3) as f64,
+                   "study": format!("s{}", i / 2), "x": (i % 4) as f64})
+        })
+        .collect();
+    let r = call(
+        "fit_multilevel",
+        &json!({"records": records, "random": ["~ 1 | study", "~ 1 | x"], "sigma2": [null, 0.01], "test": "t"}),
+    )
+    .unwrap();
+    assert_eq!(r["qm_df"], json!(0), "{r}");
+    assert!(r["qm_df2"].is_null(), "{}", r["qm_df2"]);
+    assert!(r["qm"].is_null() && r["qm_p"].is_null(), "{r}");
+}

@@ -921,8 +921,11 @@ fn result(fit: &MvFit, cx: Context<'_>, md: super::args::ModelData) -> GeneralFi
     let [sigma2_levels, tau2_levels, rho_levels, gamma2_levels, phi_levels] =
         level_names(fit, cx.model);
     // The F test's df2 is the smallest ddf of the coefficients tested (metafor's QMdf).
+    // None when no coefficient is tested (the fold's infinity once became usize::MAX, a
+    // number that differed between the page's 32-bit wasm and the native build).
     let df2 = ddf
         .as_ref()
+        .filter(|_| m > 0)
         .map(|d| cx.btt.iter().map(|&j| d[j]).fold(f64::INFINITY, f64::min));
     let reported = Reported {
         qm: qm.map(|q| if df2.is_some() { q / m as f64 } else { q }),
