@@ -15,8 +15,11 @@
 //! `hash` is the lower-case hex SHA-256 of the canonical JSON of the entry without `hash`:
 //! the object `{seq, time, tool, status, args, dataset_sha256, engine_version, result_sha256,
 //! prev_hash}`, written compactly with the keys of every object (the entry and everything in
-//! `args`) sorted by their UTF-8 bytes. For example the first entry hashes the text
-//! `{"args":{},"dataset_sha256":"…","engine_version":"…","prev_hash":"000…0","result_sha256":"…","seq":1,"status":"ok","time":"…","tool":"get_dataset"}`.
+//! `args`) sorted by their UTF-8 bytes. For example a first entry, a call with no arguments,
+//! hashes the text
+//! `{"args":{},"dataset_sha256":"…","engine_version":"…","prev_hash":"000…0","result_sha256":"…","seq":1,"status":"ok","time":"…","tool":"…"}`
+//! (`tool`: the tool's registry name; the test `the_hash_is_of_the_documented_canonical_text`
+//! writes one out whole).
 //!
 //! Only tool runs are appended; scores never enter the ledger.
 
