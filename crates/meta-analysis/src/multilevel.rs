@@ -1580,6 +1580,18 @@ mod tests {
         (ll, score, hess)
     }
 
+    /// [`example`]'s records (ids r0, r1, …) and their studies.
+    fn example_records() -> (Vec<Record>, Vec<String>) {
+        let (y, v, s, _) = example();
+        let recs = y
+            .iter()
+            .zip(&v)
+            .enumerate()
+            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
+            .collect();
+        (recs, s)
+    }
+
     fn example() -> (Vec<f64>, Vec<f64>, Vec<String>, Vec<f64>) {
         let y = vec![0.1, 0.3, -0.2, 0.5, 0.4, 0.0, 0.25, 0.6, -0.1, 0.2, 0.35];
         let v = vec![
@@ -1629,13 +1641,7 @@ mod tests {
 
     #[test]
     fn the_optimum_has_a_zero_score() {
-        let (y, v, s, _) = example();
-        let recs: Vec<Record> = y
-            .iter()
-            .zip(&v)
-            .enumerate()
-            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
-            .collect();
+        let (recs, s) = example_records();
         for method in [Method::Reml, Method::Ml] {
             let options = MultilevelOptions {
                 method,
@@ -1658,13 +1664,7 @@ mod tests {
     /// module's ℓ of the other method at the same (σ̂₁², σ̂₂²) (compare_models reads it).
     #[test]
     fn both_likelihoods_at_the_estimates() {
-        let (y, v, s, _) = example();
-        let recs: Vec<Record> = y
-            .iter()
-            .zip(&v)
-            .enumerate()
-            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
-            .collect();
+        let (recs, s) = example_records();
         for method in [Method::Reml, Method::Ml] {
             let options = MultilevelOptions {
                 method,
@@ -1686,13 +1686,8 @@ mod tests {
     /// and says so (it once said "did not converge … within 1 iterations").
     #[test]
     fn a_study_variance_the_moderators_absorb_is_named_not_an_iteration_limit() {
-        let (y, v, s, _) = example();
-        let recs: Vec<Record> = y
-            .iter()
-            .zip(&v)
-            .enumerate()
-            .map(|(i, (y, v))| Record::new(format!("r{i}"), *y, *v))
-            .collect();
+        let (y, v, _, _) = example();
+        let (recs, s) = example_records();
         let mods = [Moderator::factor("study", s.clone())];
         let e = multilevel(&recs, &s, &mods, &MultilevelOptions::default())
             .unwrap_err()
