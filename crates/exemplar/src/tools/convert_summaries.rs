@@ -262,14 +262,7 @@ fn convert_fivenum(
     let out = rows
         .into_iter()
         .map(|(id, v)| {
-            let five = FiveNumbers {
-                min: v[0],
-                q1: v[1],
-                median: v[2],
-                q3: v[3],
-                max: v[4],
-                n: v[5],
-            };
+            let five = five_numbers(&v);
             let mut row = empty_row(id, five.n);
             match fivenum(&five, method, test) {
                 Ok(est) => {
@@ -289,6 +282,28 @@ fn convert_fivenum(
         })
         .collect::<Vec<_>>();
     Ok((out, fivenum_assumptions(method, test)))
+}
+
+/// A fivenum row's numbers (min, q1, median, q3, max, n, as [`read_row`] reads them).
+fn five_numbers(v: &[Option<f64>]) -> FiveNumbers {
+    FiveNumbers {
+        min: v[0],
+        q1: v[1],
+        median: v[2],
+        q3: v[3],
+        max: v[4],
+        n: v[5],
+    }
+}
+
+/// A wald row's numbers (out, ci.lb, ci.ub, pval, as [`read_row`] reads them).
+fn wald_summary(v: &[Option<f64>]) -> WaldSummary {
+    WaldSummary {
+        out: v[0],
+        ci_lb: v[1],
+        ci_ub: v[2],
+        pval: v[3],
+    }
 }
 
 /// Converts Wald-type summaries (estimate, interval, p value) to yi and vi (recording the
@@ -314,12 +329,7 @@ fn convert_wald(
     let out = rows
         .into_iter()
         .map(|(id, v)| {
-            let summary = WaldSummary {
-                out: v[0],
-                ci_lb: v[1],
-                ci_ub: v[2],
-                pval: v[3],
-            };
+            let summary = wald_summary(&v);
             let mut row = empty_row(id, v[4]);
             match wald(&summary, level, transf) {
                 Ok(est) => {
@@ -537,14 +547,7 @@ impl super::reproduce::Reproducible for ConvertSummariesArgs {
 fn fivenum_refused(rows: &[SummaryRow], method: FivenumMethod, test: bool) -> Vec<bool> {
     rows.iter()
         .map(|(_, v)| {
-            let five = FiveNumbers {
-                min: v[0],
-                q1: v[1],
-                median: v[2],
-                q3: v[3],
-                max: v[4],
-                n: v[5],
-            };
+            let five = five_numbers(v);
             five.n.is_none()
                 || matches!(
                     fivenum(&five, method, test),
@@ -560,12 +563,7 @@ fn fivenum_refused(rows: &[SummaryRow], method: FivenumMethod, test: bool) -> Ve
 fn wald_refused(rows: &[SummaryRow], level: f64, transf: WaldTransform) -> Vec<bool> {
     rows.iter()
         .map(|(_, v)| {
-            let summary = WaldSummary {
-                out: v[0],
-                ci_lb: v[1],
-                ci_ub: v[2],
-                pval: v[3],
-            };
+            let summary = wald_summary(v);
             matches!(
                 wald(&summary, level, transf),
                 Err(meta_analysis::ConversionError::Invalid(_))
