@@ -20,7 +20,9 @@ use bench::generate::{nested, Nested};
 use crate::harness::time;
 use crate::report::{Report, Target};
 
-fn csv(data: &Nested) -> String {
+/// The records as the bench's R scripts read them (yi, vi, study, x; `scripts/dependent.R`,
+/// `scripts/rma_mv.R`).
+pub fn csv(data: &Nested) -> String {
     let mut out = String::from("yi,vi,study,x\n");
     for ((r, s), x) in data.records.iter().zip(&data.study).zip(&data.x) {
         out.push_str(&format!("{},{},{},{}\n", r.yi, r.vi, s, x));
@@ -111,47 +113,66 @@ pub fn run(report: &mut Report, root: &Path, native_only: bool) {
     r_figures(report, root);
 }
 
-fn r_figures(report: &mut Report, root: &Path) {
+/// Runs `crates/bench/scripts/SCRIPT` with Rscript on the k = 10³ nested records and reads
+/// the `key value` lines it prints; None (with a note in the report saying why, `what`
+/// naming the figures missed) where Rscript or a package is absent or the script fails.
+pub(crate) fn r_key_values(
+    report: &mut Report,
+    root: &Path,
+    script: &str,
+    what: &str,
+) -> Option<HashMap<String, String>> {
     let ok = Command::new("Rscript")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        return report.note("Rscript is not installed: no rma.mv or clubSandwich figures");
+        report.note(format!("Rscript is not installed: no {what} figures"));
+        return None;
     }
-    let dir = std::env::temp_dir().join(format!("bench-dependent-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("bench-{script}-{}", std::process::id()));
     let path = dir.join("nested_k1000.csv");
     if let Err(e) =
         std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, csv(&nested(100, 10))))
     {
-        return report.note(format!("cannot write the records for R: {e}"));
+        report.note(format!("cannot write the records for R: {e}"));
+        return None;
     }
-    eprintln!("bench: metafor rma.mv and clubSandwich, k = 10^3 (about 30 s)");
+    eprintln!("bench: {what}, k = 10^3 (about 30 s)");
     let out = Command::new("Rscript")
-        .arg(root.join("crates/bench/scripts/dependent.R"))
+        .arg(root.join("crates/bench/scripts").join(script))
         .arg(&path)
         .output();
     let _ = std::fs::remove_dir_all(&dir);
     let out = match out {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
         Ok(o) => {
-            return report.note(format!(
-                "dependent.R failed: {}",
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-            ))
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            let last = stderr.lines().last().unwrap_or("");
+            report.note(format!("{script} failed: {last}"));
+            return None;
         }
-        Err(e) => return report.note(format!("dependent.R failed: {e}")),
+        Err(e) => {
+            report.note(format!("{script} failed: {e}"));
+            return None;
+        }
     };
-    let kv: HashMap<&str, &str> = out
+    let kv: HashMap<String, String> = out
         .lines()
         .filter_map(|l| l.trim().split_once(' '))
+        .map(|(k, v)| (k.to_string(), v.trim().to_string()))
         .collect();
     if let Some(reason) = kv.get("absent") {
-        return report.note(format!("{reason}: no rma.mv or clubSandwich figures"));
+        report.note(format!("{reason}: no {what} figures"));
+        return None;
     }
+    Some(kv)
+}
+
+fn r_figures(report: &mut Report, root: &Path) {
+    let Some(kv) = r_key_values(report, root, "dependent.R", "rma.mv or clubSandwich") else {
+        return;
+    };
     let num = |k: &str| {
         kv.get(k)
             .and_then(|v| v.trim().parse::<f64>().ok())

@@ -186,7 +186,7 @@ fn child_process(args: &[String]) -> Option<ExitCode> {
             eprintln!("usage: bench nested-csv M");
             return Some(ExitCode::FAILURE);
         };
-        print!("{}", rma_mv_rows::csv(&bench::generate::nested(m, 10)));
+        print!("{}", dependent::csv(&bench::generate::nested(m, 10)));
         return Some(ExitCode::SUCCESS);
     }
     if args.first().map(String::as_str) == Some("your-data-csv") {

@@ -7,10 +7,8 @@
 //! 30 s). At k = 10⁴ rma.mv takes minutes a fit, so its times there were measured once and
 //! are recorded in docs/PERFORMANCE.md, not rerun by the bench.
 
-use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use meta_analysis::rma_mv::{rma_mv, MvFixed, MvModel, RandomIntercept, Sampling, VBlock};
@@ -125,54 +123,13 @@ pub fn run(report: &mut Report, root: &Path, native_only: bool) {
     }
 }
 
-/// The records as `scripts/rma_mv.R` reads them (yi, vi, study).
-pub fn csv(data: &Nested) -> String {
-    let mut out = String::from("yi,vi,study\n");
-    for (r, s) in data.records.iter().zip(&data.study) {
-        out.push_str(&format!("{},{},{}\n", r.yi, r.vi, s));
-    }
-    out
-}
-
 /// metafor's rma.mv(sparse = TRUE) on the same k = 10³ records, beside ours.
 fn r_figures(report: &mut Report, root: &Path) {
-    let ok = Command::new("Rscript")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        return report.note("Rscript is not installed: no rma.mv(sparse = TRUE) figures");
-    }
-    let dir = std::env::temp_dir().join(format!("bench-rma-mv-{}", std::process::id()));
-    let path = dir.join("nested_k1000.csv");
-    if let Err(e) =
-        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, csv(&nested(100, 10))))
-    {
-        return report.note(format!("cannot write the records for R: {e}"));
-    }
-    eprintln!("bench: metafor rma.mv(sparse = TRUE), three-level and CHE, k = 10^3 (about 30 s)");
-    let out = Command::new("Rscript")
-        .arg(root.join("crates/bench/scripts/rma_mv.R"))
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = match out {
-        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Ok(o) => {
-            let stderr = String::from_utf8_lossy(&o.stderr);
-            let last = stderr.lines().last().unwrap_or("");
-            return report.note(format!("rma_mv.R failed: {last}"));
-        }
-        Err(e) => return report.note(format!("rma_mv.R failed: {e}")),
+    let what = "rma.mv(sparse = TRUE)";
+    let Some(kv) = crate::dependent::r_key_values(report, root, "rma_mv.R", what) else {
+        return;
     };
-    let kv: HashMap<&str, &str> = out
-        .lines()
-        .filter_map(|l| l.trim().split_once(' '))
-        .collect();
-    if let Some(reason) = kv.get("absent") {
-        return report.note(format!("{reason}: no rma.mv(sparse = TRUE) figures"));
-    }
-    let version = kv.get("metafor").map_or("", |v| v.trim());
+    let version = kv.get("metafor").map_or("", String::as_str);
     for (name, what) in [("three_level", "~ 1 | study/es"), ("che", "vcalc V, CHE")] {
         let key = format!("metafor_rma_mv_sparse_{name}_k1000_ms");
         let theirs = kv
