@@ -383,10 +383,7 @@ pub fn fit_methods(
             &[],
         );
     }
-    let equal = matches!(
-        method,
-        meta_analysis::Method::Ee | meta_analysis::Method::Fe
-    );
+    let equal = method.is_equal_effects();
     let model = match (equal, moderators) {
         (true, false) => "An equal-effects model was fitted to the data.",
         (true, true) => "An equal-effects meta-regression model was fitted to the data.",
@@ -394,15 +391,8 @@ pub fn fit_methods(
         (false, true) => "A mixed-effects meta-regression model was fitted to the data.",
     };
     methods.say(model, &[]);
-    if !equal {
-        let (name, reference): (&str, &'static Reference) = match method {
-            meta_analysis::Method::Reml => ("restricted maximum-likelihood", &VIECHTBAUER_2005),
-            meta_analysis::Method::Ml => ("maximum-likelihood", &VIECHTBAUER_2005),
-            meta_analysis::Method::Dl => ("DerSimonian-Laird", &DERSIMONIAN_1986),
-            meta_analysis::Method::He => ("Hedges", &HEDGES_1985),
-            meta_analysis::Method::Sj => ("Sidik-Jonkman", &SIDIK_2005),
-            _ => ("Paule-Mandel", &PAULE_1982),
-        };
+    // Every estimator but the equal-effects model's has a name and reference there.
+    if let Some((name, reference)) = estimator(method.name()) {
         let residual = if moderators { "residual " } else { "" };
         methods.say(
             &format!(
