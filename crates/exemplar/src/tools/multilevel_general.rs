@@ -644,6 +644,58 @@ pub struct How<'a> {
     pub return_v: bool,
 }
 
+/// The engine's model of the records `md` keeps ([`build_model`]), with what the tools
+/// read beside it.
+pub(crate) struct Built {
+    pub(crate) model: MvModel,
+    /// The coefficients' names (the intercept-only model's as the caller names it).
+    pub(crate) names: Vec<String>,
+    /// The random structure as understood, a line per term.
+    pub(crate) structure: Vec<String>,
+    /// The cluster of each of V's blocks.
+    pub(crate) clusters: Vec<String>,
+}
+
+/// The general model of the records `md` keeps: yi, X (or the intercept, named
+/// `intercept`), the random terms `parsed` with their structs, and the known V (diagonal vi,
+/// V's columns or vcalc). Every tool that takes a general model builds it here.
+pub(crate) fn build_model(
+    data: &DataSource,
+    random: &RandomArgs,
+    parsed: &[(String, String)],
+    structs: &[Struct],
+    md: &super::args::ModelData,
+    intercept: &str,
+) -> Result<Built, ToolError> {
+    let kept = data.kept(&md.excluded);
+    let k = kept.len();
+    let (x, names) = match md.matrix() {
+        Some(m) => {
+            let p = m.names().len();
+            let x = (0..k * p).map(|ia| m.value(ia / p, ia % p)).collect();
+            (x, m.names().to_vec())
+        }
+        None => (vec![1.0; k], vec![intercept.to_string()]),
+    };
+    let terms = build_terms(data, parsed, structs, &md.excluded)?;
+    let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
+    let (sampling, clusters) = sampling(data, random, &md.excluded, &vi)?;
+    let model = MvModel {
+        yi: kept.iter().map(|r| r.yi).collect(),
+        x,
+        p: names.len(),
+        sampling,
+        intercepts: terms.intercepts,
+        terms: terms.terms,
+    };
+    Ok(Built {
+        model,
+        names,
+        structure: terms.structure,
+        clusters,
+    })
+}
+
 /// Fits the general model.
 pub fn fit_general(
     args: MultilevelArgs,
@@ -658,37 +710,18 @@ pub fn fit_general(
     let also: Vec<&str> = columns.iter().map(String::as_str).collect();
     let excluded = args.exclude.of(data)?;
     let md = model_data(args.mods.mods.as_ref(), &also, excluded, data)?;
-    let kept = data.kept(&md.excluded);
-    let k = kept.len();
-    let (x, p, names) = match md.matrix() {
-        Some(m) => {
-            let p = m.names().len();
-            (
-                (0..k)
-                    .flat_map(|i| (0..p).map(move |a| (i, a)))
-                    .map(|(i, a)| m.value(i, a))
-                    .collect(),
-                p,
-                m.names().to_vec(),
-            )
-        }
-        None => (vec![1.0; k], 1, vec!["intrcpt".to_string()]),
-    };
-    let terms = build_terms(data, &parsed, &structs, &md.excluded)?;
-    let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
-    let (sampling, clusters) = sampling(data, random, &md.excluded, &vi)?;
+    let Built {
+        model,
+        names,
+        structure,
+        clusters,
+    } = build_model(data, random, &parsed, &structs, &md, "intrcpt")?;
+    let p = model.p;
     let v = how.return_v.then(|| {
+        let kept = data.kept(&md.excluded);
         let ids: Vec<&str> = kept.iter().map(|r| r.id.as_str()).collect();
-        returned_v(&sampling, &clusters, &ids)
+        returned_v(&model.sampling, &clusters, &ids)
     });
-    let model = MvModel {
-        yi: kept.iter().map(|r| r.yi).collect(),
-        x,
-        p,
-        sampling,
-        intercepts: terms.intercepts,
-        terms: terms.terms,
-    };
     let fixed = random.fixed();
     let fit = rma_mv_profiled(&model, options.method, &fixed, Some(options.level))?;
     let has_intercept = md.matrix().is_none_or(|m| m.has_intercept());
@@ -703,7 +736,7 @@ pub fn fit_general(
         btt,
         options: &options,
         model: &model,
-        structure: terms.structure,
+        structure,
     };
     let mut fit = result(&fit, cx, md);
     fit.general.v = v;

@@ -9,9 +9,7 @@ use super::scale::{NaturalScale, Scale, ScaleArgs, ScaleInfo};
 use super::multilevel::{
     invalid, labels, multilevel_options, MultilevelArgs, MultilevelTestArg, StudyArg,
 };
-use super::multilevel_general::{
-    build_terms, random_columns, random_terms, sampling, structs, RandomArgs,
-};
+use super::multilevel_general::{build_model, random_columns, random_terms, structs, RandomArgs};
 use super::{Tool, ToolError, ToolGroup, MAX_TOOL_RECORDS};
 use crate::printed::{
     coefficient_name, df, dropped_line, equal_effects, f4, fcf, format_btt,
@@ -485,33 +483,21 @@ fn fit_general(
     clusters: &[String],
     vcov: RobustVcov,
 ) -> Result<(RobustTest, Method), ToolError> {
-    use meta_analysis::rma_mv::{rma_mv, MvModel};
+    use meta_analysis::rma_mv::rma_mv;
     let options = multilevel_options(
         args.method.method.map(Method::name),
         &args.level,
         &args.test,
     )?;
-    let structs = structs(general)?;
-    let kept = data.kept(&model_data.excluded);
-    let k = kept.len();
-    let (x, names) = match model_data.matrix() {
-        Some(m) => {
-            let p = m.names().len();
-            let x = (0..k * p).map(|ia| m.value(ia / p, ia % p)).collect();
-            (x, m.names().to_vec())
-        }
-        None => (vec![1.0; k], vec!["intercept".to_string()]),
-    };
-    let terms = build_terms(data, parsed, &structs, &model_data.excluded)?;
-    let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
-    let model = MvModel {
-        yi: kept.iter().map(|r| r.yi).collect(),
-        x,
-        p: names.len(),
-        sampling: sampling(data, general, &model_data.excluded, &vi)?.0,
-        intercepts: terms.intercepts,
-        terms: terms.terms,
-    };
+    let built = build_model(
+        data,
+        general,
+        parsed,
+        &structs(general)?,
+        model_data,
+        "intercept",
+    )?;
+    let (model, names) = (built.model, built.names);
     let fixed = general.fixed();
     let fit = rma_mv(&model, options.method, &fixed)?;
     let test =

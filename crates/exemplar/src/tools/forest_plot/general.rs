@@ -8,7 +8,7 @@ use super::super::data::{id_set, DataSource};
 use super::super::fit_multilevel::{fit_multilevel, FitMultilevelArgs, MultilevelResult};
 use super::super::multilevel::{invalid, labels};
 use super::super::multilevel_general::{
-    build_terms, random_columns, random_terms, sampling, structs,
+    build_model, random_columns, random_terms, structs, Built,
 };
 use super::super::ToolError;
 use meta_analysis::rma_mv::{marginal_blocks, rma_mv, MvFit, MvFixed, MvModel, VBlock};
@@ -74,27 +74,19 @@ pub(crate) fn fit(
     let also: Vec<&str> = columns.iter().map(String::as_str).collect();
     let excluded = a.model.exclude.of(data)?;
     let md: ModelData = model_data(a.model.mods.mods.as_ref(), &also, excluded, data)?;
-    let kept = data.kept(&md.excluded);
-    let k = kept.len();
-    let (x, names) = match md.matrix() {
-        Some(m) => {
-            let p = m.names().len();
-            let x = (0..k * p).map(|ia| m.value(ia / p, ia % p)).collect();
-            (x, m.names().to_vec())
-        }
-        None => (vec![1.0; k], vec!["intrcpt".to_string()]),
-    };
-    let p = names.len();
-    let terms = build_terms(data, &parsed, &structs(&a.general)?, &md.excluded)?;
-    let vi: Vec<f64> = kept.iter().map(|r| r.vi).collect();
-    let model = MvModel {
-        yi: kept.iter().map(|r| r.yi).collect(),
-        x,
-        p,
-        sampling: sampling(data, &a.general, &md.excluded, &vi)?.0,
-        intercepts: terms.intercepts,
-        terms: terms.terms,
-    };
+    let Built {
+        model,
+        names,
+        structure,
+        ..
+    } = build_model(
+        data,
+        &a.general,
+        &parsed,
+        &structs(&a.general)?,
+        &md,
+        "intrcpt",
+    )?;
     let fixed = MvFixed {
         sigma2: a.general.sigma2.clone().unwrap_or_default(),
         tau2: a.general.tau2.clone().unwrap_or_default(),
@@ -105,7 +97,7 @@ pub(crate) fn fit(
     Ok(General {
         result,
         names,
-        structure: terms.structure,
+        structure,
         model,
         fit,
         fixed,
